@@ -1,0 +1,199 @@
+// Package channels defines the contract between the gateway and a chat platform:
+// a small Adapter interface, one-method capability interfaces (Editor, Typer,
+// Prompter) found by type assertion where they are used, platform limits as
+// data, and the value types that cross the boundary.
+//
+// Adapters live in sub-packages, one platform each. This package imports no
+// platform and no other gateway package.
+package channels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// ThreadRef names one conversation thread on one platform. It is comparable
+// and usable as a map key.
+type ThreadRef struct {
+	// Platform is the adapter's name ("discord", "slack", "web", "replay").
+	Platform string
+	// Channel is the platform's channel (or workspace/channel pair) id.
+	Channel string
+	// Thread is the thread id inside Channel.
+	Thread string
+}
+
+// String returns platform/channel/thread.
+func (t ThreadRef) String() string { return t.Platform + "/" + t.Channel + "/" + t.Thread }
+
+// LogValue groups the three ids in structured logs.
+func (t ThreadRef) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("platform", t.Platform),
+		slog.String("channel", t.Channel),
+		slog.String("thread", t.Thread),
+	)
+}
+
+// MessageID is a platform's id of a posted message.
+type MessageID string
+
+// Handle identifies a message an adapter posted, so it can be edited later.
+type Handle struct {
+	Thread ThreadRef
+	ID     MessageID
+}
+
+// Known reports whether the handle carries a message id that can be edited.
+func (h Handle) Known() bool { return h.ID != "" }
+
+// Kind says what an outbound message carries. Adapters may style kinds
+// differently (a thought as a collapsed card); they never drop one.
+type Kind string
+
+// The kinds of outbound messages; the same names `gateway replay` prints.
+const (
+	KindText       Kind = "text"
+	KindTool       Kind = "tool"
+	KindStatus     Kind = "status"
+	KindNotice     Kind = "notice"
+	KindPlan       Kind = "plan"
+	KindThought    Kind = "thought"
+	KindPermission Kind = "permission"
+)
+
+// Message is the content of one outbound message.
+type Message struct {
+	Kind Kind
+	// Text is markdown as the agent wrote it; adapters convert it to the
+	// platform's dialect. It already fits Limits.
+	Text string
+	// Key is the edit key of the message, if any (a tool call id, "plan").
+	// It is informational for adapters; dispatch owns the handle bookkeeping.
+	Key string
+}
+
+// Author is who sent an inbound message.
+type Author struct {
+	ID   string
+	Name string
+	// Bot reports that the author is a bot (including this gateway).
+	Bot bool
+}
+
+// Inbound is a message a person wrote in a thread, or a click on a choice.
+type Inbound struct {
+	Thread ThreadRef
+	Author Author
+	Text   string
+	// ID is the platform's id of the inbound message, for de-duplication.
+	ID MessageID
+	// Choice is set when the inbound event is a click on a prompt option:
+	// the prompt's handle and the option id.
+	Choice *ChoiceAnswer
+}
+
+// ChoiceAnswer is a person's answer to a Choice.
+type ChoiceAnswer struct {
+	Prompt   Handle
+	OptionID string
+}
+
+// Option is one answer offered by a Choice.
+type Option struct {
+	ID    string
+	Label string
+	// Style hints at the button colour: "primary", "danger" or "".
+	Style string
+}
+
+// Choice is a question with buttons, such as a permission prompt.
+type Choice struct {
+	Text    string
+	Options []Option
+}
+
+// Limits describes how much a platform accepts. It is data: dispatch and the
+// splitter read it; nothing compares platform names.
+type Limits struct {
+	// MaxMessageChars is the longest message text in code points; 0 means
+	// no limit.
+	MaxMessageChars int
+	// MaxLines is a soft limit of lines per message; 0 means none.
+	MaxLines int
+	// MinEditInterval is the shortest time between two edits of the same
+	// message; 0 means dispatch's default (1 s).
+	MinEditInterval time.Duration
+	// MinPostInterval is the shortest time between two posts in one thread;
+	// 0 means no pacing.
+	MinPostInterval time.Duration
+	// TypingInterval is how often a typing indicator must be refreshed to
+	// stay visible; 0 means it does not expire.
+	TypingInterval time.Duration
+}
+
+// Adapter is a connection to one chat platform.
+type Adapter interface {
+	// Run connects and delivers inbound messages to h until ctx is done.
+	// It blocks; it returns nil when ctx ends and an error when the
+	// connection cannot be kept.
+	Run(ctx context.Context, h func(context.Context, Inbound)) error
+	// Post sends m as a new message in t and returns its handle. It does
+	// network I/O and blocks until the platform answered. It returns a
+	// *RateLimitError when the platform asks to slow down; nothing was
+	// posted then.
+	Post(ctx context.Context, t ThreadRef, m Message) (Handle, error)
+	// Limits reports the platform's limits. It does no I/O.
+	Limits() Limits
+}
+
+// Editor is implemented by adapters that can replace the text of a message
+// they posted.
+type Editor interface {
+	// Edit replaces the content of the message h with m. It blocks on I/O.
+	// It returns a *RateLimitError when asked to slow down and an error
+	// wrapping ErrMessageGone when the message cannot be edited any more
+	// (deleted, too old, archived); the caller then posts a new message.
+	Edit(ctx context.Context, h Handle, m Message) error
+}
+
+// Typer is implemented by adapters that can show that the agent is working.
+type Typer interface {
+	// Typing shows the typing indicator in t once; it fades after
+	// Limits.TypingInterval unless called again. It blocks on I/O.
+	Typing(ctx context.Context, t ThreadRef) error
+}
+
+// TypingStopper is implemented by Typers whose indicator can be cleared
+// before it fades (a thread status line), so it stops when the turn ends.
+type TypingStopper interface {
+	// StopTyping clears the typing indicator in t. It blocks on I/O.
+	StopTyping(ctx context.Context, t ThreadRef) error
+}
+
+// Prompter is implemented by adapters that can show choices as buttons.
+// Answers come back through Run's handler as Inbound.Choice.
+type Prompter interface {
+	// Prompt posts c in t with one button per option and returns the
+	// message's handle. It blocks on I/O.
+	Prompt(ctx context.Context, t ThreadRef, c Choice) (Handle, error)
+}
+
+// ErrMessageGone means a message can no longer be edited.
+var ErrMessageGone = errors.New("message can no longer be edited")
+
+// RateLimitError is returned by adapters when the platform asks the caller
+// to wait. Dispatch handles it centrally; adapters never sleep.
+type RateLimitError struct {
+	// RetryAfter is how long to wait before the next call of this kind.
+	RetryAfter time.Duration
+	// Scope names what is limited ("post", "edit", a bucket id), for logs.
+	Scope string
+}
+
+func (e *RateLimitError) Error() string {
+	return fmt.Sprintf("rate limited (%s): retry after %s", e.Scope, e.RetryAfter)
+}

@@ -1,0 +1,768 @@
+// Package projector turns an ACP session/update stream into what people in
+// a chat thread should see: reply text, one line per tool call, status
+// lines, notices, a plan and thoughts, in order.
+//
+// It is pure: no I/O, no goroutines, no clock, no platform names. The caller
+// feeds decoded updates and turn boundaries and receives Outputs; delivery
+// (splitting, editing in place, pacing, holding for final_only) is the
+// dispatch package's job. Every projection rule lives here:
+//
+//   - tag gating by Settings.TagVisibility; hidden updates still update
+//     state (tools merge, usage is recorded); unknown tags show only in
+//     verbose mode;
+//   - metaMode off/minimal/verbose for tool and status lines;
+//   - text chunks as deltas or cumulative snapshots (see Accumulator);
+//   - thoughts, classified by metadata only, never enter the reply;
+//   - budgets: maxTurnChars with one truncation notice, line cuts, and a
+//     cap on meta lines per turn;
+//   - tool state merged per toolCallId, rendered by tooldisplay;
+//   - turn state reset at turn end; open tools finalised when a turn ends.
+//
+// Updates outside a turn (setup, session/load history, late updates after
+// the turn's response) change session state only and are never projected.
+package projector
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/tooldisplay"
+	"github.com/rivo/uniseg"
+)
+
+type metaLevel uint8
+
+const (
+	levelOff metaLevel = iota
+	levelMinimal
+	levelVerbose
+)
+
+// Projector projects one ACP session. It is not safe for concurrent use;
+// one owner (the thread's lane) drives it.
+type Projector struct {
+	set        Settings
+	level      metaLevel
+	visible    [numTags]bool
+	visUnknown map[string]bool // explicit settings for tags the projector does not know
+
+	// Session state, kept across turns.
+	title     string
+	commands  []Command
+	modeID    string
+	modeNames map[string]string
+	lastUsage UsageUpdate
+
+	inTurn bool
+	turn   turn
+}
+
+// turn is the state of one prompt turn; it is reset at turn end.
+type turn struct {
+	text    Accumulator
+	thought Accumulator
+	reply   strings.Builder // the whole reply text of the turn, visible or not
+
+	visibleRunes int
+	truncated    bool
+
+	metaCount  int
+	metaCapped bool
+
+	tools    map[ToolCallID]*toolState
+	order    []*toolState // in first-seen order
+	deferred []*toolState // minimal mode: start lines held until informative
+
+	lastStatus  map[string]string // last status text per tag (uncut)
+	lastMeta    string            // the immediately previous meta text (verbose dedupe)
+	usageShown  bool
+	shownUsed   int64
+	shownSize   int64
+	usage       UsageUpdate
+	usageFrames int
+	plan        string
+}
+
+type toolState struct {
+	id        ToolCallID
+	title     string
+	kind      string
+	status    ToolStatus
+	rawInput  []byte
+	locations []string
+
+	shown    bool   // a line was emitted
+	deferred bool   // waiting in turn.deferred
+	last     string // last emitted line, uncut
+	terminal bool   // the terminal line was emitted
+}
+
+// New returns a projector with settings s (see DefaultSettings).
+func New(s Settings) *Projector {
+	p := &Projector{}
+	p.SetSettings(s)
+	return p
+}
+
+// SetSettings replaces the settings; it takes effect from the next update.
+func (p *Projector) SetSettings(s Settings) {
+	p.set = s
+	switch s.MetaMode {
+	case MetaOff:
+		p.level = levelOff
+	case MetaVerbose:
+		p.level = levelVerbose
+	default:
+		p.level = levelMinimal
+	}
+	def := DefaultTagVisibility()
+	p.visUnknown = nil
+	for t := TagUnknown + 1; t < numTags; t++ {
+		name := t.String()
+		v, ok := s.TagVisibility[name]
+		if !ok {
+			v = def[name]
+			if t == TagUsage {
+				// showUsage alone is enough to see usage lines.
+				v = s.ShowUsage
+			}
+		}
+		p.visible[t] = v
+	}
+	for name, v := range s.TagVisibility {
+		if ParseTag(name) == TagUnknown {
+			if p.visUnknown == nil {
+				p.visUnknown = map[string]bool{}
+			}
+			p.visUnknown[name] = v
+		}
+	}
+}
+
+// Settings returns the settings in use.
+func (p *Projector) Settings() Settings { return p.set }
+
+// SetModes tells the projector the session's modes (from session/new or
+// session/load) so that mode changes read with names.
+func (p *Projector) SetModes(current string, names map[string]string) {
+	p.modeID = current
+	p.modeNames = names
+}
+
+// Title returns the session title set by the agent's session_info_update,
+// for naming the thread; "" when none (or cleared).
+func (p *Projector) Title() string { return p.title }
+
+// Commands returns the agent's available commands (session state).
+func (p *Projector) Commands() []Command { return p.commands }
+
+// Mode returns the current mode id.
+func (p *Projector) Mode() string { return p.modeID }
+
+// LastUsage returns the last usage the agent reported in the session.
+func (p *Projector) LastUsage() UsageUpdate { return p.lastUsage }
+
+// TurnUsage returns the last usage reported in the current turn and how
+// many usage_update frames the turn had. Recorded whatever is shown.
+func (p *Projector) TurnUsage() (UsageUpdate, int) { return p.turn.usage, p.turn.usageFrames }
+
+// TurnText returns the turn's whole reply text so far, visible or not.
+func (p *Projector) TurnText() string { return p.turn.reply.String() }
+
+// InTurn reports whether a turn is open.
+func (p *Projector) InTurn() bool { return p.inTurn }
+
+// BeginTurn opens a turn (a session/prompt was sent). A turn still open is
+// ended first as cancelled.
+func (p *Projector) BeginTurn(out []Output) []Output {
+	if p.inTurn {
+		out = p.EndTurn("cancelled", "", out)
+	}
+	p.inTurn = true
+	return out
+}
+
+// Apply projects one update and appends what should be seen to out.
+func (p *Projector) Apply(u *Update, out []Output) []Output {
+	switch u.Tag {
+	case TagAgentMessageChunk:
+		if u.Thought {
+			return p.thought(u, out)
+		}
+		return p.text(u, out)
+	case TagAgentThoughtChunk:
+		return p.thought(u, out)
+	case TagUserMessageChunk:
+		// The user's own words (history, echoes): never a message.
+		return out
+	case TagToolCall, TagToolCallUpdate:
+		return p.tool(u, out)
+	case TagPlan:
+		return p.planUpdate(u, out)
+	case TagAvailableCommands:
+		p.commands = u.Commands
+		return out
+	case TagCurrentMode:
+		return p.mode(u, out)
+	case TagUsage:
+		return p.usage(u, out)
+	case TagConfigOption:
+		return p.config(u, out)
+	case TagSessionInfo:
+		return p.sessionInfo(u, out)
+	}
+	return p.unknown(u, out)
+}
+
+// EndTurn closes the turn with the agent's stopReason, or with errText when
+// the prompt failed. Tools still open are finalised, a notice says why an
+// unusual turn ended, and a TurnEnd is the last output.
+func (p *Projector) EndTurn(stopReason, errText string, out []Output) []Output {
+	if !p.inTurn {
+		return out
+	}
+	t := &p.turn
+	for _, ts := range t.order {
+		if ts.status.Terminal() {
+			continue
+		}
+		ts.status = StatusCancelled
+		if ts.shown && !ts.terminal && p.level != levelOff {
+			out = p.emitTool(ts, true, out)
+		}
+	}
+	if n := endNotice(stopReason, errText); n.Text != "" {
+		out = append(out, n)
+	}
+	out = append(out, TurnEnd{StopReason: stopReason, Err: errText})
+	p.inTurn = false
+	p.turn = turn{}
+	return out
+}
+
+func endNotice(stopReason, errText string) Notice {
+	if errText != "" {
+		return Notice{Text: sysmsg.Prefix("The agent failed: " + oneLine(errText, 300)), Reason: NoticeTurnFailed}
+	}
+	var s string
+	switch stopReason {
+	case "", "end_turn":
+		return Notice{}
+	case "cancelled":
+		s = "Stopped."
+	case "max_tokens":
+		s = "The agent stopped: it reached its output token limit (max_tokens)."
+	case "max_turn_requests":
+		s = "The agent stopped: it reached its limit of model requests for one turn (max_turn_requests)."
+	case "refusal":
+		s = "The agent refused to continue (refusal)."
+	default:
+		s = "The agent stopped (" + oneLine(stopReason, 60) + ")."
+	}
+	return Notice{Text: sysmsg.Prefix(s), Reason: NoticeTurnStopped}
+}
+
+// text handles a reply chunk.
+func (p *Projector) text(u *Update, out []Output) []Output {
+	if !p.inTurn {
+		return out
+	}
+	t := &p.turn
+	delta, newMsg := t.text.Add(u.MessageID, u.Text)
+	if delta == "" {
+		return out
+	}
+	t.reply.WriteString(delta)
+	if !p.visible[TagAgentMessageChunk] || t.truncated {
+		return out
+	}
+	out = p.flushDeferred(out)
+	n := utf8.RuneCountInString(delta)
+	if max := p.set.MaxTurnChars; max > 0 && t.visibleRunes+n > max {
+		keep := cutGraphemes(delta, max-t.visibleRunes)
+		if keep != "" {
+			out = append(out, Text{Text: keep, NewMessage: newMsg})
+		}
+		t.visibleRunes = max
+		t.truncated = true
+		return append(out, Notice{
+			Text:   sysmsg.Prefix(fmt.Sprintf("Reply cut at %d characters (acp.stream.maxTurnChars); the rest of this turn's text is not shown.", max)),
+			Reason: NoticeTruncated,
+		})
+	}
+	t.visibleRunes += n
+	return append(out, Text{Text: delta, NewMessage: newMsg})
+}
+
+// cutGraphemes returns the longest prefix of s of at most n code points
+// that does not split a grapheme cluster.
+func cutGraphemes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	state := -1
+	rest := s
+	end, runes := 0, 0
+	for rest != "" {
+		var g string
+		g, rest, _, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		r := utf8.RuneCountInString(g)
+		if runes+r > n {
+			break
+		}
+		runes += r
+		end += len(g)
+	}
+	return s[:end]
+}
+
+func (p *Projector) thought(u *Update, out []Output) []Output {
+	if !p.inTurn {
+		return out
+	}
+	delta, _ := p.turn.thought.Add(u.MessageID, u.Text)
+	if delta == "" || !p.visible[TagAgentThoughtChunk] {
+		return out
+	}
+	out = p.flushDeferred(out)
+	return append(out, Thought{Text: delta})
+}
+
+// tool merges a tool_call or tool_call_update and emits its line when the
+// meta mode wants it.
+func (p *Projector) tool(u *Update, out []Output) []Output {
+	if !p.inTurn || u.Tool.ID == "" {
+		return out
+	}
+	t := &p.turn
+	ts := t.tools[u.Tool.ID]
+	isNew := ts == nil
+	if isNew {
+		if t.tools == nil {
+			t.tools = map[ToolCallID]*toolState{}
+		}
+		ts = &toolState{id: u.Tool.ID}
+		t.tools[u.Tool.ID] = ts
+		t.order = append(t.order, ts)
+	}
+	changed := merge(ts, &u.Tool)
+	if (!changed && !isNew) || p.level == levelOff || !p.visible[u.Tag] {
+		return out
+	}
+	if p.level == levelVerbose {
+		return p.emitTool(ts, false, out)
+	}
+	// minimal: one start line, one terminal line.
+	switch {
+	case ts.status.Terminal():
+		if ts.terminal {
+			return out
+		}
+		if ts.deferred {
+			p.undefer(ts)
+		}
+		return p.emitTool(ts, true, out)
+	case ts.shown:
+		return out
+	case ts.bare() && ts.status <= StatusPending:
+		if !ts.deferred {
+			ts.deferred = true
+			t.deferred = append(t.deferred, ts)
+		}
+		return out
+	default:
+		if ts.deferred {
+			p.undefer(ts)
+		}
+		return p.emitTool(ts, false, out)
+	}
+}
+
+// merge applies a sparse update to the tool's state and reports whether
+// anything visible changed. Status only moves forward.
+func merge(ts *toolState, u *ToolUpdate) bool {
+	changed := false
+	if u.HasTitle && u.Title != "" && u.Title != ts.title {
+		ts.title = u.Title
+		changed = true
+	}
+	if u.Kind != "" && u.Kind != ts.kind {
+		ts.kind = u.Kind
+		changed = true
+	}
+	if u.Status > ts.status && u.Status != StatusNone {
+		ts.status = u.Status
+		changed = true
+	}
+	if len(u.RawInput) > 0 && !emptyJSON(u.RawInput) && !bytes.Equal(u.RawInput, ts.rawInput) {
+		ts.rawInput = append(ts.rawInput[:0:0], u.RawInput...)
+		changed = true
+	}
+	if len(u.Locations) > 0 && !sameLocations(ts.locations, u.Locations) {
+		ts.locations = ts.locations[:0:0]
+		for _, l := range u.Locations {
+			ts.locations = append(ts.locations, l.Path)
+		}
+		changed = true
+	}
+	return changed
+}
+
+func sameLocations(have []string, l []Location) bool {
+	if len(have) != len(l) {
+		return false
+	}
+	for i := range l {
+		if have[i] != l[i].Path {
+			return false
+		}
+	}
+	return true
+}
+
+// emptyJSON reports whether raw is null, {} or [] (ignoring spaces).
+func emptyJSON(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	switch len(raw) {
+	case 0:
+		return true
+	case 2:
+		return raw[0] == '{' && raw[1] == '}' || raw[0] == '[' && raw[1] == ']'
+	case 4:
+		return string(raw) == "null"
+	}
+	if raw[0] == '{' || raw[0] == '[' {
+		inner := bytes.TrimSpace(raw[1 : len(raw)-1])
+		return len(inner) == 0
+	}
+	return false
+}
+
+// bare reports whether a tool has nothing to show yet but a placeholder
+// title: agents announce tools this way before filling them in.
+func (ts *toolState) bare() bool { return len(ts.rawInput) == 0 && len(ts.locations) == 0 }
+
+func (p *Projector) undefer(ts *toolState) {
+	ts.deferred = false
+	d := p.turn.deferred
+	for i, x := range d {
+		if x == ts {
+			p.turn.deferred = append(d[:i], d[i+1:]...)
+			return
+		}
+	}
+}
+
+// flushDeferred emits the start lines held back for bare tools, so that
+// whatever comes next is not shown before them.
+func (p *Projector) flushDeferred(out []Output) []Output {
+	if len(p.turn.deferred) == 0 {
+		return out
+	}
+	held := p.turn.deferred
+	p.turn.deferred = nil
+	for _, ts := range held {
+		ts.deferred = false
+		out = p.emitTool(ts, false, out)
+	}
+	return out
+}
+
+// emitTool renders the tool's line and appends it unless it repeats the
+// last one or the meta cap forbids it. final marks a terminal line, which
+// may still edit an already visible tool past the cap.
+func (p *Projector) emitTool(ts *toolState, final bool, out []Output) []Output {
+	line := tooldisplay.Summary(tooldisplay.Call{
+		Kind:      ts.kind,
+		Title:     ts.title,
+		RawInput:  ts.rawInput,
+		Status:    ts.status.String(),
+		Locations: ts.locations,
+	})
+	if line == ts.last {
+		if final {
+			ts.terminal = true
+		}
+		return out
+	}
+	exempt := final && ts.shown
+	var ok bool
+	if out, ok = p.spendMeta(exempt, out); !ok {
+		return out
+	}
+	out = p.flushOthers(ts, out)
+	first := !ts.shown
+	ts.shown = true
+	ts.last = line
+	p.turn.lastMeta = line
+	if final {
+		ts.terminal = true
+	}
+	return append(out, Tool{
+		ID:     ts.id,
+		Text:   tooldisplay.Cut(line, p.set.MaxToolSummaryChars),
+		Status: ts.status,
+		First:  first,
+	})
+}
+
+// flushOthers emits deferred start lines of tools other than ts.
+func (p *Projector) flushOthers(ts *toolState, out []Output) []Output {
+	if len(p.turn.deferred) == 0 {
+		return out
+	}
+	if ts.deferred {
+		p.undefer(ts)
+	}
+	return p.flushDeferred(out)
+}
+
+// spendMeta takes one meta line from the turn's budget. When the budget is
+// spent it refuses (ok false) and, the first time, appends a notice. exempt
+// lines (terminal edits of visible tools) pass without spending.
+func (p *Projector) spendMeta(exempt bool, out []Output) ([]Output, bool) {
+	if exempt {
+		return out, true
+	}
+	t := &p.turn
+	if t.metaCount < p.set.MaxMetaEventsPerTurn {
+		t.metaCount++
+		return out, true
+	}
+	if !t.metaCapped {
+		t.metaCapped = true
+		out = append(out, Notice{
+			Text:   sysmsg.Prefix(fmt.Sprintf("More tool and status activity in this turn is not shown (acp.stream.maxMetaEventsPerTurn: %d).", p.set.MaxMetaEventsPerTurn)),
+			Reason: NoticeMetaCap,
+		})
+	}
+	return out, false
+}
+
+// status emits a status line of tag with text (not yet prefixed).
+func (p *Projector) status(tag, text string, out []Output) []Output {
+	if p.level == levelOff || text == "" {
+		return out
+	}
+	full := sysmsg.Prefix(text)
+	t := &p.turn
+	if p.level == levelVerbose {
+		if full == t.lastMeta {
+			return out
+		}
+	} else if t.lastStatus[tag] == full {
+		return out
+	}
+	var ok bool
+	if out, ok = p.spendMeta(false, out); !ok {
+		return out
+	}
+	out = p.flushDeferred(out)
+	if t.lastStatus == nil {
+		t.lastStatus = map[string]string{}
+	}
+	t.lastStatus[tag] = full
+	t.lastMeta = full
+	return append(out, Status{Tag: tag, Text: tooldisplay.Cut(full, p.set.MaxStatusChars)})
+}
+
+func (p *Projector) usage(u *Update, out []Output) []Output {
+	uu := u.Usage
+	if !uu.UsedKnown && p.lastUsage.UsedKnown {
+		// "used": null means "not reported", not zero.
+		uu.Used, uu.UsedKnown = p.lastUsage.Used, true
+	}
+	if !uu.SizeKnown && p.lastUsage.SizeKnown {
+		uu.Size, uu.SizeKnown = p.lastUsage.Size, true
+	}
+	if !uu.CostKnown && p.lastUsage.CostKnown {
+		uu.Cost, uu.Currency, uu.CostKnown = p.lastUsage.Cost, p.lastUsage.Currency, true
+	}
+	p.lastUsage = uu
+	if !p.inTurn {
+		return out
+	}
+	t := &p.turn
+	t.usage = uu
+	t.usageFrames++
+	if !p.set.ShowUsage || !p.visible[TagUsage] || !u.Usage.UsedKnown || !uu.SizeKnown {
+		return out
+	}
+	if t.usageShown && t.shownUsed == uu.Used && t.shownSize == uu.Size {
+		return out
+	}
+	line := "context: " + groupDigits(uu.Used) + " / " + groupDigits(uu.Size) + " tokens"
+	if uu.Size > 0 {
+		line += fmt.Sprintf(" (%d%%)", uu.Used*100/uu.Size)
+	}
+	if uu.CostKnown {
+		line += fmt.Sprintf(" · %s", formatCost(uu.Cost, uu.Currency))
+	}
+	before := len(out)
+	out = p.status("usage_update", line, out)
+	if len(out) > before {
+		t.usageShown, t.shownUsed, t.shownSize = true, uu.Used, uu.Size
+	}
+	return out
+}
+
+func formatCost(amount float64, currency string) string {
+	if currency == "" || currency == "USD" {
+		return fmt.Sprintf("$%.2f", amount)
+	}
+	return fmt.Sprintf("%.2f %s", amount, currency)
+}
+
+func groupDigits(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func (p *Projector) mode(u *Update, out []Output) []Output {
+	prev := p.modeID
+	p.modeID = u.ModeID
+	if !p.inTurn || !p.visible[TagCurrentMode] || p.level == levelOff || prev == u.ModeID {
+		return out
+	}
+	text := "mode: " + p.modeName(u.ModeID)
+	if prev != "" {
+		text = "mode: " + p.modeName(prev) + " → " + p.modeName(u.ModeID)
+	}
+	full := sysmsg.Prefix(text)
+	var ok bool
+	if out, ok = p.spendMeta(false, out); !ok {
+		return out
+	}
+	out = p.flushDeferred(out)
+	p.turn.lastMeta = full
+	return append(out, Notice{Text: tooldisplay.Cut(full, p.set.MaxStatusChars), Reason: NoticeModeChange})
+}
+
+func (p *Projector) modeName(id string) string {
+	if n := p.modeNames[id]; n != "" {
+		return n
+	}
+	return id
+}
+
+func (p *Projector) config(u *Update, out []Output) []Output {
+	if !p.inTurn || !p.visible[TagConfigOption] {
+		return out
+	}
+	parts := make([]string, 0, len(u.Config))
+	for _, c := range u.Config {
+		name := c.Name
+		if name == "" {
+			name = c.ID
+		}
+		parts = append(parts, name+" = "+c.Value)
+	}
+	return p.status(u.RawTag, "config: "+strings.Join(parts, ", "), out)
+}
+
+func (p *Projector) sessionInfo(u *Update, out []Output) []Output {
+	if u.TitleSet {
+		p.title = u.Title
+	}
+	if !p.inTurn || !p.visible[TagSessionInfo] || !u.TitleSet || u.Title == "" {
+		return out
+	}
+	return p.status(u.RawTag, "title: "+collapse(u.Title), out)
+}
+
+func (p *Projector) planUpdate(u *Update, out []Output) []Output {
+	if !p.inTurn || !p.visible[TagPlan] {
+		return out
+	}
+	text := RenderPlan(u.Plan)
+	t := &p.turn
+	if text == t.plan || text == "" {
+		return out
+	}
+	var ok bool
+	if out, ok = p.spendMeta(false, out); !ok {
+		return out
+	}
+	out = p.flushDeferred(out)
+	t.plan = text
+	return append(out, Plan{Text: text})
+}
+
+// RenderPlan renders plan entries as a checklist: a status mark per entry
+// (✅ completed, 🔄 in progress, ⬜ pending) and the priority after the
+// text when it is high or low.
+func RenderPlan(entries []PlanEntry) string {
+	if len(entries) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("📋 Plan")
+	for _, e := range entries {
+		b.WriteByte('\n')
+		switch e.Status {
+		case "completed":
+			b.WriteString("✅ ")
+		case "in_progress":
+			b.WriteString("🔄 ")
+		default:
+			b.WriteString("⬜ ")
+		}
+		b.WriteString(oneLine(e.Content, 200))
+		switch e.Priority {
+		case "high":
+			b.WriteString(" · ‼️ high")
+		case "low":
+			b.WriteString(" · low")
+		}
+	}
+	return b.String()
+}
+
+// unknown handles a tag the projector does not know: state only, and a
+// status line in verbose mode unless the tag is turned off.
+func (p *Projector) unknown(u *Update, out []Output) []Output {
+	if !p.inTurn || p.level != levelVerbose {
+		return out
+	}
+	if v, ok := p.visUnknown[u.RawTag]; ok && !v {
+		return out
+	}
+	tag := u.RawTag
+	if tag == "" {
+		tag = "update"
+	}
+	text := tag
+	if u.Summary != "" {
+		text += ": " + collapse(u.Summary)
+	} else if u.Text != "" {
+		text += ": " + collapse(u.Text)
+	}
+	return p.status(tag, text, out)
+}
+
+// collapse turns whitespace runs, newlines included, into one space.
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// oneLine collapses whitespace runs to one space and cuts s to max code
+// points.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return tooldisplay.Cut(s, max)
+}

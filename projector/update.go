@@ -1,0 +1,248 @@
+package projector
+
+// ToolCallID is an agent's id of one tool call.
+type ToolCallID string
+
+// Tag is a known ACP sessionUpdate tag. Updates whose tag the projector does
+// not know carry TagUnknown and keep the raw string in Update.RawTag.
+type Tag uint8
+
+// The sessionUpdate tags the projector knows.
+const (
+	TagUnknown Tag = iota
+	TagAgentMessageChunk
+	TagAgentThoughtChunk
+	TagUserMessageChunk
+	TagToolCall
+	TagToolCallUpdate
+	TagPlan
+	TagAvailableCommands
+	TagCurrentMode
+	TagUsage
+	TagConfigOption
+	TagSessionInfo
+	numTags
+)
+
+var tagNames = [numTags]string{
+	TagUnknown:           "",
+	TagAgentMessageChunk: "agent_message_chunk",
+	TagAgentThoughtChunk: "agent_thought_chunk",
+	TagUserMessageChunk:  "user_message_chunk",
+	TagToolCall:          "tool_call",
+	TagToolCallUpdate:    "tool_call_update",
+	TagPlan:              "plan",
+	TagAvailableCommands: "available_commands_update",
+	TagCurrentMode:       "current_mode_update",
+	TagUsage:             "usage_update",
+	TagConfigOption:      "config_option_update",
+	TagSessionInfo:       "session_info_update",
+}
+
+// String returns the wire name of a known tag, "" for TagUnknown.
+func (t Tag) String() string {
+	if t < numTags {
+		return tagNames[t]
+	}
+	return ""
+}
+
+// ParseTag maps a wire sessionUpdate string to its Tag (TagUnknown if the
+// projector does not know it). It does not allocate.
+func ParseTag(s string) Tag {
+	switch s {
+	case "agent_message_chunk":
+		return TagAgentMessageChunk
+	case "agent_thought_chunk":
+		return TagAgentThoughtChunk
+	case "user_message_chunk":
+		return TagUserMessageChunk
+	case "tool_call":
+		return TagToolCall
+	case "tool_call_update":
+		return TagToolCallUpdate
+	case "plan":
+		return TagPlan
+	case "available_commands_update":
+		return TagAvailableCommands
+	case "current_mode_update":
+		return TagCurrentMode
+	case "usage_update":
+		return TagUsage
+	case "config_option_update":
+		return TagConfigOption
+	case "session_info_update":
+		return TagSessionInfo
+	}
+	return TagUnknown
+}
+
+// KnownTags lists the wire names of every known tag, in Tag order.
+func KnownTags() []string { return append([]string(nil), tagNames[1:]...) }
+
+// Update is one decoded ACP session/update. Fields are filled according to
+// Tag; the decoder routes by the raw sessionUpdate string, never by shape.
+// An Update is a value the projector only reads; the decoder may reuse it.
+type Update struct {
+	Tag Tag
+	// RawTag is the sessionUpdate string as sent.
+	RawTag string
+	// SessionID is params.sessionId.
+	SessionID string
+
+	// Chunk fields (agent_message_chunk, agent_thought_chunk,
+	// user_message_chunk, and unknown tags with a text content block).
+	Text        string
+	ContentType string // "text", "image", "resource_link", ...
+	MessageID   string
+	// Thought is set when metadata marks a message chunk as a thought,
+	// segment or intent (update segment/kind/channel/role, content
+	// annotations or _meta). Never inferred from text.
+	Thought bool
+
+	// Tool holds tool_call and tool_call_update fields.
+	Tool ToolUpdate
+
+	// Plan holds the entries of a plan update (the whole plan each time).
+	Plan []PlanEntry
+
+	// Usage holds usage_update fields.
+	Usage UsageUpdate
+
+	// ModeID is current_mode_update's currentModeId.
+	ModeID string
+
+	// Title is session_info_update's title; TitleSet reports that the
+	// field was present (a null title clears it: TitleSet with Title "").
+	Title    string
+	TitleSet bool
+
+	// Commands is available_commands_update's list of command names.
+	Commands []Command
+
+	// Config is config_option_update's options (id and current value).
+	Config []ConfigOption
+
+	// Summary is a short human text found in an unknown update (its
+	// title, description or text), used to render it in verbose mode.
+	Summary string
+}
+
+// ToolStatus is an ACP tool call status.
+type ToolStatus uint8
+
+// Tool call statuses, in their forward order.
+const (
+	StatusNone ToolStatus = iota
+	StatusPending
+	StatusInProgress
+	StatusCompleted
+	StatusFailed
+	// StatusCancelled is never sent by agents: the projector sets it on
+	// tools still open when a turn ends cancelled or in error.
+	StatusCancelled
+)
+
+// Terminal reports whether s is a final status.
+func (s ToolStatus) Terminal() bool { return s >= StatusCompleted }
+
+// String returns the wire name ("pending", "in_progress", ...).
+func (s ToolStatus) String() string {
+	switch s {
+	case StatusPending:
+		return "pending"
+	case StatusInProgress:
+		return "in_progress"
+	case StatusCompleted:
+		return "completed"
+	case StatusFailed:
+		return "failed"
+	case StatusCancelled:
+		return "cancelled"
+	}
+	return ""
+}
+
+// ParseToolStatus maps a wire status; unknown strings give StatusNone.
+func ParseToolStatus(s string) ToolStatus {
+	switch s {
+	case "pending":
+		return StatusPending
+	case "in_progress":
+		return StatusInProgress
+	case "completed":
+		return StatusCompleted
+	case "failed":
+		return StatusFailed
+	}
+	return StatusNone
+}
+
+// ToolUpdate is a sparse tool call state: a Has* flag or a non-nil slice
+// says that the field was present in the frame.
+type ToolUpdate struct {
+	ID       ToolCallID
+	Title    string
+	HasTitle bool
+	// Kind is the ACP tool kind (read, edit, execute, ...), "" if absent.
+	Kind   string
+	Status ToolStatus
+	// RawInput and RawOutput are the raw JSON values, nil if absent.
+	RawInput  []byte
+	RawOutput []byte
+	// Content is the tool's content blocks, decoded for display.
+	Content    []ToolContent
+	HasContent bool
+	Locations  []Location
+}
+
+// ToolContent is one tool content block.
+type ToolContent struct {
+	// Type is "content", "diff" or "terminal".
+	Type string
+	// Text is the text of a "content" block.
+	Text string
+	// Path, OldText and NewText describe a "diff" block.
+	Path    string
+	OldText string
+	NewText string
+	// TerminalID names a "terminal" block.
+	TerminalID string
+}
+
+// Location is a file a tool touches.
+type Location struct {
+	Path string
+	Line int // 0 when absent
+}
+
+// PlanEntry is one line of an agent's plan.
+type PlanEntry struct {
+	Content  string
+	Priority string // high, medium, low
+	Status   string // pending, in_progress, completed
+}
+
+// UsageUpdate is a usage_update. Used and Size are only meaningful when
+// their Known flag is set: real agents send "used": null.
+type UsageUpdate struct {
+	Used, Size           int64
+	UsedKnown, SizeKnown bool
+	// Cost is the reported cost, if any.
+	Cost      float64
+	Currency  string
+	CostKnown bool
+}
+
+// Command is an available slash command.
+type Command struct {
+	Name        string
+	Description string
+}
+
+// ConfigOption is a session configuration option's current value.
+type ConfigOption struct {
+	ID    string
+	Name  string
+	Value string
+}
