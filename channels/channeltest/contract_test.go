@@ -1,0 +1,75 @@
+package channeltest
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// recorderHarness connects the contract suite to a fresh Recorder.
+func recorderHarness(o Options) func(t *testing.T) Harness {
+	return func(t *testing.T) Harness {
+		r := New(o)
+		thread := r.Thread("contract")
+		var inbound atomic.Int64
+		return Harness{
+			Adapter: r.Adapter(),
+			Thread:  thread,
+			Inject: func(ctx context.Context, a channels.Author, text string) error {
+				id := channels.MessageID(fmt.Sprintf("in%d", inbound.Add(1)))
+				return r.Deliver(ctx, channels.Inbound{Thread: thread, Author: a, Text: text, ID: id})
+			},
+			Click: r.Click,
+			Seen: func(_ context.Context, id channels.MessageID) (string, error) {
+				m, ok := r.Message(id)
+				if !ok {
+					return "", fmt.Errorf("seen %q: %w", id, channels.ErrMessageGone)
+				}
+				return m.Text, nil
+			},
+			TypingShown: func(context.Context) (bool, error) { return r.TypingShown(thread), nil },
+		}
+	}
+}
+
+// combos returns all eight capability combinations, alternating between a
+// limited and an unlimited message length.
+func combos() []Options {
+	var out []Options
+	for i := range 8 {
+		o := Options{Edit: i&1 != 0, Typing: i&2 != 0, Prompt: i&4 != 0}
+		if i%2 == 0 || i == 7 {
+			o.Limits = channels.Limits{MaxMessageChars: 2000, MaxLines: 20}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func comboName(o Options) string {
+	name := "base"
+	if o.Edit {
+		name += "+edit"
+	}
+	if o.Typing {
+		name += "+typing"
+	}
+	if o.Prompt {
+		name += "+prompt"
+	}
+	if o.Limits.MaxMessageChars > 0 {
+		name += fmt.Sprintf("/max%d", o.Limits.MaxMessageChars)
+	}
+	return name
+}
+
+func TestContractRecorder(t *testing.T) {
+	for _, o := range combos() {
+		t.Run(comboName(o), func(t *testing.T) {
+			RunContract(t, recorderHarness(o))
+		})
+	}
+}

@@ -1,0 +1,120 @@
+// Command gateway lets people drive coding agents (ACP) from chat threads.
+//
+// Subcommands:
+//
+//	gateway [run]                 start the gateway (not yet wired: see README)
+//	gateway replay [flags] FILE   preview a recorded ACP session as chat operations
+//	gateway help                  show usage
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/acpgw/gateway/config"
+	"github.com/acpgw/gateway/replay"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "gateway:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+const usage = `usage: gateway <command> [flags]
+
+commands:
+  run      start the gateway (default)
+  replay   run a recorded ACP session (NDJSON) through the projector and
+           dispatch into a recording channel; print the chat operations
+  help     show this help
+`
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmd := "run"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "replay":
+		return runReplay(ctx, args, stdin, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	case "run":
+		return errors.New("run: the live gateway is not wired yet; try `gateway replay FILE`")
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", cmd)
+}
+
+// multi collects repeated --set flags.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sets multi
+	cfgPath := fs.String("config", "", "YAML configuration `file`")
+	fs.Var(&sets, "set", "override a setting: `key=value` (repeatable), e.g. acp.stream.metaMode=verbose")
+	limits := fs.String("limits", "web", "channel preset: "+replay.PresetNames)
+	noEdit := fs.Bool("no-edit", false, "remove editing from the preset")
+	summary := fs.Bool("summary", false, "add a last line with counts")
+	interval := fs.Duration("frame-interval", replay.DefaultFrameInterval, "virtual time between two frames")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: gateway replay [--config FILE] [--set key=value]... [--limits discord|slack|web|none] [--no-edit] [--summary] STREAM.ndjson")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("replay: want exactly one STREAM.ndjson (use - for standard input)")
+	}
+	preset, ok := replay.Presets[*limits]
+	if !ok {
+		return fmt.Errorf("replay: --limits must be one of %s, got %q", replay.PresetNames, *limits)
+	}
+	if *noEdit {
+		preset.Edit = false
+	}
+	cfg, err := config.Load(*cfgPath, sets)
+	if err != nil {
+		return err
+	}
+	in := stdin
+	if name := fs.Arg(0); name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	_, err = replay.Run(ctx, in, stdout, replay.Options{
+		Stream:        cfg.ACP.Stream,
+		Typing:        cfg.Typing,
+		Preset:        preset,
+		FrameInterval: *interval,
+		Summary:       *summary,
+		Warn:          stderr,
+	})
+	return err
+}

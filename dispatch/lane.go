@@ -1,0 +1,499 @@
+// Package dispatch delivers projector outputs into a chat thread: one
+// ordered lane per thread, splitting by the channel's limits, editing tool
+// and plan messages in place through the handles it keeps, streaming text
+// into a draft message or in blocks, pacing by the channel's limits,
+// absorbing rate limits, holding a final_only turn until it ends, and
+// driving the typing indicator.
+//
+// A Lane is a synchronous state machine: Push queues outputs, Step performs
+// whatever is due at a given time and says when to call again. It never
+// reads a clock, so `gateway replay` drives it with virtual time and gets a
+// deterministic result. A Dispatcher runs one goroutine per lane with real
+// timers for the live gateway.
+//
+// dispatch decides how things are delivered, never what is visible: that
+// is the projector's job.
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/dispatch/split"
+	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/typing"
+)
+
+// Defaults used when channels.Limits leaves a value at zero.
+const (
+	DefaultEditInterval = time.Second
+	// MaxHold is the longest a text fragment waits in block mode.
+	MaxHold = 3 * time.Second
+	// maxPostAttempts bounds retries of a post that fails with an error
+	// other than a rate limit; the message is then dropped and logged.
+	maxPostAttempts = 3
+)
+
+// Options configure a Lane.
+type Options struct {
+	Adapter channels.Adapter
+	Thread  channels.ThreadRef
+	// Stream is the acp.stream section (deliveryMode, liveText).
+	Stream projector.Settings
+	Typing typing.Config
+	Logger *slog.Logger
+	// OnTurnEnd, if set, is called (from Step) when a turn's TurnEnd has
+	// been delivered: everything of the turn before it is in the thread.
+	OnTurnEnd func(projector.TurnEnd)
+}
+
+// Lane delivers the outputs of one thread in order. It is not safe for
+// concurrent use: one owner calls Push and Step.
+type Lane struct {
+	ad      channels.Adapter
+	editor  channels.Editor
+	typer   channels.Typer
+	stopper channels.TypingStopper
+	thread  channels.ThreadRef
+	limits  channels.Limits
+	split   split.Limits
+	log     *slog.Logger
+
+	finalOnly bool
+	draftMode bool // stream text into one edited message
+
+	queue   []*item
+	queued  map[string]*item // keyed items not yet posted
+	handles map[string]channels.Handle
+	edits   []*pendingEdit // edits of posted messages, in first-request order
+	editFor map[string]*pendingEdit
+
+	seg   segment // delivery state of the text item at the head of the queue
+	carry string  // whitespace of a blank text item, for the next text item
+
+	hold         bool // a final_only turn is in progress: deliver nothing
+	blockedUntil time.Time
+	lastPost     time.Time
+	lastEdit     map[channels.MessageID]time.Time
+
+	typing    *typing.Machine
+	typingAct typing.Action // the last typing action not yet performed
+	inTurn    bool
+	idle      bool
+	onTurnEnd func(projector.TurnEnd)
+}
+
+type itemKind uint8
+
+const (
+	itemPost itemKind = iota
+	itemText
+	itemThought
+	itemTurnEnd
+)
+
+// item is one entry of the ordered queue.
+type item struct {
+	kind     itemKind
+	msgKind  channels.Kind
+	key      string // edit key, "" for plain posts
+	text     string
+	attempts int
+	end      projector.TurnEnd
+	// heldSince is when the oldest text not yet released arrived (block
+	// mode).
+	heldSince time.Time
+}
+
+type pendingEdit struct {
+	key     string
+	msgKind channels.Kind
+	text    string
+}
+
+// NewLane returns a lane for one thread. Capabilities are found by type
+// assertion here, once.
+func NewLane(o Options) *Lane {
+	l := &Lane{
+		ad:        o.Adapter,
+		thread:    o.Thread,
+		limits:    o.Adapter.Limits(),
+		log:       o.Logger,
+		queued:    map[string]*item{},
+		handles:   map[string]channels.Handle{},
+		editFor:   map[string]*pendingEdit{},
+		lastEdit:  map[channels.MessageID]time.Time{},
+		idle:      true,
+		onTurnEnd: o.OnTurnEnd,
+	}
+	if l.log == nil {
+		l.log = slog.New(slog.DiscardHandler)
+	}
+	l.editor, _ = o.Adapter.(channels.Editor)
+	l.typer, _ = o.Adapter.(channels.Typer)
+	if l.typer != nil {
+		l.stopper, _ = o.Adapter.(channels.TypingStopper)
+	}
+	if l.limits.MinEditInterval <= 0 {
+		l.limits.MinEditInterval = DefaultEditInterval
+	}
+	l.split = split.Limits{MaxChars: l.limits.MaxMessageChars, MaxLines: l.limits.MaxLines}
+	l.SetStream(o.Stream)
+	l.typing = typing.New(o.Typing, l.limits.TypingInterval)
+	return l
+}
+
+// Capabilities names the adapter's optional interfaces, for a log line.
+func Capabilities(a channels.Adapter) []string {
+	var caps []string
+	if _, ok := a.(channels.Editor); ok {
+		caps = append(caps, "edit")
+	}
+	if _, ok := a.(channels.Typer); ok {
+		caps = append(caps, "typing")
+	}
+	if _, ok := a.(channels.TypingStopper); ok {
+		caps = append(caps, "typing-stop")
+	}
+	if _, ok := a.(channels.Prompter); ok {
+		caps = append(caps, "prompt")
+	}
+	return caps
+}
+
+// SetStream applies new acp.stream settings from the next turn on.
+func (l *Lane) SetStream(s projector.Settings) {
+	l.finalOnly = s.DeliveryMode == projector.DeliveryFinalOnly
+	l.draftMode = l.editor != nil && s.LiveText != projector.LiveBlocks
+}
+
+// BeginTurn tells the lane a turn started: typing may start, and a
+// final_only turn holds everything until its TurnEnd.
+func (l *Lane) BeginTurn(now time.Time) {
+	l.inTurn = true
+	l.hold = l.finalOnly
+	l.doTyping(now, l.typing.TurnStart(now))
+}
+
+// Push queues outputs in order. It does no I/O except typing, which starts
+// on the first visible output.
+func (l *Lane) Push(now time.Time, outs ...projector.Output) {
+	for _, o := range outs {
+		l.push(now, o)
+	}
+}
+
+func (l *Lane) push(now time.Time, o projector.Output) {
+	switch o := o.(type) {
+	case projector.Text:
+		l.visible(now)
+		l.appendText(now, itemText, o.Text)
+	case projector.Thought:
+		l.visible(now)
+		l.appendText(now, itemThought, o.Text)
+	case projector.Tool:
+		l.visible(now)
+		l.keyed(channels.KindTool, "tool:"+string(o.ID), o.Text)
+	case projector.Plan:
+		l.visible(now)
+		l.keyed(channels.KindPlan, "plan", o.Text)
+	case projector.Status:
+		l.visible(now)
+		l.enqueue(&item{kind: itemPost, msgKind: channels.KindStatus, text: o.Text})
+	case projector.Notice:
+		l.visible(now)
+		l.enqueue(&item{kind: itemPost, msgKind: channels.KindNotice, text: o.Text})
+	case projector.TurnEnd:
+		l.enqueue(&item{kind: itemTurnEnd, end: o})
+	}
+}
+
+func (l *Lane) visible(now time.Time) {
+	if l.idle {
+		l.idle = false
+		l.doTyping(now, l.typing.LaneIdle(now, false))
+	}
+	l.doTyping(now, l.typing.Visible(now))
+}
+
+func (l *Lane) enqueue(it *item) { l.queue = append(l.queue, it) }
+
+// appendText adds text to the tail: adjacent text joins one item.
+func (l *Lane) appendText(now time.Time, kind itemKind, s string) {
+	if n := len(l.queue); n > 0 && l.queue[n-1].kind == kind {
+		l.queue[n-1].text += s
+	} else {
+		if kind == itemText {
+			s, l.carry = l.carry+s, ""
+		}
+		l.enqueue(&item{kind: kind, msgKind: kindOf(kind), text: s})
+	}
+	if it := l.queue[len(l.queue)-1]; it.heldSince.IsZero() {
+		it.heldSince = now
+	}
+}
+
+func kindOf(k itemKind) channels.Kind {
+	if k == itemThought {
+		return channels.KindThought
+	}
+	return channels.KindText
+}
+
+// keyed queues a new state of an edit-keyed message (a tool line, the
+// plan). Latest wins: a state not yet delivered is replaced in place; a
+// posted message is edited (or, without Editor, a new line is posted).
+func (l *Lane) keyed(kind channels.Kind, key, text string) {
+	if it := l.queued[key]; it != nil {
+		it.text = text
+		return
+	}
+	if _, posted := l.handles[key]; posted && l.editor != nil {
+		if e := l.editFor[key]; e != nil {
+			e.text = text
+			return
+		}
+		e := &pendingEdit{key: key, msgKind: kind, text: text}
+		l.editFor[key] = e
+		l.edits = append(l.edits, e)
+		return
+	}
+	it := &item{kind: itemPost, msgKind: kind, key: key, text: text}
+	l.queued[key] = it
+	l.enqueue(it)
+}
+
+// Idle reports whether the lane has nothing left to deliver.
+func (l *Lane) Idle() bool { return len(l.queue) == 0 && len(l.edits) == 0 }
+
+// Step delivers what is due at now, calling the adapter (blocking I/O), and
+// returns when Step must run again (zero: only after the next Push).
+func (l *Lane) Step(ctx context.Context, now time.Time) time.Time {
+	l.performTyping(ctx)
+	next := l.step(ctx, now)
+	if tick, ok := l.typing.Deadline(); ok {
+		if !tick.After(now) {
+			l.doTyping(now, l.typing.Tick(now))
+			if tick, ok = l.typing.Deadline(); ok && tick.After(now) {
+				next = earliest(next, tick)
+			}
+		} else {
+			next = earliest(next, tick)
+		}
+	}
+	if l.Idle() && !l.idle {
+		l.idle = true
+		l.doTyping(now, l.typing.LaneIdle(now, true))
+	}
+	l.performTyping(ctx)
+	return next
+}
+
+func (l *Lane) step(ctx context.Context, now time.Time) time.Time {
+	for ctx.Err() == nil {
+		if now.Before(l.blockedUntil) {
+			return l.blockedUntil
+		}
+		wait, progressed := l.stepEdits(ctx, now)
+		if progressed {
+			continue
+		}
+		if l.hold && !l.queueHasTurnEnd() {
+			return wait
+		}
+		if len(l.queue) == 0 {
+			return wait
+		}
+		w, progressed := l.stepHead(ctx, now)
+		if !progressed {
+			return earliest(wait, w)
+		}
+	}
+	return time.Time{}
+}
+
+func (l *Lane) queueHasTurnEnd() bool {
+	for _, it := range l.queue {
+		if it.kind == itemTurnEnd {
+			return true
+		}
+	}
+	return false
+}
+
+// stepEdits applies due edits of posted messages, oldest request first.
+func (l *Lane) stepEdits(ctx context.Context, now time.Time) (wait time.Time, progressed bool) {
+	for i := 0; i < len(l.edits); i++ {
+		e := l.edits[i]
+		h := l.handles[e.key]
+		if due := l.lastEdit[h.ID].Add(l.limits.MinEditInterval); now.Before(due) {
+			wait = earliest(wait, due)
+			continue
+		}
+		err := l.editor.Edit(ctx, h, channels.Message{Kind: e.msgKind, Text: e.text, Key: msgKey(e.key)})
+		if l.rateLimited(now, err) {
+			return l.blockedUntil, false
+		}
+		l.removeEdit(i)
+		if err != nil {
+			l.log.Warn("edit failed; posting a new message instead", "thread", l.thread, "key", e.key, "err", err)
+			delete(l.handles, e.key)
+			it := &item{kind: itemPost, msgKind: e.msgKind, key: e.key, text: e.text}
+			l.queued[e.key] = it
+			l.enqueue(it)
+		} else {
+			l.lastEdit[h.ID] = now
+		}
+		return time.Time{}, true
+	}
+	return wait, false
+}
+
+func (l *Lane) removeEdit(i int) {
+	delete(l.editFor, l.edits[i].key)
+	l.edits = append(l.edits[:i], l.edits[i+1:]...)
+}
+
+// stepHead delivers the head of the ordered queue.
+func (l *Lane) stepHead(ctx context.Context, now time.Time) (time.Time, bool) {
+	it := l.queue[0]
+	switch it.kind {
+	case itemTurnEnd:
+		if len(l.edits) > 0 {
+			// Let pending edits land first: nothing is left "running".
+			return time.Time{}, false
+		}
+		l.pop()
+		l.endTurn(now, it.end)
+		return time.Time{}, true
+	case itemText, itemThought:
+		closed := len(l.queue) > 1
+		return l.stepText(ctx, now, it, closed)
+	}
+	if w := l.postDue(now); !w.IsZero() {
+		return w, false
+	}
+	h, err := l.ad.Post(ctx, l.thread, channels.Message{Kind: it.msgKind, Text: it.text, Key: msgKey(it.key)})
+	if l.rateLimited(now, err) {
+		return l.blockedUntil, false
+	}
+	l.lastPost = now
+	if err != nil {
+		it.attempts++
+		if it.attempts < maxPostAttempts {
+			l.log.Warn("post failed; retrying", "thread", l.thread, "attempt", it.attempts, "err", err)
+			l.blockedUntil = now.Add(time.Duration(it.attempts) * time.Second)
+			return l.blockedUntil, false
+		}
+		l.log.Error("post failed; message dropped", "thread", l.thread, "kind", it.msgKind, "err", err)
+	}
+	l.pop()
+	if it.key != "" {
+		delete(l.queued, it.key)
+		if err == nil && h.Known() {
+			l.handles[it.key] = h
+		} else if err == nil {
+			l.log.Info("no message id returned; later states will be new messages", "thread", l.thread, "key", it.key)
+		}
+	}
+	return time.Time{}, true
+}
+
+// msgKey is the edit key shown to adapters: a tool's call id, or "plan".
+func msgKey(key string) string {
+	id, _ := strings.CutPrefix(key, "tool:")
+	return id
+}
+
+func (l *Lane) pop() { l.queue = l.queue[1:] }
+
+// postDue returns when the next post is allowed, zero if now.
+func (l *Lane) postDue(now time.Time) time.Time {
+	if l.limits.MinPostInterval <= 0 || l.lastPost.IsZero() {
+		return time.Time{}
+	}
+	if due := l.lastPost.Add(l.limits.MinPostInterval); now.Before(due) {
+		return due
+	}
+	return time.Time{}
+}
+
+// rateLimited handles a rate-limit error: the lane waits; nothing is lost.
+func (l *Lane) rateLimited(now time.Time, err error) bool {
+	var rl *channels.RateLimitError
+	if !errors.As(err, &rl) {
+		return false
+	}
+	wait := rl.RetryAfter
+	if wait <= 0 {
+		wait = 100 * time.Millisecond
+	}
+	l.blockedUntil = now.Add(wait)
+	l.log.Debug("rate limited", "thread", l.thread, "retry_after", wait, "scope", rl.Scope)
+	return true
+}
+
+func (l *Lane) endTurn(now time.Time, end projector.TurnEnd) {
+	l.hold = false
+	l.inTurn = false
+	l.seg = segment{}
+	l.carry = ""
+	clear(l.handles)
+	clear(l.queued)
+	l.doTyping(now, l.typing.TurnEnd(now))
+	if l.Idle() {
+		l.idle = true
+		l.doTyping(now, l.typing.LaneIdle(now, true))
+	}
+	if l.onTurnEnd != nil {
+		l.onTurnEnd(end)
+	}
+}
+
+// doTyping records a typing action; Step performs it.
+func (l *Lane) doTyping(_ time.Time, a typing.Action) {
+	if l.typer == nil || a == typing.None {
+		return
+	}
+	l.typingAct = a
+}
+
+// performTyping makes the platform call for the pending typing action.
+// Typing is best effort: errors are logged, never retried.
+func (l *Lane) performTyping(ctx context.Context) {
+	a := l.typingAct
+	if a == typing.None {
+		return
+	}
+	l.typingAct = typing.None
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var err error
+	switch a {
+	case typing.Start, typing.Refresh:
+		err = l.typer.Typing(ctx, l.thread)
+	case typing.Stop:
+		if l.stopper != nil {
+			err = l.stopper.StopTyping(ctx, l.thread)
+		}
+	}
+	if err != nil {
+		l.log.Debug("typing failed", "thread", l.thread, "action", a.String(), "err", err)
+	}
+}
+
+func earliest(a, b time.Time) time.Time {
+	switch {
+	case a.IsZero():
+		return b
+	case b.IsZero():
+		return a
+	case b.Before(a):
+		return b
+	}
+	return a
+}

@@ -1,0 +1,122 @@
+package dispatch
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/acpgw/gateway/projector"
+)
+
+// Runner runs one Lane on its own goroutine with real timers. Push and
+// BeginTurn never block on delivery: a slow or rate-limited thread stalls
+// only its own runner. The zero value is not usable; use Start.
+type Runner struct {
+	lane *Lane
+
+	mu     sync.Mutex // guards the fields below
+	inbox  []event
+	closed bool
+
+	wake chan struct{} // capacity 1: "the inbox changed"
+	done chan struct{} // closed when the goroutine returned
+}
+
+type event struct {
+	begin bool
+	outs  []projector.Output
+	f     func(*Lane)
+}
+
+// Start starts a runner for lane; it stops when ctx is done or Close is
+// called. The caller owns it and must call Close (or cancel ctx and Wait).
+func Start(ctx context.Context, lane *Lane) *Runner {
+	r := &Runner{lane: lane, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go r.run(ctx)
+	return r
+}
+
+// BeginTurn tells the lane that a turn started.
+func (r *Runner) BeginTurn() { r.send(event{begin: true}) }
+
+// Push queues outputs for delivery, in order. It never blocks on I/O.
+func (r *Runner) Push(outs ...projector.Output) {
+	if len(outs) == 0 {
+		return
+	}
+	r.send(event{outs: append([]projector.Output(nil), outs...)})
+}
+
+// Do runs f on the lane's goroutine, in order with pushed outputs (for
+// settings changes and queries).
+func (r *Runner) Do(f func(*Lane)) { r.send(event{f: f}) }
+
+func (r *Runner) send(e event) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.inbox = append(r.inbox, e)
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops the runner and waits for its goroutine. Outputs not yet
+// delivered are dropped.
+func (r *Runner) Close() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	<-r.done
+}
+
+// Done is closed when the runner's goroutine has returned.
+func (r *Runner) Done() <-chan struct{} { return r.done }
+
+func (r *Runner) run(ctx context.Context) {
+	defer close(r.done)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		r.mu.Lock()
+		in, closed := r.inbox, r.closed
+		r.inbox = nil
+		r.mu.Unlock()
+		if closed || ctx.Err() != nil {
+			return
+		}
+		now := time.Now()
+		for _, e := range in {
+			switch {
+			case e.begin:
+				r.lane.BeginTurn(now)
+			case e.f != nil:
+				e.f(r.lane)
+			default:
+				r.lane.Push(now, e.outs...)
+			}
+		}
+		next := r.lane.Step(ctx, time.Now())
+		var tc <-chan time.Time
+		if !next.IsZero() {
+			timer.Reset(time.Until(next))
+			tc = timer.C
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.wake:
+		case <-tc:
+		}
+		timer.Stop()
+	}
+}

@@ -1,0 +1,219 @@
+package dispatch
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/dispatch/split"
+)
+
+// segment is the delivery state of the text item at the head of the queue.
+type segment struct {
+	sent  int             // bytes of the item's text already in finished messages
+	msg   channels.Handle // the draft message showing text[sent:], if any
+	shown string          // what the draft message shows now
+	// open is the code fence line to reopen before text[sent:] when an
+	// earlier message of the segment ended inside a fence.
+	open string
+}
+
+// blockChars is the size at which block mode releases text even without a
+// paragraph break, when the channel has no length limit.
+const blockChars = 4000
+
+// stepText delivers the text item at the head. closed says that something
+// follows it in the queue (or the turn ended), so the text is complete.
+func (l *Lane) stepText(ctx context.Context, now time.Time, it *item, closed bool) (time.Time, bool) {
+	rest := it.text[l.seg.sent:]
+	if isBlank(rest) {
+		if !closed {
+			return time.Time{}, false
+		}
+		// Whitespace alone is never posted (platforms reject it); it is
+		// carried to the start of the next text of the turn instead.
+		if it.kind == itemText {
+			l.carry += rest
+		}
+		l.pop()
+		l.seg = segment{}
+		return time.Time{}, true
+	}
+	if l.draftMode {
+		return l.stepDraft(ctx, now, it, rest, closed)
+	}
+	return l.stepBlocks(ctx, now, it, rest, closed)
+}
+
+// stepDraft streams text into one message edited in place, rolling over
+// to a new message at the channel's limit.
+func (l *Lane) stepDraft(ctx context.Context, now time.Time, it *item, rest string, closed bool) (time.Time, bool) {
+	parts := split.Split(l.seg.open+rest, l.split)
+	p := parts[0]
+	final := closed || len(parts) > 1
+	text := p.Text()
+	// finish records that p is complete: the rest of the text continues
+	// in a new message, reopening a code fence p had to close.
+	finish := func() {
+		l.seg.sent += max(len(p.Body)-len(l.seg.open), 0)
+		l.seg.open = ""
+		if len(parts) > 1 {
+			l.seg.open = parts[1].Open
+		}
+		l.seg.msg, l.seg.shown = channels.Handle{}, ""
+	}
+	if final && isBlank(p.Body) {
+		finish()
+		return time.Time{}, true
+	}
+	if !l.seg.msg.Known() {
+		h, wait, ok := l.post(ctx, now, it.msgKind, text)
+		if !ok {
+			return wait, false
+		}
+		l.seg.msg, l.seg.shown = h, text
+		if !h.Known() {
+			// Without an id the draft cannot grow: treat the part as sent.
+			finish()
+			return time.Time{}, true
+		}
+	} else if text != l.seg.shown {
+		if due := l.lastEdit[l.seg.msg.ID].Add(l.limits.MinEditInterval); now.Before(due) {
+			return due, false
+		}
+		err := l.editor.Edit(ctx, l.seg.msg, channels.Message{Kind: it.msgKind, Text: text})
+		if l.rateLimited(now, err) {
+			return l.blockedUntil, false
+		}
+		if err != nil {
+			// The draft cannot be edited: continue in a new message with
+			// what the old one does not show yet.
+			l.log.Warn("draft edit failed; continuing in a new message", "thread", l.thread, "err", err)
+			l.seg.sent += max(commonPrefixBytes(p.Body, l.seg.shown)-len(l.seg.open), 0)
+			l.seg.open = ""
+			l.seg.msg, l.seg.shown = channels.Handle{}, ""
+			return time.Time{}, true
+		}
+		l.lastEdit[l.seg.msg.ID] = now
+		l.seg.shown = text
+	}
+	if final {
+		finish()
+		return time.Time{}, true
+	}
+	return time.Time{}, false
+}
+
+// stepBlocks posts text as new messages at paragraph, sentence or size
+// boundaries; a fragment never waits longer than MaxHold.
+func (l *Lane) stepBlocks(ctx context.Context, now time.Time, it *item, rest string, closed bool) (time.Time, bool) {
+	var n int // bytes of rest to release now
+	lim := l.split
+	if lim.MaxChars == 0 || lim.MaxChars > blockChars {
+		lim.MaxChars = blockChars
+	}
+	parts := split.Split(rest, lim)
+	switch {
+	case closed || len(parts) > 1:
+		n = len(parts[0].Body)
+	default:
+		n = lastParagraphBreak(rest)
+		if n == 0 && !it.heldSince.IsZero() && !now.Before(it.heldSince.Add(MaxHold)) {
+			n = len(rest)
+		}
+	}
+	if n == 0 {
+		if it.heldSince.IsZero() {
+			it.heldSince = now
+		}
+		return it.heldSince.Add(MaxHold), false
+	}
+	chunk := split.Split(rest[:n], l.split)[0]
+	if isBlank(chunk.Body) {
+		l.seg.sent += len(chunk.Body)
+		return time.Time{}, true
+	}
+	_, wait, ok := l.post(ctx, now, it.msgKind, chunk.Text())
+	if !ok {
+		return wait, false
+	}
+	l.seg.sent += len(chunk.Body)
+	if l.seg.sent >= len(it.text) {
+		it.heldSince = time.Time{}
+	}
+	return time.Time{}, true
+}
+
+// post sends a new message, honouring post pacing and rate limits. ok is
+// false when the caller must wait until wait.
+func (l *Lane) post(ctx context.Context, now time.Time, kind channels.Kind, text string) (h channels.Handle, wait time.Time, ok bool) {
+	if w := l.postDue(now); !w.IsZero() {
+		return h, w, false
+	}
+	h, err := l.ad.Post(ctx, l.thread, channels.Message{Kind: kind, Text: text})
+	if l.rateLimited(now, err) {
+		return h, l.blockedUntil, false
+	}
+	l.lastPost = now
+	if err != nil {
+		l.log.Error("post failed", "thread", l.thread, "kind", kind, "err", err)
+		l.blockedUntil = now.Add(time.Second)
+		return h, l.blockedUntil, false
+	}
+	return h, time.Time{}, true
+}
+
+// lastParagraphBreak returns the byte offset just after the last blank
+// line of s that is outside a code fence, or 0.
+func lastParagraphBreak(s string) int {
+	best, inFence, text := 0, false, false
+	off := 0
+	for off < len(s) {
+		nl := strings.IndexByte(s[off:], '\n')
+		if nl < 0 {
+			break
+		}
+		line := s[off : off+nl]
+		if isFence(line) {
+			inFence = !inFence
+		}
+		next := off + nl + 1
+		blank := strings.TrimSpace(line) == ""
+		if !inFence && blank && text {
+			best = next
+		}
+		text = text || !blank
+		off = next
+	}
+	return best
+}
+
+func isFence(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	return len(line)-len(t) <= 3 && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"))
+}
+
+func isBlank(s string) bool {
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// commonPrefixBytes returns the length of the longest common prefix of a
+// and b that ends on a rune boundary.
+func commonPrefixBytes(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	for n > 0 && n < len(a) && !utf8.RuneStart(a[n]) {
+		n--
+	}
+	return n
+}

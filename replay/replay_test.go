@@ -1,0 +1,384 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/config"
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// archive is a parsed txtar file: a comment and named sections.
+type archive struct {
+	comment string
+	files   map[string]string
+	order   []string
+}
+
+func parseTxtar(data string) archive {
+	a := archive{files: map[string]string{}}
+	cur := ""
+	var b strings.Builder
+	flush := func() {
+		if cur == "" {
+			a.comment = b.String()
+		} else {
+			a.files[cur] = b.String()
+			a.order = append(a.order, cur)
+		}
+		b.Reset()
+	}
+	for _, line := range strings.SplitAfter(data, "\n") {
+		t := strings.TrimRight(line, "\n")
+		if strings.HasPrefix(t, "-- ") && strings.HasSuffix(t, " --") && len(t) > 6 {
+			flush()
+			cur = strings.TrimSpace(t[3 : len(t)-3])
+			continue
+		}
+		b.WriteString(line)
+	}
+	flush()
+	return a
+}
+
+func (a archive) format() string {
+	var b strings.Builder
+	b.WriteString(a.comment)
+	for _, name := range a.order {
+		fmt.Fprintf(&b, "-- %s --\n", name)
+		s := a.files[name]
+		b.WriteString(s)
+		if s != "" && !strings.HasSuffix(s, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// expandStream turns the compact stream notation of rule files into raw
+// frames: "prompt" opens a turn, "end REASON" / "error MSG" closes it, a
+// line starting with {"sessionUpdate" is wrapped in a session/update
+// notification, any other line is a raw frame.
+func expandStream(t *testing.T, src string) string {
+	t.Helper()
+	var b strings.Builder
+	id := 10
+	for _, line := range strings.Split(src, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case line == "prompt":
+			id++
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}`+"\n", id)
+		case strings.HasPrefix(line, "end "):
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"result":{"stopReason":%q}}`+"\n", id, strings.TrimPrefix(line, "end "))
+		case strings.HasPrefix(line, "error "):
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"error":{"code":-32603,"message":%q}}`+"\n", id, strings.TrimPrefix(line, "error "))
+		case strings.HasPrefix(line, `{"sessionUpdate"`):
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":%s}}`+"\n", line)
+		default:
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
+}
+
+// optionsFromArgs reads replay flags (one per line or space separated):
+// --limits P, --no-edit, --summary, --set k=v.
+func optionsFromArgs(t *testing.T, args string) Options {
+	t.Helper()
+	o := Options{Preset: Presets["web"], FrameInterval: DefaultFrameInterval}
+	var sets []string
+	fields := strings.Fields(args)
+	noEdit := false
+	for i := 0; i < len(fields); i++ {
+		switch f := fields[i]; f {
+		case "--limits":
+			i++
+			p, ok := Presets[fields[i]]
+			if !ok {
+				t.Fatalf("unknown preset %q", fields[i])
+			}
+			o.Preset = p
+		case "--no-edit":
+			noEdit = true
+		case "--summary":
+			o.Summary = true
+		case "--set":
+			i++
+			sets = append(sets, fields[i])
+		default:
+			t.Fatalf("unknown arg %q", f)
+		}
+	}
+	if noEdit {
+		o.Preset.Edit = false
+	}
+	cfg, err := config.Load("", sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Stream, o.Typing = cfg.ACP.Stream, cfg.Typing
+	return o
+}
+
+func replayString(t *testing.T, stream string, o Options) (string, string) {
+	t.Helper()
+	var out, warn bytes.Buffer
+	o.Warn = &warn
+	if _, err := Run(t.Context(), strings.NewReader(stream), &out, o); err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), warn.String()
+}
+
+// TestRules runs testdata/rules/*.txtar: each has an `args` section, a
+// compact `stream` and the expected replay output `want` (and `warn`, the
+// expected standard error, when not empty).
+func TestRules(t *testing.T) {
+	files, _ := filepath.Glob("testdata/rules/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no rule files")
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := parseTxtar(string(data))
+			o := optionsFromArgs(t, a.files["args"])
+			got, warn := replayString(t, expandStream(t, a.files["stream"]), o)
+			if *update {
+				a.files["want"] = got
+				if !contains(a.order, "want") {
+					a.order = append(a.order, "want")
+				}
+				if warn != "" || contains(a.order, "warn") {
+					a.files["warn"] = warn
+					if !contains(a.order, "warn") {
+						a.order = append(a.order, "warn")
+					}
+				}
+				if err := os.WriteFile(file, []byte(a.format()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if diff := cmp.Diff(a.files["want"], got); diff != "" {
+				t.Errorf("replay output (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(a.files["warn"], warn); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// variants are the configurations every recorded stream is replayed with.
+var variants = []struct{ name, args string }{
+	{"web", "--limits web"},
+	{"discord", "--limits discord"},
+	{"none", "--limits none"},
+	{"discord-final", "--limits discord --set acp.stream.deliveryMode=final_only"},
+	{"slack-verbose", "--limits slack --set acp.stream.metaMode=verbose --set acp.stream.showUsage=true --set acp.stream.tagVisibility.plan=true --set acp.stream.tagVisibility.agent_thought_chunk=true --set acp.stream.tagVisibility.current_mode_update=true"},
+}
+
+func streams(t *testing.T) []string {
+	files, _ := filepath.Glob("testdata/streams/*.ndjson")
+	if len(files) < 8 {
+		t.Fatalf("found %d recorded streams, want 8", len(files))
+	}
+	return files
+}
+
+// TestStreamsGolden replays every recorded stream in every variant and
+// compares with testdata/golden (go test ./replay -update rewrites).
+func TestStreamsGolden(t *testing.T) {
+	for _, file := range streams(t) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := strings.TrimSuffix(filepath.Base(file), ".ndjson")
+		for _, v := range variants {
+			t.Run(base+"/"+v.name, func(t *testing.T) {
+				got, warn := replayString(t, string(data), optionsFromArgs(t, v.args+" --summary"))
+				if warn != "" {
+					t.Errorf("warnings on a recorded stream:\n%s", warn)
+				}
+				golden := filepath.Join("testdata/golden", base+"."+v.name+".jsonl")
+				if *update {
+					if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run go test ./replay -update)", err)
+				}
+				if diff := cmp.Diff(string(want), got); diff != "" {
+					t.Errorf("replay output (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// expectation is the ground truth of a recorded stream.
+type expectation struct {
+	Turns []struct {
+		StopReason *string `json:"stopReason"`
+		Text       string  `json:"text"`
+		Tools      []struct {
+			ToolCallID  string `json:"toolCallId"`
+			FinalStatus string `json:"finalStatus"`
+			Kind        string `json:"kind"`
+			FinalTitle  string `json:"finalTitle"`
+		} `json:"tools"`
+	} `json:"turns"`
+}
+
+// turnView is what one turn left in the thread: the final text of each
+// message, by kind, in post order.
+type turnView struct {
+	text       string
+	tools      map[string]string // key → final line
+	toolPosts  map[string]int    // key → messages posted for it
+	stopReason string
+}
+
+func views(ops []channeltest.Op) []turnView {
+	var out []turnView
+	type msg struct {
+		kind, key, text string
+	}
+	var msgs []*msg
+	byID := map[string]*msg{}
+	for _, op := range ops {
+		switch op.Op {
+		case "send", "prompt":
+			m := &msg{kind: string(op.Kind), key: op.Key, text: op.Text}
+			msgs = append(msgs, m)
+			byID[string(op.Msg)] = m
+		case "edit":
+			byID[string(op.Msg)].text = op.Text
+		case "turn_end":
+			v := turnView{tools: map[string]string{}, toolPosts: map[string]int{}, stopReason: op.StopReason}
+			var b strings.Builder
+			for _, m := range msgs {
+				switch m.kind {
+				case "text":
+					b.WriteString(m.text)
+				case "tool":
+					v.tools[m.key] = m.text
+					v.toolPosts[m.key]++
+				}
+			}
+			v.text = b.String()
+			out = append(out, v)
+			msgs = nil
+		}
+	}
+	return out
+}
+
+func decodeOps(t *testing.T, s string) []channeltest.Op {
+	t.Helper()
+	var ops []channeltest.Op
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		var op channeltest.Op
+		if err := json.Unmarshal([]byte(line), &op); err != nil {
+			t.Fatalf("bad output line %q: %v", line, err)
+		}
+		ops = append(ops, op)
+	}
+	return ops
+}
+
+// TestStreamsAgainstExpectations checks each recorded stream's replay
+// against its ground truth: per turn, the delivered text equals the agent's
+// text exactly (channels without a length limit, live and final_only, with
+// and without edit), every tool has one message whose final line shows its
+// final status, and turns end with the agent's stopReason.
+func TestStreamsAgainstExpectations(t *testing.T) {
+	statusWord := map[string]string{"completed": "done", "failed": "failed"}
+	for _, file := range streams(t) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var exp expectation
+		raw, err := os.ReadFile(strings.TrimSuffix(file, ".ndjson") + ".expect.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &exp); err != nil {
+			t.Fatal(err)
+		}
+		base := strings.TrimSuffix(filepath.Base(file), ".ndjson")
+		for _, args := range []string{"--limits web", "--limits none", "--limits web --set acp.stream.deliveryMode=final_only", "--limits none --set acp.stream.deliveryMode=final_only"} {
+			t.Run(base+"/"+args, func(t *testing.T) {
+				got, _ := replayString(t, string(data), optionsFromArgs(t, args))
+				vs := views(decodeOps(t, got))
+				if len(vs) != len(exp.Turns) {
+					t.Fatalf("%d turns delivered, want %d", len(vs), len(exp.Turns))
+				}
+				for i, want := range exp.Turns {
+					v := vs[i]
+					if v.text != want.Text {
+						t.Errorf("turn %d text:\n got %q\nwant %q", i+1, v.text, want.Text)
+					}
+					if want.StopReason != nil && v.stopReason != *want.StopReason {
+						t.Errorf("turn %d stopReason = %q, want %q", i+1, v.stopReason, *want.StopReason)
+					}
+					for _, tool := range want.Tools {
+						line, ok := v.tools[tool.ToolCallID]
+						if !ok {
+							t.Errorf("turn %d: no message for tool %s", i+1, tool.ToolCallID)
+							continue
+						}
+						if w := statusWord[tool.FinalStatus]; !strings.HasSuffix(line, "· "+w) {
+							t.Errorf("turn %d tool %s: final line %q, want status %q", i+1, tool.ToolCallID, line, w)
+						}
+						if !strings.Contains(line, firstLine(tool.FinalTitle)) {
+							t.Errorf("turn %d tool %s: final line %q lacks the title %q", i+1, tool.ToolCallID, line, tool.FinalTitle)
+						}
+						edit := !strings.Contains(args, "none")
+						if n := v.toolPosts[tool.ToolCallID]; edit && n != 1 || n > 2 {
+							t.Errorf("turn %d tool %s: %d messages (edit %v)", i+1, tool.ToolCallID, n, edit)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	s = strings.Trim(s, "`")
+	if len(s) > 30 {
+		s = s[:30]
+	}
+	return s
+}
