@@ -503,7 +503,7 @@ func (p *Projector) emitTool(ts *toolState, final bool, out []Output) []Output {
 	}
 	return append(out, Tool{
 		ID:     ts.id,
-		Text:   tooldisplay.Cut(line, p.set.MaxToolSummaryChars),
+		Text:   cutKeepingStatus(line, p.set.MaxToolSummaryChars),
 		Status: ts.status,
 		First:  first,
 	})
@@ -755,6 +755,25 @@ func (p *Projector) unknown(u *Update, out []Output) []Output {
 		text += ": " + collapse(u.Text)
 	}
 	return p.status(tag, text, out)
+}
+
+// cutKeepingStatus cuts a tool line to max code points, shortening the
+// label so that the status at the end (" · done") stays readable: two
+// lines that differ only in status never look the same.
+func cutKeepingStatus(line string, max int) string {
+	if max <= 0 || utf8.RuneCountInString(line) <= max {
+		return line
+	}
+	i := strings.LastIndex(line, " · ")
+	if i < 0 {
+		return tooldisplay.Cut(line, max)
+	}
+	status := line[i:]
+	room := max - utf8.RuneCountInString(status)
+	if room < 8 {
+		return tooldisplay.Cut(line, max)
+	}
+	return tooldisplay.Cut(line[:i], room) + status
 }
 
 // collapse turns whitespace runs, newlines included, into one space.

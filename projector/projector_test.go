@@ -11,7 +11,9 @@ import (
 
 // Builders for updates.
 
-func msg(text string) *Update { return &Update{Tag: TagAgentMessageChunk, RawTag: "agent_message_chunk", Text: text} }
+func msg(text string) *Update {
+	return &Update{Tag: TagAgentMessageChunk, RawTag: "agent_message_chunk", Text: text}
+}
 
 func thought(text string) *Update {
 	return &Update{Tag: TagAgentThoughtChunk, RawTag: "agent_thought_chunk", Text: text}
@@ -404,8 +406,11 @@ func TestLineCuts(t *testing.T) {
 		default:
 			continue
 		}
-		if n := utf8.RuneCountInString(text); n > max || !strings.HasSuffix(text, "…") {
-			t.Errorf("line %q: %d runes, want <= %d ending in …", text, n, max)
+		if n := utf8.RuneCountInString(text); n > max || !strings.Contains(text, "…") {
+			t.Errorf("line %q: %d runes, want <= %d with …", text, n, max)
+		}
+		if _, ok := o.(Tool); ok && !strings.HasSuffix(text, "· running") && !strings.HasSuffix(text, "· cancelled") {
+			t.Errorf("tool line %q lost its status to the cut", text)
 		}
 	}
 	// Dedupe compares the uncut text: two statuses that differ only past
