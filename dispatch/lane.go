@@ -227,9 +227,6 @@ func (l *Lane) appendText(now time.Time, kind itemKind, s string) {
 	if n := len(l.queue); n > 0 && l.queue[n-1].kind == kind {
 		l.queue[n-1].text += s
 	} else {
-		if kind == itemText {
-			s, l.carry = l.carry+s, ""
-		}
 		l.enqueue(&item{kind: kind, msgKind: kindOf(kind), text: s})
 	}
 	if it := l.queue[len(l.queue)-1]; it.heldSince.IsZero() {

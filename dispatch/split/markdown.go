@@ -21,19 +21,19 @@ const (
 // fence describes an open code fence. The zero value means no fence is open.
 type fence struct {
 	open      string // the opening line, including its line ending
-	indent    int    // spaces before the fence run in open
-	n         int    // length of the fence run, at least 3; 0 when no fence is open
+	indent    int32  // spaces before the fence run in open
+	n         int32  // length of the fence run, at least 3; 0 when no fence is open
 	openRunes int    // code points in open
 	wrap      bool   // parts that break inside this fence re-open and close it
 }
 
-func (f fence) isOpen() bool { return f.n > 0 }
+func (f *fence) isOpen() bool { return f.n > 0 }
 
 // run returns the fence characters of the opening line ("```", "~~~~").
 func (f fence) run() string { return f.open[f.indent : f.indent+f.n] }
 
 // wrapped reports whether a part that starts or ends inside f gets Open or Close.
-func (f fence) wrapped() bool { return f.n > 0 && f.wrap }
+func (f *fence) wrapped() bool { return f.n > 0 && f.wrap }
 
 // closing returns the Close of a part that ends inside f. afterNewline
 // reports whether the part's body ends with a line break; then the fence
@@ -53,14 +53,14 @@ func (f fence) closing(afterNewline bool) string {
 }
 
 // closeCost returns the code points and lines f's Close adds to a part.
-func (f fence) closeCost(afterNewline bool) (runes, lines int) {
+func (f *fence) closeCost(afterNewline bool) (runes, lines int) {
 	if !f.wrapped() {
 		return 0, 0
 	}
 	if afterNewline {
-		return f.n, 1
+		return int(f.n), 1
 	}
-	return f.n + 1, 1
+	return int(f.n) + 1, 1
 }
 
 // lineInfo is what the splitter knows about one line.
@@ -70,16 +70,16 @@ type lineInfo struct {
 	after  fence // fence open after the line
 }
 
-// classify returns the lineInfo of the line starting at s[start:], given f,
-// the fence open before it. It follows CommonMark for fences (up to three
+// classify sets li.kind and li.after for the line starting at s[start:],
+// given li.before, the fence open before it. It follows CommonMark for fences (up to three
 // spaces of indentation, three or more backticks or tildes, an info string
 // without backticks for backtick fences, a closing run of the same
 // character at least as long followed only by whitespace) and ATX headings.
 // maxChars decides whether a fence opened here is wrapped: a fence is
 // re-opened in later parts only when its opening line plus its closing take
 // at most half of maxChars, so that every part keeps room for content.
-func classify(s string, start int, f fence, maxChars int) lineInfo {
-	li := lineInfo{before: f, after: f}
+func classify(li *lineInfo, s string, start int, maxChars int) {
+	f := &li.before
 	j := start
 	for j < len(s) && j-start < 4 && s[j] == ' ' {
 		j++
@@ -89,26 +89,27 @@ func classify(s string, start int, f fence, maxChars int) lineInfo {
 		if !indented && isClosingFence(s[j:], f) {
 			li.kind = kindFenceClose
 			li.after = fence{}
-			return li
+			return
 		}
 		li.kind = kindCode
 		if isBlank(s[start:]) {
 			li.kind = kindCodeBlank
 		}
-		return li
+		li.after = li.before
+		return
 	}
 	if !indented && j < len(s) {
 		switch s[j] {
 		case '`', '~':
-			if nf, ok := openingFence(s, start, j, maxChars); ok {
+			if openingFence(&li.after, s, start, j, maxChars) {
 				li.kind = kindFenceOpen
-				li.after = nf
-				return li
+				return
 			}
 		case '#':
 			if isHeading(s[j:]) {
 				li.kind = kindHeading
-				return li
+				li.after = fence{}
+				return
 			}
 		}
 	}
@@ -116,7 +117,7 @@ func classify(s string, start int, f fence, maxChars int) lineInfo {
 	if isBlank(s[start:]) {
 		li.kind = kindBlank
 	}
-	return li
+	li.after = fence{}
 }
 
 // isBlank reports whether the line at the start of s holds only whitespace.
@@ -143,31 +144,31 @@ func runLen(s string, c byte) int {
 }
 
 // openingFence reports whether the line starting at s[start:], whose first
-// non-space byte is at s[j], opens a code fence, and returns it.
-func openingFence(s string, start, j, maxChars int) (fence, bool) {
+// non-space byte is at s[j], opens a code fence, and if so sets *f to it.
+func openingFence(f *fence, s string, start, j, maxChars int) bool {
 	c := s[j]
 	n := runLen(s[j:], c)
 	if n < 3 {
-		return fence{}, false
+		return false
 	}
 	end := len(s)
 	if k := strings.IndexByte(s[j:], '\n'); k >= 0 {
 		end = j + k + 1
 	}
 	if c == '`' && strings.IndexByte(s[j+n:end], '`') >= 0 {
-		return fence{}, false
+		return false
 	}
-	f := fence{open: s[start:end], indent: j - start, n: n}
+	*f = fence{open: s[start:end], indent: int32(j - start), n: int32(n)}
 	f.openRunes = utf8.RuneCountInString(f.open)
 	f.wrap = maxChars <= 0 || 2*(f.openRunes+1+n) <= maxChars
-	return f, true
+	return true
 }
 
 // isClosingFence reports whether line, the rest of a line after its
 // indentation, closes f.
-func isClosingFence(line string, f fence) bool {
+func isClosingFence(line string, f *fence) bool {
 	n := runLen(line, f.open[f.indent])
-	if n < f.n {
+	if n < int(f.n) {
 		return false
 	}
 	return isBlank(line[n:])

@@ -207,7 +207,7 @@ func (sp *splitter) fits(ps *partScan, runes, lines, closeRunes, closeLines int)
 func (sp *splitter) next(c cursor) cursor {
 	s := sp.s
 	var ps partScan
-	if f := c.line.before; f.wrapped() {
+	if f := &c.line.before; f.wrapped() {
 		ps.openRunes, ps.openLines = f.openRunes, 1
 	}
 	runeLimit := math.MaxInt
@@ -223,14 +223,13 @@ func (sp *splitter) next(c cursor) cursor {
 		pos    = c.pos
 		runes  = 0         // code points consumed
 		lines  = 0         // lines completed
-		li     = c.line    // the current line
-		cur    fence       // the fence open at the next line start
+		li     = c.line    // the current line; li.after is the fence open after it
 		prev   = kindBlank // kind of the last line completed
 		sig    = kindBlank // kind of the last non-blank line completed
 		window = -1        // code points that could go into the part
 	)
 	if !c.mid {
-		cur = c.line.before
+		li.after = c.line.before
 	}
 	for window < 0 {
 		if !c.mid || pos > c.pos {
@@ -238,15 +237,15 @@ func (sp *splitter) next(c cursor) cursor {
 			if pos == len(s) {
 				return cursor{pos: pos}
 			}
-			nl := classify(s, pos, cur, sp.maxChars)
+			li.before = li.after
+			classify(&li, s, pos, sp.maxChars)
 			if pos > c.pos {
-				sp.lineBreak(&ps, pos, runes, lines, prev, sig, cur, nl.kind)
+				sp.lineBreak(&ps, pos, runes, lines, prev, sig, &li.before, li.kind)
 			}
 			if lines+1 > lineLimit {
 				window = runes
 				break
 			}
-			li = nl
 		}
 		// Sentence and word breaks in this line, if any, cost the same.
 		// The last of each kind is kept in locals and recorded when the
@@ -340,7 +339,6 @@ func (sp *splitter) next(c cursor) cursor {
 		if li.kind != kindBlank && li.kind != kindCodeBlank {
 			sig = li.kind
 		}
-		cur = li.after
 	}
 	if e, ok := ps.choose(window); ok {
 		return e
@@ -350,7 +348,7 @@ func (sp *splitter) next(c cursor) cursor {
 
 // lineBreak considers a break at pos, the start of a line of kind next, for
 // the part being scanned.
-func (sp *splitter) lineBreak(ps *partScan, pos, runes, lines int, prev, sig kind, f fence, next kind) {
+func (sp *splitter) lineBreak(ps *partScan, pos, runes, lines int, prev, sig kind, f *fence, next kind) {
 	var r rank
 	switch {
 	case sig == kindHeading:
@@ -375,7 +373,7 @@ func (sp *splitter) lineBreak(ps *partScan, pos, runes, lines int, prev, sig kin
 		return
 	}
 	ps.best[r] = candidate{ok: true, pos: pos, runes: runes}
-	ps.line[r] = lineInfo{before: f}
+	ps.line[r].before = *f
 }
 
 // midBreak records a break at pos, inside line li, as the last break of
@@ -458,14 +456,17 @@ func (sp *splitter) hardCut(c cursor, ps *partScan, end int) cursor {
 		pos            = c.pos
 		runes, lines   int
 		li             = c.line
-		cur            = c.line.before
 		atStart        = !c.mid
 		state          = -1
 		rest           = s[pos:]
 	)
+	if atStart {
+		li.after = c.line.before
+	}
 	for rest != "" {
 		if atStart {
-			li = classify(s, pos, cur, sp.maxChars)
+			li.before = li.after
+			classify(&li, s, pos, sp.maxChars)
 			atStart = false
 		}
 		cluster, r, _, st := uniseg.StepString(rest, state)
@@ -479,8 +480,7 @@ func (sp *splitter) hardCut(c cursor, ps *partScan, end int) cursor {
 		if cluster[len(cluster)-1] == '\n' {
 			lines++
 			bodyLines = lines
-			cur = li.after
-			at = cursor{pos: q, line: lineInfo{before: cur}}
+			at = cursor{pos: q, line: lineInfo{before: li.after}}
 			atStart = true
 		}
 		closeRunes, closeLines := at.line.before.closeCost(!at.mid)
@@ -504,7 +504,8 @@ func (sp *splitter) hardCut(c cursor, ps *partScan, end int) cursor {
 	// The first grapheme cluster alone is too long: cut it between code points.
 	li = c.line
 	if !c.mid {
-		li = classify(s, c.pos, c.line.before, sp.maxChars)
+		li = lineInfo{before: c.line.before}
+		classify(&li, s, c.pos, sp.maxChars)
 	}
 	closeRunes, _ := li.before.closeCost(false)
 	n := 1
