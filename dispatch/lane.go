@@ -222,6 +222,18 @@ func (l *Lane) visible(now time.Time) {
 
 func (l *Lane) enqueue(it *item) { l.queue = append(l.queue, it) }
 
+// enqueueBeforeTurnEnd queues it before the first TurnEnd, so a
+// replacement message still belongs to its turn.
+func (l *Lane) enqueueBeforeTurnEnd(it *item) {
+	for i, q := range l.queue {
+		if q.kind == itemTurnEnd {
+			l.queue = append(l.queue[:i], append([]*item{it}, l.queue[i:]...)...)
+			return
+		}
+	}
+	l.enqueue(it)
+}
+
 // appendText adds text to the tail: adjacent text joins one item.
 func (l *Lane) appendText(now time.Time, kind itemKind, s string) {
 	if n := len(l.queue); n > 0 && l.queue[n-1].kind == kind {
@@ -341,7 +353,7 @@ func (l *Lane) stepEdits(ctx context.Context, now time.Time) (wait time.Time, pr
 			delete(l.handles, e.key)
 			it := &item{kind: itemPost, msgKind: e.msgKind, key: e.key, text: e.text}
 			l.queued[e.key] = it
-			l.enqueue(it)
+			l.enqueueBeforeTurnEnd(it)
 		} else {
 			l.lastEdit[h.ID] = now
 		}
@@ -393,6 +405,7 @@ func (l *Lane) stepHead(ctx context.Context, now time.Time) (time.Time, bool) {
 		delete(l.queued, it.key)
 		if err == nil && h.Known() {
 			l.handles[it.key] = h
+			l.lastEdit[h.ID] = now
 		} else if err == nil {
 			l.log.Info("no message id returned; later states will be new messages", "thread", l.thread, "key", it.key)
 		}
@@ -441,6 +454,7 @@ func (l *Lane) endTurn(now time.Time, end projector.TurnEnd) {
 	l.carry = ""
 	clear(l.handles)
 	clear(l.queued)
+	clear(l.lastEdit)
 	l.doTyping(now, l.typing.TurnEnd(now))
 	if l.Idle() {
 		l.idle = true

@@ -78,6 +78,7 @@ func (l *Lane) stepDraft(ctx context.Context, now time.Time, it *item, rest stri
 			return wait, false
 		}
 		l.seg.msg, l.seg.shown = h, text
+		l.lastEdit[h.ID] = now
 		if !h.Known() {
 			// Without an id the draft cannot grow: treat the part as sent.
 			finish()
