@@ -104,9 +104,17 @@ type item struct {
 	text     string
 	attempts int
 	end      projector.TurnEnd
+	buf      strings.Builder // backs text for text items
 	// heldSince is when the oldest text not yet released arrived (block
 	// mode).
 	heldSince time.Time
+}
+
+// appendText adds s to a text item in amortised constant time; text
+// keeps pointing at the whole of it.
+func (it *item) appendText(s string) {
+	it.buf.WriteString(s)
+	it.text = it.buf.String()
 }
 
 type pendingEdit struct {
@@ -237,9 +245,11 @@ func (l *Lane) enqueueBeforeTurnEnd(it *item) {
 // appendText adds text to the tail: adjacent text joins one item.
 func (l *Lane) appendText(now time.Time, kind itemKind, s string) {
 	if n := len(l.queue); n > 0 && l.queue[n-1].kind == kind {
-		l.queue[n-1].text += s
+		l.queue[n-1].appendText(s)
 	} else {
-		l.enqueue(&item{kind: kind, msgKind: kindOf(kind), text: s})
+		it := &item{kind: kind, msgKind: kindOf(kind)}
+		it.appendText(s)
+		l.enqueue(it)
 	}
 	if it := l.queue[len(l.queue)-1]; it.heldSince.IsZero() {
 		it.heldSince = now

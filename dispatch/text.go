@@ -29,7 +29,11 @@ const blockChars = 4000
 // follows it in the queue (or the turn ended), so the text is complete.
 func (l *Lane) stepText(ctx context.Context, now time.Time, it *item, closed bool) (time.Time, bool) {
 	if l.carry != "" && it.kind == itemText && l.seg.sent == 0 {
-		it.text, l.carry = l.carry+it.text, ""
+		rest := it.text
+		it.buf.Reset()
+		it.appendText(l.carry)
+		it.appendText(rest)
+		l.carry = ""
 	}
 	rest := it.text[l.seg.sent:]
 	if isBlank(rest) {

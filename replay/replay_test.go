@@ -12,6 +12,7 @@ import (
 
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/config"
+	"github.com/acpgw/gateway/projector"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -382,3 +383,5 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+func defaultStream() projector.Settings { return projector.DefaultSettings() }

@@ -65,13 +65,18 @@ func (f *fence) closeCost(afterNewline bool) (runes, lines int) {
 
 // lineInfo is what the splitter knows about one line.
 type lineInfo struct {
-	kind   kind
-	before fence // fence open at the start of the line
-	after  fence // fence open after the line
+	kind kind
+	// fenceLike is set for a line that starts like a fence line: up to
+	// three spaces, then three or more backticks or tildes. Cutting such a
+	// line could turn its first half into a fence line, so it is not cut
+	// unless nothing else fits.
+	fenceLike bool
+	before    fence // fence open at the start of the line
+	after     fence // fence open after the line
 }
 
-// classify sets li.kind and li.after for the line starting at s[start:],
-// given li.before, the fence open before it. It follows CommonMark for fences (up to three
+// classify sets li.kind, li.fenceLike and li.after for the line starting at
+// s[start:], given li.before, the fence open before it. It follows CommonMark for fences (up to three
 // spaces of indentation, three or more backticks or tildes, an info string
 // without backticks for backtick fences, a closing run of the same
 // character at least as long followed only by whitespace) and ATX headings.
@@ -85,8 +90,9 @@ func classify(li *lineInfo, s string, start int, maxChars int) {
 		j++
 	}
 	indented := j-start > 3
+	li.fenceLike = !indented && j < len(s) && (s[j] == '`' || s[j] == '~') && runLen(s[j:], s[j]) >= 3
 	if f.isOpen() {
-		if !indented && isClosingFence(s[j:], f) {
+		if li.fenceLike && isClosingFence(s[j:], f) {
 			li.kind = kindFenceClose
 			li.after = fence{}
 			return
@@ -101,7 +107,7 @@ func classify(li *lineInfo, s string, start int, maxChars int) {
 	if !indented && j < len(s) {
 		switch s[j] {
 		case '`', '~':
-			if openingFence(&li.after, s, start, j, maxChars) {
+			if li.fenceLike && openingFence(&li.after, s, start, j, maxChars) {
 				li.kind = kindFenceOpen
 				return
 			}

@@ -254,9 +254,9 @@ func (sp *splitter) next(c cursor) cursor {
 		midOK := false
 		switch li.kind {
 		case kindText:
-			midRank, midOK = rankSentence, true
+			midRank, midOK = rankSentence, !li.fenceLike
 		case kindCode:
-			midOK = true
+			midOK = !li.fenceLike
 		}
 		closeRunes, closeLines := li.before.closeCost(false)
 		midLimit := runeLimit // code points a mid-line break may leave in the body
@@ -301,7 +301,7 @@ func (sp *splitter) next(c cursor) cursor {
 					if !midOK || (b != ' ' && b != '\t') || runes > midLimit {
 						continue
 					}
-					if pos < len(s) && s[pos] >= utf8.RuneSelf && !boundaryAfter(s, pos-1, 1) {
+					if pos < len(s) && (s[pos] >= utf8.RuneSelf && !boundaryAfter(s, pos-1, 1) || startsBlock(s[pos:])) {
 						continue
 					}
 					if midRank == rankSentence && pos >= 2 {
@@ -318,7 +318,7 @@ func (sp *splitter) next(c cursor) cursor {
 				runes++
 				pos += size
 				if midRank == rankSentence && midOK && runes <= midLimit && (ch == '。' || ch == '！' || ch == '？') {
-					if pos == len(s) || s[pos] < utf8.RuneSelf || boundaryAfter(s, pos-size, size) {
+					if pos == len(s) || (s[pos] < utf8.RuneSelf || boundaryAfter(s, pos-size, size)) && !startsBlock(s[pos:]) {
 						sentPos, sentRunes = pos, runes
 					}
 				}
@@ -394,7 +394,7 @@ func lastBreaks(s string, start, end, runes, limit int, sentences bool) (wordPos
 			continue
 		}
 		r := runes + i + 1 - start
-		if r > limit {
+		if r > limit || startsBlock(s[i+1:]) {
 			continue
 		}
 		if sentences && i >= 1 && (s[i-1] == '.' || s[i-1] == '!' || s[i-1] == '?') {
@@ -409,6 +409,28 @@ func lastBreaks(s string, start, end, runes, limit int, sentences bool) (wordPos
 		}
 	}
 	return wordPos, wordRunes, sentPos, sentRunes
+}
+
+// startsBlock reports whether a part starting with rest, in the middle of
+// a line, would start with what renders as a code fence or a heading.
+func startsBlock(rest string) bool {
+	i := 0
+	for i < len(rest) && rest[i] == ' ' {
+		i++
+		if i > 3 {
+			return false
+		}
+	}
+	if i == len(rest) {
+		return false
+	}
+	switch c := rest[i]; c {
+	case '`', '~':
+		return runLen(rest[i:], c) >= 3
+	case '#':
+		return isHeading(rest[i:])
+	}
+	return false
 }
 
 // boundaryAfter reports whether a grapheme cluster boundary follows the
@@ -485,7 +507,7 @@ func (sp *splitter) hardCut(c cursor, ps *partScan, end int) cursor {
 		}
 		closeRunes, closeLines := at.line.before.closeCost(!at.mid)
 		if sp.fits(ps, runes, bodyLines, closeRunes, closeLines) {
-			if at.mid && (li.kind == kindFenceOpen || li.kind == kindFenceClose) {
+			if at.mid && (li.fenceLike || startsBlock(r)) {
 				fallback, inFence = at, true
 			} else {
 				best, found = at, true
