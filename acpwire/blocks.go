@@ -1,0 +1,352 @@
+package acpwire
+
+import (
+	"bytes"
+
+	"github.com/acpgw/gateway/projector"
+)
+
+// block is a decoded ACP ContentBlock.
+type block struct {
+	typ  string
+	text string
+	// thought is set when the block's metadata marks it as a thought.
+	thought bool
+}
+
+// Bits of a block's thought markers.
+const (
+	blockSegment uint8 = 1 << iota
+	blockChannel
+	blockRole
+	blockAnnotations
+	blockMeta
+)
+
+// block decodes the content block at i, whose enclosing containers number
+// depth. Its text is kept when its type is "text", or always if anyText.
+// A value that is not an object gives a zero block.
+func (d *decoder) block(i, depth int, anyText bool) (block, int, error) {
+	if i >= len(d.data) || d.data[i] != '{' {
+		end, err := d.skip(i, depth)
+		return block{}, end, err
+	}
+	var (
+		b      block
+		textAt int // offset+1 of a text seen before the type said "text"
+		marks  uint8
+	)
+	i++
+	for first := true; ; first = false {
+		key, kfl, v, ok, err := d.member(i, first)
+		if err != nil {
+			return block{}, 0, err
+		}
+		if !ok {
+			i = v
+			break
+		}
+		k := d.key(key, kfl)
+		switch string(k) {
+		case "type":
+			var t token
+			if t, i, err = d.next(v, depth+1); err != nil {
+				return block{}, 0, err
+			}
+			b.typ = d.wordOr(t)
+		case "text":
+			var t token
+			if t, i, err = d.next(v, depth+1); err != nil {
+				return block{}, 0, err
+			}
+			b.text, textAt = "", 0
+			if t.kind == '"' {
+				if anyText || b.typ == "text" {
+					b.text = d.str(t.raw, t.fl)
+				} else {
+					textAt = t.at + 1
+				}
+			}
+		case "segment", "channel", "role":
+			var t token
+			if t, i, err = d.next(v, depth+1); err != nil {
+				return block{}, 0, err
+			}
+			bit := blockSegment
+			switch k[0] {
+			case 'c':
+				bit = blockChannel
+			case 'r':
+				bit = blockRole
+			}
+			setBit(&marks, bit, d.isThoughtWord(t))
+		case "annotations":
+			var on bool
+			if on, i, err = d.annotationsThought(v, depth+1); err != nil {
+				return block{}, 0, err
+			}
+			setBit(&marks, blockAnnotations, on)
+		case "_meta":
+			var on bool
+			if on, i, err = d.metaThought(v, depth+1); err != nil {
+				return block{}, 0, err
+			}
+			setBit(&marks, blockMeta, on)
+		default:
+			if i, err = d.skip(v, depth+1); err != nil {
+				return block{}, 0, err
+			}
+		}
+	}
+	if textAt != 0 && b.typ == "text" {
+		t, _, err := d.next(textAt-1, depth+1)
+		if err != nil {
+			return block{}, 0, err
+		}
+		b.text = d.str(t.raw, t.fl)
+	}
+	if !anyText && b.typ != "text" {
+		b.text = ""
+	}
+	b.thought = marks != 0
+	return b, i, nil
+}
+
+// metaThought reports whether the _meta object at i marks a chunk as a
+// thought: a thought word under segment, kind, channel, role or type, or
+// true under thought or thinking.
+func (d *decoder) metaThought(i, depth int) (bool, int, error) {
+	if i >= len(d.data) || d.data[i] != '{' {
+		end, err := d.skip(i, depth)
+		return false, end, err
+	}
+	var marks uint8
+	i++
+	for first := true; ; first = false {
+		key, kfl, v, ok, err := d.member(i, first)
+		if err != nil {
+			return false, 0, err
+		}
+		if !ok {
+			return marks != 0, v, nil
+		}
+		var bit uint8
+		word := true
+		switch string(d.key(key, kfl)) {
+		case "segment":
+			bit = 1 << 0
+		case "kind":
+			bit = 1 << 1
+		case "channel":
+			bit = 1 << 2
+		case "role":
+			bit = 1 << 3
+		case "type":
+			bit = 1 << 4
+		case "thought":
+			bit, word = 1<<5, false
+		case "thinking":
+			bit, word = 1<<6, false
+		default:
+			if i, err = d.skip(v, depth+1); err != nil {
+				return false, 0, err
+			}
+			continue
+		}
+		var t token
+		if t, i, err = d.next(v, depth+1); err != nil {
+			return false, 0, err
+		}
+		if word {
+			setBit(&marks, bit, d.isThoughtWord(t))
+		} else {
+			setBit(&marks, bit, t.kind == 't')
+		}
+	}
+}
+
+// annotation is one member of a content.annotations object.
+type annotation struct {
+	key   []byte
+	match bool
+}
+
+// annotationsThought reports whether any string directly inside the
+// annotations object at i is a thought word (for a duplicate key, the last
+// value counts).
+func (d *decoder) annotationsThought(i, depth int) (bool, int, error) {
+	if i >= len(d.data) || d.data[i] != '{' {
+		end, err := d.skip(i, depth)
+		return false, end, err
+	}
+	ann := d.f.ann[:0]
+	defer func() {
+		clear(ann)
+		d.f.ann = ann[:0]
+	}()
+	i++
+	for first := true; ; first = false {
+		key, kfl, v, ok, err := d.member(i, first)
+		if err != nil {
+			return false, 0, err
+		}
+		if !ok {
+			i = v
+			break
+		}
+		var t token
+		if t, i, err = d.next(v, depth+1); err != nil {
+			return false, 0, err
+		}
+		if kfl != 0 {
+			key = bytes.Clone(d.key(key, kfl))
+		}
+		ann = append(ann, annotation{key: key, match: d.isThoughtWord(t)})
+	}
+	if len(ann) > 32 {
+		last := make(map[string]bool, len(ann))
+		for _, a := range ann {
+			last[string(a.key)] = a.match
+		}
+		for _, m := range last {
+			if m {
+				return true, i, nil
+			}
+		}
+		return false, i, nil
+	}
+outer:
+	for n, a := range ann {
+		if !a.match {
+			continue
+		}
+		for _, later := range ann[n+1:] {
+			if bytes.Equal(a.key, later.key) {
+				continue outer
+			}
+		}
+		return true, i, nil
+	}
+	return false, i, nil
+}
+
+// toolContent decodes the array of tool content blocks at i.
+func (d *decoder) toolContent(i, depth int) ([]projector.ToolContent, int, error) {
+	out := make([]projector.ToolContent, 0)
+	i++
+	for first := true; ; first = false {
+		v, ok, err := d.elem(i, first)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !ok {
+			return out, v, nil
+		}
+		if v >= len(d.data) || d.data[v] != '{' {
+			if i, err = d.skip(v, depth+1); err != nil {
+				return nil, 0, err
+			}
+			continue
+		}
+		var (
+			tc                     projector.ToolContent
+			inner                  block
+			path, oldText, newText string
+			terminalID             string
+		)
+		i = v + 1
+		for first := true; ; first = false {
+			key, kfl, v, ok, err := d.member(i, first)
+			if err != nil {
+				return nil, 0, err
+			}
+			if !ok {
+				i = v
+				break
+			}
+			var t token
+			switch string(d.key(key, kfl)) {
+			case "type":
+				t, i, err = d.next(v, depth+2)
+				tc.Type = d.wordOr(t)
+			case "content":
+				inner, i, err = d.block(v, depth+2, false)
+			case "path":
+				t, i, err = d.next(v, depth+2)
+				path = d.stringOr(t)
+			case "oldText":
+				t, i, err = d.next(v, depth+2)
+				oldText = d.stringOr(t)
+			case "newText":
+				t, i, err = d.next(v, depth+2)
+				newText = d.stringOr(t)
+			case "terminalId":
+				t, i, err = d.next(v, depth+2)
+				terminalID = d.stringOr(t)
+			default:
+				i, err = d.skip(v, depth+2)
+			}
+			if err != nil {
+				return nil, 0, err
+			}
+		}
+		switch tc.Type {
+		case "content":
+			tc.Text = inner.text
+		case "diff":
+			tc.Path, tc.OldText, tc.NewText = path, oldText, newText
+		case "terminal":
+			tc.TerminalID = terminalID
+		}
+		out = append(out, tc)
+	}
+}
+
+// locations decodes the array of tool locations at i.
+func (d *decoder) locations(i, depth int) ([]projector.Location, int, error) {
+	out := make([]projector.Location, 0)
+	i++
+	for first := true; ; first = false {
+		v, ok, err := d.elem(i, first)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !ok {
+			return out, v, nil
+		}
+		if v >= len(d.data) || d.data[v] != '{' {
+			if i, err = d.skip(v, depth+1); err != nil {
+				return nil, 0, err
+			}
+			continue
+		}
+		var loc projector.Location
+		i = v + 1
+		for first := true; ; first = false {
+			key, kfl, v, ok, err := d.member(i, first)
+			if err != nil {
+				return nil, 0, err
+			}
+			if !ok {
+				i = v
+				break
+			}
+			var t token
+			if t, i, err = d.next(v, depth+2); err != nil {
+				return nil, 0, err
+			}
+			switch string(d.key(key, kfl)) {
+			case "path":
+				loc.Path = d.stringOr(t)
+			case "line":
+				loc.Line = 0
+				if t.kind == '0' {
+					if n, ok := parseInt(t.raw); ok && n == int64(int(n)) {
+						loc.Line = int(n)
+					}
+				}
+			}
+		}
+		out = append(out, loc)
+	}
+}
