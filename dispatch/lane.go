@@ -72,8 +72,9 @@ type Lane struct {
 	edits   []*pendingEdit // edits of posted messages, in first-request order
 	editFor map[string]*pendingEdit
 
-	seg   segment // delivery state of the text item at the head of the queue
-	carry string  // whitespace of a blank text item, for the next text item
+	one   [1]split.Part // splitText's result when the text fits
+	seg   segment       // delivery state of the text item at the head of the queue
+	carry string        // whitespace of a blank text item, for the next text item
 
 	hold         bool // a final_only turn is in progress: deliver nothing
 	blockedUntil time.Time

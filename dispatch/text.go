@@ -58,7 +58,7 @@ func (l *Lane) stepText(ctx context.Context, now time.Time, it *item, closed boo
 // stepDraft streams text into one message edited in place, rolling over
 // to a new message at the channel's limit.
 func (l *Lane) stepDraft(ctx context.Context, now time.Time, it *item, rest string, closed bool) (time.Time, bool) {
-	parts := split.Split(l.seg.open+rest, l.split)
+	parts := l.splitText(l.seg.open + rest)
 	p := parts[0]
 	final := closed || len(parts) > 1
 	text := p.Text()
@@ -113,6 +113,16 @@ func (l *Lane) stepDraft(ctx context.Context, now time.Time, it *item, rest stri
 		return time.Time{}, true
 	}
 	return time.Time{}, false
+}
+
+// splitText splits s by the channel's limits; text that fits (always, on
+// a channel without limits) costs no allocation beyond the lane's buffer.
+func (l *Lane) splitText(s string) []split.Part {
+	if split.Fits(s, l.split) {
+		l.one[0] = split.Part{Body: s}
+		return l.one[:]
+	}
+	return split.Split(s, l.split)
 }
 
 // stepBlocks posts text as new messages at paragraph, sentence or size

@@ -71,7 +71,11 @@ func (a *Accumulator) Add(messageID, chunk string) (delta string, newMessage boo
 		delta = chunk
 	}
 	a.last = chunk
-	a.cur.WriteString(delta)
+	if a.mode != modeDelta {
+		// Only snapshot detection reads the message text; a message
+		// known to be deltas does not need it.
+		a.cur.WriteString(delta)
+	}
 	if delta != "" {
 		a.any = true
 	} else {
@@ -79,9 +83,6 @@ func (a *Accumulator) Add(messageID, chunk string) (delta string, newMessage boo
 	}
 	return delta, newMessage && delta != ""
 }
-
-// Text returns the current message's text so far.
-func (a *Accumulator) Text() string { return a.cur.String() }
 
 // Reset forgets everything (a turn ended).
 func (a *Accumulator) Reset() { *a = Accumulator{} }

@@ -82,14 +82,20 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Stats, er
 	if err := r.feed(ctx, in); err != nil {
 		return r.stats, err
 	}
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
-	for _, op := range r.rec.Ops() {
-		if err := enc.Encode(op); err != nil {
+	ops := r.rec.Ops()
+	w := bufio.NewWriterSize(out, 64<<10)
+	var line []byte
+	for _, op := range ops {
+		line = append(op.AppendJSON(line[:0]), '\n')
+		if _, err := w.Write(line); err != nil {
 			return r.stats, fmt.Errorf("write output: %w", err)
 		}
 	}
-	r.count()
+	if err := w.Flush(); err != nil {
+		return r.stats, fmt.Errorf("write output: %w", err)
+	}
+	r.count(ops)
+	enc := json.NewEncoder(out)
 	if o.Summary {
 		if err := enc.Encode(struct {
 			Op string `json:"op"`
@@ -296,8 +302,8 @@ func isClientMethod(m string) bool {
 	return !(len(m) > 3 && m[:3] == "fs/") && !(len(m) > 9 && m[:9] == "terminal/")
 }
 
-func (r *run) count() {
-	for _, op := range r.rec.Ops() {
+func (r *run) count(ops []channeltest.Op) {
+	for _, op := range ops {
 		switch op.Op {
 		case "send", "prompt":
 			r.stats.Sends++
