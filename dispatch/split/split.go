@@ -6,8 +6,9 @@
 // falls, in order of preference, at a paragraph boundary, a line break, a
 // sentence end, a space, and only then anywhere, never inside a UTF-8 code
 // point and, unless a single grapheme cluster exceeds the limit, never
-// inside a grapheme cluster. Code fences cut by a break are closed at the
-// end of one part and re-opened at the start of the next.
+// inside a grapheme cluster. Separators stay with the part before the
+// break. Code fences cut by a break are closed at the end of one part and
+// re-opened at the start of the next.
 //
 // # Choosing a break
 //
@@ -20,10 +21,10 @@
 //     code fence, or after a closing code fence;
 //  2. line: after any other line break outside code fences;
 //  3. sentence: after ". ", "! ", "? " (or a tab instead of the space), or
-//     after "。", "！", "？";
+//     after "。", "！", "？", outside code fences;
 //  4. fenced paragraph: after a blank line inside a code fence;
 //  5. fenced line: after any other line break inside a code fence;
-//  6. word: after a space or tab;
+//  6. word: after a space or tab (inside code fences too);
 //  7. hard: after the last grapheme cluster that fits.
 //
 // A break of rank r is "at least as good" as all breaks of rank r and
@@ -34,11 +35,29 @@
 // preferred to cutting the next one in a word), and only without any
 // break of rank 1 to 6 does it cut hard.
 //
-// Some breaks are never taken unless nothing else fits: right after a
-// heading (or a heading and blank lines), right after the opening line of
-// a code fence, and right before its closing line (each would leave a
-// heading alone or an empty code block). Breaks inside a heading line or a
-// fence line are never taken as sentence or word breaks.
+// Some places get no rank, so that only a hard cut can end a part there:
+// right after a heading (or a heading and blank lines), right after the
+// opening line of a code fence, and right before its closing line (each
+// would leave a heading alone or an empty code block); inside a heading
+// line; inside a line that starts like a fence line (up to three spaces,
+// then three or more backticks or tildes); and before text that would make
+// the next part start with a fence run or a heading marker. A hard cut
+// too avoids the last two if it can.
+//
+// # Code fences
+//
+// Fences follow CommonMark: up to three spaces of indentation, three or
+// more backticks or tildes, for backticks an info string without
+// backticks; a fence is closed by a run of the same character at least as
+// long, with nothing but whitespace after it, or by the end of the text. A
+// part that ends inside a fence gets as Close the fence run ("```", "~~~~")
+// if its body ends with a line break, or "\n" and the run otherwise; the
+// next part gets as Open the fence's opening line as written, with its
+// indentation, info string and line break ("```go\n"). A fence whose
+// opening line and Close together take more than half of MaxChars is not
+// re-opened, so that every part keeps room for content; breaks inside it
+// are plain breaks. The last part never gets a Close: an unclosed fence in
+// the input stays unclosed.
 //
 // # Lines
 //
@@ -99,8 +118,8 @@ func countLines(s string) int {
 }
 
 // Split cuts s into parts that each fit lim: the Text of every part has at
-// most lim.MaxChars code points, and at most lim.MaxLines lines unless a
-// single line is longer. The concatenation of all Body fields equals s
+// most lim.MaxChars code points and, unless one line of the input is
+// longer, at most lim.MaxLines lines. The concatenation of all Body fields equals s
 // exactly. Empty input returns nil; input that fits returns one Part with
 // Body == s. See the package documentation for where breaks fall.
 func Split(s string, lim Limits) []Part {
@@ -268,11 +287,18 @@ func (sp *splitter) next(c cursor) cursor {
 		}
 		wordPos, wordRunes := -1, 0
 		sentPos, sentRunes := -1, 0
-		end := len(s) // end of the line, after its '\n'
-		if k := strings.IndexByte(s[pos:], '\n'); k >= 0 {
+		// Only a line of at most runeLimit-runes bytes can fit whole, so
+		// look for its end no further.
+		end := -1 // end of the line, after its '\n'
+		if room := runeLimit - runes; room >= len(s)-pos {
+			end = len(s)
+			if k := strings.IndexByte(s[pos:], '\n'); k >= 0 {
+				end = pos + k + 1
+			}
+		} else if k := strings.IndexByte(s[pos:pos+room], '\n'); k >= 0 {
 			end = pos + k + 1
 		}
-		if n := end - pos; runes+n <= runeLimit && utf8.RuneCountInString(s[pos:end]) == n {
+		if n := end - pos; end >= 0 && utf8.RuneCountInString(s[pos:end]) == n {
 			// Fast path: an ASCII line that fits whole.
 			if midOK {
 				wordPos, wordRunes, sentPos, sentRunes = lastBreaks(s, pos, end, runes, midLimit, midRank == rankSentence)
@@ -342,6 +368,15 @@ func (sp *splitter) next(c cursor) cursor {
 	}
 	if e, ok := ps.choose(window); ok {
 		return e
+	}
+	if sp.maxChars > 0 && lines == 0 && window == pos-c.pos && !li.fenceLike {
+		// Fast path for a hard cut in one line of ASCII text: cut where the
+		// code points run out, if that is a grapheme cluster boundary.
+		closeRunes, _ := li.before.closeCost(false)
+		q := c.pos + runeLimit - closeRunes
+		if q > c.pos && q <= pos && (s[q] < utf8.RuneSelf && (s[q-1] != '\r' || s[q] != '\n') || boundaryAfter(s, q-1, 1)) && !startsBlock(s[q:]) {
+			return cursor{pos: q, mid: true, line: li}
+		}
 	}
 	return sp.hardCut(c, &ps, pos)
 }
@@ -469,59 +504,97 @@ func (ps *partScan) choose(window int) (cursor, bool) {
 // hardCut returns the end of the part starting at c when no break of any
 // rank fits: after the last grapheme cluster that fits before end, or,
 // when even the first cluster does not fit, after as many of its code
-// points as fit. It avoids cutting inside a fence line if it can.
+// points as fit. It avoids cutting inside a line that starts like a fence
+// and before a fence run or heading marker if it can.
 func (sp *splitter) hardCut(c cursor, ps *partScan, end int) cursor {
 	s := sp.s
+	// A cut found so far: at pos, inside or at the end of the line saved
+	// with it.
+	type cut struct {
+		pos  int
+		mid  bool
+		line int // index of the line in this scan
+	}
 	var (
-		best, fallback cursor
-		found, inFence bool
-		pos            = c.pos
-		runes, lines   int
-		li             = c.line
-		atStart        = !c.mid
-		state          = -1
-		rest           = s[pos:]
+		best, fallback         = cut{pos: -1}, cut{pos: -1}
+		bestLine, fallbackLine lineInfo
+		pos                    = c.pos
+		runes, lines           int
+		li                     = c.line
+		atStart                = !c.mid
+		state                  = -1
+		rest                   = s[pos:]
+		midClose, midLines     int // Close of a cut inside li
+		endClose, endLines     int // Close of a cut after li
 	)
 	if atStart {
 		li.after = c.line.before
+	} else {
+		midClose, midLines = li.before.closeCost(false)
+		endClose, endLines = li.after.closeCost(true)
 	}
 	for rest != "" {
 		if atStart {
 			li.before = li.after
 			classify(&li, s, pos, sp.maxChars)
 			atStart = false
+			midClose, midLines = li.before.closeCost(false)
+			endClose, endLines = li.after.closeCost(true)
 		}
-		cluster, r, _, st := uniseg.StepString(rest, state)
+		var cluster, r string
+		var st int
+		if rest[0] < utf8.RuneSelf && (len(rest) == 1 || rest[1] < utf8.RuneSelf && (rest[0] != '\r' || rest[1] != '\n')) {
+			// Two ASCII characters other than CR LF always have a
+			// boundary between them, and nothing before an ASCII
+			// character matters for the boundaries after it.
+			cluster, r, st = rest[:1], rest[1:], -1
+			runes++
+		} else {
+			cluster, r, _, st = uniseg.FirstGraphemeClusterInString(rest, state)
+			runes += utf8.RuneCountInString(cluster)
+		}
 		q := pos + len(cluster)
 		if q > end {
 			break
 		}
-		runes += utf8.RuneCountInString(cluster)
-		at := cursor{pos: q, mid: true, line: li}
-		bodyLines := lines + 1
+		at := cut{pos: q, mid: true, line: lines}
+		bodyLines, closeRunes, closeLines := lines+1, midClose, midLines
 		if cluster[len(cluster)-1] == '\n' {
-			lines++
-			bodyLines = lines
-			at = cursor{pos: q, line: lineInfo{before: li.after}}
+			at.mid = false
+			bodyLines, closeRunes, closeLines = lines+1, endClose, endLines
 			atStart = true
 		}
-		closeRunes, closeLines := at.line.before.closeCost(!at.mid)
 		if sp.fits(ps, runes, bodyLines, closeRunes, closeLines) {
 			if at.mid && (li.fenceLike || startsBlock(r)) {
-				fallback, inFence = at, true
+				if fallback.pos < 0 || fallback.line != at.line {
+					fallbackLine = li
+				}
+				fallback = at
 			} else {
-				best, found = at, true
+				if best.pos < 0 || best.line != at.line {
+					bestLine = li
+				}
+				best = at
 			}
 		} else if sp.maxChars > 0 && ps.openRunes+runes > sp.maxChars {
 			break
 		}
+		if atStart {
+			lines++
+		}
 		pos, rest, state = q, r, st
 	}
-	switch {
-	case found:
-		return best
-	case inFence:
-		return fallback
+	for _, k := range []struct {
+		c  cut
+		li *lineInfo
+	}{{best, &bestLine}, {fallback, &fallbackLine}} {
+		switch {
+		case k.c.pos < 0:
+		case k.c.mid:
+			return cursor{pos: k.c.pos, mid: true, line: *k.li}
+		default:
+			return cursor{pos: k.c.pos, line: lineInfo{before: k.li.after}}
+		}
 	}
 	// The first grapheme cluster alone is too long: cut it between code points.
 	li = c.line

@@ -204,6 +204,24 @@ func TestSplitBreaks(t *testing.T) {
 			want: []string{"aaaa bbbb\n#hashtag\n", "cccc dddd"},
 		},
 		{
+			name: "no part starts with a fence run",
+			in:   "use the ```go syntax here",
+			lim:  Limits{MaxChars: 12},
+			want: []string{"use ", "the ```go ", "syntax here"},
+		},
+		{
+			name: "no part starts with a heading marker",
+			in:   "see # 5 and more",
+			lim:  Limits{MaxChars: 8},
+			want: []string{"see # 5 ", "and more"},
+		},
+		{
+			name: "a line that starts like a fence is not cut inside",
+			in:   "# H\n```   a`b",
+			lim:  Limits{MaxChars: 10},
+			want: []string{"# H\n", "```   a`b"},
+		},
+		{
 			name: "max lines",
 			in:   "a\nb\nc\nd\ne",
 			lim:  Limits{MaxLines: 2},
