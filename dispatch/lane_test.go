@@ -408,3 +408,21 @@ func TestRunnerPushNeverBlocks(t *testing.T) {
 		r.Close()
 	})
 }
+
+// TestFailingPostDoesNotStallThread: a post that keeps failing (not a rate
+// limit) is retried, then given up, and later output still arrives.
+func TestFailingPostDoesNotStallThread(t *testing.T) {
+	h := newHarness(t, channeltest.Options{Edit: true}, projector.DefaultSettings(), never)
+	h.lane.BeginTurn(h.now)
+	for range 3 {
+		h.rec.Inject(channeltest.InjectPost, errors.New("400 bad request"))
+	}
+	h.push(projector.Text{Text: "rejected text"}, projector.Notice{Text: "⚙️ after"}, projector.TurnEnd{StopReason: "end_turn"})
+	h.drain()
+	if got, want := h.ops(), []string{"send m1 ⚙️ after", "turn_end"}; !cmp.Equal(got, want) {
+		t.Errorf("(-got +want):\n%s", cmp.Diff(got, want))
+	}
+	if n := len(h.rec.Attempts()); n != 5 {
+		t.Errorf("%d attempts, want 3 failed posts + 1 post + the note", n)
+	}
+}

@@ -77,7 +77,7 @@ func (l *Lane) stepDraft(ctx context.Context, now time.Time, it *item, rest stri
 		return time.Time{}, true
 	}
 	if !l.seg.msg.Known() {
-		h, wait, ok := l.post(ctx, now, it.msgKind, text)
+		h, wait, ok := l.post(ctx, now, it, text)
 		if !ok {
 			return wait, false
 		}
@@ -154,7 +154,7 @@ func (l *Lane) stepBlocks(ctx context.Context, now time.Time, it *item, rest str
 		l.seg.sent += len(chunk.Body)
 		return time.Time{}, true
 	}
-	_, wait, ok := l.post(ctx, now, it.msgKind, chunk.Text())
+	_, wait, ok := l.post(ctx, now, it, chunk.Text())
 	if !ok {
 		return wait, false
 	}
@@ -165,22 +165,32 @@ func (l *Lane) stepBlocks(ctx context.Context, now time.Time, it *item, rest str
 	return time.Time{}, true
 }
 
-// post sends a new message, honouring post pacing and rate limits. ok is
-// false when the caller must wait until wait.
-func (l *Lane) post(ctx context.Context, now time.Time, kind channels.Kind, text string) (h channels.Handle, wait time.Time, ok bool) {
+// post sends a new message for text item it, honouring post pacing and
+// rate limits. ok is false when the caller must wait until wait. A post
+// that keeps failing with another error is given up after maxPostAttempts
+// (logged): ok is true and h unknown, and the caller moves past the text
+// rather than stalling the thread.
+func (l *Lane) post(ctx context.Context, now time.Time, it *item, text string) (h channels.Handle, wait time.Time, ok bool) {
 	if w := l.postDue(now); !w.IsZero() {
 		return h, w, false
 	}
-	h, err := l.ad.Post(ctx, l.thread, channels.Message{Kind: kind, Text: text})
+	h, err := l.ad.Post(ctx, l.thread, channels.Message{Kind: it.msgKind, Text: text})
 	if l.rateLimited(now, err) {
 		return h, l.blockedUntil, false
 	}
 	l.lastPost = now
 	if err != nil {
-		l.log.Error("post failed", "thread", l.thread, "kind", kind, "err", err)
-		l.blockedUntil = now.Add(time.Second)
+		it.attempts++
+		if it.attempts >= maxPostAttempts {
+			l.log.Error("post failed; text dropped", "thread", l.thread, "kind", it.msgKind, "chars", len(text), "err", err)
+			it.attempts = 0
+			return channels.Handle{}, time.Time{}, true
+		}
+		l.log.Warn("post failed; retrying", "thread", l.thread, "attempt", it.attempts, "err", err)
+		l.blockedUntil = now.Add(time.Duration(it.attempts) * time.Second)
 		return h, l.blockedUntil, false
 	}
+	it.attempts = 0
 	return h, time.Time{}, true
 }
 
