@@ -83,7 +83,6 @@ type Lane struct {
 
 	typing    *typing.Machine
 	typingAct typing.Action // the last typing action not yet performed
-	inTurn    bool
 	idle      bool
 	onTurnEnd func(projector.TurnEnd)
 }
@@ -183,9 +182,8 @@ func (l *Lane) SetStream(s projector.Settings) {
 // BeginTurn tells the lane a turn started: typing may start, and a
 // final_only turn holds everything until its TurnEnd.
 func (l *Lane) BeginTurn(now time.Time) {
-	l.inTurn = true
 	l.hold = l.finalOnly
-	l.doTyping(now, l.typing.TurnStart(now))
+	l.doTyping(l.typing.TurnStart(now))
 }
 
 // Push queues outputs in order. It does no I/O except typing, which starts
@@ -224,9 +222,9 @@ func (l *Lane) push(now time.Time, o projector.Output) {
 func (l *Lane) visible(now time.Time) {
 	if l.idle {
 		l.idle = false
-		l.doTyping(now, l.typing.LaneIdle(now, false))
+		l.doTyping(l.typing.LaneIdle(now, false))
 	}
-	l.doTyping(now, l.typing.Visible(now))
+	l.doTyping(l.typing.Visible(now))
 }
 
 func (l *Lane) enqueue(it *item) { l.queue = append(l.queue, it) }
@@ -297,7 +295,7 @@ func (l *Lane) Step(ctx context.Context, now time.Time) time.Time {
 	next := l.step(ctx, now)
 	if tick, ok := l.typing.Deadline(); ok {
 		if !tick.After(now) {
-			l.doTyping(now, l.typing.Tick(now))
+			l.doTyping(l.typing.Tick(now))
 			if tick, ok = l.typing.Deadline(); ok && tick.After(now) {
 				next = earliest(next, tick)
 			}
@@ -307,7 +305,7 @@ func (l *Lane) Step(ctx context.Context, now time.Time) time.Time {
 	}
 	if l.Idle() && !l.idle {
 		l.idle = true
-		l.doTyping(now, l.typing.LaneIdle(now, true))
+		l.doTyping(l.typing.LaneIdle(now, true))
 	}
 	l.performTyping(ctx)
 	return next
@@ -460,16 +458,15 @@ func (l *Lane) rateLimited(now time.Time, err error) bool {
 
 func (l *Lane) endTurn(now time.Time, end projector.TurnEnd) {
 	l.hold = false
-	l.inTurn = false
 	l.seg = segment{}
 	l.carry = ""
 	clear(l.handles)
 	clear(l.queued)
 	clear(l.lastEdit)
-	l.doTyping(now, l.typing.TurnEnd(now))
+	l.doTyping(l.typing.TurnEnd(now))
 	if l.Idle() {
 		l.idle = true
-		l.doTyping(now, l.typing.LaneIdle(now, true))
+		l.doTyping(l.typing.LaneIdle(now, true))
 	}
 	if l.onTurnEnd != nil {
 		l.onTurnEnd(end)
@@ -477,7 +474,7 @@ func (l *Lane) endTurn(now time.Time, end projector.TurnEnd) {
 }
 
 // doTyping records a typing action; Step performs it.
-func (l *Lane) doTyping(_ time.Time, a typing.Action) {
+func (l *Lane) doTyping(a typing.Action) {
 	if l.typer == nil || a == typing.None {
 		return
 	}

@@ -493,7 +493,7 @@ func (p *Projector) emitTool(ts *toolState, final bool, out []Output) []Output {
 	if out, ok = p.spendMeta(exempt, out); !ok {
 		return out
 	}
-	out = p.flushOthers(ts, out)
+	out = p.flushDeferred(out) // tools announced earlier come first
 	first := !ts.shown
 	ts.shown = true
 	ts.last = line
@@ -507,17 +507,6 @@ func (p *Projector) emitTool(ts *toolState, final bool, out []Output) []Output {
 		Status: ts.status,
 		First:  first,
 	})
-}
-
-// flushOthers emits deferred start lines of tools other than ts.
-func (p *Projector) flushOthers(ts *toolState, out []Output) []Output {
-	if len(p.turn.deferred) == 0 {
-		return out
-	}
-	if ts.deferred {
-		p.undefer(ts)
-	}
-	return p.flushDeferred(out)
 }
 
 // spendMeta takes one meta line from the turn's budget. When the budget is

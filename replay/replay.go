@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -295,11 +296,7 @@ func (r *run) modes(result []byte) {
 // ACP (the gateway); agent requests are session/request_permission, fs/*
 // and terminal/*.
 func isClientMethod(m string) bool {
-	switch m {
-	case "session/request_permission":
-		return false
-	}
-	return !(len(m) > 3 && m[:3] == "fs/") && !(len(m) > 9 && m[:9] == "terminal/")
+	return m != "session/request_permission" && !strings.HasPrefix(m, "fs/") && !strings.HasPrefix(m, "terminal/")
 }
 
 func (r *run) count(ops []channeltest.Op) {
