@@ -81,7 +81,11 @@ type Author struct {
 	ID   string
 	Name string
 	// Bot reports that the author is a bot (including this gateway).
+	// Adapters never deliver the gateway's own messages.
 	Bot bool
+	// Roles are the author's roles (Discord) or user groups (Slack) that
+	// access rules may name; adapters fill what they know.
+	Roles []string
 }
 
 // Inbound is a message a person wrote in a thread, or a click on a choice.
@@ -94,6 +98,13 @@ type Inbound struct {
 	// Choice is set when the inbound event is a click on a prompt option:
 	// the prompt's handle and the option id.
 	Choice *ChoiceAnswer
+	// Space is the guild (Discord) or workspace (Slack) the thread is in,
+	// "" where the platform has none.
+	Space string
+	// Reply, if set, answers the author privately (an ephemeral message,
+	// as to a button click). It blocks on I/O. Where it is nil, the
+	// gateway answers in the thread.
+	Reply func(ctx context.Context, text string) error
 }
 
 // ChoiceAnswer is a person's answer to a Choice.
@@ -154,6 +165,8 @@ type Adapter interface {
 // they posted.
 type Editor interface {
 	// Edit replaces the content of the message h with m. It blocks on I/O.
+	// Editing a message posted by Prompter.Prompt replaces its text and
+	// removes its buttons (the prompt was answered).
 	// It returns a *RateLimitError when asked to slow down and an error
 	// wrapping ErrMessageGone when the message cannot be edited any more
 	// (deleted, too old, archived); the caller then posts a new message.

@@ -54,14 +54,15 @@ type Options struct {
 // Lane delivers the outputs of one thread in order. It is not safe for
 // concurrent use: one owner calls Push and Step.
 type Lane struct {
-	ad      channels.Adapter
-	editor  channels.Editor
-	typer   channels.Typer
-	stopper channels.TypingStopper
-	thread  channels.ThreadRef
-	limits  channels.Limits
-	split   split.Limits
-	log     *slog.Logger
+	ad       channels.Adapter
+	editor   channels.Editor
+	typer    channels.Typer
+	stopper  channels.TypingStopper
+	prompter channels.Prompter
+	thread   channels.ThreadRef
+	limits   channels.Limits
+	split    split.Limits
+	log      *slog.Logger
 
 	finalOnly bool
 	draftMode bool // stream text into one edited message
@@ -94,6 +95,7 @@ const (
 	itemText
 	itemThought
 	itemTurnEnd
+	itemPrompt
 )
 
 // item is one entry of the ordered queue.
@@ -104,7 +106,9 @@ type item struct {
 	text     string
 	attempts int
 	end      projector.TurnEnd
-	buf      strings.Builder // backs text for text items
+	choice   channels.Choice              // itemPrompt
+	posted   func(channels.Handle, error) // itemPrompt
+	buf      strings.Builder              // backs text for text items
 	// heldSince is when the oldest text not yet released arrived (block
 	// mode).
 	heldSince time.Time
@@ -143,6 +147,7 @@ func NewLane(o Options) *Lane {
 	}
 	l.editor, _ = o.Adapter.(channels.Editor)
 	l.typer, _ = o.Adapter.(channels.Typer)
+	l.prompter, _ = o.Adapter.(channels.Prompter)
 	if l.typer != nil {
 		l.stopper, _ = o.Adapter.(channels.TypingStopper)
 	}
@@ -321,6 +326,15 @@ func (l *Lane) step(ctx context.Context, now time.Time) time.Time {
 			continue
 		}
 		if l.hold && !l.queueHasTurnEnd() {
+			// A held final_only turn still shows its prompts: the
+			// turn waits for their answers.
+			if it := l.heldPrompt(); it != nil {
+				w, progressed := l.stepPrompt(ctx, now, it)
+				if !progressed {
+					return earliest(wait, w)
+				}
+				continue
+			}
 			return wait
 		}
 		if len(l.queue) == 0 {
@@ -365,6 +379,9 @@ func (l *Lane) stepEdits(ctx context.Context, now time.Time) (wait time.Time, pr
 			l.enqueueBeforeTurnEnd(it)
 		} else {
 			l.lastEdit[h.ID] = now
+			if strings.HasPrefix(e.key, promptPrefix) {
+				delete(l.handles, e.key) // resolved: never edited again
+			}
 		}
 		return time.Time{}, true
 	}
@@ -391,6 +408,8 @@ func (l *Lane) stepHead(ctx context.Context, now time.Time) (time.Time, bool) {
 	case itemText, itemThought:
 		closed := len(l.queue) > 1
 		return l.stepText(ctx, now, it, closed)
+	case itemPrompt:
+		return l.stepPrompt(ctx, now, it)
 	}
 	if w := l.postDue(now); !w.IsZero() {
 		return w, false
@@ -460,7 +479,11 @@ func (l *Lane) endTurn(now time.Time, end projector.TurnEnd) {
 	l.hold = false
 	l.seg = segment{}
 	l.carry = ""
-	clear(l.handles)
+	for k := range l.handles {
+		if !strings.HasPrefix(k, promptPrefix) {
+			delete(l.handles, k)
+		}
+	}
 	clear(l.queued)
 	clear(l.lastEdit)
 	l.doTyping(l.typing.TurnEnd(now))

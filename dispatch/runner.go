@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/projector"
 )
 
@@ -45,6 +46,17 @@ func (r *Runner) Push(outs ...projector.Output) {
 		return
 	}
 	r.send(event{outs: append([]projector.Output(nil), outs...)})
+}
+
+// Prompt queues a choice; see Lane.Prompt. posted runs on the runner's
+// goroutine.
+func (r *Runner) Prompt(key string, c channels.Choice, posted func(channels.Handle, error)) {
+	r.send(event{f: func(l *Lane) { l.Prompt(time.Now(), key, c, posted) }})
+}
+
+// Resolve replaces a prompt's message; see Lane.Resolve.
+func (r *Runner) Resolve(key, text string) {
+	r.send(event{f: func(l *Lane) { l.Resolve(time.Now(), key, text) }})
 }
 
 // Do runs f on the lane's goroutine, in order with pushed outputs (for

@@ -435,7 +435,7 @@ func testInject(t *testing.T, h Harness) {
 	if in.Text != text {
 		t.Errorf("inbound Text = %q, want %q", in.Text, text)
 	}
-	if in.Author != author {
+	if in.Author.ID != author.ID || in.Author.Name != author.Name || in.Author.Bot != author.Bot {
 		t.Errorf("inbound Author = %+v, want %+v", in.Author, author)
 	}
 	if in.Thread != h.Thread {

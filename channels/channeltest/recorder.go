@@ -217,7 +217,24 @@ func (r *Recorder) Click(ctx context.Context, author channels.Author, h channels
 		Thread: h.Thread,
 		Author: author,
 		Choice: &channels.ChoiceAnswer{Prompt: h, OptionID: optionID},
+		Reply:  r.ReplyFunc(h.Thread),
 	})
+}
+
+// ReplyFunc returns an Inbound.Reply for thread t that records a private
+// answer as a "reply" op of t (it is no message in the thread).
+func (r *Recorder) ReplyFunc(t channels.ThreadRef) func(context.Context, string) error {
+	return func(ctx context.Context, text string) error {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		op := Op{Op: "reply", Text: text}
+		if err := ctx.Err(); err != nil {
+			r.logLocked(t, op, err)
+			return err
+		}
+		r.logLocked(t, op, nil)
+		return nil
+	}
 }
 
 // run implements channels.Adapter.Run.
@@ -276,6 +293,7 @@ func (r *Recorder) edit(ctx context.Context, h channels.Handle, m channels.Messa
 		return err
 	}
 	msg.Kind, msg.Key, msg.Text = m.Kind, m.Key, m.Text
+	msg.Options = nil // an edited prompt has no buttons any more
 	msg.Edits++
 	r.logLocked(h.Thread, op, nil)
 	return nil

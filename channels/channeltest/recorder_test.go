@@ -521,9 +521,27 @@ func TestClick(t *testing.T) {
 		t.Fatalf("Click: %v", err)
 	}
 	got := <-inbound
+	if got.Reply == nil {
+		t.Fatal("inbound after Click has no Reply func")
+	}
+	if err := got.Reply(ctx, "only approvers can answer"); err != nil {
+		t.Fatalf("Reply: %v", err)
+	}
+	got.Reply = nil
 	want := channels.Inbound{Thread: th, Author: who, Choice: &channels.ChoiceAnswer{Prompt: prompt, OptionID: "reject"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("inbound after Click (-want +got):\n%s", diff)
+	}
+	ops := r.OpsIn(th)
+	if last := ops[len(ops)-1]; last.Op != "reply" || last.Text != "only approvers can answer" {
+		t.Errorf("last op = %+v, want the private reply", last)
+	}
+	// An answered prompt is edited: its buttons are gone.
+	if err := r.Adapter().(channels.Editor).Edit(ctx, prompt, channels.Message{Kind: channels.KindPermission, Text: "answered"}); err != nil {
+		t.Fatalf("Edit: %v", err)
+	}
+	if err := r.Click(ctx, who, prompt, "reject"); err == nil {
+		t.Error("Click on an edited prompt succeeded, want an error: it has no buttons")
 	}
 }
 
