@@ -1,0 +1,278 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/agent"
+	"github.com/acpgw/gateway/projector"
+)
+
+// recorder is a Handler that keeps every update.
+type recorder struct {
+	mu      sync.Mutex
+	updates []projector.Update
+	history []bool
+}
+
+func (r *recorder) Update(u projector.Update, history bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.updates = append(r.updates, u)
+	r.history = append(r.history, history)
+}
+
+func (r *recorder) Permission(ctx context.Context, req agent.PermissionRequest) (string, bool) {
+	return "", false
+}
+
+func (r *recorder) texts() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, u := range r.updates {
+		if u.Tag == projector.TagAgentMessageChunk {
+			out = append(out, u.Text)
+		}
+	}
+	return out
+}
+
+// frames is a FrameSink that keeps every frame.
+type frames struct {
+	mu    sync.Mutex
+	lines []string
+	dirs  []agent.Direction
+}
+
+func (f *frames) sink(dir agent.Direction, line []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lines = append(f.lines, string(line))
+	f.dirs = append(f.dirs, dir)
+}
+
+func rawSpec(env ...string) agent.Spec {
+	exe, _ := os.Executable()
+	return agent.Spec{Name: "raw", Command: []string{exe, "-test.run=^$"}, Env: append([]string{"RAW_AGENT=1", "GORACE=atexit_sleep_ms=0"}, env...)}
+}
+
+func start(t *testing.T, spec agent.Spec, o agent.Options) *agent.Process {
+	t.Helper()
+	p, err := agent.Start(t.Context(), spec, o)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := p.Stop(ctx); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	})
+	return p
+}
+
+func TestUpdatesBeforeSessionNewAreKept(t *testing.T) {
+	var fr frames
+	p := start(t, rawSpec(), agent.Options{Frames: fr.sink})
+	var rec recorder
+	s, err := p.NewSession(t.Context(), t.TempDir(), &rec)
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	if s.ID != "raw-1" {
+		t.Errorf("session id = %q", s.ID)
+	}
+	rec.mu.Lock()
+	n := len(rec.updates)
+	var tags []projector.Tag
+	for _, u := range rec.updates {
+		tags = append(tags, u.Tag)
+	}
+	rec.mu.Unlock()
+	if n != 2 || tags[0] != projector.TagAvailableCommands || tags[1] != projector.TagAgentMessageChunk {
+		t.Errorf("updates delivered at session/new = %v, want the commands and the early chunk", tags)
+	}
+	// The wire order: the updates come before the response that names the session.
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	var order []string
+	for i, l := range fr.lines {
+		switch {
+		case strings.Contains(l, `"method":"initialize"`):
+			order = append(order, fr.dirs[i].String()+" initialize")
+		case strings.Contains(l, `"method":"session/new"`):
+			if !strings.Contains(l, `"mcpServers":[]`) {
+				t.Errorf("session/new sent without an empty mcpServers: %s", l)
+			}
+			order = append(order, fr.dirs[i].String()+" session/new")
+		case strings.Contains(l, `"sessionUpdate"`):
+			order = append(order, fr.dirs[i].String()+" update")
+		case strings.Contains(l, `"sessionId":"raw-1"}`):
+			order = append(order, fr.dirs[i].String()+" new-result")
+		}
+	}
+	want := "to-agent initialize,to-agent session/new,from-agent update,from-agent update,from-agent new-result"
+	if got := strings.Join(order, ","); got != want {
+		t.Errorf("wire order\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestNoiseDoesNotKillTheConnection(t *testing.T) {
+	var fr frames
+	p := start(t, rawSpec(), agent.Options{Frames: fr.sink})
+	var rec recorder
+	s, err := p.NewSession(t.Context(), t.TempDir(), &rec)
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	stop, err := s.Prompt(t.Context(), "noise")
+	if err != nil || stop != "end_turn" {
+		t.Fatalf("Prompt(noise) = %q, %v", stop, err)
+	}
+	texts := rec.texts()
+	if len(texts) != 4 || texts[1] != "a" || len(texts[2]) != 11<<20 || texts[3] != "b" {
+		t.Errorf("chunks: got %d, want early, a, 11 MiB of x, b", len(texts))
+	}
+	var unknown *projector.Update
+	rec.mu.Lock()
+	for i := range rec.updates {
+		if rec.updates[i].RawTag == "future_widget_update" {
+			unknown = &rec.updates[i]
+		}
+	}
+	rec.mu.Unlock()
+	if unknown == nil || unknown.Tag != projector.TagUnknown {
+		t.Errorf("unknown tag update = %+v, want it delivered as TagUnknown (not mis-decoded by shape)", unknown)
+	}
+	// The connection is alive.
+	stop, err = s.Prompt(t.Context(), "hello")
+	if err != nil || stop != "end_turn" {
+		t.Fatalf("Prompt(hello) after noise = %q, %v", stop, err)
+	}
+	if got := rec.texts(); got[len(got)-1] != "echo: hello" {
+		t.Errorf("last chunk = %q", got[len(got)-1])
+	}
+	// Every line is in the event sink, unchanged, malformed and huge ones too.
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	var malformed, huge int
+	for _, l := range fr.lines {
+		if l == `{this is not json` {
+			malformed++
+		}
+		if len(l) > 11<<20 {
+			huge++
+		}
+	}
+	if malformed != 1 || huge != 2 {
+		t.Errorf("event sink has %d malformed and %d huge lines, want 1 and 2", malformed, huge)
+	}
+}
+
+// queueHandler hands text chunks to a queue that nobody drains during the
+// turn, as the session does for a thread whose channel is stalled (the
+// end-to-end burst test in package session uses a really slow channel).
+type queueHandler struct {
+	mu    sync.Mutex
+	queue []string
+}
+
+func (g *queueHandler) Update(u projector.Update, history bool) {
+	if u.Tag != projector.TagAgentMessageChunk {
+		return
+	}
+	g.mu.Lock()
+	g.queue = append(g.queue, u.Text)
+	g.mu.Unlock()
+}
+
+func (g *queueHandler) Permission(context.Context, agent.PermissionRequest) (string, bool) {
+	return "", false
+}
+
+func TestBurstIntoAStalledConsumer(t *testing.T) {
+	p := start(t, rawSpec(), agent.Options{})
+	g := &queueHandler{}
+	s, err := p.NewSession(t.Context(), t.TempDir(), g)
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	const n = 10000
+	stop, err := s.Prompt(t.Context(), fmt.Sprintf("burst %d", n))
+	if err != nil || stop != "end_turn" {
+		t.Fatalf("Prompt(burst) = %q, %v: the connection did not survive", stop, err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	q := g.queue[1:] // after the early chunk
+	if len(q) != n {
+		t.Fatalf("got %d chunks, want %d", len(q), n)
+	}
+	for i, c := range q {
+		if c != fmt.Sprintf("%d ", i) {
+			t.Fatalf("chunk %d = %q: out of order", i, c)
+		}
+	}
+	if p.Err() != nil {
+		t.Errorf("process died: %v", p.Err())
+	}
+}
+
+func TestCrashEndsThePrompt(t *testing.T) {
+	p := start(t, rawSpec(), agent.Options{})
+	var rec recorder
+	s, err := p.NewSession(t.Context(), t.TempDir(), &rec)
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	_, err = s.Prompt(t.Context(), "die")
+	if !errors.Is(err, agent.ErrExited) {
+		t.Fatalf("Prompt(die) error = %v, want ErrExited", err)
+	}
+	if !strings.Contains(err.Error(), "exit status 3") {
+		t.Errorf("error %q does not name the exit status", err)
+	}
+	if got := rec.texts(); got[len(got)-1] != "last words" {
+		t.Errorf("the text written before the crash was lost: %q", got)
+	}
+	if _, err := s.Prompt(t.Context(), "hello"); !errors.Is(err, agent.ErrExited) {
+		t.Errorf("Prompt after exit = %v, want ErrExited", err)
+	}
+}
+
+func TestStopEscalatesToKill(t *testing.T) {
+	p, err := agent.Start(t.Context(), rawSpec("RAW_AGENT_IGNORE_EOF=1"), agent.Options{StopGrace: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	var rec recorder
+	if _, err := p.NewSession(t.Context(), t.TempDir(), &rec); err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := p.Stop(ctx); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if !strings.Contains(p.Err().Error(), "killed") {
+		t.Errorf("exit = %v, want killed by SIGKILL (it ignores EOF and SIGTERM)", p.Err())
+	}
+}
+
+func TestStartFailsClearly(t *testing.T) {
+	_, err := agent.Start(t.Context(), agent.Spec{Name: "nope", Command: []string{"/nonexistent/agent"}}, agent.Options{})
+	if err == nil || !strings.Contains(err.Error(), `start agent "nope"`) {
+		t.Errorf("Start error = %v", err)
+	}
+	if _, err := agent.Start(t.Context(), agent.Spec{Name: "empty"}, agent.Options{}); err == nil {
+		t.Error("Start with no command succeeded")
+	}
+}

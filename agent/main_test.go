@@ -1,0 +1,26 @@
+package agent_test
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("RAW_AGENT") != "" {
+		rawAgent()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// rawIgnoreTerm blocks forever, ignoring SIGTERM: an agent that only
+// SIGKILL ends.
+func rawIgnoreTerm() {
+	signal.Ignore(syscall.SIGTERM)
+	for {
+		time.Sleep(time.Hour)
+	}
+}

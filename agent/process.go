@@ -1,0 +1,308 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/acpgw/gateway/projector"
+)
+
+// Spec says how to start one agent.
+type Spec struct {
+	// Name is the agent's configured name, for logs.
+	Name string
+	// Command is the program and its arguments.
+	Command []string
+	// Env holds extra KEY=VALUE entries added to the gateway's environment.
+	Env []string
+	// Dir is the process's working directory ("" = the gateway's).
+	Dir string
+	// AuthMethod is the id of the authentication method to use when the
+	// agent answers session/new with "authentication required" (an
+	// env-var method whose variable is in Env or the gateway's
+	// environment). "" uses the first method the agent offers.
+	AuthMethod string
+}
+
+// Options configure a Process.
+type Options struct {
+	Logger *slog.Logger
+	// Frames, if set, receives every frame from the start. SetFrameSink
+	// attaches one later (frames seen before are kept for it).
+	Frames FrameSink
+	// StopGrace is how long Stop waits after closing stdin and after
+	// SIGTERM before escalating (default 3 s each).
+	StopGrace time.Duration
+}
+
+// ErrExited is returned by calls made while or after the agent process
+// exited; the error also carries the exit status.
+var ErrExited = errors.New("agent process exited")
+
+// ProtocolVersion is the ACP version the gateway speaks.
+const ProtocolVersion = 1
+
+// Process is one running agent. Its methods are safe for concurrent use.
+type Process struct {
+	spec  Spec
+	log   *slog.Logger
+	grace time.Duration
+
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	tap   *tap
+	conn  *acp.ClientSideConnection
+	info  acp.InitializeResponse
+
+	mu       sync.Mutex // guards the fields below
+	sessions map[string]*Session
+	early    map[string][]projector.Update // updates for sessions not registered yet
+
+	exited  chan struct{} // closed when the process has been reaped
+	exitErr error         // set before exited is closed
+	wg      sync.WaitGroup
+}
+
+// Start spawns the agent in its own process group and runs initialize. The
+// process lives until Stop or Kill (or it exits); ctx bounds only the
+// start-up.
+func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
+	if len(spec.Command) == 0 {
+		return nil, errors.New("agent command is empty")
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = log.With("agent", spec.Name)
+	p := &Process{
+		spec:     spec,
+		log:      log,
+		grace:    o.StopGrace,
+		sessions: map[string]*Session{},
+		early:    map[string][]projector.Update{},
+		exited:   make(chan struct{}),
+	}
+	if p.grace <= 0 {
+		p.grace = 3 * time.Second
+	}
+	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
+	cmd.Dir = spec.Dir
+	cmd.Env = append(os.Environ(), spec.Env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("agent stdin: %w", err)
+	}
+	// Our own pipes rather than StdoutPipe: exec.Cmd.Wait would close
+	// those as soon as the process exits, losing lines not read yet.
+	stdout, stdoutW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("agent stdout: %w", err)
+	}
+	stderr, stderrW, err := os.Pipe()
+	if err != nil {
+		stdout.Close()
+		stdoutW.Close()
+		return nil, fmt.Errorf("agent stderr: %w", err)
+	}
+	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
+	err = cmd.Start()
+	stdoutW.Close()
+	stderrW.Close()
+	if err != nil {
+		stdout.Close()
+		stderr.Close()
+		return nil, fmt.Errorf("start agent %q: %w", spec.Name, err)
+	}
+	p.cmd, p.stdin = cmd, stdin
+	log.Info("agent started", "pid", cmd.Process.Pid, "command", spec.Command)
+
+	p.tap = &tap{log: log, stdin: stdin, onUpdate: p.update, sink: o.Frames}
+	sdkIn, sdkOut := io.Pipe()
+	p.conn = acp.NewClientSideConnection(&client{p: p}, p.tap, sdkIn)
+	p.conn.SetLogger(log.With("component", "acp-sdk"))
+
+	pumped := make(chan struct{})
+	p.wg.Add(3)
+	go func() {
+		defer p.wg.Done()
+		defer close(pumped)
+		defer stdout.Close()
+		p.tap.pump(stdout, sdkOut)
+	}()
+	go func() { defer p.wg.Done(); defer stderr.Close(); p.logStderr(stderr) }()
+	go func() { defer p.wg.Done(); p.wait(pumped) }()
+
+	if err := p.initialize(ctx); err != nil {
+		p.Kill()
+		return nil, err
+	}
+	return p, nil
+}
+
+// wait reaps the process and closes exited once everything it wrote has
+// been read. The rest of its process group is killed so that no grandchild
+// keeps the pipes open.
+func (p *Process) wait(pumped <-chan struct{}) {
+	err := p.cmd.Wait()
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	t := time.NewTimer(500 * time.Millisecond)
+	select {
+	case <-pumped:
+	case <-t.C:
+		p.log.Warn("agent output still open after exit")
+	}
+	t.Stop()
+	if err == nil {
+		err = ErrExited
+	} else {
+		err = fmt.Errorf("%w: %w", ErrExited, err)
+	}
+	p.exitErr = err
+	close(p.exited)
+	p.log.Info("agent exited", "pid", p.cmd.Process.Pid, "status", p.cmd.ProcessState.String())
+}
+
+// logStderr copies the agent's stderr into the log, line by line.
+func (p *Process) logStderr(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1024*1024)
+	for sc.Scan() {
+		p.log.Info("agent stderr", "line", sc.Text())
+	}
+}
+
+func (p *Process) initialize(ctx context.Context) error {
+	ctx, cancel := p.callContext(ctx)
+	defer cancel()
+	resp, err := p.conn.Initialize(ctx, acp.InitializeRequest{
+		ProtocolVersion: ProtocolVersion,
+		ClientInfo:      &acp.Implementation{Name: "acp-gateway", Version: "0.1"},
+		// No fs and no terminal: the agent works in its own cwd.
+		ClientCapabilities: acp.ClientCapabilities{},
+	})
+	if err != nil {
+		return p.callError("initialize", err)
+	}
+	if resp.ProtocolVersion != ProtocolVersion {
+		return fmt.Errorf("agent %q speaks ACP version %d; the gateway speaks %d", p.spec.Name, resp.ProtocolVersion, ProtocolVersion)
+	}
+	p.info = resp
+	p.log.Info("agent initialized", "loadSession", resp.AgentCapabilities.LoadSession, "authMethods", len(resp.AuthMethods))
+	return nil
+}
+
+// Capabilities returns what the agent advertised at initialize.
+func (p *Process) Capabilities() acp.AgentCapabilities { return p.info.AgentCapabilities }
+
+// AuthMethods returns the authentication methods the agent offered.
+func (p *Process) AuthMethods() []acp.AuthMethod { return p.info.AuthMethods }
+
+// CanLoad reports whether the agent can resume sessions (session/load).
+func (p *Process) CanLoad() bool { return p.info.AgentCapabilities.LoadSession }
+
+// SetFrameSink attaches the raw frame sink (the session's event log); the
+// frames seen since start are passed to it first, in order.
+func (p *Process) SetFrameSink(s FrameSink) { p.tap.setSink(s) }
+
+// Exited is closed when the agent process has exited.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Err returns why the process exited, nil while it runs.
+func (p *Process) Err() error {
+	select {
+	case <-p.exited:
+		return p.exitErr
+	default:
+		return nil
+	}
+}
+
+// Pid returns the process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// callContext returns a context that also ends when the process exits.
+func (p *Process) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-p.exited:
+			cancel(p.exitErr)
+		case <-ctx.Done():
+		case <-done:
+		}
+	}()
+	return ctx, func() { close(done); cancel(nil) }
+}
+
+// callError turns an SDK error into one that says what failed, preferring
+// the exit of the process when that is the cause.
+func (p *Process) callError(method string, err error) error {
+	select {
+	case <-p.conn.Done():
+		// The agent closed its output: it is exiting. Wait briefly so the
+		// error says so (wait needs the reap first).
+		t := time.NewTimer(2 * time.Second)
+		select {
+		case <-p.exited:
+		case <-t.C:
+		}
+		t.Stop()
+	default:
+	}
+	if perr := p.Err(); perr != nil {
+		return fmt.Errorf("%s: %w", method, perr)
+	}
+	return fmt.Errorf("%s: %w", method, err)
+}
+
+// Stop ends the process politely: close stdin, then SIGTERM the process
+// group, then SIGKILL, waiting StopGrace between steps (some agents ignore
+// stdin EOF). It returns when the process has exited, or when ctx ends.
+func (p *Process) Stop(ctx context.Context) error {
+	_ = p.stdin.Close()
+	steps := []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}
+	for _, sig := range steps {
+		t := time.NewTimer(p.grace)
+		select {
+		case <-p.exited:
+			t.Stop()
+			p.wg.Wait()
+			return nil
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		p.log.Info("agent did not exit; signalling its process group", "signal", sig.String())
+		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+	}
+	select {
+	case <-p.exited:
+		p.wg.Wait()
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Kill ends the process group at once and waits for it to be reaped.
+func (p *Process) Kill() {
+	_ = p.stdin.Close()
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.exited
+	p.wg.Wait()
+}

@@ -1,0 +1,104 @@
+package agent_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// rawAgent is a minimal ACP agent written with raw JSON lines, so that
+// tests control exactly what goes on the wire (malformed lines, huge lines,
+// unknown tags, bursts). The test binary runs it when RAW_AGENT is set.
+func rawAgent() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 1<<20)
+	out := bufio.NewWriterSize(os.Stdout, 1<<16)
+	send := func(s string) {
+		out.WriteString(s)
+		out.WriteByte('\n')
+	}
+	update := func(sid, u string) {
+		send(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + sid + `","update":` + u + `}}`)
+	}
+	chunk := func(sid, text string) {
+		b, _ := json.Marshal(text)
+		update(sid, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`+string(b)+`}}`)
+	}
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Prompt []struct {
+					Text string `json:"text"`
+				} `json:"prompt"`
+				McpServers json.RawMessage `json:"mcpServers"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+			fmt.Fprintln(os.Stderr, "raw agent: bad line:", err)
+			continue
+		}
+		result := func(r string) { send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + r + `}`) }
+		const sid = "raw-1"
+		switch req.Method {
+		case "initialize":
+			result(`{"protocolVersion":1,"agentCapabilities":{"loadSession":false},"authMethods":[]}`)
+		case "session/new":
+			if string(req.Params.McpServers) != "[]" {
+				send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32602,"message":"mcpServers must be an array, got ` + string(req.Params.McpServers) + `"}}`)
+				break
+			}
+			// An update for the session before the answer that names it.
+			update(sid, `{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"early","description":"sent before session/new returned"}]}`)
+			chunk(sid, "early ")
+			result(`{"sessionId":"` + sid + `"}`)
+		case "session/prompt":
+			text := ""
+			if len(req.Params.Prompt) > 0 {
+				text = req.Params.Prompt[0].Text
+			}
+			switch {
+			case text == "noise":
+				send(`{this is not json`)
+				chunk(sid, "a")
+				// Over the SDK's 10 MiB scanner limit.
+				chunk(sid, strings.Repeat("x", 11<<20))
+				// A notification the SDK would get, also over its limit.
+				send(`{"jsonrpc":"2.0","method":"_x/huge","params":{"blob":"` + strings.Repeat("y", 11<<20) + `"}}`)
+				update(sid, `{"sessionUpdate":"future_widget_update","title":"Widget","content":{"type":"text","text":"not a user message"}}`)
+				chunk(sid, "b")
+				result(`{"stopReason":"end_turn"}`)
+			case strings.HasPrefix(text, "burst "):
+				var n int
+				fmt.Sscan(strings.TrimPrefix(text, "burst "), &n)
+				for i := range n {
+					chunk(sid, fmt.Sprintf("%d ", i))
+				}
+				result(`{"stopReason":"end_turn"}`)
+			case text == "die":
+				chunk(sid, "last words")
+				out.Flush()
+				os.Exit(3)
+			case text == "deaf":
+				// Ignores stdin EOF and SIGTERM.
+				out.Flush()
+				rawIgnoreTerm()
+			default:
+				chunk(sid, "echo: "+text)
+				result(`{"stopReason":"end_turn"}`)
+			}
+		case "session/cancel":
+		default:
+			if req.ID != nil {
+				send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32601,"message":"method not found"}}`)
+			}
+		}
+		out.Flush()
+	}
+	if os.Getenv("RAW_AGENT_IGNORE_EOF") != "" {
+		rawIgnoreTerm()
+	}
+}

@@ -1,0 +1,227 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/acpgw/gateway/projector"
+)
+
+// Handler receives what the agent sends for one session.
+type Handler interface {
+	// Update receives the session's updates in wire order, on the tap's
+	// goroutine. It must not block (hand the update to a queue). history
+	// is true for updates the agent replays while session/load runs.
+	Update(u projector.Update, history bool)
+	// Permission asks people to choose one of r.Options. It runs on its
+	// own goroutine and blocks until answered; it returns ok=false to
+	// answer "cancelled" (the turn was stopped, the prompt expired without
+	// a reject option, or ctx ended).
+	Permission(ctx context.Context, r PermissionRequest) (optionID string, ok bool)
+}
+
+// PermissionRequest is a session/request_permission from the agent.
+type PermissionRequest struct {
+	SessionID string
+	// Tool is the tool call the request is about, as the request carries
+	// it (title, kind, input, content with diffs): it renders fully even
+	// when it arrives before the tool_call notification.
+	Tool    projector.ToolUpdate
+	Options []PermissionOption
+}
+
+// PermissionOption is one answer the agent offers.
+type PermissionOption struct {
+	ID   string
+	Name string
+	// Kind is allow_once, allow_always, reject_once or reject_always.
+	Kind string
+}
+
+// ErrBusy is returned by Prompt while another prompt of the same session is
+// in flight.
+var ErrBusy = errors.New("a prompt is already running in this session")
+
+// Session is one ACP session of a Process.
+type Session struct {
+	// ID is the agent's session id.
+	ID string
+	// Modes and Models are what session/new or session/load reported.
+	Modes  *acp.SessionModeState
+	Models *acp.SessionModelState
+
+	p       *Process
+	h       Handler
+	loading atomic.Bool
+	prompt  sync.Mutex // held while a prompt is in flight
+}
+
+// maxEarly bounds the updates kept for one session id that is not
+// registered yet.
+const maxEarly = 1 << 16
+
+// update is the tap's callback for every session/update.
+func (p *Process) update(u projector.Update) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s := p.sessions[u.SessionID]; s != nil {
+		s.h.Update(u, s.loading.Load())
+		return
+	}
+	q := p.early[u.SessionID]
+	if len(q) >= maxEarly {
+		p.log.Warn("too many updates for an unknown session; dropped", "session", u.SessionID)
+		return
+	}
+	p.early[u.SessionID] = append(q, u)
+}
+
+// register makes s receive its updates, first those that arrived before.
+func (p *Process) register(s *Session) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, u := range p.early[s.ID] {
+		s.h.Update(u, s.loading.Load())
+	}
+	delete(p.early, s.ID)
+	p.sessions[s.ID] = s
+}
+
+func (p *Process) session(id string) *Session {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sessions[id]
+}
+
+// NewSession runs session/new in cwd and registers h for its updates. When
+// the agent answers "authentication required", it authenticates with the
+// Spec's method (or the first offered) and tries once more.
+func (p *Process) NewSession(ctx context.Context, cwd string, h Handler) (*Session, error) {
+	ctx, cancel := p.callContext(ctx)
+	defer cancel()
+	req := acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}}
+	resp, err := p.conn.NewSession(ctx, req)
+	if isAuthRequired(err) {
+		if aerr := p.authenticate(ctx); aerr != nil {
+			return nil, aerr
+		}
+		resp, err = p.conn.NewSession(ctx, req)
+	}
+	if err != nil {
+		return nil, p.callError("session/new", err)
+	}
+	s := &Session{ID: string(resp.SessionId), Modes: resp.Modes, Models: resp.Models, p: p, h: h}
+	p.register(s)
+	return s, nil
+}
+
+// LoadSession resumes session id with session/load. The updates the agent
+// replays before answering reach h with history=true.
+func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler) (*Session, error) {
+	if !p.CanLoad() {
+		return nil, fmt.Errorf("agent %q cannot load sessions", p.spec.Name)
+	}
+	ctx, cancel := p.callContext(ctx)
+	defer cancel()
+	s := &Session{ID: id, p: p, h: h}
+	s.loading.Store(true)
+	p.register(s)
+	req := acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: []acp.McpServer{}}
+	resp, err := p.conn.LoadSession(ctx, req)
+	if isAuthRequired(err) {
+		if aerr := p.authenticate(ctx); aerr != nil {
+			p.unregister(id)
+			return nil, aerr
+		}
+		resp, err = p.conn.LoadSession(ctx, req)
+	}
+	if err != nil {
+		p.unregister(id)
+		return nil, p.callError("session/load", err)
+	}
+	s.Modes, s.Models = resp.Modes, resp.Models
+	s.loading.Store(false)
+	return s, nil
+}
+
+func (p *Process) unregister(id string) {
+	p.mu.Lock()
+	delete(p.sessions, id)
+	p.mu.Unlock()
+}
+
+func isAuthRequired(err error) bool {
+	var re *acp.RequestError
+	return errors.As(err, &re) && re.Code == -32000
+}
+
+func (p *Process) authenticate(ctx context.Context) error {
+	id := p.spec.AuthMethod
+	if id == "" {
+		for _, m := range p.info.AuthMethods {
+			if mid := authMethodID(m); mid != "" {
+				id = mid
+				break
+			}
+		}
+	}
+	if id == "" {
+		return fmt.Errorf("agent %q requires authentication and offers no method", p.spec.Name)
+	}
+	p.log.Info("authenticating", "method", id)
+	if _, err := p.conn.Authenticate(ctx, acp.AuthenticateRequest{MethodId: id}); err != nil {
+		return p.callError("authenticate", err)
+	}
+	return nil
+}
+
+func authMethodID(m acp.AuthMethod) string {
+	switch {
+	case m.EnvVar != nil:
+		return m.EnvVar.Id
+	case m.Agent != nil:
+		return m.Agent.Id
+	case m.Terminal != nil:
+		return m.Terminal.Id
+	}
+	return ""
+}
+
+// Prompt sends text as one prompt turn and blocks until the agent answers
+// with a stop reason. Every update the agent sent before its answer has
+// been passed to the Handler when Prompt returns. To stop a turn use
+// Cancel and keep waiting: cancelling ctx makes the SDK drop the agent's
+// reply. It returns ErrBusy if a prompt is in flight, and an error
+// wrapping ErrExited when the process died.
+func (s *Session) Prompt(ctx context.Context, text string) (stopReason string, err error) {
+	if !s.prompt.TryLock() {
+		return "", ErrBusy
+	}
+	defer s.prompt.Unlock()
+	ctx, cancel := s.p.callContext(ctx)
+	defer cancel()
+	resp, err := s.p.conn.Prompt(ctx, acp.PromptRequest{
+		SessionId: acp.SessionId(s.ID),
+		Prompt:    []acp.ContentBlock{acp.TextBlock(text)},
+	})
+	if err != nil {
+		return "", s.p.callError("session/prompt", err)
+	}
+	return string(resp.StopReason), nil
+}
+
+// Cancel sends session/cancel. It does not wait for the turn to end.
+func (s *Session) Cancel(ctx context.Context) error {
+	if err := s.p.conn.Cancel(ctx, acp.CancelNotification{SessionId: acp.SessionId(s.ID)}); err != nil {
+		return s.p.callError("session/cancel", err)
+	}
+	return nil
+}
+
+// Process returns the process the session runs in.
+func (s *Session) Process() *Process { return s.p }

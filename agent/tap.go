@@ -1,0 +1,202 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/acpgw/gateway/acpwire"
+	"github.com/acpgw/gateway/projector"
+)
+
+// Direction says which way a frame travelled.
+type Direction uint8
+
+// The two directions of a frame.
+const (
+	// FromAgent is a line the agent wrote on its stdout.
+	FromAgent Direction = iota + 1
+	// ToAgent is a line the gateway wrote to the agent's stdin.
+	ToAgent
+)
+
+func (d Direction) String() string {
+	if d == ToAgent {
+		return "to-agent"
+	}
+	return "from-agent"
+}
+
+// FrameSink receives every frame of both directions, in wire order, as the
+// exact bytes of the line without its newline. It is called with the tap's
+// lock held and must not call back into the Process; the line must not be
+// retained after it returns unless copied.
+type FrameSink func(dir Direction, line []byte)
+
+// Limits of the tap.
+const (
+	// SDKMaxLine is the longest line the SDK's scanner accepts; a longer
+	// line would close the connection, so the tap does not forward it.
+	SDKMaxLine = 10*1024*1024 - 1
+	// MaxLine is the longest line the tap reads at all; the rest of a
+	// longer line is discarded (and logged) without buffering it.
+	MaxLine = 64 * 1024 * 1024
+)
+
+// tap sits between the agent's stdio and the SDK.
+type tap struct {
+	log *slog.Logger
+
+	mu      sync.Mutex // guards sink, pending and the order of frames
+	sink    FrameSink
+	pending [][]byte // frames seen before a sink was set, with a direction byte prefix
+
+	stdin io.Writer // the agent's stdin
+
+	// onUpdate is called, in wire order and on the reader goroutine, for
+	// each session/update notification. It must not block.
+	onUpdate func(u projector.Update)
+
+	frame acpwire.Frame // reused by the reader goroutine
+}
+
+// maxPending bounds the frames kept before the event log is attached.
+const maxPending = 4096
+
+// setSink attaches the sink and hands it the frames seen so far.
+func (t *tap) setSink(s FrameSink) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sink = s
+	for _, p := range t.pending {
+		s(Direction(p[0]), p[1:])
+	}
+	t.pending = nil
+}
+
+// recordLocked passes one frame to the sink or keeps it until there is one.
+func (t *tap) recordLocked(dir Direction, line []byte) {
+	if t.sink != nil {
+		t.sink(dir, line)
+		return
+	}
+	if len(t.pending) >= maxPending {
+		return
+	}
+	p := make([]byte, 1+len(line))
+	p[0] = byte(dir)
+	copy(p[1:], line)
+	t.pending = append(t.pending, p)
+}
+
+// Write is the SDK's output: one JSON-RPC message per call, ending in a
+// newline. It records the frame, then writes it to the agent.
+func (t *tap) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.recordLocked(ToAgent, bytes.TrimSuffix(b, []byte("\n")))
+	return t.stdin.Write(b)
+}
+
+// pump reads the agent's stdout line by line until EOF, recording every
+// line, handling session/update notifications and forwarding the rest to
+// sdk. It closes sdk when the agent's stdout ends.
+func (t *tap) pump(stdout io.Reader, sdk *io.PipeWriter) {
+	r := bufio.NewReaderSize(stdout, 64*1024)
+	var err error
+	for {
+		var line []byte
+		line, err = readLine(r)
+		if errors.Is(err, errLineTooLong) {
+			t.log.Error("agent wrote a line longer than the tap accepts; discarded", "limit", MaxLine)
+			continue
+		}
+		if len(line) > 0 {
+			t.line(line, sdk)
+		}
+		if err != nil {
+			break
+		}
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	sdk.CloseWithError(err)
+}
+
+// line handles one complete line from the agent.
+func (t *tap) line(line []byte, sdk io.Writer) {
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 {
+		return
+	}
+	t.mu.Lock()
+	t.recordLocked(FromAgent, line)
+	t.mu.Unlock()
+
+	f := &t.frame
+	if err := acpwire.Decode(trimmed, f); err != nil {
+		t.log.Warn("malformed line from agent; skipped", "err", err, "line", clip(trimmed))
+		return
+	}
+	if f.Kind == acpwire.Notification && f.Method == "session/update" {
+		// Update strings are copies and its slices alias line, which is
+		// never reused: it can be handed over as it is.
+		t.onUpdate(f.Update)
+		return
+	}
+	if len(line) > SDKMaxLine {
+		t.log.Error("agent frame over the SDK's 10 MiB line limit; not forwarded", "method", f.Method, "kind", f.Kind.String(), "id", f.IDString(), "bytes", len(line))
+		return
+	}
+	buf := make([]byte, 0, len(trimmed)+1)
+	buf = append(append(buf, trimmed...), '\n')
+	if _, err := sdk.Write(buf); err != nil {
+		t.log.Debug("sdk stopped reading", "err", err)
+	}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine returns the next line without its newline, in a fresh slice.
+// A final line without a newline is returned with io.EOF.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > MaxLine {
+			// Discard up to the end of this line.
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = r.ReadSlice('\n')
+			}
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			if errors.Is(err, io.EOF) {
+				return nil, io.EOF
+			}
+			return nil, errLineTooLong
+		}
+		line = append(line, chunk...)
+		switch {
+		case err == nil:
+			return line[:len(line)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			return line, err
+		}
+	}
+}
+
+// clip shortens a line for a log message.
+func clip(b []byte) string {
+	const n = 200
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
