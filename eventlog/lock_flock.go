@@ -1,0 +1,34 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package eventlog
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// lockFile takes an exclusive flock on f without waiting. It returns
+// ErrLocked while another open file holds it, in any process. The lock
+// goes away when f is closed.
+func lockFile(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var lockErr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			lockErr = syscall.Flock(int(fd), syscall.LOCK_EX|syscall.LOCK_NB)
+			if !errors.Is(lockErr, syscall.EINTR) {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	if errors.Is(lockErr, syscall.EWOULDBLOCK) {
+		return ErrLocked
+	}
+	return lockErr
+}
