@@ -1,0 +1,114 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// Binding ties a chat thread to an ACP session of one configured agent.
+type Binding struct {
+	Thread channels.ThreadRef
+	// Agent is the name of the configured agent that runs the session.
+	Agent     string
+	SessionID string
+	// Cwd is the session's working directory.
+	Cwd string
+	// Title is the session's title when the agent gave one.
+	Title   string
+	Created time.Time
+	Updated time.Time
+}
+
+const bindingCols = `platform, channel, thread, agent, session_id, cwd, title, created_ms, updated_ms`
+
+func scanBinding(sc interface{ Scan(...any) error }) (Binding, error) {
+	var b Binding
+	var created, updated int64
+	err := sc.Scan(&b.Thread.Platform, &b.Thread.Channel, &b.Thread.Thread,
+		&b.Agent, &b.SessionID, &b.Cwd, &b.Title, &created, &updated)
+	b.Created, b.Updated = fromMS(created), fromMS(updated)
+	return b, err
+}
+
+// Binding returns the binding of thread t and whether there is one. It does
+// file I/O.
+func (s *Store) Binding(ctx context.Context, t channels.ThreadRef) (Binding, bool, error) {
+	row := s.db.QueryRowContext(ctx,
+		`SELECT `+bindingCols+` FROM bindings WHERE platform = ? AND channel = ? AND thread = ?`,
+		t.Platform, t.Channel, t.Thread)
+	b, err := scanBinding(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Binding{}, false, nil
+	}
+	if err != nil {
+		return Binding{}, false, fmt.Errorf("read binding %s: %w", t, err)
+	}
+	return b, true, nil
+}
+
+// PutBinding stores b, replacing the binding of b.Thread if there is one
+// (its Created time is kept then). A zero Created or Updated is set to the
+// current time. It does file I/O.
+func (s *Store) PutBinding(ctx context.Context, b Binding) error {
+	at := now()
+	if b.Updated.IsZero() {
+		b.Updated = at
+	}
+	if b.Created.IsZero() {
+		b.Created = b.Updated
+	}
+	_, err := s.db.ExecContext(ctx, `
+INSERT INTO bindings (`+bindingCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (platform, channel, thread) DO UPDATE SET
+	agent = excluded.agent,
+	session_id = excluded.session_id,
+	cwd = excluded.cwd,
+	title = excluded.title,
+	updated_ms = excluded.updated_ms`,
+		b.Thread.Platform, b.Thread.Channel, b.Thread.Thread, b.Agent, b.SessionID, b.Cwd, b.Title,
+		toMS(b.Created), toMS(b.Updated))
+	if err != nil {
+		return fmt.Errorf("put binding %s: %w", b.Thread, err)
+	}
+	return nil
+}
+
+// DeleteBinding removes the binding of thread t; it is not an error if there
+// is none. The session's transcript and turns are kept. It does file I/O.
+func (s *Store) DeleteBinding(ctx context.Context, t channels.ThreadRef) error {
+	_, err := s.db.ExecContext(ctx,
+		`DELETE FROM bindings WHERE platform = ? AND channel = ? AND thread = ?`,
+		t.Platform, t.Channel, t.Thread)
+	if err != nil {
+		return fmt.Errorf("delete binding %s: %w", t, err)
+	}
+	return nil
+}
+
+// Bindings returns every binding, ordered by platform, channel and thread.
+// It does file I/O.
+func (s *Store) Bindings(ctx context.Context) ([]Binding, error) {
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT `+bindingCols+` FROM bindings ORDER BY platform, channel, thread`)
+	if err != nil {
+		return nil, fmt.Errorf("list bindings: %w", err)
+	}
+	defer rows.Close()
+	var bs []Binding
+	for rows.Next() {
+		b, err := scanBinding(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list bindings: %w", err)
+		}
+		bs = append(bs, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list bindings: %w", err)
+	}
+	return bs, nil
+}

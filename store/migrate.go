@@ -1,0 +1,126 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+)
+
+// migrations are the schema steps, in order. Step i brings user_version
+// from i to i+1. Append new steps; never edit or reorder released ones.
+var migrations = []string{
+	// 1: thread bindings and permission prompts.
+	`
+CREATE TABLE bindings (
+	platform   TEXT NOT NULL,
+	channel    TEXT NOT NULL,
+	thread     TEXT NOT NULL,
+	agent      TEXT NOT NULL,
+	session_id TEXT NOT NULL,
+	cwd        TEXT NOT NULL DEFAULT '',
+	created_ms INTEGER NOT NULL,
+	updated_ms INTEGER NOT NULL,
+	PRIMARY KEY (platform, channel, thread)
+) WITHOUT ROWID;
+CREATE INDEX bindings_session ON bindings (session_id);
+
+CREATE TABLE prompts (
+	id           TEXT PRIMARY KEY NOT NULL,
+	platform     TEXT NOT NULL,
+	channel      TEXT NOT NULL,
+	thread       TEXT NOT NULL,
+	session_id   TEXT NOT NULL,
+	request_id   TEXT NOT NULL,
+	tool_call_id TEXT NOT NULL,
+	title        TEXT NOT NULL,
+	kind         TEXT NOT NULL,
+	options      TEXT NOT NULL, -- JSON: [{"id","name","kind"}]
+	message_id   TEXT NOT NULL DEFAULT '',
+	status       TEXT NOT NULL CHECK (status IN ('pending', 'answered', 'expired', 'cancelled')),
+	chosen       TEXT NOT NULL DEFAULT '',
+	chosen_by    TEXT NOT NULL DEFAULT '',
+	created_ms   INTEGER NOT NULL,
+	expires_ms   INTEGER NOT NULL DEFAULT 0,
+	resolved_ms  INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX prompts_pending ON prompts (created_ms) WHERE status = 'pending';
+`,
+	// 2: session titles, per-turn usage and transcripts.
+	`
+ALTER TABLE bindings ADD COLUMN title TEXT NOT NULL DEFAULT '';
+
+CREATE TABLE turns (
+	session_id   TEXT NOT NULL,
+	seq          INTEGER NOT NULL,
+	platform     TEXT NOT NULL,
+	channel      TEXT NOT NULL,
+	thread       TEXT NOT NULL,
+	stop_reason  TEXT NOT NULL,
+	error        TEXT NOT NULL,
+	started_ms   INTEGER NOT NULL,
+	ended_ms     INTEGER NOT NULL,
+	used         INTEGER, -- NULL when the agent did not say
+	size         INTEGER, -- NULL when the agent did not say
+	cost         REAL,    -- NULL when the agent did not say
+	currency     TEXT NOT NULL,
+	prompt_chars INTEGER NOT NULL,
+	reply_chars  INTEGER NOT NULL,
+	PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE entries (
+	session_id TEXT NOT NULL,
+	seq        INTEGER NOT NULL,
+	type       TEXT NOT NULL,
+	created_ms INTEGER NOT NULL,
+	updated_ms INTEGER NOT NULL,
+	data       TEXT NOT NULL, -- JSON, by type; see codec.go
+	PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+`,
+}
+
+// migrate applies the steps db has not seen yet, each in its own IMMEDIATE
+// transaction that also sets user_version, so a step is applied completely
+// once or not at all, even with two processes opening the file at once.
+func migrate(ctx context.Context, db *sql.DB, steps []string, log *slog.Logger) error {
+	for {
+		done, err := migrateOne(ctx, db, steps, log)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// migrateOne applies the next step, if any, and reports whether the schema
+// is up to date.
+func migrateOne(ctx context.Context, db *sql.DB, steps []string, log *slog.Logger) (done bool, err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("migrate: begin: %w", err)
+	}
+	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return false, fmt.Errorf("migrate: read version: %w", err)
+	}
+	switch {
+	case v > len(steps):
+		return false, fmt.Errorf("migrate: schema version %d is newer than this gateway knows (%d)", v, len(steps))
+	case v == len(steps):
+		return true, nil
+	}
+	if _, err := tx.ExecContext(ctx, steps[v]); err != nil {
+		return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
+	}
+	// PRAGMA takes no bound parameters; v+1 is an int.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+		return false, fmt.Errorf("migrate to version %d: set version: %w", v+1, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("migrate to version %d: commit: %w", v+1, err)
+	}
+	log.Info("store: schema migrated", "version", v+1)
+	return v+1 == len(steps), nil
+}

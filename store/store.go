@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+)
+
+// BusyTimeout is how long a statement waits for another process's lock on
+// the database file before it fails with SQLITE_BUSY.
+const BusyTimeout = 5 * time.Second
+
+// ErrNotFound is returned when a method needs a row that does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Store is the gateway's SQLite database. Its methods are safe for
+// concurrent use; each does file I/O and blocks until SQLite answered or ctx
+// ended.
+type Store struct {
+	db  *sql.DB
+	log *slog.Logger
+}
+
+// Open opens (creating if needed) the database file at path, sets it up
+// (WAL, busy timeout, foreign keys) and migrates its schema to the current
+// version. It does file I/O. A nil logger discards logs. It fails when the
+// file cannot be opened, was written by a newer gateway, or a migration
+// fails (that migration is then rolled back).
+func Open(ctx context.Context, path string, logger *slog.Logger) (*Store, error) {
+	return open(ctx, path, logger, migrations)
+}
+
+// open is Open with a given list of migrations, so tests can build files
+// of an older version.
+func open(ctx context.Context, path string, logger *slog.Logger, steps []string) (*Store, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open store %q: %w", path, err)
+	}
+	db, err := sql.Open("sqlite", dsn(abs))
+	if err != nil {
+		return nil, fmt.Errorf("open store %q: %w", abs, err)
+	}
+	// One connection: goroutines queue in database/sql instead of racing
+	// for SQLite's write lock. The connection is kept for the life of the
+	// Store so its pragmas hold; the DSN sets them again if it is replaced.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	s := &Store{db: db, log: logger}
+	if err := s.init(ctx, steps); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %q: %w", abs, err)
+	}
+	return s, nil
+}
+
+func (s *Store) init(ctx context.Context, steps []string) error {
+	var mode string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return fmt.Errorf("read journal mode: %w", err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		// Some file systems cannot hold a WAL; SQLite then keeps its
+		// rollback journal, which is slower but correct.
+		s.log.Warn("store: WAL mode not available", "journal_mode", mode)
+	}
+	return migrate(ctx, s.db, steps, s.log)
+}
+
+// dsn returns the driver's data source name for the absolute path abs: a
+// file: URI (so any character in the path is escaped) with the pragmas every
+// connection needs.
+func dsn(abs string) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Set("_txlock", "immediate")
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
+	return u.String()
+}
+
+// Close closes the database. It waits for statements in progress, does file
+// I/O (a WAL checkpoint) and returns the first error met.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("close store: %w", err)
+	}
+	return nil
+}
+
+// inTx runs f in a transaction (BEGIN IMMEDIATE) and commits it, or rolls
+// it back when f or the commit fails.
+func (s *Store) inTx(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// toMS converts t to UTC Unix milliseconds, 0 for the zero time.
+func toMS(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// fromMS is the inverse of toMS.
+func fromMS(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// normTime returns t in UTC with millisecond precision, the form the store
+// keeps, so times read back compare equal to times written.
+func normTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return fromMS(toMS(t))
+}
+
+// now is the current time in the store's form.
+func now() time.Time { return normTime(time.Now()) }
