@@ -539,3 +539,9 @@ func earliest(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// StopTyping stops the typing indicator until the next turn (a stop was
+// requested: nothing is shown as working while the agent winds down).
+func (l *Lane) StopTyping() {
+	l.doTyping(l.typing.Halt())
+}

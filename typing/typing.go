@@ -118,6 +118,13 @@ func (m *Machine) TurnEnd(now time.Time) Action {
 	return None
 }
 
+// Halt stops typing at once, even while the lane still delivers: the turn
+// is being stopped. Typing starts again only with the next TurnStart.
+func (m *Machine) Halt() Action {
+	m.open = false
+	return m.stop()
+}
+
 // LaneIdle reports whether the lane has nothing queued (idle is true) or got
 // work (idle is false). It returns Stop if the lane became idle after the
 // turn ended while typing is shown; it never starts typing.

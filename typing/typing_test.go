@@ -38,6 +38,8 @@ func do(t testing.TB, m *Machine, s step) Action {
 	case "reset":
 		m.Reset()
 		return None
+	case "halt":
+		return m.Halt()
 	}
 	t.Fatalf("unknown op %q", s.op)
 	return None
@@ -120,6 +122,19 @@ func TestMachine(t *testing.T) {
 				{"visible", 17 * s, None},
 				{"end", 20 * s, Stop},
 				{"tick", 24 * s, None},
+			},
+		},
+		{
+			name: "halt stops at once while the lane is busy, and nothing restarts it", cfg: instant, interval: 8 * s,
+			steps: []step{
+				{"start", 0, Start},
+				{"busy", 1 * s, None},
+				{"halt", 2 * s, Stop},
+				{"visible", 3 * s, None},
+				{"tick", 9 * s, None},
+				{"end", 10 * s, None},
+				{"idle", 11 * s, None},
+				{"start", 20 * s, Start},
 			},
 		},
 		{

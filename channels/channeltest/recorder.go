@@ -54,6 +54,7 @@ type Recorder struct {
 	lastID   int
 	injected map[string][]error // by operation name, in injection order
 	typing   map[channels.ThreadRef]bool
+	changed  chan struct{} // closed and replaced on every logged call
 }
 
 // record is one entry of the call log.
@@ -81,6 +82,7 @@ func New(o Options) *Recorder {
 		byID:     make(map[channels.MessageID]*Message),
 		injected: make(map[string][]error),
 		typing:   make(map[channels.ThreadRef]bool),
+		changed:  make(chan struct{}),
 	}
 	r.adapter = newAdapter(r, o)
 	return r
@@ -132,7 +134,15 @@ func (r *Recorder) ops(keep func(record) bool) []Op {
 func (r *Recorder) Note(op Op) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.attempts = append(r.attempts, record{op: op.clone(), ok: true})
+	r.logLocked(channels.ThreadRef{}, op.clone(), nil)
+}
+
+// NoteIn is Note for a note that belongs to thread t: OpsIn(t) and
+// WaitFor(t) include it.
+func (r *Recorder) NoteIn(t channels.ThreadRef, op Op) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.logLocked(t, op.clone(), nil)
 }
 
 // Messages returns the current state of every posted message (prompts
@@ -439,4 +449,27 @@ func (r *Recorder) logLocked(t channels.ThreadRef, op Op, err error) {
 		op.Error = err.Error()
 	}
 	r.attempts = append(r.attempts, record{thread: t, op: op, ok: err == nil})
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// WaitFor blocks until ok holds for the successful operations in thread t
+// (as OpsIn returns them), checking after every call the recorder logs. It
+// returns an error wrapping the context's cause, with the operations seen,
+// when ctx ends first.
+func (r *Recorder) WaitFor(ctx context.Context, t channels.ThreadRef, ok func([]Op) bool) error {
+	for {
+		r.mu.Lock()
+		ch := r.changed
+		r.mu.Unlock()
+		ops := r.OpsIn(t)
+		if ok(ops) {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("channeltest: waiting in %s: %w; ops so far: %v", t, context.Cause(ctx), ops)
+		}
+	}
 }

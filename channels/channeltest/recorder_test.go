@@ -629,3 +629,24 @@ func TestConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestWaitFor(t *testing.T) {
+	r := New(Options{Edit: true})
+	th := r.Thread("w")
+	done := make(chan error, 1)
+	go func() {
+		done <- r.WaitFor(t.Context(), th, func(ops []Op) bool { return len(ops) == 2 })
+	}()
+	if _, err := r.Adapter().Post(t.Context(), th, channels.Message{Kind: channels.KindText, Text: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	r.NoteIn(th, Op{Op: "turn_end"})
+	if err := <-done; err != nil {
+		t.Fatalf("WaitFor: %v", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := r.WaitFor(ctx, th, func([]Op) bool { return false }); err == nil {
+		t.Error("WaitFor with a done context returned nil")
+	}
+}
