@@ -4,6 +4,7 @@
 //
 //	gateway [run]                 start the gateway (not yet wired: see README)
 //	gateway replay [flags] FILE   preview a recorded ACP session as chat operations
+//	gateway demo-agent [flags]    serve the scripted demo ACP agent on stdio
 //	gateway help                  show usage
 package main
 
@@ -13,12 +14,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 
 	"github.com/acpgw/gateway/config"
+	"github.com/acpgw/gateway/demoagent"
+	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/replay"
 )
 
@@ -26,7 +30,12 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
+	var ex exitCode
+	switch {
+	case err == nil:
+	case errors.As(err, &ex):
+		os.Exit(int(ex))
+	default:
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "gateway:", err)
 		}
@@ -34,12 +43,21 @@ func main() {
 	}
 }
 
+// exitCode is an error that asks main to exit with that status and say
+// nothing more.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
 const usage = `usage: gateway <command> [flags]
 
 commands:
   run      start the gateway (default)
   replay   run a recorded ACP session (NDJSON) through the projector and
            dispatch into a recording channel; print the chat operations
+  demo-agent
+           serve the scripted demo ACP agent on stdin/stdout (the
+           embedded default agent; send it "help" for its scenarios)
   help     show this help
 `
 
@@ -51,6 +69,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch cmd {
 	case "replay":
 		return runReplay(ctx, args, stdin, stdout, stderr)
+	case "demo-agent":
+		return runDemoAgent(ctx, args, stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -101,7 +121,12 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	in := stdin
 	if name := fs.Arg(0); name != "-" {
-		f, err := os.Open(name)
+		if _, err := os.Stat(name); err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		// An event log may be rotated into segments; the reader joins
+		// them and drops a torn last line.
+		f, err := eventlog.OpenReader(name)
 		if err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}
@@ -116,5 +141,22 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		Summary:       *summary,
 		Warn:          stderr,
 	})
+	return err
+}
+
+// runDemoAgent serves the demo agent on stdio. Its logs go to stderr; its
+// "crash" scenario exits with demoagent.CrashExitStatus.
+func runDemoAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	o, err := demoagent.ParseFlags(args)
+	if err != nil {
+		return fmt.Errorf("demo-agent: %w", err)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	err = demoagent.Run(ctx, stdin, stdout, o)
+	if errors.Is(err, demoagent.ErrCrash) {
+		return exitCode(demoagent.CrashExitStatus)
+	}
 	return err
 }

@@ -1,0 +1,99 @@
+package demoagent
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Environment variables read by [ParseFlags] when the matching flag is absent.
+const (
+	// EnvStateDir is the fallback for --state-dir.
+	EnvStateDir = "DEMO_AGENT_STATE_DIR"
+	// EnvAuthEnv is the fallback for --auth-env.
+	EnvAuthEnv = "DEMO_AGENT_AUTH_ENV"
+)
+
+// AuthMethodID is the id of the only authentication method the agent offers
+// when [Options.AuthEnv] is set.
+const AuthMethodID = "env-token"
+
+// Options configure [Run]. The zero value is ready to use.
+type Options struct {
+	// StateDir is the directory that holds one JSON file per session so
+	// that another process can load it. Empty means [DefaultStateDir].
+	StateDir string
+	// AuthEnv, when set, names an environment variable that gates the
+	// agent: initialize advertises the "env-token" method, and session/new
+	// and session/load fail with "authentication required" until an
+	// authenticate call finds the variable non-empty in the agent's own
+	// environment. Empty means no authentication.
+	AuthEnv string
+	// Logger receives diagnostics, never protocol frames. Nil discards.
+	Logger *slog.Logger
+	// Getenv looks up environment variables for authenticate. Nil means
+	// os.Getenv; tests inject a map.
+	Getenv func(string) string
+}
+
+// DefaultStateDir is the state directory used when [Options.StateDir] is
+// empty: gateway-demo-agent under the system's temporary directory.
+func DefaultStateDir() string {
+	return filepath.Join(os.TempDir(), "gateway-demo-agent")
+}
+
+// ParseFlags parses the flags of the demo-agent subcommand (args excludes
+// the subcommand itself) and fills in the environment fallbacks:
+//
+//	--state-dir DIR   where session files live; env DEMO_AGENT_STATE_DIR;
+//	                  default DefaultStateDir()
+//	--auth-env NAME   require authenticate, which succeeds when $NAME is
+//	                  non-empty; env DEMO_AGENT_AUTH_ENV; default none
+//
+// A flag wins over its environment variable. ParseFlags reads the
+// environment and has no other side effects; it prints nothing. For -h the
+// error wraps flag.ErrHelp and its text is the usage.
+func ParseFlags(args []string) (Options, error) {
+	return parseFlags(args, os.Getenv)
+}
+
+func parseFlags(args []string, getenv func(string) string) (Options, error) {
+	o := Options{StateDir: getenv(EnvStateDir), AuthEnv: getenv(EnvAuthEnv)}
+	var usage bytes.Buffer
+	fs := flag.NewFlagSet("demo-agent", flag.ContinueOnError)
+	fs.SetOutput(&usage)
+	fs.StringVar(&o.StateDir, "state-dir", o.StateDir,
+		"directory for session files, one JSON file per session (env "+EnvStateDir+"; default "+DefaultStateDir()+")")
+	fs.StringVar(&o.AuthEnv, "auth-env", o.AuthEnv,
+		"require authenticate with method "+AuthMethodID+", which succeeds when this environment variable is non-empty (env "+EnvAuthEnv+")")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage.Reset()
+			fmt.Fprintln(&usage, "usage: gateway demo-agent [--state-dir DIR] [--auth-env NAME]")
+			fs.PrintDefaults()
+			return Options{}, &usageError{err: err, usage: strings.TrimSpace(usage.String())}
+		}
+		return Options{}, fmt.Errorf("demo-agent flags: %w", err)
+	}
+	if fs.NArg() > 0 {
+		return Options{}, fmt.Errorf("demo-agent flags: unexpected argument %q", fs.Arg(0))
+	}
+	if o.AuthEnv != "" && strings.ContainsAny(o.AuthEnv, "= \t\r\n\x00") {
+		return Options{}, fmt.Errorf("demo-agent flags: --auth-env: %q is not an environment variable name", o.AuthEnv)
+	}
+	return o, nil
+}
+
+// usageError carries the usage text for -h while still matching flag.ErrHelp.
+type usageError struct {
+	err   error
+	usage string
+}
+
+func (e *usageError) Error() string { return e.usage }
+func (e *usageError) Unwrap() error { return e.err }

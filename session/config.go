@@ -1,0 +1,111 @@
+package session
+
+import (
+	"time"
+
+	"github.com/acpgw/gateway/abort"
+	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/typing"
+)
+
+// Busy policies: what a message does while a turn runs in its thread.
+const (
+	// BusyQueue runs the message after the current turn (the thread is
+	// told it is queued).
+	BusyQueue = "queue"
+	// BusyInterrupt cancels the running turn, then runs the message.
+	BusyInterrupt = "interrupt"
+)
+
+// Permission policies: how session/request_permission is answered.
+const (
+	// PermissionAsk shows the request to people as buttons (or numbered
+	// choices) and waits for an approver.
+	PermissionAsk = "ask"
+	// PermissionApproveReads allows read, search and think tools
+	// without asking and asks for the rest.
+	PermissionApproveReads = "approve-reads"
+	// PermissionApproveAll allows everything without asking.
+	PermissionApproveAll = "approve-all"
+	// PermissionDenyAll rejects everything without asking.
+	PermissionDenyAll = "deny-all"
+)
+
+// Policy is what a thread's channel settles for one turn. Settings from the
+// configuration file are resolved per thread (the most specific override
+// wins) by the caller's Options.Policy.
+type Policy struct {
+	// Stream is the acp.stream section.
+	Stream projector.Settings
+	// Typing is the typing section.
+	Typing typing.Config
+	// Busy is BusyQueue or BusyInterrupt.
+	Busy string
+	// Permissions is the permission policy and timeout.
+	Permissions PermissionConfig
+}
+
+// PermissionConfig is the permissions section.
+type PermissionConfig struct {
+	// Policy is one of ask, approve-reads, approve-all, deny-all.
+	Policy string `koanf:"policy" validate:"oneof=ask approve-reads approve-all deny-all"`
+	// Timeout is how long a prompt waits for an answer before the agent
+	// gets the reject option (10s to 24h; default 10m).
+	Timeout time.Duration `koanf:"timeout" validate:"min=10s,max=24h"`
+}
+
+// DefaultPermissionConfig returns the documented defaults.
+func DefaultPermissionConfig() PermissionConfig {
+	return PermissionConfig{Policy: PermissionAsk, Timeout: 10 * time.Minute}
+}
+
+// DefaultPolicy returns the defaults of every setting.
+func DefaultPolicy() Policy {
+	return Policy{
+		Stream:      projector.DefaultSettings(),
+		Typing:      typing.DefaultConfig(),
+		Busy:        BusyQueue,
+		Permissions: DefaultPermissionConfig(),
+	}
+}
+
+// AccessRule is who may use the gateway on one platform (access.<platform>
+// in YAML). Lists are of platform ids. A platform with no rule at all
+// denies everyone (except platforms the caller declares open, such as the
+// local web chat on 127.0.0.1).
+type AccessRule struct {
+	// Guilds (Discord) or Workspaces (Slack) allowed; empty: any.
+	Guilds     []string `koanf:"guilds"`
+	Workspaces []string `koanf:"workspaces"`
+	// Channels allowed; empty: any channel of the allowed guilds or
+	// workspaces.
+	Channels []string `koanf:"channels"`
+	// Users and Roles (Discord roles, or Slack user groups as
+	// UserGroups) who may prompt and stop. When both are empty, anyone in
+	// the allowed channels may.
+	Users      []string `koanf:"users"`
+	Roles      []string `koanf:"roles"`
+	UserGroups []string `koanf:"userGroups"`
+	// Approvers (user, role or user group ids) may answer permission
+	// prompts; empty: whoever may prompt.
+	Approvers []string `koanf:"approvers"`
+	// AllowBots lets other bots prompt (default false: they are ignored).
+	AllowBots bool `koanf:"allowBots"`
+}
+
+// AbortConfig is the stop-word configuration (package abort).
+type AbortConfig = abort.Config
+
+// Limits of the runtime.
+type Limits struct {
+	// MaxProcesses caps concurrent agent processes; beyond it the
+	// least recently used idle one is stopped, or the thread is told the
+	// gateway is busy.
+	MaxProcesses int
+	// IdleTimeout stops an agent process that has been idle this long;
+	// its session resumes on the next message. Zero: never.
+	IdleTimeout time.Duration
+	// StopGrace is how long a stopped agent process may take to exit
+	// before it is signalled.
+	StopGrace time.Duration
+}

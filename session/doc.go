@@ -1,0 +1,16 @@
+// Package session binds chat threads to ACP sessions and runs them: the
+// Router takes every inbound message from the channel adapters, applies
+// the access policy, recognises stop requests (package abort) before
+// anything else, answers permission prompts, and queues prompts per
+// thread under the channel's busy policy (queue or interrupt).
+//
+// Each thread has one owner goroutine that runs its turns one at a time:
+// it starts (or resumes with session/load) the agent process, sends the
+// prompt, and projects the agent's updates (package projector) into the
+// thread's delivery lane (package dispatch). Updates arrive on the agent
+// tap's goroutine and are handed over without blocking, so a slow chat
+// platform never stalls an agent, and a stop never waits behind delivery.
+//
+// Bindings, pending permission prompts, per-turn usage and the transcript
+// are kept in the store; every raw frame goes to the session's event log.
+package session

@@ -1,0 +1,235 @@
+package session_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/abort"
+	"github.com/acpgw/gateway/agent"
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/store"
+)
+
+// env is a gateway (router, store, event log) around a recording channel,
+// with the demo agent as a real subprocess.
+type env struct {
+	t      *testing.T
+	dir    string
+	rec    *channeltest.Recorder
+	st     *store.Store
+	r      *session.Router
+	cancel context.CancelFunc
+	done   chan struct{}
+	ends   chan turnEnd
+	agents chan agentEvent
+}
+
+type agentEvent struct {
+	thread channels.ThreadRef
+	event  string
+}
+
+// waitAgent waits for an agent event in th.
+func (e *env) waitAgent(th channels.ThreadRef, event string) {
+	e.t.Helper()
+	ctx := e.ctx()
+	for {
+		select {
+		case ev := <-e.agents:
+			if ev.thread == th && ev.event == event {
+				return
+			}
+		case <-ctx.Done():
+			e.t.Fatalf("no agent event %q in %s", event, th)
+		}
+	}
+}
+
+type turnEnd struct {
+	thread channels.ThreadRef
+	end    projector.TurnEnd
+}
+
+type envOptions struct {
+	rec      channeltest.Options
+	policy   *session.Policy
+	access   map[string]session.AccessRule
+	open     bool
+	grace    time.Duration
+	limits   session.Limits
+	agentEnv []string
+	dir      string // reuse a data dir (a restart)
+	recorder *channeltest.Recorder
+	spec     *agent.Spec
+}
+
+var ann = channels.Author{ID: "u-ann", Name: "Ann"}
+var bob = channels.Author{ID: "u-bob", Name: "Bob"}
+
+func demoSpec(stateDir string, env ...string) agent.Spec {
+	exe, _ := os.Executable()
+	return agent.Spec{
+		Name:    "demo",
+		Command: []string{exe, "-test.run=^$", "--state-dir", stateDir},
+		Env:     append([]string{"SESSION_TEST_DEMO_AGENT=1", "GORACE=atexit_sleep_ms=0"}, env...),
+	}
+}
+
+func newEnv(t *testing.T, o envOptions) *env {
+	t.Helper()
+	dir := o.dir
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := store.Open(ctx, filepath.Join(dir, "gateway.db"), nil)
+	if err != nil {
+		t.Fatalf("store.Open: %v", err)
+	}
+	if o.rec.Platform == "" {
+		o.rec.Platform = "web"
+	}
+	rec := o.recorder
+	if rec == nil {
+		rec = channeltest.New(o.rec)
+	}
+	e := &env{t: t, dir: dir, rec: rec, st: st, cancel: cancel, done: make(chan struct{}), ends: make(chan turnEnd, 100), agents: make(chan agentEvent, 100)}
+	ab := abort.DefaultConfig()
+	if o.grace > 0 {
+		ab.Grace = o.grace
+	}
+	var open []string
+	if o.open || o.access == nil {
+		open = []string{o.rec.Platform}
+	}
+	spec := demoSpec(filepath.Join(dir, "demo-state"), o.agentEnv...)
+	if o.spec != nil {
+		spec = *o.spec
+	}
+	so := session.Options{
+		Store:       st,
+		EventLogDir: filepath.Join(dir, "events"),
+		Agent:       func(string) (agent.Spec, bool) { return spec, true },
+		Cwd:         dir,
+		Access:      o.access,
+		Open:        open,
+		Abort:       ab,
+		Limits:      o.limits,
+		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
+			rec.NoteIn(th, channeltest.Op{Op: "turn_end", StopReason: end.StopReason})
+			e.ends <- turnEnd{th, end}
+		},
+		OnAgent: func(th channels.ThreadRef, ev string) { e.agents <- agentEvent{th, ev} },
+	}
+	if o.policy != nil {
+		p := *o.policy
+		so.Policy = func(channels.ThreadRef, string) session.Policy { return p }
+	}
+	e.r = session.New(so)
+	e.r.Add(o.rec.Platform, rec.Adapter())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = rec.Adapter().Run(ctx, e.r.Handle) })
+	wg.Go(func() { _ = e.r.Run(ctx) })
+	go func() { wg.Wait(); close(e.done) }()
+	t.Cleanup(e.close)
+	return e
+}
+
+// close shuts the gateway down and waits for it.
+func (e *env) close() {
+	select {
+	case <-e.done:
+		return
+	default:
+	}
+	e.cancel()
+	select {
+	case <-e.done:
+	case <-time.After(30 * time.Second):
+		e.t.Error("the gateway did not shut down within 30 s")
+	}
+	e.st.Close()
+}
+
+func (e *env) ctx() context.Context {
+	ctx, cancel := context.WithTimeout(e.t.Context(), 30*time.Second)
+	e.t.Cleanup(cancel)
+	return ctx
+}
+
+func (e *env) say(th channels.ThreadRef, who channels.Author, text string) {
+	e.t.Helper()
+	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: who, Text: text, ID: channels.MessageID("in-" + text), Reply: e.rec.ReplyFunc(th)}); err != nil {
+		e.t.Fatalf("deliver %q: %v", text, err)
+	}
+}
+
+// waitEnd waits for the next turn end in th.
+func (e *env) waitEnd(th channels.ThreadRef) projector.TurnEnd {
+	e.t.Helper()
+	ctx := e.ctx()
+	for {
+		select {
+		case te := <-e.ends:
+			if te.thread == th {
+				return te.end
+			}
+		case <-ctx.Done():
+			e.t.Fatalf("no turn end in %s; ops: %v", th, e.rec.OpsIn(th))
+		}
+	}
+}
+
+// waitOp waits until an op in th satisfies ok and returns it.
+func (e *env) waitOp(th channels.ThreadRef, what string, ok func(channeltest.Op) bool) channeltest.Op {
+	e.t.Helper()
+	var found channeltest.Op
+	err := e.rec.WaitFor(e.ctx(), th, func(ops []channeltest.Op) bool {
+		for _, op := range ops {
+			if ok(op) {
+				found = op
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		e.t.Fatalf("waiting for %s: %v", what, err)
+	}
+	return found
+}
+
+// text returns the thread's assistant text (text messages, in order).
+func (e *env) text(th channels.ThreadRef) string {
+	var b strings.Builder
+	for _, m := range e.rec.Messages() {
+		if m.Thread == th && m.Kind == channels.KindText {
+			b.WriteString(m.Text)
+		}
+	}
+	return b.String()
+}
+
+func (e *env) messages(th channels.ThreadRef, kind channels.Kind) []channeltest.Message {
+	var out []channeltest.Message
+	for _, m := range e.rec.Messages() {
+		if m.Thread == th && m.Kind == kind {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func isPrompt(op channeltest.Op) bool { return op.Op == "prompt" }
+
+func hasText(sub string) func(channeltest.Op) bool {
+	return func(op channeltest.Op) bool { return strings.Contains(op.Text, sub) }
+}

@@ -1,0 +1,72 @@
+package session_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/acpgw/gateway/demoagent"
+)
+
+// TestMain lets the test binary serve as the demo agent: the tests start
+// it as a real subprocess through the same spawn code as real agents.
+func TestMain(m *testing.M) {
+	if os.Getenv("SESSION_TEST_DEAF_AGENT") != "" {
+		deafAgent()
+		os.Exit(0)
+	}
+	if os.Getenv("SESSION_TEST_DEMO_AGENT") != "" {
+		var args []string
+		for _, a := range os.Args[1:] {
+			if !strings.HasPrefix(a, "-test.") {
+				args = append(args, a)
+			}
+		}
+		o, err := demoagent.ParseFlags(args)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		err = demoagent.Run(context.Background(), os.Stdin, os.Stdout, o)
+		switch {
+		case errors.Is(err, demoagent.ErrCrash):
+			os.Exit(demoagent.CrashExitStatus)
+		case err != nil:
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// deafAgent answers initialize and session/new, and on a prompt sends one
+// chunk, closes its stdin (so session/cancel cannot be written) and hangs.
+func deafAgent() {
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(in.Bytes(), &req) != nil {
+			continue
+		}
+		send := func(s string) { os.Stdout.WriteString(s + "\n") }
+		switch req.Method {
+		case "initialize":
+			send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"protocolVersion":1,"agentCapabilities":{},"authMethods":[]}}`)
+		case "session/new":
+			send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"sessionId":"deaf-1"}}`)
+		case "session/prompt":
+			send(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"deaf-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"working"}}}}`)
+			os.Stdin.Close()
+			select {}
+		}
+	}
+}

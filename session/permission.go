@@ -1,0 +1,378 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acpgw/gateway/agent"
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/tooldisplay"
+)
+
+// optionSep joins a prompt id and an ACP option id in a button's id, so a
+// click names its prompt even after a restart.
+const optionSep = "/"
+
+// pending is a permission prompt waiting for an answer.
+type pending struct {
+	id      string
+	req     agent.PermissionRequest
+	text    string // the prompt's text, kept for the resolved version
+	asked   time.Time
+	answer  chan answered // capacity 1; written once by resolve
+	done    bool          // guarded by thread.mu
+	handled bool          // the message was posted (guarded by thread.mu)
+}
+
+type answered struct {
+	option string
+	ok     bool
+}
+
+// Permission implements agent.Handler: it applies the channel's policy or
+// asks people, and blocks until there is an answer.
+func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (string, bool) {
+	t.mu.Lock()
+	policy := t.policy.Permissions
+	t.mu.Unlock()
+	title := toolTitle(req.Tool)
+	auto := ""
+	switch policy.Policy {
+	case PermissionApproveAll:
+		auto = "allow"
+	case PermissionDenyAll:
+		auto = "reject"
+	case PermissionApproveReads:
+		switch req.Tool.Kind {
+		case "read", "search", "think":
+			auto = "allow"
+		}
+	}
+	if auto != "" {
+		opt, ok := pickOption(req.Options, auto)
+		verb := "Allowed"
+		if auto == "reject" {
+			verb = "Rejected"
+		}
+		t.recordPermission(req, opt.ID, time.Now())
+		t.laneNotice(fmt.Sprintf("%s by policy %s: %s", verb, policy.Policy, title))
+		return opt.ID, ok
+	}
+
+	p := &pending{id: newID(), req: req, asked: time.Now(), answer: make(chan answered, 1)}
+	p.text = renderPermission(req)
+	options := make([]channels.Option, 0, len(req.Options))
+	storeOpts := make([]store.PromptOption, 0, len(req.Options))
+	for _, o := range req.Options {
+		options = append(options, channels.Option{ID: p.id + optionSep + o.ID, Label: o.Name, Style: optionStyle(o.Kind)})
+		storeOpts = append(storeOpts, store.PromptOption{ID: o.ID, Name: o.Name, Kind: o.Kind})
+	}
+	t.mu.Lock()
+	t.prompts[p.id] = p
+	t.mu.Unlock()
+	t.recordPermission(req, "", p.asked)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	err := t.r.o.Store.AddPrompt(sctx, store.Prompt{
+		ID: p.id, Thread: t.ref, SessionID: req.SessionID, ToolCallID: string(req.Tool.ID),
+		Title: title, Kind: req.Tool.Kind, Options: storeOpts, Status: store.PromptPending,
+		CreatedAt: p.asked, ExpiresAt: p.asked.Add(policy.Timeout),
+	})
+	cancel()
+	if err != nil {
+		t.r.log.Error("cannot store the permission prompt", "thread", t.ref, "err", err)
+	}
+	t.runner.Prompt(p.id, channels.Choice{Text: p.text, Options: options}, func(h channels.Handle, err error) {
+		if err != nil {
+			t.r.log.Error("the permission prompt could not be shown; it will expire", "thread", t.ref, "err", err)
+			return
+		}
+		t.mu.Lock()
+		p.handled = true
+		t.mu.Unlock()
+		if h.Known() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := t.r.o.Store.SetPromptMessage(ctx, p.id, string(h.ID)); err != nil {
+				t.r.log.Warn("cannot store the prompt's message id", "err", err)
+			}
+		}
+	})
+
+	timer := time.NewTimer(policy.Timeout)
+	defer timer.Stop()
+	select {
+	case a := <-p.answer:
+		return a.option, a.ok
+	case <-timer.C:
+		t.resolve(p, store.PromptExpired, "", channels.Author{})
+	case <-ctx.Done():
+		t.resolve(p, store.PromptCancelled, "", channels.Author{Name: "the agent"})
+	}
+	a := <-p.answer
+	return a.option, a.ok
+}
+
+// resolve settles p once: answered with optionID by someone, expired (the
+// agent gets the reject option) or cancelled. It edits the prompt message
+// and records the outcome. It returns false if p was already settled.
+func (t *thread) resolve(p *pending, status store.PromptStatus, optionID string, by channels.Author) bool {
+	t.mu.Lock()
+	if p.done {
+		t.mu.Unlock()
+		return false
+	}
+	p.done = true
+	delete(t.prompts, p.id)
+	t.mu.Unlock()
+
+	var a answered
+	var outcome string
+	switch status {
+	case store.PromptAnswered:
+		opt, ok := findOption(p.req.Options, optionID)
+		if !ok {
+			// A forged or stale option id: treat as cancelled.
+			status = store.PromptCancelled
+			outcome = "⏹️ Cancelled (unknown option)"
+			break
+		}
+		a = answered{option: opt.ID, ok: true}
+		outcome = optionMark(opt.Kind) + " " + opt.Name + " — chosen by " + displayName(by)
+	case store.PromptExpired:
+		opt, ok := pickOption(p.req.Options, "reject")
+		a = answered{option: opt.ID, ok: ok}
+		timeout := time.Since(p.asked).Round(time.Second)
+		if ok {
+			outcome = "⏱️ Expired after " + timeout.String() + " without an answer: " + opt.Name
+		} else {
+			outcome = "⏱️ Expired after " + timeout.String() + " without an answer: cancelled"
+		}
+	default:
+		outcome = "⏹️ Cancelled"
+		if by.Name != "" || by.ID != "" {
+			outcome += " (stopped by " + displayName(by) + ")"
+		}
+	}
+	p.answer <- a
+	t.runner.Resolve(p.id, p.text+"\n\n"+outcome)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	who := by.ID
+	if who == "" {
+		who = by.Name
+	}
+	if _, err := t.r.o.Store.ResolvePrompt(ctx, p.id, status, a.option, who, time.Now()); err != nil {
+		t.r.log.Warn("cannot record the prompt's outcome", "thread", t.ref, "err", err)
+	}
+	t.mu.Lock()
+	if t.tr != nil {
+		t.tr.PermissionAnswered(p.id, a.option, time.Now())
+	}
+	t.mu.Unlock()
+	t.r.log.Info("permission prompt settled", "thread", t.ref, "status", string(status), "option", a.option, "by", who)
+	return true
+}
+
+func (t *thread) recordPermission(req agent.PermissionRequest, chosen string, at time.Time) {
+	opts := make([]store.PromptOption, 0, len(req.Options))
+	for _, o := range req.Options {
+		opts = append(opts, store.PromptOption{ID: o.ID, Name: o.Name, Kind: o.Kind})
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.tr == nil {
+		return
+	}
+	e := store.PermissionEntry{ToolCallID: string(req.Tool.ID), Title: toolTitle(req.Tool), Options: opts, Chosen: chosen, Asked: at}
+	if chosen != "" {
+		e.Answered = at
+	}
+	t.tr.Permission(e)
+}
+
+// pendingPrompt returns the thread's pending prompt id, nil if none.
+func (t *thread) pendingPrompt(id string) *pending {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.prompts[id]
+}
+
+// allPending returns the pending prompts, oldest first.
+func (t *thread) allPending() []*pending {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ps := make([]*pending, 0, len(t.prompts))
+	for _, p := range t.prompts {
+		ps = append(ps, p)
+	}
+	sortPending(ps)
+	return ps
+}
+
+func sortPending(ps []*pending) {
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && ps[j].asked.Before(ps[j-1].asked); j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+}
+
+// answerByNumber answers the oldest pending prompt from a reply such as
+// "1" or "2." where the channel has no buttons. It reports whether the
+// message was such an answer.
+func (t *thread) answerByNumber(acc access, in channels.Inbound) bool {
+	if _, buttons := t.ad.(channels.Prompter); buttons {
+		return false
+	}
+	text := strings.TrimRight(strings.TrimSpace(in.Text), ".)")
+	n, err := strconv.Atoi(text)
+	if err != nil {
+		return false
+	}
+	ps := t.allPending()
+	if len(ps) == 0 {
+		return false
+	}
+	p := ps[0]
+	if n < 1 || n > len(p.req.Options) {
+		t.notice(fmt.Sprintf("Please answer with a number from 1 to %d.", len(p.req.Options)))
+		return true
+	}
+	if !acc.mayApprove(in) {
+		t.r.reply(context.Background(), t.ad, in, "Sorry, only approvers can answer this prompt.")
+		return true
+	}
+	t.resolve(p, store.PromptAnswered, p.req.Options[n-1].ID, in.Author)
+	return true
+}
+
+// pickOption returns the first option of the wanted sort ("allow" or
+// "reject"), preferring the once-only kind.
+func pickOption(opts []agent.PermissionOption, want string) (agent.PermissionOption, bool) {
+	for _, kind := range []string{want + "_once", want + "_always"} {
+		for _, o := range opts {
+			if o.Kind == kind {
+				return o, true
+			}
+		}
+	}
+	return agent.PermissionOption{}, false
+}
+
+func findOption(opts []agent.PermissionOption, id string) (agent.PermissionOption, bool) {
+	for _, o := range opts {
+		if o.ID == id {
+			return o, true
+		}
+	}
+	return agent.PermissionOption{}, false
+}
+
+func optionStyle(kind string) string {
+	switch {
+	case strings.HasPrefix(kind, "allow"):
+		return "primary"
+	case strings.HasPrefix(kind, "reject"):
+		return "danger"
+	}
+	return ""
+}
+
+func optionMark(kind string) string {
+	if strings.HasPrefix(kind, "reject") {
+		return "❌"
+	}
+	return "✅"
+}
+
+// toolTitle is a one-line description of the tool a request is about.
+func toolTitle(tu projector.ToolUpdate) string {
+	locs := make([]string, 0, len(tu.Locations))
+	for _, l := range tu.Locations {
+		locs = append(locs, l.Path)
+	}
+	return tooldisplay.Label(tooldisplay.Call{Kind: tu.Kind, Title: tu.Title, RawInput: tu.RawInput, Locations: locs})
+}
+
+// Limits of a rendered prompt.
+const (
+	maxPromptInput = 600
+	maxDiffLines   = 30
+)
+
+// renderPermission renders the request: what the tool is, its input and
+// its diffs, so people see what they allow.
+func renderPermission(req agent.PermissionRequest) string {
+	tu := req.Tool
+	var b strings.Builder
+	b.WriteString("🔐 **Permission needed** — ")
+	b.WriteString(toolTitle(tu))
+	if tu.Kind != "" {
+		b.WriteString(" (" + tu.Kind + ")")
+	}
+	if in := compactJSON(tu.RawInput); in != "" && in != "{}" {
+		b.WriteString("\nInput: `" + tooldisplay.Cut(tooldisplay.Redact(in), maxPromptInput) + "`")
+	}
+	for _, c := range tu.Content {
+		switch c.Type {
+		case "diff":
+			b.WriteString("\n" + renderDiff(c))
+		case "content":
+			if c.Text != "" {
+				b.WriteString("\n" + tooldisplay.Cut(c.Text, maxPromptInput))
+			}
+		}
+	}
+	return b.String()
+}
+
+func compactJSON(raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+// renderDiff shows a diff block as removed and added lines in a fence.
+func renderDiff(c projector.ToolContent) string {
+	var lines []string
+	for _, l := range splitLines(c.OldText) {
+		lines = append(lines, "- "+l)
+	}
+	for _, l := range splitLines(c.NewText) {
+		lines = append(lines, "+ "+l)
+	}
+	more := 0
+	if len(lines) > maxDiffLines {
+		more = len(lines) - maxDiffLines
+		lines = lines[:maxDiffLines]
+	}
+	var b strings.Builder
+	b.WriteString("`" + c.Path + "`\n```diff\n")
+	for _, l := range lines {
+		b.WriteString(strings.ReplaceAll(l, "```", "`‵`") + "\n")
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "… %d more lines\n", more)
+	}
+	b.WriteString("```")
+	return b.String()
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}

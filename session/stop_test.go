@@ -1,0 +1,142 @@
+package session_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/session"
+)
+
+func isTypingStop(op channeltest.Op) bool { return op.Op == "typing" && op.State == "stop" }
+
+func TestStopCancelsTheTurn(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Typing: true, Prompt: true}})
+	th := e.rec.Thread("s")
+	e.say(th, ann, "slow 400")
+	e.waitOp(th, "streamed text", func(op channeltest.Op) bool { return op.Kind == channels.KindText })
+	e.say(th, bob, "echo queued behind the slow turn")
+	e.say(th, ann, "Stop!")
+	end := e.waitEnd(th)
+	if end.StopReason != "cancelled" {
+		t.Fatalf("stop reason %q, want cancelled (the agent honoured session/cancel)", end.StopReason)
+	}
+	notices := e.messages(th, channels.KindNotice)
+	var stopped int
+	for _, n := range notices {
+		if strings.Contains(n.Text, "Stopped by Ann.") {
+			stopped++
+		}
+		if strings.Contains(n.Text, "did not stop") {
+			t.Errorf("notice %q: the agent stopped in time", n.Text)
+		}
+	}
+	if stopped != 1 {
+		t.Errorf("got %d 'Stopped by Ann' notices, want 1; notices: %v", stopped, notices)
+	}
+	e.waitOp(th, "typing stopped", isTypingStop)
+	// The queued message was dropped: the next turn is a new message.
+	e.say(th, ann, "echo after")
+	e.waitEnd(th)
+	if strings.Contains(e.text(th), "queued behind") {
+		t.Error("a message queued before the stop ran anyway")
+	}
+	if !strings.HasSuffix(e.text(th), "after") {
+		t.Errorf("text %q, want the next turn to run", e.text(th))
+	}
+}
+
+func TestStopIgnoredKillsTheAgent(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Typing: true}, grace: 300 * time.Millisecond})
+	th := e.rec.Thread("k")
+	e.say(th, ann, "ignore-cancel 60")
+	e.waitOp(th, "streamed text", func(op channeltest.Op) bool { return op.Kind == channels.KindText })
+	e.say(th, ann, "stop")
+	end := e.waitEnd(th)
+	if end.StopReason != "cancelled" {
+		t.Errorf("stop reason %q", end.StopReason)
+	}
+	e.waitOp(th, "the kill notice", hasText("Stopped by Ann. The agent did not stop within 300ms, so it was restarted."))
+	// The next message gets a working agent (resumed with session/load).
+	e.say(th, ann, "echo alive")
+	if end := e.waitEnd(th); end.StopReason != "end_turn" {
+		t.Errorf("next turn: %+v", end)
+	}
+	if !strings.HasSuffix(e.text(th), "alive") {
+		t.Errorf("text %q", e.text(th))
+	}
+}
+
+func TestStopAnswersPendingPromptsCancelled(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Prompt: true}})
+	th := e.rec.Thread("sp")
+	e.say(th, ann, "permission")
+	op := e.waitOp(th, "the prompt", isPrompt)
+	e.say(th, ann, "stop")
+	end := e.waitEnd(th)
+	if end.StopReason != "cancelled" {
+		t.Errorf("stop reason %q, want cancelled (the agent got a cancelled outcome)", end.StopReason)
+	}
+	e.waitOp(th, "the prompt edited", func(o channeltest.Op) bool {
+		return o.Op == "edit" && o.Msg == op.Msg && strings.Contains(o.Text, "Cancelled (stopped by Ann)")
+	})
+}
+
+func TestCrashMidTurn(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Typing: true}})
+	th := e.rec.Thread("c")
+	e.say(th, ann, "crash")
+	end := e.waitEnd(th)
+	if end.Err == "" || !strings.Contains(end.Err, "exit status 3") {
+		t.Fatalf("turn end %+v, want an error naming the exit status", end)
+	}
+	e.waitOp(th, "the crash notice", hasText("The agent failed: its process exited (exit status 3). Your next message starts it again."))
+	e.waitOp(th, "typing stopped", isTypingStop)
+	e.say(th, ann, "echo back again")
+	if end := e.waitEnd(th); end.StopReason != "end_turn" {
+		t.Errorf("turn after the crash: %+v", end)
+	}
+	if !strings.HasSuffix(e.text(th), "back again") {
+		t.Errorf("text %q", e.text(th))
+	}
+}
+
+func TestQueueAndInterrupt(t *testing.T) {
+	t.Run("queue", func(t *testing.T) {
+		e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}})
+		th := e.rec.Thread("q")
+		e.say(th, ann, "slow 10")
+		e.say(th, bob, "echo second")
+		e.waitOp(th, "the queued notice", hasText("Queued: 1 ahead of it."))
+		if end := e.waitEnd(th); end.StopReason != "end_turn" {
+			t.Errorf("first turn %+v", end)
+		}
+		if end := e.waitEnd(th); end.StopReason != "end_turn" {
+			t.Errorf("second turn %+v", end)
+		}
+		if !strings.HasSuffix(e.text(th), "second") {
+			t.Errorf("text %q", e.text(th))
+		}
+	})
+	t.Run("interrupt", func(t *testing.T) {
+		p := session.DefaultPolicy()
+		p.Busy = session.BusyInterrupt
+		e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, policy: &p})
+		th := e.rec.Thread("i")
+		e.say(th, ann, "slow 400")
+		e.waitOp(th, "streamed text", func(op channeltest.Op) bool { return op.Kind == channels.KindText })
+		e.say(th, bob, "echo instead")
+		if end := e.waitEnd(th); end.StopReason != "cancelled" {
+			t.Errorf("interrupted turn %+v", end)
+		}
+		e.waitOp(th, "the interrupt notice", hasText("Interrupted by a new message from Bob."))
+		if end := e.waitEnd(th); end.StopReason != "end_turn" {
+			t.Errorf("new turn %+v", end)
+		}
+		if !strings.HasSuffix(e.text(th), "instead") {
+			t.Errorf("text %q", e.text(th))
+		}
+	})
+}

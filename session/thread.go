@@ -1,0 +1,561 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/acpgw/gateway/agent"
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/dispatch"
+	"github.com/acpgw/gateway/eventlog"
+	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/sysmsg"
+)
+
+// thread owns one chat thread: its queue, its agent session, its
+// projector and its delivery lane.
+type thread struct {
+	r      *Router
+	ref    channels.ThreadRef
+	space  string
+	ad     channels.Adapter
+	runner *dispatch.Runner
+	wake   chan struct{} // capacity 1: "the queue changed"
+
+	mu     sync.Mutex // guards the fields below
+	proj   *projector.Projector
+	policy Policy
+	queue  []channels.Inbound
+	turn   *turn // the running turn, nil when idle
+	// active is set from taking a message off the queue until its turn
+	// ended (the agent may still be starting); startStop is a stop that
+	// came while the agent was starting.
+	active    bool
+	startStop *turn
+	proc      *agent.Process
+	sess      *agent.Session
+	slot      bool // holds one of the router's process slots
+	evlog     *eventlog.Writer
+	tr        *store.Transcript
+	prompts   map[string]*pending
+	idleAt    time.Time // when the last turn ended
+	reaper    *time.Timer
+	turnSeq   int
+	shutting  bool
+}
+
+// turn is the state of the running turn.
+type turn struct {
+	started  time.Time
+	prompt   string
+	by       channels.Author
+	stopper  string // who stopped it ("" = nobody)
+	reason   stopReason
+	killed   bool
+	grace    *time.Timer
+	finished chan struct{}
+}
+
+// newThread returns a thread's owner; the caller starts its run loop.
+func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adapter, policy Policy) *thread {
+	t := &thread{
+		r:       r,
+		ref:     ref,
+		space:   space,
+		ad:      ad,
+		wake:    make(chan struct{}, 1),
+		prompts: map[string]*pending{},
+	}
+	t.policy = policy
+	t.proj = projector.New(t.policy.Stream)
+	lane := dispatch.NewLane(dispatch.Options{
+		Adapter: ad,
+		Thread:  ref,
+		Stream:  t.policy.Stream,
+		Typing:  t.policy.Typing,
+		Logger:  r.log,
+		OnTurnEnd: func(e projector.TurnEnd) {
+			if r.o.OnTurnEnd != nil {
+				r.o.OnTurnEnd(ref, e)
+			}
+		},
+	})
+	t.runner = dispatch.Start(r.ctx, lane)
+	return t
+}
+
+func (r *Router) policyFor(ref channels.ThreadRef, space string) Policy {
+	r.mu.Lock()
+	f := r.policy
+	r.mu.Unlock()
+	return f(ref, space)
+}
+
+// enqueue adds a prompt under the thread's busy policy.
+func (t *thread) enqueue(in channels.Inbound) {
+	t.mu.Lock()
+	running := t.active
+	ahead := len(t.queue)
+	busy := t.policy.Busy
+	t.queue = append(t.queue, in)
+	t.mu.Unlock()
+	switch {
+	case running && busy == BusyInterrupt:
+		t.stop(in.Author, stopByInterrupt)
+	case running || ahead > 0:
+		if running {
+			ahead++
+		}
+		t.notice(fmt.Sprintf("Queued: %d ahead of it. It runs when the current turn ends; say \"stop\" to cancel the turn.", ahead))
+	}
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// notice posts a system line right away, outside the turn's order (the
+// lane may be busy delivering the turn).
+func (t *thread) notice(text string) {
+	t.r.mu.Lock()
+	if t.r.closed {
+		t.r.mu.Unlock()
+		return
+	}
+	t.r.wg.Add(1)
+	t.r.mu.Unlock()
+	go func() {
+		defer t.r.wg.Done()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.r.ctx), 10*time.Second)
+		defer cancel()
+		if _, err := t.ad.Post(ctx, t.ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)}); err != nil {
+			t.r.log.Warn("notice failed", "thread", t.ref, "err", err)
+		}
+	}()
+}
+
+// laneNotice posts a system line in order with the turn's output.
+func (t *thread) laneNotice(text string) {
+	t.runner.Push(projector.Notice{Text: sysmsg.Prefix(text)})
+}
+
+// run is the thread's owner loop: one turn at a time.
+func (t *thread) run(ctx context.Context) {
+	defer t.runner.Close()
+	for {
+		t.mu.Lock()
+		var next *channels.Inbound
+		if len(t.queue) > 0 && !t.shutting {
+			in := t.queue[0]
+			t.queue = t.queue[1:]
+			next = &in
+			t.active = true
+		}
+		t.mu.Unlock()
+		if next != nil {
+			t.runTurn(ctx, *next)
+			t.mu.Lock()
+			t.active, t.startStop = false, nil
+			t.mu.Unlock()
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.wake:
+		}
+	}
+}
+
+// runTurn runs one prompt to its end.
+func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
+	sess, err := t.ensureSession(ctx)
+	if err != nil {
+		if errors.Is(err, errBusy) {
+			t.notice("The gateway is busy: every agent slot is working. Please try again in a minute.")
+		} else if ctx.Err() == nil {
+			t.r.log.Error("cannot start the agent", "thread", t.ref, "err", err)
+			t.notice("Couldn't start the agent: " + err.Error())
+		}
+		return
+	}
+	policy := t.r.policyFor(t.ref, t.space)
+	tu := &turn{started: time.Now(), prompt: in.Text, by: in.Author, finished: make(chan struct{})}
+	t.mu.Lock()
+	if st := t.startStop; st != nil {
+		// Stopped while the agent was starting: the prompt never runs.
+		t.mu.Unlock()
+		if st.reason == stopByPerson {
+			t.notice("Stopped by " + st.stopper + " before the agent began.")
+		}
+		return
+	}
+	t.policy = policy
+	if t.reaper != nil {
+		t.reaper.Stop()
+	}
+	t.proj.SetSettings(policy.Stream)
+	t.runner.Do(func(l *dispatch.Lane) { l.SetStream(policy.Stream) })
+	t.turn = tu
+	t.turnSeq++
+	t.tr.UserPrompt(in.Text, tu.started)
+	outs := t.proj.BeginTurn(nil)
+	t.runner.BeginTurn()
+	t.runner.Push(outs...)
+	t.mu.Unlock()
+
+	// Not ctx: cancelling the Prompt's context makes the SDK drop the
+	// agent's answer. Stops go through session/cancel; shutdown too.
+	stop, err := sess.Prompt(context.WithoutCancel(ctx), in.Text)
+	t.endTurn(tu, sess, stop, err)
+}
+
+// endTurn closes the turn: projector, lane, records.
+func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) {
+	t.mu.Lock()
+	if tu.grace != nil {
+		tu.grace.Stop()
+	}
+	exited := errors.Is(err, agent.ErrExited)
+	errText := ""
+	if err != nil && tu.stopper == "" {
+		if exited {
+			errText = "its process exited (" + describeExit(err) + "). Your next message starts it again."
+		} else {
+			errText = err.Error()
+		}
+	}
+	if err != nil && tu.stopper != "" {
+		stop = "cancelled"
+	}
+	turnRec := store.Turn{
+		Thread: t.ref, SessionID: sess.ID, Seq: t.turnSeq, StopReason: stop, Error: errText,
+		Started: tu.started, Ended: time.Now(),
+		PromptChars: len([]rune(tu.prompt)), ReplyChars: len([]rune(t.proj.TurnText())),
+	}
+	if u, frames := t.proj.TurnUsage(); frames > 0 {
+		turnRec.Used, turnRec.Size, turnRec.UsedKnown, turnRec.SizeKnown = u.Used, u.Size, u.UsedKnown, u.SizeKnown
+		turnRec.Cost, turnRec.Currency, turnRec.CostKnown = u.Cost, u.Currency, u.CostKnown
+	}
+	outs := t.proj.EndTurn(stop, errText, nil)
+	if tu.stopper != "" {
+		outs = t.stopNotice(tu, outs)
+	}
+	t.runner.Push(outs...)
+	dirty := t.tr.Dirty()
+	t.tr.MarkClean()
+	title := t.proj.Title()
+	evlog := t.evlog
+	if exited || t.proc == nil || t.proc.Err() != nil {
+		t.dropProcessLocked()
+	}
+	t.turn = nil
+	t.idleAt = time.Now()
+	t.armReaperLocked()
+	t.mu.Unlock()
+	close(tu.finished)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st := t.r.o.Store
+	if err := st.AddTurn(ctx, turnRec); err != nil {
+		t.r.log.Error("cannot record the turn", "thread", t.ref, "err", err)
+	}
+	if err := st.SaveEntries(ctx, sess.ID, dirty); err != nil {
+		t.r.log.Error("cannot save the transcript", "thread", t.ref, "err", err)
+	}
+	if title != "" {
+		if b, ok, err := st.Binding(ctx, t.ref); err == nil && ok && b.Title != title {
+			b.Title = title
+			_ = st.PutBinding(ctx, b)
+		}
+	}
+	if evlog != nil {
+		if err := evlog.Sync(); err != nil {
+			t.r.log.Warn("cannot sync the event log", "thread", t.ref, "err", err)
+		}
+	}
+}
+
+// Update is the agent's Handler: the tap's goroutine hands every update
+// over here. It never blocks: the projector is fast and the lane queues.
+func (t *thread) Update(u projector.Update, history bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if history {
+		// Replayed by session/load: already in the thread and the
+		// transcript (kept from the earlier run), not new output.
+		if t.tr != nil && t.tr.Len() == 0 {
+			t.tr.Apply(u)
+		}
+		return
+	}
+	if t.tr != nil {
+		t.tr.Apply(u)
+	}
+	outs := t.proj.Apply(&u, nil)
+	if len(outs) > 0 {
+		t.runner.Push(outs...)
+	}
+}
+
+// ensureSession returns a live session, starting the agent and creating or
+// resuming its session as needed.
+func (t *thread) ensureSession(ctx context.Context) (*agent.Session, error) {
+	t.mu.Lock()
+	if t.sess != nil && t.proc.Err() == nil {
+		s := t.sess
+		t.mu.Unlock()
+		return s, nil
+	}
+	if t.proc != nil {
+		t.dropProcessLocked()
+	}
+	t.mu.Unlock()
+
+	st := t.r.o.Store
+	b, bound, err := st.Binding(ctx, t.ref)
+	if err != nil {
+		return nil, fmt.Errorf("read the thread's binding: %w", err)
+	}
+	spec, ok := t.r.o.Agent(b.Agent)
+	if !ok {
+		spec, ok = t.r.o.Agent("")
+		if !ok {
+			return nil, errors.New("no agent is configured")
+		}
+	}
+	if !t.r.acquire(t) {
+		return nil, errBusy
+	}
+	proc, err := agent.Start(ctx, spec, agent.Options{Logger: t.r.log.With("thread", t.ref), StopGrace: t.r.o.Limits.StopGrace})
+	if err != nil {
+		t.r.release()
+		return nil, err
+	}
+	cwd := b.Cwd
+	if cwd == "" {
+		cwd = t.r.cwd(spec)
+	}
+	var sess *agent.Session
+	if bound && b.SessionID != "" && proc.CanLoad() {
+		sess = t.resume(ctx, proc, b, cwd)
+	}
+	if sess == nil {
+		if bound && b.SessionID != "" && !proc.CanLoad() {
+			t.laneNotice("This agent cannot resume sessions, so this is a new session: it does not remember the earlier conversation.")
+		}
+		t.mu.Lock()
+		t.tr = store.NewTranscript()
+		t.mu.Unlock()
+		sess, err = proc.NewSession(ctx, cwd, t)
+		if err != nil {
+			proc.Kill()
+			t.r.release()
+			return nil, err
+		}
+		t.attachLog(proc, sess.ID)
+		t.setMeta(sess)
+		now := time.Now()
+		nb := store.Binding{Thread: t.ref, Agent: spec.Name, SessionID: sess.ID, Cwd: cwd, Created: now, Updated: now}
+		if err := st.PutBinding(ctx, nb); err != nil {
+			t.r.log.Error("cannot save the binding", "thread", t.ref, "err", err)
+		}
+	}
+	t.mu.Lock()
+	t.proc, t.sess, t.slot = proc, sess, true
+	t.mu.Unlock()
+	t.r.agentEvent(t.ref, "started")
+	t.r.wg.Go(func() { t.watch(proc) })
+	return sess, nil
+}
+
+// resume loads the bound session; nil when that fails (a notice says so).
+func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Binding, cwd string) *agent.Session {
+	tr, err := t.r.o.Store.LoadTranscript(ctx, b.SessionID)
+	if err != nil {
+		t.r.log.Warn("cannot load the transcript", "thread", t.ref, "err", err)
+		tr = store.NewTranscript()
+	}
+	t.mu.Lock()
+	t.tr = tr
+	t.mu.Unlock()
+	t.attachLog(proc, b.SessionID)
+	sess, err := proc.LoadSession(ctx, b.SessionID, cwd, t)
+	if err != nil {
+		t.r.log.Warn("cannot resume the session", "thread", t.ref, "session", b.SessionID, "err", err)
+		t.laneNotice("Couldn't resume the earlier session, so this is a new one: the agent does not remember the earlier conversation.")
+		t.closeLog()
+		return nil
+	}
+	t.r.log.Info("session resumed", "thread", t.ref, "session", b.SessionID)
+	return sess
+}
+
+func (t *thread) setMeta(s *agent.Session) {
+	var m store.Meta
+	if s.Modes != nil {
+		m.CurrentMode = string(s.Modes.CurrentModeId)
+		for _, md := range s.Modes.AvailableModes {
+			m.Modes = append(m.Modes, store.Mode{ID: string(md.Id), Name: md.Name})
+		}
+	}
+	if s.Models != nil {
+		m.CurrentModel = string(s.Models.CurrentModelId)
+		for _, md := range s.Models.AvailableModels {
+			m.Models = append(m.Models, store.Model{ID: string(md.ModelId), Name: md.Name})
+		}
+	}
+	t.mu.Lock()
+	t.tr.SetMeta(m)
+	t.mu.Unlock()
+}
+
+// attachLog opens the session's event log and attaches it to the process.
+func (t *thread) attachLog(proc *agent.Process, sessionID string) {
+	dir := t.r.o.EventLogDir
+	if dir == "" {
+		return
+	}
+	w, err := eventlog.Open(dir, sessionID, t.r.o.EventLog)
+	if err != nil {
+		t.r.log.Error("cannot open the event log", "thread", t.ref, "session", sessionID, "err", err)
+		return
+	}
+	t.mu.Lock()
+	t.evlog = w
+	t.mu.Unlock()
+	proc.SetFrameSink(func(_ agent.Direction, line []byte) {
+		if err := w.Write(line); err != nil {
+			t.r.log.Error("event log write failed", "session", sessionID, "err", err)
+		}
+	})
+}
+
+func (t *thread) closeLog() {
+	t.mu.Lock()
+	w := t.evlog
+	t.evlog = nil
+	t.mu.Unlock()
+	if w != nil {
+		_ = w.Close()
+	}
+}
+
+// watch notices an agent that exits while the thread is idle, so its slot
+// is freed and the next message starts a fresh process.
+func (t *thread) watch(proc *agent.Process) {
+	<-proc.Exited()
+	t.mu.Lock()
+	mine := t.proc == proc
+	if mine && t.turn == nil {
+		t.r.log.Info("agent exited while idle", "thread", t.ref, "err", proc.Err())
+		t.dropProcessLocked()
+	}
+	t.mu.Unlock()
+	if mine {
+		t.r.agentEvent(t.ref, "exited")
+	} else {
+		t.r.agentEvent(t.ref, "stopped")
+	}
+}
+
+// dropProcessLocked forgets the process (it has exited or is being
+// stopped), closes the event log and frees the slot.
+func (t *thread) dropProcessLocked() {
+	if t.evlog != nil {
+		_ = t.evlog.Close()
+		t.evlog = nil
+	}
+	t.proc, t.sess = nil, nil
+	if t.slot {
+		t.slot = false
+		t.r.release()
+	}
+}
+
+// idleSince reports when the thread's agent became idle, if it has a live
+// idle agent.
+func (t *thread) idleSince() (time.Time, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.proc == nil || t.turn != nil || len(t.queue) > 0 {
+		return time.Time{}, false
+	}
+	return t.idleAt, true
+}
+
+// armReaperLocked stops the agent after the idle timeout.
+func (t *thread) armReaperLocked() {
+	d := t.r.o.Limits.IdleTimeout
+	if d <= 0 || t.proc == nil {
+		return
+	}
+	if t.reaper != nil {
+		t.reaper.Stop()
+	}
+	t.reaper = time.AfterFunc(d, func() { t.reap("idle for " + d.String()) })
+}
+
+// reap stops an idle agent process; the binding stays, so the next message
+// resumes the session. It returns false if the agent was not idle.
+func (t *thread) reap(why string) bool {
+	t.mu.Lock()
+	if t.proc == nil || t.turn != nil || len(t.queue) > 0 {
+		t.mu.Unlock()
+		return false
+	}
+	proc := t.proc
+	t.dropProcessLocked()
+	t.mu.Unlock()
+	t.r.log.Info("stopping idle agent", "thread", t.ref, "why", why)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*t.r.o.Limits.StopGrace)
+	defer cancel()
+	if err := proc.Stop(ctx); err != nil {
+		proc.Kill()
+	}
+	return true
+}
+
+// shutdown cancels the running turn and stops the agent (gateway exit).
+func (t *thread) shutdown() {
+	t.mu.Lock()
+	t.shutting = true
+	t.queue = nil
+	tu, sess, proc := t.turn, t.sess, t.proc
+	if t.reaper != nil {
+		t.reaper.Stop()
+	}
+	t.mu.Unlock()
+	for _, p := range t.allPending() {
+		t.resolve(p, store.PromptCancelled, "", channels.Author{Name: "gateway shutdown"})
+	}
+	if tu != nil && sess != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = sess.Cancel(ctx)
+		cancel()
+		timer := time.NewTimer(t.r.o.Abort.Grace)
+		select {
+		case <-tu.finished:
+		case <-timer.C:
+			proc.Kill()
+			<-tu.finished
+		}
+		timer.Stop()
+	}
+	t.mu.Lock()
+	proc = t.proc
+	t.dropProcessLocked()
+	t.mu.Unlock()
+	if proc != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 4*t.r.o.Limits.StopGrace)
+		if err := proc.Stop(ctx); err != nil {
+			proc.Kill()
+		}
+		cancel()
+	}
+}
