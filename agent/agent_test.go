@@ -276,3 +276,41 @@ func TestStartFailsClearly(t *testing.T) {
 		t.Error("Start with no command succeeded")
 	}
 }
+
+// signalHandler closes started on the first update after arm.
+type signalHandler struct {
+	recorder
+	once    sync.Once
+	started chan struct{}
+}
+
+func (h *signalHandler) Update(u projector.Update, history bool) {
+	h.recorder.Update(u, history)
+	if u.Text == "0 " {
+		h.once.Do(func() { close(h.started) })
+	}
+}
+
+func TestOnePromptInFlight(t *testing.T) {
+	p := start(t, rawSpec(), agent.Options{})
+	h := &signalHandler{started: make(chan struct{})}
+	s, err := p.NewSession(t.Context(), t.TempDir(), h)
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := s.Prompt(t.Context(), "burst 20000")
+		first <- err
+	}()
+	<-h.started // the first prompt is in flight
+	if _, err := s.Prompt(t.Context(), "hello"); !errors.Is(err, agent.ErrBusy) {
+		t.Errorf("second prompt while one is in flight: %v, want ErrBusy", err)
+	}
+	if err := <-first; err != nil {
+		t.Fatalf("first prompt: %v", err)
+	}
+	if _, err := s.Prompt(t.Context(), "hello"); err != nil {
+		t.Errorf("prompt after the first ended: %v", err)
+	}
+}

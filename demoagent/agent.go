@@ -18,6 +18,7 @@ type agent struct {
 	log     *slog.Logger
 	store   store
 	authEnv string
+	noLoad  bool
 	getenv  func(string) string
 	life    context.Context // ends when Run stops
 	wire    *wire
@@ -85,7 +86,7 @@ func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.In
 	return acp.InitializeResponse{
 		ProtocolVersion:   acp.ProtocolVersionNumber,
 		AgentInfo:         &acp.Implementation{Name: "gateway-demo-agent", Title: acp.Ptr("Gateway demo agent"), Version: "1"},
-		AgentCapabilities: acp.AgentCapabilities{LoadSession: true},
+		AgentCapabilities: acp.AgentCapabilities{LoadSession: !a.noLoad},
 		AuthMethods:       methods,
 	}, nil
 }

@@ -34,6 +34,9 @@ type Options struct {
 	// authenticate call finds the variable non-empty in the agent's own
 	// environment. Empty means no authentication.
 	AuthEnv string
+	// NoLoad makes the agent advertise no loadSession capability, like
+	// agents that cannot resume sessions.
+	NoLoad bool
 	// Logger receives diagnostics, never protocol frames. Nil discards.
 	Logger *slog.Logger
 	// Getenv looks up environment variables for authenticate. Nil means
@@ -54,6 +57,7 @@ func DefaultStateDir() string {
 //	                  default DefaultStateDir()
 //	--auth-env NAME   require authenticate, which succeeds when $NAME is
 //	                  non-empty; env DEMO_AGENT_AUTH_ENV; default none
+//	--no-load         do not advertise session/load
 //
 // A flag wins over its environment variable. ParseFlags reads the
 // environment and has no other side effects; it prints nothing. For -h the
@@ -71,10 +75,11 @@ func parseFlags(args []string, getenv func(string) string) (Options, error) {
 		"directory for session files, one JSON file per session (env "+EnvStateDir+"; default "+DefaultStateDir()+")")
 	fs.StringVar(&o.AuthEnv, "auth-env", o.AuthEnv,
 		"require authenticate with method "+AuthMethodID+", which succeeds when this environment variable is non-empty (env "+EnvAuthEnv+")")
+	fs.BoolVar(&o.NoLoad, "no-load", false, "do not advertise session/load (an agent that cannot resume sessions)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage.Reset()
-			fmt.Fprintln(&usage, "usage: gateway demo-agent [--state-dir DIR] [--auth-env NAME]")
+			fmt.Fprintln(&usage, "usage: gateway demo-agent [--state-dir DIR] [--auth-env NAME] [--no-load]")
 			fs.PrintDefaults()
 			return Options{}, &usageError{err: err, usage: strings.TrimSpace(usage.String())}
 		}

@@ -58,6 +58,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, o Options) erro
 		log:      log,
 		store:    store{dir: dir},
 		authEnv:  o.AuthEnv,
+		noLoad:   o.NoLoad,
 		getenv:   getenv,
 		life:     life,
 		wire:     newWire(stdout),

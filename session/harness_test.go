@@ -21,15 +21,16 @@ import (
 // env is a gateway (router, store, event log) around a recording channel,
 // with the demo agent as a real subprocess.
 type env struct {
-	t      *testing.T
-	dir    string
-	rec    *channeltest.Recorder
-	st     *store.Store
-	r      *session.Router
-	cancel context.CancelFunc
-	done   chan struct{}
-	ends   chan turnEnd
-	agents chan agentEvent
+	t        *testing.T
+	dir      string
+	rec      *channeltest.Recorder
+	st       *store.Store
+	r        *session.Router
+	cancel   context.CancelFunc
+	done     chan struct{}
+	ends     chan turnEnd
+	finished chan turnEnd // the agent answered (delivery may lag)
+	agents   chan agentEvent
 }
 
 type agentEvent struct {
@@ -69,6 +70,7 @@ type envOptions struct {
 	dir      string // reuse a data dir (a restart)
 	recorder *channeltest.Recorder
 	spec     *agent.Spec
+	adapter  channels.Adapter // wraps the recorder's adapter
 }
 
 var ann = channels.Author{ID: "u-ann", Name: "Ann"}
@@ -85,6 +87,7 @@ func demoSpec(stateDir string, env ...string) agent.Spec {
 
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
+	leaks := channeltest.LeakCheck(t)
 	dir := o.dir
 	if dir == "" {
 		dir = t.TempDir()
@@ -101,7 +104,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if rec == nil {
 		rec = channeltest.New(o.rec)
 	}
-	e := &env{t: t, dir: dir, rec: rec, st: st, cancel: cancel, done: make(chan struct{}), ends: make(chan turnEnd, 100), agents: make(chan agentEvent, 100)}
+	e := &env{t: t, dir: dir, rec: rec, st: st, cancel: cancel, done: make(chan struct{}), ends: make(chan turnEnd, 100), finished: make(chan turnEnd, 100), agents: make(chan agentEvent, 100)}
 	ab := abort.DefaultConfig()
 	if o.grace > 0 {
 		ab.Grace = o.grace
@@ -125,21 +128,31 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Limits:      o.limits,
 		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
 			rec.NoteIn(th, channeltest.Op{Op: "turn_end", StopReason: end.StopReason})
-			e.ends <- turnEnd{th, end}
+			send(e.ends, turnEnd{th, end})
 		},
-		OnAgent: func(th channels.ThreadRef, ev string) { e.agents <- agentEvent{th, ev} },
+		OnAgent: func(th channels.ThreadRef, ev string) { send(e.agents, agentEvent{th, ev}) },
+		OnTurnFinished: func(th channels.ThreadRef, stop string, err error) {
+			send(e.finished, turnEnd{th, projector.TurnEnd{StopReason: stop}})
+		},
 	}
 	if o.policy != nil {
 		p := *o.policy
 		so.Policy = func(channels.ThreadRef, string) session.Policy { return p }
 	}
 	e.r = session.New(so)
-	e.r.Add(o.rec.Platform, rec.Adapter())
+	ad := rec.Adapter()
+	if o.adapter != nil {
+		ad = o.adapter
+	}
+	e.r.Add(o.rec.Platform, ad)
 	var wg sync.WaitGroup
-	wg.Go(func() { _ = rec.Adapter().Run(ctx, e.r.Handle) })
+	wg.Go(func() { _ = ad.Run(ctx, e.r.Handle) })
 	wg.Go(func() { _ = e.r.Run(ctx) })
 	go func() { wg.Wait(); close(e.done) }()
-	t.Cleanup(e.close)
+	t.Cleanup(func() {
+		e.close()
+		leaks()
+	})
 	return e
 }
 
@@ -188,6 +201,23 @@ func (e *env) waitEnd(th channels.ThreadRef) projector.TurnEnd {
 	}
 }
 
+// waitEndRaw waits until the agent answered a prompt in th, whether or
+// not its output has been delivered.
+func (e *env) waitEndRaw(th channels.ThreadRef) projector.TurnEnd {
+	e.t.Helper()
+	ctx := e.ctx()
+	for {
+		select {
+		case te := <-e.finished:
+			if te.thread == th {
+				return te.end
+			}
+		case <-ctx.Done():
+			e.t.Fatalf("the agent never answered in %s", th)
+		}
+	}
+}
+
 // waitOp waits until an op in th satisfies ok and returns it.
 func (e *env) waitOp(th channels.ThreadRef, what string, ok func(channeltest.Op) bool) channeltest.Op {
 	e.t.Helper()
@@ -232,4 +262,13 @@ func isPrompt(op channeltest.Op) bool { return op.Op == "prompt" }
 
 func hasText(sub string) func(channeltest.Op) bool {
 	return func(op channeltest.Op) bool { return strings.Contains(op.Text, sub) }
+}
+
+// send never blocks the gateway on a test's event channel.
+func send[T any](ch chan T, v T) {
+	select {
+	case ch <- v:
+	default:
+		panic("test event channel full")
+	}
 }

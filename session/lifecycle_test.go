@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -251,4 +252,60 @@ func TestAccessPolicy(t *testing.T) {
 			t.Errorf("a bot's message caused %v", ops)
 		}
 	})
+}
+
+func TestNoLoadMeansANewSessionWithANotice(t *testing.T) {
+	dir := t.TempDir()
+	spec := demoSpec(filepath.Join(dir, "demo-state"))
+	spec.Command = append(spec.Command, "--no-load")
+	e1 := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, dir: dir, spec: &spec})
+	th := e1.rec.Thread("nl")
+	e1.say(th, ann, "echo one")
+	e1.waitEnd(th)
+	b1, _, _ := e1.st.Binding(e1.ctx(), th)
+	e1.close()
+	e2 := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, dir: dir, spec: &spec})
+	e2.say(th, ann, "echo two")
+	e2.waitEnd(th)
+	e2.waitOp(th, "the new-session notice", hasText("This agent cannot resume sessions, so this is a new session"))
+	b2, _, _ := e2.st.Binding(e2.ctx(), th)
+	if b2.SessionID == b1.SessionID {
+		t.Errorf("same session %q: want a new one", b2.SessionID)
+	}
+}
+
+// stalled is a channel whose posts block until released: a thread whose
+// platform hangs.
+type stalled struct {
+	channels.Adapter
+	release chan struct{}
+	entered chan struct{}
+}
+
+func (s *stalled) Post(ctx context.Context, t channels.ThreadRef, m channels.Message) (channels.Handle, error) {
+	select {
+	case s.entered <- struct{}{}:
+	default:
+	}
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+		return channels.Handle{}, ctx.Err()
+	}
+	return s.Adapter.Post(ctx, t, m)
+}
+
+func TestStopDoesNotWaitBehindDelivery(t *testing.T) {
+	rec := channeltest.New(channeltest.Options{Platform: "web"})
+	st := &stalled{Adapter: rec.Adapter(), release: make(chan struct{}), entered: make(chan struct{}, 1)}
+	dir := t.TempDir()
+	e := newEnv(t, envOptions{recorder: rec, dir: dir, adapter: st, rec: channeltest.Options{Platform: "web"}})
+	th := rec.Thread("stall")
+	e.say(th, ann, "slow 400")
+	<-st.entered // the lane is stuck in a post
+	e.say(th, ann, "stop")
+	if end := e.waitEndRaw(th); end.StopReason != "cancelled" {
+		t.Errorf("turn end %+v, want cancelled while the channel was stalled", end)
+	}
+	close(st.release)
 }

@@ -52,6 +52,9 @@ type Options struct {
 	// OnTurnEnd, if set, is called when everything of a turn has been
 	// delivered to its thread (for metrics and tests).
 	OnTurnEnd func(channels.ThreadRef, projector.TurnEnd)
+	// OnTurnFinished, if set, is called when the agent has answered a
+	// prompt (or failed), before the turn's output is all delivered.
+	OnTurnFinished func(t channels.ThreadRef, stopReason string, err error)
 	// OnAgent, if set, is told when a thread's agent process starts
 	// ("started") and when the thread lets it go ("stopped": reaped or
 	// shut down; "exited": it died on its own), for metrics and tests.

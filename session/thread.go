@@ -258,6 +258,9 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	t.armReaperLocked()
 	t.mu.Unlock()
 	close(tu.finished)
+	if f := t.r.o.OnTurnFinished; f != nil {
+		f(t.ref, stop, err)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,7 +9,11 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/eventlog"
+	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/replay"
 	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/typing"
 )
 
 func TestTurnEndToEnd(t *testing.T) {
@@ -101,4 +106,66 @@ func escape(id string) string {
 	return b.String()
 }
 
-var _ = channels.KindText
+// The event log a live turn leaves is what `gateway replay` reads: the
+// replay shows the same text and tool lines the thread got.
+func TestEventLogReplays(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}})
+	th := e.rec.Thread("replay")
+	e.say(th, ann, "tools")
+	e.waitEnd(th)
+	b, _, _ := e.st.Binding(e.ctx(), th)
+	live := e.text(th)
+	var liveTools []string
+	for _, m := range e.messages(th, channels.KindTool) {
+		liveTools = append(liveTools, m.Text)
+	}
+	e.close()
+	f, err := eventlog.OpenReader(filepath.Join(e.dir, "events", escape(b.SessionID)+".ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out strings.Builder
+	st, err := replay.Run(t.Context(), f, &out, replay.Options{Stream: projector.DefaultSettings(), Typing: typing.Config{Mode: typing.ModeNever}, Preset: replay.Presets["web"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Malformed != 0 || st.Turns != 1 {
+		t.Errorf("replay stats %+v", st)
+	}
+	// Final state of each replayed message, by id.
+	final := map[string]channeltest.Op{}
+	var order []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var op channeltest.Op
+		if err := json.Unmarshal([]byte(line), &op); err != nil {
+			t.Fatalf("replay line %q: %v", line, err)
+		}
+		if op.Msg == "" {
+			continue
+		}
+		if _, ok := final[string(op.Msg)]; !ok {
+			order = append(order, string(op.Msg))
+		}
+		final[string(op.Msg)] = op
+	}
+	var text strings.Builder
+	var tools []string
+	for _, id := range order {
+		switch op := final[id]; op.Kind {
+		case channels.KindText:
+			text.WriteString(op.Text)
+		case channels.KindTool:
+			tools = append(tools, op.Text)
+		}
+	}
+	if text.String() != live {
+		t.Errorf("replayed text\n%q\nlive text\n%q", text.String(), live)
+	}
+	if strings.Join(tools, "\n") != strings.Join(liveTools, "\n") {
+		t.Errorf("replayed tool lines\n%s\nlive\n%s", strings.Join(tools, "\n"), strings.Join(liveTools, "\n"))
+	}
+	if len(tools) < 3 {
+		t.Errorf("only %d tool lines", len(tools))
+	}
+}

@@ -93,3 +93,17 @@ func checkNoNewGoroutines(ctx context.Context, t *testing.T, before goroutineSna
 		}
 	}
 }
+
+// LeakCheck snapshots the running goroutines and returns a function that
+// fails t if goroutines started since then are still running when it is
+// called (it waits up to ten seconds for them to end). Use it around a
+// component's whole life: start, run, cancel, wait.
+func LeakCheck(t *testing.T) func() {
+	before := goroutines()
+	return func() {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		checkNoNewGoroutines(ctx, t, before)
+	}
+}
