@@ -49,7 +49,25 @@ type Options struct {
 	// OnTurnEnd, if set, is called (from Step) when a turn's TurnEnd has
 	// been delivered: everything of the turn before it is in the thread.
 	OnTurnEnd func(projector.TurnEnd)
+	// Observer, if set, is told about deliveries (metrics).
+	Observer Observer
 }
+
+// Observer receives delivery events, from Step. Its methods must be cheap
+// and must not block.
+type Observer interface {
+	// Delivered reports a successful "post", "edit" or "prompt" of a
+	// message of kind; latency is how long the oldest output it shows
+	// waited in the lane.
+	Delivered(op string, kind channels.Kind, latency time.Duration)
+	// RateLimited reports that the platform asked to slow down.
+	RateLimited(op string)
+}
+
+type nopObserver struct{}
+
+func (nopObserver) Delivered(string, channels.Kind, time.Duration) {}
+func (nopObserver) RateLimited(string)                             {}
 
 // Lane delivers the outputs of one thread in order. It is not safe for
 // concurrent use: one owner calls Push and Step.
@@ -86,6 +104,7 @@ type Lane struct {
 	typingAct typing.Action // the last typing action not yet performed
 	idle      bool
 	onTurnEnd func(projector.TurnEnd)
+	obs       Observer
 }
 
 type itemKind uint8
@@ -112,6 +131,9 @@ type item struct {
 	// heldSince is when the oldest text not yet released arrived (block
 	// mode).
 	heldSince time.Time
+	// since is when the oldest output this item shows and the platform
+	// does not yet arrived (for the latency metric).
+	since time.Time
 }
 
 // appendText adds s to a text item in amortised constant time; text
@@ -125,6 +147,7 @@ type pendingEdit struct {
 	key     string
 	msgKind channels.Kind
 	text    string
+	since   time.Time
 }
 
 // NewLane returns a lane for one thread. Capabilities are found by type
@@ -141,6 +164,10 @@ func NewLane(o Options) *Lane {
 		lastEdit:  map[channels.MessageID]time.Time{},
 		idle:      true,
 		onTurnEnd: o.OnTurnEnd,
+		obs:       o.Observer,
+	}
+	if l.obs == nil {
+		l.obs = nopObserver{}
 	}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
@@ -209,16 +236,16 @@ func (l *Lane) push(now time.Time, o projector.Output) {
 		l.appendText(now, itemThought, o.Text)
 	case projector.Tool:
 		l.visible(now)
-		l.keyed(channels.KindTool, "tool:"+string(o.ID), o.Text)
+		l.keyed(now, channels.KindTool, "tool:"+string(o.ID), o.Text)
 	case projector.Plan:
 		l.visible(now)
-		l.keyed(channels.KindPlan, "plan", o.Text)
+		l.keyed(now, channels.KindPlan, "plan", o.Text)
 	case projector.Status:
 		l.visible(now)
-		l.enqueue(&item{kind: itemPost, msgKind: channels.KindStatus, text: o.Text})
+		l.enqueue(&item{kind: itemPost, msgKind: channels.KindStatus, text: o.Text, since: now})
 	case projector.Notice:
 		l.visible(now)
-		l.enqueue(&item{kind: itemPost, msgKind: channels.KindNotice, text: o.Text})
+		l.enqueue(&item{kind: itemPost, msgKind: channels.KindNotice, text: o.Text, since: now})
 	case projector.TurnEnd:
 		l.enqueue(&item{kind: itemTurnEnd, end: o})
 	}
@@ -258,6 +285,9 @@ func (l *Lane) appendText(now time.Time, kind itemKind, s string) {
 	if it := l.queue[len(l.queue)-1]; it.heldSince.IsZero() {
 		it.heldSince = now
 	}
+	if it := l.queue[len(l.queue)-1]; it.since.IsZero() {
+		it.since = now
+	}
 }
 
 func kindOf(k itemKind) channels.Kind {
@@ -270,7 +300,7 @@ func kindOf(k itemKind) channels.Kind {
 // keyed queues a new state of an edit-keyed message (a tool line, the
 // plan). Latest wins: a state not yet delivered is replaced in place; a
 // posted message is edited (or, without Editor, a new line is posted).
-func (l *Lane) keyed(kind channels.Kind, key, text string) {
+func (l *Lane) keyed(now time.Time, kind channels.Kind, key, text string) {
 	if it := l.queued[key]; it != nil {
 		it.text = text
 		return
@@ -280,12 +310,12 @@ func (l *Lane) keyed(kind channels.Kind, key, text string) {
 			e.text = text
 			return
 		}
-		e := &pendingEdit{key: key, msgKind: kind, text: text}
+		e := &pendingEdit{key: key, msgKind: kind, text: text, since: now}
 		l.editFor[key] = e
 		l.edits = append(l.edits, e)
 		return
 	}
-	it := &item{kind: itemPost, msgKind: kind, key: key, text: text}
+	it := &item{kind: itemPost, msgKind: kind, key: key, text: text, since: now}
 	l.queued[key] = it
 	l.enqueue(it)
 }
@@ -374,11 +404,12 @@ func (l *Lane) stepEdits(ctx context.Context, now time.Time) (wait time.Time, pr
 		if err != nil {
 			l.log.Warn("edit failed; posting a new message instead", "thread", l.thread, "key", e.key, "err", err)
 			delete(l.handles, e.key)
-			it := &item{kind: itemPost, msgKind: e.msgKind, key: e.key, text: e.text}
+			it := &item{kind: itemPost, msgKind: e.msgKind, key: e.key, text: e.text, since: e.since}
 			l.queued[e.key] = it
 			l.enqueueBeforeTurnEnd(it)
 		} else {
 			l.lastEdit[h.ID] = now
+			l.obs.Delivered("edit", e.msgKind, now.Sub(e.since))
 			if strings.HasPrefix(e.key, promptPrefix) {
 				delete(l.handles, e.key) // resolved: never edited again
 			}
@@ -427,6 +458,8 @@ func (l *Lane) stepHead(ctx context.Context, now time.Time) (time.Time, bool) {
 			return l.blockedUntil, false
 		}
 		l.log.Error("post failed; message dropped", "thread", l.thread, "kind", it.msgKind, "err", err)
+	} else {
+		l.obs.Delivered("post", it.msgKind, now.Sub(it.since))
 	}
 	l.pop()
 	if it.key != "" {
@@ -471,6 +504,7 @@ func (l *Lane) rateLimited(now time.Time, err error) bool {
 		wait = 100 * time.Millisecond
 	}
 	l.blockedUntil = now.Add(wait)
+	l.obs.RateLimited(rl.Scope)
 	l.log.Debug("rate limited", "thread", l.thread, "retry_after", wait, "scope", rl.Scope)
 	return true
 }

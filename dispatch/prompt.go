@@ -23,7 +23,7 @@ const promptPrefix = "prompt:"
 // when it could not be shown.
 func (l *Lane) Prompt(now time.Time, key string, c channels.Choice, posted func(channels.Handle, error)) {
 	l.visible(now)
-	l.enqueue(&item{kind: itemPrompt, msgKind: channels.KindPermission, key: promptPrefix + key, choice: c, posted: posted})
+	l.enqueue(&item{kind: itemPrompt, msgKind: channels.KindPermission, key: promptPrefix + key, choice: c, posted: posted, since: now})
 }
 
 // Resolve replaces the prompt key's message with text, removing its
@@ -40,11 +40,11 @@ func (l *Lane) Resolve(now time.Time, key, text string) {
 		}
 	}
 	if _, ok := l.handles[key]; ok && l.editor != nil {
-		l.keyed(channels.KindPermission, key, text)
+		l.keyed(now, channels.KindPermission, key, text)
 		return
 	}
 	delete(l.handles, key)
-	l.enqueue(&item{kind: itemPost, msgKind: channels.KindPermission, text: text})
+	l.enqueue(&item{kind: itemPost, msgKind: channels.KindPermission, text: text, since: now})
 }
 
 // stepPrompt shows the prompt item it (at the head, or taken out of a held
@@ -74,6 +74,9 @@ func (l *Lane) stepPrompt(ctx context.Context, now time.Time, it *item) (time.Ti
 		l.log.Error("prompt failed; not shown", "thread", l.thread, "err", err)
 	}
 	l.remove(it)
+	if err == nil {
+		l.obs.Delivered("prompt", channels.KindPermission, now.Sub(it.since))
+	}
 	if err == nil && h.Known() {
 		l.handles[it.key] = h
 		l.lastEdit[h.ID] = now

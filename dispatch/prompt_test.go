@@ -6,6 +6,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/projector"
 	"github.com/google/go-cmp/cmp"
 )
@@ -115,5 +116,48 @@ func TestPromptResolvedAfterTurnEndStillEdits(t *testing.T) {
 	want := []string{"prompt m1 🔐 Edit main.go?", "turn_end", "edit m1 cancelled by ann"}
 	if diff := cmp.Diff(want, h.ops()); diff != "" {
 		t.Errorf("ops (-want +got):\n%s", diff)
+	}
+}
+
+type countingObserver struct {
+	delivered map[string]int
+	latency   map[string]time.Duration
+	limited   int
+}
+
+func (o *countingObserver) Delivered(op string, kind channels.Kind, d time.Duration) {
+	o.delivered[op+" "+string(kind)]++
+	o.latency[op+" "+string(kind)] = max(o.latency[op+" "+string(kind)], d)
+}
+func (o *countingObserver) RateLimited(string) { o.limited++ }
+
+func TestObserverSeesDeliveriesAndRateLimits(t *testing.T) {
+	rec := channeltest.New(channeltest.Options{Edit: true, Prompt: true})
+	obs := &countingObserver{delivered: map[string]int{}, latency: map[string]time.Duration{}}
+	lane := dispatch.NewLane(dispatch.Options{Adapter: rec.Adapter(), Thread: rec.Thread("t"), Stream: projector.DefaultSettings(), Typing: never, Observer: obs})
+	now := time.Unix(0, 0)
+	step := func(d time.Duration) {
+		now = now.Add(d)
+		lane.Step(t.Context(), now)
+	}
+	rec.Inject(channeltest.InjectPost, &channels.RateLimitError{RetryAfter: time.Second, Scope: "post"})
+	lane.BeginTurn(now)
+	lane.Push(now, projector.Text{Text: "hello"}, tool("c1", "🛠️ ls · running"))
+	step(0)           // rate limited
+	step(time.Second) // posts the text, then the tool line
+	lane.Push(now, tool("c1", "🛠️ ls · done"), projector.TurnEnd{})
+	step(2 * time.Second) // edits the tool line
+	want := map[string]int{"post text": 1, "post tool": 1, "edit tool": 1}
+	if diff := cmp.Diff(want, obs.delivered); diff != "" {
+		t.Errorf("delivered (-want +got):\n%s", diff)
+	}
+	if obs.limited != 1 {
+		t.Errorf("rate limits seen = %d, want 1", obs.limited)
+	}
+	if got := obs.latency["post text"]; got != time.Second {
+		t.Errorf("text latency = %v, want 1s (it waited out the rate limit)", got)
+	}
+	if got := obs.latency["edit tool"]; got != 2*time.Second {
+		t.Errorf("tool edit latency = %v, want 2s", got)
 	}
 }

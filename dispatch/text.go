@@ -83,6 +83,7 @@ func (l *Lane) stepDraft(ctx context.Context, now time.Time, it *item, rest stri
 		}
 		l.seg.msg, l.seg.shown = h, text
 		l.lastEdit[h.ID] = now
+		l.delivered("post", it, now)
 		if !h.Known() {
 			// Without an id the draft cannot grow: treat the part as sent.
 			finish()
@@ -107,6 +108,7 @@ func (l *Lane) stepDraft(ctx context.Context, now time.Time, it *item, rest stri
 		}
 		l.lastEdit[l.seg.msg.ID] = now
 		l.seg.shown = text
+		l.delivered("edit", it, now)
 	}
 	if final {
 		finish()
@@ -159,6 +161,7 @@ func (l *Lane) stepBlocks(ctx context.Context, now time.Time, it *item, rest str
 		return wait, false
 	}
 	l.seg.sent += len(chunk.Body)
+	l.delivered("post", it, now)
 	if l.seg.sent >= len(it.text) {
 		it.heldSince = time.Time{}
 	}
@@ -244,4 +247,12 @@ func commonPrefixBytes(a, b string) int {
 		n--
 	}
 	return n
+}
+
+// delivered reports a text delivery: what waited longest is shown now.
+func (l *Lane) delivered(op string, it *item, now time.Time) {
+	if !it.since.IsZero() {
+		l.obs.Delivered(op, it.msgKind, now.Sub(it.since))
+	}
+	it.since = time.Time{}
 }
