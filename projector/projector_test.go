@@ -554,3 +554,35 @@ func TestNoticesArePrefixedOnce(t *testing.T) {
 	_ = isNotice
 	_ = isTool
 }
+
+func TestSuppressedReasons(t *testing.T) {
+	p := New(DefaultSettings())
+	check := func(name string, u Update, want string) {
+		t.Helper()
+		out := p.Apply(&u, nil)
+		if got := p.Suppressed(); got != want {
+			t.Errorf("%s: Suppressed() = %q (outputs %v), want %q", name, got, out, want)
+		}
+	}
+	check("commands outside a turn", Update{Tag: TagAvailableCommands}, SuppressedState)
+	check("text outside a turn", Update{Tag: TagAgentMessageChunk, Text: "x"}, SuppressedOutsideTurn)
+	p.BeginTurn(nil)
+	check("text shown", Update{Tag: TagAgentMessageChunk, Text: "hello"}, "")
+	check("empty chunk", Update{Tag: TagAgentMessageChunk, Text: ""}, SuppressedEmpty)
+	check("hidden plan", Update{Tag: TagPlan, Plan: []PlanEntry{{Content: "a"}}}, SuppressedHidden)
+	check("usage hidden", Update{Tag: TagUsage, Usage: UsageUpdate{Used: 1, Size: 2, UsedKnown: true, SizeKnown: true}}, SuppressedHidden)
+	tool := Update{Tag: TagToolCall, Tool: ToolUpdate{ID: "c1", Title: "ls", HasTitle: true, Kind: "execute", Status: StatusInProgress, RawInput: []byte(`{"command":"ls"}`)}}
+	check("tool start", tool, "")
+	repeat := tool
+	repeat.Tag = TagToolCallUpdate
+	check("identical tool snapshot", repeat, SuppressedUnchanged)
+	s := DefaultSettings()
+	s.MaxTurnChars = 5
+	p2 := New(s)
+	p2.BeginTurn(nil)
+	p2.Apply(&Update{Tag: TagAgentMessageChunk, Text: "0123456789"}, nil)
+	p2.Apply(&Update{Tag: TagAgentMessageChunk, Text: "more"}, nil)
+	if got := p2.Suppressed(); got != SuppressedBudget {
+		t.Errorf("text past the budget: %q, want budget", got)
+	}
+}
