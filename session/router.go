@@ -16,6 +16,7 @@ import (
 	"github.com/acpgw/gateway/abort"
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
@@ -55,6 +56,13 @@ type Options struct {
 	// OnTurnFinished, if set, is called when the agent has answered a
 	// prompt (or failed), before the turn's output is all delivered.
 	OnTurnFinished func(t channels.ThreadRef, stopReason string, err error)
+	// OnUpdate, if set, sees every live update's raw tag and, when it
+	// showed nothing, why (projector.Suppressed); for metrics. It runs on
+	// the agent's reader goroutine and must be cheap.
+	OnUpdate func(tag, suppressed string)
+	// Observer, if set, returns the delivery observer for a platform's
+	// lanes (metrics).
+	Observer func(platform string) dispatch.Observer
 	// OnAgent, if set, is told when a thread's agent process starts
 	// ("started") and when the thread lets it go ("stopped": reaped or
 	// shut down; "exited": it died on its own), for metrics and tests.

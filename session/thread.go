@@ -72,12 +72,17 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 	}
 	t.policy = policy
 	t.proj = projector.New(t.policy.Stream)
+	var obs dispatch.Observer
+	if r.o.Observer != nil {
+		obs = r.o.Observer(ref.Platform)
+	}
 	lane := dispatch.NewLane(dispatch.Options{
-		Adapter: ad,
-		Thread:  ref,
-		Stream:  t.policy.Stream,
-		Typing:  t.policy.Typing,
-		Logger:  r.log,
+		Observer: obs,
+		Adapter:  ad,
+		Thread:   ref,
+		Stream:   t.policy.Stream,
+		Typing:   t.policy.Typing,
+		Logger:   r.log,
 		OnTurnEnd: func(e projector.TurnEnd) {
 			if r.o.OnTurnEnd != nil {
 				r.o.OnTurnEnd(ref, e)
@@ -303,6 +308,13 @@ func (t *thread) Update(u projector.Update, history bool) {
 	outs := t.proj.Apply(&u, nil)
 	if len(outs) > 0 {
 		t.runner.Push(outs...)
+	}
+	if f := t.r.o.OnUpdate; f != nil {
+		tag := u.RawTag
+		if tag == "" {
+			tag = u.Tag.String()
+		}
+		f(tag, t.proj.Suppressed())
 	}
 }
 
