@@ -148,6 +148,10 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 // "crash" scenario exits with demoagent.CrashExitStatus.
 func runDemoAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	o, err := demoagent.ParseFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stdout, err)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("demo-agent: %w", err)
 	}

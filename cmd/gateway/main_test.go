@@ -101,3 +101,21 @@ func TestReplayErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestDemoAgentCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), []string{"demo-agent", "--help"}, strings.NewReader(""), &out, &errb); err != nil {
+		t.Fatalf("demo-agent --help: %v", err)
+	}
+	if !strings.Contains(out.String(), "--state-dir") {
+		t.Errorf("help = %q", out.String())
+	}
+	out.Reset()
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
+	if err := run(t.Context(), []string{"demo-agent", "--state-dir", t.TempDir()}, in, &out, &errb); err != nil {
+		t.Fatalf("demo-agent: %v (stderr %s)", err, errb.String())
+	}
+	if !strings.Contains(out.String(), `"loadSession":true`) || !strings.Contains(out.String(), `"id":1`) {
+		t.Errorf("initialize answer = %q", out.String())
+	}
+}
