@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -110,12 +112,23 @@ func TestDemoAgentCommand(t *testing.T) {
 	if !strings.Contains(out.String(), "--state-dir") {
 		t.Errorf("help = %q", out.String())
 	}
-	out.Reset()
-	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
-	if err := run(t.Context(), []string{"demo-agent", "--state-dir", t.TempDir()}, in, &out, &errb); err != nil {
-		t.Fatalf("demo-agent: %v (stderr %s)", err, errb.String())
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(t.Context(), []string{"demo-agent", "--state-dir", t.TempDir()}, inR, outW, &errb)
+		outW.Close()
+	}()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the answer: %v", err)
 	}
-	if !strings.Contains(out.String(), `"loadSession":true`) || !strings.Contains(out.String(), `"id":1`) {
-		t.Errorf("initialize answer = %q", out.String())
+	if !strings.Contains(line, `"loadSession":true`) || !strings.Contains(line, `"id":1`) {
+		t.Errorf("initialize answer = %q", line)
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("demo-agent: %v (stderr %s)", err, errb.String())
 	}
 }
