@@ -195,6 +195,13 @@ type Prompter interface {
 	Prompt(ctx context.Context, t ThreadRef, c Choice) (Handle, error)
 }
 
+// Titler is implemented by adapters whose threads have a name that can
+// follow the agent's session title (a Discord thread's name).
+type Titler interface {
+	// SetTitle renames thread t. It blocks on I/O.
+	SetTitle(ctx context.Context, t ThreadRef, title string) error
+}
+
 // ErrMessageGone means a message can no longer be edited.
 var ErrMessageGone = errors.New("message can no longer be edited")
 

@@ -309,3 +309,35 @@ func TestStopDoesNotWaitBehindDelivery(t *testing.T) {
 	}
 	close(st.release)
 }
+
+// titled is a channel whose threads have names.
+type titled struct {
+	channels.Adapter
+	titles chan string
+}
+
+func (a *titled) SetTitle(ctx context.Context, t channels.ThreadRef, title string) error {
+	a.titles <- title
+	return nil
+}
+
+func TestSessionTitleRenamesTheThread(t *testing.T) {
+	rec := channeltest.New(channeltest.Options{Platform: "web", Edit: true})
+	ad := &titled{Adapter: rec.Adapter(), titles: make(chan string, 4)}
+	e := newEnv(t, envOptions{recorder: rec, adapter: ad, rec: channeltest.Options{Platform: "web"}})
+	th := rec.Thread("title")
+	e.say(th, ann, "title Fix the flaky test")
+	e.waitEnd(th)
+	select {
+	case got := <-ad.titles:
+		if got != "Fix the flaky test" {
+			t.Errorf("title = %q", got)
+		}
+	case <-e.ctx().Done():
+		t.Fatal("the thread was never renamed")
+	}
+	b, _, _ := e.st.Binding(e.ctx(), th)
+	if b.Title != "Fix the flaky test" {
+		t.Errorf("binding title = %q", b.Title)
+	}
+}

@@ -280,6 +280,11 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 		if b, ok, err := st.Binding(ctx, t.ref); err == nil && ok && b.Title != title {
 			b.Title = title
 			_ = st.PutBinding(ctx, b)
+			if ti, ok := t.ad.(channels.Titler); ok {
+				if err := ti.SetTitle(ctx, t.ref, title); err != nil {
+					t.r.log.Warn("cannot rename the thread", "thread", t.ref, "err", err)
+				}
+			}
 		}
 	}
 	if evlog != nil {
