@@ -314,3 +314,23 @@ func TestOnePromptInFlight(t *testing.T) {
 		t.Errorf("prompt after the first ended: %v", err)
 	}
 }
+
+func TestAuthenticatePrefersAnEnvMethodThatIsSet(t *testing.T) {
+	var fr frames
+	p := start(t, rawSpec("RAW_AGENT_AUTH=1", "RAW_OPENAI_KEY=sk-test"), agent.Options{Frames: fr.sink})
+	var rec recorder
+	if _, err := p.NewSession(t.Context(), t.TempDir(), &rec); err != nil {
+		t.Fatalf("NewSession: %v (the browser-login method offered first must be skipped)", err)
+	}
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	var auth string
+	for _, l := range fr.lines {
+		if strings.Contains(l, `"method":"authenticate"`) {
+			auth = l
+		}
+	}
+	if !strings.Contains(auth, `"methodId":"openai-api-key"`) {
+		t.Errorf("authenticate frame = %q", auth)
+	}
+}

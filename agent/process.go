@@ -200,7 +200,11 @@ func (p *Process) initialize(ctx context.Context) error {
 		return fmt.Errorf("agent %q speaks ACP version %d; the gateway speaks %d", p.spec.Name, resp.ProtocolVersion, ProtocolVersion)
 	}
 	p.info = resp
-	p.log.Info("agent initialized", "loadSession", resp.AgentCapabilities.LoadSession, "authMethods", len(resp.AuthMethods))
+	ids := make([]string, 0, len(resp.AuthMethods))
+	for _, m := range resp.AuthMethods {
+		ids = append(ids, authMethodID(m))
+	}
+	p.log.Info("agent initialized", "loadSession", resp.AgentCapabilities.LoadSession, "authMethods", ids)
 	return nil
 }
 

@@ -26,6 +26,7 @@ func rawAgent() {
 		b, _ := json.Marshal(text)
 		update(sid, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`+string(b)+`}}`)
 	}
+	authed := os.Getenv("RAW_AGENT_AUTH") == ""
 	for in.Scan() {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
@@ -35,6 +36,7 @@ func rawAgent() {
 					Text string `json:"text"`
 				} `json:"prompt"`
 				McpServers json.RawMessage `json:"mcpServers"`
+				MethodID   string          `json:"methodId"`
 			} `json:"params"`
 		}
 		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
@@ -45,8 +47,19 @@ func rawAgent() {
 		const sid = "raw-1"
 		switch req.Method {
 		case "initialize":
+			if !authed {
+				result(`{"protocolVersion":1,"agentCapabilities":{},"authMethods":[{"id":"chatgpt","name":"Browser login"},{"type":"env_var","id":"openai-api-key","name":"OpenAI key","vars":[{"name":"RAW_OPENAI_KEY"}]}]}`)
+				break
+			}
 			result(`{"protocolVersion":1,"agentCapabilities":{"loadSession":false},"authMethods":[]}`)
+		case "authenticate":
+			authed = req.Params.MethodID == "openai-api-key"
+			result(`{}`)
 		case "session/new":
+			if !authed {
+				send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32000,"message":"Authentication required"}}`)
+				break
+			}
 			if string(req.Params.McpServers) != "[]" {
 				send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32602,"message":"mcpServers must be an array, got ` + string(req.Params.McpServers) + `"}}`)
 				break

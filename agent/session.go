@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -163,12 +165,7 @@ func isAuthRequired(err error) bool {
 func (p *Process) authenticate(ctx context.Context) error {
 	id := p.spec.AuthMethod
 	if id == "" {
-		for _, m := range p.info.AuthMethods {
-			if mid := authMethodID(m); mid != "" {
-				id = mid
-				break
-			}
-		}
+		id = p.pickAuthMethod()
 	}
 	if id == "" {
 		return fmt.Errorf("agent %q requires authentication and offers no method", p.spec.Name)
@@ -178,6 +175,38 @@ func (p *Process) authenticate(ctx context.Context) error {
 		return p.callError("authenticate", err)
 	}
 	return nil
+}
+
+// pickAuthMethod prefers an env-var method whose variables are all set
+// for the agent (a headless gateway cannot do a browser login), then the
+// first method offered.
+func (p *Process) pickAuthMethod() string {
+	set := func(name string) bool {
+		for _, kv := range p.spec.Env {
+			if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+				return v != ""
+			}
+		}
+		return os.Getenv(name) != ""
+	}
+	for _, m := range p.info.AuthMethods {
+		if m.EnvVar == nil || len(m.EnvVar.Vars) == 0 {
+			continue
+		}
+		all := true
+		for _, v := range m.EnvVar.Vars {
+			all = all && set(v.Name)
+		}
+		if all {
+			return m.EnvVar.Id
+		}
+	}
+	for _, m := range p.info.AuthMethods {
+		if id := authMethodID(m); id != "" {
+			return id
+		}
+	}
+	return ""
 }
 
 func authMethodID(m acp.AuthMethod) string {
