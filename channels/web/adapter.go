@@ -1,0 +1,207 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// Platform is the adapter's platform name, the Platform of its ThreadRefs.
+const Platform = "web"
+
+// Channel is the only channel of the web chat, the Channel of its
+// ThreadRefs.
+const Channel = "local"
+
+// DefaultListen is the address New listens on when Options.Listen is empty.
+const DefaultListen = "127.0.0.1:8484"
+
+// Timeouts of the server.
+const (
+	// replyWait is how long an answer request waits for the gateway's
+	// private reply before it returns without one.
+	replyWait = time.Second
+	// shutdownWait bounds the graceful shutdown when Run's context ends.
+	shutdownWait = 5 * time.Second
+	// heartbeatInterval is how often an idle event stream sends a comment.
+	heartbeatInterval = 15 * time.Second
+)
+
+// Options configure an Adapter.
+type Options struct {
+	// Listen is the host:port to listen on; "" means DefaultListen. Port 0
+	// picks a free port (see Addr and URL).
+	Listen string
+	// Token, if set, is required on every /api request, as
+	// "Authorization: Bearer <token>" or "?token=<token>".
+	Token string
+	// Logger receives the adapter's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Adapter is the local web chat: an HTTP server with a JSON API, a live
+// event stream and an embedded page, and the channels.Adapter on top of the
+// same in-memory threads. Create it with New; its methods are safe for
+// concurrent use. Post, Edit, Typing, StopTyping and Prompt work on the
+// state whether or not Run is serving.
+type Adapter struct {
+	o         Options
+	log       *slog.Logger
+	st        *store
+	replyWait time.Duration
+	heartbeat time.Duration
+	ready     chan struct{} // closed once Run listens
+
+	mu      sync.Mutex // guards the fields below
+	addr    net.Addr   // set once Run listens
+	started bool       // Run was called with a live context
+}
+
+var (
+	_ channels.Adapter       = (*Adapter)(nil)
+	_ channels.Editor        = (*Adapter)(nil)
+	_ channels.Typer         = (*Adapter)(nil)
+	_ channels.TypingStopper = (*Adapter)(nil)
+	_ channels.Prompter      = (*Adapter)(nil)
+)
+
+// New returns an adapter for o. It does no I/O; Run listens.
+func New(o Options) *Adapter {
+	if o.Listen == "" {
+		o.Listen = DefaultListen
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Adapter{
+		o:         o,
+		log:       log,
+		st:        newStore(),
+		replyWait: replyWait,
+		heartbeat: heartbeatInterval,
+		ready:     make(chan struct{}),
+	}
+}
+
+// Run listens on Options.Listen and serves the page and the API, delivering
+// what people write and click to h, until ctx ends; then it shuts the
+// server down gracefully (open event streams end, requests in flight get
+// up to five seconds) and returns nil. It returns an error when it cannot
+// listen or the server fails, and when called a second time. h is called
+// on the goroutine of the HTTP request, with Run's context, and should not
+// block for long: the request waits for it.
+func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	a.mu.Lock()
+	if a.started {
+		a.mu.Unlock()
+		return errors.New("web: Run called twice")
+	}
+	a.started = true
+	a.mu.Unlock()
+
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", a.o.Listen)
+	if err != nil {
+		return fmt.Errorf("web: listen: %w", err)
+	}
+	loopback := isLoopback(ln.Addr())
+	if !loopback && a.o.Token == "" {
+		a.log.Warn("web chat listens beyond this machine without an access token; anyone who can reach it can talk to the agent", "addr", ln.Addr().String())
+	}
+	s := &server{a: a, ctx: ctx, h: h, loopback: loopback}
+	srv := &http.Server{
+		Handler:           s.routes(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelDebug),
+	}
+	a.mu.Lock()
+	a.addr = ln.Addr()
+	a.mu.Unlock()
+	close(a.ready)
+	a.log.Info("web chat listening", "url", a.url(false))
+
+	var wg sync.WaitGroup
+	served := make(chan error, 1)
+	wg.Go(func() { served <- srv.Serve(ln) })
+	defer wg.Wait()
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		return fmt.Errorf("web: serve: %w", err)
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownWait)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		a.log.Warn("web chat: graceful shutdown timed out; closing connections", "err", err)
+		srv.Close()
+	}
+	return nil
+}
+
+// Ready returns a channel that is closed once Run listens; Addr and URL are
+// known from then on.
+func (a *Adapter) Ready() <-chan struct{} { return a.ready }
+
+// Addr returns the host:port Run listens on, "" before it listens.
+func (a *Adapter) Addr() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.addr == nil {
+		return ""
+	}
+	return a.addr.String()
+}
+
+// URL returns the address of the page for a browser on this machine, with
+// "?token=" when an access token is set, or "" before Run listens. An
+// unspecified listen address (":8484", "0.0.0.0") is shown as 127.0.0.1.
+func (a *Adapter) URL() string { return a.url(true) }
+
+func (a *Adapter) url(withToken bool) string {
+	a.mu.Lock()
+	addr := a.addr
+	a.mu.Unlock()
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return ""
+	}
+	host := "127.0.0.1"
+	if !tcp.IP.IsUnspecified() {
+		host = tcp.IP.String()
+	}
+	u := url.URL{Scheme: "http", Host: net.JoinHostPort(host, fmt.Sprint(tcp.Port)), Path: "/"}
+	switch {
+	case a.o.Token == "":
+	case withToken:
+		u.RawQuery = url.Values{"token": {a.o.Token}}.Encode()
+	default:
+		u.RawQuery = "token=REDACTED"
+	}
+	return u.String()
+}
+
+// isLoopback reports whether addr only accepts connections from this
+// machine.
+func isLoopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
+
+// Limits reports the web chat's limits: no length limit, edits every
+// 250 ms, and a typing indicator that stays until StopTyping. No I/O.
+func (a *Adapter) Limits() channels.Limits {
+	return channels.Limits{MinEditInterval: 250 * time.Millisecond}
+}

@@ -1,0 +1,418 @@
+package web
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// server serves the page and the API during one Run.
+type server struct {
+	a        *Adapter
+	ctx      context.Context // Run's context, handed to h
+	h        func(context.Context, channels.Inbound)
+	loopback bool // the listener is loopback-only: Host names are checked
+}
+
+// routes returns the server's handler: the routes behind the request
+// guards.
+func (s *server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.page)
+	mux.HandleFunc("GET /api/threads", s.listThreads)
+	mux.HandleFunc("POST /api/threads", s.createThread)
+	mux.HandleFunc("GET /api/events", s.listEvents)
+	mux.HandleFunc("GET /api/threads/{id}/messages", s.listMessages)
+	mux.HandleFunc("POST /api/threads/{id}/messages", s.postMessage)
+	mux.HandleFunc("POST /api/threads/{id}/stop", s.stop)
+	mux.HandleFunc("POST /api/threads/{id}/prompts/{msg}/answer", s.answer)
+	mux.HandleFunc("GET /api/threads/{id}/events", s.threadEvents)
+	return s.guard(mux)
+}
+
+// guard checks what every request must satisfy before mux routes it: a
+// local Host name on a loopback listener (against DNS rebinding), no
+// foreign Origin (against cross-site requests), the access token on /api,
+// and a JSON content type on request bodies. Unknown /api routes answer
+// with JSON errors.
+func (s *server) guard(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		api := r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/")
+		if s.loopback && !localHost(r.Host) {
+			writeError(w, http.StatusForbidden, "host "+r.Host+" is not allowed; use 127.0.0.1 or localhost")
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
+			writeError(w, http.StatusForbidden, "cross-origin request refused")
+			return
+		}
+		if !api {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		if !s.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="acpgw web chat"`)
+			writeError(w, http.StatusUnauthorized, "an access token is required: send Authorization: Bearer <token> or ?token=<token>")
+			return
+		}
+		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+			if err != nil || mt != "application/json" {
+				writeError(w, http.StatusUnsupportedMediaType, "the request body must be JSON with Content-Type: application/json")
+				return
+			}
+		}
+		if _, pattern := mux.Handler(r); pattern == "" {
+			noRoute(w, r, mux)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// noRoute answers an /api request that matches no route with the status
+// the mux would give (404 or 405, with Allow) and a JSON body.
+func noRoute(w http.ResponseWriter, r *http.Request, mux *http.ServeMux) {
+	h, _ := mux.Handler(r)
+	probe := &statusProbe{header: make(http.Header)}
+	h.ServeHTTP(probe, r)
+	if allow := probe.header.Get("Allow"); allow != "" {
+		w.Header().Set("Allow", allow)
+	}
+	switch probe.status {
+	case http.StatusMethodNotAllowed:
+		writeError(w, probe.status, r.Method+" is not allowed here; allowed: "+probe.header.Get("Allow"))
+	default:
+		writeError(w, http.StatusNotFound, "no such API endpoint: "+r.URL.Path)
+	}
+}
+
+// statusProbe records the status and headers a handler writes.
+type statusProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *statusProbe) Header() http.Header { return p.header }
+func (p *statusProbe) Write(b []byte) (int, error) {
+	if p.status == 0 {
+		p.status = http.StatusOK
+	}
+	return len(b), nil
+}
+func (p *statusProbe) WriteHeader(code int) {
+	if p.status == 0 {
+		p.status = code
+	}
+}
+
+// localHost reports whether a Host header names this machine.
+func localHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// sameOrigin reports whether an Origin header names the host the request
+// was sent to.
+func sameOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, host)
+}
+
+// authorized reports whether r carries the access token, if one is set.
+func (s *server) authorized(r *http.Request) bool {
+	want := s.a.o.Token
+	if want == "" {
+		return true
+	}
+	got := r.URL.Query().Get("token")
+	if h, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		got = strings.TrimSpace(h)
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+func (s *server) listThreads(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, threadsBody{Threads: s.a.st.threadList()})
+}
+
+func (s *server) createThread(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	req, err := parseThreadRequest(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusCreated, s.a.st.createThread(req.Title))
+}
+
+// messagesBody is the JSON of GET /api/threads/{id}/messages.
+type messagesBody struct {
+	Messages []message `json:"messages"`
+	Typing   bool      `json:"typing"`
+}
+
+func (s *server) listMessages(w http.ResponseWriter, r *http.Request) {
+	msgs, typing, err := s.a.st.messages(r.PathValue("id"))
+	if err != nil {
+		writeStateError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, messagesBody{Messages: msgs, Typing: typing})
+}
+
+// idBody is the JSON of accepted posts.
+type idBody struct {
+	ID string `json:"id"`
+	// Reply is the gateway's private answer to a prompt answer, if it
+	// came in time.
+	Reply string `json:"reply,omitempty"`
+}
+
+func (s *server) postMessage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	req, err := parseMessageRequest(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if !s.live(w) {
+		return
+	}
+	msg, err := s.a.st.addMessage(id, message{Role: roleUser, Author: req.Author, Kind: string(channels.KindText), Text: req.Text})
+	if err != nil {
+		writeStateError(w, err)
+		return
+	}
+	s.h(s.ctx, channels.Inbound{
+		Thread: ref(id),
+		Author: channels.Author{ID: req.id(), Name: req.Author},
+		Text:   req.Text,
+		ID:     channels.MessageID(msg.ID),
+		Reply:  s.notice(id),
+	})
+	writeJSON(w, http.StatusAccepted, idBody{ID: msg.ID})
+}
+
+func (s *server) stop(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	req, err := parseStopRequest(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if !s.live(w) {
+		return
+	}
+	if !s.a.st.hasThread(id) {
+		writeStateError(w, errNoThread)
+		return
+	}
+	eventID := newID()
+	s.h(s.ctx, channels.Inbound{
+		Thread: ref(id),
+		Author: channels.Author{ID: req.id(), Name: req.Author},
+		Text:   "/stop",
+		ID:     channels.MessageID(eventID),
+		Reply:  s.notice(id),
+	})
+	writeJSON(w, http.StatusAccepted, idBody{ID: eventID})
+}
+
+func (s *server) answer(w http.ResponseWriter, r *http.Request) {
+	id, msgID := r.PathValue("id"), r.PathValue("msg")
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	req, err := parseAnswerRequest(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if !s.live(w) {
+		return
+	}
+	m, err := s.a.st.message(id, msgID)
+	if err != nil {
+		writeStateError(w, err)
+		return
+	}
+	if len(m.Options) == 0 {
+		writeError(w, http.StatusConflict, "this message has no options to answer (already answered, or not a prompt)")
+		return
+	}
+	if !offers(m.Options, req.OptionID) {
+		writeError(w, http.StatusBadRequest, "the prompt has no option "+quote(req.OptionID))
+		return
+	}
+	rep := &replier{got: make(chan struct{}), late: s.notice(id), waiting: true}
+	eventID := newID()
+	s.h(s.ctx, channels.Inbound{
+		Thread: ref(id),
+		Author: channels.Author{ID: req.id(), Name: req.Author},
+		ID:     channels.MessageID(eventID),
+		Choice: &channels.ChoiceAnswer{
+			Prompt:   channels.Handle{Thread: ref(id), ID: channels.MessageID(msgID)},
+			OptionID: req.OptionID,
+		},
+		Reply: rep.reply,
+	})
+	writeJSON(w, http.StatusAccepted, idBody{ID: eventID, Reply: rep.wait(r.Context(), s.ctx, s.a.replyWait)})
+}
+
+// live answers 503 and returns false once Run's context has ended.
+func (s *server) live(w http.ResponseWriter) bool {
+	if s.ctx.Err() != nil {
+		writeError(w, http.StatusServiceUnavailable, "the web chat is shutting down")
+		return false
+	}
+	return true
+}
+
+// notice returns a Reply function that appends a system notice to thread
+// id, visible to everyone in the thread.
+func (s *server) notice(id string) func(context.Context, string) error {
+	return func(ctx context.Context, text string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := checkText(text); err != nil {
+			return err
+		}
+		_, err := s.a.st.addMessage(id, message{Role: roleSystem, Author: authorGateway, Kind: string(channels.KindNotice), Text: text})
+		return err
+	}
+}
+
+// replier hands the gateway's private reply to a prompt answer back to the
+// browser that clicked: in the HTTP response while the request waits, as
+// a system notice in the thread after.
+type replier struct {
+	got  chan struct{} // closed at the first reply
+	late func(context.Context, string) error
+
+	mu      sync.Mutex // guards the fields below
+	waiting bool
+	texts   []string
+}
+
+// reply is the Inbound.Reply of an answer. It does no I/O.
+func (r *replier) reply(ctx context.Context, text string) error {
+	r.mu.Lock()
+	if !r.waiting {
+		r.mu.Unlock()
+		return r.late(ctx, text)
+	}
+	if len(r.texts) == 0 {
+		close(r.got)
+	}
+	r.texts = append(r.texts, text)
+	r.mu.Unlock()
+	return nil
+}
+
+// wait waits up to d for a reply, or until one of the contexts ends, and
+// returns the replies that came, joined by blank lines. Later replies
+// become notices.
+func (r *replier) wait(req, run context.Context, d time.Duration) string {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.got:
+	case <-t.C:
+	case <-req.Done():
+	case <-run.Done():
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.waiting = false
+	return strings.Join(r.texts, "\n\n")
+}
+
+func offers(opts []option, id string) bool {
+	for _, o := range opts {
+		if o.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// readBody reads a request body of at most maxBodyBytes; on failure it
+// answers and returns false.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, "the request body is larger than 1 MiB")
+		return nil, false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
+// writeStateError answers a state error: 404 for missing threads and
+// messages.
+func writeStateError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, errNoThread):
+		writeError(w, http.StatusNotFound, "no such thread")
+	case errors.Is(err, errNoMessage):
+		writeError(w, http.StatusNotFound, "no such message in this thread")
+	default:
+		writeError(w, http.StatusInternalServerError, err.Error())
+	}
+}
+
+// errorBody is the JSON of every error answer.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, errorBody{Error: msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(append(mustJSON(v), '\n'))
+}
+
+func quote(s string) string { return string(mustJSON(s)) }

@@ -1,0 +1,740 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// ignoreVolatile leaves ids and times out of message comparisons.
+var ignoreVolatile = cmpopts.IgnoreFields(message{}, "ID", "Time")
+
+func TestThreadsAPI(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	serve(t, a, nil)
+	c := newClient(t, a)
+	ctx := t.Context()
+
+	r := c.do(ctx, t, "POST", "/api/threads", map[string]string{"title": "  Fix the build  "})
+	if err := r.want(http.StatusCreated); err != nil {
+		t.Fatal(err)
+	}
+	var first threadInfo
+	r.decode(t, &first)
+	if first.Title != "Fix the build" || first.ID == "" || first.Created.IsZero() {
+		t.Errorf("created thread = %+v, want an id, a time and the trimmed title", first)
+	}
+	second := c.newThread(ctx, t)
+
+	r = c.do(ctx, t, "GET", "/api/threads", nil)
+	var list threadsBody
+	r.decode(t, &list)
+	var got []string
+	for _, th := range list.Threads {
+		got = append(got, th.ID+" "+th.Title)
+	}
+	if want := []string{second + " ", first.ID + " Fix the build"}; !cmp.Equal(got, want) {
+		t.Errorf("GET /api/threads ids and titles (-want +got):\n%s", cmp.Diff(want, got))
+	}
+
+	// The first prompt titles an untitled thread.
+	r = c.do(ctx, t, "POST", "/api/threads/"+second+"/messages", map[string]string{"author": "ann", "text": "\n  list the files\nplease"})
+	if err := r.want(http.StatusAccepted); err != nil {
+		t.Fatal(err)
+	}
+	r = c.do(ctx, t, "GET", "/api/threads", nil)
+	r.decode(t, &list)
+	if got, want := list.Threads[0].Title, "list the files"; got != want {
+		t.Errorf("title after the first prompt = %q, want %q", got, want)
+	}
+}
+
+func TestPostMessage(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	in := serve(t, a, nil)
+	c := newClient(t, a)
+	ctx := t.Context()
+	id := c.newThread(ctx, t)
+
+	tests := []struct {
+		name       string
+		body       map[string]string
+		wantAuthor channels.Author
+	}{
+		{"name only", map[string]string{"author": " alice ", "text": "hello **agent**"}, channels.Author{ID: "web:alice", Name: "alice"}},
+		{"with author id", map[string]string{"author": "Bob", "authorId": "u-bob", "text": "hello **agent**"}, channels.Author{ID: "u-bob", Name: "Bob"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := c.do(ctx, t, "POST", "/api/threads/"+id+"/messages", tc.body)
+			if err := r.want(http.StatusAccepted); err != nil {
+				t.Fatal(err)
+			}
+			var ack idBody
+			r.decode(t, &ack)
+			ev := in.next(t)
+			if got, want := ev.Thread, (channels.ThreadRef{Platform: "web", Channel: "local", Thread: id}); got != want {
+				t.Errorf("Inbound.Thread = %v, want %v", got, want)
+			}
+			if diff := cmp.Diff(tc.wantAuthor, ev.Author); diff != "" {
+				t.Errorf("Inbound.Author (-want +got):\n%s", diff)
+			}
+			if ev.Text != tc.body["text"] || ev.ID != channels.MessageID(ack.ID) || ev.Choice != nil || ev.Reply == nil {
+				t.Errorf("Inbound = %+v, want text %q, id %q, no choice, a Reply", ev, tc.body["text"], ack.ID)
+			}
+			b, err := c.messages(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := b.Messages[len(b.Messages)-1]
+			want := message{ID: ack.ID, Role: "user", Author: tc.wantAuthor.Name, Kind: "text", Text: tc.body["text"]}
+			if diff := cmp.Diff(want, last, cmpopts.IgnoreFields(message{}, "Time")); diff != "" {
+				t.Errorf("stored message (-want +got):\n%s", diff)
+			}
+
+			// Reply appends a notice everyone in the thread sees.
+			if err := ev.Reply(ctx, "Sorry, no access."); err != nil {
+				t.Fatalf("Reply: %v", err)
+			}
+			b, _ = c.messages(ctx, id)
+			last = b.Messages[len(b.Messages)-1]
+			want = message{Role: "system", Author: "gateway", Kind: "notice", Text: "Sorry, no access."}
+			if diff := cmp.Diff(want, last, ignoreVolatile); diff != "" {
+				t.Errorf("message after Reply (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestOutboundInAPIAndEvents(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	serve(t, a, nil)
+	c := newClient(t, a)
+	ctx := t.Context()
+	id := c.newThread(ctx, t)
+	th := ref(id)
+
+	s := c.openStream(t, "/api/threads/"+id+"/events")
+	if s.status != http.StatusOK || !strings.HasPrefix(s.header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("events: status %d, type %q, want 200 text/event-stream", s.status, s.header.Get("Content-Type"))
+	}
+	var list threadsBody
+	json.Unmarshal([]byte(s.next(t, "threads").data), &list)
+	if len(list.Threads) != 1 || list.Threads[0].ID != id {
+		t.Errorf("first threads event = %+v, want the one thread", list)
+	}
+	if got := s.next(t, "typing").data; got != `{"typing":false}` {
+		t.Errorf("first typing event = %s, want not typing", got)
+	}
+
+	text, err := a.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: "Hel"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Edit(ctx, text, channels.Message{Kind: channels.KindText, Text: "Hello there"}); err != nil {
+		t.Fatal(err)
+	}
+	tool, err := a.Post(ctx, th, channels.Message{Kind: channels.KindTool, Key: "call_1", Text: "🛠️ Run ls · running"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Edit(ctx, tool, channels.Message{Kind: channels.KindTool, Key: "call_1", Text: "🛠️ Run ls · done"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Typing(ctx, th); err != nil {
+		t.Fatal(err)
+	}
+	prompt, err := a.Prompt(ctx, th, channels.Choice{Text: "Allow ls?", Options: []channels.Option{
+		{ID: "allow", Label: "Allow", Style: "primary"}, {ID: "reject", Label: "Reject", Style: "danger"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	opts := []option{{ID: "allow", Label: "Allow", Style: "primary"}, {ID: "reject", Label: "Reject", Style: "danger"}}
+	wantEvents := []message{
+		{ID: string(text.ID), Role: "assistant", Author: "agent", Kind: "text", Text: "Hel"},
+		{ID: string(text.ID), Role: "assistant", Author: "agent", Kind: "text", Text: "Hello there", Edits: 1},
+		{ID: string(tool.ID), Role: "assistant", Author: "agent", Kind: "tool", Key: "call_1", Text: "🛠️ Run ls · running"},
+		{ID: string(tool.ID), Role: "assistant", Author: "agent", Kind: "tool", Key: "call_1", Text: "🛠️ Run ls · done", Edits: 1},
+		{ID: string(prompt.ID), Role: "assistant", Author: "agent", Kind: "permission", Text: "Allow ls?", Options: opts},
+	}
+	var gotEvents []message
+	for range wantEvents {
+		gotEvents = append(gotEvents, s.nextMessage(t))
+	}
+	if diff := cmp.Diff(wantEvents, gotEvents, cmpopts.IgnoreFields(message{}, "Time")); diff != "" {
+		t.Errorf("message events (-want +got):\n%s", diff)
+	}
+
+	b, err := c.messages(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]message{wantEvents[1], wantEvents[3], wantEvents[4]}, b.Messages, cmpopts.IgnoreFields(message{}, "Time")); diff != "" {
+		t.Errorf("GET messages (-want +got):\n%s", diff)
+	}
+	if !b.Typing {
+		t.Errorf("GET messages typing = false after Typing, want true")
+	}
+
+	// Editing the prompt answers it: its options go.
+	if err := a.Edit(ctx, prompt, channels.Message{Kind: channels.KindPermission, Text: "✅ Allowed by ann"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := s.nextMessage(t); m.ID != string(prompt.ID) || len(m.Options) != 0 || m.Text != "✅ Allowed by ann" {
+		t.Errorf("event after editing the prompt = %+v, want its new text without options", m)
+	}
+	if err := a.StopTyping(ctx, th); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.next(t, "typing").data; got != `{"typing":false}` {
+		t.Errorf("typing event after StopTyping = %s, want false", got)
+	}
+
+	// A new thread shows up in the list of every stream.
+	other := c.newThread(ctx, t)
+	// Typing changes also send the thread list (it shows who is busy).
+	for len(list.Threads) < 2 {
+		json.Unmarshal([]byte(s.next(t, "threads").data), &list)
+	}
+	if len(list.Threads) != 2 || list.Threads[0].ID != other {
+		t.Errorf("threads event after a new thread = %+v, want it first of two", list)
+	}
+
+	// A stream's reconnect starts with the whole state.
+	again := c.openStream(t, "/api/threads/"+id+"/events")
+	again.next(t, "threads")
+	var replayed []message
+	for range 3 {
+		replayed = append(replayed, again.nextMessage(t))
+	}
+	if got := []string{replayed[0].Text, replayed[1].Text, replayed[2].Text}; !cmp.Equal(got, []string{"Hello there", "🛠️ Run ls · done", "✅ Allowed by ann"}) {
+		t.Errorf("messages on reconnect = %q, want the current texts", got)
+	}
+}
+
+func TestListEvents(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	serve(t, a, nil)
+	c := newClient(t, a)
+	s := c.openStream(t, "/api/events")
+	s.next(t, "threads")
+	id := c.newThread(t.Context(), t)
+	var list threadsBody
+	json.Unmarshal([]byte(s.next(t, "threads").data), &list)
+	if len(list.Threads) != 1 || list.Threads[0].ID != id {
+		t.Errorf("threads event = %+v, want the new thread", list)
+	}
+}
+
+func TestAnswer(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	a.replyWait = testWait // the handler below replies at once
+	in := serve(t, a, func(ctx context.Context, ev channels.Inbound) {
+		if ev.Choice != nil && ev.Author.Name == "replied" {
+			ev.Reply(ctx, "Thanks, noted.")
+		}
+	})
+	c := newClient(t, a)
+	ctx := t.Context()
+	id := c.newThread(ctx, t)
+	h, err := a.Prompt(ctx, ref(id), channels.Choice{Text: "Allow?", Options: []channels.Option{{ID: "allow", Label: "Allow"}, {ID: "reject", Label: "Reject"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/threads/" + id + "/prompts/" + string(h.ID) + "/answer"
+
+	r := c.do(ctx, t, "POST", path, map[string]string{"author": "replied", "optionId": "allow"})
+	if err := r.want(http.StatusAccepted); err != nil {
+		t.Fatal(err)
+	}
+	var ack idBody
+	r.decode(t, &ack)
+	if ack.Reply != "Thanks, noted." || ack.ID == "" {
+		t.Errorf("answer response = %+v, want an id and the reply", ack)
+	}
+	ev := in.next(t)
+	want := &channels.ChoiceAnswer{Prompt: h, OptionID: "allow"}
+	if diff := cmp.Diff(want, ev.Choice); diff != "" {
+		t.Errorf("Inbound.Choice (-want +got):\n%s", diff)
+	}
+	if !cmp.Equal(ev.Author, channels.Author{ID: "web:replied", Name: "replied"}) || ev.Thread != ref(id) || ev.ID != channels.MessageID(ack.ID) {
+		t.Errorf("Inbound = %+v, want author web:replied in thread %s with id %s", ev, id, ack.ID)
+	}
+
+	tests := []struct {
+		name    string
+		path    string
+		body    map[string]string
+		status  int
+		errText string
+	}{
+		{"unknown option", path, map[string]string{"author": "ann", "optionId": "maybe"}, http.StatusBadRequest, `the prompt has no option "maybe"`},
+		{"missing option", path, map[string]string{"author": "ann"}, http.StatusBadRequest, `"optionId" is required`},
+		{"unknown message", "/api/threads/" + id + "/prompts/nope/answer", map[string]string{"author": "ann", "optionId": "allow"}, http.StatusNotFound, "no such message in this thread"},
+		{"unknown thread", "/api/threads/nope/prompts/" + string(h.ID) + "/answer", map[string]string{"author": "ann", "optionId": "allow"}, http.StatusNotFound, "no such thread"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := c.do(ctx, t, "POST", tc.path, tc.body)
+			if r.status != tc.status || r.errorText() != tc.errText {
+				t.Errorf("answer = %d %q, want %d %q", r.status, r.errorText(), tc.status, tc.errText)
+			}
+			in.empty(t)
+		})
+	}
+
+	// Once the gateway edits the prompt, it cannot be answered again.
+	if err := a.Edit(ctx, h, channels.Message{Kind: channels.KindPermission, Text: "Allowed"}); err != nil {
+		t.Fatal(err)
+	}
+	r = c.do(ctx, t, "POST", path, map[string]string{"author": "ann", "optionId": "allow"})
+	if r.status != http.StatusConflict {
+		t.Errorf("answer after the prompt was edited = %d %s, want 409", r.status, r.body)
+	}
+	in.empty(t)
+
+	// Answering a plain message is a conflict too.
+	plain, _ := a.Post(ctx, ref(id), channels.Message{Kind: channels.KindText, Text: "hi"})
+	r = c.do(ctx, t, "POST", "/api/threads/"+id+"/prompts/"+string(plain.ID)+"/answer", map[string]string{"author": "ann", "optionId": "allow"})
+	if r.status != http.StatusConflict {
+		t.Errorf("answer to a text message = %d %s, want 409", r.status, r.body)
+	}
+}
+
+func TestAnswerLateReply(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	a.replyWait = time.Millisecond
+	in := serve(t, a, nil)
+	c := newClient(t, a)
+	ctx := t.Context()
+	id := c.newThread(ctx, t)
+	h, err := a.Prompt(ctx, ref(id), channels.Choice{Text: "Allow?", Options: []channels.Option{{ID: "allow", Label: "Allow"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.do(ctx, t, "POST", "/api/threads/"+id+"/prompts/"+string(h.ID)+"/answer", map[string]string{"author": "ann", "optionId": "allow"})
+	var ack idBody
+	r.decode(t, &ack)
+	if r.status != http.StatusAccepted || ack.Reply != "" {
+		t.Fatalf("answer = %d %s, want 202 without a reply", r.status, r.body)
+	}
+	ev := in.next(t)
+	// The response went out: a reply now becomes a notice in the thread.
+	if err := ev.Reply(ctx, "Sorry, only approvers can answer this prompt."); err != nil {
+		t.Fatalf("late Reply: %v", err)
+	}
+	b, _ := c.messages(ctx, id)
+	last := b.Messages[len(b.Messages)-1]
+	want := message{Role: "system", Author: "gateway", Kind: "notice", Text: "Sorry, only approvers can answer this prompt."}
+	if diff := cmp.Diff(want, last, ignoreVolatile); diff != "" {
+		t.Errorf("message after a late Reply (-want +got):\n%s", diff)
+	}
+}
+
+func TestStop(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	in := serve(t, a, nil)
+	c := newClient(t, a)
+	ctx := t.Context()
+	id := c.newThread(ctx, t)
+	r := c.do(ctx, t, "POST", "/api/threads/"+id+"/stop", map[string]string{"author": "ann"})
+	if err := r.want(http.StatusAccepted); err != nil {
+		t.Fatal(err)
+	}
+	ev := in.next(t)
+	if ev.Text != "/stop" || ev.Author.ID != "web:ann" || ev.Thread != ref(id) || ev.ID == "" || ev.Choice != nil {
+		t.Errorf("Inbound after stop = %+v, want /stop from web:ann with an id", ev)
+	}
+	if b, _ := c.messages(ctx, id); len(b.Messages) != 0 {
+		t.Errorf("messages after stop = %+v, want none (a stop is not a message)", b.Messages)
+	}
+}
+
+func TestAPIErrors(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	in := serve(t, a, nil)
+	c := newClient(t, a)
+	ctx := t.Context()
+	id := c.newThread(ctx, t)
+	msgs := "/api/threads/" + id + "/messages"
+	json := http.Header{"Content-Type": {"application/json"}}
+
+	tests := []struct {
+		name    string
+		method  string
+		path    string
+		body    any
+		header  http.Header
+		status  int
+		errText string
+	}{
+		{"unknown thread messages", "GET", "/api/threads/nope/messages", nil, nil, 404, "no such thread"},
+		{"unknown thread post", "POST", "/api/threads/nope/messages", map[string]string{"author": "a", "text": "x"}, nil, 404, "no such thread"},
+		{"unknown thread stop", "POST", "/api/threads/nope/stop", map[string]string{"author": "a"}, nil, 404, "no such thread"},
+		{"unknown thread events", "GET", "/api/threads/nope/events", nil, nil, 404, "no such thread"},
+		{"bad JSON", "POST", msgs, `{"author": "a", "text": }`, nil, 400, "invalid JSON at byte 25: invalid character '}' looking for beginning of value"},
+		{"cut JSON", "POST", msgs, `{"author": "a"`, nil, 400, "invalid JSON: the body ends in the middle of the object"},
+		{"not an object", "POST", msgs, `["hi"]`, nil, 400, "invalid JSON: want an object, got array"},
+		{"wrong type", "POST", msgs, `{"author": "a", "text": 3}`, nil, 400, `invalid JSON: "text" must be a string, got number`},
+		{"unknown field", "POST", msgs, `{"author": "a", "txt": "x"}`, nil, 400, `invalid JSON: unknown field "txt"`},
+		{"two objects", "POST", msgs, `{"author": "a", "text": "x"} {}`, nil, 400, "invalid JSON: unexpected data after the object"},
+		{"empty body", "POST", msgs, "", json, 400, "the request body is empty, want a JSON object"},
+		{"no author", "POST", msgs, map[string]string{"text": "x"}, nil, 400, `"author" is required`},
+		{"blank text", "POST", msgs, map[string]string{"author": "a", "text": " \n"}, nil, 400, `"text" is required`},
+		{"control in author", "POST", msgs, map[string]string{"author": "a\nb", "text": "x"}, nil, 400, `"author" must not contain control characters`},
+		{"long text", "POST", msgs, map[string]string{"author": "a", "text": strings.Repeat("x", maxTextBytes+1)}, nil, 400, `"text" has 65537 bytes, at most 65536 are allowed`},
+		{"huge body", "POST", msgs, map[string]string{"author": "a", "text": strings.Repeat("x", maxBodyBytes)}, nil, 413, "the request body is larger than 1 MiB"},
+		{"form body", "POST", msgs, "author=a&text=x", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, 415, "the request body must be JSON with Content-Type: application/json"},
+		{"text/plain body", "POST", msgs, `{"author":"a","text":"x"}`, http.Header{"Content-Type": {"text/plain"}}, 415, "the request body must be JSON with Content-Type: application/json"},
+		{"unknown endpoint", "GET", "/api/nothing", nil, nil, 404, "no such API endpoint: /api/nothing"},
+		{"wrong method", "DELETE", "/api/threads", nil, nil, 405, "DELETE is not allowed here; allowed: GET, HEAD, POST"},
+		{"long title", "POST", "/api/threads", map[string]string{"title": strings.Repeat("t", 201)}, nil, 400, `"title" has 201 characters, at most 200 are allowed`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := c.try(ctx, tc.method, tc.path, tc.body, tc.header)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.status != tc.status || r.errorText() != tc.errText {
+				t.Errorf("%s %s = %d %s, want %d %q", tc.method, tc.path, r.status, r.body, tc.status, tc.errText)
+			}
+			if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+				t.Errorf("error Content-Type = %q, want JSON", ct)
+			}
+		})
+	}
+	in.empty(t)
+}
+
+func TestAccess(t *testing.T) {
+	const token = "s3cret"
+	a := New(Options{Listen: "127.0.0.1:0", Token: token})
+	serve(t, a, nil)
+	c := newClient(t, a)
+	c.token = "" // each case sets its own credentials
+	ctx := t.Context()
+	port := a.Addr()[strings.LastIndex(a.Addr(), ":")+1:]
+
+	tests := []struct {
+		name   string
+		path   string
+		header http.Header
+		status int
+	}{
+		{"no token", "/api/threads", nil, 401},
+		{"wrong bearer", "/api/threads", http.Header{"Authorization": {"Bearer nope"}}, 401},
+		{"bearer", "/api/threads", http.Header{"Authorization": {"Bearer " + token}}, 200},
+		{"query", "/api/threads?token=" + token, nil, 200},
+		{"wrong query", "/api/threads?token=s3cre", nil, 401},
+		{"events without token", "/api/events", nil, 401},
+		{"page is public", "/", nil, 200},
+		{"foreign host", "/", http.Header{"Host": {"evil.example:" + port}}, 403},
+		{"localhost", "/", http.Header{"Host": {"localhost:" + port}}, 200},
+		{"foreign origin", "/api/threads?token=" + token, http.Header{"Origin": {"http://evil.example"}}, 403},
+		{"same origin", "/api/threads?token=" + token, http.Header{"Origin": {"http://" + a.Addr()}}, 200},
+		{"null origin", "/api/threads?token=" + token, http.Header{"Origin": {"null"}}, 403},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(ctx, "GET", c.base+tc.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range tc.header {
+				req.Header[k] = v
+			}
+			if h := tc.header.Get("Host"); h != "" {
+				req.Host = h
+			}
+			res, err := c.hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != tc.status {
+				t.Errorf("GET %s = %d, want %d", tc.path, res.StatusCode, tc.status)
+			}
+			if tc.status == 401 && res.Header.Get("WWW-Authenticate") == "" {
+				t.Errorf("401 without WWW-Authenticate")
+			}
+		})
+	}
+}
+
+func TestPage(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	serve(t, a, nil)
+	c := newClient(t, a)
+	r := c.do(t.Context(), t, "GET", "/", nil)
+	if r.status != 200 || r.header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Fatalf("GET / = %d %q, want 200 HTML", r.status, r.header.Get("Content-Type"))
+	}
+	page := string(r.body)
+	for _, want := range []string{`id="new-thread"`, `id="composer"`, `<textarea`, `id="send"`, `id="stop"`, `id="typing"`, `aria-live="polite"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	for _, external := range []string{"src=", "<link", "@import", "url("} {
+		if strings.Contains(page, external) {
+			t.Errorf("page loads an external resource (%s)", external)
+		}
+	}
+	csp := r.header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "script-src 'sha256-") || !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("Content-Security-Policy = %q, want hashes of the inline script", csp)
+	}
+	if r := c.do(t.Context(), t, "GET", "/nothing", nil); r.status != 404 {
+		t.Errorf("GET /nothing = %d, want 404", r.status)
+	}
+}
+
+func TestURL(t *testing.T) {
+	tests := []struct {
+		name   string
+		listen string
+		token  string
+		want   string // with the port replaced by PORT
+	}{
+		{"loopback", "127.0.0.1:0", "", "http://127.0.0.1:PORT/"},
+		{"token", "127.0.0.1:0", "a b&c", "http://127.0.0.1:PORT/?token=a+b%26c"},
+		{"localhost", "localhost:0", "", "http://127.0.0.1:PORT/"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := New(Options{Listen: tc.listen, Token: tc.token})
+			if a.URL() != "" || a.Addr() != "" {
+				t.Errorf("URL, Addr before Run = %q, %q, want empty", a.URL(), a.Addr())
+			}
+			serve(t, a, nil)
+			port := a.Addr()[strings.LastIndex(a.Addr(), ":")+1:]
+			if got, want := a.URL(), strings.Replace(tc.want, "PORT", port, 1); got != want {
+				t.Errorf("URL() = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// logBuffer collects log records for checks.
+type logBuffer struct {
+	mu   sync.Mutex
+	text strings.Builder
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.text.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.text.String()
+}
+
+func TestRunWarnsWithoutToken(t *testing.T) {
+	tests := []struct {
+		name   string
+		listen string
+		token  string
+		warn   bool
+	}{
+		{"loopback", "127.0.0.1:0", "", false},
+		{"all interfaces without token", "0.0.0.0:0", "", true},
+		{"all interfaces with token", "0.0.0.0:0", "t", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs logBuffer
+			a := New(Options{Listen: tc.listen, Token: tc.token, Logger: newTextLogger(&logs)})
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() { done <- a.Run(ctx, func(context.Context, channels.Inbound) {}) }()
+			select {
+			case <-a.Ready():
+			case err := <-done:
+				t.Fatalf("Run: %v", err)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatalf("Run = %v", err)
+			}
+			if got := strings.Contains(logs.String(), "level=WARN"); got != tc.warn {
+				t.Errorf("warning logged = %v, want %v; logs:\n%s", got, tc.warn, logs.String())
+			}
+			if strings.Contains(logs.String(), "token=t") {
+				t.Errorf("logs contain the token:\n%s", logs.String())
+			}
+		})
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	serve(t, a, nil)
+	if err := a.Run(t.Context(), func(context.Context, channels.Inbound) {}); err == nil {
+		t.Errorf("second Run = nil, want an error")
+	}
+	busy := New(Options{Listen: a.Addr()})
+	if err := busy.Run(t.Context(), func(context.Context, channels.Inbound) {}); err == nil || !strings.Contains(err.Error(), "web: listen") {
+		t.Errorf("Run on a used port = %v, want a listen error", err)
+	}
+}
+
+func TestShutdownEndsStreams(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx, func(context.Context, channels.Inbound) {}) }()
+	<-a.Ready()
+	c := newClient(t, a)
+	id := c.newThread(t.Context(), t)
+	s := c.openStream(t, "/api/threads/"+id+"/events")
+	s.next(t, "typing")
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run = %v, want nil", err)
+		}
+	case <-time.After(testWait):
+		t.Fatal("Run did not return with a stream open")
+	}
+	s.ended(t)
+}
+
+func TestOutboundErrors(t *testing.T) {
+	a := New(Options{})
+	ctx := t.Context()
+	th := ref(a.st.createThread("").ID)
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	h, err := a.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		err  error
+		gone bool
+	}{
+		{"post other platform", second(a.Post(ctx, channels.ThreadRef{Platform: "slack", Channel: "local", Thread: th.Thread}, channels.Message{Text: "x"})), false},
+		{"post unknown thread", second(a.Post(ctx, ref("nope"), channels.Message{Text: "x"})), false},
+		{"post empty", second(a.Post(ctx, th, channels.Message{Text: ""})), false},
+		{"post bad UTF-8", second(a.Post(ctx, th, channels.Message{Text: "\xff"})), false},
+		{"post ended context", second(a.Post(done, th, channels.Message{Text: "x"})), false},
+		{"edit unknown", a.Edit(ctx, channels.Handle{Thread: th, ID: "nope"}, channels.Message{Text: "x"}), true},
+		{"edit unknown thread", a.Edit(ctx, channels.Handle{Thread: ref("nope"), ID: h.ID}, channels.Message{Text: "x"}), true},
+		{"edit empty", a.Edit(ctx, h, channels.Message{Text: ""}), false},
+		{"typing unknown thread", a.Typing(ctx, ref("nope")), false},
+		{"prompt no options", second(a.Prompt(ctx, th, channels.Choice{Text: "q"})), false},
+		{"prompt duplicate option", second(a.Prompt(ctx, th, channels.Choice{Text: "q", Options: []channels.Option{{ID: "a"}, {ID: "a"}}})), false},
+		{"prompt empty option id", second(a.Prompt(ctx, th, channels.Choice{Text: "q", Options: []channels.Option{{Label: "A"}}})), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.err == nil {
+				t.Fatal("got nil, want an error")
+			}
+			if got := errors.Is(tc.err, channels.ErrMessageGone); got != tc.gone {
+				t.Errorf("errors.Is(%v, ErrMessageGone) = %v, want %v", tc.err, got, tc.gone)
+			}
+			if !strings.HasPrefix(tc.err.Error(), "web: ") {
+				t.Errorf("error %q lacks the web: prefix", tc.err)
+			}
+		})
+	}
+	// A user's message is not the gateway's to edit.
+	uid, _ := a.st.addMessage(th.Thread, message{Role: roleUser, Author: "ann", Kind: "text", Text: "hi"})
+	if err := a.Edit(ctx, channels.Handle{Thread: th, ID: channels.MessageID(uid.ID)}, channels.Message{Text: "x"}); !errors.Is(err, channels.ErrMessageGone) {
+		t.Errorf("Edit of a person's message = %v, want ErrMessageGone", err)
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+func TestConcurrentUse(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	var mu sync.Mutex
+	var got int
+	in := serve(t, a, func(context.Context, channels.Inbound) {
+		mu.Lock()
+		got++
+		mu.Unlock()
+	})
+	c := newClient(t, a)
+	ctx := t.Context()
+	id := c.newThread(ctx, t)
+	th := ref(id)
+	s := c.openStream(t, "/api/threads/"+id+"/events")
+
+	const writers, each = 4, 10
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*writers*each)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				body := map[string]string{"author": fmt.Sprintf("w%d", w), "text": fmt.Sprintf("message %d", i)}
+				r, err := c.try(ctx, "POST", "/api/threads/"+id+"/messages", body, nil)
+				if err == nil {
+					err = r.want(http.StatusAccepted)
+				}
+				if err != nil {
+					errs <- err
+				}
+			}
+		})
+		wg.Go(func() {
+			for i := range each {
+				h, err := a.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: "x"})
+				if err == nil {
+					err = a.Edit(ctx, h, channels.Message{Kind: channels.KindText, Text: fmt.Sprintf("edit %d", i)})
+				}
+				if err == nil {
+					err = a.Typing(ctx, th)
+				}
+				if err != nil {
+					errs <- err
+				}
+				if _, err := c.messages(ctx, id); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for range writers * each {
+		in.next(t)
+	}
+	b, err := c.messages(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Messages) != 2*writers*each {
+		t.Errorf("messages = %d, want %d", len(b.Messages), 2*writers*each)
+	}
+	// The stream saw every message (created or edited) in the end.
+	seen := map[string]message{}
+	for len(seen) < len(b.Messages) {
+		m := s.nextMessage(t)
+		seen[m.ID] = m
+	}
+}

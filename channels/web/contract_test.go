@@ -1,0 +1,83 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/channeltest"
+)
+
+func TestContract(t *testing.T) {
+	channeltest.RunContract(t, func(t *testing.T) channeltest.Harness {
+		a := New(Options{Listen: "127.0.0.1:0"})
+		// The suite's handler never replies; keep clicks quick.
+		a.replyWait = 10 * time.Millisecond
+		thread := ref(a.st.createThread("contract").ID)
+		var c *client
+		// ready waits until Run listens, then connects a client.
+		ready := func(ctx context.Context) error {
+			select {
+			case <-a.Ready():
+			case <-ctx.Done():
+				return fmt.Errorf("web chat not listening: %w", ctx.Err())
+			}
+			if c == nil {
+				c = newClient(t, a)
+			}
+			return nil
+		}
+		return channeltest.Harness{
+			Adapter: a,
+			Thread:  thread,
+			Inject: func(ctx context.Context, au channels.Author, text string) error {
+				if err := ready(ctx); err != nil {
+					return err
+				}
+				body := map[string]string{"author": au.Name, "authorId": au.ID, "text": text}
+				r, err := c.try(ctx, "POST", "/api/threads/"+thread.Thread+"/messages", body, nil)
+				if err != nil {
+					return err
+				}
+				return r.want(http.StatusAccepted)
+			},
+			Click: func(ctx context.Context, au channels.Author, h channels.Handle, optionID string) error {
+				if err := ready(ctx); err != nil {
+					return err
+				}
+				body := map[string]string{"author": au.Name, "authorId": au.ID, "optionId": optionID}
+				r, err := c.try(ctx, "POST", "/api/threads/"+h.Thread.Thread+"/prompts/"+string(h.ID)+"/answer", body, nil)
+				if err != nil {
+					return err
+				}
+				return r.want(http.StatusAccepted)
+			},
+			Seen: func(ctx context.Context, id channels.MessageID) (string, error) {
+				if err := ready(ctx); err != nil {
+					return "", err
+				}
+				b, err := c.messages(ctx, thread.Thread)
+				if err != nil {
+					return "", err
+				}
+				for _, m := range b.Messages {
+					if m.ID == string(id) {
+						return m.Text, nil
+					}
+				}
+				return "", fmt.Errorf("message %q not in the thread", id)
+			},
+			MissingID: "000000000000",
+			TypingShown: func(ctx context.Context) (bool, error) {
+				if err := ready(ctx); err != nil {
+					return false, err
+				}
+				b, err := c.messages(ctx, thread.Thread)
+				return b.Typing, err
+			},
+		}
+	})
+}

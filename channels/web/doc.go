@@ -1,0 +1,67 @@
+// Package web is the local web chat: the gateway's embedded default
+// platform. An Adapter serves one self-contained page (inline CSS and
+// vanilla JavaScript, embedded in the binary) and the JSON API the page
+// uses, and implements channels.Adapter, Editor, Typer, TypingStopper and
+// Prompter on the same in-memory threads. Threads are
+// ThreadRef{Platform: "web", Channel: "local", Thread: <id>}.
+//
+// # State and its bounds
+//
+// Everything lives in memory and is gone when the process ends. A thread
+// has an id, a title (given, or the first line of its first prompt), a
+// creation time, a typing flag and its messages. A message has an id, a
+// role (user, assistant or system), an author, a kind (the replay kinds:
+// text tool status notice plan thought permission; people write text), its
+// current text, how often it was edited, and, for an unanswered prompt,
+// its options. At most 100 threads are kept (a new one forgets the least
+// recently active) and 1000 messages per thread (the oldest go first and
+// can no longer be edited). A person's message is at most 64 KiB, a
+// request body at most 1 MiB. The agent's own text is not truncated.
+//
+// # HTTP API
+//
+// All bodies are JSON; errors are {"error": "..."} with a fitting status
+// (400 bad input, 401 missing token, 403 refused host or origin, 404
+// unknown thread or message, 405, 409, 413, 415 non-JSON body, 503
+// shutting down). API.md beside this file has the details and examples.
+//
+//	POST /api/threads                     {"title"?}            → 201 thread
+//	GET  /api/threads                                           → {"threads": [{"id","title","created","typing"}]}, newest first
+//	POST /api/threads/{id}/messages       {"author","text"}     → 202 {"id"}; delivers an Inbound
+//	GET  /api/threads/{id}/messages                             → {"messages": [...], "typing": bool}
+//	POST /api/threads/{id}/stop           {"author"}            → 202 {"id"}; delivers Inbound text "/stop"
+//	POST /api/threads/{id}/prompts/{msg}/answer {"author","optionId"} → 202 {"id","reply"?}; delivers Inbound.Choice
+//	GET  /api/threads/{id}/events                               → Server-Sent Events
+//	GET  /api/events                                            → Server-Sent Events, thread list only
+//	GET  /                                                      → the page
+//
+// A request may also give "authorId", a stable id for access rules; the
+// default Author.ID is "web:" + author. The handler of Run receives
+// Inbound values on the request's goroutine, with Run's context, before the
+// response is written. A message's and a stop's Reply appends a system
+// notice to the thread. An answer's Reply that comes within one second is
+// returned in the answer's response as "reply" (the page shows it to the
+// person who clicked only); a later one becomes a system notice. Answering
+// a message without options (already answered: Edit removes the options)
+// is 409; the options stay until the gateway edits the prompt.
+//
+// # Live events
+//
+// An event stream sends "message" (a message was created or changed: the
+// whole message), "typing" ({"typing": bool}) and "threads" (the whole
+// thread list) events, and a comment line every 15 s while idle. On
+// connect it first sends the current state: the thread list, every message
+// and the typing flag; a reconnecting browser therefore needs no
+// Last-Event-ID, and event ids are not sent. A stream that falls 256 events
+// behind is closed, and the browser reconnects.
+//
+// # Access
+//
+// The page itself is public. When Options.Token is set, every /api request
+// needs "Authorization: Bearer <token>" or "?token=<token>" (the page takes
+// the token from its own URL, which URL returns). On a loopback listener
+// only local Host names are accepted (against DNS rebinding); a request
+// with a foreign Origin is refused, and request bodies must be
+// application/json, so other web sites cannot post into the chat. Run logs
+// a warning when it listens beyond loopback without a token.
+package web

@@ -1,0 +1,212 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Bounds of request bodies.
+const (
+	// maxBodyBytes bounds every request body.
+	maxBodyBytes = 1 << 20
+	// maxTextBytes bounds the text of a message a person writes.
+	maxTextBytes = 64 << 10
+	// maxAuthorRunes bounds an author's name.
+	maxAuthorRunes = 64
+	// maxIDBytes bounds an authorId.
+	maxIDBytes = 128
+	// maxOptionIDBytes bounds an optionId; the real check is that the
+	// prompt offers it.
+	maxOptionIDBytes = 1024
+	// maxTitleInRunes bounds a title given when a thread is created.
+	maxTitleInRunes = 200
+)
+
+// threadRequest is the body of POST /api/threads; the body is optional.
+type threadRequest struct {
+	Title string `json:"title"`
+}
+
+// authorFields identify the person behind a request.
+type authorFields struct {
+	// Author is the name the person gave.
+	Author string `json:"author"`
+	// AuthorID is an optional stable id; the default is "web:" + Author.
+	AuthorID string `json:"authorId"`
+}
+
+// messageRequest is the body of POST /api/threads/{id}/messages.
+type messageRequest struct {
+	authorFields
+	Text string `json:"text"`
+}
+
+// stopRequest is the body of POST /api/threads/{id}/stop.
+type stopRequest struct {
+	authorFields
+}
+
+// answerRequest is the body of POST /api/threads/{id}/prompts/{msg}/answer.
+type answerRequest struct {
+	authorFields
+	OptionID string `json:"optionId"`
+}
+
+// parseThreadRequest decodes and checks the body of POST /api/threads. An
+// empty body is an untitled thread.
+func parseThreadRequest(body []byte) (threadRequest, error) {
+	var req threadRequest
+	if len(bytes.TrimSpace(body)) == 0 {
+		return req, nil
+	}
+	if err := decodeJSON(body, &req); err != nil {
+		return threadRequest{}, err
+	}
+	req.Title = strings.TrimSpace(req.Title)
+	if err := checkLine("title", req.Title, maxTitleInRunes); err != nil {
+		return threadRequest{}, err
+	}
+	return req, nil
+}
+
+// parseMessageRequest decodes and checks the body of a message post.
+func parseMessageRequest(body []byte) (messageRequest, error) {
+	var req messageRequest
+	if err := decodeJSON(body, &req); err != nil {
+		return messageRequest{}, err
+	}
+	if err := req.check(); err != nil {
+		return messageRequest{}, err
+	}
+	switch {
+	case strings.TrimSpace(req.Text) == "":
+		return messageRequest{}, errors.New(`"text" is required`)
+	case len(req.Text) > maxTextBytes:
+		return messageRequest{}, fmt.Errorf(`"text" has %d bytes, at most %d are allowed`, len(req.Text), maxTextBytes)
+	}
+	return req, nil
+}
+
+// parseStopRequest decodes and checks the body of a stop request.
+func parseStopRequest(body []byte) (stopRequest, error) {
+	var req stopRequest
+	if err := decodeJSON(body, &req); err != nil {
+		return stopRequest{}, err
+	}
+	if err := req.check(); err != nil {
+		return stopRequest{}, err
+	}
+	return req, nil
+}
+
+// parseAnswerRequest decodes and checks the body of a prompt answer.
+func parseAnswerRequest(body []byte) (answerRequest, error) {
+	var req answerRequest
+	if err := decodeJSON(body, &req); err != nil {
+		return answerRequest{}, err
+	}
+	if err := req.check(); err != nil {
+		return answerRequest{}, err
+	}
+	if req.OptionID == "" {
+		return answerRequest{}, errors.New(`"optionId" is required`)
+	}
+	if len(req.OptionID) > maxOptionIDBytes {
+		return answerRequest{}, fmt.Errorf(`"optionId" has %d bytes, at most %d are allowed`, len(req.OptionID), maxOptionIDBytes)
+	}
+	return req, nil
+}
+
+// check trims and checks the author fields.
+func (a *authorFields) check() error {
+	a.Author = strings.TrimSpace(a.Author)
+	if a.Author == "" {
+		return errors.New(`"author" is required`)
+	}
+	if err := checkLine("author", a.Author, maxAuthorRunes); err != nil {
+		return err
+	}
+	if a.AuthorID == "" {
+		return nil
+	}
+	return checkID("authorId", a.AuthorID)
+}
+
+// id returns the author's id: AuthorID, or "web:" + Author.
+func (a authorFields) id() string {
+	if a.AuthorID != "" {
+		return a.AuthorID
+	}
+	return "web:" + a.Author
+}
+
+// checkLine accepts one line of at most max code points without control
+// characters.
+func checkLine(field, s string, max int) error {
+	if n := utf8.RuneCountInString(s); n > max {
+		return fmt.Errorf("%q has %d characters, at most %d are allowed", field, n, max)
+	}
+	if strings.ContainsFunc(s, unicode.IsControl) {
+		return fmt.Errorf("%q must not contain control characters", field)
+	}
+	return nil
+}
+
+// checkID accepts a short id without spaces or control characters.
+func checkID(field, s string) error {
+	if len(s) > maxIDBytes {
+		return fmt.Errorf("%q has %d bytes, at most %d are allowed", field, len(s), maxIDBytes)
+	}
+	if strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) {
+		return fmt.Errorf("%q must not contain spaces or control characters", field)
+	}
+	return nil
+}
+
+// decodeJSON decodes exactly one JSON object into v, rejecting unknown
+// fields, and turns decoder errors into messages for the person who sent
+// the request.
+func decodeJSON(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return errors.New("the request body is empty, want a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("invalid JSON: unexpected data after the object")
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Errorf("invalid JSON at byte %d: %s", syntax.Offset, strings.TrimPrefix(syntax.Error(), "json: "))
+	case errors.As(err, &typ) && typ.Field != "":
+		return fmt.Errorf("invalid JSON: %q must be %s, got %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
+	case errors.As(err, &typ):
+		return fmt.Errorf("invalid JSON: want an object, got %s", typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("invalid JSON: the body ends in the middle of the object")
+	default:
+		return fmt.Errorf("invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+}
+
+func jsonKind(k string) string {
+	if k == "string" {
+		return "a string"
+	}
+	return k
+}

@@ -1,0 +1,171 @@
+package web
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+func TestParseMessageRequest(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string
+		want    messageRequest
+		wantErr string
+	}{
+		{"plain", `{"author":"ann","text":"hi"}`, messageRequest{authorFields{Author: "ann"}, "hi"}, ""},
+		{"trimmed author, text kept", `{"author":"  ann ","text":"  hi\n"}`, messageRequest{authorFields{Author: "ann"}, "  hi\n"}, ""},
+		{"author id", `{"author":"Ann","authorId":"u-1","text":"hi"}`, messageRequest{authorFields{Author: "Ann", AuthorID: "u-1"}, "hi"}, ""},
+		{"author id with space", `{"author":"Ann","authorId":"u 1","text":"hi"}`, messageRequest{}, `"authorId" must not contain spaces or control characters`},
+		{"long author", `{"author":"` + strings.Repeat("a", 65) + `","text":"hi"}`, messageRequest{}, `"author" has 65 characters, at most 64 are allowed`},
+		{"null", `null`, messageRequest{}, `"author" is required`},
+		{"empty", ``, messageRequest{}, "the request body is empty, want a JSON object"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseMessageRequest([]byte(tc.body))
+			if gotErr := errText(err); gotErr != tc.wantErr {
+				t.Fatalf("error = %q, want %q", gotErr, tc.wantErr)
+			}
+			if got != tc.want {
+				t.Errorf("request = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseThreadRequest(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string
+		want    string
+		wantErr string
+	}{
+		{"no body", "", "", ""},
+		{"empty object", "{}", "", ""},
+		{"title", `{"title":" Build "}`, "Build", ""},
+		{"control", `{"title":"a\u0007"}`, "", `"title" must not contain control characters`},
+		{"number", `{"title":1}`, "", `invalid JSON: "title" must be a string, got number`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseThreadRequest([]byte(tc.body))
+			if gotErr := errText(err); gotErr != tc.wantErr || got.Title != tc.want {
+				t.Errorf("parse = %q, %q; want %q, %q", got.Title, gotErr, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// seeds are bodies every request fuzz target starts from.
+var seeds = []string{
+	``, `{}`, `null`, `[]`, `"x"`, `{"author":"ann","text":"hi"}`,
+	`{"author":"ann","authorId":"u-1","text":"hi","optionId":"allow"}`,
+	`{"author":"ann","optionId":"allow"}`, `{"title":"Build"}`, `{"author":1}`,
+	`{"author":"a\u0000"}`, `{"author":"ann","text":"` + "\xff" + `"}`, `{"author":"ann"} x`,
+}
+
+// checkAuthor checks the invariants of accepted author fields.
+func checkAuthor(t *testing.T, a authorFields) {
+	t.Helper()
+	if a.Author == "" || a.Author != strings.TrimSpace(a.Author) || utf8.RuneCountInString(a.Author) > maxAuthorRunes ||
+		strings.ContainsFunc(a.Author, unicode.IsControl) || !utf8.ValidString(a.Author) {
+		t.Errorf("accepted author %q", a.Author)
+	}
+	if len(a.AuthorID) > maxIDBytes || strings.ContainsFunc(a.AuthorID, unicode.IsSpace) {
+		t.Errorf("accepted authorId %q", a.AuthorID)
+	}
+	if id := a.id(); id == "" || (a.AuthorID == "" && id != "web:"+a.Author) {
+		t.Errorf("author id %q for %+v", id, a)
+	}
+}
+
+// roundTrip checks that an accepted request encodes to a body that parses
+// to the same request.
+func roundTrip[T comparable](t *testing.T, parse func([]byte) (T, error), v T) {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("encoding %+v: %v", v, err)
+	}
+	again, err := parse(data)
+	if err != nil {
+		t.Fatalf("re-parsing %s: %v", data, err)
+	}
+	if again != v {
+		t.Errorf("round trip of %s = %+v, want %+v", data, again, v)
+	}
+}
+
+func FuzzParseThreadRequest(f *testing.F) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := parseThreadRequest(body)
+		if err != nil {
+			return
+		}
+		if req.Title != strings.TrimSpace(req.Title) || utf8.RuneCountInString(req.Title) > maxTitleInRunes || strings.ContainsFunc(req.Title, unicode.IsControl) {
+			t.Errorf("accepted title %q", req.Title)
+		}
+		roundTrip(t, parseThreadRequest, req)
+	})
+}
+
+func FuzzParseMessageRequest(f *testing.F) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := parseMessageRequest(body)
+		if err != nil {
+			return
+		}
+		checkAuthor(t, req.authorFields)
+		if strings.TrimSpace(req.Text) == "" || len(req.Text) > maxTextBytes || !utf8.ValidString(req.Text) {
+			t.Errorf("accepted text %q", req.Text)
+		}
+		roundTrip(t, parseMessageRequest, req)
+	})
+}
+
+func FuzzParseStopRequest(f *testing.F) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := parseStopRequest(body)
+		if err != nil {
+			return
+		}
+		checkAuthor(t, req.authorFields)
+		roundTrip(t, parseStopRequest, req)
+	})
+}
+
+func FuzzParseAnswerRequest(f *testing.F) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := parseAnswerRequest(body)
+		if err != nil {
+			return
+		}
+		checkAuthor(t, req.authorFields)
+		if req.OptionID == "" || len(req.OptionID) > maxOptionIDBytes {
+			t.Errorf("accepted optionId %q", req.OptionID)
+		}
+		roundTrip(t, parseAnswerRequest, req)
+	})
+}

@@ -1,0 +1,446 @@
+package web
+
+import (
+	"cmp"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Memory bounds of the in-memory state.
+const (
+	// defaultMaxThreads is how many threads the adapter keeps; creating
+	// one more forgets the least recently active thread.
+	defaultMaxThreads = 100
+	// defaultMaxMessages is how many messages a thread keeps; the oldest
+	// are forgotten first and can no longer be edited.
+	defaultMaxMessages = 1000
+	// maxTitleRunes bounds a thread title (given or taken from the first
+	// prompt).
+	maxTitleRunes = 80
+	// subscriberBuffer is how many events a live stream may fall behind
+	// before it is dropped (the browser reconnects and gets the state).
+	subscriberBuffer = 256
+)
+
+// Message roles.
+const (
+	roleUser      = "user"
+	roleAssistant = "assistant"
+	roleSystem    = "system"
+)
+
+// Authors of messages the gateway writes.
+const (
+	authorAgent   = "agent"
+	authorGateway = "gateway"
+)
+
+// Errors of the state, mapped to HTTP statuses by the API and wrapped by the
+// adapter methods.
+var (
+	errNoThread  = errors.New("no such thread")
+	errNoMessage = errors.New("no such message")
+)
+
+// option is one button of a prompt, as the API shows it.
+type option struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+	Style string `json:"style,omitempty"`
+}
+
+// message is one message of a thread, as the API shows it. Stored messages
+// are replaced, never changed in place once handed out, so a copy may share
+// the Options slice.
+type message struct {
+	ID     string `json:"id"`
+	Role   string `json:"role"`
+	Author string `json:"author"`
+	Kind   string `json:"kind"`
+	// Key is the edit key dispatch gave (a tool call id, "plan").
+	Key     string    `json:"key,omitempty"`
+	Text    string    `json:"text"`
+	Edits   int       `json:"edits"`
+	Options []option  `json:"options,omitempty"`
+	Time    time.Time `json:"time"`
+}
+
+// threadInfo is one entry of the thread list, as the API shows it.
+type threadInfo struct {
+	ID      string    `json:"id"`
+	Title   string    `json:"title"`
+	Created time.Time `json:"created"`
+	Typing  bool      `json:"typing"`
+	seq     uint64    // creation order, newest highest
+}
+
+// event is one live event, encoded once for every subscriber.
+type event struct {
+	name string // "message", "typing" or "threads"
+	data []byte // JSON
+}
+
+// subscriber is one live event stream. Its channel is buffered; a
+// subscriber that falls behind is dropped: gone is closed and the stream
+// ends, so that the browser reconnects and receives the current state.
+type subscriber struct {
+	ch   chan event
+	gone chan struct{}
+	// The fields below are guarded by store.mu.
+	thread  string // "" for the thread-list stream
+	dropped bool
+}
+
+// thread is the state of one thread.
+type thread struct {
+	id      string
+	title   string
+	created time.Time
+	seq     uint64 // store.tick at creation, for the list order
+	active  uint64 // store.tick at the last activity, for eviction
+	typing  bool
+	msgs    []*message // oldest first
+	byID    map[string]*message
+	subs    map[*subscriber]struct{}
+}
+
+func (t *thread) info() threadInfo {
+	return threadInfo{ID: t.id, Title: t.title, Created: t.created, Typing: t.typing, seq: t.seq}
+}
+
+// store is the adapter's in-memory state: threads, their messages and
+// typing state, and the live event subscribers. Every change is published
+// to the subscribers of the thread (and thread-list changes to all).
+type store struct {
+	now         func() time.Time
+	maxThreads  int
+	maxMessages int
+
+	mu      sync.Mutex // guards the fields below
+	threads map[string]*thread
+	tick    uint64
+	global  map[*subscriber]struct{} // subscribers of the thread list only
+}
+
+func newStore() *store {
+	return &store{
+		now:         time.Now,
+		maxThreads:  defaultMaxThreads,
+		maxMessages: defaultMaxMessages,
+		threads:     make(map[string]*thread),
+		global:      make(map[*subscriber]struct{}),
+	}
+}
+
+// newID returns a random id of 12 hex digits. Random ids keep threads of an
+// earlier run (whose bindings the gateway may have stored) apart from new
+// ones.
+func newID() string {
+	var b [6]byte
+	rand.Read(b[:]) // never fails
+	return hex.EncodeToString(b[:])
+}
+
+// titleFrom makes a thread title from a prompt: its first non-empty line,
+// cut to maxTitleRunes.
+func titleFrom(text string) string {
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if utf8.RuneCountInString(line) > maxTitleRunes {
+			r := []rune(line)
+			line = strings.TrimSpace(string(r[:maxTitleRunes-1])) + "…"
+		}
+		return line
+	}
+	return ""
+}
+
+// createThread adds a thread, forgetting the least recently active one if
+// the store is full.
+func (s *store) createThread(title string) threadInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.threads) >= s.maxThreads {
+		s.evictLocked()
+	}
+	id := newID()
+	for s.threads[id] != nil {
+		id = newID()
+	}
+	s.tick++
+	t := &thread{
+		id:      id,
+		title:   titleFrom(title),
+		created: s.now(),
+		seq:     s.tick,
+		active:  s.tick,
+		byID:    make(map[string]*message),
+		subs:    make(map[*subscriber]struct{}),
+	}
+	s.threads[id] = t
+	s.publishThreadsLocked()
+	return t.info()
+}
+
+// evictLocked forgets the least recently active thread and ends its
+// streams.
+func (s *store) evictLocked() {
+	var oldest *thread
+	for _, t := range s.threads {
+		if oldest == nil || t.active < oldest.active {
+			oldest = t
+		}
+	}
+	if oldest == nil {
+		return
+	}
+	for sub := range oldest.subs {
+		s.dropLocked(sub)
+	}
+	delete(s.threads, oldest.id)
+}
+
+// threadList returns the threads, newest first.
+func (s *store) threadList() []threadInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.threadListLocked()
+}
+
+func (s *store) threadListLocked() []threadInfo {
+	list := make([]threadInfo, 0, len(s.threads))
+	for _, t := range s.threads {
+		list = append(list, t.info())
+	}
+	slices.SortFunc(list, func(a, b threadInfo) int { return cmp.Compare(b.seq, a.seq) })
+	return list
+}
+
+// hasThread reports whether thread id exists.
+func (s *store) hasThread(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.threads[id] != nil
+}
+
+// addMessage appends m to thread id, giving it an id and a time, and
+// returns the stored copy. The first user message of an untitled thread
+// titles it. It returns errNoThread if the thread does not exist.
+func (s *store) addMessage(id string, m message) (message, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil {
+		return message{}, errNoThread
+	}
+	m.ID = newID()
+	for t.byID[m.ID] != nil {
+		m.ID = newID()
+	}
+	m.Time = s.now()
+	m.Edits = 0
+	stored := m
+	t.msgs = append(t.msgs, &stored)
+	t.byID[stored.ID] = &stored
+	if n := len(t.msgs) - s.maxMessages; n > 0 {
+		for _, old := range t.msgs[:n] {
+			delete(t.byID, old.ID)
+		}
+		t.msgs = append(t.msgs[:0:0], t.msgs[n:]...)
+	}
+	s.touchLocked(t)
+	s.publishMessageLocked(t, stored)
+	if m.Role == roleUser && t.title == "" {
+		t.title = titleFrom(m.Text)
+		s.publishThreadsLocked()
+	}
+	return stored, nil
+}
+
+// editMessage replaces the kind, key and text of an assistant message and
+// removes its options (an edited prompt was answered). It returns
+// errNoThread or errNoMessage when there is nothing to edit; messages of
+// people cannot be edited.
+func (s *store) editMessage(id, msgID, kind, key, text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil {
+		return errNoThread
+	}
+	m := t.byID[msgID]
+	if m == nil || m.Role != roleAssistant {
+		return errNoMessage
+	}
+	edited := *m
+	edited.Kind, edited.Key, edited.Text = kind, key, text
+	edited.Options = nil
+	edited.Edits++
+	*m = edited
+	s.touchLocked(t)
+	s.publishMessageLocked(t, edited)
+	return nil
+}
+
+// message returns a copy of message msgID of thread id.
+func (s *store) message(id, msgID string) (message, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil {
+		return message{}, errNoThread
+	}
+	m := t.byID[msgID]
+	if m == nil {
+		return message{}, errNoMessage
+	}
+	return *m, nil
+}
+
+// messages returns copies of the messages of thread id, oldest first, and
+// whether the typing indicator is shown.
+func (s *store) messages(id string) ([]message, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil {
+		return nil, false, errNoThread
+	}
+	return t.copyLocked(), t.typing, nil
+}
+
+func (t *thread) copyLocked() []message {
+	out := make([]message, len(t.msgs))
+	for i, m := range t.msgs {
+		out[i] = *m
+	}
+	return out
+}
+
+// setTyping shows or clears the typing indicator of thread id.
+func (s *store) setTyping(id string, on bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil {
+		return errNoThread
+	}
+	if t.typing == on {
+		return nil
+	}
+	t.typing = on
+	s.publishLocked(t, event{name: "typing", data: mustJSON(struct {
+		Typing bool `json:"typing"`
+	}{on})})
+	s.publishThreadsLocked()
+	return nil
+}
+
+// snapshot is the state a new stream starts with.
+type snapshot struct {
+	threads  []threadInfo
+	messages []message // nil for the thread-list stream
+	typing   bool
+}
+
+// subscribe starts a stream of the events of thread id ("" for the thread
+// list only) and returns it with the current state, atomically, so no
+// change is missed or sent twice. It returns errNoThread if the thread does
+// not exist.
+func (s *store) subscribe(id string) (*subscriber, snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sub := &subscriber{ch: make(chan event, subscriberBuffer), gone: make(chan struct{}), thread: id}
+	snap := snapshot{threads: s.threadListLocked()}
+	if id == "" {
+		s.global[sub] = struct{}{}
+		return sub, snap, nil
+	}
+	t := s.threads[id]
+	if t == nil {
+		return nil, snapshot{}, errNoThread
+	}
+	t.subs[sub] = struct{}{}
+	snap.messages, snap.typing = t.copyLocked(), t.typing
+	return sub, snap, nil
+}
+
+// unsubscribe ends a stream started by subscribe.
+func (s *store) unsubscribe(sub *subscriber) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropLocked(sub)
+}
+
+// dropLocked removes sub and closes its gone channel, once.
+func (s *store) dropLocked(sub *subscriber) {
+	if sub.dropped {
+		return
+	}
+	sub.dropped = true
+	close(sub.gone)
+	if sub.thread == "" {
+		delete(s.global, sub)
+	} else if t := s.threads[sub.thread]; t != nil {
+		delete(t.subs, sub)
+	}
+}
+
+func (s *store) touchLocked(t *thread) {
+	s.tick++
+	t.active = s.tick
+}
+
+func (s *store) publishMessageLocked(t *thread, m message) {
+	s.publishLocked(t, event{name: "message", data: mustJSON(m)})
+}
+
+// publishLocked sends ev to the subscribers of t without blocking.
+func (s *store) publishLocked(t *thread, ev event) {
+	for sub := range t.subs {
+		s.sendLocked(sub, ev)
+	}
+}
+
+// publishThreadsLocked sends the thread list to every subscriber.
+func (s *store) publishThreadsLocked() {
+	ev := event{name: "threads", data: mustJSON(threadsBody{Threads: s.threadListLocked()})}
+	for sub := range s.global {
+		s.sendLocked(sub, ev)
+	}
+	for _, t := range s.threads {
+		s.publishLocked(t, ev)
+	}
+}
+
+func (s *store) sendLocked(sub *subscriber, ev event) {
+	select {
+	case sub.ch <- ev:
+	default:
+		s.dropLocked(sub) // too slow: it reconnects and starts afresh
+	}
+}
+
+// threadsBody is the JSON of GET /api/threads and of "threads" events.
+type threadsBody struct {
+	Threads []threadInfo `json:"threads"`
+}
+
+// mustJSON encodes values that always encode (strings, numbers, times).
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("web: encoding state: " + err.Error())
+	}
+	return b
+}
