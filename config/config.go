@@ -1,33 +1,86 @@
-// Package config loads the gateway's YAML configuration with koanf: a file,
-// then --set key=value overrides, validated with validator/v10. Every
-// problem is reported at once, each naming its YAML key and the allowed
-// values; unknown keys are rejected with a did-you-mean suggestion.
-//
-// Each package owns its section's type (projector.Settings for acp.stream,
-// typing.Config for typing); this package only composes them.
 package config
 
 import (
-	"errors"
-	"fmt"
-	"reflect"
-	"slices"
-	"sort"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/acpgw/gateway/abort"
+	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/typing"
-	"github.com/go-playground/validator/v10"
-	"github.com/knadh/koanf/parsers/yaml"
-	"github.com/knadh/koanf/providers/confmap"
-	"github.com/knadh/koanf/providers/file"
-	"github.com/knadh/koanf/v2"
 )
 
-// Config is the whole configuration.
+// Config is the whole configuration. Start from Default, or get one from
+// Load. A Config from Load carries the provenance of its values and the
+// precomputed per-scope policies; treat it as read-only (Policy and Explain
+// do not see later changes to its fields).
 type Config struct {
-	ACP    ACP           `koanf:"acp"`
+	// DataDir holds the SQLite store (gateway.db), the event logs (events/)
+	// and the demo agent's state (demo-agent/). Default:
+	// $XDG_STATE_HOME/acp-gateway, else ~/.local/state/acp-gateway, else
+	// (no HOME) .acp-gateway in the working directory. A leading "~/" is
+	// the home directory.
+	DataDir string `koanf:"dataDir" validate:"required"`
+	// Log is the gateway's own logging.
+	Log Log `koanf:"log"`
+	// ACP holds the settings of the agent stream.
+	ACP ACP `koanf:"acp"`
+	// Typing is when the typing indicator shows (package typing).
 	Typing typing.Config `koanf:"typing"`
+	// Abort is stop-word detection (package abort).
+	Abort abort.Config `koanf:"abort"`
+	// Permissions is how the agent's permission requests are answered.
+	Permissions session.PermissionConfig `koanf:"permissions"`
+	// Busy is what a message does while a turn runs in its thread:
+	// "queue" (run it after the turn, the default) or "interrupt" (cancel
+	// the turn, then run it).
+	Busy string `koanf:"busy" validate:"oneof=queue interrupt"`
+	// Agents are the ACP agents threads can use.
+	Agents Agents `koanf:"agents"`
+	// EventLog is the raw NDJSON log of every agent's frames. Its dir
+	// defaults to DataDir/events; Load fills it in.
+	EventLog eventlog.Config `koanf:"eventLog"`
+	// Access is who may use the gateway, per platform: the keys are
+	// "web", "discord" and "slack". A platform without a rule denies
+	// everyone except where the platform is open by design (the local web
+	// chat).
+	Access map[string]session.AccessRule `koanf:"access"`
+	// Channels configures the chat platforms.
+	Channels Channels `koanf:"channels"`
+	// Metrics is the local HTTP endpoint for /healthz and /metrics.
+	Metrics Metrics `koanf:"metrics"`
+	// Overrides change acp.stream, typing, busy and permissions per
+	// platform, guild or workspace, and channel.
+	Overrides Overrides `koanf:"overrides"`
+
+	res *resolved // set by Load; nil for a Config built by hand
+}
+
+// Log is the log section.
+type Log struct {
+	// Level is the lowest level logged: debug, info (default), warn or
+	// error.
+	Level string `koanf:"level" validate:"oneof=debug info warn error"`
+	// Format is "text" (default, logfmt-like) or "json".
+	Format string `koanf:"format" validate:"oneof=text json"`
+}
+
+// SlogLevel returns Level as a slog.Level (info for an unknown level). It
+// does no I/O.
+func (l Log) SlogLevel() slog.Level {
+	switch l.Level {
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
 }
 
 // ACP is the acp section.
@@ -36,167 +89,198 @@ type ACP struct {
 	Stream projector.Settings `koanf:"stream"`
 }
 
-// Default returns the documented defaults.
+// Agents is the agents section.
+type Agents struct {
+	// Default names the agent of new threads: an entry of List, or
+	// "demo" (the built-in scripted agent, the default).
+	Default string `koanf:"default" validate:"required"`
+	// IdleTimeout stops an agent process idle this long; its session
+	// resumes on the next message. 0 means never; at most 24h (default
+	// 30m).
+	IdleTimeout time.Duration `koanf:"idleTimeout" validate:"min=0,max=24h"`
+	// MaxProcesses caps concurrent agent processes: 1 to 256 (default 8).
+	MaxProcesses int `koanf:"maxProcesses" validate:"min=1,max=256"`
+	// StopGrace is how long a stopping agent may take to exit before it
+	// is signalled: 100ms to 1m (default 3s).
+	StopGrace time.Duration `koanf:"stopGrace" validate:"min=100ms,max=1m"`
+	// List holds the agents by name (letters, digits, "-" and "_"). An
+	// entry named "demo" replaces the built-in demo agent.
+	List map[string]AgentSpec `koanf:"list" validate:"dive"`
+}
+
+// AgentSpec is one entry of agents.list.
+type AgentSpec struct {
+	// Command is the program and its arguments. From the environment or
+	// --set, a comma-separated list.
+	Command []string `koanf:"command" validate:"required,min=1,dive,required"`
+	// Env holds extra environment variables for the agent, added to the
+	// gateway's own. Values are secrets (masked by Redacted) and are
+	// normally ${VAR} references.
+	Env map[string]string `koanf:"env" secret:"true"`
+	// Cwd is the agent's working directory ("" = the gateway's).
+	Cwd string `koanf:"cwd"`
+	// AuthMethod is the id of the ACP authentication method to use when
+	// the agent requires one ("" = the first the agent offers).
+	AuthMethod string `koanf:"authMethod"`
+}
+
+// Channels is the channels section: one subsection per platform.
+type Channels struct {
+	// Web is the local web chat.
+	Web Web `koanf:"web"`
+	// Discord is the Discord bot.
+	Discord Discord `koanf:"discord"`
+	// Slack is the Slack app (Socket Mode).
+	Slack Slack `koanf:"slack"`
+}
+
+// Web is the local web chat (channels.web).
+type Web struct {
+	// Enabled turns the web chat on (true) or off (false). Unset (null),
+	// it is on exactly when no other platform is configured.
+	Enabled *bool `koanf:"enabled"`
+	// Listen is the host:port the web chat serves on (default
+	// 127.0.0.1:8484).
+	Listen string `koanf:"listen"`
+	// Token, when set, is required to use the web chat (a secret).
+	Token string `koanf:"token" secret:"true"`
+}
+
+// Discord is the Discord bot (channels.discord). It is configured when
+// Token is set.
+type Discord struct {
+	// Token is the bot token (a secret; normally "${DISCORD_TOKEN}").
+	Token string `koanf:"token" secret:"true"`
+	// APIBaseURL is where the Discord API is (default
+	// https://discord.com; tests point it at a fake server).
+	APIBaseURL string `koanf:"apiBaseURL"`
+	// DMs lets people talk to the bot in direct messages.
+	DMs bool `koanf:"dms"`
+}
+
+// Slack is the Slack app (channels.slack). It is configured when both
+// tokens are set.
+type Slack struct {
+	// AppToken is the app-level token for Socket Mode (a secret starting
+	// with "xapp-").
+	AppToken string `koanf:"appToken" secret:"true"`
+	// BotToken is the bot token for the Web API (a secret starting with
+	// "xoxb-").
+	BotToken string `koanf:"botToken" secret:"true"`
+	// APIURL is the Web API base URL (default https://slack.com/api/). A
+	// missing trailing "/" is added.
+	APIURL string `koanf:"apiURL"`
+}
+
+// Metrics is the metrics section.
+type Metrics struct {
+	// Listen is the host:port serving /healthz and /metrics (default
+	// 127.0.0.1:9464); "" disables the endpoint.
+	Listen string `koanf:"listen"`
+}
+
+// Platform names, as used in access, overrides and Scope.
+const (
+	PlatformWeb     = "web"
+	PlatformDiscord = "discord"
+	PlatformSlack   = "slack"
+)
+
+// platforms lists the platform names in their documented order.
+var platforms = []string{PlatformWeb, PlatformDiscord, PlatformSlack}
+
+// DemoAgent is the name of the built-in demo agent.
+const DemoAgent = "demo"
+
+// Defaults of the settings this package owns.
+const (
+	DefaultWebListen         = "127.0.0.1:8484"
+	DefaultMetricsListen     = "127.0.0.1:9464"
+	DefaultDiscordAPIBaseURL = "https://discord.com"
+	DefaultSlackAPIURL       = "https://slack.com/api/"
+	DefaultIdleTimeout       = 30 * time.Minute
+	DefaultMaxProcesses      = 8
+	DefaultStopGrace         = 3 * time.Second
+)
+
+// Default returns the documented defaults. DataDir and EventLog.Dir come
+// from the process environment (XDG_STATE_HOME, HOME); Load uses
+// LoadOptions.Environ instead.
 func Default() Config {
+	getenv := lookupIn(os.Environ())
+	c := defaults(getenv)
+	c.resolvePaths(getenv)
+	return c
+}
+
+func defaults(getenv func(string) (string, bool)) Config {
 	return Config{
-		ACP:    ACP{Stream: projector.DefaultSettings()},
-		Typing: typing.DefaultConfig(),
+		DataDir:     defaultDataDir(getenv),
+		Log:         Log{Level: "info", Format: "text"},
+		ACP:         ACP{Stream: projector.DefaultSettings()},
+		Typing:      typing.DefaultConfig(),
+		Abort:       abort.DefaultConfig(),
+		Permissions: session.DefaultPermissionConfig(),
+		Busy:        session.BusyQueue,
+		Agents: Agents{
+			Default:      DemoAgent,
+			IdleTimeout:  DefaultIdleTimeout,
+			MaxProcesses: DefaultMaxProcesses,
+			StopGrace:    DefaultStopGrace,
+		},
+		EventLog: eventlog.DefaultConfig(),
+		Channels: Channels{
+			Web:     Web{Listen: DefaultWebListen},
+			Discord: Discord{APIBaseURL: DefaultDiscordAPIBaseURL},
+			Slack:   Slack{APIURL: DefaultSlackAPIURL},
+		},
+		Metrics: Metrics{Listen: DefaultMetricsListen},
 	}
 }
 
-// Load reads the YAML file at path (none if path is ""), applies sets
-// ("key=value", keys in YAML dot notation) and validates the result.
-func Load(path string, sets []string) (Config, error) {
-	k := koanf.New(".")
-	if path != "" {
-		if err := k.Load(file.Provider(path), yaml.Parser()); err != nil {
-			return Config{}, fmt.Errorf("read config %s: %w", path, err)
-		}
+// defaultDataDir is $XDG_STATE_HOME/acp-gateway (an absolute
+// XDG_STATE_HOME only, as the XDG spec asks), else
+// ~/.local/state/acp-gateway, else (no home either) .acp-gateway in the
+// working directory.
+func defaultDataDir(getenv func(string) (string, bool)) string {
+	if d, ok := getenv("XDG_STATE_HOME"); ok && filepath.IsAbs(d) {
+		return filepath.Join(d, "acp-gateway")
 	}
-	if len(sets) > 0 {
-		m := map[string]any{}
-		for _, s := range sets {
-			key, val, ok := strings.Cut(s, "=")
-			if !ok || strings.TrimSpace(key) == "" {
-				return Config{}, fmt.Errorf("--set %q: want key=value", s)
-			}
-			m[strings.TrimSpace(key)] = val
-		}
-		if err := k.Load(confmap.Provider(m, "."), nil); err != nil {
-			return Config{}, fmt.Errorf("apply --set: %w", err)
-		}
+	if h := home(getenv); h != "" {
+		return filepath.Join(h, ".local", "state", "acp-gateway")
 	}
-	var errs []error
-	known := keysOf(reflect.TypeFor[Config](), "")
-	for _, key := range k.Keys() {
-		if !isKnown(key, known) {
-			errs = append(errs, unknownKey(key, known))
-		}
-	}
-	cfg := Default()
-	if err := k.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{Tag: "koanf"}); err != nil {
-		errs = append(errs, fmt.Errorf("decode config: %w", err))
-	}
-	if err := Validate(cfg); err != nil {
-		errs = append(errs, err)
-	}
-	if len(errs) > 0 {
-		return Config{}, errors.Join(errs...)
-	}
-	return cfg, nil
+	return ".acp-gateway"
 }
 
-// Validate checks every field and returns all problems joined, each as
-// "yaml.key: what is wrong".
-func Validate(cfg Config) error {
-	v := validator.New(validator.WithRequiredStructEnabled())
-	v.RegisterTagNameFunc(func(f reflect.StructField) string {
-		if n := strings.Split(f.Tag.Get("koanf"), ",")[0]; n != "" {
-			return n
-		}
-		return f.Name
-	})
-	err := v.Struct(cfg)
-	var ves validator.ValidationErrors
-	if !errors.As(err, &ves) {
-		return err
-	}
-	var errs []error
-	for _, fe := range ves {
-		path := fe.Namespace()
-		if _, rest, ok := strings.Cut(path, "."); ok {
-			path = rest
-		}
-		errs = append(errs, fmt.Errorf("%s: %s", path, describe(fe)))
-	}
-	return errors.Join(errs...)
+func home(getenv func(string) (string, bool)) string {
+	h, _ := getenv("HOME")
+	return h
 }
 
-func describe(fe validator.FieldError) string {
-	switch fe.Tag() {
-	case "oneof":
-		return fmt.Sprintf("must be one of %s, got %q", fe.Param(), fmt.Sprint(fe.Value()))
-	case "min":
-		return fmt.Sprintf("must be at least %s, got %v", fe.Param(), fe.Value())
-	case "max":
-		return fmt.Sprintf("must be at most %s, got %v", fe.Param(), fe.Value())
+// resolvePaths fills the derived paths: "~/" in DataDir, and EventLog.Dir
+// from DataDir when empty.
+func (c *Config) resolvePaths(getenv func(string) (string, bool)) {
+	if rest, ok := strings.CutPrefix(c.DataDir, "~/"); ok {
+		if h := home(getenv); h != "" {
+			c.DataDir = filepath.Join(h, rest)
+		}
 	}
-	return fmt.Sprintf("fails %q (%s), got %v", fe.Tag(), fe.Param(), fe.Value())
+	if c.EventLog.Dir == "" && c.DataDir != "" {
+		c.EventLog.Dir = filepath.Join(c.DataDir, "events")
+	}
 }
 
-// keysOf lists the YAML keys of t's fields; a map field ends in ".*".
-func keysOf(t reflect.Type, prefix string) []string {
-	var keys []string
-	for f := range t.Fields() {
-		name := strings.Split(f.Tag.Get("koanf"), ",")[0]
-		if name == "" || !f.IsExported() {
-			continue
-		}
-		key := prefix + name
-		switch f.Type.Kind() {
-		case reflect.Struct:
-			keys = append(keys, keysOf(f.Type, key+".")...)
-		case reflect.Map:
-			keys = append(keys, key+".*")
-		default:
-			keys = append(keys, key)
+// lookupIn returns a lookup function over environ ("K=V" entries; the last
+// one wins).
+func lookupIn(environ []string) func(string) (string, bool) {
+	m := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
 		}
 	}
-	return keys
-}
-
-func isKnown(key string, known []string) bool {
-	for _, k := range known {
-		if k == key {
-			return true
-		}
-		if base, ok := strings.CutSuffix(k, ".*"); ok && strings.HasPrefix(key, base+".") && !strings.Contains(key[len(base)+1:], ".") {
-			return true
-		}
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		return v, ok
 	}
-	return false
-}
-
-func unknownKey(key string, known []string) error {
-	best, bestD := "", len(key)/2+2
-	for _, k := range known {
-		if strings.HasSuffix(k, ".*") {
-			continue
-		}
-		if d := distance(strings.ToLower(key), strings.ToLower(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	if best != "" {
-		return fmt.Errorf("%s: unknown key (did you mean %s?)", key, best)
-	}
-	return fmt.Errorf("%s: unknown key", key)
-}
-
-// Keys lists every known YAML key, sorted (map sections end in ".*").
-func Keys() []string {
-	k := keysOf(reflect.TypeFor[Config](), "")
-	sort.Strings(k)
-	return slices.Compact(k)
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -8,20 +8,11 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/projector"
+	"github.com/google/go-cmp/cmp"
 )
 
-func TestDefaults(t *testing.T) {
-	cfg, err := Load("", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := cfg.ACP.Stream.MetaMode, "minimal"; got != want {
-		t.Errorf("metaMode = %q, want %q", got, want)
-	}
-	if got, want := cfg.ACP.Stream.MaxTurnChars, 24000; got != want {
-		t.Errorf("maxTurnChars = %d, want %d", got, want)
-	}
-}
+// testEnv is the environment tests load with unless they say otherwise.
+var testEnv = []string{"HOME=/home/u"}
 
 func writeYAML(t *testing.T, s string) string {
 	t.Helper()
@@ -32,8 +23,125 @@ func writeYAML(t *testing.T, s string) string {
 	return p
 }
 
+// load loads yaml (none if "") with env added to testEnv and sets.
+func load(t *testing.T, yaml string, env []string, sets ...string) (Config, error) {
+	t.Helper()
+	o := LoadOptions{Sets: sets, Environ: append(append([]string{}, testEnv...), env...)}
+	if yaml != "" {
+		o.Path = writeYAML(t, yaml)
+	}
+	return o.Load()
+}
+
+func mustLoad(t *testing.T, yaml string, env []string, sets ...string) Config {
+	t.Helper()
+	c, err := load(t, yaml, env, sets...)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	return c
+}
+
+func TestDefaults(t *testing.T) {
+	c := mustLoad(t, "", nil)
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"dataDir", c.DataDir, "/home/u/.local/state/acp-gateway"},
+		{"eventLog.dir", c.EventLog.Dir, "/home/u/.local/state/acp-gateway/events"},
+		{"log.level", c.Log.Level, "info"},
+		{"log.format", c.Log.Format, "text"},
+		{"acp.stream.metaMode", c.ACP.Stream.MetaMode, "minimal"},
+		{"acp.stream.maxTurnChars", c.ACP.Stream.MaxTurnChars, 24000},
+		{"typing.mode", c.Typing.Mode, "instant"},
+		{"abort.enabled", c.Abort.Enabled, true},
+		{"permissions.policy", c.Permissions.Policy, "ask"},
+		{"permissions.timeout", c.Permissions.Timeout, 10 * time.Minute},
+		{"busy", c.Busy, "queue"},
+		{"agents.default", c.Agents.Default, "demo"},
+		{"agents.idleTimeout", c.Agents.IdleTimeout, 30 * time.Minute},
+		{"agents.maxProcesses", c.Agents.MaxProcesses, 8},
+		{"agents.stopGrace", c.Agents.StopGrace, 3 * time.Second},
+		{"eventLog.maxSegments", c.EventLog.MaxSegments, 5},
+		{"channels.web.enabled", c.Channels.Web.Enabled, (*bool)(nil)},
+		{"channels.web.listen", c.Channels.Web.Listen, "127.0.0.1:8484"},
+		{"channels.discord.apiBaseURL", c.Channels.Discord.APIBaseURL, "https://discord.com"},
+		{"channels.slack.apiURL", c.Channels.Slack.APIURL, "https://slack.com/api/"},
+		{"metrics.listen", c.Metrics.Listen, "127.0.0.1:9464"},
+		{"platforms", c.Platforms(), []string{"web"}},
+		{"file", c.File(), ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if err := Validate(Default()); err != nil {
+		t.Errorf("Validate(Default()) = %v", err)
+	}
+}
+
+func TestDataDir(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		yaml string
+		want string
+	}{
+		{"xdg", []string{"HOME=/home/u", "XDG_STATE_HOME=/xdg"}, "", "/xdg/acp-gateway"},
+		{"relative xdg ignored", []string{"HOME=/home/u", "XDG_STATE_HOME=rel"}, "", "/home/u/.local/state/acp-gateway"},
+		{"home", []string{"HOME=/home/u"}, "", "/home/u/.local/state/acp-gateway"},
+		{"no home", []string{"HOME="}, "", ".acp-gateway"},
+		{"tilde", []string{"HOME=/home/u"}, "dataDir: ~/gw\n", "/home/u/gw"},
+		{"explicit", []string{"HOME=/home/u"}, "dataDir: /srv/gw\n", "/srv/gw"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := LoadOptions{Environ: tc.env}
+			if tc.yaml != "" {
+				o.Path = writeYAML(t, tc.yaml)
+			}
+			c, err := o.Load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.DataDir != tc.want {
+				t.Errorf("dataDir = %q, want %q", c.DataDir, tc.want)
+			}
+			if got, want := c.EventLog.Dir, filepath.Join(tc.want, "events"); got != want {
+				t.Errorf("eventLog.dir = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestDefaultFileInWorkingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, DefaultFile), []byte("busy: interrupt\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	c, err := LoadOptions{Environ: testEnv}.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Busy != "interrupt" || c.File() != DefaultFile {
+		t.Errorf("busy = %q, file = %q; want interrupt from %s", c.Busy, c.File(), DefaultFile)
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	_, err := LoadOptions{Path: filepath.Join(t.TempDir(), "nope.yaml"), Environ: testEnv}.Load()
+	if err == nil || !strings.Contains(err.Error(), "read config") {
+		t.Errorf("err = %v, want a read error", err)
+	}
+}
+
 func TestLoadFileAndSet(t *testing.T) {
-	p := writeYAML(t, `
+	c := mustLoad(t, `
 acp:
   stream:
     metaMode: verbose
@@ -43,57 +151,471 @@ acp:
 typing:
   mode: message
   ttl: 2m
-`)
-	cfg, err := Load(p, []string{"acp.stream.showUsage=true", "acp.stream.maxTurnChars=900"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := cfg.ACP.Stream
+agents:
+  default: claude
+  list:
+    claude:
+      command: [npx, "@zed-industries/claude-agent-acp"]
+      cwd: /src
+access:
+  discord:
+    guilds: [123456789012345678, "42"]
+`, nil, "acp.stream.showUsage=true", "acp.stream.maxTurnChars=900")
+	s := c.ACP.Stream
 	if s.MetaMode != projector.MetaVerbose || !s.ShowUsage || s.MaxTurnChars != 900 || !s.TagVisibility["plan"] {
 		t.Errorf("stream = %+v", s)
 	}
 	if s.MaxStatusChars != 320 {
 		t.Errorf("an unset key lost its default: maxStatusChars = %d", s.MaxStatusChars)
 	}
-	if cfg.Typing.Mode != "message" || cfg.Typing.TTL != 2*time.Minute {
-		t.Errorf("typing = %+v", cfg.Typing)
+	if c.Typing.Mode != "message" || c.Typing.TTL != 2*time.Minute {
+		t.Errorf("typing = %+v", c.Typing)
+	}
+	if diff := cmp.Diff([]string{"123456789012345678", "42"}, c.Access["discord"].Guilds); diff != "" {
+		t.Errorf("numeric ids (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(AgentSpec{Command: []string{"npx", "@zed-industries/claude-agent-acp"}, Cwd: "/src"}, c.Agents.List["claude"]); diff != "" {
+		t.Errorf("agent (-want +got):\n%s", diff)
 	}
 }
 
-func TestErrorsNameKeysAndAllowedValues(t *testing.T) {
-	p := writeYAML(t, `
+func TestEnvironment(t *testing.T) {
+	tests := []struct {
+		name string
+		env  string
+		get  func(Config) any
+		want any
+	}{
+		{"string", "GATEWAY_ACP__STREAM__METAMODE=verbose", func(c Config) any { return c.ACP.Stream.MetaMode }, "verbose"},
+		{"any case", "GATEWAY_acp__Stream__metamode=off", func(c Config) any { return c.ACP.Stream.MetaMode }, "off"},
+		{"int", "GATEWAY_ACP__STREAM__MAXTURNCHARS=1234", func(c Config) any { return c.ACP.Stream.MaxTurnChars }, 1234},
+		{"int64", "GATEWAY_EVENTLOG__MAXSEGMENTBYTES=2097152", func(c Config) any { return c.EventLog.MaxSegmentBytes }, int64(2097152)},
+		{"bool", "GATEWAY_ACP__STREAM__SHOWUSAGE=true", func(c Config) any { return c.ACP.Stream.ShowUsage }, true},
+		{"bool false", "GATEWAY_ABORT__ENABLED=false", func(c Config) any { return c.Abort.Enabled }, false},
+		{"duration", "GATEWAY_TYPING__TTL=1m30s", func(c Config) any { return c.Typing.TTL }, 90 * time.Second},
+		{"zero duration", "GATEWAY_AGENTS__IDLETIMEOUT=0", func(c Config) any { return c.Agents.IdleTimeout }, time.Duration(0)},
+		{"list", "GATEWAY_ABORT__ADD=enough, hold on", func(c Config) any { return c.Abort.Add }, []string{"enough", "hold on"}},
+		{"pointer bool", "GATEWAY_CHANNELS__WEB__ENABLED=true", func(c Config) any { return *c.Channels.Web.Enabled }, true},
+		{"map of bool, tag lower-cased", "GATEWAY_ACP__STREAM__TAGVISIBILITY__PLAN=true", func(c Config) any { return c.ACP.Stream.TagVisibility }, map[string]bool{"plan": true}},
+		{"access platform lower-cased", "GATEWAY_ACCESS__DISCORD__USERS=1,2", func(c Config) any { return c.Access["discord"].Users }, []string{"1", "2"}},
+		{"agent name keeps case", "GATEWAY_AGENTS__LIST__Claude__COMMAND=npx,@zed-industries/claude-agent-acp",
+			func(c Config) any { return c.Agents.List["Claude"].Command }, []string{"npx", "@zed-industries/claude-agent-acp"}},
+		{"env var name keeps case", "GATEWAY_AGENTS__LIST__x__ENV__OPENAI_API_KEY=k",
+			func(c Config) any { return c.Agents.List["x"].Env }, map[string]string{"OPENAI_API_KEY": "k"}},
+		{"override", "GATEWAY_OVERRIDES__SLACK__CHANNELS__C01__ACP__STREAM__METAMODE=off",
+			func(c Config) any { return c.Policy(Scope{Platform: "slack", Channel: "C01"}).Stream.MetaMode }, "off"},
+		{"test variables ignored", "GATEWAY_TEST_ANYTHING=1", func(c Config) any { return c.Busy }, "queue"},
+		{"other prefixes ignored", "GATEWAYX=1", func(c Config) any { return c.Busy }, "queue"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := []string{tc.env}
+			if strings.Contains(tc.env, "AGENTS__LIST__x__") {
+				env = append(env, "GATEWAY_AGENTS__LIST__x__COMMAND=x")
+			}
+			c := mustLoad(t, "", env)
+			if diff := cmp.Diff(tc.want, tc.get(c)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSetConversions(t *testing.T) {
+	c := mustLoad(t, "", nil,
+		"agents.maxProcesses=3",
+		"agents.stopGrace=250ms",
+		"channels.discord.dms=true",
+		"abort.remove=exit,para",
+		"permissions.timeout=1h",
+	)
+	if c.Agents.MaxProcesses != 3 || c.Agents.StopGrace != 250*time.Millisecond || !c.Channels.Discord.DMs ||
+		!cmp.Equal(c.Abort.Remove, []string{"exit", "para"}) || c.Permissions.Timeout != time.Hour {
+		t.Errorf("got %+v %+v %+v %+v", c.Agents, c.Channels.Discord, c.Abort, c.Permissions)
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	const file = "busy: interrupt\ntyping: {mode: message}\nacp: {stream: {metaMode: verbose}}\n"
+	env := []string{"GATEWAY_TYPING__MODE=never", "GATEWAY_ACP__STREAM__METAMODE=off"}
+	c := mustLoad(t, file, env, "acp.stream.metaMode=minimal")
+	tests := []struct {
+		key, got, want, source string
+	}{
+		{"permissions.policy", c.Permissions.Policy, "ask", "default"},
+		{"busy", c.Busy, "interrupt", "file"},
+		{"typing.mode", c.Typing.Mode, "never", "env GATEWAY_TYPING__MODE"},
+		{"acp.stream.metaMode", c.ACP.Stream.MetaMode, "minimal", "--set"},
+	}
+	explained := Explain(c, Scope{})
+	for _, tc := range tests {
+		t.Run(tc.key, func(t *testing.T) {
+			if tc.got != tc.want {
+				t.Errorf("%s = %q, want %q", tc.key, tc.got, tc.want)
+			}
+			leaf := tc.key[strings.LastIndexByte(tc.key, '.')+1:]
+			line := leaf + ": " + tc.want + " # " + tc.source
+			if !strings.Contains(explained, line) {
+				t.Errorf("Explain lacks %q:\n%s", line, explained)
+			}
+		})
+	}
+}
+
+func TestExpansion(t *testing.T) {
+	c := mustLoad(t, `
+channels:
+  discord:
+    token: ${DISCORD_TOKEN}
+  web:
+    token: "pre-${EMPTY}-$${LITERAL}-$HOME"
+agents:
+  list:
+    codex:
+      command: [npx, "${PKG}"]
+      env:
+        OPENAI_API_KEY: ${OPENAI_API_KEY}
+`, []string{"DISCORD_TOKEN=d-secret", "EMPTY=", "PKG=@zed-industries/codex-acp", "OPENAI_API_KEY=sk-1"})
+	if got := c.Channels.Discord.Token; got != "d-secret" {
+		t.Errorf("discord token = %q", got)
+	}
+	if got, want := c.Channels.Web.Token, "pre--${LITERAL}-$HOME"; got != want {
+		t.Errorf("web token = %q, want %q", got, want)
+	}
+	if got := c.Agents.List["codex"]; got.Command[1] != "@zed-industries/codex-acp" || got.Env["OPENAI_API_KEY"] != "sk-1" {
+		t.Errorf("codex = %+v", got)
+	}
+}
+
+func TestExpand(t *testing.T) {
+	env := lookupIn([]string{"A=1", "B=two", "E="})
+	tests := []struct {
+		in, want, err string
+	}{
+		{in: "plain", want: "plain"},
+		{in: "${A}", want: "1"},
+		{in: "x${A}y${B}z", want: "x1ytwoz"},
+		{in: "${E}", want: ""},
+		{in: "$${A}", want: "${A}"},
+		{in: "$A ${A}$", want: "$A 1$"},
+		{in: "${MISSING}", err: "environment variable MISSING is not set (referenced as ${MISSING})"},
+		{in: "${M1}${M2}${M1}", err: "environment variables M1, M2 are not set"},
+		{in: "${A", err: "unterminated ${"},
+		{in: "${a b}", err: "${a b}: not a variable name"},
+		{in: "${}", err: "${}: not a variable name"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := expand(tc.in, env)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("expand(%q) err = %v, want %q", tc.in, err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("expand(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestErrors checks the text of every kind of problem.
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		env  []string
+		sets []string
+		want []string
+	}{
+		{
+			name: "allowed values and ranges",
+			yaml: `
 acp:
   stream:
     metaMode: quiet
     deliveryMode: later
     maxTurnChars: 0
-    metaMod: off
+    maxStatusChars: 5000
 typing:
   mode: sometimes
-`)
-	_, err := Load(p, nil)
-	if err == nil {
-		t.Fatal("no error for an invalid config")
+  ttl: 48h
+busy: later
+permissions: {policy: maybe, timeout: 1s}
+log: {level: loud, format: xml}
+agents: {maxProcesses: 0, stopGrace: 5m, idleTimeout: 25h}
+eventLog: {maxSegments: 0}
+`,
+			want: []string{
+				`acp.stream.metaMode: must be one of off minimal verbose, got "quiet"`,
+				`acp.stream.deliveryMode: must be one of live final_only, got "later"`,
+				`acp.stream.maxTurnChars: must be at least 1, got 0`,
+				`acp.stream.maxStatusChars: must be at most 4000, got 5000`,
+				`typing.mode: must be one of instant message never, got "sometimes"`,
+				`typing.ttl: must be at most 24h0m0s, got 48h0m0s`,
+				`busy: must be one of queue interrupt, got "later"`,
+				`permissions.policy: must be one of ask approve-reads approve-all deny-all, got "maybe"`,
+				`permissions.timeout: must be at least 10s, got 1s`,
+				`log.level: must be one of debug info warn error, got "loud"`,
+				`log.format: must be one of text json, got "xml"`,
+				`agents.maxProcesses: must be at least 1, got 0`,
+				`agents.stopGrace: must be at most 1m, got 5m0s`,
+				`agents.idleTimeout: must be at most 24h, got 25h0m0s`,
+				`eventLog.maxSegments: must be at least 1, got 0`,
+			},
+		},
+		{
+			name: "unknown keys",
+			yaml: `
+acp: {stream: {metaMod: off}}
+agents: {list: {x: {comand: [a], command: [a]}}}
+access: {discord: {gilds: ["1"]}}
+chanels: {}
+overrides:
+  discord:
+    guilds: {"1234": {acp: {stream: {metaMod: off}}}}
+    channels: {"5": {agents: {default: x}}}
+  slack:
+    gilds: {}
+`,
+			want: []string{
+				`acp.stream.metaMod: unknown key (did you mean acp.stream.metaMode?)`,
+				`agents.list.x.comand: unknown key (did you mean agents.list.x.command?)`,
+				`access.discord.gilds: unknown key (did you mean access.discord.guilds?)`,
+				`chanels: unknown key (did you mean channels`,
+				`overrides.discord.guilds.1234.acp.stream.metaMod: unknown key (did you mean overrides.discord.guilds.1234.acp.stream.metaMode?)`,
+				`overrides.discord.channels.5.agents.default: cannot be overridden (only acp.stream, typing, busy and permissions can)`,
+				`overrides.slack.gilds: unknown key`,
+			},
+		},
+		{
+			name: "types",
+			yaml: `
+acp: {stream: {maxTurnChars: lots, showUsage: maybe, maxStatusChars: 1.5}}
+typing: {ttl: 30}
+agents: {list: {x: {command: {a: b}}}}
+abort: 5
+`,
+			want: []string{
+				`acp.stream.maxTurnChars: want an integer, got "lots"`,
+				`acp.stream.showUsage: want true or false, got "maybe"`,
+				`acp.stream.maxStatusChars: want an integer, got 1.5`,
+				`typing.ttl: want a duration with a unit such as 90s, 10m or 1h30m, got 30`,
+				`agents.list.x.command: want a list, got a mapping`,
+				`abort: want a mapping of keys, got 5`,
+			},
+		},
+		{
+			name: "environment and --set",
+			env:  []string{"GATEWAY_ACP__STREAM__METAMOD=off", "GATEWAY_NOPE=1", "GATEWAY_AGENTS__MAXPROCESSES=many"},
+			sets: []string{"busy", "acp.stream.nope=1", "=x"},
+			want: []string{
+				`GATEWAY_ACP__STREAM__METAMOD: names no configuration key (did you mean GATEWAY_ACP__STREAM__METAMODE, which sets acp.stream.metaMode?)`,
+				`GATEWAY_NOPE: names no configuration key`,
+				`agents.maxProcesses: want an integer, got "many"`,
+				`--set "busy": want key=value`,
+				`--set "=x": want key=value`,
+				`acp.stream.nope: unknown key`,
+			},
+		},
+		{
+			name: "references",
+			yaml: "channels: {discord: {token: '${DISCORD_TOKEN}'}}\nagents: {list: {a: {command: ['${BIN}', x]}}}\n",
+			want: []string{
+				`channels.discord.token: environment variable DISCORD_TOKEN is not set (referenced as ${DISCORD_TOKEN})`,
+				`agents.list.a.command[0]: environment variable BIN is not set (referenced as ${BIN})`,
+			},
+		},
+		{
+			name: "cross-field",
+			yaml: `
+agents:
+  default: claude
+  list:
+    codex: {command: [npx, x], env: {"1BAD": v}}
+    "bad name": {command: [x]}
+    empty: {command: []}
+    blank: {command: [""]}
+access:
+  teams: {}
+  slack: {guilds: ["1"], roles: ["r"]}
+  discord: {workspaces: [T1], userGroups: [g]}
+channels:
+  web: {enabled: false, listen: "localhost"}
+  slack: {appToken: "xoxb-swapped"}
+  discord: {apiBaseURL: "ftp://x"}
+metrics: {listen: "1.2.3.4:99999"}
+`,
+			want: []string{
+				`agents.default: must name an agent of agents.list or demo (defined: demo bad name blank codex empty), got "claude"`,
+				`agents.list.codex.env.1BAD: not an environment variable name`,
+				`agents.list.bad name: an agent name has only letters, digits, - and _`,
+				`agents.list.empty.command: must have at least 1 entries`,
+				`agents.list.blank.command[0]: is required`,
+				`access.teams: unknown platform (allowed: web discord slack)`,
+				`access.slack.guilds: only for discord`,
+				`access.slack.roles: only for discord`,
+				`access.discord.workspaces: only for slack`,
+				`access.discord.userGroups: only for slack`,
+				`channels.web.listen: want host:port (such as 127.0.0.1:8484), got "localhost"`,
+				`channels.slack.botToken: is required when appToken is set`,
+				`channels.slack.appToken: must be an app-level token (starting with "xapp-")`,
+				`channels.discord.apiBaseURL: want an http or https URL, got "ftp://x"`,
+				`metrics.listen: want a port number from 0 to 65535, got "99999"`,
+				`channels.web.enabled: is false and no other platform is configured`,
+			},
+		},
+		{
+			name: "overrides validate their merged result",
+			yaml: `
+overrides:
+  discord:
+    settings: {acp: {stream: {metaMode: quiet}}}
+    guilds: {"1": {busy: later, permissions: {timeout: 1s}}}
+    channels: {"2": {typing: {ttl: 100h}}}
+  web:
+    settings: {acp: {stream: {maxTurnChars: "x"}}}
+`,
+			want: []string{
+				`overrides.discord.settings.acp.stream.metaMode: must be one of off minimal verbose, got "quiet"`,
+				`overrides.discord.guilds.1.busy: must be one of queue interrupt, got "later"`,
+				`overrides.discord.guilds.1.permissions.timeout: must be at least 10s, got 1s`,
+				`overrides.discord.channels.2.typing.ttl: must be at most 24h0m0s, got 100h0m0s`,
+				`overrides.web.settings.acp.stream.maxTurnChars: want an integer, got "x"`,
+			},
+		},
+		{
+			name: "bad YAML keys",
+			yaml: "agents: {list: {a.b: {command: [x]}}}\n",
+			want: []string{`agents.list: key "a.b" must not contain "."`},
+		},
 	}
-	msg := err.Error()
-	for _, want := range []string{
-		`acp.stream.metaMode: must be one of off minimal verbose, got "quiet"`,
-		`acp.stream.deliveryMode: must be one of live final_only, got "later"`,
-		`acp.stream.maxTurnChars: must be at least 1, got 0`,
-		`acp.stream.metaMod: unknown key (did you mean acp.stream.metaMode?)`,
-		`typing.mode: must be one of instant message never, got "sometimes"`,
-	} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("error lacks %q; got:\n%s", want, msg)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := load(t, tc.yaml, tc.env, tc.sets...)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			for _, want := range tc.want {
+				if !strings.Contains(msg, want) {
+					t.Errorf("error lacks %q; got:\n%s", want, msg)
+				}
+			}
+			if got, want := strings.Count(msg, "\n")+1, len(tc.want); got != want {
+				t.Errorf("got %d problems, want %d:\n%s", got, want, msg)
+			}
+		})
+	}
+}
+
+// TestBaseErrorsNotRepeatedInOverrides: a bad base value is reported once,
+// not again for every override merged over it.
+func TestBaseErrorsNotRepeatedInOverrides(t *testing.T) {
+	_, err := load(t, `
+busy: later
+overrides:
+  discord:
+    settings: {typing: {mode: message}}
+    guilds: {"1": {acp: {stream: {metaMode: off}}}}
+`, nil)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if got, want := err.Error(), `busy: must be one of queue interrupt, got "later"`; got != want {
+		t.Errorf("err = %q, want %q", got, want)
+	}
+}
+
+func TestBadYAML(t *testing.T) {
+	for _, y := range []string{"a: [", "- a\n- b\n", "a: 1\na: 2\n"} {
+		if _, err := load(t, y, nil); err == nil || !strings.Contains(err.Error(), "read config") {
+			t.Errorf("load(%q) err = %v, want a read config error", y, err)
 		}
 	}
 }
 
-func TestBadSet(t *testing.T) {
-	if _, err := Load("", []string{"acp.stream.metaMode"}); err == nil || !strings.Contains(err.Error(), "want key=value") {
-		t.Errorf("err = %v, want a key=value complaint", err)
+func TestAgentSpec(t *testing.T) {
+	c := mustLoad(t, `
+dataDir: /data
+agents:
+  default: codex
+  list:
+    codex:
+      command: [npx, "@zed-industries/codex-acp"]
+      env: {OPENAI_API_KEY: k, A: b}
+      cwd: /src
+      authMethod: openai-api-key
+`, nil)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := Load("", []string{"acp.stream.maxTurnChars=lots"}); err == nil {
-		t.Error("a non-number for maxTurnChars was accepted")
+	tests := []struct {
+		name   string
+		want   []string // Command
+		env    []string
+		dir    string
+		auth   string
+		wantOK bool
+	}{
+		{name: "", want: []string{"npx", "@zed-industries/codex-acp"}, env: []string{"A=b", "OPENAI_API_KEY=k"}, dir: "/src", auth: "openai-api-key", wantOK: true},
+		{name: "codex", want: []string{"npx", "@zed-industries/codex-acp"}, env: []string{"A=b", "OPENAI_API_KEY=k"}, dir: "/src", auth: "openai-api-key", wantOK: true},
+		{name: "demo", want: []string{exe, "demo-agent", "--state-dir", "/data/demo-agent"}, wantOK: true},
+		{name: "nope"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, ok := c.AgentSpec(tc.name)
+			if ok != tc.wantOK {
+				t.Fatalf("ok = %v, want %v", ok, tc.wantOK)
+			}
+			if !ok {
+				return
+			}
+			if diff := cmp.Diff(tc.want, s.Command); diff != "" {
+				t.Errorf("command (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.env, s.Env, cmpEmpty); diff != "" {
+				t.Errorf("env (-want +got):\n%s", diff)
+			}
+			if s.Dir != tc.dir || s.AuthMethod != tc.auth {
+				t.Errorf("dir, auth = %q, %q; want %q, %q", s.Dir, s.AuthMethod, tc.dir, tc.auth)
+			}
+		})
+	}
+}
+
+var cmpEmpty = cmp.FilterValues(func(a, b []string) bool { return len(a) == 0 && len(b) == 0 }, cmp.Ignore())
+
+func TestPlatforms(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want []string
+	}{
+		{"nothing: web", "", []string{"web"}},
+		{"discord only", "channels: {discord: {token: t}}", []string{"discord"}},
+		{"slack only", "channels: {slack: {appToken: xapp-1, botToken: xoxb-1}}", []string{"slack"}},
+		{"both", "channels: {discord: {token: t}, slack: {appToken: xapp-1, botToken: xoxb-1}}", []string{"discord", "slack"}},
+		{"web forced on", "channels: {discord: {token: t}, web: {enabled: true}}", []string{"discord", "web"}},
+		{"web off", "channels: {discord: {token: t}, web: {enabled: false}}", []string{"discord"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := mustLoad(t, tc.yaml, nil)
+			if diff := cmp.Diff(tc.want, c.Platforms()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDocumentedKeys(t *testing.T) {
+	got := documentedKeys("a:\n  # b: 1\n  c:\n    #   d: x\n# prose, not a key: here\nz: {}\n")
+	want := [][]string{{"a"}, {"a", "b"}, {"a", "c"}, {"a", "c", "d"}, {"z"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

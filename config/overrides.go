@@ -1,0 +1,452 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/typing"
+)
+
+// Body is a partial override: a nested map holding some of the keys of
+// acp.stream, typing, busy and permissions, in the same shape as at the top
+// of the file (for example {"acp": {"stream": {"metaMode": "off"}}}). Only
+// the keys it holds change.
+type Body map[string]any
+
+// Overrides is the overrides section: acp.stream, typing, busy and
+// permissions per platform, guild or workspace, and channel. The most
+// specific wins: the base settings < the platform's settings < the guild
+// or workspace < the channel.
+type Overrides struct {
+	// Discord overrides apply to Discord threads.
+	Discord DiscordOverrides `koanf:"discord"`
+	// Slack overrides apply to Slack threads.
+	Slack SlackOverrides `koanf:"slack"`
+	// Web overrides apply to the local web chat.
+	Web WebOverrides `koanf:"web"`
+}
+
+// DiscordOverrides is overrides.discord.
+type DiscordOverrides struct {
+	// Settings apply to every Discord thread.
+	Settings Body `koanf:"settings"`
+	// Guilds apply per guild id, over Settings.
+	Guilds map[string]Body `koanf:"guilds"`
+	// Channels apply per channel id (a thread's parent channel), over
+	// the guild's.
+	Channels map[string]Body `koanf:"channels"`
+}
+
+// SlackOverrides is overrides.slack.
+type SlackOverrides struct {
+	// Settings apply to every Slack thread.
+	Settings Body `koanf:"settings"`
+	// Workspaces apply per workspace (team) id, over Settings.
+	Workspaces map[string]Body `koanf:"workspaces"`
+	// Channels apply per channel id, over the workspace's.
+	Channels map[string]Body `koanf:"channels"`
+}
+
+// WebOverrides is overrides.web.
+type WebOverrides struct {
+	// Settings apply to every web chat thread.
+	Settings Body `koanf:"settings"`
+}
+
+// overrideBody is the shape of what a Body may hold, and the result of
+// merging bodies over the base settings.
+type overrideBody struct {
+	ACP         streamOnly               `koanf:"acp"`
+	Typing      typing.Config            `koanf:"typing"`
+	Busy        string                   `koanf:"busy" validate:"oneof=queue interrupt"`
+	Permissions session.PermissionConfig `koanf:"permissions"`
+}
+
+type streamOnly struct {
+	Stream projector.Settings `koanf:"stream"`
+}
+
+func (b overrideBody) policy() session.Policy {
+	return session.Policy{Stream: b.ACP.Stream, Typing: b.Typing, Busy: b.Busy, Permissions: b.Permissions}
+}
+
+// Scope says where a thread is, to find the overrides that apply to it.
+type Scope struct {
+	// Platform is "web", "discord" or "slack".
+	Platform string
+	// Space is the Discord guild id or the Slack workspace (team) id.
+	Space string
+	// Channel is the channel id; for a Discord thread, its parent
+	// channel.
+	Channel string
+}
+
+// layer is one override body that applies to a scope.
+type layer struct {
+	path string // YAML path of the body, e.g. overrides.discord.guilds.1234
+	body Body
+}
+
+// scopeKey identifies a combination of applicable layers.
+type scopeKey struct{ platform, space, channel string }
+
+// layers returns the bodies that apply to s, least specific first, and the
+// key identifying that combination.
+func (c Config) layers(s Scope) (scopeKey, []layer) {
+	var (
+		settings Body
+		spaces   map[string]Body
+		channels map[string]Body
+		spaceKey string
+	)
+	switch s.Platform {
+	case PlatformDiscord:
+		o := c.Overrides.Discord
+		settings, spaces, channels, spaceKey = o.Settings, o.Guilds, o.Channels, "guilds"
+	case PlatformSlack:
+		o := c.Overrides.Slack
+		settings, spaces, channels, spaceKey = o.Settings, o.Workspaces, o.Channels, "workspaces"
+	case PlatformWeb:
+		settings = c.Overrides.Web.Settings
+	default:
+		return scopeKey{}, nil
+	}
+	key := scopeKey{platform: s.Platform}
+	base := "overrides." + s.Platform + "."
+	ls := []layer{{base + "settings", settings}}
+	if b, ok := spaces[s.Space]; ok && s.Space != "" {
+		key.space = s.Space
+		ls = append(ls, layer{base + spaceKey + "." + s.Space, b})
+	}
+	if b, ok := channels[s.Channel]; ok && s.Channel != "" {
+		key.channel = s.Channel
+		ls = append(ls, layer{base + "channels." + s.Channel, b})
+	}
+	return key, ls
+}
+
+// Policy returns the effective acp.stream, typing, busy and permissions
+// settings for a thread in scope s: the base settings with the overrides
+// that apply merged over them, the most specific last. It does no I/O and
+// is cheap for a Config from Load (the results are precomputed or cached).
+// The result is the caller's to keep. It is safe for concurrent use. For a
+// Config that does not validate, an override that cannot be decoded is
+// skipped.
+func (c Config) Policy(s Scope) session.Policy {
+	key, ls := c.layers(s)
+	if c.res != nil {
+		if p, ok := c.res.policy(key); ok {
+			return clonePolicy(p)
+		}
+	}
+	var p session.Policy
+	if len(ls) == 0 || allEmpty(ls) {
+		p = c.basePolicy()
+	} else {
+		p = resolveLenient(c, ls)
+	}
+	if c.res != nil {
+		c.res.store(key, p)
+	}
+	return clonePolicy(p)
+}
+
+func allEmpty(ls []layer) bool {
+	for _, l := range ls {
+		if len(l.body) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (c Config) basePolicy() session.Policy {
+	return session.Policy{Stream: c.ACP.Stream, Typing: c.Typing, Busy: c.Busy, Permissions: c.Permissions}
+}
+
+func clonePolicy(p session.Policy) session.Policy {
+	p.Stream.TagVisibility = maps.Clone(p.Stream.TagVisibility)
+	return p
+}
+
+// baseBody returns c's overridable sections as a nested map.
+func (c Config) baseBody() map[string]any {
+	b := overrideBody{
+		ACP:         streamOnly{Stream: c.ACP.Stream},
+		Typing:      c.Typing,
+		Busy:        c.Busy,
+		Permissions: c.Permissions,
+	}
+	return plain(reflect.ValueOf(b)).(map[string]any)
+}
+
+// resolve merges the layers over c's base settings and decodes the result.
+func resolve(c Config, ls []layer) (overrideBody, error) {
+	m := c.baseBody()
+	for _, l := range ls {
+		mergeInto(m, l.body)
+	}
+	var out overrideBody
+	err := decode(m, &out)
+	return out, err
+}
+
+// resolveLenient is resolve, skipping the layers that do not decode.
+func resolveLenient(c Config, ls []layer) session.Policy {
+	m := c.baseBody()
+	var out overrideBody
+	if err := decode(m, &out); err != nil {
+		return c.basePolicy()
+	}
+	for _, l := range ls {
+		try := deepCopy(m)
+		mergeInto(try, l.body)
+		var next overrideBody
+		if decode(try, &next) == nil {
+			m, out = try, next
+		}
+	}
+	return out.policy()
+}
+
+// resolved is what Load precomputes.
+type resolved struct {
+	file    string            // the file read, "" if none
+	sources map[string]string // flat key → where its value came from
+
+	mu       sync.Mutex // guards policies
+	policies map[scopeKey]session.Policy
+}
+
+func (r *resolved) policy(k scopeKey) (session.Policy, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ok := r.policies[k]
+	return p, ok
+}
+
+func (r *resolved) store(k scopeKey, p session.Policy) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.policies[k] = p
+}
+
+// precompute fills r.policies with the base, every platform, and every
+// single guild, workspace and channel override. Combinations of a space and
+// a channel override are cached on first use.
+func (r *resolved) precompute(c Config) {
+	r.policies = map[scopeKey]session.Policy{{}: c.basePolicy()}
+	add := func(s Scope) {
+		k, ls := c.layers(s)
+		r.policies[k] = resolveLenient(c, ls)
+	}
+	for _, p := range platforms {
+		add(Scope{Platform: p})
+	}
+	for id := range c.Overrides.Discord.Guilds {
+		add(Scope{Platform: PlatformDiscord, Space: id})
+	}
+	for id := range c.Overrides.Discord.Channels {
+		add(Scope{Platform: PlatformDiscord, Channel: id})
+	}
+	for id := range c.Overrides.Slack.Workspaces {
+		add(Scope{Platform: PlatformSlack, Space: id})
+	}
+	for id := range c.Overrides.Slack.Channels {
+		add(Scope{Platform: PlatformSlack, Channel: id})
+	}
+}
+
+// overrideLayers lists every override body with its path, sorted by path,
+// each with the layers it is merged over (the platform's settings for a
+// guild, workspace or channel body).
+func (c Config) overrideLayers() [][]layer {
+	var out [][]layer
+	for _, p := range platforms {
+		_, ls := c.layers(Scope{Platform: p})
+		settings := ls[0]
+		out = append(out, []layer{settings})
+		var ids map[string]Body
+		var kind string
+		switch p {
+		case PlatformDiscord:
+			ids, kind = c.Overrides.Discord.Guilds, "guilds"
+		case PlatformSlack:
+			ids, kind = c.Overrides.Slack.Workspaces, "workspaces"
+		}
+		for _, id := range slices.Sorted(maps.Keys(ids)) {
+			out = append(out, []layer{settings, {"overrides." + p + "." + kind + "." + id, ids[id]}})
+		}
+		var chans map[string]Body
+		switch p {
+		case PlatformDiscord:
+			chans = c.Overrides.Discord.Channels
+		case PlatformSlack:
+			chans = c.Overrides.Slack.Channels
+		}
+		for _, id := range slices.Sorted(maps.Keys(chans)) {
+			out = append(out, []layer{settings, {"overrides." + p + ".channels." + id, chans[id]}})
+		}
+	}
+	return out
+}
+
+// validateOverrides checks every override body: its keys, and the result
+// of merging it over what it overrides. Problems are reported only for the
+// keys the body sets (the base's own are reported at their own paths).
+func validateOverrides(c Config) []error {
+	var errs []error
+	for _, ls := range c.overrideLayers() {
+		l := ls[len(ls)-1]
+		if len(l.body) == 0 {
+			continue
+		}
+		keys := flatKeys("", l.body)
+		bad := false
+		for _, k := range keys {
+			if err := checkBodyKey(l.path, k); err != nil {
+				errs = append(errs, err)
+				bad = true
+			}
+		}
+		if bad {
+			continue
+		}
+		b, err := resolve(c, ls)
+		var problems []error
+		if err != nil {
+			// A value that did not decode is left zero: validating it
+			// would report it twice.
+			problems = decodeErrors(err)
+		} else {
+			problems = append(validateStruct(b), checkTyping("typing", b.Typing)...)
+		}
+		for _, p := range problems {
+			var pe *pathError
+			if asPathError(p, &pe) && setsPath(keys, pe.path) {
+				errs = append(errs, &pathError{path: l.path + "." + pe.path, msg: pe.msg})
+			}
+		}
+	}
+	return errs
+}
+
+// checkBodyKey checks one flattened key of the body at path.
+func checkBodyKey(path, key string) error {
+	if knownIn(key, known.body) {
+		return nil
+	}
+	top, _, _ := strings.Cut(key, ".")
+	if top != "typing" && top != "busy" && top != "permissions" && !strings.HasPrefix(key+".", "acp.stream.") {
+		return fmt.Errorf("%s.%s: cannot be overridden (only acp.stream, typing, busy and permissions can)", path, key)
+	}
+	return unknownKey(path+".", key, known.body)
+}
+
+// setsPath reports whether a body with these flattened keys sets the value
+// at path (or something inside or above it).
+func setsPath(keys []string, path string) bool {
+	for _, k := range keys {
+		if k == path || strings.HasPrefix(path, k+".") || strings.HasPrefix(k, path+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// flatKeys lists the leaf keys of m under prefix (an empty map is a leaf).
+func flatKeys(prefix string, m map[string]any) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		key := prefix + k
+		if sub, ok := asMap(m[k]); ok && len(sub) > 0 {
+			out = append(out, flatKeys(key+".", sub)...)
+			continue
+		}
+		out = append(out, key)
+	}
+	return out
+}
+
+func asMap(v any) (map[string]any, bool) {
+	switch m := v.(type) {
+	case map[string]any:
+		return m, true
+	case Body:
+		return m, true
+	}
+	return nil, false
+}
+
+// mergeInto merges src into dst: maps key by key, anything else replaced.
+// It copies src's maps, so dst never shares them.
+func mergeInto(dst, src map[string]any) {
+	for k, v := range src {
+		if sm, ok := asMap(v); ok {
+			if dm, ok := asMap(dst[k]); ok {
+				mergeInto(dm, sm)
+				continue
+			}
+			dst[k] = deepCopy(sm)
+			continue
+		}
+		dst[k] = v
+	}
+}
+
+func deepCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if sm, ok := asMap(v); ok {
+			v = deepCopy(sm)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// plain turns a value into the generic shape decode accepts: a struct
+// into a map by its koanf tags, a map into map[string]any, a slice into
+// []any; durations stay durations.
+func plain(v reflect.Value) any {
+	switch v.Kind() {
+	case reflect.Invalid:
+		return nil
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		return plain(v.Elem())
+	case reflect.Struct:
+		m := map[string]any{}
+		for _, f := range fieldsOf(v.Type()) {
+			m[f.name] = plain(v.FieldByIndex(f.index))
+		}
+		return m
+	case reflect.Map:
+		if v.IsNil() {
+			return nil
+		}
+		m := make(map[string]any, v.Len())
+		for it := v.MapRange(); it.Next(); {
+			m[fmt.Sprint(it.Key().Interface())] = plain(it.Value())
+		}
+		return m
+	case reflect.Slice:
+		if v.IsNil() {
+			return nil
+		}
+		s := make([]any, v.Len())
+		for i := range s {
+			s[i] = plain(v.Index(i))
+		}
+		return s
+	}
+	return v.Interface()
+}

@@ -1,0 +1,180 @@
+package config
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/session"
+	"github.com/google/go-cmp/cmp"
+)
+
+const overridesYAML = `
+busy: queue
+acp:
+  stream:
+    metaMode: verbose
+    tagVisibility: {plan: true}
+overrides:
+  discord:
+    settings:
+      acp: {stream: {metaMode: off, tagVisibility: {usage_update: true}}}
+    guilds:
+      "1234":
+        acp: {stream: {deliveryMode: final_only}}
+        typing: {mode: message}
+      "9999":
+        busy: interrupt
+    channels:
+      "5678":
+        busy: interrupt
+        acp: {stream: {metaMode: minimal}}
+        permissions: {timeout: 30s}
+  slack:
+    workspaces:
+      T01: {acp: {stream: {liveText: blocks}}}
+    channels:
+      C01: {acp: {stream: {liveText: draft, showUsage: true}}}
+  web:
+    settings:
+      acp: {stream: {tagVisibility: {plan: false, agent_thought_chunk: true}}}
+`
+
+func TestPolicyPrecedence(t *testing.T) {
+	c := mustLoad(t, overridesYAML, nil)
+	type view struct {
+		MetaMode, DeliveryMode, LiveText string
+		ShowUsage                        bool
+		Tags                             map[string]bool
+		TypingMode, Busy                 string
+		Timeout                          time.Duration
+	}
+	see := func(p session.Policy) view {
+		return view{p.Stream.MetaMode, p.Stream.DeliveryMode, p.Stream.LiveText, p.Stream.ShowUsage,
+			p.Stream.TagVisibility, p.Typing.Mode, p.Busy, p.Permissions.Timeout}
+	}
+	base := view{"verbose", "live", "draft", false, map[string]bool{"plan": true}, "instant", "queue", 10 * time.Minute}
+	with := func(f func(*view)) view {
+		v := base
+		v.Tags = map[string]bool{"plan": true}
+		f(&v)
+		return v
+	}
+	discord := with(func(v *view) { v.MetaMode = "off"; v.Tags["usage_update"] = true })
+	tests := []struct {
+		name  string
+		scope Scope
+		want  view
+	}{
+		{"no platform: base", Scope{}, base},
+		{"unknown platform: base", Scope{Platform: "irc"}, base},
+		{"discord platform", Scope{Platform: "discord"}, discord},
+		{"discord unknown guild and channel", Scope{Platform: "discord", Space: "1", Channel: "2"}, discord},
+		{"guild over platform", Scope{Platform: "discord", Space: "1234"}, with(func(v *view) {
+			v.MetaMode, v.DeliveryMode, v.TypingMode = "off", "final_only", "message"
+			v.Tags["usage_update"] = true
+		})},
+		{"channel over platform", Scope{Platform: "discord", Channel: "5678"}, with(func(v *view) {
+			v.MetaMode, v.Busy, v.Timeout = "minimal", "interrupt", 30*time.Second
+			v.Tags["usage_update"] = true
+		})},
+		{"channel over guild over platform", Scope{Platform: "discord", Space: "1234", Channel: "5678"}, with(func(v *view) {
+			v.MetaMode, v.DeliveryMode, v.TypingMode, v.Busy, v.Timeout = "minimal", "final_only", "message", "interrupt", 30*time.Second
+			v.Tags["usage_update"] = true
+		})},
+		{"other guild, same channel", Scope{Platform: "discord", Space: "9999", Channel: "5678"}, with(func(v *view) {
+			v.MetaMode, v.Busy, v.Timeout = "minimal", "interrupt", 30*time.Second
+			v.Tags["usage_update"] = true
+		})},
+		{"slack platform has no settings", Scope{Platform: "slack"}, base},
+		{"slack workspace", Scope{Platform: "slack", Space: "T01"}, with(func(v *view) { v.LiveText = "blocks" })},
+		{"slack channel over workspace", Scope{Platform: "slack", Space: "T01", Channel: "C01"}, with(func(v *view) {
+			v.LiveText, v.ShowUsage = "draft", true
+		})},
+		{"discord ids do not apply to slack", Scope{Platform: "slack", Space: "1234", Channel: "5678"}, base},
+		{"web", Scope{Platform: "web", Channel: "5678"}, with(func(v *view) {
+			v.Tags = map[string]bool{"plan": false, "agent_thought_chunk": true}
+		})},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := see(c.Policy(tc.scope))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Policy(%+v) (-want +got):\n%s", tc.scope, diff)
+			}
+			// A Config built by hand (no precomputed table) agrees.
+			hand := c
+			hand.res = nil
+			if diff := cmp.Diff(tc.want, see(hand.Policy(tc.scope))); diff != "" {
+				t.Errorf("uncached Policy(%+v) (-want +got):\n%s", tc.scope, diff)
+			}
+		})
+	}
+}
+
+func TestPolicyResultIsTheCallers(t *testing.T) {
+	c := mustLoad(t, overridesYAML, nil)
+	s := Scope{Platform: "discord"}
+	p := c.Policy(s)
+	p.Stream.TagVisibility["plan"] = false
+	if !c.Policy(s).Stream.TagVisibility["plan"] {
+		t.Error("changing a returned policy changed the configuration")
+	}
+}
+
+func TestPolicyConcurrent(t *testing.T) {
+	c := mustLoad(t, overridesYAML, nil)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 50 {
+				if got := c.Policy(Scope{Platform: "discord", Space: "1234", Channel: "5678"}).Busy; got != "interrupt" {
+					t.Errorf("busy = %q", got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestPolicyWithoutOverrides(t *testing.T) {
+	c := Default()
+	c.Busy = "interrupt"
+	if got := c.Policy(Scope{Platform: "discord", Space: "1", Channel: "2"}); got.Busy != "interrupt" || got.Stream.MetaMode != "minimal" {
+		t.Errorf("policy = %+v", got)
+	}
+}
+
+func TestExplain(t *testing.T) {
+	c := mustLoad(t, overridesYAML, []string{"GATEWAY_PERMISSIONS__POLICY=approve-reads"}, "typing.ttl=5m")
+	got := Explain(c, Scope{Platform: "discord", Space: "1234", Channel: "5678"})
+	for _, want := range []string{
+		"# effective settings for discord, guild 1234, channel 5678\n",
+		"# file: " + c.File() + "\n",
+		"metaMode: minimal # overrides.discord.channels.5678\n",
+		"deliveryMode: final_only # overrides.discord.guilds.1234\n",
+		"usage_update: true # overrides.discord.settings\n",
+		"plan: true # file\n",
+		"tool_call: true # default\n",
+		"maxTurnChars: 24000 # default\n",
+		"mode: message # overrides.discord.guilds.1234\n",
+		"ttl: 5m0s # --set\n",
+		"busy: interrupt # overrides.discord.channels.5678\n",
+		"policy: approve-reads # env GATEWAY_PERMISSIONS__POLICY\n",
+		"timeout: 30s # overrides.discord.channels.5678\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Explain lacks %q:\n%s", want, got)
+		}
+	}
+	// Explain's text is YAML for the same settings.
+	m, err := parseYAML([]byte(got))
+	if err != nil {
+		t.Fatalf("Explain output is not YAML: %v\n%s", err, got)
+	}
+	if _, ok := m["acp"]; !ok || m["busy"] != "interrupt" {
+		t.Errorf("parsed Explain = %v", m)
+	}
+}
