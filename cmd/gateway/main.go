@@ -2,7 +2,8 @@
 //
 // Subcommands:
 //
-//	gateway [run]                 start the gateway (not yet wired: see README)
+//	gateway [run] [flags]         start the gateway
+//	gateway check [flags]         validate and print the configuration
 //	gateway replay [flags] FILE   preview a recorded ACP session as chat operations
 //	gateway demo-agent [flags]    serve the scripted demo ACP agent on stdio
 //	gateway help                  show usage
@@ -52,7 +53,9 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) 
 const usage = `usage: gateway <command> [flags]
 
 commands:
-  run      start the gateway (default)
+  run      start the gateway (default): every configured channel, or the
+           local web chat with the demo agent when none is
+  check    validate the configuration and print it (secrets masked)
   replay   run a recorded ACP session (NDJSON) through the projector and
            dispatch into a recording channel; print the chat operations
   demo-agent
@@ -75,7 +78,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stdout, usage)
 		return nil
 	case "run":
-		return errors.New("run: the live gateway is not wired yet; try `gateway replay FILE`")
+		return runGateway(ctx, args, stdout, stderr)
+	case "check":
+		return runCheck(args, stdout, stderr)
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", cmd)

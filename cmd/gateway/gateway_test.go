@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/config"
+)
+
+// TestMain lets the test binary be the demo agent: config's built-in
+// "demo" agent is this executable with the demo-agent subcommand.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "demo-agent" {
+		err := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		var ex exitCode
+		switch {
+		case err == nil:
+			os.Exit(0)
+		case asExit(err, &ex):
+			os.Exit(int(ex))
+		default:
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+	}
+	os.Exit(m.Run())
+}
+
+func asExit(err error, ex *exitCode) bool {
+	e, ok := err.(exitCode)
+	if ok {
+		*ex = e
+	}
+	return ok
+}
+
+// testConfig is the default configuration on free ports in a temporary
+// data directory, optionally from a YAML file.
+func testConfig(t *testing.T, yaml string) (config.Config, runFlags) {
+	t.Helper()
+	dir := t.TempDir()
+	var f runFlags
+	if yaml != "" {
+		f.config = filepath.Join(dir, "gateway.yaml")
+		if err := os.WriteFile(f.config, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.sets = multi{"dataDir=" + filepath.Join(dir, "data"), "channels.web.listen=127.0.0.1:0", "metrics.listen=127.0.0.1:0"}
+	cfg, err := f.load()
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	return cfg, f
+}
+
+// startGateway runs the program until the test ends.
+func startGateway(t *testing.T, cfg config.Config, f runFlags, h hooks) *gateway {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	g, err := start(ctx, cfg, f, log, h)
+	if err != nil {
+		cancel()
+		t.Fatalf("start: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- g.wait() }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("gateway stopped with %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("the gateway did not stop within 30 s")
+		}
+	})
+	return g
+}
+
+// client talks to the web chat's API.
+type client struct {
+	t    *testing.T
+	base string
+}
+
+func (c client) post(path string, body any) map[string]any {
+	c.t.Helper()
+	b, _ := json.Marshal(body)
+	resp, err := http.Post(c.base+path, "application/json", strings.NewReader(string(b)))
+	if err != nil {
+		c.t.Fatalf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	if resp.StatusCode >= 300 {
+		c.t.Fatalf("POST %s: %s %v", path, resp.Status, out)
+	}
+	return out
+}
+
+type webMessage struct {
+	ID, Role, Author, Kind, Text string
+	Edits                        int
+}
+
+// waitMessage reads the thread's event stream until a message satisfies
+// ok, and returns it.
+func (c client) waitMessage(thread, what string, ok func(webMessage) bool) webMessage {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", c.base+"api/threads/"+thread+"/events", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatalf("events: %v", err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		if v, found := strings.CutPrefix(line, "event: "); found {
+			event = v
+			continue
+		}
+		if v, found := strings.CutPrefix(line, "data: "); found && event == "message" {
+			var m webMessage
+			if err := json.Unmarshal([]byte(v), &m); err == nil && ok(m) {
+				return m
+			}
+		}
+	}
+	c.t.Fatalf("no %s in thread %s: %v", what, thread, sc.Err())
+	return webMessage{}
+}
+
+func TestRunServesTheWebChatWithTheDemoAgent(t *testing.T) {
+	cfg, f := testConfig(t, "")
+	if got := cfg.Platforms(); len(got) != 1 || got[0] != "web" {
+		t.Fatalf("platforms with no configuration = %v, want [web]", got)
+	}
+	g := startGateway(t, cfg, f, hooks{})
+	c := client{t: t, base: g.webURL}
+	th := c.post("api/threads", map[string]any{})["id"].(string)
+	c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "echo Hello, web."})
+	c.waitMessage(th, "the answer", func(m webMessage) bool { return m.Role == "assistant" && m.Text == "Hello, web." })
+
+	c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "tools"})
+	tool := c.waitMessage(th, "a tool message edited in place", func(m webMessage) bool {
+		return m.Kind == "tool" && m.Edits > 0 && strings.HasSuffix(m.Text, "· done")
+	})
+	if !strings.Contains(tool.Text, "Run ls -la") {
+		t.Errorf("tool message %q", tool.Text)
+	}
+
+	for _, path := range []string{"/healthz", "/metrics"} {
+		resp, err := http.Get("http://" + g.metricsAddr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("%s: %s", path, resp.Status)
+		}
+		if path == "/metrics" {
+			for _, want := range []string{`gateway_turns_total{platform="web",stop_reason="end_turn"}`, `gateway_acp_updates_total{tag="tool_call_update"}`, `gateway_messages_total{kind="tool",op="edit",platform="web"}`, "gateway_agent_processes 1"} {
+				if !strings.Contains(string(body), want) {
+					t.Errorf("/metrics lacks %s", want)
+				}
+			}
+		}
+	}
+}
+
+func TestReloadAppliesStreamSettings(t *testing.T) {
+	cfg, f := testConfig(t, "acp:\n  stream:\n    metaMode: minimal\n")
+	reloaded := make(chan struct{}, 4)
+	g := startGateway(t, cfg, f, hooks{reloaded: reloaded})
+	c := client{t: t, base: g.webURL}
+	before := c.post("api/threads", map[string]any{})["id"].(string)
+	c.post("api/threads/"+before+"/messages", map[string]string{"author": "ann", "text": "tools"})
+	c.waitMessage(before, "a tool line before the reload", func(m webMessage) bool { return m.Kind == "tool" })
+
+	// An invalid edit in between is rejected (config's Watch tests cover
+	// that on its own); the valid one is applied without a restart.
+	if err := os.WriteFile(f.config, []byte("acp:\n  stream:\n    metaMode: quiet\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.config, []byte("acp:\n  stream:\n    metaMode: \"off\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-reloaded:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the configuration change was not applied")
+	}
+	th := c.post("api/threads", map[string]any{})["id"].(string)
+	c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "tools"})
+	last := c.waitMessage(th, "the final text", func(m webMessage) bool {
+		return m.Role == "assistant" && strings.Contains(m.Text, "One test fails")
+	})
+	_ = last
+	resp, err := http.Get(g.webURL + "api/threads/" + th + "/messages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct{ Messages []webMessage }
+	json.NewDecoder(resp.Body).Decode(&got)
+	for _, m := range got.Messages {
+		if m.Kind == "tool" {
+			t.Errorf("a tool line was shown with metaMode off after the reload: %q", m.Text)
+		}
+	}
+}
+
+func TestCheckCommand(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	os.WriteFile(good, []byte("channels:\n  discord:\n    token: ${TEST_DISCORD_TOKEN}\n"), 0o600)
+	t.Setenv("TEST_DISCORD_TOKEN", "very-secret-token")
+	out, errOut, err := runCLI(t, "", "check", "--config", good, "--explain", "discord/g1/c1")
+	if err != nil {
+		t.Fatalf("check: %v\n%s", err, errOut)
+	}
+	if strings.Contains(out, "very-secret-token") {
+		t.Error("check printed the secret")
+	}
+	for _, want := range []string{"valid", "token: '***'", "effective settings for discord/g1/c1", "metaMode"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check output lacks %q:\n%s", want, out)
+		}
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("acp:\n  stream:\n    metaMode: quiet\n    maxTurnChar: 5\n"), 0o600)
+	_, errOut, err = runCLI(t, "", "check", "--config", bad)
+	var ex exitCode
+	if !asExit(err, &ex) || ex != 1 {
+		t.Fatalf("check of a bad file: err = %v, want exit status 1", err)
+	}
+	for _, want := range []string{`acp.stream.metaMode: must be one of off minimal verbose, got "quiet"`, "did you mean acp.stream.maxTurnChars"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("check errors lack %q:\n%s", want, errOut)
+		}
+	}
+}

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/web"
+	"github.com/acpgw/gateway/config"
+	"github.com/acpgw/gateway/dispatch"
+	"github.com/acpgw/gateway/metrics"
+	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/store"
+)
+
+// runFlags are the flags of run and check.
+type runFlags struct {
+	config string
+	sets   multi
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.config, "config", "", "YAML configuration `file` (default: gateway.yaml if present)")
+	fs.Var(&f.sets, "set", "override a setting: `key=value` (repeatable)")
+}
+
+func (f *runFlags) load() (config.Config, error) {
+	return config.LoadOptions{Path: f.config, Sets: f.sets}.Load()
+}
+
+// runGateway is `gateway run`: every configured channel, or the local web
+// chat with the demo agent when none is. It returns when ctx ends, after a
+// graceful shutdown (turns cancelled, records flushed, agents stopped).
+func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f runFlags
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := f.load()
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.Log, stderr)
+	g, err := start(ctx, cfg, f, log, hooks{})
+	if err != nil {
+		return err
+	}
+	for _, u := range g.urls {
+		fmt.Fprintf(stdout, "gateway: %s\n", u)
+	}
+	return g.wait()
+}
+
+// hooks let tests observe the program.
+type hooks struct {
+	// reloaded is told about each applied configuration reload.
+	reloaded chan struct{}
+}
+
+// gateway is a running program: the router, its adapters and servers.
+type gateway struct {
+	log     *slog.Logger
+	router  *session.Router
+	st      *store.Store
+	metrics *metrics.Metrics
+	urls    []string
+	webURL  string
+	// metricsAddr is where /metrics and /healthz are served.
+	metricsAddr string
+	// reloaded, if set, is told about each applied reload (tests).
+	reloaded chan struct{}
+	errs     chan error
+	wg       sync.WaitGroup
+	cancel   context.CancelFunc
+}
+
+// start opens the store, builds the router and starts every adapter and
+// the metrics server. Everything stops when ctx ends; wait returns then.
+func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger, h hooks) (*gateway, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	st, err := store.Open(ctx, filepath.Join(cfg.DataDir, "gateway.db"), log)
+	if err != nil {
+		return nil, err
+	}
+	m := metrics.New()
+	ctx, cancel := context.WithCancel(ctx)
+	g := &gateway{log: log, st: st, metrics: m, errs: make(chan error, 8), cancel: cancel, reloaded: h.reloaded}
+
+	platforms := cfg.Platforms()
+	var open []string
+	adapters := map[string]channels.Adapter{}
+	for _, p := range platforms {
+		switch p {
+		case "web":
+			w := web.New(web.Options{Listen: cfg.Channels.Web.Listen, Token: cfg.Channels.Web.Token, Logger: log.With("platform", "web")})
+			adapters[p] = w
+			if cfg.Channels.Web.Token == "" && isLoopback(cfg.Channels.Web.Listen) {
+				open = append(open, "web") // the local chat needs no allow-list
+			}
+		default:
+			cancel()
+			st.Close()
+			return nil, fmt.Errorf("channels.%s: this build does not include the %s adapter yet", p, p)
+		}
+	}
+	cwd, _ := os.Getwd()
+	g.router = session.New(session.Options{
+		Store:       st,
+		EventLogDir: filepath.Join(cfg.DataDir, "events"),
+		EventLog:    cfg.EventLog,
+		Agent:       cfg.AgentSpec,
+		Cwd:         cwd,
+		Policy: func(t channels.ThreadRef, space string) session.Policy {
+			return cfg.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
+		},
+		Access:   cfg.Access,
+		Open:     open,
+		Abort:    cfg.Abort,
+		Limits:   session.Limits{MaxProcesses: cfg.Agents.MaxProcesses, IdleTimeout: cfg.Agents.IdleTimeout, StopGrace: cfg.Agents.StopGrace},
+		Logger:   log,
+		OnUpdate: func(tag, suppressed string) { updateMetrics(m, tag, suppressed) },
+		Observer: func(p string) dispatch.Observer { return m.Channel(p) },
+		OnTurnFinished: func(t channels.ThreadRef, stop string, err error) {
+			m.Turn(t.Platform, stop, err)
+		},
+		OnAgent: func(_ channels.ThreadRef, ev string) {
+			if ev == "started" {
+				m.Agent(1)
+			} else {
+				m.Agent(-1)
+			}
+		},
+	})
+	for p, a := range adapters {
+		g.router.Add(p, a)
+		log.Info("channel enabled", "platform", p, "capabilities", dispatch.Capabilities(a))
+	}
+
+	g.wg.Go(func() { g.errs <- g.router.Run(ctx) })
+	for p, a := range adapters {
+		g.wg.Go(func() {
+			if err := a.Run(ctx, g.router.Handle); err != nil && ctx.Err() == nil {
+				g.errs <- fmt.Errorf("%s: %w", p, err)
+				return
+			}
+			g.errs <- nil
+		})
+		if w, ok := a.(*web.Adapter); ok {
+			select {
+			case <-w.Ready():
+				g.webURL = w.URL()
+				g.urls = append(g.urls, "web chat at "+w.URL())
+			case err := <-g.errs:
+				cancel()
+				g.wg.Wait()
+				st.Close()
+				return nil, fmt.Errorf("web chat: %w", err)
+			}
+		}
+	}
+	if addr := cfg.Metrics.Listen; addr != "" {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			cancel()
+			g.wg.Wait()
+			st.Close()
+			return nil, fmt.Errorf("metrics.listen: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", m.Handler())
+		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		g.metricsAddr = ln.Addr().String()
+		g.urls = append(g.urls, "metrics at http://"+g.metricsAddr+"/metrics")
+		g.wg.Go(func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				g.errs <- fmt.Errorf("metrics: %w", err)
+			}
+		})
+		g.wg.Go(func() {
+			<-ctx.Done()
+			sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
+			defer c()
+			_ = srv.Shutdown(sctx)
+		})
+	}
+	if path := cfg.File(); path != "" {
+		g.wg.Go(func() {
+			err := config.Watch(ctx, config.LoadOptions{Path: path, Sets: f.sets}, func(c config.Config) {
+				g.reload(c)
+			}, func(err error) {
+				log.Error("configuration change rejected; keeping the running settings", "err", err)
+			})
+			if err != nil && ctx.Err() == nil {
+				log.Warn("configuration is not watched for changes", "err", err)
+			}
+		})
+	}
+	return g, nil
+}
+
+// reload applies the settings that can change without a restart: the
+// stream, typing, busy and permission policies, stop words and access.
+func (g *gateway) reload(c config.Config) {
+	g.router.SetPolicy(func(t channels.ThreadRef, space string) session.Policy {
+		return c.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
+	})
+	g.router.SetAbort(c.Abort)
+	g.router.SetAccess(c.Access)
+	g.log.Info("configuration reloaded")
+	if g.reloaded != nil {
+		g.reloaded <- struct{}{}
+	}
+}
+
+// wait blocks until the gateway stopped; the first error of a part stops
+// the rest.
+func (g *gateway) wait() error {
+	done := make(chan struct{})
+	go func() { g.wg.Wait(); close(done) }()
+	var first error
+	for {
+		select {
+		case err := <-g.errs:
+			if err != nil && first == nil {
+				first = err
+				g.log.Error("stopping the gateway", "err", err)
+				g.cancel()
+			}
+		case <-done:
+			g.cancel()
+			if err := g.st.Close(); err != nil && first == nil {
+				first = err
+			}
+			return first
+		}
+	}
+}
+
+func updateMetrics(m *metrics.Metrics, tag, suppressed string) {
+	m.Update(tag)
+	if suppressed != "" {
+		m.Suppressed(suppressed, 1)
+	}
+}
+
+func newLogger(c config.Log, w io.Writer) *slog.Logger {
+	o := &slog.HandlerOptions{Level: c.SlogLevel()}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, o))
+	}
+	return slog.New(slog.NewTextHandler(w, o))
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// runCheck is `gateway check`: load and validate the configuration, print
+// it with secrets masked (and, with --explain, the effective settings of
+// one thread); a non-nil error means the configuration is invalid.
+func runCheck(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f runFlags
+	f.register(fs)
+	explain := fs.String("explain", "", "print the effective settings of a thread: `platform[/space[/channel]]`, e.g. discord/GUILD/CHANNEL")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := f.load()
+	if err != nil {
+		fmt.Fprintln(stderr, "gateway check: the configuration is invalid:")
+		fmt.Fprintln(stderr, err)
+		return exitCode(1)
+	}
+	if src := cfg.File(); src != "" {
+		fmt.Fprintf(stdout, "# %s: valid\n", src)
+	} else {
+		fmt.Fprintln(stdout, "# no configuration file: defaults (and GATEWAY_ environment, --set): valid")
+	}
+	fmt.Fprint(stdout, config.Redacted(cfg))
+	if *explain != "" {
+		parts := strings.SplitN(*explain, "/", 3)
+		s := config.Scope{Platform: parts[0]}
+		if len(parts) > 1 {
+			s.Space = parts[1]
+		}
+		if len(parts) > 2 {
+			s.Channel = parts[2]
+		}
+		fmt.Fprintf(stdout, "\n# effective settings for %s\n", *explain)
+		fmt.Fprint(stdout, config.Explain(cfg, s))
+	}
+	return nil
+}
