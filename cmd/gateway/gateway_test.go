@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/config"
+	"github.com/acpgw/gateway/eventlog"
+	"github.com/acpgw/gateway/store"
 )
 
 // TestMain lets the test binary be the demo agent: config's built-in
@@ -262,4 +264,54 @@ func TestCheckCommand(t *testing.T) {
 			t.Errorf("check errors lack %q:\n%s", want, errOut)
 		}
 	}
+}
+
+// A shutdown (SIGINT/SIGTERM cancel the run context) cancels the running
+// turn with session/cancel, records it, and stops the agent.
+func TestShutdownCancelsRunningTurns(t *testing.T) {
+	cfg, f := testConfig(t, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g, err := start(ctx, cfg, f, slog.New(slog.NewTextHandler(io.Discard, nil)), hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client{t: t, base: g.webURL}
+	th := c.post("api/threads", map[string]any{})["id"].(string)
+	c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "slow 400"})
+	c.waitMessage(th, "streaming", func(m webMessage) bool { return strings.Contains(m.Text, "quick brown") })
+	cancel()
+	if err := g.wait(); err != nil {
+		t.Fatalf("wait: %v", err)
+	}
+	st := e2eStore(t, cfg.DataDir)
+	bs, err := st.Bindings(t.Context())
+	if err != nil || len(bs) != 1 {
+		t.Fatalf("bindings %v, %v", bs, err)
+	}
+	turns, err := st.Turns(t.Context(), bs[0].SessionID)
+	if err != nil || len(turns) != 1 || turns[0].StopReason != "cancelled" {
+		t.Errorf("recorded turns = %+v, %v; want one, cancelled", turns, err)
+	}
+	raw, err := os.ReadFile(filepath.Join(cfg.DataDir, "events", eventlogName(bs[0].SessionID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"method":"session/cancel"`) || !strings.Contains(string(raw), `"stopReason":"cancelled"`) {
+		t.Error("the event log lacks the cancel and its answer")
+	}
+}
+
+func e2eStore(t *testing.T, dataDir string) *store.Store {
+	t.Helper()
+	st, err := store.Open(t.Context(), filepath.Join(dataDir, "gateway.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func eventlogName(sessionID string) string {
+	return filepath.Base(eventlog.PathFor("", sessionID))
 }
