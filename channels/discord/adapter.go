@@ -1,0 +1,496 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// Platform is the adapter's platform name, the Platform of its ThreadRefs.
+const Platform = "discord"
+
+// DefaultAPIBaseURL is where the Discord API is unless Options.APIBaseURL
+// says otherwise.
+const DefaultAPIBaseURL = "https://discord.com"
+
+// Discord's permission bits the bot asks for in its invite URL.
+const (
+	permViewChannel           int64 = 1 << 10
+	permSendMessages          int64 = 1 << 11
+	permReadMessageHistory    int64 = 1 << 16
+	permCreatePublicThreads   int64 = 1 << 35
+	permSendMessagesInThreads int64 = 1 << 38
+)
+
+// Permissions is the permission integer of the invite URL (309237713920):
+// View Channels, Send Messages, Read Message History, Create Public
+// Threads and Send Messages in Threads. Renaming needs no Manage Threads:
+// the bot renames only threads it opened, which their creator may do.
+const Permissions = permViewChannel | permSendMessages | permReadMessageHistory |
+	permCreatePublicThreads | permSendMessagesInThreads
+
+// InviteURL returns the URL that adds the bot with application (client) id
+// clientID to a server, with Permissions.
+func InviteURL(clientID string) string {
+	v := url.Values{}
+	v.Set("client_id", clientID)
+	v.Set("scope", "bot")
+	v.Set("permissions", fmt.Sprint(Permissions))
+	return "https://discord.com/oauth2/authorize?" + v.Encode()
+}
+
+// Limits of Discord as the adapter reports them.
+const (
+	// maxMessageChars is Discord's limit of a message's content.
+	maxMessageChars = 2000
+	// maxLines is a soft limit: a 2,000-character reply of short lines (a
+	// code listing) is cut after 30 lines, about a laptop screen, so a
+	// message never pushes the conversation out of view.
+	maxLines = 30
+	// minEditInterval: Discord allows about five edits per five seconds
+	// in a channel; one per message and second leaves room for several
+	// messages updated at once.
+	minEditInterval = time.Second
+	// typingInterval: a typing indicator lasts about ten seconds.
+	typingInterval = 8 * time.Second
+)
+
+// Reconnection backoff of the gateway connection.
+const (
+	minBackoff = time.Second
+	maxBackoff = time.Minute
+)
+
+// Options configure an Adapter.
+type Options struct {
+	// Token is the bot token from the Developer Portal (Bot → Token), with
+	// or without the "Bot " prefix. Required.
+	Token string
+	// APIBaseURL is where the Discord API is, as scheme://host with an
+	// optional path prefix; "" means DefaultAPIBaseURL. REST calls and the
+	// gateway discovery go there; the websocket goes to the URL the
+	// discovery advertises.
+	APIBaseURL string
+	// DMs lets people talk to the bot in direct messages (it adds the
+	// direct messages intent).
+	DMs bool
+	// Logger receives the adapter's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Adapter is a Discord bot serving the gateway. Create it with New; its
+// methods are safe for concurrent use. Post, Edit, Typing, Prompt and
+// SetTitle work whether or not Run is connected (they use REST only).
+type Adapter struct {
+	o       Options
+	log     *slog.Logger
+	s       *discordgo.Session
+	http    *http.Transport
+	places  *places
+	buttons *buttonIDs
+	conns   *conns
+
+	// dial opens network connections, for REST and the websocket; tests
+	// replace it to make sure nothing but the fake is reached.
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+
+	mu      sync.Mutex // guards the fields below
+	started bool       // Run was called with a live context
+	run     *running   // the current Run; nil when not running
+	bot     string     // the bot's user id, from READY
+	app     string     // the application id, from READY
+	greeted bool       // the first READY was logged
+}
+
+// running is the state of one Run that event handlers need.
+type running struct {
+	ctx   context.Context
+	h     func(context.Context, channels.Inbound)
+	lanes *lanes
+	lost  chan struct{} // the gateway connection dropped (capacity 1)
+}
+
+var (
+	_ channels.Adapter  = (*Adapter)(nil)
+	_ channels.Editor   = (*Adapter)(nil)
+	_ channels.Typer    = (*Adapter)(nil)
+	_ channels.Prompter = (*Adapter)(nil)
+	_ channels.Titler   = (*Adapter)(nil)
+)
+
+// New returns an adapter for o. It does no I/O; Run connects. It returns an
+// error when the token is missing or APIBaseURL is not an http(s) URL.
+func New(o Options) (*Adapter, error) {
+	token := strings.TrimSpace(o.Token)
+	if rest, ok := strings.CutPrefix(token, "Bot "); ok {
+		token = strings.TrimSpace(rest)
+	}
+	if token == "" || token == "Bot" {
+		return nil, errors.New("discord: the bot token is empty")
+	}
+	if o.APIBaseURL == "" {
+		o.APIBaseURL = DefaultAPIBaseURL
+	}
+	base, err := url.Parse(o.APIBaseURL)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" || base.RawQuery != "" {
+		return nil, fmt.Errorf("discord: apiBaseURL %q: want http(s)://host[/prefix]", o.APIBaseURL)
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a := &Adapter{
+		o:       o,
+		log:     log,
+		places:  newPlaces(),
+		buttons: newButtonIDs(),
+		conns:   newConns(),
+	}
+	a.http = http.DefaultTransport.(*http.Transport).Clone()
+	a.http.DialContext = a.dialContext
+	tr := &transport{base: base, next: a.http, limits: newLimiter(), fallback: a.runContext}
+
+	s, err := discordgo.New("Bot " + token)
+	if err != nil {
+		return nil, fmt.Errorf("discord: %w", err)
+	}
+	s.LogLevel = -1 // silent: the adapter logs what matters through slog
+	s.StateEnabled = false
+	s.SyncEvents = true              // handlers run on discordgo's reader; they only queue
+	s.ShouldReconnectOnError = false // Run reconnects, so that it owns the attempts
+	s.ShouldRetryOnRateLimit = false
+	s.Client = &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	s.Dialer = &websocket.Dialer{
+		NetDialContext:   a.dialWebsocket,
+		HandshakeTimeout: 30 * time.Second,
+		Proxy:            http.ProxyFromEnvironment,
+	}
+	s.Identify.Intents = intents(o.DMs)
+	s.AddHandler(a.onEvent)
+	a.s = s
+	return a, nil
+}
+
+// intents are the gateway intents the adapter needs. Message content is
+// privileged: it must be enabled for the bot in the Developer Portal.
+func intents(dms bool) discordgo.Intent {
+	i := discordgo.IntentsGuilds | discordgo.IntentsGuildMessages | discordgo.IntentMessageContent
+	if dms {
+		i |= discordgo.IntentsDirectMessages
+	}
+	return i
+}
+
+// Limits reports Discord's limits. It does no I/O. MinPostInterval is 0:
+// Discord allows short bursts of posts, and the adapter reports a bucket
+// Discord says is exhausted as a rate limit before sending anything.
+func (a *Adapter) Limits() channels.Limits {
+	return channels.Limits{
+		MaxMessageChars: maxMessageChars,
+		MaxLines:        maxLines,
+		MinEditInterval: minEditInterval,
+		TypingInterval:  typingInterval,
+	}
+}
+
+// Run connects to the Discord gateway and delivers what people write and
+// click to h until ctx ends; then it closes the connection, waits for its
+// goroutines and returns nil. When the connection drops it resumes the
+// session, retrying with a backoff of up to a minute. It returns an error
+// when Discord refuses the bot for good (a bad token, or the Message
+// Content intent not enabled) and when called a second time.
+//
+// h is called on the adapter's goroutines, in order per thread, with Run's
+// context; it should not block for long, or that thread's events wait.
+func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	a.mu.Lock()
+	if a.started {
+		a.mu.Unlock()
+		return errors.New("discord: Run called twice")
+	}
+	a.started = true
+	r := &running{ctx: ctx, h: h, lanes: newLanes(), lost: make(chan struct{}, 1)}
+	a.run = r
+	a.mu.Unlock()
+	defer a.stop(r)
+
+	backoff := minBackoff
+	for {
+		err := a.open(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err == nil || errors.Is(err, discordgo.ErrWSAlreadyOpen) {
+			backoff = minBackoff
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-r.lost:
+				a.log.Info("discord: gateway connection lost; resuming")
+				continue
+			}
+		}
+		if ferr := fatal(err); ferr != nil {
+			return ferr
+		}
+		a.log.Warn("discord: cannot connect to the gateway; retrying", "in", backoff, "err", err)
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
+
+// open opens the gateway connection (discordgo resumes when it has a
+// session). It returns when the connection is ready or failed, and soon
+// after ctx ends.
+func (a *Adapter) open(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- a.s.Open() }() // waited for below
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		a.conns.closeAll() // unblocks a dial or a read inside Open
+		return <-done
+	}
+}
+
+// stop closes the connection and waits until every goroutine of r ended.
+func (a *Adapter) stop(r *running) {
+	if err := a.s.Close(); err != nil { // sends a close frame, waits 1 s
+		a.log.Debug("discord: closing the gateway connection", "err", err)
+	}
+	a.conns.closeAll()
+	a.mu.Lock()
+	a.run = nil
+	a.mu.Unlock()
+	r.lanes.close()
+	a.http.CloseIdleConnections()
+}
+
+// fatal returns a descriptive error when err means Discord will not accept
+// the bot however often it tries, and nil otherwise.
+func fatal(err error) error {
+	var ce *websocket.CloseError
+	if errors.As(err, &ce) {
+		switch ce.Code {
+		case 4004:
+			return fmt.Errorf("discord: the gateway rejected the bot token (close code 4004): %w", err)
+		case 4013, 4014:
+			return fmt.Errorf("discord: the gateway refused the intents (close code %d): enable the Message Content intent for the bot in the Developer Portal (Bot → Privileged Gateway Intents): %w", ce.Code, err)
+		case 4010, 4011, 4012:
+			return fmt.Errorf("discord: the gateway refused the connection (close code %d): %w", ce.Code, err)
+		}
+	}
+	var re *discordgo.RESTError
+	if errors.As(err, &re) && re.Response != nil {
+		switch re.Response.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return fmt.Errorf("discord: the API rejected the bot token: %w", err)
+		}
+	}
+	return nil
+}
+
+// runContext returns the context of the current Run, or Background.
+func (a *Adapter) runContext() context.Context {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.run != nil {
+		return a.run.ctx
+	}
+	return context.Background()
+}
+
+// current returns the current Run's state, or nil.
+func (a *Adapter) current() *running {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.run
+}
+
+// botID returns the bot's user id ("" before the first READY).
+func (a *Adapter) botID() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.bot
+}
+
+// dialContext opens the network connections of REST requests.
+func (a *Adapter) dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	if a.dial != nil {
+		return a.dial(ctx, network, addr)
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, addr)
+}
+
+// dialWebsocket opens the gateway's connection: it is cancelled when Run
+// ends, and tracked, so that Run can close it even while discordgo waits
+// on it.
+func (a *Adapter) dialWebsocket(ctx context.Context, network, addr string) (net.Conn, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(a.runContext(), cancel)
+	defer stop()
+	c, err := a.dialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return a.conns.track(c), nil
+}
+
+// onEvent receives every gateway event, on discordgo's reader goroutine.
+// It never blocks: work that may wait goes to the Run's lanes.
+func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
+	switch e := ev.(type) {
+	case *discordgo.Ready:
+		a.onReady(e)
+	case *discordgo.Resumed:
+		a.log.Info("discord: gateway session resumed")
+	case *discordgo.Disconnect:
+		if r := a.current(); r != nil {
+			select {
+			case r.lost <- struct{}{}:
+			default:
+			}
+		}
+	case *discordgo.GuildCreate:
+		if e.Guild != nil {
+			for _, c := range e.Channels {
+				a.places.put(c, e.ID)
+			}
+			for _, c := range e.Threads {
+				a.places.put(c, e.ID)
+			}
+		}
+	case *discordgo.ChannelCreate:
+		a.places.put(e.Channel, "")
+	case *discordgo.ChannelUpdate:
+		a.places.put(e.Channel, "")
+	case *discordgo.ChannelDelete:
+		if e.Channel != nil {
+			a.places.forget(e.ID)
+		}
+	case *discordgo.ThreadCreate:
+		a.places.put(e.Channel, "")
+	case *discordgo.ThreadUpdate:
+		a.places.put(e.Channel, "")
+	case *discordgo.ThreadDelete:
+		if e.Channel != nil {
+			a.places.forget(e.ID)
+		}
+	case *discordgo.ThreadListSync:
+		for _, c := range e.Threads {
+			a.places.put(c, e.GuildID)
+		}
+	case *discordgo.MessageCreate:
+		if e.Message != nil {
+			a.onMessage(e.Message)
+		}
+	case *discordgo.InteractionCreate:
+		if e.Interaction != nil {
+			a.onInteraction(e.Interaction)
+		}
+	}
+}
+
+// onReady records who the bot is and, the first time, logs the invite URL
+// and what the adapter can do.
+func (a *Adapter) onReady(r *discordgo.Ready) {
+	if r.User == nil {
+		return
+	}
+	a.mu.Lock()
+	a.bot = r.User.ID
+	a.app = r.User.ID
+	if r.Application != nil && r.Application.ID != "" {
+		a.app = r.Application.ID
+	}
+	first := !a.greeted
+	a.greeted = true
+	app := a.app
+	a.mu.Unlock()
+	if !first {
+		a.log.Info("discord: gateway session started anew", "bot", r.User.Username)
+		return
+	}
+	a.log.Info("discord: connected",
+		"bot", r.User.Username, "id", r.User.ID, "guilds", len(r.Guilds),
+		"invite", InviteURL(app),
+		"capabilities", "post edit typing prompt title",
+		"dms", a.o.DMs)
+}
+
+// conns tracks the gateway's network connections so Run can close them.
+type conns struct {
+	mu     sync.Mutex // guards the fields below
+	set    map[*trackedConn]struct{}
+	closed bool // closeAll was called: Run is ending
+}
+
+func newConns() *conns { return &conns{set: map[*trackedConn]struct{}{}} }
+
+// track returns nc, tracked. A connection dialled after closeAll is closed
+// at once, so a dial that raced with the end of Run cannot hang Open.
+func (c *conns) track(nc net.Conn) net.Conn {
+	t := &trackedConn{Conn: nc, owner: c}
+	c.mu.Lock()
+	closed := c.closed
+	c.set[t] = struct{}{}
+	c.mu.Unlock()
+	if closed {
+		t.Close()
+	}
+	return t
+}
+
+// closeAll closes every tracked connection, and those tracked later.
+func (c *conns) closeAll() {
+	c.mu.Lock()
+	c.closed = true
+	all := make([]*trackedConn, 0, len(c.set))
+	for t := range c.set {
+		all = append(all, t)
+	}
+	c.mu.Unlock()
+	for _, t := range all {
+		t.Close()
+	}
+}
+
+// trackedConn forgets itself when closed.
+type trackedConn struct {
+	net.Conn
+	owner *conns
+	once  sync.Once
+}
+
+func (t *trackedConn) Close() error {
+	t.once.Do(func() {
+		t.owner.mu.Lock()
+		delete(t.owner.set, t)
+		t.owner.mu.Unlock()
+	})
+	return t.Conn.Close()
+}

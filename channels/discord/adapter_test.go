@@ -1,0 +1,616 @@
+package discord
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+func TestNewRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    Options
+	}{
+		{"no token", Options{}},
+		{"only the prefix", Options{Token: "Bot "}},
+		{"base without scheme", Options{Token: "t", APIBaseURL: "discord.com"}},
+		{"base with another scheme", Options{Token: "t", APIBaseURL: "ftp://discord.com"}},
+		{"base with a query", Options{Token: "t", APIBaseURL: "https://proxy.example/?a=b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if a, err := New(tc.o); err == nil {
+				t.Errorf("New(%+v) = %v, nil; want an error", tc.o, a)
+			}
+		})
+	}
+}
+
+func TestPermissionsAndInvite(t *testing.T) {
+	if got, want := Permissions, int64(309237713920); got != want {
+		t.Errorf("Permissions = %d, want %d", got, want)
+	}
+	got := InviteURL("123")
+	want := "https://discord.com/oauth2/authorize?client_id=123&permissions=309237713920&scope=bot"
+	if got != want {
+		t.Errorf("InviteURL = %q, want %q", got, want)
+	}
+}
+
+func TestIntents(t *testing.T) {
+	const content, dms = 1 << 15, 1 << 12
+	for _, tc := range []struct {
+		dms  bool
+		want int
+	}{
+		{false, 1<<0 | 1<<9 | content},
+		{true, 1<<0 | 1<<9 | content | dms},
+	} {
+		if got := int(intents(tc.dms)); got != tc.want {
+			t.Errorf("intents(%v) = %b, want %b", tc.dms, got, tc.want)
+		}
+	}
+}
+
+// TestAllowedMentions checks that every message the adapter sends, edits
+// or answers with forbids every mention.
+func TestAllowedMentions(t *testing.T) {
+	f := newFake(t)
+	s := start(t, f, Options{})
+	ctx := testCtx(t)
+	th := f.threadRef()
+	ping := "@everyone <@&700000000000000001> <@800000000000000002> look"
+	h, err := s.a.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: ping})
+	if err != nil {
+		t.Fatalf("Post: %v", err)
+	}
+	if err := s.a.Edit(ctx, h, channels.Message{Kind: channels.KindText, Text: ping + " again"}); err != nil {
+		t.Fatalf("Edit: %v", err)
+	}
+	p, err := s.a.Prompt(ctx, th, channels.Choice{Text: ping, Options: []channels.Option{{ID: "ok", Label: "OK"}}})
+	if err != nil {
+		t.Fatalf("Prompt: %v", err)
+	}
+	f.click(ann, f.thread, string(p.ID), "ok")
+	in := s.next(t)
+	if err := in.Reply(ctx, ping); err != nil {
+		t.Fatalf("Reply: %v", err)
+	}
+	var bodies [][]byte
+	for _, r := range f.requestsMatching("POST", "/messages") {
+		if !strings.HasSuffix(r.Path, "/threads") {
+			bodies = append(bodies, r.Body)
+		}
+	}
+	for _, r := range f.requestsMatching("PATCH", "/messages/") {
+		bodies = append(bodies, r.Body)
+	}
+	for _, r := range f.requestsMatching("POST", "/webhooks/") {
+		bodies = append(bodies, r.Body)
+	}
+	if len(bodies) != 4 {
+		t.Fatalf("recorded %d message bodies, want 4 (post, edit, prompt, reply)", len(bodies))
+	}
+	for _, b := range bodies {
+		parse, ok := mentions(t, b)
+		if !ok || len(parse) != 0 {
+			t.Errorf("request body %s: allowed_mentions.parse = %q (present %v), want []", b, parse, ok)
+		}
+	}
+}
+
+func TestRateLimits(t *testing.T) {
+	const limited = `{"message": "You are being rate limited.", "retry_after": 1.5, "global": false}`
+	for _, tc := range []struct {
+		name      string
+		method    string
+		path      string
+		call      func(ctx context.Context, a *Adapter, f *fakeDiscord, h channels.Handle) error
+		wantScope string
+	}{
+		{"post", "POST", "/messages", func(ctx context.Context, a *Adapter, f *fakeDiscord, _ channels.Handle) error {
+			_, err := a.Post(ctx, f.threadRef(), channels.Message{Kind: channels.KindText, Text: "hi"})
+			return err
+		}, "post"},
+		{"edit", "PATCH", "/messages/", func(ctx context.Context, a *Adapter, f *fakeDiscord, h channels.Handle) error {
+			return a.Edit(ctx, h, channels.Message{Kind: channels.KindText, Text: "edited"})
+		}, "edit"},
+		{"typing", "POST", "/typing", func(ctx context.Context, a *Adapter, f *fakeDiscord, _ channels.Handle) error {
+			return a.Typing(ctx, f.threadRef())
+		}, "typing"},
+		{"prompt", "POST", "/messages", func(ctx context.Context, a *Adapter, f *fakeDiscord, _ channels.Handle) error {
+			_, err := a.Prompt(ctx, f.threadRef(), channels.Choice{Text: "ok?", Options: []channels.Option{{ID: "y", Label: "Yes"}}})
+			return err
+		}, "prompt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			a := f.adapter(t, Options{})
+			ctx := testCtx(t)
+			h, err := a.Post(ctx, f.threadRef(), channels.Message{Kind: channels.KindText, Text: "first"})
+			if err != nil {
+				t.Fatalf("Post: %v", err)
+			}
+			f.inject(tc.method, tc.path, 1, http.StatusTooManyRequests, limited, nil)
+			err = tc.call(ctx, a, f, h)
+			var rl *channels.RateLimitError
+			if !errors.As(err, &rl) {
+				t.Fatalf("call with a 429 = %v, want a *channels.RateLimitError", err)
+			}
+			if got := (channels.RateLimitError{RetryAfter: 1500 * time.Millisecond, Scope: tc.wantScope}); *rl != got {
+				t.Errorf("rate limit error = %+v, want %+v", *rl, got)
+			}
+			// discordgo did not retry on its own: the injected 429 was
+			// the only answer, and a retry would have succeeded.
+			if n := len(f.requestsMatching(tc.method, tc.path)); n < 1 {
+				t.Errorf("%d requests reached the fake", n)
+			}
+		})
+	}
+}
+
+// TestRateLimitHeaders checks that a bucket Discord reports exhausted fails
+// the next call at once, without a request, while other buckets go on.
+func TestRateLimitHeaders(t *testing.T) {
+	f := newFake(t)
+	a := f.adapter(t, Options{})
+	ctx := testCtx(t)
+	th := f.threadRef()
+	body := `{"id": "1100000000000009999", "channel_id": "` + f.thread + `", "content": "x", "type": 0}`
+	f.inject("POST", "/channels/"+f.thread+"/messages", 1, http.StatusOK, body,
+		http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset-After": {"30"}, "X-Ratelimit-Bucket": {"abc"}})
+	if _, err := a.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: "uses the last one"}); err != nil {
+		t.Fatalf("Post: %v", err)
+	}
+	before := len(f.requestsMatching("POST", "/messages"))
+	_, err := a.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: "too soon"})
+	var rl *channels.RateLimitError
+	if !errors.As(err, &rl) || rl.Scope != "post" || rl.RetryAfter <= 25*time.Second || rl.RetryAfter > 30*time.Second {
+		t.Fatalf("Post to an exhausted bucket = %v, want a post rate limit of about 30 s", err)
+	}
+	if after := len(f.requestsMatching("POST", "/messages")); after != before {
+		t.Errorf("a request reached the fake for an exhausted bucket")
+	}
+	// Typing and posts elsewhere are other buckets.
+	if err := a.Typing(ctx, th); err != nil {
+		t.Errorf("Typing: %v", err)
+	}
+	dm := channels.ThreadRef{Platform: Platform, Channel: f.dm, Thread: f.dm}
+	if _, err := a.Post(ctx, dm, channels.Message{Kind: channels.KindText, Text: "elsewhere"}); err != nil {
+		t.Errorf("Post in another channel: %v", err)
+	}
+}
+
+func TestGlobalRateLimit(t *testing.T) {
+	f := newFake(t)
+	a := f.adapter(t, Options{})
+	ctx := testCtx(t)
+	f.inject("POST", "/typing", 1, http.StatusTooManyRequests, `{"message": "You are being rate limited.", "retry_after": 20, "global": true}`, http.Header{"X-Ratelimit-Global": {"true"}})
+	if err := a.Typing(ctx, f.threadRef()); err == nil {
+		t.Fatal("Typing with a global 429 = nil")
+	}
+	_, err := a.Post(ctx, f.threadRef(), channels.Message{Kind: channels.KindText, Text: "hi"})
+	var rl *channels.RateLimitError
+	if !errors.As(err, &rl) || rl.Scope != "global" {
+		t.Errorf("Post during a global limit = %v, want a global rate limit", err)
+	}
+}
+
+func TestEditGone(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(f *fakeDiscord, h *channels.Handle)
+	}{
+		{"unknown message", func(f *fakeDiscord, h *channels.Handle) { h.ID = "1099999999999999999" }},
+		{"archived thread", func(f *fakeDiscord, h *channels.Handle) { f.archive(f.thread) }},
+		{"old message edits, text only", func(f *fakeDiscord, h *channels.Handle) {
+			f.inject("PATCH", "/messages/", 1, http.StatusTooManyRequests,
+				`{"message": "Maximum number of edits to messages older than 1 hour reached. Try again later", "retry_after": 0, "global": false}`, nil)
+		}},
+		{"old message edits, with code", func(f *fakeDiscord, h *channels.Handle) {
+			f.inject("PATCH", "/messages/", 1, http.StatusTooManyRequests,
+				`{"message": "Slow down", "code": 30046, "retry_after": 0.5, "global": false}`, nil)
+		}},
+		{"another user's message", func(f *fakeDiscord, h *channels.Handle) {
+			h.ID = channels.MessageID(f.say(ann, f.thread, "mine", false))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			a := f.adapter(t, Options{})
+			ctx := testCtx(t)
+			h, err := a.Post(ctx, f.threadRef(), channels.Message{Kind: channels.KindText, Text: "first"})
+			if err != nil {
+				t.Fatalf("Post: %v", err)
+			}
+			tc.setup(f, &h)
+			err = a.Edit(ctx, h, channels.Message{Kind: channels.KindText, Text: "edited"})
+			if !errors.Is(err, channels.ErrMessageGone) {
+				t.Fatalf("Edit = %v, want an error wrapping ErrMessageGone", err)
+			}
+			var rl *channels.RateLimitError
+			if errors.As(err, &rl) {
+				t.Errorf("Edit = %v, also a rate limit; want only gone", err)
+			}
+			// Nothing is left blocked: a post (which also unarchives) and
+			// an edit of the new message go through.
+			h2, err := a.Post(ctx, f.threadRef(), channels.Message{Kind: channels.KindText, Text: "anew"})
+			if err != nil {
+				t.Fatalf("Post after a gone edit: %v", err)
+			}
+			if err := a.Edit(ctx, h2, channels.Message{Kind: channels.KindText, Text: "anew, edited"}); err != nil {
+				t.Errorf("Edit of the new message: %v", err)
+			}
+		})
+	}
+}
+
+func TestPostUnarchives(t *testing.T) {
+	f := newFake(t)
+	a := f.adapter(t, Options{})
+	f.archive(f.thread)
+	h, err := a.Post(testCtx(t), f.threadRef(), channels.Message{Kind: channels.KindText, Text: "back again"})
+	if err != nil {
+		t.Fatalf("Post into an archived thread: %v", err)
+	}
+	if got, _ := f.content(string(h.ID)); got != "back again" {
+		t.Errorf("posted %q", got)
+	}
+	if c, _ := f.channelCopy(f.thread); c.Archived {
+		t.Error("the thread is still archived after a post")
+	}
+}
+
+func TestPromptButtons(t *testing.T) {
+	f := newFake(t)
+	s := start(t, f, Options{})
+	ctx := testCtx(t)
+	long := strings.Repeat("x", 150)
+	opts := []channels.Option{
+		{ID: "p1/allow_once", Label: "Allow", Style: "primary"},
+		{ID: "p1/allow_always", Label: strings.Repeat("Always ", 20), Style: ""},
+		{ID: "p1/reject_once", Label: "Reject", Style: "danger"},
+		{ID: "p1/a", Label: "A"}, {ID: "p1/b", Label: "B"}, {ID: long, Label: "Long id"},
+	}
+	h, err := s.a.Prompt(ctx, f.threadRef(), channels.Choice{Text: "Allow the edit?", Options: opts})
+	if err != nil {
+		t.Fatalf("Prompt: %v", err)
+	}
+	m, _ := f.message(string(h.ID))
+	var rows []struct {
+		Type       int `json:"type"`
+		Components []struct {
+			Type     int    `json:"type"`
+			Label    string `json:"label"`
+			Style    int    `json:"style"`
+			CustomID string `json:"custom_id"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(m.Components, &rows); err != nil {
+		t.Fatalf("components %s: %v", m.Components, err)
+	}
+	if len(rows) != 2 || len(rows[0].Components) != 5 || len(rows[1].Components) != 1 {
+		t.Fatalf("components = %s, want a row of 5 buttons and a row of 1", m.Components)
+	}
+	b := rows[0].Components
+	if b[0].Style != 1 || b[1].Style != 2 || b[2].Style != 4 {
+		t.Errorf("button styles = %d %d %d, want primary 1, secondary 2, danger 4", b[0].Style, b[1].Style, b[2].Style)
+	}
+	if n := utf8.RuneCountInString(b[1].Label); n > 80 {
+		t.Errorf("a label of %d characters, want at most 80", n)
+	}
+	if b[0].CustomID != "p1/allow_once" {
+		t.Errorf("custom_id = %q, want the option id", b[0].CustomID)
+	}
+	longButton := rows[1].Components[0].CustomID
+	if n := utf8.RuneCountInString(longButton); n > 100 {
+		t.Errorf("custom_id of %d characters, want at most 100", n)
+	}
+
+	// A click on the long id comes back as the option id.
+	f.click(ann, f.thread, string(h.ID), longButton)
+	if in := s.next(t); in.Choice == nil || in.Choice.OptionID != long {
+		t.Errorf("click on the long id = %+v, want option %q", in.Choice, long)
+	}
+
+	// Editing the prompt removes its buttons.
+	if err := s.a.Edit(ctx, h, channels.Message{Kind: channels.KindPermission, Text: "Allowed by Ann"}); err != nil {
+		t.Fatalf("Edit: %v", err)
+	}
+	if m, _ := f.message(string(h.ID)); m.Components != nil || m.Content != "Allowed by Ann" {
+		t.Errorf("edited prompt = %q with components %s, want the new text without buttons", m.Content, m.Components)
+	}
+
+	many := make([]channels.Option, 26)
+	for i := range many {
+		many[i] = channels.Option{ID: string(rune('a' + i)), Label: "x"}
+	}
+	if _, err := s.a.Prompt(ctx, f.threadRef(), channels.Choice{Text: "too many", Options: many}); err == nil {
+		t.Error("Prompt with 26 options = nil error, want one")
+	}
+}
+
+// TestClickAcknowledged checks that a click is acknowledged (a deferred
+// update) before anything else about it, within Discord's 3 s, and that
+// Reply answers with an ephemeral follow-up.
+func TestClickAcknowledged(t *testing.T) {
+	f := newFake(t)
+	s := start(t, f, Options{})
+	ctx := testCtx(t)
+	h, err := s.a.Prompt(ctx, f.threadRef(), channels.Choice{Text: "Run ls?", Options: []channels.Option{{ID: "p/allow", Label: "Allow"}}})
+	if err != nil {
+		t.Fatalf("Prompt: %v", err)
+	}
+	token := f.click(ann, f.thread, string(h.ID), "p/allow")
+	in := s.next(t)
+	want := channels.Inbound{
+		Thread: f.threadRef(),
+		Author: channels.Author{ID: ann.ID, Name: ann.Name, Roles: ann.Roles},
+		Space:  f.guild,
+		Choice: &channels.ChoiceAnswer{Prompt: h, OptionID: "p/allow"},
+	}
+	if diff := cmp.Diff(want, in, cmp.FilterPath(func(p cmp.Path) bool {
+		n := p.Last().String()
+		return n == ".Reply" || n == ".ID"
+	}, cmp.Ignore())); diff != "" {
+		t.Errorf("inbound click (-want +got):\n%s", diff)
+	}
+	it := f.interaction(token)
+	if it.Acked.IsZero() || it.AckType != 6 || it.First != "ack" {
+		t.Fatalf("interaction = %+v, want acknowledged first, with type 6 (deferred update)", it)
+	}
+	if d := it.Acked.Sub(it.Sent); d >= 3*time.Second {
+		t.Errorf("acknowledged after %v, want within 3 s", d)
+	}
+	if in.Reply == nil {
+		t.Fatal("the click has no Reply")
+	}
+	if err := in.Reply(ctx, "Sorry, only approvers can answer this prompt."); err != nil {
+		t.Fatalf("Reply: %v", err)
+	}
+	fu := f.followupsFor(token)
+	if len(fu) != 1 || fu[0].Flags != 64 || fu[0].Content != "Sorry, only approvers can answer this prompt." {
+		t.Errorf("follow-ups = %+v, want one ephemeral (flags 64) with the reply", fu)
+	}
+}
+
+func TestOwnMessagesIgnored(t *testing.T) {
+	f := newFake(t)
+	s := start(t, f, Options{})
+	ctx := testCtx(t)
+	if _, err := s.a.Post(ctx, f.threadRef(), channels.Message{Kind: channels.KindText, Text: "from the bot"}); err != nil {
+		t.Fatalf("Post: %v", err)
+	}
+	f.say(bot2, f.thread, "from another bot", false)
+	f.say(ann, f.thread, "from Ann", false)
+	// The fake echoed the bot's post first; in-order delivery means it
+	// would have come before these.
+	if in := s.next(t); in.Text != "from another bot" || !in.Author.Bot {
+		t.Errorf("first inbound = %q by %+v, want the other bot's message with Bot set", in.Text, in.Author)
+	}
+	if in := s.next(t); in.Text != "from Ann" || in.Author.Bot {
+		t.Errorf("second inbound = %q by %+v, want Ann's", in.Text, in.Author)
+	}
+}
+
+func TestMentionOpensThread(t *testing.T) {
+	f := newFake(t)
+	s := start(t, f, Options{})
+	f.say(ann, f.channel, "no mention, not for the bot", false)
+	f.say(bot2, f.channel, "a bot's mention opens nothing", true)
+	prompt := "please refactor   the parser\nand keep the tests green"
+	id := f.say(ann, f.channel, prompt, true)
+	in := s.next(t)
+	wantRef := channels.ThreadRef{Platform: Platform, Channel: f.channel, Thread: id}
+	if in.Thread != wantRef || in.Text != prompt || in.ID != channels.MessageID(id) || in.Space != f.guild {
+		t.Errorf("inbound = %+v, want thread %v, text %q, id %s", in, wantRef, prompt, id)
+	}
+	th, ok := f.channelCopy(id)
+	if !ok || th.Name != "please refactor the parser" || th.Parent != f.channel || th.Owner != f.bot.ID {
+		t.Errorf("thread = %+v, want one named after the prompt's first line, opened by the bot", th)
+	}
+	if n := len(f.requestsMatching("POST", "/threads")); n != 1 {
+		t.Errorf("%d threads opened, want 1", n)
+	}
+	// Later messages in the thread need no mention.
+	f.say(bob, id, "and the lexer?", false)
+	if in := s.next(t); in.Thread != wantRef || in.Text != "and the lexer?" {
+		t.Errorf("inbound = %+v, want Bob's message in the thread", in)
+	}
+}
+
+func TestThreadsOfOthers(t *testing.T) {
+	f := newFake(t)
+	f.mu.Lock()
+	other := f.newIDLocked()
+	f.chans[other] = &fakeChannel{ID: other, Type: 11, Guild: f.guild, Parent: f.channel, Owner: ann.ID, Name: "Ann's thread"}
+	f.mu.Unlock()
+	s := start(t, f, Options{})
+	ref := channels.ThreadRef{Platform: Platform, Channel: f.channel, Thread: other}
+	f.say(bob, other, "chatter the bot does not see", false)
+	f.say(ann, other, "can you help here?", true)
+	if in := s.next(t); in.Thread != ref || in.Text != "can you help here?" {
+		t.Errorf("inbound = %+v, want the mention in Ann's thread", in)
+	}
+	f.say(bob, other, "now without a mention", false)
+	if in := s.next(t); in.Text != "now without a mention" {
+		t.Errorf("inbound = %q, want the thread's next message", in.Text)
+	}
+	// SetTitle leaves a thread someone else opened alone.
+	if err := s.a.SetTitle(testCtx(t), ref, "Agent title"); err != nil {
+		t.Errorf("SetTitle: %v", err)
+	}
+	if c, _ := f.channelCopy(other); c.Name != "Ann's thread" {
+		t.Errorf("Ann's thread renamed to %q", c.Name)
+	}
+}
+
+func TestDirectMessages(t *testing.T) {
+	for _, dms := range []bool{false, true} {
+		t.Run(map[bool]string{false: "off", true: "on"}[dms], func(t *testing.T) {
+			f := newFake(t)
+			s := start(t, f, Options{DMs: dms})
+			f.say(ann, f.dm, "hello in private", false)
+			f.say(ann, f.thread, "in the thread", false)
+			var got []channels.Inbound
+			got = append(got, s.next(t))
+			if dms {
+				got = append(got, s.next(t))
+			}
+			s.stop(t) // every event has been delivered or dropped now
+			close(s.in)
+			for in := range s.in {
+				got = append(got, in)
+			}
+			var dm []channels.Inbound
+			for _, in := range got {
+				if in.Thread.Thread == f.dm {
+					dm = append(dm, in)
+				}
+			}
+			if !dms {
+				if len(dm) != 0 {
+					t.Errorf("DMs off, but delivered %+v", dm)
+				}
+				return
+			}
+			want := channels.ThreadRef{Platform: Platform, Channel: f.dm, Thread: f.dm}
+			if len(dm) != 1 || dm[0].Thread != want || dm[0].Text != "hello in private" || dm[0].Space != "" {
+				t.Errorf("DMs on: delivered %+v, want the DM in %v", dm, want)
+			}
+		})
+	}
+}
+
+func TestSetTitle(t *testing.T) {
+	f := newFake(t)
+	s := start(t, f, Options{})
+	ctx := testCtx(t)
+	for _, tc := range []struct{ title, want string }{
+		{"Refactor the parser", "Refactor the parser"},
+		{"  two\nlines  ", "two"},
+		{strings.Repeat("é", 120), strings.Repeat("é", 99) + "…"},
+	} {
+		if err := s.a.SetTitle(ctx, f.threadRef(), tc.title); err != nil {
+			t.Fatalf("SetTitle(%q): %v", tc.title, err)
+		}
+		if c, _ := f.channelCopy(f.thread); c.Name != tc.want {
+			t.Errorf("SetTitle(%q): name %q, want %q", tc.title, c.Name, tc.want)
+		}
+	}
+	dm := channels.ThreadRef{Platform: Platform, Channel: f.dm, Thread: f.dm}
+	if err := s.a.SetTitle(ctx, dm, "x"); err != nil {
+		t.Errorf("SetTitle in a DM = %v, want nil", err)
+	}
+}
+
+func TestWrongThreadRef(t *testing.T) {
+	f := newFake(t)
+	a := f.adapter(t, Options{})
+	ctx := testCtx(t)
+	bad := channels.ThreadRef{Platform: "slack", Channel: "C", Thread: "T"}
+	if _, err := a.Post(ctx, bad, channels.Message{Kind: channels.KindText, Text: "x"}); err == nil {
+		t.Error("Post to a Slack thread = nil error")
+	}
+	if _, err := a.Post(ctx, f.threadRef(), channels.Message{Kind: channels.KindText, Text: " \n"}); err == nil {
+		t.Error("Post of an empty message = nil error")
+	}
+}
+
+func TestRunBadToken(t *testing.T) {
+	f := newFake(t)
+	f.token = "Bot another-token"
+	a := f.adapter(t, Options{})
+	err := a.Run(testCtx(t), func(context.Context, channels.Inbound) {})
+	if err == nil || !strings.Contains(err.Error(), "token") {
+		t.Errorf("Run with a bad token = %v, want an error about the token", err)
+	}
+}
+
+func TestRunDisallowedIntents(t *testing.T) {
+	f := newFake(t)
+	f.requireIntent = 1 << 1 // guild members, which the adapter does not ask for
+	a := f.adapter(t, Options{})
+	err := a.Run(testCtx(t), func(context.Context, channels.Inbound) {})
+	if err == nil || !strings.Contains(err.Error(), "Message Content intent") {
+		t.Errorf("Run refused with 4014 = %v, want an error naming the Message Content intent", err)
+	}
+}
+
+func TestRunTwice(t *testing.T) {
+	f := newFake(t)
+	s := start(t, f, Options{})
+	if err := s.a.Run(testCtx(t), func(context.Context, channels.Inbound) {}); err == nil {
+		t.Error("a second Run = nil, want an error")
+	}
+}
+
+// TestResume drops the gateway connection and asks for a reconnect; each
+// time the client resumes its session and receives what was sent while it
+// was away.
+func TestResume(t *testing.T) {
+	f := newFake(t)
+	s := start(t, f, Options{})
+	ctx := testCtx(t)
+	f.say(ann, f.thread, "before", false)
+	if in := s.next(t); in.Text != "before" {
+		t.Fatalf("inbound = %q", in.Text)
+	}
+	for i, disrupt := range []func(){f.dropConnection, f.askReconnect} {
+		f.waitLive(ctx)
+		disrupt()
+		text := []string{"while dropped", "while reconnecting"}[i]
+		f.say(ann, f.thread, text, false)
+		if in := s.next(t); in.Text != text {
+			t.Errorf("inbound = %q, want %q", in.Text, text)
+		}
+		f.waitFor(ctx, "a resume", func() bool { return f.resumes == i+1 })
+	}
+	if ids, res := f.gatewayCounts(); ids != 1 || res != 2 {
+		t.Errorf("identifies, resumes = %d, %d; want 1, 2", ids, res)
+	}
+}
+
+// TestTransport checks the rewriting of the base URL, with a path prefix,
+// and that no other host is reached.
+func TestTransport(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Method+" "+r.Host+r.URL.RequestURI())
+		w.Header().Set("X-RateLimit-Remaining", "3")
+		w.Header().Set("Content-Type", "application/json")
+		io := `{"id": "1", "channel_id": "2", "content": "x", "type": 0}`
+		w.Write([]byte(io))
+	}))
+	defer srv.Close()
+	a, err := New(Options{Token: "t", APIBaseURL: srv.URL + "/discord/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	ref := channels.ThreadRef{Platform: Platform, Channel: "2", Thread: "2"}
+	if _, err := a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "x"}); err != nil {
+		t.Fatalf("Post: %v", err)
+	}
+	host := strings.TrimPrefix(srv.URL, "http://")
+	if want := []string{"POST " + host + "/discord/api/v9/channels/2/messages"}; !cmp.Equal(got, want) {
+		t.Errorf("requests = %q, want %q", got, want)
+	}
+	req, _ := http.NewRequestWithContext(ctx, "GET", "https://cdn.discordapp.com/avatars/1/2.png", nil)
+	if resp, err := a.s.Client.Do(req); err == nil {
+		resp.Body.Close()
+		t.Error("a request to cdn.discordapp.com went out; want it refused")
+	}
+	if len(got) != 1 {
+		t.Errorf("requests = %q after a refused one", got)
+	}
+}

@@ -1,0 +1,62 @@
+// Package discord is the gateway's Discord adapter: a bot that people
+// mention in a channel, which then works with them in a thread.
+//
+// # Inbound
+//
+// A message that mentions the bot in a guild text channel opens a public
+// thread from that message (named from the prompt) and is delivered as the
+// thread's first message. Later messages in that thread need no mention:
+// the adapter delivers every message in a thread the bot owns (it opened
+// it) or in which it was mentioned since Run started. Direct messages are
+// delivered when Options.DMs is set. The bot's own messages are never
+// delivered; other bots' messages in threads are, with Author.Bot set, and
+// the session ignores them unless configured otherwise. A bot's mention in
+// a channel opens no thread.
+//
+// A thread's ThreadRef is {Platform: "discord", Channel: parent channel id,
+// Thread: thread id}; a direct message's is {Channel: DM channel id,
+// Thread: the same id}. Inbound.Space is the guild id ("" in DMs) and
+// Author.Roles are the member's role ids.
+//
+// Reading what people write needs the Message Content intent, a privileged
+// intent that must be switched on in the Developer Portal (Bot → Privileged
+// Gateway Intents); without it Discord closes the connection with code 4014
+// and Run returns an error saying so.
+//
+// # Outbound
+//
+// Every message and edit carries allowed_mentions {"parse": []}: agent text
+// never pings @everyone, roles or users. Thoughts are shown as a block quote
+// with a 💭; other kinds are posted as written. Permission prompts carry one
+// button per option (at most 25, five per row); a click is acknowledged at
+// once (a deferred update, well within Discord's 3 s) and delivered as
+// Inbound.Choice with a Reply that answers with an ephemeral follow-up.
+// Editing a prompt removes its buttons.
+//
+// Edits that Discord refuses because the message is gone, in an archived
+// thread (50083) or too old to edit often (30046) return an error wrapping
+// channels.ErrMessageGone, so dispatch posts anew; a post into an archived
+// thread unarchives it.
+//
+// # Rate limits
+//
+// REST calls carry the caller's context and never wait inside discordgo:
+// retries on 429 are off, and the adapter reads Discord's X-RateLimit
+// headers itself (hiding them from discordgo's limiter, which would sleep).
+// A call into a bucket that Discord reported exhausted, or a 429, returns
+// *channels.RateLimitError at once; dispatch decides when to try again, so
+// one busy thread never stalls another.
+//
+// # Connection
+//
+// Run opens the gateway connection and keeps it: when it drops, or Discord
+// asks for a reconnect, the adapter resumes the session (RESUME), so events
+// sent meanwhile are replayed. Options.APIBaseURL points REST and the
+// gateway discovery (GET /api/v9/gateway) at another server, such as a
+// proxy or a test fake; the websocket then goes to the URL that server
+// advertises.
+//
+// Run logs the invite URL once connected. It asks for the permissions in
+// [Permissions]: View Channels, Send Messages, Send Messages in Threads,
+// Create Public Threads and Read Message History.
+package discord

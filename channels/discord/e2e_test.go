@@ -1,0 +1,320 @@
+package discord
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/agent"
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/store"
+)
+
+// gateway is the session router with the Discord adapter against the fake,
+// and the demo agent as a real subprocess.
+type gateway struct {
+	t    *testing.T
+	f    *fakeDiscord
+	a    *Adapter
+	ends chan turnEnd
+}
+
+type turnEnd struct {
+	thread channels.ThreadRef
+	end    projector.TurnEnd
+}
+
+func newGateway(t *testing.T, f *fakeDiscord) *gateway {
+	t.Helper()
+	leaks := channeltest.LeakCheck(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := store.Open(ctx, filepath.Join(dir, "gateway.db"), nil)
+	if err != nil {
+		t.Fatalf("store.Open: %v", err)
+	}
+	exe, _ := os.Executable()
+	spec := agent.Spec{
+		Name:    "demo",
+		Command: []string{exe, "-test.run=^$", "--state-dir", filepath.Join(dir, "demo-state")},
+		Env:     []string{demoAgentEnv + "=1", "GORACE=atexit_sleep_ms=0"},
+	}
+	g := &gateway{t: t, f: f, ends: make(chan turnEnd, 100)}
+	var log *slog.Logger
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	g.a = f.adapter(t, Options{Logger: log})
+	r := session.New(session.Options{
+		Store:       st,
+		EventLogDir: filepath.Join(dir, "events"),
+		Agent:       func(string) (agent.Spec, bool) { return spec, true },
+		Cwd:         dir,
+		Access: map[string]session.AccessRule{
+			Platform: {Guilds: []string{f.guild}, Approvers: []string{ann.ID}},
+		},
+		Logger: log,
+		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
+			select {
+			case g.ends <- turnEnd{th, end}:
+			default:
+				panic("turn end channel full")
+			}
+		},
+	})
+	r.Add(Platform, g.a)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := g.a.Run(ctx, r.Handle); err != nil {
+			t.Errorf("adapter Run: %v", err)
+		}
+	})
+	wg.Go(func() { r.Run(ctx) })
+	t.Cleanup(func() {
+		cancel()
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("the gateway did not shut down within 30 s")
+		}
+		st.Close()
+		leaks()
+		if v := f.Violations(); len(v) > 0 {
+			t.Errorf("fake discord saw protocol misuse: %q", v)
+		}
+	})
+	f.waitLive(testCtx(t))
+	return g
+}
+
+// waitEnd waits for the end of the next turn in th and returns its stop
+// reason.
+func (g *gateway) waitEnd(th channels.ThreadRef) string {
+	g.t.Helper()
+	ctx := testCtx(g.t)
+	for {
+		select {
+		case te := <-g.ends:
+			if te.thread == th {
+				return te.end.StopReason
+			}
+		case <-ctx.Done():
+			g.t.Fatalf("no turn end in %v; messages:\n%s", th, g.dump(th.Thread))
+		}
+	}
+}
+
+// dump lists the bot's messages in channel, for failure messages.
+func (g *gateway) dump(channel string) string {
+	var b strings.Builder
+	for _, m := range g.f.botMessages(channel) {
+		b.WriteString("--- " + m.ID + "\n" + m.Content + "\n")
+	}
+	return b.String()
+}
+
+// since returns the bot's messages in channel posted after the first n.
+func (g *gateway) since(channel string, n int) []fakeMessage {
+	ms := g.f.botMessages(channel)
+	if n > len(ms) {
+		return nil
+	}
+	return ms[n:]
+}
+
+// words is the text of the demo agent's "slow n".
+func words(n int) string {
+	lorem := strings.Fields("the quick brown fox jumps over the lazy dog while a patient " +
+		"agent streams one word at a time so that cancel has something to stop")
+	var out []string
+	for i := range n {
+		out = append(out, lorem[i%len(lorem)])
+	}
+	return strings.Join(out, " ")
+}
+
+// answerText joins the messages that hold the agent's answer (not gateway
+// notices, tools or prompts), in order.
+func answerText(ms []fakeMessage) string {
+	var parts []string
+	for _, m := range ms {
+		if strings.HasPrefix(m.Content, "⚙") || m.Components != nil {
+			continue
+		}
+		parts = append(parts, m.Content)
+	}
+	return strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
+}
+
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts agent processes")
+	}
+	f := newFake(t)
+	g := newGateway(t, f)
+	ctx := testCtx(t)
+
+	// A mention opens a thread, and the answer streams into it with edits.
+	id := f.say(ann, f.channel, "slow 40", true)
+	th := channels.ThreadRef{Platform: Platform, Channel: f.channel, Thread: id}
+	if got := g.waitEnd(th); got != "end_turn" {
+		t.Fatalf("stop reason %q", got)
+	}
+	if c, ok := f.channelCopy(id); !ok || c.Name != "slow 40" {
+		t.Fatalf("thread = %+v, want one named after the prompt", c)
+	}
+	ms := g.since(id, 0)
+	if got, want := answerText(ms), words(40); got != want {
+		t.Errorf("answer = %q, want %q\n%s", got, want, g.dump(id))
+	}
+	edited := false
+	for _, m := range ms {
+		edited = edited || m.Edits > 0
+	}
+	if !edited {
+		t.Errorf("no message was edited while the answer streamed:\n%s", g.dump(id))
+	}
+	t.Logf("after slow 40:\n%s", g.dump(id))
+
+	// Tools: one message per tool call, edited in place.
+	n := len(f.botMessages(id))
+	f.say(ann, id, "tools", false)
+	g.waitEnd(th)
+	var tool *fakeMessage
+	for _, m := range g.since(id, n) {
+		if strings.Contains(m.Content, "ls -la") {
+			tool = &m
+		}
+	}
+	if tool == nil || tool.Edits == 0 {
+		t.Errorf("no tool message for ls -la edited in place:\n%s", g.dump(id))
+	} else {
+		t.Logf("tool message history: %q", tool.History)
+	}
+
+	// Permission: a click by a non-approver is refused privately; the
+	// approver's click answers.
+	n = len(f.botMessages(id))
+	f.say(ann, id, "permission", false)
+	var prompt fakeMessage
+	f.waitFor(ctx, "the permission prompt", func() bool {
+		for _, m := range f.botMessagesLocked(id)[n:] {
+			if m.Components != nil {
+				prompt = m
+				return true
+			}
+		}
+		return false
+	})
+	allow := customIDWithSuffix(t, prompt, "/allow_once")
+	token := f.click(bob, id, prompt.ID, allow)
+	f.waitFor(ctx, "the refusal", func() bool {
+		for _, fu := range f.followups {
+			if fu.Token == token {
+				return true
+			}
+		}
+		return false
+	})
+	if fu := f.followupsFor(token); fu[0].Flags != 64 || !strings.Contains(fu[0].Content, "only approvers") {
+		t.Errorf("refusal = %+v, want an ephemeral 'only approvers'", fu[0])
+	}
+	if m, _ := f.message(prompt.ID); m.Components == nil {
+		t.Error("the prompt lost its buttons after a refused click")
+	}
+	f.click(ann, id, prompt.ID, allow)
+	if got := g.waitEnd(th); got != "end_turn" {
+		t.Errorf("stop reason %q after the approval", got)
+	}
+	if m, _ := f.message(prompt.ID); m.Components != nil || !strings.Contains(m.Content, "chosen by Ann") {
+		t.Errorf("answered prompt = %q with components %s, want the decision without buttons", m.Content, m.Components)
+	}
+	if !strings.Contains(answerText(g.since(id, n)), "Applied the edit.") {
+		t.Errorf("no 'Applied the edit.' after the approval:\n%s", g.dump(id))
+	}
+
+	// "stop" cancels a slow turn.
+	n = len(f.botMessages(id))
+	f.say(ann, id, "slow 400", false)
+	f.waitFor(ctx, "the slow answer", func() bool {
+		for _, m := range f.botMessagesLocked(id)[n:] {
+			if strings.HasPrefix(m.Content, "the quick") {
+				return true
+			}
+		}
+		return false
+	})
+	f.say(ann, id, "stop", false)
+	if got := g.waitEnd(th); got != "cancelled" {
+		t.Errorf("stop reason %q after stop, want cancelled", got)
+	}
+
+	// 429s on edits are absorbed: nothing lost or reordered.
+	n = len(f.botMessages(id))
+	limited := `{"message": "You are being rate limited.", "retry_after": 0.3, "global": false}`
+	f.inject("PATCH", "/channels/"+id+"/messages/", 3, 429, limited, nil)
+	f.say(ann, id, "slow 60", false)
+	g.waitEnd(th)
+	if got, want := answerText(g.since(id, n)), words(60); got != want {
+		t.Errorf("answer with 429s = %q, want %q\n%s", got, want, g.dump(id))
+	}
+	f.mu.Lock()
+	left := f.injections[len(f.injections)-1].n
+	f.mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d injected 429s were not met; the test proves nothing", left)
+	}
+
+	// The gateway connection drops, then Discord asks for a reconnect:
+	// the client resumes, and the thread goes on.
+	for _, disrupt := range []struct {
+		name string
+		do   func()
+	}{{"dropped", f.dropConnection}, {"reconnect", f.askReconnect}} {
+		f.waitLive(ctx)
+		n = len(f.botMessages(id))
+		disrupt.do()
+		f.say(ann, id, "echo after "+disrupt.name, false)
+		g.waitEnd(th)
+		if got := answerText(g.since(id, n)); got != "after "+disrupt.name {
+			t.Errorf("answer after %s = %q", disrupt.name, got)
+		}
+	}
+	if ids, res := f.gatewayCounts(); ids != 1 || res != 2 {
+		t.Errorf("identifies, resumes = %d, %d; want 1, 2", ids, res)
+	}
+}
+
+// customIDWithSuffix returns the custom_id of the prompt's button whose id
+// ends in suffix.
+func customIDWithSuffix(t *testing.T, m fakeMessage, suffix string) string {
+	t.Helper()
+	var rows []struct {
+		Components []struct {
+			CustomID string `json:"custom_id"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(m.Components, &rows); err != nil {
+		t.Fatalf("components %s: %v", m.Components, err)
+	}
+	for _, r := range rows {
+		for _, b := range r.Components {
+			if strings.HasSuffix(b.CustomID, suffix) {
+				return b.CustomID
+			}
+		}
+	}
+	t.Fatalf("no button ending in %q in %s", suffix, m.Components)
+	return ""
+}

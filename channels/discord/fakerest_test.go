@@ -1,0 +1,371 @@
+package discord
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+func userJSON(u fakeUser) map[string]any {
+	return map[string]any{"id": u.ID, "username": u.Name, "global_name": u.Name, "bot": u.Bot}
+}
+
+func channelJSON(c *fakeChannel) map[string]any {
+	d := map[string]any{"id": c.ID, "type": c.Type, "name": c.Name}
+	if c.Guild != "" {
+		d["guild_id"] = c.Guild
+	}
+	if c.Parent != "" {
+		d["parent_id"] = c.Parent
+	}
+	if c.Owner != "" {
+		d["owner_id"] = c.Owner
+	}
+	if c.Type == 11 {
+		d["thread_metadata"] = map[string]any{"archived": c.Archived, "auto_archive_duration": 1440, "locked": false}
+	}
+	return d
+}
+
+func messageJSON(m *fakeMessage) map[string]any {
+	d := map[string]any{
+		"id":         m.ID,
+		"channel_id": m.Channel,
+		"author":     userJSON(m.Author),
+		"content":    m.Content,
+		"type":       0,
+		"flags":      m.Flags,
+		"timestamp":  time.Now().UTC().Format(time.RFC3339),
+	}
+	if len(m.Components) > 0 {
+		d["components"] = m.Components
+	}
+	return d
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// writeError writes a Discord error body.
+func writeError(w http.ResponseWriter, status, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"code": code, "message": msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// serveAPI is the REST API.
+func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	path := strings.TrimPrefix(r.URL.Path, "/api/v9")
+	f.mu.Lock()
+	f.requests = append(f.requests, fakeRequest{Method: r.Method, Path: path, Body: body, At: time.Now()})
+	f.changedLocked()
+	for _, in := range f.injections {
+		if in.n > 0 && in.method == r.Method && strings.Contains(path, in.path) {
+			in.n--
+			f.mu.Unlock()
+			for k, v := range in.header {
+				w.Header()[k] = v
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(in.status)
+			io.WriteString(w, in.body)
+			return
+		}
+	}
+	f.mu.Unlock()
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	if segs[0] != "interactions" && segs[0] != "webhooks" && r.Header.Get("Authorization") != f.token {
+		writeError(w, http.StatusUnauthorized, 0, "401: Unauthorized")
+		return
+	}
+	route := r.Method + " " + segs[0]
+	switch {
+	case r.Method == "GET" && path == "/gateway":
+		writeJSON(w, 200, map[string]any{"url": "ws://" + f.addr + "/gateway"})
+	case len(segs) == 3 && route == "POST channels" && segs[2] == "messages":
+		f.postMessage(w, segs[1], body)
+	case len(segs) == 4 && route == "PATCH channels" && segs[2] == "messages":
+		f.editMessage(w, segs[1], segs[3], body)
+	case len(segs) == 3 && route == "POST channels" && segs[2] == "typing":
+		f.mu.Lock()
+		f.typing[segs[1]] = time.Now()
+		f.changedLocked()
+		f.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	case len(segs) == 5 && route == "POST channels" && segs[2] == "messages" && segs[4] == "threads":
+		f.startThread(w, segs[1], segs[3], body)
+	case len(segs) == 2 && route == "GET channels":
+		f.mu.Lock()
+		c, ok := f.chans[segs[1]]
+		var d map[string]any
+		if ok {
+			d = channelJSON(c)
+		}
+		f.mu.Unlock()
+		if !ok {
+			writeError(w, 404, 10003, "Unknown Channel")
+			return
+		}
+		writeJSON(w, 200, d)
+	case len(segs) == 2 && route == "PATCH channels":
+		f.editChannel(w, segs[1], body)
+	case len(segs) == 4 && route == "POST interactions" && segs[3] == "callback":
+		f.ack(w, segs[2], body)
+	case len(segs) == 3 && route == "POST webhooks":
+		f.followup(w, segs[1], segs[2], body)
+	default:
+		f.violate("unexpected request %s %s", r.Method, path)
+		writeError(w, 404, 0, "404: Not Found")
+	}
+}
+
+// sendBody is what the fake reads of a message create or edit.
+type sendBody struct {
+	Content         *string         `json:"content"`
+	Components      json.RawMessage `json:"components"`
+	AllowedMentions *struct {
+		Parse []string `json:"parse"`
+	} `json:"allowed_mentions"`
+	Flags int `json:"flags"`
+}
+
+func (f *fakeDiscord) checkText(w http.ResponseWriter, s string) bool {
+	if n := utf8.RuneCountInString(s); n > 2000 {
+		writeError(w, 400, 50035, fmt.Sprintf("Invalid Form Body: content: Must be 2000 or fewer in length (%d)", n))
+		return false
+	}
+	return true
+}
+
+func (f *fakeDiscord) postMessage(w http.ResponseWriter, channel string, body []byte) {
+	var b sendBody
+	if err := json.Unmarshal(body, &b); err != nil {
+		writeError(w, 400, 50109, "The request body contains invalid JSON.")
+		return
+	}
+	content := ""
+	if b.Content != nil {
+		content = *b.Content
+	}
+	if content == "" && !hasComponents(b.Components) {
+		writeError(w, 400, 50006, "Cannot send an empty message")
+		return
+	}
+	if !f.checkText(w, content) {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch, ok := f.chans[channel]
+	if !ok {
+		writeError(w, 404, 10003, "Unknown Channel")
+		return
+	}
+	if ch.Archived {
+		ch.Archived = false // a post unarchives the thread
+		f.dispatchLocked("THREAD_UPDATE", channelJSON(ch))
+	}
+	m := &fakeMessage{ID: f.newIDLocked(), Channel: channel, Author: f.bot, Content: content, Flags: b.Flags, History: []string{content}}
+	if hasComponents(b.Components) {
+		m.Components = b.Components
+	}
+	f.msgs[m.ID] = m
+	d := messageJSON(m)
+	if ch.Guild != "" {
+		d["guild_id"] = ch.Guild
+	}
+	f.dispatchLocked("MESSAGE_CREATE", d) // the bot sees its own messages
+	f.changedLocked()
+	writeJSON(w, 200, messageJSON(m))
+}
+
+func hasComponents(raw json.RawMessage) bool {
+	s := strings.TrimSpace(string(raw))
+	return s != "" && s != "null" && s != "[]"
+}
+
+func (f *fakeDiscord) editMessage(w http.ResponseWriter, channel, id string, body []byte) {
+	var b sendBody
+	if err := json.Unmarshal(body, &b); err != nil {
+		writeError(w, 400, 50109, "The request body contains invalid JSON.")
+		return
+	}
+	if b.Content != nil && !f.checkText(w, *b.Content) {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch, ok := f.chans[channel]
+	if !ok {
+		writeError(w, 404, 10003, "Unknown Channel")
+		return
+	}
+	if ch.Archived {
+		writeError(w, 400, 50083, "Thread is archived")
+		return
+	}
+	m, ok := f.msgs[id]
+	if !ok || m.Channel != channel {
+		writeError(w, 404, 10008, "Unknown Message")
+		return
+	}
+	if m.Author.ID != f.bot.ID {
+		writeError(w, 403, 50005, "Cannot edit a message authored by another user")
+		return
+	}
+	if b.Content != nil {
+		m.Content = *b.Content
+		m.History = append(m.History, m.Content)
+	}
+	if b.Components != nil {
+		if hasComponents(b.Components) {
+			m.Components = b.Components
+		} else {
+			m.Components = nil
+		}
+	}
+	for _, in := range f.interactions {
+		if in.Message == id && in.First == "" {
+			in.First = "edit"
+			f.violations = append(f.violations, fmt.Sprintf("message %s edited before the click on it (interaction %s) was acknowledged", id, in.ID))
+		}
+	}
+	m.Edits++
+	f.changedLocked()
+	writeJSON(w, 200, messageJSON(m))
+}
+
+func (f *fakeDiscord) startThread(w http.ResponseWriter, channel, msg string, body []byte) {
+	var b struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(body, &b)
+	if n := utf8.RuneCountInString(b.Name); n < 1 || n > 100 {
+		writeError(w, 400, 50035, "Invalid Form Body: name")
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch, ok := f.chans[channel]
+	if !ok {
+		writeError(w, 404, 10003, "Unknown Channel")
+		return
+	}
+	if ch.Type != 0 && ch.Type != 5 {
+		writeError(w, 400, 50024, "Cannot execute action on this channel type")
+		return
+	}
+	if m, ok := f.msgs[msg]; !ok || m.Channel != channel {
+		writeError(w, 404, 10008, "Unknown Message")
+		return
+	}
+	if _, ok := f.chans[msg]; ok {
+		writeError(w, 400, 160004, "A thread has already been created for this message")
+		return
+	}
+	// A thread started from a message has the message's id.
+	th := &fakeChannel{ID: msg, Type: 11, Guild: ch.Guild, Parent: channel, Owner: f.bot.ID, Name: b.Name}
+	f.chans[th.ID] = th
+	d := channelJSON(th)
+	d["newly_created"] = true
+	f.dispatchLocked("THREAD_CREATE", d)
+	f.changedLocked()
+	writeJSON(w, 201, channelJSON(th))
+}
+
+func (f *fakeDiscord) editChannel(w http.ResponseWriter, id string, body []byte) {
+	var b struct {
+		Name *string `json:"name"`
+	}
+	json.Unmarshal(body, &b)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch, ok := f.chans[id]
+	if !ok {
+		writeError(w, 404, 10003, "Unknown Channel")
+		return
+	}
+	if b.Name != nil {
+		if n := utf8.RuneCountInString(*b.Name); n < 1 || n > 100 {
+			writeError(w, 400, 50035, "Invalid Form Body: name")
+			return
+		}
+		ch.Name = *b.Name
+	}
+	f.dispatchLocked("THREAD_UPDATE", channelJSON(ch))
+	f.changedLocked()
+	writeJSON(w, 200, channelJSON(ch))
+}
+
+func (f *fakeDiscord) ack(w http.ResponseWriter, token string, body []byte) {
+	var b struct {
+		Type int `json:"type"`
+	}
+	json.Unmarshal(body, &b)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	in, ok := f.interactions[token]
+	if !ok {
+		writeError(w, 404, 10062, "Unknown interaction")
+		return
+	}
+	if in.First == "" {
+		in.First = "ack"
+	}
+	if !in.Acked.IsZero() {
+		writeError(w, 400, 40060, "Interaction has already been acknowledged.")
+		return
+	}
+	if time.Since(in.Sent) > 3*time.Second {
+		f.violations = append(f.violations, fmt.Sprintf("interaction %s acknowledged after %v", in.ID, time.Since(in.Sent)))
+		writeError(w, 404, 10062, "Unknown interaction")
+		return
+	}
+	in.Acked = time.Now()
+	in.AckType = b.Type
+	f.changedLocked()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (f *fakeDiscord) followup(w http.ResponseWriter, app, token string, body []byte) {
+	var b sendBody
+	json.Unmarshal(body, &b)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	in, ok := f.interactions[token]
+	if !ok || app != f.app {
+		writeError(w, 404, 10015, "Unknown Webhook")
+		return
+	}
+	if in.First == "" {
+		in.First = "followup"
+	}
+	if in.Acked.IsZero() {
+		f.violations = append(f.violations, fmt.Sprintf("follow-up to interaction %s before its acknowledgement", in.ID))
+		writeError(w, 404, 10015, "Unknown Webhook")
+		return
+	}
+	content := ""
+	if b.Content != nil {
+		content = *b.Content
+	}
+	f.followups = append(f.followups, fakeFollowup{Token: token, Content: content, Flags: b.Flags, Body: body})
+	m := &fakeMessage{ID: f.newIDLocked(), Author: f.bot, Content: content, Flags: b.Flags}
+	f.changedLocked()
+	writeJSON(w, 200, messageJSON(m))
+}

@@ -1,0 +1,129 @@
+package discord
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// FuzzReadMessage feeds MESSAGE_CREATE payloads, as Discord might send
+// them, through discordgo's decoding and readMessage.
+func FuzzReadMessage(f *testing.F) {
+	f.Add([]byte(`{"id":"5","channel_id":"2","guild_id":"3","author":{"id":"1","username":"ann"},"member":{"roles":["r"]},"content":"<@900> hi","mentions":[{"id":"900"}],"type":0}`))
+	f.Add([]byte(`{"id":"5","channel_id":"2","author":{"id":"900","bot":true},"content":"own","type":0}`))
+	f.Add([]byte(`{"id":"5","channel_id":"2","author":null,"member":null,"mentions":[null],"type":19}`))
+	f.Add([]byte(`{"id":"5","channel_id":"2","author":{"id":"1"},"content":"<@<@900>900>","type":0}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m discordgo.MessageCreate
+		if json.Unmarshal(data, &m) != nil || m.Message == nil {
+			return
+		}
+		in, ok := readMessage(m.Message, "900")
+		if !ok {
+			return
+		}
+		if in.id == "" || in.channel == "" || in.author.ID == "900" {
+			t.Errorf("readMessage accepted %+v", in)
+		}
+		if strings.Contains(in.text, "<@900>") || strings.Contains(in.text, "<@!900>") {
+			t.Errorf("text %q still mentions the bot", in.text)
+		}
+		if in.text != strings.TrimSpace(in.text) {
+			t.Errorf("text %q is not trimmed", in.text)
+		}
+	})
+}
+
+// FuzzReadClick feeds INTERACTION_CREATE payloads through discordgo's
+// decoding and readClick.
+func FuzzReadClick(f *testing.F) {
+	f.Add([]byte(`{"id":"7","application_id":"9","type":3,"token":"tok","channel_id":"2","guild_id":"3","data":{"custom_id":"p/allow","component_type":2},"message":{"id":"4","channel_id":"2"},"member":{"user":{"id":"1","username":"ann"},"roles":["r"]}}`))
+	f.Add([]byte(`{"id":"7","type":3,"token":"tok","data":{"custom_id":"x"},"message":{"id":"4","channel_id":"2"},"user":{"id":"1"}}`))
+	f.Add([]byte(`{"id":"7","type":2,"token":"tok","data":{"name":"cmd"}}`))
+	f.Add([]byte(`{"id":"7","type":3,"token":"tok","data":null,"message":null,"member":{"user":null}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var i discordgo.InteractionCreate
+		if json.Unmarshal(data, &i) != nil {
+			return
+		}
+		c, ok := readClick(i.Interaction)
+		if !ok {
+			return
+		}
+		if c.channel == "" || c.message == "" || c.customID == "" || c.author.ID == "" {
+			t.Errorf("readClick accepted %+v", c)
+		}
+	})
+}
+
+// FuzzThreadName checks that any prompt gives a valid thread name.
+func FuzzThreadName(f *testing.F) {
+	for _, s := range []string{"", "fix it", "\n\n a \t b", strings.Repeat("é", 200), "\xff\xfe", "a\u0085b\u2028c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		name := threadName(s)
+		n := utf8.RuneCountInString(name)
+		if n < 1 || n > maxThreadName || !utf8.ValidString(name) {
+			t.Errorf("threadName(%q) = %q (%d characters)", s, name, n)
+		}
+		if strings.ContainsAny(name, "\n\r\t") || name != strings.TrimSpace(name) {
+			t.Errorf("threadName(%q) = %q has line breaks or outer space", s, name)
+		}
+	})
+}
+
+// FuzzStripMention checks that no mention of the bot survives.
+func FuzzStripMention(f *testing.F) {
+	for _, s := range []string{"<@900> hi", "<@<@900>900>", "<@!<@900>900>", "no mention", "<@9000>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := stripMention(s, "900")
+		if strings.Contains(got, "<@900>") || strings.Contains(got, "<@!900>") {
+			t.Errorf("stripMention(%q) = %q", s, got)
+		}
+	})
+}
+
+// FuzzParseRateLimit feeds rate-limit headers and 429 bodies.
+func FuzzParseRateLimit(f *testing.F) {
+	f.Add(429, "0", "1.5", "", "", `{"retry_after": 2.5, "global": false}`)
+	f.Add(200, "0", "30", "", "", ``)
+	f.Add(429, "", "", "true", "1e308", `{"retry_after": -1}`)
+	f.Add(429, "x", "NaN", "", "Inf", `{"message": "Maximum number of edits to messages older than 1 hour reached", "code": 30046}`)
+	f.Fuzz(func(t *testing.T, status int, remaining, resetAfter, global, retryAfter, body string) {
+		h := http.Header{}
+		h.Set("X-RateLimit-Remaining", remaining)
+		h.Set("X-RateLimit-Reset-After", resetAfter)
+		h.Set("X-RateLimit-Global", global)
+		h.Set("Retry-After", retryAfter)
+		ri := parseRateLimit(status, h, []byte(body))
+		if ri.wait < 0 || ri.wait > maxRateWait {
+			t.Errorf("parseRateLimit = %+v, want a wait in [0, %v]", ri, maxRateWait)
+		}
+		if ri.global && status != http.StatusTooManyRequests {
+			t.Errorf("parseRateLimit(%d) = %+v: only a 429 is global", status, ri)
+		}
+	})
+}
+
+// FuzzRouteKey checks that any request path gives a bucket key.
+func FuzzRouteKey(f *testing.F) {
+	f.Add("PATCH", "/api/v9/channels/1/messages/2")
+	f.Add("POST", "/api/v")
+	f.Add("GET", "//channels//")
+	f.Fuzz(func(t *testing.T, method, path string) {
+		k := routeKey(method, path)
+		if !strings.HasPrefix(k, method+" ") {
+			t.Errorf("routeKey(%q, %q) = %q", method, path, k)
+		}
+		if again := routeKey(method, path); again != k {
+			t.Errorf("routeKey is not stable: %q, then %q", k, again)
+		}
+	})
+}

@@ -1,0 +1,379 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// maxThreadName is Discord's limit of a thread's name, in characters.
+const maxThreadName = 100
+
+// defaultThreadName names a thread whose prompt has no words.
+const defaultThreadName = "Agent session"
+
+// autoArchive is how long an idle thread the bot opens stays in the channel
+// list, in minutes (a day; a post unarchives it anyway).
+const autoArchive = 1440
+
+// incoming is a person's message as the adapter reads it.
+type incoming struct {
+	id        string
+	channel   string
+	guild     string // "" in a DM
+	author    channels.Author
+	text      string // without mentions of the bot
+	mentioned bool   // the message mentions the bot
+}
+
+// readMessage turns a MESSAGE_CREATE into an incoming message. It returns
+// false for messages the adapter never delivers: the bot's own, system
+// messages (thread created, pins, joins) and those without an author.
+func readMessage(m *discordgo.Message, bot string) (incoming, bool) {
+	if m == nil || m.Author == nil || m.ID == "" || m.ChannelID == "" {
+		return incoming{}, false
+	}
+	if bot != "" && m.Author.ID == bot {
+		return incoming{}, false
+	}
+	if m.Type != discordgo.MessageTypeDefault && m.Type != discordgo.MessageTypeReply {
+		return incoming{}, false
+	}
+	in := incoming{
+		id:      m.ID,
+		channel: m.ChannelID,
+		guild:   m.GuildID,
+		author:  author(m.Author, m.Member),
+	}
+	for _, u := range m.Mentions {
+		if u != nil && bot != "" && u.ID == bot {
+			in.mentioned = true
+		}
+	}
+	in.text = stripMention(m.Content, bot)
+	if !in.mentioned && in.text != strings.TrimSpace(m.Content) {
+		in.mentioned = true // the mention is in the text though not in the list
+	}
+	return in, true
+}
+
+// author describes u; member (may be nil) adds the nickname and roles.
+func author(u *discordgo.User, member *discordgo.Member) channels.Author {
+	a := channels.Author{}
+	if u == nil && member != nil {
+		u = member.User
+	}
+	if u != nil {
+		a.ID = u.ID
+		a.Bot = u.Bot
+		a.Name = u.GlobalName
+		if a.Name == "" {
+			a.Name = u.Username
+		}
+	}
+	if member != nil {
+		if member.Nick != "" {
+			a.Name = member.Nick
+		}
+		if len(member.Roles) > 0 {
+			a.Roles = append([]string(nil), member.Roles...)
+		}
+	}
+	return a
+}
+
+// stripMention removes the mentions of user bot ("<@id>" and the older
+// "<@!id>") from text and trims the white space left around it.
+func stripMention(text, bot string) string {
+	if bot == "" {
+		return strings.TrimSpace(text)
+	}
+	tokens := []string{"<@" + bot + ">", "<@!" + bot + ">"}
+	for changed := true; changed; {
+		changed = false
+		for _, m := range tokens {
+			if strings.Contains(text, m) {
+				// Removing one can join the halves of another.
+				text = strings.ReplaceAll(text, m, "")
+				changed = true
+			}
+		}
+	}
+	return strings.TrimSpace(text)
+}
+
+// threadName names a thread after its prompt: the first line with words,
+// white space folded, at most maxThreadName characters.
+func threadName(prompt string) string {
+	return clipName(prompt, defaultThreadName)
+}
+
+// clipName folds white space (and drops control characters) in the first
+// non-blank line of s and cuts it to maxThreadName characters, with an
+// ellipsis when cut. It returns def when s has no words.
+func clipName(s, def string) string {
+	var line string
+	for l := range strings.Lines(s) {
+		if strings.TrimSpace(l) != "" {
+			line = l
+			break
+		}
+	}
+	var b strings.Builder
+	space := false
+	for _, r := range line {
+		switch {
+		case r == utf8.RuneError:
+			continue
+		case unicode.IsSpace(r):
+			space = true
+			continue
+		case unicode.IsControl(r):
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	name := b.String()
+	if name == "" {
+		return def
+	}
+	if utf8.RuneCountInString(name) > maxThreadName {
+		r := []rune(name)[:maxThreadName-1]
+		name = strings.TrimRightFunc(string(r), unicode.IsSpace) + "…"
+	}
+	return name
+}
+
+// onMessage queues a message for delivery. Messages in one channel stay in
+// order. A mention in a channel is queued under its message id, which is
+// the id of the thread it opens, so the thread's later messages wait until
+// the first one was delivered.
+func (a *Adapter) onMessage(m *discordgo.Message) {
+	r := a.current()
+	if r == nil {
+		return
+	}
+	in, ok := readMessage(m, a.botID())
+	if !ok {
+		return
+	}
+	key := in.channel
+	if in.mentioned {
+		if p, ok := a.places.lookup(in.channel); ok && p.threadable() {
+			key = in.id
+		}
+	}
+	if !r.lanes.do(key, func() { a.deliverMessage(r, in) }) {
+		a.log.Warn("discord: inbound backlog full; message dropped", "channel", in.channel, "message", in.id)
+	}
+}
+
+// deliverMessage decides whether in is for the gateway, opens a thread for
+// a mention in a channel, and hands it to the Run's handler.
+func (a *Adapter) deliverMessage(r *running, in incoming) {
+	ctx := r.ctx
+	if ctx.Err() != nil {
+		return // Run is ending
+	}
+	deliver := func(ref channels.ThreadRef) {
+		r.h(ctx, channels.Inbound{
+			Thread: ref,
+			Author: in.author,
+			Text:   in.text,
+			ID:     channels.MessageID(in.id),
+			Space:  in.guild,
+		})
+	}
+	if in.guild == "" {
+		if a.o.DMs {
+			deliver(channels.ThreadRef{Platform: Platform, Channel: in.channel, Thread: in.channel})
+		}
+		return
+	}
+	p, err := a.place(ctx, in.channel)
+	if err != nil {
+		if ctx.Err() == nil {
+			a.log.Warn("discord: cannot look up a channel; message ignored", "channel", in.channel, "err", err)
+		}
+		return
+	}
+	switch {
+	case p.thread():
+		if in.mentioned {
+			a.places.bind(in.channel)
+		} else if p.owner != a.botID() && !a.places.isBound(in.channel) {
+			return // a thread the gateway is not part of
+		}
+		parent := p.parent
+		if parent == "" {
+			parent = in.channel // never seen without one; keep the ref usable
+		}
+		deliver(channels.ThreadRef{Platform: Platform, Channel: parent, Thread: in.channel})
+	case in.mentioned && p.threadable():
+		if in.author.Bot || in.text == "" {
+			return // bots and empty mentions open no thread
+		}
+		th, err := a.startThread(ctx, in.channel, in.id, threadName(in.text))
+		if err != nil {
+			if ctx.Err() == nil {
+				a.log.Warn("discord: cannot open a thread for a mention", "channel", in.channel, "message", in.id, "err", err)
+			}
+			return
+		}
+		deliver(channels.ThreadRef{Platform: Platform, Channel: in.channel, Thread: th})
+	}
+}
+
+// startThread opens a public thread named name from message msg in
+// channel and returns its id. It blocks on I/O.
+func (a *Adapter) startThread(ctx context.Context, channel, msg, name string) (string, error) {
+	th, err := a.s.MessageThreadStartComplex(channel, msg, &discordgo.ThreadStart{
+		Name:                name,
+		AutoArchiveDuration: autoArchive,
+	}, requestOptions(ctx)...)
+	if err != nil {
+		return "", apiError("thread", err)
+	}
+	a.places.put(th, "")
+	return th.ID, nil
+}
+
+// place returns what is known of a channel, asking Discord when the
+// gateway did not tell. It blocks on I/O then.
+func (a *Adapter) place(ctx context.Context, id string) (place, error) {
+	if p, ok := a.places.lookup(id); ok {
+		return p, nil
+	}
+	c, err := a.s.Channel(id, requestOptions(ctx)...)
+	if err != nil {
+		return place{}, apiError("channel", err)
+	}
+	a.places.put(c, "")
+	p, _ := a.places.lookup(id)
+	return p, nil
+}
+
+// click is a button click as the adapter reads it.
+type click struct {
+	channel  string
+	guild    string
+	message  string // the prompt's message id
+	customID string
+	author   channels.Author
+}
+
+// readClick turns an INTERACTION_CREATE into a click. It returns false for
+// interactions that are not a button click on a message.
+func readClick(i *discordgo.Interaction) (click, bool) {
+	if i == nil || i.Type != discordgo.InteractionMessageComponent || i.ID == "" || i.Token == "" {
+		return click{}, false
+	}
+	d, ok := i.Data.(discordgo.MessageComponentInteractionData)
+	if !ok || d.CustomID == "" || i.Message == nil || i.Message.ID == "" {
+		return click{}, false
+	}
+	c := click{
+		channel:  i.ChannelID,
+		guild:    i.GuildID,
+		message:  i.Message.ID,
+		customID: d.CustomID,
+		author:   author(i.User, i.Member),
+	}
+	if c.channel == "" {
+		c.channel = i.Message.ChannelID
+	}
+	if c.channel == "" || c.author.ID == "" {
+		return click{}, false
+	}
+	return c, true
+}
+
+// onInteraction acknowledges a button click at once, on its own goroutine,
+// then delivers it.
+func (a *Adapter) onInteraction(i *discordgo.Interaction) {
+	r := a.current()
+	if r == nil {
+		return
+	}
+	c, ok := readClick(i)
+	if !ok {
+		return
+	}
+	if !r.lanes.do("interaction/"+i.ID, func() { a.deliverClick(r, i, c) }) {
+		a.log.Warn("discord: inbound backlog full; click dropped", "channel", c.channel)
+	}
+}
+
+// deliverClick acknowledges the interaction (a deferred update: the prompt
+// message is edited later) and hands the click to the Run's handler with a
+// Reply that answers privately.
+func (a *Adapter) deliverClick(r *running, i *discordgo.Interaction, c click) {
+	ctx := r.ctx
+	if ctx.Err() != nil {
+		return // Run is ending
+	}
+	err := a.s.InteractionRespond(i, &discordgo.InteractionResponse{
+		Type: discordgo.InteractionResponseDeferredMessageUpdate,
+	}, requestOptions(ctx)...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		if restCode(err) == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged {
+			return // delivered before
+		}
+		a.log.Warn("discord: cannot acknowledge a click", "channel", c.channel, "err", err)
+	}
+	ref := channels.ThreadRef{Platform: Platform, Channel: c.channel, Thread: c.channel}
+	if c.guild != "" {
+		if p, err := a.place(ctx, c.channel); err == nil && p.thread() && p.parent != "" {
+			ref.Channel = p.parent
+		} else if err != nil && ctx.Err() == nil {
+			a.log.Warn("discord: cannot look up a click's channel", "channel", c.channel, "err", err)
+		}
+	}
+	r.h(ctx, channels.Inbound{
+		Thread: ref,
+		Author: c.author,
+		ID:     channels.MessageID(i.ID),
+		Space:  c.guild,
+		Choice: &channels.ChoiceAnswer{
+			Prompt:   channels.Handle{Thread: ref, ID: channels.MessageID(c.message)},
+			OptionID: a.buttons.option(c.customID),
+		},
+		Reply: func(ctx context.Context, text string) error { return a.reply(ctx, i, text) },
+	})
+}
+
+// reply answers the person who clicked with an ephemeral follow-up that
+// only they see. It blocks on I/O.
+func (a *Adapter) reply(ctx context.Context, i *discordgo.Interaction, text string) error {
+	_, err := a.s.FollowupMessageCreate(i, true, &discordgo.WebhookParams{
+		Content:         clip(text, maxMessageChars),
+		Flags:           discordgo.MessageFlagsEphemeral,
+		AllowedMentions: noMentions(),
+	}, requestOptions(ctx)...)
+	if err != nil {
+		return apiError("reply", err)
+	}
+	return nil
+}
+
+// restCode returns the Discord error code of a REST error, or 0.
+func restCode(err error) int {
+	var re *discordgo.RESTError
+	if errors.As(err, &re) && re.Message != nil {
+		return re.Message.Code
+	}
+	return 0
+}
