@@ -39,7 +39,7 @@ type Preset struct {
 
 // Presets are the --limits profiles: the platforms' limits as data.
 var Presets = map[string]Preset{
-	"discord": {Limits: channels.Limits{MaxMessageChars: 2000, MaxLines: 40, MinEditInterval: time.Second, TypingInterval: 8 * time.Second}, Edit: true, Typing: true},
+	"discord": {Limits: channels.Limits{MaxMessageChars: 2000, MaxLines: 30, MinEditInterval: time.Second, TypingInterval: 8 * time.Second}, Edit: true, Typing: true},
 	"slack":   {Limits: channels.Limits{MaxMessageChars: 3500, MinEditInterval: time.Second, MinPostInterval: time.Second, TypingInterval: 100 * time.Second}, Edit: true, Typing: true},
 	"web":     {Limits: channels.Limits{MinEditInterval: 250 * time.Millisecond}, Edit: true, Typing: true},
 	"none":    {},
