@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sync"
 	"time"
 
@@ -254,10 +255,10 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	dirty := t.tr.Dirty()
 	t.tr.MarkClean()
 	title := t.proj.Title()
-	evlog := t.evlog
 	if exited || t.proc == nil || t.proc.Err() != nil {
-		t.dropProcessLocked()
+		t.dropProcessLocked() // closes (and so syncs) the event log
 	}
+	evlog := t.evlog
 	t.turn = nil
 	t.idleAt = time.Now()
 	t.armReaperLocked()
@@ -288,7 +289,7 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 		}
 	}
 	if evlog != nil {
-		if err := evlog.Sync(); err != nil {
+		if err := evlog.Sync(); err != nil && !errors.Is(err, fs.ErrClosed) {
 			t.r.log.Warn("cannot sync the event log", "thread", t.ref, "err", err)
 		}
 	}

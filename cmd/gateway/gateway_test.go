@@ -8,9 +8,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -314,4 +316,36 @@ func e2eStore(t *testing.T, dataDir string) *store.Store {
 
 func eventlogName(sessionID string) string {
 	return filepath.Base(eventlog.PathFor("", sessionID))
+}
+
+// With a Discord token the program runs the Discord adapter against
+// channels.discord.apiBaseURL: here a server that rejects the token, which
+// must stop the program with an error naming Discord, not hang.
+func TestRunStartsDiscordWhenConfigured(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"message": "401: Unauthorized", "code": 0}`)
+	}))
+	defer srv.Close()
+	t.Setenv("TEST_DISCORD_TOKEN", "bad-token")
+	cfg, f := testConfig(t, "channels:\n  discord:\n    token: ${TEST_DISCORD_TOKEN}\n    apiBaseURL: "+srv.URL+"\n")
+	if got := cfg.Platforms(); len(got) != 1 || got[0] != "discord" {
+		t.Fatalf("platforms = %v, want [discord] (no web chat once a platform is configured)", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	g, err := start(ctx, cfg, f, slog.New(slog.NewTextHandler(io.Discard, nil)), hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = g.wait()
+	if err == nil || !strings.Contains(err.Error(), "discord") {
+		t.Errorf("wait = %v, want an error naming discord", err)
+	}
+	if hits.Load() == 0 {
+		t.Error("the adapter never reached channels.discord.apiBaseURL")
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/discord"
 	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/dispatch"
@@ -113,6 +114,15 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			if cfg.Channels.Web.Token == "" && isLoopback(cfg.Channels.Web.Listen) {
 				open = append(open, "web") // the local chat needs no allow-list
 			}
+		case "discord":
+			d := cfg.Channels.Discord
+			a, err := discord.New(discord.Options{Token: d.Token, APIBaseURL: d.APIBaseURL, DMs: d.DMs, Logger: log.With("platform", "discord")})
+			if err != nil {
+				cancel()
+				st.Close()
+				return nil, fmt.Errorf("channels.discord: %w", err)
+			}
+			adapters[p] = a
 		default:
 			cancel()
 			st.Close()
