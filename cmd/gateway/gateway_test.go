@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -347,5 +348,36 @@ func TestRunStartsDiscordWhenConfigured(t *testing.T) {
 	}
 	if hits.Load() == 0 {
 		t.Error("the adapter never reached channels.discord.apiBaseURL")
+	}
+}
+
+// With Slack tokens the program runs the Slack adapter against
+// channels.slack.apiURL; a rejected token stops the start with an error
+// naming Slack.
+func TestRunStartsSlackWhenConfigured(t *testing.T) {
+	var paths []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok": false, "error": "invalid_auth"}`)
+	}))
+	defer srv.Close()
+	t.Setenv("TEST_SLACK_APP", "xapp-1-test")
+	t.Setenv("TEST_SLACK_BOT", "xoxb-test")
+	cfg, f := testConfig(t, "channels:\n  slack:\n    appToken: ${TEST_SLACK_APP}\n    botToken: ${TEST_SLACK_BOT}\n    apiURL: "+srv.URL+"/api/\n")
+	if got := cfg.Platforms(); len(got) != 1 || got[0] != "slack" {
+		t.Fatalf("platforms = %v, want [slack]", got)
+	}
+	_, err := start(t.Context(), cfg, f, slog.New(slog.NewTextHandler(io.Discard, nil)), hooks{})
+	if err == nil || !strings.Contains(err.Error(), "channels.slack") || !strings.Contains(err.Error(), "invalid_auth") {
+		t.Errorf("start = %v, want the Slack error", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(paths) == 0 || paths[0] != "/api/auth.test" {
+		t.Errorf("requests = %v, want auth.test at channels.slack.apiURL", paths)
 	}
 }

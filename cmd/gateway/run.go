@@ -17,6 +17,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/discord"
+	"github.com/acpgw/gateway/channels/slack"
 	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/dispatch"
@@ -123,6 +124,30 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 				return nil, fmt.Errorf("channels.discord: %w", err)
 			}
 			adapters[p] = a
+		case "slack":
+			sc := cfg.Channels.Slack
+			a, err := slack.New(slack.Options{
+				AppToken: sc.AppToken, BotToken: sc.BotToken, APIURL: sc.APIURL,
+				Logger: log.With("platform", "slack"),
+				// Threads bound before a restart keep working without a
+				// new mention.
+				KnownThread: func(ctx context.Context, t channels.ThreadRef) bool {
+					_, ok, err := st.Binding(ctx, t)
+					return err == nil && ok
+				},
+				UserGroups: usesUserGroups(cfg),
+			})
+			if err == nil {
+				// The capability set (the thread status line) is found
+				// once, before the adapter is handed out.
+				_, err = a.Detect(ctx)
+			}
+			if err != nil {
+				cancel()
+				st.Close()
+				return nil, fmt.Errorf("channels.slack: %w", err)
+			}
+			adapters[p] = a.Channel()
 		default:
 			cancel()
 			st.Close()
@@ -261,6 +286,21 @@ func (g *gateway) wait() error {
 			return first
 		}
 	}
+}
+
+// usesUserGroups reports whether Slack access rules name user groups, the
+// only reason to look them up.
+func usesUserGroups(c config.Config) bool {
+	r, ok := c.Access["slack"]
+	if !ok {
+		return false
+	}
+	for _, id := range r.Approvers {
+		if strings.HasPrefix(id, "S") { // Slack user group ids start with S
+			return true
+		}
+	}
+	return len(r.UserGroups) > 0
 }
 
 func updateMetrics(m *metrics.Metrics, tag, suppressed string) {

@@ -1,0 +1,490 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// Platform is the adapter's platform name, the Platform of its ThreadRefs.
+const Platform = "slack"
+
+// DefaultAPIURL is Slack's Web API base URL, used when Options.APIURL is
+// empty.
+const DefaultAPIURL = "https://slack.com/api/"
+
+// The adapter's limits (see Limits).
+const (
+	// maxMessageChars stays below the 4,000 characters beyond which Slack
+	// answers msg_too_long in practice, with room for the longer mrkdwn
+	// of links and escaped characters.
+	maxMessageChars = 3500
+	// minPostInterval: about one message per second per channel.
+	minPostInterval = time.Second
+	// minEditInterval keeps one message's edits within Tier 3 (about 50
+	// chat.update calls a minute).
+	minEditInterval = 1200 * time.Millisecond
+	// typingInterval refreshes the status line well before Slack clears
+	// it after two minutes.
+	typingInterval = 90 * time.Second
+	// defaultRetryAfter is the wait of a 429 without a Retry-After header.
+	defaultRetryAfter = time.Second
+	// httpTimeout bounds each Web API call of the default HTTP client.
+	httpTimeout = 30 * time.Second
+)
+
+// Options configure an Adapter.
+type Options struct {
+	// AppToken is the app-level token ("xapp-…", scope
+	// connections:write) that opens Socket Mode connections. Required.
+	AppToken string
+	// BotToken is the bot token ("xoxb-…") for Web API calls. Required.
+	BotToken string
+	// APIURL is the Web API base URL; "" means DefaultAPIURL. A missing
+	// trailing "/" is added. Tests and proxies point it elsewhere; the
+	// Socket Mode URL comes from apps.connections.open at that address.
+	APIURL string
+	// HTTPClient makes the Web API calls; nil means a client with a 30 s
+	// timeout. slack-go's retries are never enabled.
+	HTTPClient *http.Client
+	// KnownThread, if set, reports whether a thread the adapter has not
+	// seen bound since it started is bound to a session (the program
+	// passes a lookup in its store), so that a thread keeps working
+	// without a new mention after a restart. It is called from the
+	// delivery goroutine for messages in threads of channels; nil means
+	// only mentions since the start bind threads.
+	KnownThread func(ctx context.Context, t channels.ThreadRef) bool
+	// UserGroups fills Author.Roles with the ids of the user groups the
+	// author belongs to, for access rules that name user groups. It
+	// needs the usergroups:read scope and costs one usergroups.list call
+	// every five minutes. Off, Roles stay empty.
+	UserGroups bool
+	// Logger receives the adapter's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// botScopes are the bot token scopes the adapter uses, and what for.
+// slack-app-manifest.yaml lists them (a test checks).
+var botScopes = map[string]string{
+	"app_mentions:read": "mentions (app_mention events)",
+	"channels:history":  "messages in threads of public channels",
+	"groups:history":    "messages in threads of private channels",
+	"im:history":        "direct messages",
+	"mpim:history":      "group direct messages",
+	"chat:write":        "posts, edits, private replies and the status line",
+	"users:read":        "people's names (users.info)",
+}
+
+// userGroupsScope is the scope Options.UserGroups needs.
+const userGroupsScope = "usergroups:read"
+
+// Capabilities is what Detect learned about the app from Slack.
+type Capabilities struct {
+	// TeamID is the workspace the bot token belongs to.
+	TeamID string
+	// BotUserID and BotID identify the app's own messages.
+	BotUserID string
+	BotID     string
+	// Scopes are the bot token's scopes as auth.test reported them (the
+	// x-oauth-scopes header); nil when Slack did not say.
+	Scopes []string
+	// Status reports that assistant.threads.setStatus works: Channel
+	// returns an adapter that is a channels.Typer and a
+	// channels.TypingStopper.
+	Status bool
+}
+
+// Interfaces returns the names of the capability interfaces the adapter
+// returned by Channel implements, for logs.
+func (c Capabilities) Interfaces() []string {
+	out := []string{"Adapter", "Editor", "Prompter"}
+	if c.Status {
+		out = append(out, "Typer", "TypingStopper")
+	}
+	return out
+}
+
+// Adapter is a Slack app in threads. Create it with New; its methods are
+// safe for concurrent use. Post, Edit, Prompt and Detect work whether or
+// not Run is connected.
+type Adapter struct {
+	o     Options
+	log   *slog.Logger
+	api   *slack.Client
+	users *directory
+	seen  *state
+
+	detectMu sync.Mutex // serialises Detect
+
+	mu      sync.Mutex // guards the fields below
+	caps    *Capabilities
+	started bool                 // Run was called with a live context
+	status  map[string]time.Time // threads whose status line is on → when it was set
+}
+
+var (
+	_ channels.Adapter  = (*Adapter)(nil)
+	_ channels.Editor   = (*Adapter)(nil)
+	_ channels.Prompter = (*Adapter)(nil)
+
+	_ channels.Adapter       = withStatus{}
+	_ channels.Editor        = withStatus{}
+	_ channels.Prompter      = withStatus{}
+	_ channels.Typer         = withStatus{}
+	_ channels.TypingStopper = withStatus{}
+)
+
+// New returns an adapter for o. It does no I/O; Detect and Run talk to
+// Slack. It returns an error when a token is missing or APIURL is not an
+// http(s) URL.
+func New(o Options) (*Adapter, error) {
+	if o.AppToken == "" {
+		return nil, errors.New("slack: the app-level token is required")
+	}
+	if o.BotToken == "" {
+		return nil, errors.New("slack: the bot token is required")
+	}
+	api, err := normaliseAPIURL(o.APIURL)
+	if err != nil {
+		return nil, err
+	}
+	o.APIURL = api
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: httpTimeout}
+	}
+	client := slack.New(o.BotToken,
+		slack.OptionAPIURL(o.APIURL),
+		slack.OptionAppLevelToken(o.AppToken),
+		slack.OptionHTTPClient(hc),
+		slack.OptionLog(slogOutput{log}),
+	)
+	a := &Adapter{
+		o:      o,
+		log:    log,
+		api:    client,
+		seen:   newState(),
+		status: map[string]time.Time{},
+	}
+	a.users = newDirectory(client, o.UserGroups, log)
+	return a, nil
+}
+
+// normaliseAPIURL returns u with a trailing slash, DefaultAPIURL for "".
+func normaliseAPIURL(u string) (string, error) {
+	if u == "" {
+		return DefaultAPIURL, nil
+	}
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		return "", fmt.Errorf("slack: API URL %q: want an http or https URL", u)
+	}
+	if !strings.HasSuffix(u, "/") {
+		u += "/"
+	}
+	return u, nil
+}
+
+// Detect asks Slack who the app is and what it may do: auth.test (the
+// bot's user id, bot id, workspace and scopes), then one probe of
+// assistant.threads.setStatus with a channel that does not exist. The
+// status line counts as available when the probe fails only because of
+// its arguments (channel_not_found, invalid_thread_ts, …) or succeeds, and
+// unavailable when Slack refuses the method (missing_scope, unknown_method,
+// a network error, …). The first successful call logs the capability set
+// once; later calls return the same result without I/O. It blocks on
+// network I/O and returns an error when auth.test fails (a bad token).
+func (a *Adapter) Detect(ctx context.Context) (Capabilities, error) {
+	a.detectMu.Lock()
+	defer a.detectMu.Unlock()
+	if c, ok := a.capabilities(); ok {
+		return c, nil
+	}
+	resp, err := a.api.AuthTestContext(ctx)
+	if err != nil {
+		return Capabilities{}, a.apiErr("auth.test", err)
+	}
+	c := Capabilities{TeamID: resp.TeamID, BotUserID: resp.UserID, BotID: resp.BotID}
+	if h := resp.Header.Get("X-OAuth-Scopes"); h != "" {
+		for s := range strings.SplitSeq(h, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				c.Scopes = append(c.Scopes, s)
+			}
+		}
+	}
+	a.warnMissingScopes(c.Scopes)
+	var why string
+	c.Status, why = a.probeStatus(ctx, c.Scopes)
+	a.mu.Lock()
+	a.caps = &c
+	a.mu.Unlock()
+	a.log.Info("slack capabilities detected",
+		"team", c.TeamID, "bot_user", c.BotUserID, "bot_id", c.BotID,
+		"interfaces", strings.Join(c.Interfaces(), ","), "status_line", why)
+	return c, nil
+}
+
+// warnMissingScopes logs the scopes the adapter uses that the bot token
+// lacks, if Slack listed the token's scopes.
+func (a *Adapter) warnMissingScopes(scopes []string) {
+	if scopes == nil {
+		return
+	}
+	var missing []string
+	for s, what := range botScopes {
+		if !slices.Contains(scopes, s) {
+			missing = append(missing, s+" ("+what+")")
+		}
+	}
+	if a.o.UserGroups && !slices.Contains(scopes, userGroupsScope) {
+		missing = append(missing, userGroupsScope+" (user groups as roles)")
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		a.log.Warn("slack: the bot token lacks scopes the gateway uses; reinstall the app from slack-app-manifest.yaml",
+			"missing", strings.Join(missing, ", "))
+	}
+}
+
+// probeChannel and probeThread name a thread that cannot exist, for the
+// status probe.
+const (
+	probeChannel = "C00000000"
+	probeThread  = "0000000000.000000"
+)
+
+// argumentErrors are the setStatus errors that show the method itself is
+// usable: only the probe's made-up thread was refused.
+var argumentErrors = []string{
+	"channel_not_found", "invalid_thread_ts", "thread_not_found", "message_not_found",
+	"invalid_arguments", "not_in_channel", "invalid_channel",
+}
+
+// probeStatus reports whether assistant.threads.setStatus works for the
+// bot token, and why.
+func (a *Adapter) probeStatus(ctx context.Context, scopes []string) (bool, string) {
+	if scopes != nil && !slices.Contains(scopes, "chat:write") && !slices.Contains(scopes, "assistant:write") {
+		return false, "off: the bot token has neither chat:write nor assistant:write"
+	}
+	err := a.api.SetAssistantThreadsStatusContext(ctx, slack.AssistantThreadsSetStatusParameters{
+		ChannelID: probeChannel, ThreadTS: probeThread, Status: "",
+	})
+	if err == nil {
+		return true, "on"
+	}
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) && slices.Contains(argumentErrors, se.Err) {
+		return true, "on (probe answered " + se.Err + ")"
+	}
+	return false, "off: assistant.threads.setStatus failed: " + err.Error()
+}
+
+// capabilities returns what Detect found, and false before it succeeded.
+func (a *Adapter) capabilities() (Capabilities, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.caps == nil {
+		return Capabilities{}, false
+	}
+	return *a.caps, true
+}
+
+// Channel returns the adapter to give the gateway: a value whose dynamic
+// type implements channels.Typer and channels.TypingStopper exactly when
+// Detect found that the status line works, and channels.Adapter,
+// channels.Editor and channels.Prompter always. Call it after Detect;
+// before, it returns the adapter without the status line. It does no I/O.
+func (a *Adapter) Channel() channels.Adapter {
+	if c, ok := a.capabilities(); ok && c.Status {
+		return withStatus{a}
+	}
+	return a
+}
+
+// withStatus is the adapter with the thread status line.
+type withStatus struct{ *Adapter }
+
+// Typing sets the thread's status line to "is working…" (Slack clears it
+// after two minutes or when the app replies; the adapter sets it again
+// after each of its posts while it is on). It blocks on I/O and returns a
+// *channels.RateLimitError when Slack asks to slow down.
+func (w withStatus) Typing(ctx context.Context, t channels.ThreadRef) error {
+	return w.setStatus(ctx, t, true)
+}
+
+// StopTyping clears the thread's status line. It blocks on I/O.
+func (w withStatus) StopTyping(ctx context.Context, t channels.ThreadRef) error {
+	return w.setStatus(ctx, t, false)
+}
+
+// Limits reports Slack's limits: 3,500 characters per message, a post per
+// second and an edit per 1.2 s, and a status line refreshed every 90 s. It
+// does no I/O.
+func (a *Adapter) Limits() channels.Limits {
+	return channels.Limits{
+		MaxMessageChars: maxMessageChars,
+		MinEditInterval: minEditInterval,
+		MinPostInterval: minPostInterval,
+		TypingInterval:  typingInterval,
+	}
+}
+
+// Run detects the capabilities (if Detect was not called), connects with
+// Socket Mode and delivers what people write and click to h until ctx
+// ends; Slack's disconnect requests and dropped connections are followed
+// by a new connection. Every envelope is acknowledged as soon as it
+// arrives; h is called afterwards, in order, on one goroutine of Run with
+// Run's context, and should not block (the next events wait). Run
+// returns nil once ctx ended and everything it started has stopped, and an
+// error when auth.test fails, Slack refuses the app-level token, or Run
+// is called a second time.
+func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	a.mu.Lock()
+	if a.started {
+		a.mu.Unlock()
+		return errors.New("slack: Run called twice")
+	}
+	a.started = true
+	a.mu.Unlock()
+	if _, err := a.Detect(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sm := socketmode.New(a.api, socketmode.OptionLog(slogOutput{a.log}))
+	box := newInbox(a.log)
+	var wg sync.WaitGroup
+	runErr := make(chan error, 1)
+	wg.Go(func() {
+		defer cancel()
+		runErr <- sm.RunContext(ctx)
+	})
+	wg.Go(func() { a.deliver(ctx, box, h) })
+	a.readEvents(ctx, sm, box)
+	wg.Wait()
+	err := <-runErr
+	if parent.Err() != nil {
+		return nil
+	}
+	if err == nil {
+		err = errors.New("the client stopped")
+	}
+	return fmt.Errorf("slack: socket mode: %w", err)
+}
+
+// readEvents acknowledges and queues what Socket Mode delivers until ctx
+// ends.
+func (a *Adapter) readEvents(ctx context.Context, sm *socketmode.Client, box *inbox) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case evt := <-sm.Events:
+			a.onSocketEvent(ctx, sm, box, evt)
+		}
+	}
+}
+
+// onSocketEvent handles one event of the Socket Mode client. Envelopes are
+// acknowledged before anything else is done with them.
+func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, box *inbox, evt socketmode.Event) {
+	switch evt.Type {
+	case socketmode.EventTypeEventsAPI, socketmode.EventTypeInteractive, socketmode.EventTypeSlashCommand:
+		if evt.Request == nil {
+			return
+		}
+		a.ack(ctx, sm, evt.Request.EnvelopeID)
+		box.push(item{kind: evt.Request.Type, payload: evt.Request.Payload, retry: evt.Request.RetryAttempt})
+	case socketmode.EventTypeErrorBadMessage:
+		// slack-go could not parse the envelope (an event type it does not
+		// know): acknowledge it anyway, and let the adapter's own decoder
+		// try.
+		bad, ok := evt.Data.(*socketmode.ErrorBadMessage)
+		if !ok {
+			return
+		}
+		env, err := decodeEnvelope(bad.Message)
+		if err != nil {
+			a.log.Warn("slack: unreadable socket mode message", "err", err)
+			return
+		}
+		if env.EnvelopeID != "" {
+			a.ack(ctx, sm, string(env.EnvelopeID))
+		}
+		a.log.Debug("slack: slack-go could not parse an envelope", "type", env.Type, "err", bad.Cause)
+		box.push(item{kind: string(env.Type), payload: env.Payload})
+	case socketmode.EventTypeConnecting:
+		a.log.Debug("slack: connecting")
+	case socketmode.EventTypeConnected:
+		if c, ok := evt.Data.(*socketmode.ConnectedEvent); ok && c.ConnectionCount > 0 {
+			a.log.Info("slack: reconnected", "connection", c.ConnectionCount)
+		} else {
+			a.log.Info("slack: connected")
+		}
+	case socketmode.EventTypeHello:
+		a.log.Debug("slack: hello")
+	case socketmode.EventTypeConnectionError:
+		a.log.Warn("slack: connection failed; retrying", "err", dataErr(evt.Data))
+	case socketmode.EventTypeInvalidAuth:
+		a.log.Error("slack: the app-level token was refused")
+	case socketmode.EventTypeIncomingError, socketmode.EventTypeErrorWriteFailed:
+		a.log.Warn("slack: socket mode error", "type", evt.Type, "err", dataErr(evt.Data))
+	}
+}
+
+// ack acknowledges the envelope id. It does not wait for the write.
+func (a *Adapter) ack(ctx context.Context, sm *socketmode.Client, id string) {
+	if id == "" {
+		return
+	}
+	if err := sm.AckCtx(ctx, id, nil); err != nil && ctx.Err() == nil {
+		a.log.Warn("slack: cannot acknowledge an envelope", "envelope", id, "err", err)
+	}
+}
+
+// dataErr returns the error carried by a Socket Mode client event.
+func dataErr(d any) any {
+	switch v := d.(type) {
+	case *slack.ConnectionErrorEvent:
+		return v.ErrorObj
+	case *slack.IncomingEventError:
+		return v.ErrorObj
+	case *socketmode.ErrorWriteFailed:
+		return v.Cause
+	}
+	return d
+}
+
+// slogOutput lets slack-go's debug logger write to slog (it logs only
+// when slack-go's debug option is on, which the adapter never sets).
+type slogOutput struct{ log *slog.Logger }
+
+// Output writes s at debug level.
+func (o slogOutput) Output(_ int, s string) error {
+	o.log.Debug(strings.TrimSpace(s), "source", "slack-go")
+	return nil
+}

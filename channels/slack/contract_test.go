@@ -1,0 +1,53 @@
+package slack
+
+import (
+	"context"
+	"testing"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/channeltest"
+)
+
+// contractHarness connects the channel contract suite to an adapter and a
+// fake Slack with options o.
+func contractHarness(o fakeOptions) func(t *testing.T) channeltest.Harness {
+	return func(t *testing.T) channeltest.Harness {
+		f := newFake(t, o)
+		a := f.adapter(t, Options{})
+		if _, err := a.Detect(t.Context()); err != nil {
+			t.Fatalf("Detect: %v", err)
+		}
+		th := ref(fakeChannel, fakeThread)
+		return channeltest.Harness{
+			Adapter: a.Channel(),
+			Thread:  th,
+			Inject: func(ctx context.Context, author channels.Author, text string) error {
+				f.addUser(author.ID, author.Name)
+				_, err := f.say(ctx, sayOptions{user: author.ID, thread: fakeThread, text: text, mention: true})
+				return err
+			},
+			Click: func(ctx context.Context, author channels.Author, h channels.Handle, optionID string) error {
+				f.addUser(author.ID, author.Name)
+				_, err := f.click(ctx, author.ID, h.Thread.Channel, string(h.ID), optionID)
+				return err
+			},
+			Seen: func(ctx context.Context, id channels.MessageID) (string, error) {
+				return f.seen(fakeChannel, string(id))
+			},
+			MissingID: "1699999999.999999",
+			TypingShown: func(context.Context) (bool, error) {
+				return f.statusShown(fakeChannel, fakeThread), nil
+			},
+		}
+	}
+}
+
+func TestContract(t *testing.T) {
+	channeltest.RunContract(t, contractHarness(fakeOptions{}))
+}
+
+// TestContractWithoutStatus runs the suite against an app whose status
+// line is refused: the adapter is no Typer then.
+func TestContractWithoutStatus(t *testing.T) {
+	channeltest.RunContract(t, contractHarness(fakeOptions{statusOff: true}))
+}

@@ -1,0 +1,48 @@
+// Package slack is the Slack adapter: a Slack app that works in threads,
+// connected with Socket Mode (no public URL) and the Web API through
+// github.com/slack-go/slack.
+//
+// Mention the app in a channel and the message's thread is bound to it: the
+// mention and every later message in that thread arrive as inbound
+// messages, without further mentions. In a direct message every message
+// arrives. The app's own messages (including the message_changed and
+// message_deleted echoes of its edits) are never delivered; other bots
+// arrive with Author.Bot set. Every Socket Mode envelope is acknowledged
+// before it is looked at, and redelivered events (Slack's retries, and the
+// message event that duplicates every app_mention) are delivered once.
+//
+// Outbound messages go into the thread, with markdown converted to Slack's
+// mrkdwn (see Mrkdwn). Edits use chat.update; a permission prompt is a
+// Block Kit section with one button per option, and editing it removes the
+// buttons. While a turn runs the thread's status line
+// (assistant.threads.setStatus) says the app is working.
+//
+// # Capabilities
+//
+// *Adapter implements channels.Adapter, channels.Editor and
+// channels.Prompter. Whether it can also show a status line depends on the
+// app's scopes and settings, which only Slack knows: Detect asks Slack once
+// (auth.test and one probe of assistant.threads.setStatus) and logs the
+// capability set. Channel then returns the value to give the gateway: the
+// adapter itself, or the adapter with channels.Typer and
+// channels.TypingStopper when the status line works. A program therefore
+// calls Detect, then registers Channel(), then runs Run (on a goroutine it
+// waits for):
+//
+//	a, err := slack.New(slack.Options{AppToken: app, BotToken: bot})
+//	...
+//	if _, err := a.Detect(ctx); err != nil { ... } // a bad bot token
+//	router.Add(slack.Platform, a.Channel())
+//	err = a.Run(ctx, router.Handle)
+//
+// Options.KnownThread (a lookup in the gateway's store) lets threads bound
+// before a restart go on without a new mention; Options.UserGroups fills
+// Author.Roles with user group ids for access rules that name them.
+//
+// # Rate limits
+//
+// A Web API call that Slack answers with HTTP 429 returns a
+// *channels.RateLimitError (with Slack's Retry-After, or one second when
+// the header is missing). The adapter never sleeps and never retries;
+// slack-go's retry options are off.
+package slack

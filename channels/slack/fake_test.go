@@ -1,0 +1,503 @@
+package slack
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// fakeSlack is a local Slack: the Web API methods the adapter calls and
+// the Socket Mode websocket, with what people see kept as state. It
+// records every Web API call, answers the way Slack does (including its
+// errors), echoes the app's own posts and edits as events the way Slack
+// does, and lets tests inject failures.
+type fakeSlack struct {
+	t                  *testing.T
+	team, appID        string
+	botUser, botID     string
+	appToken, botToken string
+	o                  fakeOptions
+	srv                *httptest.Server // nil for an in-memory fake
+	handler            http.Handler
+
+	mu         sync.Mutex // guards the fields below
+	calls      []apiCall
+	msgs       map[string]*fakeMessage // channel/ts → message
+	ephemerals []fakeEphemeral
+	status     map[string]fakeStatus // channel/thread → status line
+	users      map[string]string     // user id → display name
+	groups     map[string][]string   // user group id → members
+	channels   map[string]bool
+	fails      map[string][]failure // method → failures to answer next calls with
+	seq        int                  // for ts, event and envelope ids
+	conn       *fakeConn            // the current Socket Mode connection
+	opens      int                  // apps.connections.open calls
+	acks       map[string]time.Time // envelope id → when acknowledged
+	changed    chan struct{}        // closed and replaced on every change
+}
+
+type fakeOptions struct {
+	// statusOff makes assistant.threads.setStatus answer missing_scope.
+	statusOff bool
+	// scopes is the x-oauth-scopes header of auth.test ("" for the
+	// default list).
+	scopes string
+	// mentionFirst sends a mention's app_mention event before its
+	// message event.
+	mentionFirst bool
+	// noEcho stops the echo of the app's own posts and edits.
+	noEcho bool
+}
+
+// apiCall is one recorded Web API call.
+type apiCall struct {
+	Method string
+	Form   url.Values // form-encoded body (token removed)
+	JSON   []byte     // JSON body, if any
+	At     time.Time
+}
+
+type fakeMessage struct {
+	Channel, TS, ThreadTS string
+	Text                  string
+	Blocks                json.RawMessage // nil: none
+	User, BotID           string
+}
+
+type fakeEphemeral struct {
+	Channel, User, ThreadTS, Text string
+}
+
+type fakeStatus struct {
+	text string
+	at   time.Time
+}
+
+// failure is an answer injected for one call.
+type failure struct {
+	status     int    // HTTP status; 0 means 200 with slackErr
+	retryAfter string // Retry-After header of a 429, "" for none
+	slackErr   string // Slack error code of an ok:false answer
+}
+
+const (
+	fakeChannel = "C0FAKE"
+	fakeThread  = "1700000000.000001" // a message that starts a thread
+)
+
+// newFake starts a fake Slack with an HTTP server; it stops with the test.
+func newFake(t *testing.T, o fakeOptions) *fakeSlack {
+	t.Helper()
+	f := newFakeState(t, o)
+	f.srv = httptest.NewServer(f.handler)
+	t.Cleanup(f.close)
+	return f
+}
+
+// newFakeState returns a fake without a server, for in-memory transports.
+func newFakeState(t *testing.T, o fakeOptions) *fakeSlack {
+	f := &fakeSlack{
+		t: t, team: "T0FAKE", appID: "A0FAKE", botUser: "U0BOT", botID: "B0BOT",
+		appToken: "xapp-1-fake", botToken: "xoxb-fake", o: o,
+		msgs:     map[string]*fakeMessage{},
+		status:   map[string]fakeStatus{},
+		users:    map[string]string{},
+		groups:   map[string][]string{},
+		channels: map[string]bool{fakeChannel: true, "C0OTHER": true, "D0DM": true},
+		fails:    map[string][]failure{},
+		acks:     map[string]time.Time{},
+		changed:  make(chan struct{}),
+	}
+	f.msgs[fakeChannel+"/"+fakeThread] = &fakeMessage{Channel: fakeChannel, TS: fakeThread, Text: "the thread's first message", User: "U0ANN"}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/", f.serveAPI)
+	mux.HandleFunc("/link/", f.serveSocket)
+	f.handler = mux
+	return f
+}
+
+// close drops the socket and stops the server.
+func (f *fakeSlack) close() {
+	f.drop()
+	f.srv.CloseClientConnections()
+	f.srv.Close()
+}
+
+// adapter returns an adapter pointed at the fake.
+func (f *fakeSlack) adapter(t *testing.T, o Options) *Adapter {
+	t.Helper()
+	o.AppToken, o.BotToken = f.appToken, f.botToken
+	if o.APIURL == "" && f.srv != nil {
+		o.APIURL = f.srv.URL + "/api" // without the trailing slash: New adds it
+	}
+	a, err := New(o)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return a
+}
+
+// notifyLocked wakes the waiters.
+func (f *fakeSlack) notifyLocked() {
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+// waitFor waits until cond (called with f.mu held) is true.
+func (f *fakeSlack) waitFor(ctx context.Context, what string, cond func() bool) error {
+	for {
+		f.mu.Lock()
+		ok := cond()
+		ch := f.changed
+		f.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("fake slack: waiting for %s: %w", what, ctx.Err())
+		}
+	}
+}
+
+func (f *fakeSlack) nextLocked() int {
+	f.seq++
+	return f.seq
+}
+
+// newTSLocked returns a new message timestamp.
+func (f *fakeSlack) newTSLocked() string {
+	return fmt.Sprintf("1700000100.%06d", f.nextLocked())
+}
+
+// failNext makes the next calls of method fail, one failure per call.
+func (f *fakeSlack) failNext(method string, fl ...failure) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fails[method] = append(f.fails[method], fl...)
+}
+
+func (f *fakeSlack) addUser(id, name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.users[id] = name
+}
+
+// callsTo returns the recorded calls of method.
+func (f *fakeSlack) callsTo(method string) []apiCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []apiCall
+	for _, c := range f.calls {
+		if c.Method == method {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// message returns a copy of a message.
+func (f *fakeSlack) message(channel, ts string) (fakeMessage, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m, ok := f.msgs[channel+"/"+ts]
+	if !ok {
+		return fakeMessage{}, false
+	}
+	return *m, true
+}
+
+// seen returns what a person sees of a message: its text with Slack's
+// entities decoded.
+func (f *fakeSlack) seen(channel, ts string) (string, error) {
+	m, ok := f.message(channel, ts)
+	if !ok {
+		return "", fmt.Errorf("fake slack: no message %s in %s", ts, channel)
+	}
+	return unescape(m.Text), nil
+}
+
+// thread returns the app's messages in a thread, in order of posting.
+func (f *fakeSlack) thread(channel, thread string) []fakeMessage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []fakeMessage
+	for _, m := range f.msgs {
+		if m.Channel == channel && m.ThreadTS == thread && m.BotID == f.botID {
+			out = append(out, *m)
+		}
+	}
+	sortByTS(out)
+	return out
+}
+
+func sortByTS(ms []fakeMessage) {
+	for i := 1; i < len(ms); i++ {
+		for j := i; j > 0 && ms[j].TS < ms[j-1].TS; j-- {
+			ms[j], ms[j-1] = ms[j-1], ms[j]
+		}
+	}
+}
+
+func (f *fakeSlack) ephemeralsTo(user string) []fakeEphemeral {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []fakeEphemeral
+	for _, e := range f.ephemerals {
+		if e.User == user {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// statusShown reports whether a person sees the thread's status line:
+// it was set, not cleared, and less than two minutes ago.
+func (f *fakeSlack) statusShown(channel, thread string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.statusShownLocked(channel, thread)
+}
+
+func (f *fakeSlack) statusShownLocked(channel, thread string) bool {
+	s, ok := f.status[channel+"/"+thread]
+	return ok && s.text != "" && time.Since(s.at) < 2*time.Minute
+}
+
+// ---- Web API ----
+
+func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
+	method := strings.TrimPrefix(r.URL.Path, "/api/")
+	body, _ := io.ReadAll(r.Body)
+	call := apiCall{Method: method, At: time.Now()}
+	token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		call.JSON = body
+	} else {
+		form, err := url.ParseQuery(string(body))
+		if err != nil {
+			http.Error(w, "bad form", http.StatusBadRequest)
+			return
+		}
+		if tk := form.Get("token"); tk != "" {
+			token = tk
+		}
+		form.Del("token")
+		call.Form = form
+	}
+	f.mu.Lock()
+	f.calls = append(f.calls, call)
+	var fl *failure
+	if q := f.fails[method]; len(q) > 0 {
+		fl = &q[0]
+		f.fails[method] = q[1:]
+	}
+	f.notifyLocked()
+	f.mu.Unlock()
+
+	if fl != nil {
+		if fl.status != 0 {
+			if fl.retryAfter != "" {
+				w.Header().Set("Retry-After", fl.retryAfter)
+			}
+			w.WriteHeader(fl.status)
+			return
+		}
+		writeJSON(w, map[string]any{"ok": false, "error": fl.slackErr})
+		return
+	}
+	want := f.botToken
+	if method == "apps.connections.open" {
+		want = f.appToken
+	}
+	if token != want {
+		writeJSON(w, map[string]any{"ok": false, "error": "invalid_auth"})
+		return
+	}
+	form := call.Form
+	switch method {
+	case "auth.test":
+		scopes := f.o.scopes
+		if scopes == "" {
+			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,users:read"
+		}
+		w.Header().Set("X-OAuth-Scopes", scopes)
+		writeJSON(w, map[string]any{"ok": true, "url": "https://fake.slack.com/", "team": "Fake", "user": "gateway",
+			"team_id": f.team, "user_id": f.botUser, "bot_id": f.botID})
+	case "apps.connections.open":
+		f.mu.Lock()
+		f.opens++
+		n := f.opens
+		f.mu.Unlock()
+		u := "ws" + strings.TrimPrefix(f.srvURL(), "http") + fmt.Sprintf("/link/?ticket=%d", n)
+		writeJSON(w, map[string]any{"ok": true, "url": u})
+	case "chat.postMessage":
+		f.postMessage(w, form)
+	case "chat.update":
+		f.update(w, form)
+	case "chat.postEphemeral":
+		f.mu.Lock()
+		f.ephemerals = append(f.ephemerals, fakeEphemeral{Channel: form.Get("channel"), User: form.Get("user"), ThreadTS: form.Get("thread_ts"), Text: form.Get("text")})
+		ts := f.newTSLocked()
+		f.notifyLocked()
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": true, "message_ts": ts})
+	case "assistant.threads.setStatus":
+		f.setStatus(w, form)
+	case "users.info":
+		f.mu.Lock()
+		name, ok := f.users[form.Get("user")]
+		f.mu.Unlock()
+		if !ok {
+			writeJSON(w, map[string]any{"ok": false, "error": "user_not_found"})
+			return
+		}
+		id := form.Get("user")
+		writeJSON(w, map[string]any{"ok": true, "user": map[string]any{
+			"id": id, "team_id": f.team, "name": strings.ToLower(name), "real_name": name + " Real",
+			"profile": map[string]any{"display_name": name, "real_name": name + " Real"},
+		}})
+	case "usergroups.list":
+		f.mu.Lock()
+		var groups []map[string]any
+		for id, members := range f.groups {
+			groups = append(groups, map[string]any{"id": id, "team_id": f.team, "name": id, "handle": strings.ToLower(id), "users": members})
+		}
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": true, "usergroups": groups})
+	default:
+		writeJSON(w, map[string]any{"ok": false, "error": "unknown_method"})
+	}
+}
+
+func (f *fakeSlack) srvURL() string {
+	if f.srv == nil {
+		return "http://fake.invalid"
+	}
+	return f.srv.URL
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// maxFakeText is where the fake answers msg_too_long.
+const maxFakeText = 4000
+
+func (f *fakeSlack) postMessage(w http.ResponseWriter, form url.Values) {
+	ch, text, thread := form.Get("channel"), form.Get("text"), form.Get("thread_ts")
+	f.mu.Lock()
+	switch {
+	case !f.channels[ch]:
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": false, "error": "channel_not_found"})
+		return
+	case text == "" && form.Get("blocks") == "":
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": false, "error": "no_text"})
+		return
+	case utf8.RuneCountInString(text) > maxFakeText:
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": false, "error": "msg_too_long"})
+		return
+	}
+	m := &fakeMessage{Channel: ch, TS: f.newTSLocked(), ThreadTS: thread, Text: text, User: f.botUser, BotID: f.botID}
+	if b := form.Get("blocks"); b != "" && b != "[]" {
+		m.Blocks = json.RawMessage(b)
+	}
+	f.msgs[ch+"/"+m.TS] = m
+	if thread != "" {
+		delete(f.status, ch+"/"+thread) // Slack clears the status when the app replies
+	}
+	f.notifyLocked()
+	f.mu.Unlock()
+	f.echo(map[string]any{"type": "message", "channel": ch, "channel_type": "channel", "user": f.botUser, "bot_id": f.botID,
+		"app_id": f.appID, "text": text, "ts": m.TS, "thread_ts": thread, "event_ts": m.TS, "team": f.team})
+	writeJSON(w, map[string]any{"ok": true, "channel": ch, "ts": m.TS, "message": map[string]any{
+		"type": "message", "text": text, "user": f.botUser, "bot_id": f.botID, "ts": m.TS, "thread_ts": thread}})
+}
+
+func (f *fakeSlack) update(w http.ResponseWriter, form url.Values) {
+	ch, ts, text := form.Get("channel"), form.Get("ts"), form.Get("text")
+	f.mu.Lock()
+	m, ok := f.msgs[ch+"/"+ts]
+	switch {
+	case !ok:
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": false, "error": "message_not_found"})
+		return
+	case m.BotID != f.botID:
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": false, "error": "cant_update_message"})
+		return
+	case utf8.RuneCountInString(text) > maxFakeText:
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": false, "error": "msg_too_long"})
+		return
+	}
+	before := *m
+	m.Text = text
+	// chat.update with text and no blocks, or blocks=[], removes the blocks.
+	if b := form.Get("blocks"); b != "" && b != "[]" {
+		m.Blocks = json.RawMessage(b)
+	} else {
+		m.Blocks = nil
+	}
+	f.notifyLocked()
+	evTS := f.newTSLocked()
+	f.mu.Unlock()
+	f.echo(map[string]any{"type": "message", "subtype": "message_changed", "hidden": true, "channel": ch, "channel_type": "channel",
+		"ts": evTS, "event_ts": evTS,
+		"message":          map[string]any{"type": "message", "user": f.botUser, "bot_id": f.botID, "text": text, "ts": ts, "thread_ts": m.ThreadTS, "edited": map[string]any{"user": f.botUser, "ts": evTS}},
+		"previous_message": map[string]any{"type": "message", "user": f.botUser, "bot_id": f.botID, "text": before.Text, "ts": ts, "thread_ts": m.ThreadTS}})
+	writeJSON(w, map[string]any{"ok": true, "channel": ch, "ts": ts, "text": text})
+}
+
+func (f *fakeSlack) setStatus(w http.ResponseWriter, form url.Values) {
+	ch, thread, status := form.Get("channel_id"), form.Get("thread_ts"), form.Get("status")
+	if f.o.statusOff {
+		writeJSON(w, map[string]any{"ok": false, "error": "missing_scope", "needed": "assistant:write", "provided": "chat:write"})
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.channels[ch] {
+		writeJSON(w, map[string]any{"ok": false, "error": "channel_not_found"})
+		return
+	}
+	if status == "" {
+		delete(f.status, ch+"/"+thread)
+	} else {
+		f.status[ch+"/"+thread] = fakeStatus{text: status, at: time.Now()}
+	}
+	f.notifyLocked()
+	writeJSON(w, map[string]any{"ok": true})
+}
+
+// handlerTransport serves HTTP requests with a handler in memory, for
+// tests in a synctest bubble.
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, r)
+	return rec.Result(), nil
+}
+
+// ref returns the ThreadRef of a thread in the fake.
+func ref(channel, thread string) channels.ThreadRef {
+	return channels.ThreadRef{Platform: Platform, Channel: channel, Thread: thread}
+}

@@ -1,0 +1,127 @@
+package slack
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Seeds shaped like what Slack sends.
+const (
+	seedMessage = `{"token":"x","team_id":"T1","api_app_id":"A1","type":"event_callback","event_id":"Ev1","event_time":1,
+"event":{"type":"message","channel":"C1","channel_type":"channel","user":"U1","text":"hi &lt;b&gt;","ts":"1.2","thread_ts":"1.1","team":"T1"}}`
+	seedMention = `{"type":"event_callback","team_id":"T1","event_id":"Ev2","event":{"type":"app_mention","channel":"C1","user":"U1","text":"<@U0BOT> go","ts":"1.3"}}`
+	seedChanged = `{"type":"event_callback","team_id":"T1","event_id":"Ev3","event":{"type":"message","subtype":"message_changed","channel":"C1","hidden":true,
+"message":{"type":"message","user":"U0BOT","bot_id":"B0BOT","text":"edited","ts":"1.4"},"previous_message":{"user":"U0BOT","bot_id":"B0BOT","ts":"1.4"},"ts":"1.5"}}`
+	seedClick = `{"type":"block_actions","user":{"id":"U1","username":"ann","name":"ann","team_id":"T1"},"team":{"id":"T1"},
+"container":{"type":"message","message_ts":"1.6","channel_id":"C1","is_ephemeral":false,"thread_ts":"1.1"},"channel":{"id":"C1"},
+"message":{"ts":"1.6","thread_ts":"1.1","text":"Allow?"},"actions":[{"action_id":"p/allow","block_id":"b","value":"p/allow","type":"button","action_ts":"1.7"}]}`
+)
+
+func TestDecodeEvent(t *testing.T) {
+	tests := []struct {
+		name    string
+		payload string
+		want    eventCallback
+		wantErr bool
+	}{
+		{"message", seedMessage, eventCallback{Type: "event_callback", TeamID: "T1", EventID: "Ev1", Event: event{
+			Type: "message", Channel: "C1", ChannelType: "channel", User: "U1", Text: "hi &lt;b&gt;", TS: "1.2", ThreadTS: "1.1"}}, false},
+		{"fields of other types are empty", `{"type":"event_callback","event_id":7,"event":{"type":"message","channel":"C1","user":{"id":"U1"},"ts":1.5}}`,
+			eventCallback{Type: "event_callback", Event: event{Type: "message", Channel: "C1"}}, false},
+		{"not a callback", `{"type":"app_rate_limited","team_id":"T1"}`, eventCallback{}, true},
+		{"no channel", `{"type":"event_callback","event":{"type":"team_join"}}`, eventCallback{}, true},
+		{"not JSON", `{"type":`, eventCallback{}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := decodeEvent([]byte(tc.payload))
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("decodeEvent error = %v, want error %v", err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("decodeEvent (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecodeClicks(t *testing.T) {
+	got, err := decodeClicks([]byte(seedClick))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []click{{Team: "T1", UserID: "U1", UserName: "ann", Channel: "C1", MessageTS: "1.6", ThreadTS: "1.1", OptionID: "p/allow", ActionTS: "1.7"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("decodeClicks (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{`{"type":"view_submission"}`, `{"type":"block_actions","actions":[]}`, `[]`} {
+		if _, err := decodeClicks([]byte(bad)); err == nil {
+			t.Errorf("decodeClicks(%s) = nil error", bad)
+		}
+	}
+}
+
+func FuzzDecodeEvent(f *testing.F) {
+	for _, s := range []string{seedMessage, seedMention, seedChanged, `{}`, `null`, `{"event":null}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		cb, err := decodeEvent(payload)
+		if err != nil {
+			return
+		}
+		if cb.Type != "event_callback" || cb.Event.Type == "" || cb.Event.Channel == "" {
+			t.Fatalf("decodeEvent(%q) = %+v without an error", payload, cb)
+		}
+		_ = isOwn(cb.Event, Capabilities{BotUserID: "U0BOT", BotID: "B0BOT"})
+	})
+}
+
+func FuzzDecodeClicks(f *testing.F) {
+	for _, s := range []string{seedClick, `{"type":"block_actions"}`, `{"type":"block_actions","actions":[{}]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		clicks, err := decodeClicks(payload)
+		if err != nil {
+			return
+		}
+		for _, c := range clicks {
+			if c.Channel == "" || c.MessageTS == "" || c.UserID == "" || c.OptionID == "" {
+				t.Fatalf("decodeClicks(%q) = %+v", payload, c)
+			}
+		}
+	})
+}
+
+func FuzzDecodeEnvelope(f *testing.F) {
+	f.Add([]byte(`{"envelope_id":"e1","type":"events_api","payload":` + seedMessage + `}`))
+	f.Add([]byte(`{"envelope_id":"e2","type":"interactive","payload":` + seedClick + `}`))
+	f.Add([]byte(`{"type":"hello"}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		env, err := decodeEnvelope(raw)
+		if err != nil {
+			return
+		}
+		_, _ = decodeEvent(env.Payload)
+		_, _ = decodeClicks(env.Payload)
+	})
+}
+
+func FuzzInboundText(f *testing.F) {
+	for _, s := range []string{"<@U0BOT> hi", "<@U0BOT|x>: a &lt; b", "<https://e.com|e.com>", "<", ">", "<@U0BOT", "&amp;lt;", "<!subteam^S|@x>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := inboundText(s, "U0BOT")
+		if utf8.ValidString(s) && !utf8.ValidString(out) {
+			t.Fatalf("inboundText(%q) = %q: invalid UTF-8", s, out)
+		}
+		if strings.HasPrefix(s, "<@U0BOT> hi") && out != inboundText(s[len("<@U0BOT> "):], "U0BOT") {
+			t.Fatalf("inboundText(%q) = %q: the leading mention was not simply removed", s, out)
+		}
+	})
+}

@@ -1,0 +1,384 @@
+package slack
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// item is one acknowledged envelope waiting for delivery.
+type item struct {
+	kind    string // the envelope type: "events_api", "interactive", …
+	payload json.RawMessage
+	retry   int // retry_attempt, for logs
+}
+
+// maxInbox bounds the envelopes waiting for delivery. Beyond it (a handler
+// that stopped returning) new ones are dropped and logged.
+const maxInbox = 1024
+
+// inbox is the queue between the Socket Mode reader, which acknowledges
+// envelopes and must never wait, and the delivery goroutine.
+type inbox struct {
+	log  *slog.Logger
+	wake chan struct{} // capacity 1: items were pushed
+
+	mu    sync.Mutex // guards items
+	items []item
+}
+
+func newInbox(log *slog.Logger) *inbox {
+	return &inbox{log: log, wake: make(chan struct{}, 1)}
+}
+
+// push queues it without blocking.
+func (b *inbox) push(it item) {
+	b.mu.Lock()
+	if len(b.items) >= maxInbox {
+		b.mu.Unlock()
+		b.log.Error("slack: inbound queue full; envelope dropped", "kind", it.kind)
+		return
+	}
+	b.items = append(b.items, it)
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pop returns the oldest item, waiting for one until ctx ends.
+func (b *inbox) pop(ctx context.Context) (item, bool) {
+	for {
+		b.mu.Lock()
+		if len(b.items) > 0 {
+			it := b.items[0]
+			b.items[0] = item{}
+			b.items = b.items[1:]
+			b.mu.Unlock()
+			return it, true
+		}
+		b.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return item{}, false
+		case <-b.wake:
+		}
+	}
+}
+
+// Sizes of the memories of the inbound path.
+const (
+	maxSeenEvents   = 4096  // event ids already handled (Slack's retries)
+	maxSeenMessages = 4096  // channel/ts pairs already delivered (message + app_mention)
+	maxSeenClicks   = 1024  // button clicks already delivered
+	maxBoundThreads = 10000 // threads bound by a mention
+	maxUnknown      = 4096  // threads Options.KnownThread did not know
+)
+
+// state is what the inbound path remembers: what it delivered, and which
+// threads are bound.
+type state struct {
+	mu       sync.Mutex // guards the fields below
+	events   *lru[struct{}]
+	messages *lru[struct{}]
+	clicks   *lru[struct{}]
+	bound    *lru[struct{}]
+	unknown  *lru[struct{}]
+}
+
+func newState() *state {
+	return &state{
+		events:   newLRU[struct{}](maxSeenEvents),
+		messages: newLRU[struct{}](maxSeenMessages),
+		clicks:   newLRU[struct{}](maxSeenClicks),
+		bound:    newLRU[struct{}](maxBoundThreads),
+		unknown:  newLRU[struct{}](maxUnknown),
+	}
+}
+
+// first records key in set and reports whether it was new.
+func (s *state) first(set *lru[struct{}], key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return set.add(key, struct{}{})
+}
+
+// bind marks the thread as bound.
+func (s *state) bind(channel, thread string) {
+	key := channel + "/" + thread
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bound.put(key, struct{}{})
+	s.unknown.remove(key)
+}
+
+// isBound reports whether the thread is bound (known) and whether it is
+// known not to be (known false, bound false: ask Options.KnownThread).
+func (s *state) isBound(channel, thread string) (bound, known bool) {
+	key := channel + "/" + thread
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.bound.get(key); ok {
+		return true, true
+	}
+	_, no := s.unknown.get(key)
+	return false, no
+}
+
+// markUnknown remembers that Options.KnownThread did not know the thread.
+func (s *state) markUnknown(channel, thread string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unknown.put(channel+"/"+thread, struct{}{})
+}
+
+// deliver hands the queued envelopes to h, in order, until ctx ends.
+func (a *Adapter) deliver(ctx context.Context, box *inbox, h func(context.Context, channels.Inbound)) {
+	for {
+		it, ok := box.pop(ctx)
+		if !ok {
+			return
+		}
+		for _, in := range a.toInbound(ctx, it) {
+			h(ctx, in)
+		}
+	}
+}
+
+// toInbound turns one envelope into the inbound messages it carries: none
+// for events the adapter ignores, one for a message, one per click.
+func (a *Adapter) toInbound(ctx context.Context, it item) []channels.Inbound {
+	switch it.kind {
+	case socketmode.RequestTypeEventsAPI:
+		cb, err := decodeEvent(it.payload)
+		if err != nil {
+			a.log.Debug("slack: event ignored", "err", err)
+			return nil
+		}
+		if in, ok := a.fromEvent(ctx, cb, it.retry); ok {
+			return []channels.Inbound{in}
+		}
+	case socketmode.RequestTypeInteractive:
+		clicks, err := decodeClicks(it.payload)
+		if err != nil {
+			a.log.Debug("slack: interaction ignored", "err", err)
+			return nil
+		}
+		var out []channels.Inbound
+		for _, c := range clicks {
+			if in, ok := a.fromClick(ctx, c); ok {
+				out = append(out, in)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// deliverable lists the message subtypes that are something a person (or
+// another bot) wrote; edits, deletions, joins and the like are not.
+var deliverable = map[string]bool{"": true, "thread_broadcast": true, "file_share": true, "bot_message": true, "me_message": true}
+
+// fromEvent decides whether an event is delivered and builds its Inbound:
+//   - a redelivered event (same event id) is dropped;
+//   - the app's own messages, and the echoes of their edits and
+//     deletions, are dropped;
+//   - app_mention binds its thread (thread_ts, or the message's ts when it
+//     starts a thread) and is delivered;
+//   - a message in a direct message is delivered (and binds its thread);
+//   - a message in a channel is delivered when it is in a bound thread;
+//   - a message delivered once (the message event of a mention, or the
+//     mention of a message already delivered) is not delivered again.
+func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (channels.Inbound, bool) {
+	me, _ := a.capabilities()
+	ev := cb.Event
+	if cb.EventID != "" && !a.seen.first(a.seen.events, string(cb.EventID)) {
+		a.log.Debug("slack: redelivered event skipped", "event", cb.EventID, "retry", retry)
+		return channels.Inbound{}, false
+	}
+	if isOwn(ev, me) || ev.TS == "" {
+		return channels.Inbound{}, false
+	}
+	channel := string(ev.Channel)
+	thread := firstNonEmpty(string(ev.ThreadTS), string(ev.TS))
+	ref := channels.ThreadRef{Platform: Platform, Channel: channel, Thread: thread}
+	switch ev.Type {
+	case "app_mention":
+		a.seen.bind(channel, thread)
+	case "message":
+		switch {
+		case !deliverable[string(ev.Subtype)]:
+			return channels.Inbound{}, false
+		case ev.ChannelType == "im":
+			a.seen.bind(channel, thread)
+		case ev.ThreadTS == "":
+			// A top-level message in a channel: only a mention (its own
+			// app_mention event) starts a thread.
+			return channels.Inbound{}, false
+		case !a.isBound(ctx, ref):
+			return channels.Inbound{}, false
+		}
+	default:
+		return channels.Inbound{}, false
+	}
+	if !a.seen.first(a.seen.messages, channel+"/"+string(ev.TS)) {
+		a.log.Debug("slack: message already delivered", "thread", ref, "ts", ev.TS, "event", ev.Type)
+		return channels.Inbound{}, false
+	}
+	author := a.author(ctx, ev)
+	in := channels.Inbound{
+		Thread: ref,
+		Author: author,
+		Text:   inboundText(string(ev.Text), me.BotUserID),
+		ID:     channels.MessageID(ev.TS),
+		Space:  firstNonEmpty(string(cb.TeamID), me.TeamID),
+	}
+	if !author.Bot {
+		in.Reply = a.ephemeral(channel, thread, author.ID)
+	}
+	return in, true
+}
+
+// isBound reports whether ref is bound, asking Options.KnownThread about
+// threads the adapter has not seen bound.
+func (a *Adapter) isBound(ctx context.Context, ref channels.ThreadRef) bool {
+	bound, known := a.seen.isBound(ref.Channel, ref.Thread)
+	if known || a.o.KnownThread == nil {
+		return bound
+	}
+	if a.o.KnownThread(ctx, ref) {
+		a.seen.bind(ref.Channel, ref.Thread)
+		return true
+	}
+	a.seen.markUnknown(ref.Channel, ref.Thread)
+	return false
+}
+
+// isOwn reports whether ev is one of the app's own messages, or the echo
+// of an edit or deletion of one (where the app's ids are only in the
+// nested message).
+func isOwn(ev event, me Capabilities) bool {
+	own := func(user, bot str) bool {
+		return (me.BotID != "" && string(bot) == me.BotID) || (me.BotUserID != "" && string(user) == me.BotUserID)
+	}
+	switch {
+	case own(ev.User, ev.BotID):
+		return true
+	case ev.Message != nil && own(ev.Message.User, ev.Message.BotID):
+		return true
+	case ev.PreviousMessage != nil && own(ev.PreviousMessage.User, ev.PreviousMessage.BotID):
+		return true
+	}
+	return false
+}
+
+// author returns who wrote ev. Other bots are marked Bot.
+func (a *Adapter) author(ctx context.Context, ev event) channels.Author {
+	if ev.BotID != "" || ev.Subtype == "bot_message" {
+		id := firstNonEmpty(string(ev.User), string(ev.BotID))
+		return channels.Author{ID: id, Name: firstNonEmpty(ev.BotProfile.best(), string(ev.Username), id), Bot: true}
+	}
+	id := string(ev.User)
+	return channels.Author{ID: id, Name: a.users.name(ctx, id, ev.UserProfile.best()), Roles: a.users.roles(ctx, id)}
+}
+
+// fromClick builds the Inbound of a button click. A click delivered once
+// (an envelope redelivered) is not delivered again.
+func (a *Adapter) fromClick(ctx context.Context, c click) (channels.Inbound, bool) {
+	key := strings.Join([]string{c.Channel, c.MessageTS, c.UserID, c.ActionTS, c.OptionID}, "/")
+	if !a.seen.first(a.seen.clicks, key) {
+		a.log.Debug("slack: click already delivered", "message", c.MessageTS, "user", c.UserID)
+		return channels.Inbound{}, false
+	}
+	me, _ := a.capabilities()
+	ref := channels.ThreadRef{Platform: Platform, Channel: c.Channel, Thread: firstNonEmpty(c.ThreadTS, c.MessageTS)}
+	return channels.Inbound{
+		Thread: ref,
+		Author: channels.Author{ID: c.UserID, Name: a.users.name(ctx, c.UserID, c.UserName), Roles: a.users.roles(ctx, c.UserID)},
+		ID:     channels.MessageID(firstNonEmpty(c.ActionTS, c.MessageTS)),
+		Choice: &channels.ChoiceAnswer{Prompt: channels.Handle{Thread: ref, ID: channels.MessageID(c.MessageTS)}, OptionID: c.OptionID},
+		Space:  firstNonEmpty(c.Team, me.TeamID),
+		Reply:  a.ephemeral(c.Channel, ref.Thread, c.UserID),
+	}, true
+}
+
+// inboundText turns the text of a Slack message into what the person
+// wrote: the leading mention of the app (and a ":" or "," after it) is
+// removed; links become their URL (or "label (URL)"), references to
+// channels, user groups and @here become readable; mentions of other users
+// stay as Slack writes them ("<@U123>"); &lt; &gt; &amp; are decoded.
+func inboundText(s, botUserID string) string {
+	s = strings.TrimSpace(s)
+	if botUserID != "" && strings.HasPrefix(s, "<@"+botUserID) {
+		rest := s[len("<@"+botUserID):]
+		if end := strings.IndexByte(rest, '>'); end >= 0 && (end == 0 || rest[0] == '|') {
+			s = strings.TrimSpace(rest[end+1:])
+			s = strings.TrimSpace(strings.TrimLeft(s, ":,"))
+		}
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '<')
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		j := strings.IndexByte(s[i:], '>')
+		if j < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		b.WriteString(plainRef(s[i+1 : i+j]))
+		s = s[i+j+1:]
+	}
+	return unescape(b.String())
+}
+
+// plainRef returns the readable form of the inside of a Slack <…> token.
+func plainRef(ref string) string {
+	target, label, hasLabel := strings.Cut(ref, "|")
+	switch {
+	case strings.HasPrefix(target, "@"):
+		if hasLabel && label != "" {
+			return "@" + strings.TrimPrefix(label, "@")
+		}
+		return "<" + ref + ">"
+	case strings.HasPrefix(target, "#"):
+		if hasLabel && label != "" {
+			return "#" + label
+		}
+		return "<" + ref + ">"
+	case strings.HasPrefix(target, "!"):
+		if hasLabel && label != "" {
+			return label
+		}
+		switch target {
+		case "!here", "!channel", "!everyone":
+			return "@" + target[1:]
+		}
+		return "<" + ref + ">"
+	}
+	if !hasLabel || label == "" || label == target {
+		return target
+	}
+	if _, rest, ok := strings.Cut(target, ":"); ok && strings.TrimPrefix(rest, "//") == label {
+		return target
+	}
+	return label + " (" + target + ")"
+}
+
+// unescape decodes the three entities Slack escapes in message text.
+func unescape(s string) string {
+	if !strings.Contains(s, "&") {
+		return s
+	}
+	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
+}

@@ -1,0 +1,260 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// statusText is the thread status line while a turn runs.
+const statusText = "is working…"
+
+// Block Kit limits.
+const (
+	maxSectionChars = 3000 // text of a section block
+	maxButtonLabel  = 75   // plain_text of a button
+	maxActionID     = 255
+	maxValue        = 2000
+	maxButtonsBlock = 25 // elements of an actions block
+)
+
+// goneErrors are the chat.update errors that mean the message cannot be
+// edited any more.
+var goneErrors = []string{"message_not_found", "cant_update_message", "edit_window_closed"}
+
+// Post sends m as a new message in the thread t (as a reply to t.Thread;
+// at the top of t.Channel when t.Thread is empty), with its markdown
+// converted to mrkdwn. Links in messages other than plain text are not
+// unfurled. It blocks on I/O and returns a *channels.RateLimitError when
+// Slack answers 429 (nothing was posted then).
+func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Message) (channels.Handle, error) {
+	opts := []slack.MsgOption{slack.MsgOptionText(Mrkdwn(m.Text), false)}
+	if t.Thread != "" {
+		opts = append(opts, slack.MsgOptionTS(t.Thread))
+	}
+	if m.Kind != channels.KindText {
+		opts = append(opts, slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl())
+	}
+	_, ts, err := a.api.PostMessageContext(ctx, t.Channel, opts...)
+	if err != nil {
+		return channels.Handle{}, a.apiErr("chat.postMessage", err)
+	}
+	a.restoreStatus(ctx, t)
+	return channels.Handle{Thread: t, ID: channels.MessageID(ts)}, nil
+}
+
+// Edit replaces the text of message h with m (chat.update) and removes
+// its blocks, so an edited prompt loses its buttons. It blocks on I/O. It
+// returns a *channels.RateLimitError when Slack answers 429, and an error
+// wrapping channels.ErrMessageGone when the message was deleted or can no
+// longer be edited (message_not_found, cant_update_message,
+// edit_window_closed).
+func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Message) error {
+	_, _, _, err := a.api.UpdateMessageContext(ctx, h.Thread.Channel, string(h.ID),
+		slack.MsgOptionText(Mrkdwn(m.Text), false),
+		slack.MsgOptionBlocks(), // sends blocks=[]: the buttons go
+	)
+	return a.apiErr("chat.update", err)
+}
+
+// Prompt posts c in the thread t as Block Kit: section blocks with the
+// text and an actions block with one button per option (action_id and
+// value are the option id; style primary or danger). Clicks come back
+// through Run's handler as Inbound.Choice. It blocks on I/O and returns a
+// *channels.RateLimitError when Slack answers 429.
+func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.Choice) (channels.Handle, error) {
+	text := Mrkdwn(c.Text)
+	opts := []slack.MsgOption{
+		slack.MsgOptionText(text, false), // the notification's fallback
+		slack.MsgOptionBlocks(promptBlocks(text, c.Options)...),
+		slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl(),
+	}
+	if t.Thread != "" {
+		opts = append(opts, slack.MsgOptionTS(t.Thread))
+	}
+	_, ts, err := a.api.PostMessageContext(ctx, t.Channel, opts...)
+	if err != nil {
+		return channels.Handle{}, a.apiErr("chat.postMessage", err)
+	}
+	a.restoreStatus(ctx, t)
+	return channels.Handle{Thread: t, ID: channels.MessageID(ts)}, nil
+}
+
+// promptBlocks returns the blocks of a prompt: its mrkdwn text in section
+// blocks of at most 3,000 characters, then the buttons, 25 per actions
+// block.
+func promptBlocks(text string, options []channels.Option) []slack.Block {
+	var blocks []slack.Block
+	for _, chunk := range chunks(text, maxSectionChars) {
+		blocks = append(blocks, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, chunk, false, false), nil, nil))
+	}
+	var buttons []slack.BlockElement
+	flush := func() {
+		if len(buttons) > 0 {
+			blocks = append(blocks, slack.NewActionBlock("choice-"+strconv.Itoa(len(blocks)), buttons...))
+			buttons = nil
+		}
+	}
+	for i, o := range options {
+		actionID := o.ID
+		if len(actionID) > maxActionID || actionID == "" {
+			actionID = "option-" + strconv.Itoa(i)
+		}
+		label := truncate(firstNonEmpty(o.Label, o.ID), maxButtonLabel)
+		b := slack.NewButtonBlockElement(actionID, truncate(o.ID, maxValue), slack.NewTextBlockObject(slack.PlainTextType, label, true, false))
+		switch o.Style {
+		case "primary":
+			b.WithStyle(slack.StylePrimary)
+		case "danger":
+			b.WithStyle(slack.StyleDanger)
+		}
+		buttons = append(buttons, b)
+		if len(buttons) == maxButtonsBlock {
+			flush()
+		}
+	}
+	flush()
+	return blocks
+}
+
+// chunks cuts s into pieces of at most n code points, preferring line
+// breaks. It returns one empty piece for an empty s.
+func chunks(s string, n int) []string {
+	var out []string
+	for {
+		cut, count := len(s), 0
+		for i := range s {
+			if count == n {
+				cut = i
+				break
+			}
+			count++
+		}
+		if cut == len(s) {
+			return append(out, s)
+		}
+		if nl := strings.LastIndexByte(s[:cut], '\n'); nl > cut/2 {
+			cut = nl + 1
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+}
+
+// truncate cuts s to at most n code points, ending with "…" when cut.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// ephemeral returns an Inbound.Reply that answers user privately in the
+// thread (chat.postEphemeral).
+func (a *Adapter) ephemeral(channel, thread, user string) func(context.Context, string) error {
+	return func(ctx context.Context, text string) error {
+		opts := []slack.MsgOption{slack.MsgOptionText(Mrkdwn(text), false)}
+		if thread != "" {
+			opts = append(opts, slack.MsgOptionTS(thread))
+		}
+		_, err := a.api.PostEphemeralContext(ctx, channel, user, opts...)
+		return a.apiErr("chat.postEphemeral", err)
+	}
+}
+
+// setStatus turns the thread's status line on ("is working…") or off.
+func (a *Adapter) setStatus(ctx context.Context, t channels.ThreadRef, on bool) error {
+	key := t.Channel + "/" + t.Thread
+	status := ""
+	if on {
+		status = statusText
+	} else {
+		// Forget the line first: even if clearing fails, later posts must
+		// not set it again (and Slack clears it at the next post).
+		a.mu.Lock()
+		delete(a.status, key)
+		a.mu.Unlock()
+	}
+	err := a.api.SetAssistantThreadsStatusContext(ctx, slack.AssistantThreadsSetStatusParameters{
+		ChannelID: t.Channel, ThreadTS: t.Thread, Status: status,
+	})
+	if err != nil {
+		return a.apiErr("assistant.threads.setStatus", err)
+	}
+	if on {
+		a.mu.Lock()
+		a.status[key] = time.Now()
+		a.pruneStatusLocked()
+		a.mu.Unlock()
+	}
+	return nil
+}
+
+// pruneStatusLocked forgets status lines Slack has cleared by itself (two
+// minutes after they were set), once many threads have one.
+func (a *Adapter) pruneStatusLocked() {
+	if len(a.status) < 256 {
+		return
+	}
+	for k, at := range a.status {
+		if time.Since(at) > 2*time.Minute {
+			delete(a.status, k)
+		}
+	}
+}
+
+// restoreStatus sets the status line of t again after a post, since Slack
+// clears it when the app replies. It does nothing when the line is off.
+// Errors are logged: the post itself succeeded.
+func (a *Adapter) restoreStatus(ctx context.Context, t channels.ThreadRef) {
+	a.mu.Lock()
+	_, on := a.status[t.Channel+"/"+t.Thread]
+	a.mu.Unlock()
+	if !on {
+		return
+	}
+	if err := a.setStatus(ctx, t, true); err != nil {
+		a.log.Debug("slack: cannot restore the status line after a post", "thread", t, "err", err)
+	}
+}
+
+// apiErr converts a slack-go error of method: HTTP 429 (with or without
+// Retry-After, or a "ratelimited" answer) becomes *channels.RateLimitError,
+// the errors of a message that cannot be edited wrap
+// channels.ErrMessageGone, anything else is wrapped with the method's
+// name. It returns nil for nil.
+func (a *Adapter) apiErr(method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if rl, ok := errors.AsType[*slack.RateLimitedError](err); ok {
+		wait := rl.RetryAfter
+		if wait <= 0 {
+			wait = defaultRetryAfter
+		}
+		return &channels.RateLimitError{RetryAfter: wait, Scope: method}
+	}
+	if sc, ok := errors.AsType[slack.StatusCodeError](err); ok && sc.Code == http.StatusTooManyRequests {
+		return &channels.RateLimitError{RetryAfter: defaultRetryAfter, Scope: method}
+	}
+	if se, ok := errors.AsType[slack.SlackErrorResponse](err); ok {
+		switch {
+		case se.Err == "ratelimited":
+			return &channels.RateLimitError{RetryAfter: defaultRetryAfter, Scope: method}
+		case slices.Contains(goneErrors, se.Err):
+			return fmt.Errorf("slack: %s: %s: %w", method, se.Err, channels.ErrMessageGone)
+		}
+	}
+	return fmt.Errorf("slack: %s: %w", method, err)
+}
