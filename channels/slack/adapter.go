@@ -71,6 +71,13 @@ type Options struct {
 	// needs the usergroups:read scope and costs one usergroups.list call
 	// every five minutes. Off, Roles stay empty.
 	UserGroups bool
+	// PostInterval is the shortest time between two posts in one
+	// channel, across all its threads (Slack allows about one message
+	// per second per channel). A post that comes sooner is not sent: it
+	// returns a *channels.RateLimitError for the rest of the interval,
+	// which dispatch waits out. Zero means one second; negative turns
+	// the pacing off.
+	PostInterval time.Duration
 	// Logger receives the adapter's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -128,10 +135,11 @@ type Adapter struct {
 
 	detectMu sync.Mutex // serialises Detect
 
-	mu      sync.Mutex // guards the fields below
-	caps    *Capabilities
-	started bool                 // Run was called with a live context
-	status  map[string]time.Time // threads whose status line is on → when it was set
+	mu       sync.Mutex // guards the fields below
+	caps     *Capabilities
+	started  bool                 // Run was called with a live context
+	status   map[string]time.Time // threads whose status line is on → when it was set
+	nextPost map[string]time.Time // channel → when the next post may go
 }
 
 var (

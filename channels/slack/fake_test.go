@@ -138,6 +138,9 @@ func (f *fakeSlack) close() {
 func (f *fakeSlack) adapter(t *testing.T, o Options) *Adapter {
 	t.Helper()
 	o.AppToken, o.BotToken = f.appToken, f.botToken
+	if o.PostInterval == 0 {
+		o.PostInterval = -1 // tests that pace on purpose set it
+	}
 	if o.APIURL == "" && f.srv != nil {
 		o.APIURL = f.srv.URL + "/api" // without the trailing slash: New adds it
 	}

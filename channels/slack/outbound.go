@@ -38,6 +38,9 @@ var goneErrors = []string{"message_not_found", "cant_update_message", "edit_wind
 // unfurled. It blocks on I/O and returns a *channels.RateLimitError when
 // Slack answers 429 (nothing was posted then).
 func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Message) (channels.Handle, error) {
+	if err := a.pace(t.Channel, time.Now()); err != nil {
+		return channels.Handle{}, err
+	}
 	opts := []slack.MsgOption{slack.MsgOptionText(Mrkdwn(m.Text), false)}
 	if t.Thread != "" {
 		opts = append(opts, slack.MsgOptionTS(t.Thread))
@@ -73,6 +76,9 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 // through Run's handler as Inbound.Choice. It blocks on I/O and returns a
 // *channels.RateLimitError when Slack answers 429.
 func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.Choice) (channels.Handle, error) {
+	if err := a.pace(t.Channel, time.Now()); err != nil {
+		return channels.Handle{}, err
+	}
 	text := Mrkdwn(c.Text)
 	opts := []slack.MsgOption{
 		slack.MsgOptionText(text, false), // the notification's fallback
@@ -257,4 +263,30 @@ func (a *Adapter) apiErr(method string, err error) error {
 		}
 	}
 	return fmt.Errorf("slack: %s: %w", method, err)
+}
+
+// pace reserves the channel's next post slot at now, or returns a
+// *channels.RateLimitError saying how long until the slot is free. It
+// never sleeps.
+func (a *Adapter) pace(channel string, now time.Time) error {
+	every := a.o.PostInterval
+	if every == 0 {
+		every = time.Second
+	}
+	if every < 0 {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if next, ok := a.nextPost[channel]; ok && now.Before(next) {
+		return &channels.RateLimitError{RetryAfter: next.Sub(now), Scope: "post (channel pacing)"}
+	}
+	if a.nextPost == nil {
+		a.nextPost = map[string]time.Time{}
+	}
+	if len(a.nextPost) > 10000 {
+		clear(a.nextPost) // bounded; at worst one channel is paced late once
+	}
+	a.nextPost[channel] = now.Add(every)
+	return nil
 }

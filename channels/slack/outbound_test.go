@@ -546,3 +546,28 @@ func TestLimits(t *testing.T) {
 		t.Errorf("Limits = %+v, want %+v", got, want)
 	}
 }
+
+// Posts in one channel are paced across its threads: one that comes too
+// soon is not sent and gets a RateLimitError for the rest of the second.
+func TestPostsArePacedPerChannel(t *testing.T) {
+	f := newFake(t, fakeOptions{})
+	a := f.adapter(t, Options{PostInterval: time.Minute})
+	ctx := testCtx(t)
+	if _, err := a.Post(ctx, ref(fakeChannel, "1.1"), channels.Message{Kind: channels.KindText, Text: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.Post(ctx, ref(fakeChannel, "2.2"), channels.Message{Kind: channels.KindText, Text: "second thread, same channel"})
+	var rl *channels.RateLimitError
+	if !errors.As(err, &rl) || rl.RetryAfter <= 0 || rl.RetryAfter > time.Minute {
+		t.Fatalf("second post in the channel = %v, want a RateLimitError within the interval", err)
+	}
+	if _, err := a.Prompt(ctx, ref(fakeChannel, "1.1"), channels.Choice{Text: "ok?", Options: []channels.Option{{ID: "y", Label: "Yes"}}}); !errors.As(err, &rl) {
+		t.Errorf("prompt in the paced channel = %v, want a RateLimitError", err)
+	}
+	if _, err := a.Post(ctx, ref("C0OTHER", "3.3"), channels.Message{Kind: channels.KindText, Text: "another channel"}); err != nil {
+		t.Errorf("post in another channel: %v", err)
+	}
+	if n := len(f.callsTo("chat.postMessage")); n != 2 {
+		t.Errorf("chat.postMessage calls = %d, want 2 (the paced ones are never sent)", n)
+	}
+}
