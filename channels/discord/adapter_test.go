@@ -614,3 +614,19 @@ func TestTransport(t *testing.T) {
 		t.Errorf("requests = %q after a refused one", got)
 	}
 }
+
+// A mention whose thread Discord refuses to open for a rate limit is not
+// lost: the adapter waits the limit out and opens it.
+func TestMentionSurvivesARateLimitedThreadStart(t *testing.T) {
+	f := newFake(t)
+	s := start(t, f, Options{})
+	f.inject("POST", "/threads", 1, http.StatusTooManyRequests, `{"message": "You are being rate limited.", "retry_after": 0.05, "global": false}`, nil)
+	id := f.say(ann, f.channel, "open a thread despite the limit", true)
+	in := s.next(t)
+	if in.Thread.Thread != id || in.Text != "open a thread despite the limit" {
+		t.Errorf("inbound = %+v, want the mention in its new thread", in)
+	}
+	if n := len(f.requestsMatching("POST", "/threads")); n != 2 {
+		t.Errorf("thread requests = %d, want 2 (the refused one and the retry)", n)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -223,7 +224,7 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 		if in.author.Bot || in.text == "" {
 			return // bots and empty mentions open no thread
 		}
-		th, err := a.startThread(ctx, in.channel, in.id, threadName(in.text))
+		th, err := a.startThreadPatiently(ctx, in.channel, in.id, threadName(in.text))
 		if err != nil {
 			if ctx.Err() == nil {
 				a.log.Warn("discord: cannot open a thread for a mention", "channel", in.channel, "message", in.id, "err", err)
@@ -231,6 +232,34 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 			return
 		}
 		deliver(channels.ThreadRef{Platform: Platform, Channel: in.channel, Thread: th})
+	}
+}
+
+// Retries of a thread that Discord refused to open for a rate limit: a
+// mention is the start of a conversation and must not be lost.
+const (
+	threadAttempts = 3
+	maxThreadWait  = 10 * time.Second
+)
+
+// startThreadPatiently is startThread that waits out rate limits (at most
+// threadAttempts tries, each wait at most maxThreadWait). It runs on the
+// channel's inbound lane, so only that channel's events wait.
+func (a *Adapter) startThreadPatiently(ctx context.Context, channel, msg, name string) (string, error) {
+	for attempt := 1; ; attempt++ {
+		th, err := a.startThread(ctx, channel, msg, name)
+		var rl *channels.RateLimitError
+		if err == nil || attempt == threadAttempts || !errors.As(err, &rl) || rl.RetryAfter > maxThreadWait {
+			return th, err
+		}
+		a.log.Info("discord: opening a thread was rate limited; retrying", "channel", channel, "retry_after", rl.RetryAfter)
+		t := time.NewTimer(rl.RetryAfter)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", ctx.Err()
+		case <-t.C:
+		}
 	}
 }
 
