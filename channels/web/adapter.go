@@ -45,17 +45,23 @@ type Options struct {
 	Token string
 	// Logger receives the adapter's logs; nil discards them.
 	Logger *slog.Logger
+	// StateFile, if set, is a JSON file that keeps the threads and their
+	// messages across restarts: New loads it, and Run saves changes to it
+	// (at most every 500 ms, and once more when it returns). "" keeps
+	// everything in memory only. The file's directory must exist.
+	StateFile string
 }
 
 // Adapter is the local web chat: an HTTP server with a JSON API, a live
 // event stream and an embedded page, and the channels.Adapter on top of the
-// same in-memory threads. Create it with New; its methods are safe for
-// concurrent use. Post, Edit, Typing, StopTyping and Prompt work on the
-// state whether or not Run is serving.
+// same in-memory threads, optionally kept in a state file. Create it with
+// New; its methods are safe for concurrent use. Post, Edit, Typing,
+// StopTyping and Prompt work on the state whether or not Run is serving.
 type Adapter struct {
 	o         Options
 	log       *slog.Logger
 	st        *store
+	saver     *persister // nil without a state file, or when saving is off
 	replyWait time.Duration
 	heartbeat time.Duration
 	ready     chan struct{} // closed once Run listens
@@ -73,7 +79,11 @@ var (
 	_ channels.Prompter      = (*Adapter)(nil)
 )
 
-// New returns an adapter for o. It does no I/O; Run listens.
+// New returns an adapter for o. When o.StateFile is set, it loads the
+// threads saved there (blocking on the read); a missing file means no
+// threads, and a file it cannot use never fails New: it is logged, and a
+// corrupt one is moved aside to StateFile+".corrupt". New does no other
+// I/O; Run listens.
 func New(o Options) *Adapter {
 	if o.Listen == "" {
 		o.Listen = DefaultListen
@@ -82,7 +92,7 @@ func New(o Options) *Adapter {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Adapter{
+	a := &Adapter{
 		o:         o,
 		log:       log,
 		st:        newStore(),
@@ -90,12 +100,35 @@ func New(o Options) *Adapter {
 		heartbeat: heartbeatInterval,
 		ready:     make(chan struct{}),
 	}
+	if o.StateFile != "" {
+		p := newPersister(o.StateFile, a.st, log)
+		if p.load() {
+			a.saver = p
+			a.st.changed = p.changed
+		}
+	}
+	return a
+}
+
+// Flush writes the threads to Options.StateFile now if they changed since
+// the last save, blocking on disk I/O. Run saves by itself; Flush is for
+// changes made after Run returned. It returns the error of writing the
+// file, and nil without a state file or when saving is off for this run
+// (the file could not be read, or is of a newer version).
+func (a *Adapter) Flush() error {
+	if a.saver == nil {
+		return nil
+	}
+	return a.saver.flush()
 }
 
 // Run listens on Options.Listen and serves the page and the API, delivering
 // what people write and click to h, until ctx ends; then it shuts the
 // server down gracefully (open event streams end, requests in flight get
-// up to five seconds) and returns nil. It returns an error when it cannot
+// up to five seconds) and returns nil. With a state file, Run also owns
+// the saving: changes are written at most every 500 ms from a goroutine of
+// its own, and once more before Run returns; a failed save is logged and
+// retried. It returns an error when it cannot
 // listen or the server fails, and when called a second time. h is called
 // on the goroutine of the HTTP request, with Run's context, and should not
 // block for long: the request waits for it.
@@ -110,6 +143,17 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	}
 	a.started = true
 	a.mu.Unlock()
+	if a.saver != nil {
+		// Stopped last, after the server: the final save has every
+		// change of the requests in flight.
+		stop := make(chan struct{})
+		var sw sync.WaitGroup
+		sw.Go(func() { a.saver.run(stop) })
+		defer func() {
+			close(stop)
+			sw.Wait()
+		}()
+	}
 
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", a.o.Listen)

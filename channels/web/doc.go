@@ -7,9 +7,9 @@
 //
 // # State and its bounds
 //
-// Everything lives in memory and is gone when the process ends. A thread
-// has an id, a title (given, or the first line of its first prompt), a
-// creation time, a typing flag and its messages. A message has an id, a
+// The state lives in memory (and, optionally, in a file; see below). A
+// thread has an id, a title (given, or the first line of its first
+// prompt), a creation time, a typing flag and its messages. A message has an id, a
 // role (user, assistant or system), an author, a kind (the replay kinds:
 // text tool status notice plan thought permission; people write text), its
 // current text, how often it was edited, and, for an unanswered prompt,
@@ -17,6 +17,23 @@
 // recently active) and 1000 messages per thread (the oldest go first and
 // can no longer be edited). A person's message is at most 64 KiB, a
 // request body at most 1 MiB. The agent's own text is not truncated.
+//
+// # Persistence
+//
+// With Options.StateFile set (gateway run uses web-chat.json in its data
+// directory) the threads and messages also survive a restart: New loads
+// the file, and Run saves changes from a goroutine of its own, at most
+// every 500 ms and once more when it returns, by writing a temporary file
+// (mode 0600) and renaming it, so Post and Edit never wait for the disk.
+// A restarted gateway shows the same threads with the same ids, so their
+// bound agent sessions resume; unanswered prompts keep their options until
+// the gateway edits them (it marks them expired at start). Typing flags
+// are not saved. The memory bounds apply to what is loaded. The file is
+// JSON with "version": 1 (API.md describes the format); a missing
+// file means no threads, a corrupt one is logged and moved aside to
+// <file>.corrupt, and one of a newer version is refused with an error log:
+// the chat starts empty and leaves that file untouched (nothing is saved
+// in that run).
 //
 // # HTTP API
 //

@@ -105,6 +105,7 @@ type thread struct {
 	created time.Time
 	seq     uint64 // store.tick at creation, for the list order
 	active  uint64 // store.tick at the last activity, for eviction
+	rev     uint64 // store.rev at the last change to save, for the state file
 	typing  bool
 	msgs    []*message // oldest first
 	byID    map[string]*message
@@ -117,15 +118,21 @@ func (t *thread) info() threadInfo {
 
 // store is the adapter's in-memory state: threads, their messages and
 // typing state, and the live event subscribers. Every change is published
-// to the subscribers of the thread (and thread-list changes to all).
+// to the subscribers of the thread (and thread-list changes to all), and
+// every change the state file keeps (all but typing) counts in rev and
+// calls changed.
 type store struct {
 	now         func() time.Time
 	maxThreads  int
 	maxMessages int
+	// changed, if set, is called with mu held after each change to save;
+	// it must not block or take locks.
+	changed func()
 
 	mu      sync.Mutex // guards the fields below
 	threads map[string]*thread
 	tick    uint64
+	rev     uint64                   // count of changes to save
 	global  map[*subscriber]struct{} // subscribers of the thread list only
 }
 
@@ -188,6 +195,7 @@ func (s *store) createThread(title string) threadInfo {
 		subs:    make(map[*subscriber]struct{}),
 	}
 	s.threads[id] = t
+	s.markLocked(t)
 	s.publishThreadsLocked()
 	return t.info()
 }
@@ -208,6 +216,7 @@ func (s *store) evictLocked() {
 		s.dropLocked(sub)
 	}
 	delete(s.threads, oldest.id)
+	s.markLocked(nil)
 }
 
 // threadList returns the threads, newest first.
@@ -259,6 +268,7 @@ func (s *store) addMessage(id string, m message) (message, error) {
 		t.msgs = append(t.msgs[:0:0], t.msgs[n:]...)
 	}
 	s.touchLocked(t)
+	s.markLocked(t) // the title below is part of the same change
 	s.publishMessageLocked(t, stored)
 	if m.Role == roleUser && t.title == "" {
 		t.title = titleFrom(m.Text)
@@ -288,6 +298,7 @@ func (s *store) editMessage(id, msgID, kind, key, text string) error {
 	edited.Edits++
 	*m = edited
 	s.touchLocked(t)
+	s.markLocked(t)
 	s.publishMessageLocked(t, edited)
 	return nil
 }
@@ -399,6 +410,55 @@ func (s *store) dropLocked(sub *subscriber) {
 func (s *store) touchLocked(t *thread) {
 	s.tick++
 	t.active = s.tick
+}
+
+// markLocked counts a change the state file keeps: a change of thread t,
+// or of the set of threads when t is nil.
+func (s *store) markLocked(t *thread) {
+	s.rev++
+	if t != nil {
+		t.rev = s.rev
+	}
+	if s.changed != nil {
+		s.changed()
+	}
+}
+
+// restore adds threads read from the state file to an empty store, within
+// the memory bounds: the most recently active threads and the newest
+// messages of each are kept. The creation and activity orders of the file
+// are kept, renumbered without ties. It returns how many threads and
+// messages the bounds left out; the file is then due to be rewritten.
+func (s *store) restore(ts []*thread) (threads, msgs int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ts = slices.Clone(ts)
+	slices.SortFunc(ts, func(a, b *thread) int { return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.id, b.id)) })
+	for i, t := range ts {
+		t.seq = s.tick + uint64(i) + 1
+	}
+	s.tick += uint64(len(ts))
+	slices.SortFunc(ts, func(a, b *thread) int { return cmp.Or(cmp.Compare(a.active, b.active), cmp.Compare(a.seq, b.seq)) })
+	if n := len(ts) - s.maxThreads; n > 0 {
+		threads = n
+		ts = ts[n:]
+	}
+	for _, t := range ts {
+		s.tick++
+		t.active = s.tick
+		if n := len(t.msgs) - s.maxMessages; n > 0 {
+			for _, old := range t.msgs[:n] {
+				delete(t.byID, old.ID)
+			}
+			t.msgs = append(t.msgs[:0:0], t.msgs[n:]...)
+			msgs += n
+		}
+		s.threads[t.id] = t
+	}
+	if threads+msgs > 0 {
+		s.markLocked(nil)
+	}
+	return threads, msgs
 }
 
 func (s *store) publishMessageLocked(t *thread, m message) {

@@ -381,3 +381,54 @@ func TestRunStartsSlackWhenConfigured(t *testing.T) {
 		t.Errorf("requests = %v, want auth.test at channels.slack.apiURL", paths)
 	}
 }
+
+// After a restart the web chat still shows its threads, and writing in one
+// resumes its agent session (session/load) instead of starting over.
+func TestRestartKeepsWebThreadsAndResumes(t *testing.T) {
+	cfg, f := testConfig(t, "")
+	run1 := func() string {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		g, err := start(ctx, cfg, f, slog.New(slog.NewTextHandler(io.Discard, nil)), hooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := client{t: t, base: g.webURL}
+		th := c.post("api/threads", map[string]any{})["id"].(string)
+		c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "echo before the restart"})
+		c.waitMessage(th, "the first answer", func(m webMessage) bool { return m.Text == "before the restart" })
+		cancel()
+		if err := g.wait(); err != nil {
+			t.Fatal(err)
+		}
+		return th
+	}
+	th := run1()
+
+	g := startGateway(t, cfg, f, hooks{})
+	c := client{t: t, base: g.webURL}
+	resp, err := http.Get(g.webURL + "api/threads/" + th + "/messages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Messages []webMessage }
+	json.NewDecoder(resp.Body).Decode(&got)
+	resp.Body.Close()
+	if len(got.Messages) < 2 || got.Messages[1].Text != "before the restart" {
+		t.Fatalf("thread after the restart = %+v, want its messages back", got.Messages)
+	}
+	c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "echo after the restart"})
+	c.waitMessage(th, "the answer after the restart", func(m webMessage) bool { return m.Text == "after the restart" })
+	st := e2eStore(t, cfg.DataDir)
+	bs, _ := st.Bindings(t.Context())
+	if len(bs) != 1 {
+		t.Fatalf("bindings = %+v, want the one thread", bs)
+	}
+	raw, err := os.ReadFile(filepath.Join(cfg.DataDir, "events", eventlogName(bs[0].SessionID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"method":"session/load"`) {
+		t.Error("the session was not resumed with session/load")
+	}
+}

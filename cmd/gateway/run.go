@@ -81,6 +81,7 @@ type gateway struct {
 	metrics *metrics.Metrics
 	urls    []string
 	webURL  string
+	web     *web.Adapter // the web chat, if it runs
 	// metricsAddr is where /metrics and /healthz are served.
 	metricsAddr string
 	// reloaded, if set, is told about each applied reload (tests).
@@ -110,7 +111,10 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	for _, p := range platforms {
 		switch p {
 		case "web":
-			w := web.New(web.Options{Listen: cfg.Channels.Web.Listen, Token: cfg.Channels.Web.Token, Logger: log.With("platform", "web")})
+			w := web.New(web.Options{
+				Listen: cfg.Channels.Web.Listen, Token: cfg.Channels.Web.Token, Logger: log.With("platform", "web"),
+				StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
+			})
 			adapters[p] = w
 			if cfg.Channels.Web.Token == "" && isLoopback(cfg.Channels.Web.Listen) {
 				open = append(open, "web") // the local chat needs no allow-list
@@ -200,6 +204,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			select {
 			case <-w.Ready():
 				g.webURL = w.URL()
+				g.web = w
 				g.urls = append(g.urls, "web chat at "+w.URL())
 			case err := <-g.errs:
 				cancel()
@@ -280,6 +285,13 @@ func (g *gateway) wait() error {
 			}
 		case <-done:
 			g.cancel()
+			if g.web != nil {
+				// Notices posted while the router shut down, after the
+				// web chat's own last save.
+				if err := g.web.Flush(); err != nil {
+					g.log.Warn("cannot save the web chat", "err", err)
+				}
+			}
 			if err := g.st.Close(); err != nil && first == nil {
 				first = err
 			}
