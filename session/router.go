@@ -302,7 +302,7 @@ func (r *Router) reply(ctx context.Context, ad channels.Adapter, in channels.Inb
 		if in.Reply != nil {
 			err = in.Reply(ctx, text)
 		} else {
-			_, err = ad.Post(ctx, in.Thread, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)})
+			err = postPatiently(r.ctx, ad, in.Thread, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)})
 		}
 		if err != nil {
 			r.log.Warn("reply failed", "thread", in.Thread, "err", err)

@@ -140,3 +140,13 @@ func TestQueueAndInterrupt(t *testing.T) {
 		}
 	})
 }
+
+// A notice posted outside the lane waits out a rate limit instead of
+// being lost.
+func TestNoticeWaitsOutARateLimit(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}})
+	th := e.rec.Thread("idle")
+	e.rec.Inject(channeltest.InjectPost, &channels.RateLimitError{RetryAfter: 50 * time.Millisecond, Scope: "post"})
+	e.say(th, ann, "stop")
+	e.waitOp(th, "the notice after the rate limit", hasText("Nothing is running."))
+}

@@ -136,12 +136,40 @@ func (t *thread) notice(text string) {
 	t.r.mu.Unlock()
 	go func() {
 		defer t.r.wg.Done()
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.r.ctx), 10*time.Second)
-		defer cancel()
-		if _, err := t.ad.Post(ctx, t.ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)}); err != nil {
+		msg := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)}
+		if err := postPatiently(t.r.ctx, t.ad, t.ref, msg); err != nil {
 			t.r.log.Warn("notice failed", "thread", t.ref, "err", err)
 		}
 	}()
+}
+
+// Limits of postPatiently.
+const (
+	noticeAttempts = 4
+	maxNoticeWait  = 10 * time.Second
+)
+
+// postPatiently posts m outside the thread's lane (a notice that must not
+// wait behind the turn's delivery), waiting out rate limits the platform
+// answers (a few times, briefly). It blocks; callers run it on a goroutine
+// the router owns.
+func postPatiently(ctx context.Context, ad channels.Adapter, t channels.ThreadRef, m channels.Message) error {
+	for attempt := 1; ; attempt++ {
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		_, err := ad.Post(pctx, t, m)
+		cancel()
+		var rl *channels.RateLimitError
+		if err == nil || attempt == noticeAttempts || !errors.As(err, &rl) || rl.RetryAfter > maxNoticeWait {
+			return err
+		}
+		timer := time.NewTimer(rl.RetryAfter)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return err
+		case <-timer.C:
+		}
+	}
 }
 
 // laneNotice posts a system line in order with the turn's output.
