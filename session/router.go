@@ -287,13 +287,9 @@ const refusalInterval = time.Hour
 // reply answers privately where the platform can, else in the thread.
 // It runs on its own goroutine so the handler never blocks on I/O.
 func (r *Router) reply(ctx context.Context, ad channels.Adapter, in channels.Inbound, text string) {
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
+	if !r.enter() {
 		return
 	}
-	r.wg.Add(1)
-	r.mu.Unlock()
 	go func() {
 		defer r.wg.Done()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -389,6 +385,18 @@ func (r *Router) acquire(t *thread) bool {
 }
 
 func (r *Router) release() { <-r.slots }
+
+// enter registers one more goroutine the router owns; the caller runs it
+// and calls r.wg.Done. It returns false once the router is shutting down.
+func (r *Router) enter() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false
+	}
+	r.wg.Add(1)
+	return true
+}
 
 func (r *Router) agentEvent(t channels.ThreadRef, event string) {
 	if r.o.OnAgent != nil {

@@ -127,13 +127,9 @@ func (t *thread) enqueue(in channels.Inbound) {
 // notice posts a system line right away, outside the turn's order (the
 // lane may be busy delivering the turn).
 func (t *thread) notice(text string) {
-	t.r.mu.Lock()
-	if t.r.closed {
-		t.r.mu.Unlock()
+	if !t.r.enter() {
 		return
 	}
-	t.r.wg.Add(1)
-	t.r.mu.Unlock()
 	go func() {
 		defer t.r.wg.Done()
 		msg := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)}
@@ -547,7 +543,14 @@ func (t *thread) armReaperLocked() {
 	if t.reaper != nil {
 		t.reaper.Stop()
 	}
-	t.reaper = time.AfterFunc(d, func() { t.reap("idle for " + d.String()) })
+	t.reaper = time.AfterFunc(d, func() {
+		// Owned by the router like every goroutine: none after shutdown.
+		if !t.r.enter() {
+			return
+		}
+		defer t.r.wg.Done()
+		t.reap("idle for " + d.String())
+	})
 }
 
 // reap stops an idle agent process; the binding stays, so the next message
