@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,13 +22,12 @@ const optionSep = "/"
 
 // pending is a permission prompt waiting for an answer.
 type pending struct {
-	id      string
-	req     agent.PermissionRequest
-	text    string // the prompt's text, kept for the resolved version
-	asked   time.Time
-	answer  chan answered // capacity 1; written once by resolve
-	done    bool          // guarded by thread.mu
-	handled bool          // the message was posted (guarded by thread.mu)
+	id     string
+	req    agent.PermissionRequest
+	text   string // the prompt's text, kept for the resolved version
+	asked  time.Time
+	answer chan answered // capacity 1; written once by resolve
+	done   bool          // guarded by thread.mu
 }
 
 type answered struct {
@@ -92,9 +92,6 @@ func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 			t.r.log.Error("the permission prompt could not be shown; it will expire", "thread", t.ref, "err", err)
 			return
 		}
-		t.mu.Lock()
-		p.handled = true
-		t.mu.Unlock()
 		if h.Known() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
@@ -211,16 +208,8 @@ func (t *thread) allPending() []*pending {
 	for _, p := range t.prompts {
 		ps = append(ps, p)
 	}
-	sortPending(ps)
+	slices.SortFunc(ps, func(a, b *pending) int { return a.asked.Compare(b.asked) })
 	return ps
-}
-
-func sortPending(ps []*pending) {
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && ps[j].asked.Before(ps[j-1].asked); j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
-	}
 }
 
 // answerByNumber answers the oldest pending prompt from a reply such as

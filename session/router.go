@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -186,7 +187,7 @@ func (r *Router) Handle(ctx context.Context, in channels.Inbound) {
 		r.log.Warn("message from a platform with no adapter", "thread", in.Thread)
 		return
 	}
-	open := !hasRule && containsString(r.o.Open, in.Thread.Platform)
+	open := !hasRule && slices.Contains(r.o.Open, in.Thread.Platform)
 	acc := access{rule: rule, hasRule: hasRule, open: open}
 	if in.Author.Bot && !rule.AllowBots {
 		return // bots, including this gateway, are ignored by default
@@ -424,15 +425,6 @@ func newID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 var errBusy = errors.New("all agent processes are busy")
