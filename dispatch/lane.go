@@ -446,20 +446,8 @@ func (l *Lane) stepHead(ctx context.Context, now time.Time) (time.Time, bool) {
 		return w, false
 	}
 	h, err := l.ad.Post(ctx, l.thread, channels.Message{Kind: it.msgKind, Text: it.text, Key: msgKey(it.key)})
-	if l.rateLimited(now, err) {
+	if l.retryLater(now, it, "post", err) {
 		return l.blockedUntil, false
-	}
-	l.lastPost = now
-	if err != nil {
-		it.attempts++
-		if it.attempts < maxPostAttempts {
-			l.log.Warn("post failed; retrying", "thread", l.thread, "attempt", it.attempts, "err", err)
-			l.blockedUntil = now.Add(time.Duration(it.attempts) * time.Second)
-			return l.blockedUntil, false
-		}
-		l.log.Error("post failed; message dropped", "thread", l.thread, "kind", it.msgKind, "err", err)
-	} else {
-		l.obs.Delivered("post", it.msgKind, now.Sub(it.since))
 	}
 	l.pop()
 	if it.key != "" {
@@ -472,6 +460,29 @@ func (l *Lane) stepHead(ctx context.Context, now time.Time) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, true
+}
+
+// retryLater handles the outcome of posting item it (op "post" or
+// "prompt"): a rate limit or a failure short of maxPostAttempts makes the
+// lane wait (true); otherwise the item is done — delivered, or given up
+// and logged.
+func (l *Lane) retryLater(now time.Time, it *item, op string, err error) bool {
+	if l.rateLimited(now, err) {
+		return true
+	}
+	l.lastPost = now
+	if err == nil {
+		l.obs.Delivered(op, it.msgKind, now.Sub(it.since))
+		return false
+	}
+	it.attempts++
+	if it.attempts < maxPostAttempts {
+		l.log.Warn(op+" failed; retrying", "thread", l.thread, "attempt", it.attempts, "err", err)
+		l.blockedUntil = now.Add(time.Duration(it.attempts) * time.Second)
+		return true
+	}
+	l.log.Error(op+" failed; given up", "thread", l.thread, "kind", it.msgKind, "err", err)
+	return false
 }
 
 // msgKey is the edit key shown to adapters: a tool's call id, or "plan".

@@ -60,23 +60,10 @@ func (l *Lane) stepPrompt(ctx context.Context, now time.Time, it *item) (time.Ti
 	} else {
 		h, err = l.ad.Post(ctx, l.thread, channels.Message{Kind: channels.KindPermission, Text: l.numbered(it.choice), Key: it.key})
 	}
-	if l.rateLimited(now, err) {
+	if l.retryLater(now, it, "prompt", err) {
 		return l.blockedUntil, false
 	}
-	l.lastPost = now
-	if err != nil {
-		it.attempts++
-		if it.attempts < maxPostAttempts {
-			l.log.Warn("prompt failed; retrying", "thread", l.thread, "attempt", it.attempts, "err", err)
-			l.blockedUntil = now.Add(time.Duration(it.attempts) * time.Second)
-			return l.blockedUntil, false
-		}
-		l.log.Error("prompt failed; not shown", "thread", l.thread, "err", err)
-	}
 	l.remove(it)
-	if err == nil {
-		l.obs.Delivered("prompt", channels.KindPermission, now.Sub(it.since))
-	}
 	if err == nil && h.Known() {
 		l.handles[it.key] = h
 		l.lastEdit[h.ID] = now
