@@ -3,10 +3,12 @@ package demoagent
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -205,4 +207,40 @@ func (s *session) change(f func(*record)) error {
 	defer s.mu.Unlock()
 	f(&s.rec)
 	return s.store.save(s.rec)
+}
+
+// Main is the demo-agent command: it parses args (ParseFlags; arguments
+// of the go test driver, "-test.*", are ignored so that a test binary can
+// serve as the agent), serves one connection on stdin/stdout, logs
+// warnings to stderr, and returns the process's exit status: 0, 2 for bad
+// flags, CrashExitStatus for the crash scenario, 1 for other errors. It
+// never exits itself.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var kept []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-test.") {
+			kept = append(kept, a)
+		}
+	}
+	o, err := ParseFlags(kept)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stdout, err)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "demo-agent:", err)
+		return 2
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	err = Run(ctx, stdin, stdout, o)
+	switch {
+	case errors.Is(err, ErrCrash):
+		return CrashExitStatus
+	case err != nil:
+		fmt.Fprintln(stderr, "demo-agent:", err)
+		return 1
+	}
+	return 0
 }

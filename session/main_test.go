@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/acpgw/gateway/demoagent"
@@ -21,26 +18,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if os.Getenv("SESSION_TEST_DEMO_AGENT") != "" {
-		var args []string
-		for _, a := range os.Args[1:] {
-			if !strings.HasPrefix(a, "-test.") {
-				args = append(args, a)
-			}
-		}
-		o, err := demoagent.ParseFlags(args)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-		err = demoagent.Run(context.Background(), os.Stdin, os.Stdout, o)
-		switch {
-		case errors.Is(err, demoagent.ErrCrash):
-			os.Exit(demoagent.CrashExitStatus)
-		case err != nil:
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+		os.Exit(demoagent.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }

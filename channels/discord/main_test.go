@@ -2,10 +2,7 @@ package discord
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/acpgw/gateway/demoagent"
@@ -17,27 +14,8 @@ const demoAgentEnv = "DISCORD_TEST_DEMO_AGENT"
 // TestMain lets the test binary serve as the demo agent, so that the
 // end-to-end test starts it as a real subprocess.
 func TestMain(m *testing.M) {
-	if os.Getenv(demoAgentEnv) == "" {
-		os.Exit(m.Run())
+	if os.Getenv(demoAgentEnv) != "" {
+		os.Exit(demoagent.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	var args []string
-	for _, a := range os.Args[1:] {
-		if !strings.HasPrefix(a, "-test.") {
-			args = append(args, a)
-		}
-	}
-	o, err := demoagent.ParseFlags(args)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	err = demoagent.Run(context.Background(), os.Stdin, os.Stdout, o)
-	switch {
-	case errors.Is(err, demoagent.ErrCrash):
-		os.Exit(demoagent.CrashExitStatus)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(0)
+	os.Exit(m.Run())
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/config"
+	"github.com/acpgw/gateway/demoagent"
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/store"
 )
@@ -26,17 +26,7 @@ import (
 // "demo" agent is this executable with the demo-agent subcommand.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "demo-agent" {
-		err := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-		var ex exitCode
-		switch {
-		case err == nil:
-			os.Exit(0)
-		case asExit(err, &ex):
-			os.Exit(int(ex))
-		default:
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
+		os.Exit(demoagent.Main(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }

@@ -15,7 +15,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -149,23 +148,10 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	return err
 }
 
-// runDemoAgent serves the demo agent on stdio. Its logs go to stderr; its
-// "crash" scenario exits with demoagent.CrashExitStatus.
+// runDemoAgent serves the demo agent on stdio; see demoagent.Main.
 func runDemoAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	o, err := demoagent.ParseFlags(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stdout, err)
-		return nil
+	if code := demoagent.Main(ctx, args, stdin, stdout, stderr); code != 0 {
+		return exitCode(code)
 	}
-	if err != nil {
-		return fmt.Errorf("demo-agent: %w", err)
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	}
-	err = demoagent.Run(ctx, stdin, stdout, o)
-	if errors.Is(err, demoagent.ErrCrash) {
-		return exitCode(demoagent.CrashExitStatus)
-	}
-	return err
+	return nil
 }
