@@ -112,6 +112,8 @@ type Adapter struct {
 	bot     string     // the bot's user id, from READY
 	app     string     // the application id, from READY
 	greeted bool       // the first READY was logged
+
+	ready chan struct{} // closed when the first READY has been handled
 }
 
 // running is the state of one Run that event handlers need.
@@ -157,6 +159,7 @@ func New(o Options) (*Adapter, error) {
 		places:  newPlaces(),
 		buttons: newButtonIDs(),
 		conns:   newConns(),
+		ready:   make(chan struct{}),
 	}
 	a.http = http.DefaultTransport.(*http.Transport).Clone()
 	a.http.DialContext = a.dialContext
@@ -435,6 +438,7 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 		a.log.Info("discord: gateway session started anew", "bot", r.User.Username)
 		return
 	}
+	close(a.ready)
 	a.log.Info("discord: connected",
 		"bot", r.User.Username, "id", r.User.ID, "guilds", len(r.Guilds),
 		"invite", InviteURL(app),

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/bwmarrin/discordgo"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acpgw/gateway/channels"
@@ -510,6 +511,24 @@ func TestSetTitle(t *testing.T) {
 	dm := channels.ThreadRef{Platform: Platform, Channel: f.dm, Thread: f.dm}
 	if err := s.a.SetTitle(ctx, dm, "x"); err != nil {
 		t.Errorf("SetTitle in a DM = %v, want nil", err)
+	}
+}
+
+// Before READY the bot does not know its own id; a thread it opened
+// (as far as the adapter knows) is still renamed, not left as someone
+// else's.
+func TestSetTitleBeforeReady(t *testing.T) {
+	f := newFake(t)
+	a := f.adapter(t, Options{})
+	ctx := testCtx(t)
+	a.places.put(&discordgo.Channel{ID: f.thread, GuildID: f.guild, ParentID: f.channel, OwnerID: f.bot.ID, Type: discordgo.ChannelTypeGuildPublicThread}, "")
+	for _, title := range []string{"First title", "Second title"} {
+		if err := a.SetTitle(ctx, f.threadRef(), title); err != nil {
+			t.Fatalf("SetTitle(%q): %v", title, err)
+		}
+		if c, _ := f.channelCopy(f.thread); c.Name != title {
+			t.Errorf("SetTitle(%q) before READY: name %q", title, c.Name)
+		}
 	}
 }
 

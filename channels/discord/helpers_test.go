@@ -55,6 +55,12 @@ func start(t *testing.T, f *fakeDiscord, o Options) *live {
 		}
 	})
 	f.waitLive(testCtx(t))
+	// The fake has sent READY; wait until the adapter has handled it too.
+	select {
+	case <-a.ready:
+	case <-testCtx(t).Done():
+		t.Fatal("the adapter never handled READY")
+	}
 	return s
 }
 

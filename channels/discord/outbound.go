@@ -195,8 +195,12 @@ func (a *Adapter) SetTitle(ctx context.Context, t channels.ThreadRef, title stri
 	if t.Channel == t.Thread {
 		return nil // a direct message
 	}
-	if p, ok := a.places.lookup(ch); ok && p.owner != "" && p.owner != a.botID() {
-		return nil
+	// A thread someone else opened keeps its name. Before READY the bot's
+	// own id is unknown; then no thread counts as someone else's.
+	if p, ok := a.places.lookup(ch); ok && p.owner != "" {
+		if bot := a.botID(); bot != "" && p.owner != bot {
+			return nil
+		}
 	}
 	name := clipName(title, "")
 	if name == "" {
