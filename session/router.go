@@ -169,28 +169,9 @@ func (r *Router) Run(ctx context.Context) error {
 // Handle is the adapters' inbound handler. It never blocks on an agent or
 // on outbound delivery; before Run has started it waits for it.
 func (r *Router) Handle(ctx context.Context, in channels.Inbound) {
-	select {
-	case <-r.ready:
-	case <-ctx.Done():
+	ad, acc, detector, ok := r.gate(ctx, in)
+	if !ok {
 		return
-	}
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return
-	}
-	ad := r.adapters[in.Thread.Platform]
-	rule, hasRule := r.o.Access[in.Thread.Platform]
-	detector := r.abort
-	r.mu.Unlock()
-	if ad == nil {
-		r.log.Warn("message from a platform with no adapter", "thread", in.Thread)
-		return
-	}
-	open := !hasRule && slices.Contains(r.o.Open, in.Thread.Platform)
-	acc := access{rule: rule, hasRule: hasRule, open: open}
-	if in.Author.Bot && !rule.AllowBots {
-		return // bots, including this gateway, are ignored by default
 	}
 	if in.Choice != nil {
 		r.answer(ctx, ad, acc, in)
@@ -215,6 +196,56 @@ func (r *Router) Handle(ctx context.Context, in channels.Inbound) {
 		return
 	}
 	t.enqueue(in)
+}
+
+// Admit reports whether in's author may prompt where in was sent. When
+// not, the author is told (at most once an hour), as Handle would tell
+// them. An adapter that must create something before it can deliver a
+// message, such as a Discord thread for a mention, asks first, so that a
+// person without access opens nothing. Bots the rules do not allow are
+// not admitted and not told.
+func (r *Router) Admit(ctx context.Context, in channels.Inbound) bool {
+	ad, acc, _, ok := r.gate(ctx, in)
+	if !ok {
+		return false
+	}
+	if !acc.mayPrompt(in) {
+		r.refuse(ctx, ad, in)
+		return false
+	}
+	return true
+}
+
+// gate returns what Handle and Admit need to judge in: the platform's
+// adapter, its access rule and the stop detector. It reports false for
+// events to drop without a word: the router is not running, the platform
+// has no adapter, or the author is a bot the rules do not allow. Before
+// Run has started it waits for it.
+func (r *Router) gate(ctx context.Context, in channels.Inbound) (channels.Adapter, access, *abort.Detector, bool) {
+	select {
+	case <-r.ready:
+	case <-ctx.Done():
+		return nil, access{}, nil, false
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, access{}, nil, false
+	}
+	ad := r.adapters[in.Thread.Platform]
+	rule, hasRule := r.o.Access[in.Thread.Platform]
+	detector := r.abort
+	r.mu.Unlock()
+	if ad == nil {
+		r.log.Warn("message from a platform with no adapter", "thread", in.Thread)
+		return nil, access{}, nil, false
+	}
+	open := !hasRule && slices.Contains(r.o.Open, in.Thread.Platform)
+	acc := access{rule: rule, hasRule: hasRule, open: open}
+	if in.Author.Bot && !rule.AllowBots {
+		return nil, access{}, nil, false // bots, including this gateway, are ignored by default
+	}
+	return ad, acc, detector, true
 }
 
 // thread returns the thread's owner, starting it if needed.

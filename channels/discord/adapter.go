@@ -86,6 +86,12 @@ type Options struct {
 	// DMs lets people talk to the bot in direct messages (it adds the
 	// direct messages intent).
 	DMs bool
+	// Admit, if set, is asked before a mention in a channel opens a
+	// thread: it reports whether the author may prompt there, and tells
+	// them when not (through the Inbound's Reply, which answers their
+	// message in the channel). Without it every mention opens a thread and
+	// access is judged inside it. The program passes the router's Admit.
+	Admit func(ctx context.Context, in channels.Inbound) bool
 	// Logger receives the adapter's logs; nil discards them.
 	Logger *slog.Logger
 }

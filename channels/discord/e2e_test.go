@@ -33,7 +33,10 @@ type turnEnd struct {
 	end    projector.TurnEnd
 }
 
-func newGateway(t *testing.T, f *fakeDiscord) *gateway {
+// newGateway starts the gateway with rule as Discord's access rule,
+// wired as the program wires it (the adapter asks the router before a
+// mention opens a thread).
+func newGateway(t *testing.T, f *fakeDiscord, rule session.AccessRule) *gateway {
 	t.Helper()
 	leaks := channeltest.LeakCheck(t)
 	dir := t.TempDir()
@@ -53,16 +56,15 @@ func newGateway(t *testing.T, f *fakeDiscord) *gateway {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	g.a = f.adapter(t, Options{Logger: log})
-	r := session.New(session.Options{
+	var r *session.Router
+	g.a = f.adapter(t, Options{Logger: log, Admit: func(ctx context.Context, in channels.Inbound) bool { return r.Admit(ctx, in) }})
+	r = session.New(session.Options{
 		Store:       st,
 		EventLogDir: filepath.Join(dir, "events"),
 		Agent:       func(string) (agent.Spec, bool) { return spec, true },
 		Cwd:         dir,
-		Access: map[string]session.AccessRule{
-			Platform: {Guilds: []string{f.guild}, Approvers: []string{ann.ID}},
-		},
-		Logger: log,
+		Access:      map[string]session.AccessRule{Platform: rule},
+		Logger:      log,
 		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
 			select {
 			case g.ends <- turnEnd{th, end}:
@@ -162,7 +164,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Skip("starts agent processes")
 	}
 	f := newFake(t)
-	g := newGateway(t, f)
+	g := newGateway(t, f, session.AccessRule{Guilds: []string{f.guild}, Approvers: []string{ann.ID}})
 	ctx := testCtx(t)
 
 	// A mention opens a thread, and the answer streams into it with edits.
@@ -317,4 +319,65 @@ func customIDWithSuffix(t *testing.T, m fakeMessage, suffix string) string {
 	}
 	t.Fatalf("no button ending in %q in %s", suffix, m.Components)
 	return ""
+}
+
+// A mention from someone without access opens no thread: the refusal
+// answers their message in the channel, once, and someone with access
+// still gets a thread.
+func TestMentionWithoutAccessOpensNoThread(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts agent processes")
+	}
+	f := newFake(t)
+	g := newGateway(t, f, session.AccessRule{Guilds: []string{f.guild}, Users: []string{ann.ID}})
+	ctx := testCtx(t)
+	threads := func() int {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		n := 0
+		for _, c := range f.chans {
+			if c.Type == 11 {
+				n++
+			}
+		}
+		return n
+	}
+	before := threads()
+
+	first := f.say(bob, f.channel, "run the deploy", true)
+	var reply fakeMessage
+	f.waitFor(ctx, "a refusal in the channel", func() bool {
+		for _, m := range f.botMessagesLocked(f.channel) {
+			if m.ReplyTo == first {
+				reply = m
+				return true
+			}
+		}
+		return false
+	})
+	if !strings.Contains(reply.Content, "don't have access") {
+		t.Errorf("refusal = %q", reply.Content)
+	}
+	f.say(bob, f.channel, "run it now", true) // told once an hour, not again
+
+	id := f.say(ann, f.channel, "hello", true)
+	th := channels.ThreadRef{Platform: Platform, Channel: f.channel, Thread: id}
+	if got := g.waitEnd(th); got != "end_turn" {
+		t.Fatalf("Ann's turn ended with %q", got)
+	}
+	if n := threads(); n != before+1 {
+		t.Errorf("%d threads opened, want only Ann's", n-before)
+	}
+	if _, ok := f.channelCopy(first); ok {
+		t.Errorf("Bob's mention opened a thread")
+	}
+	var refusals int
+	for _, m := range f.botMessages(f.channel) {
+		if m.ReplyTo != "" {
+			refusals++
+		}
+	}
+	if refusals != 1 {
+		t.Errorf("%d refusals in the channel, want 1:\n%s", refusals, g.dump(f.channel))
+	}
 }

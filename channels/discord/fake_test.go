@@ -92,6 +92,7 @@ type fakeMessage struct {
 	Flags      int
 	Edits      int
 	History    []string // every content it had, first to last
+	ReplyTo    string   // the message it answers, if any
 }
 
 type fakeRequest struct {

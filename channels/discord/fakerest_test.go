@@ -141,7 +141,10 @@ type sendBody struct {
 	AllowedMentions *struct {
 		Parse []string `json:"parse"`
 	} `json:"allowed_mentions"`
-	Flags int `json:"flags"`
+	Flags            int `json:"flags"`
+	MessageReference *struct {
+		MessageID string `json:"message_id"`
+	} `json:"message_reference"`
 }
 
 func (f *fakeDiscord) checkText(w http.ResponseWriter, s string) bool {
@@ -181,6 +184,13 @@ func (f *fakeDiscord) postMessage(w http.ResponseWriter, channel string, body []
 		f.dispatchLocked("THREAD_UPDATE", channelJSON(ch))
 	}
 	m := &fakeMessage{ID: f.newIDLocked(), Channel: channel, Author: f.bot, Content: content, Flags: b.Flags, History: []string{content}}
+	if r := b.MessageReference; r != nil {
+		if to, ok := f.msgs[r.MessageID]; !ok || to.Channel != channel {
+			writeError(w, 400, 50035, "Invalid Form Body: message_reference: Unknown message")
+			return
+		}
+		m.ReplyTo = r.MessageID
+	}
 	if hasComponents(b.Components) {
 		m.Components = b.Components
 	}

@@ -224,6 +224,16 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 		if in.author.Bot || in.text == "" {
 			return // bots and empty mentions open no thread
 		}
+		if a.o.Admit != nil && !a.o.Admit(ctx, channels.Inbound{
+			Thread: channels.ThreadRef{Platform: Platform, Channel: in.channel, Thread: in.channel},
+			Author: in.author,
+			Text:   in.text,
+			ID:     channels.MessageID(in.id),
+			Space:  in.guild,
+			Reply:  func(ctx context.Context, text string) error { return a.answer(ctx, in, text) },
+		}) {
+			return // someone without access opens nothing
+		}
 		th, err := a.startThreadPatiently(ctx, in.channel, in.id, threadName(in.text))
 		if err != nil {
 			if ctx.Err() == nil {
@@ -405,4 +415,20 @@ func restCode(err error) int {
 		return re.Message.Code
 	}
 	return 0
+}
+
+// answer replies to message in, in its channel, without pinging anyone.
+// It blocks on I/O.
+func (a *Adapter) answer(ctx context.Context, in incoming, text string) error {
+	_, err := a.s.ChannelMessageSendComplex(in.channel, &discordgo.MessageSend{
+		Content: clip(text, maxMessageChars),
+		Reference: &discordgo.MessageReference{
+			MessageID: in.id, ChannelID: in.channel, GuildID: in.guild, FailIfNotExists: new(false),
+		},
+		AllowedMentions: noMentions(),
+	}, requestOptions(ctx)...)
+	if err != nil {
+		return apiError("reply", err)
+	}
+	return nil
 }
