@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -393,6 +394,8 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 				a.places.put(c, e.ID)
 			}
 		}
+	case *discordgo.Event:
+		a.learnBotRole(e)
 	case *discordgo.ChannelCreate:
 		a.places.put(e.Channel, "")
 	case *discordgo.ChannelUpdate:
@@ -450,6 +453,48 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 		"invite", InviteURL(app),
 		"capabilities", "post edit typing prompt title",
 		"dms", a.o.DMs)
+}
+
+// learnBotRole finds the role Discord made for the bot in a guild (its
+// tags name the bot) in GUILD_CREATE and GUILD_ROLE_CREATE/UPDATE. It
+// reads the raw event, since discordgo's Role has no tags.
+func (a *Adapter) learnBotRole(e *discordgo.Event) {
+	type role struct {
+		ID   string `json:"id"`
+		Tags *struct {
+			BotID string `json:"bot_id"`
+		} `json:"tags"`
+	}
+	var roles []role
+	var guild string
+	switch e.Type {
+	case "GUILD_CREATE":
+		var g struct {
+			ID    string `json:"id"`
+			Roles []role `json:"roles"`
+		}
+		if json.Unmarshal(e.RawData, &g) != nil {
+			return
+		}
+		guild, roles = g.ID, g.Roles
+	case "GUILD_ROLE_CREATE", "GUILD_ROLE_UPDATE":
+		var u struct {
+			GuildID string `json:"guild_id"`
+			Role    role   `json:"role"`
+		}
+		if json.Unmarshal(e.RawData, &u) != nil {
+			return
+		}
+		guild, roles = u.GuildID, []role{u.Role}
+	default:
+		return
+	}
+	bot := a.botID()
+	for _, r := range roles {
+		if guild != "" && bot != "" && r.ID != "" && r.Tags != nil && r.Tags.BotID == bot {
+			a.places.setBotRole(guild, r.ID)
+		}
+	}
 }
 
 // conns tracks the gateway's network connections so Run can close them.

@@ -403,6 +403,27 @@ func TestOwnMessagesIgnored(t *testing.T) {
 	}
 }
 
+// Discord's autocomplete offers the bot's own role under the bot's name;
+// a mention of that role is a mention of the bot. Other bots' roles are
+// not.
+func TestRoleMentionOpensThread(t *testing.T) {
+	f := newFake(t)
+	s := start(t, f, Options{})
+	f.send(ann, f.channel, "<@&700000000000000901> for the other bot", nil, []string{"700000000000000901"})
+	id := f.sayToRole(ann, f.channel, "list the files")
+	in := s.next(t)
+	wantRef := channels.ThreadRef{Platform: Platform, Channel: f.channel, Thread: id}
+	if in.Thread != wantRef || in.Text != "list the files" {
+		t.Errorf("inbound = %+v, want %q in thread %v", in, "list the files", wantRef)
+	}
+	if th, ok := f.channelCopy(id); !ok || th.Name != "list the files" {
+		t.Errorf("thread = %+v, want one named after the prompt", th)
+	}
+	if n := len(f.requestsMatching("POST", "/threads")); n != 1 {
+		t.Errorf("%d threads opened, want 1", n)
+	}
+}
+
 func TestMentionOpensThread(t *testing.T) {
 	f := newFake(t)
 	s := start(t, f, Options{})

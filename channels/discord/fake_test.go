@@ -28,6 +28,7 @@ type fakeDiscord struct {
 	token string // the Authorization header clients must send
 
 	bot     fakeUser
+	botRole string // the role Discord made for the bot in guild
 	app     string
 	guild   string
 	channel string // a text channel of guild
@@ -142,6 +143,7 @@ func newFake(t testing.TB) *fakeDiscord {
 		token:         "Bot test-token",
 		bot:           fakeUser{ID: "900000000000000001", Name: "gatewaybot", Bot: true},
 		app:           "900000000000000001",
+		botRole:       "700000000000000900",
 		next:          1100000000000000000,
 		chans:         map[string]*fakeChannel{},
 		msgs:          map[string]*fakeMessage{},
@@ -352,24 +354,36 @@ func (f *fakeDiscord) typingShown(channel string) bool {
 // the DM), mentioning the bot when mention is set, and returns the
 // message id.
 func (f *fakeDiscord) say(who fakeUser, channel, text string, mention bool) string {
-	f.mu.Lock()
-	id := f.newIDLocked()
-	ch := f.chans[channel]
 	content := text
 	var mentions []map[string]any
 	if mention {
 		content = "<@" + f.bot.ID + "> " + text
 		mentions = append(mentions, userJSON(f.bot))
 	}
+	return f.send(who, channel, content, mentions, nil)
+}
+
+// sayToRole is say with a mention of the bot's role rather than the bot,
+// as Discord's autocomplete often makes it.
+func (f *fakeDiscord) sayToRole(who fakeUser, channel, text string) string {
+	return f.send(who, channel, "<@&"+f.botRole+"> "+text, nil, []string{f.botRole})
+}
+
+// send dispatches a MESSAGE_CREATE from who and returns its id.
+func (f *fakeDiscord) send(who fakeUser, channel, content string, mentions []map[string]any, roles []string) string {
+	f.mu.Lock()
+	id := f.newIDLocked()
+	ch := f.chans[channel]
 	f.msgs[id] = &fakeMessage{ID: id, Channel: channel, Author: who, Content: content, History: []string{content}}
 	d := map[string]any{
-		"id":         id,
-		"channel_id": channel,
-		"author":     userJSON(who),
-		"content":    content,
-		"mentions":   mentions,
-		"type":       0,
-		"timestamp":  time.Now().UTC().Format(time.RFC3339),
+		"id":            id,
+		"channel_id":    channel,
+		"author":        userJSON(who),
+		"content":       content,
+		"mentions":      mentions,
+		"mention_roles": nonNil(roles),
+		"type":          0,
+		"timestamp":     time.Now().UTC().Format(time.RFC3339),
 	}
 	if ch != nil && ch.Guild != "" {
 		d["guild_id"] = ch.Guild

@@ -181,7 +181,12 @@ func (f *fakeDiscord) identify(c *fakeConn, raw json.RawMessage) bool {
 	}
 	f.appendLocked("GUILD_CREATE", map[string]any{
 		"id": f.guild, "name": "test guild", "channels": chans, "threads": threads,
-		"members": []any{}, "roles": []any{},
+		"members": []any{},
+		"roles": []any{
+			map[string]any{"id": f.guild, "name": "@everyone", "managed": false},
+			map[string]any{"id": f.botRole, "name": f.bot.Name, "managed": true, "tags": map[string]any{"bot_id": f.bot.ID}},
+			map[string]any{"id": "700000000000000901", "name": "otherbot", "managed": true, "tags": map[string]any{"bot_id": "900000000000000077"}},
+		},
 	})
 	for _, p := range f.backlog {
 		f.appendLocked(p.t, p.d)

@@ -17,19 +17,20 @@ func FuzzReadMessage(f *testing.F) {
 	f.Add([]byte(`{"id":"5","channel_id":"2","author":{"id":"900","bot":true},"content":"own","type":0}`))
 	f.Add([]byte(`{"id":"5","channel_id":"2","author":null,"member":null,"mentions":[null],"type":19}`))
 	f.Add([]byte(`{"id":"5","channel_id":"2","author":{"id":"1"},"content":"<@<@900>900>","type":0}`))
+	f.Add([]byte(`{"id":"5","channel_id":"2","guild_id":"3","author":{"id":"1"},"content":"<@&<@&700>700> hi","mention_roles":["700"],"type":0}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var m discordgo.MessageCreate
 		if json.Unmarshal(data, &m) != nil || m.Message == nil {
 			return
 		}
-		in, ok := readMessage(m.Message, "900")
+		in, ok := readMessage(m.Message, "900", "700")
 		if !ok {
 			return
 		}
 		if in.id == "" || in.channel == "" || in.author.ID == "900" {
 			t.Errorf("readMessage accepted %+v", in)
 		}
-		if strings.Contains(in.text, "<@900>") || strings.Contains(in.text, "<@!900>") {
+		if strings.Contains(in.text, "<@900>") || strings.Contains(in.text, "<@!900>") || strings.Contains(in.text, "<@&700>") {
 			t.Errorf("text %q still mentions the bot", in.text)
 		}
 		if in.text != strings.TrimSpace(in.text) {
@@ -79,12 +80,12 @@ func FuzzThreadName(f *testing.F) {
 
 // FuzzStripMention checks that no mention of the bot survives.
 func FuzzStripMention(f *testing.F) {
-	for _, s := range []string{"<@900> hi", "<@<@900>900>", "<@!<@900>900>", "no mention", "<@9000>"} {
+	for _, s := range []string{"<@900> hi", "<@<@900>900>", "<@!<@900>900>", "no mention", "<@9000>", "<@&<@900>700>", "<@&700> hi"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := stripMention(s, "900")
-		if strings.Contains(got, "<@900>") || strings.Contains(got, "<@!900>") {
+		got := stripMention(s, "900", "700")
+		if strings.Contains(got, "<@900>") || strings.Contains(got, "<@!900>") || strings.Contains(got, "<@&700>") {
 			t.Errorf("stripMention(%q) = %q", s, got)
 		}
 	})

@@ -3,6 +3,7 @@ package discord
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -35,8 +36,12 @@ type incoming struct {
 
 // readMessage turns a MESSAGE_CREATE into an incoming message. It returns
 // false for messages the adapter never delivers: the bot's own, system
-// messages (thread created, pins, joins) and those without an author.
-func readMessage(m *discordgo.Message, bot string) (incoming, bool) {
+// messages (thread created, pins, joins) and those without an author. bot
+// is the bot's user id; role, if known, the id of the role Discord made
+// for the bot in the message's guild. A mention of that role counts as a
+// mention of the bot: Discord's autocomplete offers it under the bot's
+// name, and people pick it.
+func readMessage(m *discordgo.Message, bot, role string) (incoming, bool) {
 	if m == nil || m.Author == nil || m.ID == "" || m.ChannelID == "" {
 		return incoming{}, false
 	}
@@ -57,7 +62,10 @@ func readMessage(m *discordgo.Message, bot string) (incoming, bool) {
 			in.mentioned = true
 		}
 	}
-	in.text = stripMention(m.Content, bot)
+	if role != "" && slices.Contains(m.MentionRoles, role) {
+		in.mentioned = true
+	}
+	in.text = stripMention(m.Content, bot, role)
 	if !in.mentioned && in.text != strings.TrimSpace(m.Content) {
 		in.mentioned = true // the mention is in the text though not in the list
 	}
@@ -90,12 +98,16 @@ func author(u *discordgo.User, member *discordgo.Member) channels.Author {
 }
 
 // stripMention removes the mentions of user bot ("<@id>" and the older
-// "<@!id>") from text and trims the white space left around it.
-func stripMention(text, bot string) string {
-	if bot == "" {
-		return strings.TrimSpace(text)
+// "<@!id>") and of its role ("<@&id>", when role is not "") from text and
+// trims the white space left around it.
+func stripMention(text, bot, role string) string {
+	var tokens []string
+	if bot != "" {
+		tokens = append(tokens, "<@"+bot+">", "<@!"+bot+">")
 	}
-	tokens := []string{"<@" + bot + ">", "<@!" + bot + ">"}
+	if role != "" {
+		tokens = append(tokens, "<@&"+role+">")
+	}
 	for changed := true; changed; {
 		changed = false
 		for _, m := range tokens {
@@ -164,7 +176,7 @@ func (a *Adapter) onMessage(m *discordgo.Message) {
 	if r == nil {
 		return
 	}
-	in, ok := readMessage(m, a.botID())
+	in, ok := readMessage(m, a.botID(), a.places.botRole(m.GuildID))
 	if !ok {
 		return
 	}

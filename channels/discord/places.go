@@ -35,7 +35,8 @@ func (p place) threadable() bool {
 type places struct {
 	mu    sync.Mutex // guards the fields below
 	known map[string]place
-	bound map[string]bool // thread ids where the bot was mentioned
+	bound map[string]bool   // thread ids where the bot was mentioned
+	roles map[string]string // guild id → the bot's own role there
 }
 
 // maxBound bounds the set of mentioned threads; beyond it the set starts
@@ -43,7 +44,7 @@ type places struct {
 const maxBound = 10000
 
 func newPlaces() *places {
-	return &places{known: map[string]place{}, bound: map[string]bool{}}
+	return &places{known: map[string]place{}, bound: map[string]bool{}, roles: map[string]string{}}
 }
 
 // put records channel c; guild fills in a missing guild id.
@@ -90,4 +91,21 @@ func (p *places) isBound(id string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.bound[id]
+}
+
+// setBotRole records role as the bot's own role in guild.
+func (p *places) setBotRole(guild, role string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.roles[guild] = role
+}
+
+// botRole returns the bot's own role in guild, or "" when not known.
+func (p *places) botRole(guild string) string {
+	if guild == "" {
+		return ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.roles[guild]
 }

@@ -158,12 +158,16 @@ func TestReadMessage(t *testing.T) {
 			incoming{id: "5", channel: "2", author: channels.Author{ID: "1", Name: "Ann"}, text: "hey", mentioned: true}, true},
 		{"member nick and roles", &discordgo.Message{ID: "5", ChannelID: "2", GuildID: "3", Author: user, Member: &discordgo.Member{Nick: "Annie", Roles: []string{"r1"}}, Content: "x"},
 			incoming{id: "5", channel: "2", guild: "3", author: channels.Author{ID: "1", Name: "Annie", Roles: []string{"r1"}}, text: "x"}, true},
+		{"mention of the bot's role", &discordgo.Message{ID: "5", ChannelID: "2", GuildID: "3", Author: user, Content: "<@&700> list files", MentionRoles: []string{"700"}},
+			incoming{id: "5", channel: "2", guild: "3", author: channels.Author{ID: "1", Name: "Ann"}, text: "list files", mentioned: true}, true},
+		{"mention of another role", &discordgo.Message{ID: "5", ChannelID: "2", GuildID: "3", Author: user, Content: "<@&701> list files", MentionRoles: []string{"701"}},
+			incoming{id: "5", channel: "2", guild: "3", author: channels.Author{ID: "1", Name: "Ann"}, text: "<@&701> list files"}, true},
 		{"own", &discordgo.Message{ID: "5", ChannelID: "2", Author: &discordgo.User{ID: bot, Bot: true}, Content: "x"}, incoming{}, false},
 		{"thread created notice", &discordgo.Message{ID: "5", ChannelID: "2", Author: user, Type: discordgo.MessageTypeThreadCreated}, incoming{}, false},
 		{"no author", &discordgo.Message{ID: "5", ChannelID: "2", Content: "x"}, incoming{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := readMessage(tc.m, bot)
+			got, ok := readMessage(tc.m, bot, "700")
 			if ok != tc.wantOK {
 				t.Fatalf("readMessage ok = %v, want %v", ok, tc.wantOK)
 			}
