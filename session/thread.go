@@ -43,6 +43,9 @@ type thread struct {
 	evlog     *eventlog.Writer
 	tr        *store.Transcript
 	prompts   map[string]*pending
+	// recording holds, per turn whose end is on its way through the
+	// lane, a channel closed once the turn's records are written.
+	recording []chan struct{}
 	idleAt    time.Time // when the last turn ended
 	reaper    *time.Timer
 	turnSeq   int
@@ -85,9 +88,27 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		Typing:   t.policy.Typing,
 		Logger:   r.log,
 		OnTurnEnd: func(e projector.TurnEnd) {
-			if r.o.OnTurnEnd != nil {
-				r.o.OnTurnEnd(ref, e)
+			if r.o.OnTurnEnd == nil {
+				return
 			}
+			// Delivered; announce it once the turn's records are
+			// written too, so that whoever hears of it finds them.
+			// (The next turn starts only after they are, so this lane
+			// has nothing else to do meanwhile.)
+			t.mu.Lock()
+			var recorded chan struct{}
+			if len(t.recording) > 0 {
+				recorded = t.recording[0]
+				t.recording = t.recording[1:]
+			}
+			t.mu.Unlock()
+			if recorded != nil {
+				select {
+				case <-recorded:
+				case <-r.ctx.Done():
+				}
+			}
+			r.o.OnTurnEnd(ref, e)
 		},
 	})
 	t.runner = dispatch.Start(r.ctx, lane)
@@ -275,6 +296,8 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	if tu.stopper != "" {
 		outs = t.stopNotice(tu, outs)
 	}
+	recorded := make(chan struct{})
+	t.recording = append(t.recording, recorded)
 	t.runner.Push(outs...)
 	dirty := t.tr.Dirty()
 	t.tr.MarkClean()
@@ -301,6 +324,7 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	if err := st.SaveEntries(ctx, sess.ID, dirty); err != nil {
 		t.r.log.Error("cannot save the transcript", "thread", t.ref, "err", err)
 	}
+	close(recorded)
 	if title != "" {
 		if b, ok, err := st.Binding(ctx, t.ref); err == nil && ok && b.Title != title {
 			b.Title = title
