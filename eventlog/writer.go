@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/acpgw/gateway/internal/flock"
 )
 
 var (
@@ -71,8 +73,11 @@ func Open(dir, sessionID string, c Config) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eventlog: open %s: %w", w.path, err)
 	}
-	if err := lockFile(lock); err != nil {
+	if err := flock.Try(lock); err != nil {
 		lock.Close()
+		if errors.Is(err, flock.ErrLocked) {
+			err = ErrLocked
+		}
 		return nil, fmt.Errorf("eventlog: open %s: %w", w.path, err)
 	}
 	w.lock = lock

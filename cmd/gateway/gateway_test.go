@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -421,4 +422,28 @@ func TestRestartKeepsWebThreadsAndResumes(t *testing.T) {
 	if !strings.Contains(string(raw), `"method":"session/load"`) {
 		t.Error("the session was not resumed with session/load")
 	}
+}
+
+// Two gateways on one data directory would both answer in every thread:
+// the second is refused with an error naming the directory and the first
+// one's pid, and may start once the first has stopped.
+func TestOneGatewayPerDataDir(t *testing.T) {
+	cfg, f := testConfig(t, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	first, err := start(ctx, cfg, f, log, hooks{})
+	if err != nil {
+		cancel()
+		t.Fatalf("first start: %v", err)
+	}
+	_, err = start(t.Context(), cfg, f, log, hooks{})
+	want := fmt.Sprintf("dataDir: %s is in use by another gateway (pid %d)", cfg.DataDir, os.Getpid())
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("second start = %v, want an error containing %q", err, want)
+	}
+	cancel()
+	if err := first.wait(); err != nil {
+		t.Fatalf("first gateway stopped with %v", err)
+	}
+	startGateway(t, cfg, f, hooks{}) // the directory is free again
 }

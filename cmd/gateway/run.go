@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +23,7 @@ import (
 	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/dispatch"
+	"github.com/acpgw/gateway/internal/flock"
 	"github.com/acpgw/gateway/metrics"
 	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/store"
@@ -77,7 +80,7 @@ type hooks struct {
 type gateway struct {
 	log     *slog.Logger
 	router  *session.Router
-	st      *store.Store
+	data    *dataDir
 	metrics *metrics.Metrics
 	urls    []string
 	webURL  string
@@ -94,16 +97,14 @@ type gateway struct {
 // start opens the store, builds the router and starts every adapter and
 // the metrics server. Everything stops when ctx ends; wait returns then.
 func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger, h hooks) (*gateway, error) {
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data directory: %w", err)
-	}
-	st, err := store.Open(ctx, filepath.Join(cfg.DataDir, "gateway.db"), log)
+	data, err := openData(ctx, cfg.DataDir, log)
 	if err != nil {
 		return nil, err
 	}
+	st := data.st
 	m := metrics.New()
 	ctx, cancel := context.WithCancel(ctx)
-	g := &gateway{log: log, st: st, metrics: m, errs: make(chan error, 8), cancel: cancel, reloaded: h.reloaded}
+	g := &gateway{log: log, data: data, metrics: m, errs: make(chan error, 8), cancel: cancel, reloaded: h.reloaded}
 
 	platforms := cfg.Platforms()
 	var open []string
@@ -129,7 +130,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			})
 			if err != nil {
 				cancel()
-				st.Close()
+				data.Close()
 				return nil, fmt.Errorf("channels.discord: %w", err)
 			}
 			adapters[p] = a
@@ -153,13 +154,13 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			}
 			if err != nil {
 				cancel()
-				st.Close()
+				data.Close()
 				return nil, fmt.Errorf("channels.slack: %w", err)
 			}
 			adapters[p] = a.Channel()
 		default:
 			cancel()
-			st.Close()
+			data.Close()
 			return nil, fmt.Errorf("channels.%s: this build does not include the %s adapter yet", p, p)
 		}
 	}
@@ -214,7 +215,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			case err := <-g.errs:
 				cancel()
 				g.wg.Wait()
-				st.Close()
+				data.Close()
 				return nil, fmt.Errorf("web chat: %w", err)
 			}
 		}
@@ -224,7 +225,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		if err != nil {
 			cancel()
 			g.wg.Wait()
-			st.Close()
+			data.Close()
 			return nil, fmt.Errorf("metrics.listen: %w", err)
 		}
 		mux := http.NewServeMux()
@@ -297,7 +298,7 @@ func (g *gateway) wait() error {
 					g.log.Warn("cannot save the web chat", "err", err)
 				}
 			}
-			if err := g.st.Close(); err != nil && first == nil {
+			if err := g.data.Close(); err != nil && first == nil {
 				first = err
 			}
 			return first
@@ -384,4 +385,51 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, config.Explain(cfg, s))
 	}
 	return nil
+}
+
+// dataDir is the gateway's data directory, held by one gateway at a time:
+// two gateways on the same bindings would both answer in every thread.
+type dataDir struct {
+	st   *store.Store
+	lock *os.File // flock held while the gateway runs; holds its pid
+}
+
+// openData creates the data directory if needed, takes its lock and
+// opens the store in it.
+func openData(ctx context.Context, dir string, log *slog.Logger) (*dataDir, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("dataDir: %w", err)
+	}
+	path := filepath.Join(dir, "gateway.lock")
+	lock, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("dataDir: %w", err)
+	}
+	if err := flock.Try(lock); err != nil {
+		lock.Close()
+		if errors.Is(err, flock.ErrLocked) {
+			by := ""
+			if b, _ := os.ReadFile(path); len(bytes.TrimSpace(b)) > 0 {
+				by = " (pid " + string(bytes.TrimSpace(b)) + ")"
+			}
+			return nil, fmt.Errorf("dataDir: %s is in use by another gateway%s; stop it, or give this one its own dataDir", dir, by)
+		}
+		return nil, fmt.Errorf("dataDir: cannot lock %s: %w", path, err)
+	}
+	if err := lock.Truncate(0); err == nil {
+		_, _ = lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	st, err := store.Open(ctx, filepath.Join(dir, "gateway.db"), log)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return &dataDir{st: st, lock: lock}, nil
+}
+
+// Close closes the store and releases the directory.
+func (d *dataDir) Close() error {
+	err := d.st.Close()
+	d.lock.Close()
+	return err
 }

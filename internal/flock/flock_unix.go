@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package eventlog
+package flock
 
 import (
 	"errors"
@@ -8,10 +8,10 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive flock on f without waiting. It returns
-// ErrLocked while another open file holds it, in any process. The lock
-// goes away when f is closed.
-func lockFile(f *os.File) error {
+// Try takes an exclusive flock on f without waiting. It returns ErrLocked
+// while another open file holds it, in any process. The lock goes away
+// when f is closed.
+func Try(f *os.File) error {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return err
