@@ -424,6 +424,51 @@ func TestRoleMentionOpensThread(t *testing.T) {
 	}
 }
 
+// When no thread can be opened for a mention, the person hears why, in
+// reply to their message, instead of silence.
+func TestMentionWithoutThreadIsAnswered(t *testing.T) {
+	f := newFake(t)
+	voice := "1000000000000000777"
+	f.mu.Lock()
+	f.chans[voice] = &fakeChannel{ID: voice, Type: 2, Guild: f.guild, Name: "voice"}
+	f.mu.Unlock()
+	s := start(t, f, Options{})
+	ctx := testCtx(t)
+	replyTo := func(channel, msg string) fakeMessage {
+		var got fakeMessage
+		f.waitFor(ctx, "an answer to "+msg, func() bool {
+			for _, m := range f.botMessagesLocked(channel) {
+				if m.ReplyTo == msg {
+					got = m
+					return true
+				}
+			}
+			return false
+		})
+		return got
+	}
+
+	f.inject("POST", "/threads", 1, http.StatusForbidden, `{"message": "Missing Permissions", "code": 50013}`, nil)
+	id := f.say(ann, f.channel, "open a thread please", true)
+	if m := replyTo(f.channel, id); !strings.HasPrefix(m.Content, "⚙️") || !strings.Contains(m.Content, "Create Public Threads") {
+		t.Errorf("answer to a refused thread = %q", m.Content)
+	}
+	if _, ok := f.channelCopy(id); ok {
+		t.Error("a thread was opened after all")
+	}
+
+	id = f.say(ann, voice, "here?", true)
+	if m := replyTo(voice, id); !strings.Contains(m.Content, "Mention me in a text channel") {
+		t.Errorf("answer in a voice channel's chat = %q", m.Content)
+	}
+
+	// Nothing was delivered; the next mention works as usual.
+	id = f.say(ann, f.channel, "now it works", true)
+	if in := s.next(t); in.Thread.Thread != id || in.Text != "now it works" {
+		t.Errorf("inbound = %+v, want the third mention in its thread", in)
+	}
+}
+
 func TestMentionOpensThread(t *testing.T) {
 	f := newFake(t)
 	s := start(t, f, Options{})

@@ -12,6 +12,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 // maxThreadName is Discord's limit of a thread's name, in characters.
@@ -232,7 +233,7 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 			parent = in.channel // never seen without one; keep the ref usable
 		}
 		deliver(channels.ThreadRef{Platform: Platform, Channel: parent, Thread: in.channel})
-	case in.mentioned && p.threadable():
+	case in.mentioned:
 		if in.author.Bot || in.text == "" {
 			return // bots and empty mentions open no thread
 		}
@@ -246,14 +247,53 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 		}) {
 			return // someone without access opens nothing
 		}
+		if !p.threadable() {
+			a.tell(ctx, in, "I work in threads, and cannot open one in this kind of channel. Mention me in a text channel.")
+			return
+		}
 		th, err := a.startThreadPatiently(ctx, in.channel, in.id, threadName(in.text))
 		if err != nil {
 			if ctx.Err() == nil {
 				a.log.Warn("discord: cannot open a thread for a mention", "channel", in.channel, "message", in.id, "err", err)
+				if why := threadFailure(err); why != "" {
+					a.tell(ctx, in, why)
+				}
 			}
 			return
 		}
 		deliver(channels.ThreadRef{Platform: Platform, Channel: in.channel, Thread: th})
+	}
+}
+
+// threadFailure says, for the person who mentioned the bot, why no thread
+// was opened; "" when they need not be told.
+func threadFailure(err error) string {
+	var rl *channels.RateLimitError
+	switch code := restCode(err); {
+	case errors.As(err, &rl):
+		return "Discord is rate-limiting me, so I could not open a thread for this. Mention me again in a minute."
+	case code == discordgo.ErrCodeMissingPermissions || code == discordgo.ErrCodeMissingAccess:
+		return "I could not open a thread for this: I lack the permission to create public threads in this channel. Ask a server admin to grant me Create Public Threads and Send Messages in Threads."
+	case code == errCodeThreadAlreadyCreated:
+		return "" // the thread exists: this message was handled before
+	case code != 0:
+		var re *discordgo.RESTError
+		errors.As(err, &re)
+		return "I could not open a thread for this (Discord said: " + re.Message.Message + ")."
+	default:
+		return "I could not open a thread for this: Discord did not answer. Mention me again in a moment."
+	}
+}
+
+// errCodeThreadAlreadyCreated is Discord's "A thread has already been
+// created for this message".
+const errCodeThreadAlreadyCreated = 160004
+
+// tell answers in's author in the channel with a gateway notice and logs
+// when even that fails. It blocks on I/O.
+func (a *Adapter) tell(ctx context.Context, in incoming, text string) {
+	if err := a.answer(ctx, in, sysmsg.Prefix(text)); err != nil && ctx.Err() == nil {
+		a.log.Warn("discord: cannot answer a mention", "channel", in.channel, "message", in.id, "err", err)
 	}
 }
 

@@ -250,3 +250,26 @@ func TestRunBackoff(t *testing.T) {
 		}
 	})
 }
+
+func TestThreadFailure(t *testing.T) {
+	rest := func(code int, msg string) error {
+		return apiError("thread", &discordgo.RESTError{Message: &discordgo.APIErrorMessage{Code: code, Message: msg}})
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string // a part of the answer; "" for none
+	}{
+		{"rate limit", &channels.RateLimitError{RetryAfter: time.Minute}, "rate-limiting"},
+		{"missing permissions", rest(50013, "Missing Permissions"), "Create Public Threads"},
+		{"missing access", rest(50001, "Missing Access"), "Create Public Threads"},
+		{"already created", rest(160004, "A thread has already been created for this message"), ""},
+		{"other", rest(50035, "Invalid Form Body"), "Discord said: Invalid Form Body"},
+		{"no answer", errors.New("dial tcp: connection refused"), "did not answer"},
+	} {
+		got := threadFailure(tc.err)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: threadFailure = %q, want it to contain %q", tc.name, got, tc.want)
+		}
+	}
+}
