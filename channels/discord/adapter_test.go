@@ -409,7 +409,7 @@ func TestOwnMessagesIgnored(t *testing.T) {
 func TestRoleMentionOpensThread(t *testing.T) {
 	f := newFake(t)
 	s := start(t, f, Options{})
-	f.send(ann, f.channel, "<@&700000000000000901> for the other bot", nil, []string{"700000000000000901"})
+	f.send(ann, f.channel, "<@&700000000000000901> for the other bot", nil, []string{"700000000000000901"}, nil)
 	id := f.sayToRole(ann, f.channel, "list the files")
 	in := s.next(t)
 	wantRef := channels.ThreadRef{Platform: Platform, Channel: f.channel, Thread: id}
@@ -467,6 +467,41 @@ func TestMentionWithoutThreadIsAnswered(t *testing.T) {
 	if in := s.next(t); in.Thread.Thread != id || in.Text != "now it works" {
 		t.Errorf("inbound = %+v, want the third mention in its thread", in)
 	}
+}
+
+// Discord makes a long paste into message.txt and leaves the text empty:
+// the file's text reaches the agent, fenced so that its own backticks
+// cannot end the block. Other files are named with their link.
+func TestAttachmentsReachTheAgent(t *testing.T) {
+	f := newFake(t)
+	s := start(t, f, Options{})
+	paste := "panic: boom\n```\ngoroutine 1 [running]:\nmain.main()\n"
+	id := f.sayWithFiles(ann, f.channel, "", true, fakeFile{Name: "message.txt", ContentType: "text/plain; charset=utf-8", Body: []byte(paste)})
+	in := s.next(t)
+	want := "Attached file message.txt:\n````\n" + strings.TrimRight(paste, "\n") + "\n````"
+	if in.Thread.Thread != id || in.Text != want {
+		t.Errorf("inbound = %+v\nwant text %q in thread %s", in, want, id)
+	}
+	if th, _ := f.channelCopy(id); th.Name != "message.txt" {
+		t.Errorf("thread name = %q, want the file's name", th.Name)
+	}
+
+	png := fakeFile{Name: "shot.png", ContentType: "image/png", Body: []byte("\x89PNG"), Size: 2048}
+	big := fakeFile{Name: "huge.log", ContentType: "text/plain", Body: []byte("x"), Size: 300 << 10}
+	notUTF8 := fakeFile{Name: "data.txt", Body: []byte{0xff, 0xfe, 'a'}}
+	f.sayWithFiles(ann, id, "what do you make of these?", false, png, big, notUTF8)
+	in = s.next(t)
+	for _, part := range []string{
+		"what do you make of these?\n\n(Attached file shot.png, image/png, 2 KiB, not included: not a text file. Link: " + f.srv.URL + "/attachments/",
+		"(Attached file huge.log, text/plain, 300 KiB, not included: larger than 256 KiB. Link: ",
+		"(Attached file data.txt, unknown type, 3 bytes, not included: not UTF-8 text. Link: ",
+	} {
+		if !strings.Contains(in.Text, part) {
+			t.Errorf("inbound text lacks %q:\n%s", part, in.Text)
+		}
+	}
+	// (The fake reports an attachment fetched with the bot's token as a
+	// violation at cleanup.)
 }
 
 func TestMentionOpensThread(t *testing.T) {

@@ -45,6 +45,7 @@ type fakeDiscord struct {
 	followups     []fakeFollowup
 	violations    []string // protocol misuse seen, for tests to assert none
 	injections    []*injection
+	files         map[string]fakeFile // attachments by URL path
 	requireIntent discordIntent
 
 	// gateway state
@@ -147,6 +148,7 @@ func newFake(t testing.TB) *fakeDiscord {
 		next:          1100000000000000000,
 		chans:         map[string]*fakeChannel{},
 		msgs:          map[string]*fakeMessage{},
+		files:         map[string]fakeFile{},
 		typing:        map[string]time.Time{},
 		interactions:  map[string]*fakeInteraction{},
 		conns:         map[*fakeConn]bool{},
@@ -164,6 +166,7 @@ func newFake(t testing.TB) *fakeDiscord {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /gateway/{$}", f.serveGateway)
 	mux.HandleFunc("/api/v9/", f.serveAPI)
+	mux.HandleFunc("GET /attachments/", f.serveFile)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		f.violate("request outside the API: %s %s", r.Method, r.URL.Path)
 		http.NotFound(w, r)
@@ -360,17 +363,71 @@ func (f *fakeDiscord) say(who fakeUser, channel, text string, mention bool) stri
 		content = "<@" + f.bot.ID + "> " + text
 		mentions = append(mentions, userJSON(f.bot))
 	}
-	return f.send(who, channel, content, mentions, nil)
+	return f.send(who, channel, content, mentions, nil, nil)
+}
+
+// fakeFile is an attachment the fake serves under /attachments/.
+type fakeFile struct {
+	Name, ContentType string
+	Body              []byte
+	Size              int // as the attachment says; len(Body) when 0
+}
+
+// sayWithFiles is say with attachments, served by the fake as Discord's
+// CDN would.
+func (f *fakeDiscord) sayWithFiles(who fakeUser, channel, text string, mention bool, files ...fakeFile) string {
+	content := text
+	var mentions []map[string]any
+	if mention {
+		content = "<@" + f.bot.ID + "> " + text
+		mentions = append(mentions, userJSON(f.bot))
+	}
+	f.mu.Lock()
+	var atts []map[string]any
+	for _, file := range files {
+		id := f.newIDLocked()
+		f.files["/attachments/"+id+"/"+file.Name] = file
+		size := file.Size
+		if size == 0 {
+			size = len(file.Body)
+		}
+		at := map[string]any{"id": id, "filename": file.Name, "size": size, "url": f.srv.URL + "/attachments/" + id + "/" + file.Name}
+		if file.ContentType != "" {
+			at["content_type"] = file.ContentType
+		}
+		atts = append(atts, at)
+	}
+	f.mu.Unlock()
+	return f.send(who, channel, content, mentions, nil, atts)
+}
+
+// serveFile serves an attachment; it refuses requests that carry the
+// bot's token, which must never leave for the CDN.
+func (f *fakeDiscord) serveFile(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Authorization") != "" {
+		f.violate("attachment fetched with an Authorization header")
+	}
+	f.mu.Lock()
+	file, ok := f.files[r.URL.Path]
+	f.mu.Unlock()
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	if file.ContentType != "" {
+		w.Header().Set("Content-Type", file.ContentType)
+	}
+	w.Write(file.Body)
 }
 
 // sayToRole is say with a mention of the bot's role rather than the bot,
 // as Discord's autocomplete often makes it.
 func (f *fakeDiscord) sayToRole(who fakeUser, channel, text string) string {
-	return f.send(who, channel, "<@&"+f.botRole+"> "+text, nil, []string{f.botRole})
+	return f.send(who, channel, "<@&"+f.botRole+"> "+text, nil, []string{f.botRole}, nil)
 }
 
 // send dispatches a MESSAGE_CREATE from who and returns its id.
-func (f *fakeDiscord) send(who fakeUser, channel, content string, mentions []map[string]any, roles []string) string {
+func (f *fakeDiscord) send(who fakeUser, channel, content string, mentions []map[string]any, roles []string, attachments []map[string]any) string {
 	f.mu.Lock()
 	id := f.newIDLocked()
 	ch := f.chans[channel]
@@ -382,6 +439,7 @@ func (f *fakeDiscord) send(who fakeUser, channel, content string, mentions []map
 		"content":       content,
 		"mentions":      mentions,
 		"mention_roles": nonNil(roles),
+		"attachments":   nonNil(attachments),
 		"type":          0,
 		"timestamp":     time.Now().UTC().Format(time.RFC3339),
 	}

@@ -47,9 +47,9 @@ func messageJSON(m *fakeMessage) map[string]any {
 	return d
 }
 
-func nonNil(s []string) []string {
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

@@ -33,6 +33,7 @@ type incoming struct {
 	author    channels.Author
 	text      string // without mentions of the bot
 	mentioned bool   // the message mentions the bot
+	files     []file // attachments
 }
 
 // readMessage turns a MESSAGE_CREATE into an incoming message. It returns
@@ -67,6 +68,7 @@ func readMessage(m *discordgo.Message, bot, role string) (incoming, bool) {
 		in.mentioned = true
 	}
 	in.text = stripMention(m.Content, bot, role)
+	in.files = readFiles(m)
 	if !in.mentioned && in.text != strings.TrimSpace(m.Content) {
 		in.mentioned = true // the mention is in the text though not in the list
 	}
@@ -203,7 +205,7 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 		r.h(ctx, channels.Inbound{
 			Thread: ref,
 			Author: in.author,
-			Text:   in.text,
+			Text:   a.withFiles(ctx, in.text, in.files),
 			ID:     channels.MessageID(in.id),
 			Space:  in.guild,
 		})
@@ -234,7 +236,7 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 		}
 		deliver(channels.ThreadRef{Platform: Platform, Channel: parent, Thread: in.channel})
 	case in.mentioned:
-		if in.author.Bot || in.text == "" {
+		if in.author.Bot || (in.text == "" && len(in.files) == 0) {
 			return // bots and empty mentions open no thread
 		}
 		if a.o.Admit != nil && !a.o.Admit(ctx, channels.Inbound{
@@ -251,7 +253,11 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 			a.tell(ctx, in, "I work in threads, and cannot open one in this kind of channel. Mention me in a text channel.")
 			return
 		}
-		th, err := a.startThreadPatiently(ctx, in.channel, in.id, threadName(in.text))
+		name := in.text
+		if name == "" {
+			name = in.files[0].name // a long paste Discord made into a file
+		}
+		th, err := a.startThreadPatiently(ctx, in.channel, in.id, threadName(name))
 		if err != nil {
 			if ctx.Err() == nil {
 				a.log.Warn("discord: cannot open a thread for a mention", "channel", in.channel, "message", in.id, "err", err)
