@@ -93,6 +93,9 @@ type Inbound struct {
 	Thread ThreadRef
 	Author Author
 	Text   string
+	// Files are the message's attachments, in order; the gateway adds
+	// them to the prompt (see package channels/attach).
+	Files []File
 	// ID is the platform's id of the inbound message, for de-duplication.
 	ID MessageID
 	// Choice is set when the inbound event is a click on a prompt option:
@@ -105,6 +108,18 @@ type Inbound struct {
 	// as to a button click). It blocks on I/O. Where it is nil, the
 	// gateway answers in the thread.
 	Reply func(ctx context.Context, text string) error
+}
+
+// File is an attachment of an inbound message.
+type File struct {
+	Name        string
+	ContentType string // "" when the platform did not say
+	Size        int    // bytes, as the platform says
+	URL         string // where people can open it
+	// Text is the file's content when the adapter read it (a small text
+	// file); otherwise Skipped says why not, for the agent.
+	Text    string
+	Skipped string
 }
 
 // ChoiceAnswer is a person's answer to a Choice.

@@ -177,7 +177,7 @@ func (r *Router) Handle(ctx context.Context, in channels.Inbound) {
 		r.answer(ctx, ad, acc, in)
 		return
 	}
-	if strings.TrimSpace(in.Text) == "" {
+	if strings.TrimSpace(in.Text) == "" && len(in.Files) == 0 {
 		return
 	}
 	if !acc.mayPrompt(in) {

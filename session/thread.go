@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/attach"
 	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/projector"
@@ -235,7 +236,8 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 		return
 	}
 	policy := t.r.policyFor(t.ref, t.space)
-	tu := &turn{started: time.Now(), prompt: in.Text, by: in.Author, finished: make(chan struct{})}
+	prompt := attach.Prompt(in.Text, in.Files)
+	tu := &turn{started: time.Now(), prompt: prompt, by: in.Author, finished: make(chan struct{})}
 	t.mu.Lock()
 	if st := t.startStop; st != nil {
 		// Stopped while the agent was starting: the prompt never runs.
@@ -253,7 +255,7 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 	t.runner.Do(func(l *dispatch.Lane) { l.SetStream(policy.Stream) })
 	t.turn = tu
 	t.turnSeq++
-	t.tr.UserPrompt(in.Text, tu.started)
+	t.tr.UserPrompt(prompt, tu.started)
 	outs := t.proj.BeginTurn(nil)
 	t.runner.BeginTurn()
 	t.runner.Push(outs...)
@@ -261,7 +263,7 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 
 	// Not ctx: cancelling the Prompt's context makes the SDK drop the
 	// agent's answer. Stops go through session/cancel; shutdown too.
-	stop, err := sess.Prompt(context.WithoutCancel(ctx), in.Text)
+	stop, err := sess.Prompt(context.WithoutCancel(ctx), prompt)
 	t.endTurn(tu, sess, stop, err)
 }
 

@@ -169,3 +169,32 @@ func TestEventLogReplays(t *testing.T) {
 		t.Errorf("only %d tool lines", len(tools))
 	}
 }
+
+// A message's files reach the agent after its text; one with files and
+// no text is a prompt too.
+func TestFilesReachTheAgent(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}})
+	th := e.rec.Thread("files")
+	files := []channels.File{
+		{Name: "message.txt", ContentType: "text/plain", Size: 12, Text: "panic: boom\n"},
+		{Name: "shot.png", ContentType: "image/png", Size: 2048, URL: "https://cdn.example/shot.png", Skipped: "not a text file"},
+	}
+	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: ann, Text: "echo see", Files: files, ID: "m1"}); err != nil {
+		t.Fatal(err)
+	}
+	if end := e.waitEnd(th); end.StopReason != "end_turn" {
+		t.Fatalf("turn end = %+v", end)
+	}
+	want := "see\n\nAttached file message.txt:\n```\npanic: boom\n```\n\n" +
+		"(Attached file shot.png, image/png, 2 KiB, not included: not a text file. Link: https://cdn.example/shot.png)"
+	if got := e.text(th); got != want {
+		t.Errorf("the agent echoed\n%s\nwant\n%s", got, want)
+	}
+	// Files alone (a long paste Discord made into a file) run a turn too.
+	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: ann, Files: files[:1], ID: "m2"}); err != nil {
+		t.Fatal(err)
+	}
+	if end := e.waitEnd(th); end.StopReason != "end_turn" {
+		t.Fatalf("turn end of a message with only a file = %+v", end)
+	}
+}

@@ -470,34 +470,40 @@ func TestMentionWithoutThreadIsAnswered(t *testing.T) {
 }
 
 // Discord makes a long paste into message.txt and leaves the text empty:
-// the file's text reaches the agent, fenced so that its own backticks
-// cannot end the block. Other files are named with their link.
+// the mention still opens a thread, named after the file, and the file's
+// text is read for the agent. Other files are described, with their link.
 func TestAttachmentsReachTheAgent(t *testing.T) {
 	f := newFake(t)
 	s := start(t, f, Options{})
 	paste := "panic: boom\n```\ngoroutine 1 [running]:\nmain.main()\n"
 	id := f.sayWithFiles(ann, f.channel, "", true, fakeFile{Name: "message.txt", ContentType: "text/plain; charset=utf-8", Body: []byte(paste)})
 	in := s.next(t)
-	want := "Attached file message.txt:\n````\n" + strings.TrimRight(paste, "\n") + "\n````"
-	if in.Thread.Thread != id || in.Text != want {
-		t.Errorf("inbound = %+v\nwant text %q in thread %s", in, want, id)
+	if in.Thread.Thread != id || in.Text != "" || len(in.Files) != 1 || in.Files[0].Text != paste || in.Files[0].Name != "message.txt" {
+		t.Errorf("inbound = %+v, want the paste as a read file in thread %s", in, id)
 	}
 	if th, _ := f.channelCopy(id); th.Name != "message.txt" {
 		t.Errorf("thread name = %q, want the file's name", th.Name)
 	}
 
 	png := fakeFile{Name: "shot.png", ContentType: "image/png", Body: []byte("\x89PNG"), Size: 2048}
-	big := fakeFile{Name: "huge.log", ContentType: "text/plain", Body: []byte("x"), Size: 300 << 10}
 	notUTF8 := fakeFile{Name: "data.txt", Body: []byte{0xff, 0xfe, 'a'}}
-	f.sayWithFiles(ann, id, "what do you make of these?", false, png, big, notUTF8)
+	f.sayWithFiles(ann, id, "what do you make of these?", false, png, notUTF8)
 	in = s.next(t)
-	for _, part := range []string{
-		"what do you make of these?\n\n(Attached file shot.png, image/png, 2 KiB, not included: not a text file. Link: " + f.srv.URL + "/attachments/",
-		"(Attached file huge.log, text/plain, 300 KiB, not included: larger than 256 KiB. Link: ",
-		"(Attached file data.txt, unknown type, 3 bytes, not included: not UTF-8 text. Link: ",
-	} {
-		if !strings.Contains(in.Text, part) {
-			t.Errorf("inbound text lacks %q:\n%s", part, in.Text)
+	want := []channels.File{
+		{Name: "shot.png", ContentType: "image/png", Size: 2048, Skipped: "not a text file"},
+		{Name: "data.txt", Size: 3, Skipped: "not UTF-8 text"},
+	}
+	if in.Text != "what do you make of these?" || len(in.Files) != len(want) {
+		t.Fatalf("inbound = %+v, want the text and %d files", in, len(want))
+	}
+	for i, w := range want {
+		got := in.Files[i]
+		if !strings.HasPrefix(got.URL, f.srv.URL+"/attachments/") {
+			t.Errorf("file %d URL = %q, want the attachment's", i, got.URL)
+		}
+		got.URL = ""
+		if got != w {
+			t.Errorf("file %d = %+v, want %+v", i, got, w)
 		}
 	}
 	// (The fake reports an attachment fetched with the bot's token as a

@@ -33,7 +33,7 @@ type incoming struct {
 	author    channels.Author
 	text      string // without mentions of the bot
 	mentioned bool   // the message mentions the bot
-	files     []file // attachments
+	files     []channels.File
 }
 
 // readMessage turns a MESSAGE_CREATE into an incoming message. It returns
@@ -205,7 +205,8 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 		r.h(ctx, channels.Inbound{
 			Thread: ref,
 			Author: in.author,
-			Text:   a.withFiles(ctx, in.text, in.files),
+			Text:   in.text,
+			Files:  a.readText(ctx, in.files),
 			ID:     channels.MessageID(in.id),
 			Space:  in.guild,
 		})
@@ -255,7 +256,7 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 		}
 		name := in.text
 		if name == "" {
-			name = in.files[0].name // a long paste Discord made into a file
+			name = in.files[0].Name // a long paste Discord made into a file
 		}
 		th, err := a.startThreadPatiently(ctx, in.channel, in.id, threadName(name))
 		if err != nil {

@@ -92,6 +92,7 @@ var botScopes = map[string]string{
 	"mpim:history":      "group direct messages",
 	"chat:write":        "posts, edits, private replies and the status line",
 	"users:read":        "people's names (users.info)",
+	"files:read":        "text files attached to messages, read into the prompt",
 }
 
 // userGroupsScope is the scope Options.UserGroups needs.
@@ -130,6 +131,7 @@ type Adapter struct {
 	o     Options
 	log   *slog.Logger
 	api   *slack.Client
+	hc    *http.Client // the Web API's client, also used for file links
 	users *directory
 	seen  *state
 
@@ -187,6 +189,7 @@ func New(o Options) (*Adapter, error) {
 		o:      o,
 		log:    log,
 		api:    client,
+		hc:     hc,
 		seen:   newState(),
 		status: map[string]time.Time{},
 	}

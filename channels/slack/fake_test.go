@@ -40,6 +40,7 @@ type fakeSlack struct {
 	groups     map[string][]string   // user group id → members
 	channels   map[string]bool
 	fails      map[string][]failure // method → failures to answer next calls with
+	files      map[string]fakeFile  // shared files by download path
 	seq        int                  // for ts, event and envelope ids
 	conn       *fakeConn            // the current Socket Mode connection
 	opens      int                  // apps.connections.open calls
@@ -116,6 +117,7 @@ func newFakeState(t *testing.T, o fakeOptions) *fakeSlack {
 		groups:   map[string][]string{},
 		channels: map[string]bool{fakeChannel: true, "C0OTHER": true, "D0DM": true},
 		fails:    map[string][]failure{},
+		files:    map[string]fakeFile{},
 		acks:     map[string]time.Time{},
 		changed:  make(chan struct{}),
 	}
@@ -123,6 +125,7 @@ func newFakeState(t *testing.T, o fakeOptions) *fakeSlack {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", f.serveAPI)
 	mux.HandleFunc("/link/", f.serveSocket)
+	mux.HandleFunc("GET /files-pri/", f.serveFile)
 	f.handler = mux
 	return f
 }
@@ -334,7 +337,7 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 	case "auth.test":
 		scopes := f.o.scopes
 		if scopes == "" {
-			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,users:read"
+			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,users:read,files:read"
 		}
 		w.Header().Set("X-OAuth-Scopes", scopes)
 		writeJSON(w, map[string]any{"ok": true, "url": "https://fake.slack.com/", "team": "Fake", "user": "gateway",
@@ -383,6 +386,25 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, map[string]any{"ok": false, "error": "unknown_method"})
 	}
+}
+
+// serveFile serves a shared file to the bot token; anyone else gets the
+// sign-in page (200, HTML), as from Slack.
+func (f *fakeSlack) serveFile(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	file, ok := f.files[r.URL.Path]
+	f.mu.Unlock()
+	if r.Header.Get("Authorization") != "Bearer "+f.botToken {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, "<!DOCTYPE html><html><body>Sign in to Slack</body></html>")
+		return
+	}
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", file.mimetype)
+	w.Write(file.body)
 }
 
 func (f *fakeSlack) srvURL() string {

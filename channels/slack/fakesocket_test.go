@@ -174,6 +174,15 @@ type sayOptions struct {
 	mention bool   // prefix "<@bot> " and send app_mention too
 	kind    string // channel_type; default "channel"
 	botID   string // set for a message from another bot
+	files   []fakeFile
+}
+
+// fakeFile is a file shared with a message; the fake serves it at its
+// url_private_download to requests with the bot token, and a sign-in page
+// to others, as Slack does.
+type fakeFile struct {
+	name, mimetype, mode string
+	body                 []byte
 }
 
 // say has a person write a message: Slack sends a message event and, for
@@ -196,6 +205,26 @@ func (f *fakeSlack) say(ctx context.Context, o sayOptions) (sent, error) {
 		"blocks": []any{}, "client_msg_id": fmt.Sprintf("cm-%s", ts)}
 	if o.thread != "" {
 		base["thread_ts"] = o.thread
+	}
+	if len(o.files) > 0 {
+		var fs []any
+		for _, file := range o.files {
+			id := fmt.Sprintf("F%d", f.nextLocked())
+			path := "/files-pri/" + f.team + "-" + id + "/download/" + file.name
+			f.files[path] = file
+			mode := file.mode
+			if mode == "" {
+				mode = "hosted"
+			}
+			fs = append(fs, map[string]any{
+				"id": id, "name": file.name, "title": file.name, "mimetype": file.mimetype, "size": len(file.body), "mode": mode,
+				"url_private":          f.srvURL() + "/files-pri/" + f.team + "-" + id + "/" + file.name,
+				"url_private_download": f.srvURL() + path,
+				"permalink":            "https://fake.slack.com/files/" + id,
+			})
+		}
+		base["files"] = fs
+		base["subtype"] = "file_share"
 	}
 	if o.botID != "" {
 		base["bot_id"] = o.botID

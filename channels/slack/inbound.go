@@ -237,6 +237,7 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 		Thread: ref,
 		Author: author,
 		Text:   inboundText(string(ev.Text), me.BotUserID),
+		Files:  a.readFiles(ctx, ev.Files),
 		ID:     channels.MessageID(ev.TS),
 		Space:  firstNonEmpty(string(cb.TeamID), me.TeamID),
 	}

@@ -497,3 +497,68 @@ func TestInboundText(t *testing.T) {
 		})
 	}
 }
+
+// Files shared with a message: small text files are read with the bot
+// token for the agent; others are described. A message with only a file
+// is delivered too.
+func TestFilesAreRead(t *testing.T) {
+	f := newFake(t, fakeOptions{})
+	f.addUser("U0ANN", "Ann")
+	a := f.adapter(t, Options{})
+	r := run(t, a, nil)
+	ctx := testCtx(t)
+	paste := "ERROR: connection refused\n  at db.go:12\n"
+	f.mustSay(ctx, sayOptions{user: "U0ANN", text: "", mention: true, files: []fakeFile{
+		{name: "error.log", mimetype: "text/plain", body: []byte(paste)},
+		{name: "diagram.png", mimetype: "image/png", body: []byte("\x89PNG")},
+		{name: "spec.txt", mimetype: "text/plain", mode: "external", body: []byte("elsewhere")},
+	}})
+	in := r.next(ctx)
+	if in.Text != "" || len(in.Files) != 3 {
+		t.Fatalf("inbound = %+v, want no text and 3 files", in)
+	}
+	want := []channels.File{
+		{Name: "error.log", ContentType: "text/plain", Size: len(paste), Text: paste},
+		{Name: "diagram.png", ContentType: "image/png", Size: 4, Skipped: "not a text file"},
+		{Name: "spec.txt", ContentType: "text/plain", Size: 9, Skipped: "it is stored outside Slack"},
+	}
+	for i, w := range want {
+		got := in.Files[i]
+		if !strings.HasPrefix(got.URL, "https://fake.slack.com/files/") {
+			t.Errorf("file %d URL = %q, want its permalink", i, got.URL)
+		}
+		got.URL = ""
+		if got != w {
+			t.Errorf("file %d = %+v, want %+v", i, got, w)
+		}
+	}
+}
+
+// The bot token goes only to Slack's hosts and the configured API host.
+func TestFileRequestsKeepTheToken(t *testing.T) {
+	a, err := New(Options{AppToken: "xapp-1-x", BotToken: "xoxb-secret", APIURL: "http://127.0.0.1:9/api/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		link     string
+		withAuth bool
+	}{
+		{"https://files.slack.com/files-pri/T1-F1/download/a.txt", true},
+		{"http://files.slack.com/files-pri/T1-F1/download/a.txt", false}, // not over TLS
+		{"http://127.0.0.1:9/files-pri/T1-F1/a.txt", true},
+		{"https://files.slack.com.evil.example/a.txt", false},
+		{"https://drive.example.com/a.txt", false},
+	} {
+		req, err := a.fileRequest(t.Context(), tc.link)
+		if err != nil {
+			t.Fatalf("fileRequest(%s): %v", tc.link, err)
+		}
+		if got := req.Header.Get("Authorization") != ""; got != tc.withAuth {
+			t.Errorf("fileRequest(%s) sends the token: %v, want %v", tc.link, got, tc.withAuth)
+		}
+	}
+	if _, err := a.fileRequest(t.Context(), ""); err == nil {
+		t.Error("fileRequest of no link = nil error")
+	}
+}

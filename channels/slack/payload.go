@@ -58,6 +58,22 @@ type event struct {
 	// message_deleted: the edited message after and before.
 	Message         *innerMessage `json:"message"`
 	PreviousMessage *innerMessage `json:"previous_message"`
+	Files           []file        `json:"files"`
+}
+
+// file is a file shared in a message.
+type file struct {
+	Name     str `json:"name"`
+	Title    str `json:"title"`
+	Mimetype str `json:"mimetype"`
+	Size     int `json:"size"`
+	// URLPrivateDownload needs the bot token (scope files:read).
+	URLPrivateDownload str `json:"url_private_download"`
+	URLPrivate         str `json:"url_private"`
+	Permalink          str `json:"permalink"`
+	// Mode is "hosted" or "snippet" for files Slack holds; "external",
+	// "tombstone" (deleted) and "hidden_by_limit" ones cannot be read.
+	Mode str `json:"mode"`
 }
 
 // innerMessage is a message nested in a message_changed or
