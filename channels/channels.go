@@ -217,6 +217,15 @@ type Titler interface {
 	SetTitle(ctx context.Context, t ThreadRef, title string) error
 }
 
+// Checker is implemented by adapters that can tell whether they are
+// connected to their platform (or listening, for a local chat), for the
+// program's readiness check and metrics.
+type Checker interface {
+	// Check returns nil while the adapter can receive and send, else why
+	// not. It does no I/O.
+	Check() error
+}
+
 // ErrMessageGone means a message can no longer be edited.
 var ErrMessageGone = errors.New("message can no longer be edited")
 

@@ -51,7 +51,7 @@ type Config struct {
 	Access map[string]session.AccessRule `koanf:"access"`
 	// Channels configures the chat platforms.
 	Channels Channels `koanf:"channels"`
-	// Metrics is the local HTTP endpoint for /healthz and /metrics.
+	// Metrics is the local HTTP endpoint for /healthz, /readyz and /metrics.
 	Metrics Metrics `koanf:"metrics"`
 	// Overrides change acp.stream, typing, busy and permissions per
 	// platform, guild or workspace, and channel.
@@ -174,7 +174,7 @@ type Slack struct {
 
 // Metrics is the metrics section.
 type Metrics struct {
-	// Listen is the host:port serving /healthz and /metrics (default
+	// Listen is the host:port serving /healthz, /readyz and /metrics (default
 	// 127.0.0.1:9464); "" disables the endpoint.
 	Listen string `koanf:"listen"`
 }

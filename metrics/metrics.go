@@ -89,6 +89,22 @@ func (m *Metrics) Suppressed(reason string, n int) {
 // Agent moves the running-agents gauge by delta.
 func (m *Metrics) Agent(delta int) { m.agents.Add(float64(delta)) }
 
+// Connected exports, as gateway_channel_connected{platform}, whether the
+// platform's adapter is connected (1) or not (0), asking check at each
+// scrape. Call it once per platform.
+func (m *Metrics) Connected(platform string, check func() error) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name:        "gateway_channel_connected",
+		Help:        "Whether the platform's adapter is connected to the platform (or listening, for the web chat).",
+		ConstLabels: prometheus.Labels{"platform": platform},
+	}, func() float64 {
+		if check() != nil {
+			return 0
+		}
+		return 1
+	}))
+}
+
 // Channel returns the delivery observer of one platform (a
 // dispatch.Observer).
 func (m *Metrics) Channel(platform string) *Channel { return &Channel{m: m, platform: platform} }

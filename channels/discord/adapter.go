@@ -121,6 +121,9 @@ type Adapter struct {
 	greeted bool       // the first READY was logged
 
 	ready chan struct{} // closed when the first READY has been handled
+
+	live    bool   // the gateway session is up (READY or RESUMED, no drop since)
+	liveWhy string // why not, when not
 }
 
 // running is the state of one Run that event handlers need.
@@ -132,6 +135,7 @@ type running struct {
 }
 
 var (
+	_ channels.Checker  = (*Adapter)(nil)
 	_ channels.Adapter  = (*Adapter)(nil)
 	_ channels.Editor   = (*Adapter)(nil)
 	_ channels.Typer    = (*Adapter)(nil)
@@ -259,6 +263,7 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 			return ferr
 		}
 		a.log.Warn("discord: cannot connect to the gateway; retrying", "in", backoff, "err", err)
+		a.setLive(false, "cannot connect to the gateway: "+err.Error())
 		t := time.NewTimer(backoff)
 		select {
 		case <-ctx.Done():
@@ -293,6 +298,7 @@ func (a *Adapter) stop(r *running) {
 	a.conns.closeAll()
 	a.mu.Lock()
 	a.run = nil
+	a.live, a.liveWhy = false, ""
 	a.mu.Unlock()
 	r.lanes.close()
 	a.http.CloseIdleConnections()
@@ -378,7 +384,9 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 		a.onReady(e)
 	case *discordgo.Resumed:
 		a.log.Info("discord: gateway session resumed")
+		a.setLive(true, "")
 	case *discordgo.Disconnect:
+		a.setLive(false, "the gateway connection dropped; reconnecting")
 		if r := a.current(); r != nil {
 			select {
 			case r.lost <- struct{}{}:
@@ -441,6 +449,7 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 	}
 	first := !a.greeted
 	a.greeted = true
+	a.live, a.liveWhy = true, ""
 	app := a.app
 	a.mu.Unlock()
 	if !first {
@@ -453,6 +462,29 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 		"invite", InviteURL(app),
 		"capabilities", "post edit typing prompt title",
 		"dms", a.o.DMs)
+}
+
+// setLive records whether the gateway session is up.
+func (a *Adapter) setLive(live bool, why string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.live, a.liveWhy = live, why
+}
+
+// Check reports whether the adapter is connected to Discord's gateway.
+func (a *Adapter) Check() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case a.live && a.run != nil:
+		return nil
+	case a.run == nil:
+		return errors.New("not running")
+	case a.liveWhy != "":
+		return errors.New(a.liveWhy)
+	default:
+		return errors.New("connecting to the gateway")
+	}
 }
 
 // learnBotRole finds the role Discord made for the bot in a guild (its

@@ -756,3 +756,29 @@ func TestMentionSurvivesARateLimitedThreadStart(t *testing.T) {
 		t.Errorf("thread requests = %d, want 2 (the refused one and the retry)", n)
 	}
 }
+
+// Check follows the gateway connection: not running, connected, stopped.
+func TestCheckFollowsTheConnection(t *testing.T) {
+	f := newFake(t)
+	a := f.adapter(t, Options{})
+	if err := a.Check(); err == nil || err.Error() != "not running" {
+		t.Errorf("Check before Run = %v, want not running", err)
+	}
+	s := start(t, f, Options{})
+	if err := s.a.Check(); err != nil {
+		t.Errorf("Check once READY was handled = %v, want nil", err)
+	}
+	// After a drop and a RESUME (handled before the next message) it is
+	// connected again.
+	f.dropConnection()
+	f.waitFor(testCtx(t), "a resume", func() bool { return f.resumes > 0 })
+	f.say(ann, f.thread, "still there?", false)
+	s.next(t)
+	if err := s.a.Check(); err != nil {
+		t.Errorf("Check after a resume = %v, want nil", err)
+	}
+	s.stop(t)
+	if err := s.a.Check(); err == nil {
+		t.Error("Check after Run returned = nil")
+	}
+}

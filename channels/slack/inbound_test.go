@@ -562,3 +562,23 @@ func TestFileRequestsKeepTheToken(t *testing.T) {
 		t.Error("fileRequest of no link = nil error")
 	}
 }
+
+// Check follows the Socket Mode connection.
+func TestCheckFollowsTheConnection(t *testing.T) {
+	f := newFake(t, fakeOptions{})
+	f.addUser("U0ANN", "Ann")
+	a := f.adapter(t, Options{})
+	if err := a.Check(); err == nil || err.Error() != "not running" {
+		t.Errorf("Check before Run = %v, want not running", err)
+	}
+	r := run(t, a, nil)
+	ctx := testCtx(t)
+	f.mustSay(ctx, sayOptions{user: "U0ANN", text: "hello", mention: true})
+	r.next(ctx) // the connection event came before this one
+	if err := a.Check(); err != nil {
+		t.Errorf("Check while connected = %v, want nil", err)
+	}
+	if err := a.Channel().(channels.Checker).Check(); err != nil {
+		t.Errorf("Check of the adapter's Channel = %v, want nil", err)
+	}
+}

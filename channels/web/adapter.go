@@ -66,9 +66,10 @@ type Adapter struct {
 	heartbeat time.Duration
 	ready     chan struct{} // closed once Run listens
 
-	mu      sync.Mutex // guards the fields below
-	addr    net.Addr   // set once Run listens
-	started bool       // Run was called with a live context
+	mu        sync.Mutex // guards the fields below
+	addr      net.Addr   // set once Run listens
+	listening bool       // Run is serving
+	started   bool       // Run was called with a live context
 }
 
 var (
@@ -77,6 +78,7 @@ var (
 	_ channels.Typer         = (*Adapter)(nil)
 	_ channels.TypingStopper = (*Adapter)(nil)
 	_ channels.Prompter      = (*Adapter)(nil)
+	_ channels.Checker       = (*Adapter)(nil)
 )
 
 // New returns an adapter for o. When o.StateFile is set, it loads the
@@ -173,7 +175,13 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	}
 	a.mu.Lock()
 	a.addr = ln.Addr()
+	a.listening = true
 	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.listening = false
+		a.mu.Unlock()
+	}()
 	close(a.ready)
 	a.log.Info("web chat listening", "url", a.url(false))
 
@@ -191,6 +199,16 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	if err := srv.Shutdown(sctx); err != nil {
 		a.log.Warn("web chat: graceful shutdown timed out; closing connections", "err", err)
 		srv.Close()
+	}
+	return nil
+}
+
+// Check reports whether the web chat is listening.
+func (a *Adapter) Check() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.listening {
+		return errors.New("not listening")
 	}
 	return nil
 }

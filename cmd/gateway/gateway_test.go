@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/demoagent"
 	"github.com/acpgw/gateway/eventlog"
@@ -167,7 +170,7 @@ func TestRunServesTheWebChatWithTheDemoAgent(t *testing.T) {
 		t.Errorf("tool message %q", tool.Text)
 	}
 
-	for _, path := range []string{"/healthz", "/metrics"} {
+	for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
 		resp, err := http.Get("http://" + g.metricsAddr + path)
 		if err != nil {
 			t.Fatal(err)
@@ -177,8 +180,11 @@ func TestRunServesTheWebChatWithTheDemoAgent(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Errorf("%s: %s", path, resp.Status)
 		}
+		if path == "/readyz" && string(body) != "web: ok\n" {
+			t.Errorf("/readyz = %q, want the web chat ok", body)
+		}
 		if path == "/metrics" {
-			for _, want := range []string{`gateway_turns_total{platform="web",stop_reason="end_turn"}`, `gateway_acp_updates_total{tag="tool_call_update"}`, `gateway_messages_total{kind="tool",op="edit",platform="web"}`, "gateway_agent_processes 1"} {
+			for _, want := range []string{`gateway_turns_total{platform="web",stop_reason="end_turn"}`, `gateway_acp_updates_total{tag="tool_call_update"}`, `gateway_messages_total{kind="tool",op="edit",platform="web"}`, "gateway_agent_processes 1", `gateway_channel_connected{platform="web"} 1`} {
 				if !strings.Contains(string(body), want) {
 					t.Errorf("/metrics lacks %s", want)
 				}
@@ -446,4 +452,36 @@ func TestOneGatewayPerDataDir(t *testing.T) {
 		t.Fatalf("first gateway stopped with %v", err)
 	}
 	startGateway(t, cfg, f, hooks{}) // the directory is free again
+}
+
+// checked is an adapter that reports a connection state.
+type checked struct {
+	channels.Adapter
+	err error
+}
+
+func (c checked) Check() error { return c.err }
+
+// /readyz answers 503 while a channel is not connected, naming it and
+// why; channels that cannot tell count as ready.
+func TestReadyz(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		adapters map[string]channels.Adapter
+		status   int
+		body     string
+	}{
+		{"all connected", map[string]channels.Adapter{"discord": checked{}, "web": checked{}}, 200, "discord: ok\nweb: ok\n"},
+		{"one down", map[string]channels.Adapter{
+			"slack":   checked{err: errors.New("connecting to Socket Mode")},
+			"discord": checked{},
+			"web":     channeltest.New(channeltest.Options{}).Adapter(),
+		}, 503, "discord: ok\nslack: connecting to Socket Mode\nweb: ok\n"},
+	} {
+		w := httptest.NewRecorder()
+		ready(w, tc.adapters)
+		if w.Code != tc.status || w.Body.String() != tc.body {
+			t.Errorf("%s: /readyz = %d %q, want %d %q", tc.name, w.Code, w.Body.String(), tc.status, tc.body)
+		}
+	}
 }

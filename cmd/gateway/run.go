@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -194,6 +196,9 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	})
 	for p, a := range adapters {
 		g.router.Add(p, a)
+		if c, ok := a.(channels.Checker); ok {
+			m.Connected(p, c.Check)
+		}
 		log.Info("channel enabled", "platform", p, "capabilities", dispatch.Capabilities(a))
 	}
 
@@ -231,6 +236,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", m.Handler())
 		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
+		mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) { ready(w, adapters) })
 		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		g.metricsAddr = ln.Addr().String()
 		g.urls = append(g.urls, "metrics at http://"+g.metricsAddr+"/metrics")
@@ -304,6 +310,29 @@ func (g *gateway) wait() error {
 			return first
 		}
 	}
+}
+
+// ready answers /readyz: 200 when every channel is connected (or
+// listening), 503 otherwise; the body has a line per channel.
+func ready(w http.ResponseWriter, adapters map[string]channels.Adapter) {
+	status := http.StatusOK
+	var b strings.Builder
+	for _, p := range slices.Sorted(maps.Keys(adapters)) {
+		c, ok := adapters[p].(channels.Checker)
+		if !ok {
+			fmt.Fprintf(&b, "%s: ok\n", p)
+			continue
+		}
+		if err := c.Check(); err != nil {
+			status = http.StatusServiceUnavailable
+			fmt.Fprintf(&b, "%s: %v\n", p, err)
+		} else {
+			fmt.Fprintf(&b, "%s: ok\n", p)
+		}
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	io.WriteString(w, b.String())
 }
 
 // usesUserGroups reports whether Slack access rules name user groups, the
