@@ -385,8 +385,20 @@ overrides:
 				`access.discord.gilds: unknown key (did you mean access.discord.guilds?)`,
 				`chanels: unknown key (did you mean channels`,
 				`overrides.discord.guilds.1234.acp.stream.metaMod: unknown key (did you mean overrides.discord.guilds.1234.acp.stream.metaMode?)`,
-				`overrides.discord.channels.5.agents.default: cannot be overridden (only acp.stream, typing, busy and permissions can)`,
+				`overrides.discord.channels.5.agents.default: cannot be overridden (only acp.stream, typing, busy, permissions and agent can)`,
 				`overrides.slack.gilds: unknown key`,
+			},
+		},
+		{
+			name: "an override's agent",
+			yaml: `
+agents: {list: {claude: {command: [claude-agent-acp]}}}
+overrides:
+  slack:
+    channels: {C1: {agent: cladue}, C2: {agent: claude}, C3: {agent: demo}}
+`,
+			want: []string{
+				`overrides.slack.channels.C1.agent: must name an agent of agents.list or demo (defined: demo claude), got "cladue"`,
 			},
 		},
 		{

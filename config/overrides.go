@@ -15,8 +15,9 @@ import (
 
 // Body is a partial override: a nested map holding some of the keys of
 // acp.stream, typing, busy and permissions, in the same shape as at the top
-// of the file (for example {"acp": {"stream": {"metaMode": "off"}}}). Only
-// the keys it holds change.
+// of the file (for example {"acp": {"stream": {"metaMode": "off"}}}), and
+// agent (the agent of new threads there, like agents.default). Only the
+// keys it holds change.
 type Body map[string]any
 
 // Overrides is the overrides section: acp.stream, typing, busy and
@@ -66,6 +67,8 @@ type overrideBody struct {
 	Typing      typing.Config            `koanf:"typing"`
 	Busy        string                   `koanf:"busy" validate:"oneof=queue interrupt"`
 	Permissions session.PermissionConfig `koanf:"permissions"`
+	// Agent is the agent of new threads here (agents.default at the top).
+	Agent string `koanf:"agent"`
 }
 
 type streamOnly struct {
@@ -73,7 +76,7 @@ type streamOnly struct {
 }
 
 func (b overrideBody) policy() session.Policy {
-	return session.Policy{Stream: b.ACP.Stream, Typing: b.Typing, Busy: b.Busy, Permissions: b.Permissions}
+	return session.Policy{Stream: b.ACP.Stream, Typing: b.Typing, Busy: b.Busy, Permissions: b.Permissions, Agent: b.Agent}
 }
 
 // Scope says where a thread is, to find the overrides that apply to it.
@@ -167,7 +170,7 @@ func allEmpty(ls []layer) bool {
 }
 
 func (c Config) basePolicy() session.Policy {
-	return session.Policy{Stream: c.ACP.Stream, Typing: c.Typing, Busy: c.Busy, Permissions: c.Permissions}
+	return session.Policy{Stream: c.ACP.Stream, Typing: c.Typing, Busy: c.Busy, Permissions: c.Permissions, Agent: c.Agents.Default}
 }
 
 func clonePolicy(p session.Policy) session.Policy {
@@ -182,6 +185,7 @@ func (c Config) baseBody() map[string]any {
 		Typing:      c.Typing,
 		Busy:        c.Busy,
 		Permissions: c.Permissions,
+		Agent:       c.Agents.Default,
 	}
 	return plain(reflect.ValueOf(b)).(map[string]any)
 }
@@ -326,6 +330,9 @@ func validateOverrides(c Config) []error {
 			problems = decodeErrors(err)
 		} else {
 			problems = append(validateStruct(b), checkTyping("typing", b.Typing)...)
+			if err := checkAgentName(c.Agents, "agent", b.Agent); err != nil {
+				problems = append(problems, err)
+			}
 		}
 		for _, p := range problems {
 			var pe *pathError
@@ -343,8 +350,8 @@ func checkBodyKey(path, key string) error {
 		return nil
 	}
 	top, _, _ := strings.Cut(key, ".")
-	if top != "typing" && top != "busy" && top != "permissions" && !strings.HasPrefix(key+".", "acp.stream.") {
-		return fmt.Errorf("%s.%s: cannot be overridden (only acp.stream, typing, busy and permissions can)", path, key)
+	if top != "typing" && top != "busy" && top != "permissions" && top != "agent" && !strings.HasPrefix(key+".", "acp.stream.") {
+		return fmt.Errorf("%s.%s: cannot be overridden (only acp.stream, typing, busy, permissions and agent can)", path, key)
 	}
 	return unknownKey(path+".", key, known.body)
 }

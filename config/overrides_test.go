@@ -178,3 +178,43 @@ func TestExplain(t *testing.T) {
 		t.Errorf("parsed Explain = %v", m)
 	}
 }
+
+// agent is overridable like the rest: agents.default at the base, the
+// most specific body wins.
+func TestPolicyAgent(t *testing.T) {
+	c := mustLoad(t, `
+agents:
+  default: claude
+  list:
+    claude: {command: [claude-agent-acp]}
+    codex: {command: [codex-acp]}
+overrides:
+  slack:
+    workspaces: {T1: {agent: codex}}
+    channels: {C9: {agent: demo}}
+`, nil)
+	for _, tc := range []struct {
+		scope Scope
+		want  string
+	}{
+		{Scope{Platform: PlatformSlack, Space: "T2", Channel: "C1"}, "claude"},
+		{Scope{Platform: PlatformSlack, Space: "T1", Channel: "C1"}, "codex"},
+		{Scope{Platform: PlatformSlack, Space: "T1", Channel: "C9"}, "demo"},
+		{Scope{Platform: PlatformWeb}, "claude"},
+	} {
+		if got := c.Policy(tc.scope).Agent; got != tc.want {
+			t.Errorf("Policy(%+v).Agent = %q, want %q", tc.scope, got, tc.want)
+		}
+	}
+	for scope, want := range map[Scope]string{
+		{Platform: PlatformSlack, Space: "T1", Channel: "C9"}: "agent: demo # overrides.slack.channels.C9\n",
+		{Platform: PlatformSlack, Space: "T2", Channel: "C1"}: "agent: claude # file\n",
+	} {
+		if got := Explain(c, scope); !strings.Contains(got, want) {
+			t.Errorf("Explain(%+v) lacks %q:\n%s", scope, want, got)
+		}
+	}
+	if got := Explain(mustLoad(t, "busy: queue\n", nil), Scope{Platform: PlatformWeb}); !strings.Contains(got, "agent: demo # default\n") {
+		t.Errorf("Explain without agents lacks the demo agent:\n%s", got)
+	}
+}

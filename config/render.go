@@ -40,7 +40,10 @@ func Explain(c Config, s Scope) string {
 	vis := projector.DefaultTagVisibility()
 	maps.Copy(vis, p.Stream.TagVisibility)
 	p.Stream.TagVisibility = vis
-	b := overrideBody{ACP: streamOnly{Stream: p.Stream}, Typing: p.Typing, Busy: p.Busy, Permissions: p.Permissions}
+	if p.Agent == "" {
+		p.Agent = DemoAgent // what AgentSpec starts for ""
+	}
+	b := overrideBody{ACP: streamOnly{Stream: p.Stream}, Typing: p.Typing, Busy: p.Busy, Permissions: p.Permissions, Agent: p.Agent}
 
 	_, ls := c.layers(s)
 	var sets []map[string]bool
@@ -60,6 +63,9 @@ func Explain(c Config, s Scope) string {
 			if setsAt(sets[i], path) {
 				return ls[i].path
 			}
+		}
+		if path == "agent" {
+			path = "agents.default" // the base of an override's agent
 		}
 		for p := path; p != ""; p = parent(p) {
 			if src, ok := sources[p]; ok {

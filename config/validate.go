@@ -153,10 +153,8 @@ var (
 
 func checkAgents(a Agents) []error {
 	var errs []error
-	if _, ok := a.List[a.Default]; !ok && a.Default != DemoAgent && a.Default != "" {
-		names := append([]string{DemoAgent}, slices.Sorted(maps.Keys(a.List))...)
-		errs = append(errs, errorf("agents.default", "must name an agent of agents.list or %s (defined: %s), got %q",
-			DemoAgent, strings.Join(slices.Compact(names), " "), a.Default))
+	if err := checkAgentName(a, "agents.default", a.Default); err != nil {
+		errs = append(errs, err)
 	}
 	for _, name := range slices.Sorted(maps.Keys(a.List)) {
 		path := "agents.list." + name
@@ -250,4 +248,15 @@ func checkURL(path, s string) error {
 		return errorf(path, "want an http or https URL, got %q", s)
 	}
 	return nil
+}
+
+// checkAgentName checks that name, at path, names an agent of a.List or
+// the demo agent ("" stands for the default).
+func checkAgentName(a Agents, path, name string) error {
+	if _, ok := a.List[name]; ok || name == DemoAgent || name == "" {
+		return nil
+	}
+	names := append([]string{DemoAgent}, slices.Sorted(maps.Keys(a.List))...)
+	return errorf(path, "must name an agent of agents.list or %s (defined: %s), got %q",
+		DemoAgent, strings.Join(slices.Compact(names), " "), name)
 }

@@ -43,6 +43,9 @@ type Policy struct {
 	Busy string
 	// Permissions is the permission policy and timeout.
 	Permissions PermissionConfig
+	// Agent names the agent that new threads here start ("" = the
+	// default). A thread keeps the agent it was bound to.
+	Agent string
 }
 
 // PermissionConfig is the permissions section.

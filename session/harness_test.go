@@ -70,6 +70,7 @@ type envOptions struct {
 	dir      string // reuse a data dir (a restart)
 	recorder *channeltest.Recorder
 	spec     *agent.Spec
+	agents   func(string) (agent.Spec, bool) // replaces spec: agents by name
 	adapter  channels.Adapter // wraps the recorder's adapter
 }
 
@@ -117,10 +118,14 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.spec != nil {
 		spec = *o.spec
 	}
+	agents := o.agents
+	if agents == nil {
+		agents = func(string) (agent.Spec, bool) { return spec, true }
+	}
 	so := session.Options{
 		Store:       st,
 		EventLogDir: filepath.Join(dir, "events"),
-		Agent:       func(string) (agent.Spec, bool) { return spec, true },
+		Agent:       agents,
 		Cwd:         dir,
 		Access:      o.access,
 		Open:        open,

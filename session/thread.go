@@ -393,7 +393,11 @@ func (t *thread) ensureSession(ctx context.Context) (*agent.Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the thread's binding: %w", err)
 	}
-	spec, ok := t.r.o.Agent(b.Agent)
+	name := b.Agent
+	if !bound || name == "" {
+		name = t.r.policyFor(t.ref, t.space).Agent
+	}
+	spec, ok := t.r.o.Agent(name)
 	if !ok {
 		spec, ok = t.r.o.Agent("")
 		if !ok {
