@@ -71,7 +71,7 @@ type envOptions struct {
 	recorder *channeltest.Recorder
 	spec     *agent.Spec
 	agents   func(string) (agent.Spec, bool) // replaces spec: agents by name
-	adapter  channels.Adapter // wraps the recorder's adapter
+	adapter  channels.Adapter                // wraps the recorder's adapter
 }
 
 var ann = channels.Author{ID: "u-ann", Name: "Ann"}

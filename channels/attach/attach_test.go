@@ -61,9 +61,9 @@ func TestReader(t *testing.T) {
 
 	r := Reader{Client: srv.Client()}
 	for _, tc := range []struct {
-		f                channels.File
+		f                 channels.File
 		wantText, wantWhy string
-		wantErr          bool
+		wantErr           bool
 	}{
 		{file("paste.txt", 18), "line one\nline two\n", "", false},
 		{file("bad.txt", 2), "", "not UTF-8 text", false},
