@@ -145,6 +145,22 @@ func (r *Router) SetAbort(c abort.Config) {
 	r.o.Abort = c
 }
 
+// SetAgents replaces the agent lookup (a reload): agents started from
+// now on use it; running ones keep their command.
+func (r *Router) SetAgents(f func(name string) (agent.Spec, bool)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.o.Agent = f
+}
+
+// agentSpec looks up the agent called name ("" = the default).
+func (r *Router) agentSpec(name string) (agent.Spec, bool) {
+	r.mu.Lock()
+	f := r.o.Agent
+	r.mu.Unlock()
+	return f(name)
+}
+
 // SetAccess replaces the access rules (a reload).
 func (r *Router) SetAccess(rules map[string]AccessRule) {
 	r.mu.Lock()

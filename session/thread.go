@@ -397,9 +397,9 @@ func (t *thread) ensureSession(ctx context.Context) (*agent.Session, error) {
 	if !bound || name == "" {
 		name = t.r.policyFor(t.ref, t.space).Agent
 	}
-	spec, ok := t.r.o.Agent(name)
+	spec, ok := t.r.agentSpec(name)
 	if !ok {
-		spec, ok = t.r.o.Agent("")
+		spec, ok = t.r.agentSpec("")
 		if !ok {
 			return nil, errors.New("no agent is configured")
 		}

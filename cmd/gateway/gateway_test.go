@@ -20,6 +20,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/demoagent"
 	"github.com/acpgw/gateway/eventlog"
@@ -483,5 +484,53 @@ func TestReadyz(t *testing.T) {
 		if w.Code != tc.status || w.Body.String() != tc.body {
 			t.Errorf("%s: /readyz = %d %q, want %d %q", tc.name, w.Code, w.Body.String(), tc.status, tc.body)
 		}
+	}
+}
+
+// A reload that adds an agent and makes it the default applies to the
+// threads that start afterwards; a running thread keeps its agent.
+func TestReloadAppliesAgents(t *testing.T) {
+	cfg, f := testConfig(t, "busy: queue\n")
+	reloaded := make(chan struct{}, 4)
+	g := startGateway(t, cfg, f, hooks{reloaded: reloaded})
+	c := client{t: t, base: g.webURL}
+	agentOf := func(th string) string {
+		t.Helper()
+		b, ok, err := g.data.st.Binding(t.Context(), channels.ThreadRef{Platform: "web", Channel: web.Channel, Thread: th})
+		if err != nil || !ok {
+			t.Fatalf("binding of %s: %v, %v", th, ok, err)
+		}
+		return b.Agent
+	}
+	chat := func(th, text, answer string) {
+		t.Helper()
+		c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": text})
+		c.waitMessage(th, answer, func(m webMessage) bool { return m.Role == "assistant" && m.Text == answer })
+	}
+	before := c.post("api/threads", map[string]any{})["id"].(string)
+	chat(before, "echo one", "one")
+
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := fmt.Sprintf("agents:\n  default: second\n  list:\n    second:\n      command: [%q, demo-agent, --state-dir, %q]\n",
+		exe, filepath.Join(t.TempDir(), "second"))
+	if err := os.WriteFile(f.config, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-reloaded:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the configuration change was not applied")
+	}
+	after := c.post("api/threads", map[string]any{})["id"].(string)
+	chat(after, "echo two", "two")
+	chat(before, "echo three", "three")
+	if got := agentOf(after); got != "second" {
+		t.Errorf("a thread started after the reload runs %q, want second", got)
+	}
+	if got := agentOf(before); got != "demo" {
+		t.Errorf("the earlier thread now runs %q, want it to keep demo", got)
 	}
 }

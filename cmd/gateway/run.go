@@ -275,6 +275,7 @@ func (g *gateway) reload(c config.Config) {
 	})
 	g.router.SetAbort(c.Abort)
 	g.router.SetAccess(c.Access)
+	g.router.SetAgents(c.AgentSpec)
 	g.log.Info("configuration reloaded")
 	if g.reloaded != nil {
 		g.reloaded <- struct{}{}
