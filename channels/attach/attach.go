@@ -54,14 +54,12 @@ func IsText(name, contentType string) bool {
 
 // Reader reads the text files of one message within MaxTotal.
 type Reader struct {
-	// Client fetches the files; its transport decides what the request
-	// carries (a token where the platform needs one, none otherwise).
+	// Client fetches the files (required).
 	Client *http.Client
 	// Request builds the request for a file, adding what the platform
 	// needs (an Authorization header); nil means a plain GET of f.URL.
 	Request func(ctx context.Context, f channels.File) (*http.Request, error)
-	budget  int
-	used    bool
+	read    int // bytes read so far, against MaxTotal
 }
 
 // Read fills in f.Text, or f.Skipped with the reason it was left out. It
@@ -69,9 +67,7 @@ type Reader struct {
 // as ctx allows. The error, if any, is for the log; f says what the agent
 // is told.
 func (r *Reader) Read(ctx context.Context, f *channels.File) error {
-	if !r.used {
-		r.budget, r.used = MaxTotal, true
-	}
+	budget := MaxTotal - r.read
 	switch {
 	case f.Text != "" || f.Skipped != "":
 		return nil
@@ -81,7 +77,7 @@ func (r *Reader) Read(ctx context.Context, f *channels.File) error {
 	case f.Size > MaxFile:
 		f.Skipped = "larger than 256 KiB"
 		return nil
-	case f.Size > r.budget:
+	case f.Size > budget:
 		f.Skipped = "the message's files are larger than 1 MiB together"
 		return nil
 	}
@@ -112,7 +108,7 @@ func (r *Reader) Read(ctx context.Context, f *channels.File) error {
 		f.Skipped = "it could not be downloaded (a web page came instead; the app may lack a permission)"
 		return errors.New("a web page came instead of the file")
 	}
-	limit := min(r.budget, MaxFile)
+	limit := min(budget, MaxFile)
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
 	switch {
 	case err != nil:
@@ -128,7 +124,7 @@ func (r *Reader) Read(ctx context.Context, f *channels.File) error {
 		f.Skipped = "empty"
 		return nil
 	}
-	r.budget -= len(body)
+	r.read += len(body)
 	f.Text = string(body)
 	return nil
 }
