@@ -122,7 +122,13 @@ func (c Config) layers(s Scope) (scopeKey, []layer) {
 	}
 	key := scopeKey{platform: s.Platform}
 	base := "overrides." + s.Platform + "."
-	ls := []layer{{base + "settings", settings}}
+	var ls []layer
+	if s.Platform == PlatformWeb {
+		if b := c.webDefaults(); len(b) > 0 {
+			ls = append(ls, layer{webDefaultsPath, b})
+		}
+	}
+	ls = append(ls, layer{base + "settings", settings})
 	if b, ok := spaces[s.Space]; ok && s.Space != "" {
 		key.space = s.Space
 		ls = append(ls, layer{base + spaceKey + "." + s.Space, b})
@@ -132,6 +138,27 @@ func (c Config) layers(s Scope) (scopeKey, []layer) {
 		ls = append(ls, layer{base + "channels." + s.Channel, b})
 	}
 	return key, ls
+}
+
+// webDefaultsPath names the web chat's own defaults where Explain says
+// where a value came from.
+const webDefaultsPath = "the web chat's default"
+
+// webDefaults is what the local web chat shows unlike the other
+// platforms, where it has room: thoughts (as collapsed cards) and the
+// plan (pinned). A tag the operator sets in acp.stream.tagVisibility keeps
+// the operator's value; overrides.web.settings go over both.
+func (c Config) webDefaults() Body {
+	vis := map[string]any{}
+	for _, tag := range []string{"agent_thought_chunk", "plan"} {
+		if _, set := c.ACP.Stream.TagVisibility[tag]; !set {
+			vis[tag] = true
+		}
+	}
+	if len(vis) == 0 {
+		return nil
+	}
+	return Body{"acp": map[string]any{"stream": map[string]any{"tagVisibility": vis}}}
 }
 
 // Policy returns the effective acp.stream, typing, busy and permissions
@@ -273,9 +300,9 @@ func (r *resolved) precompute(c Config) {
 func (c Config) overrideLayers() [][]layer {
 	var out [][]layer
 	for _, p := range platforms {
-		_, ls := c.layers(Scope{Platform: p})
-		settings := ls[0]
-		out = append(out, []layer{settings})
+		_, platform := c.layers(Scope{Platform: p}) // built-in defaults, then settings
+		out = append(out, platform)
+		settings := platform[len(platform)-1]
 		var ids map[string]Body
 		var kind string
 		switch p {

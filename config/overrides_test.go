@@ -218,3 +218,34 @@ overrides:
 		t.Errorf("Explain without agents lacks the demo agent:\n%s", got)
 	}
 }
+
+// The web chat shows thoughts and the plan by default; what the operator
+// sets wins, at the top or in overrides.web.settings.
+func TestWebDefaults(t *testing.T) {
+	vis := func(c Config, platform string) (thought, plan bool) {
+		v := c.Policy(Scope{Platform: platform}).Stream.TagVisibility
+		return v["agent_thought_chunk"], v["plan"]
+	}
+	for _, tc := range []struct {
+		name, yaml         string
+		thought, plan      bool // on the web
+		discordThoughtPlan bool
+	}{
+		{"defaults", "busy: queue\n", true, true, false},
+		{"the operator's top-level value", "acp: {stream: {tagVisibility: {plan: false}}}\n", true, false, false},
+		{"shown everywhere", "acp: {stream: {tagVisibility: {plan: true, agent_thought_chunk: true}}}\n", true, true, true},
+		{"overrides.web.settings", "overrides: {web: {settings: {acp: {stream: {tagVisibility: {agent_thought_chunk: false}}}}}}\n", false, true, false},
+	} {
+		c := mustLoad(t, tc.yaml, nil)
+		if th, pl := vis(c, PlatformWeb); th != tc.thought || pl != tc.plan {
+			t.Errorf("%s: web shows thoughts %v, plan %v; want %v, %v", tc.name, th, pl, tc.thought, tc.plan)
+		}
+		if th, pl := vis(c, PlatformDiscord); th != tc.discordThoughtPlan || pl != tc.discordThoughtPlan {
+			t.Errorf("%s: discord shows thoughts %v, plan %v; want %v", tc.name, th, pl, tc.discordThoughtPlan)
+		}
+	}
+	got := Explain(mustLoad(t, "busy: queue\n", nil), Scope{Platform: PlatformWeb})
+	if !strings.Contains(got, "agent_thought_chunk: true # the web chat's default\n") {
+		t.Errorf("Explain for the web lacks where the thoughts setting comes from:\n%s", got)
+	}
+}

@@ -105,6 +105,13 @@ func TestBrowserAgainstTheDemoAgent(t *testing.T) {
 			document.querySelector('.msg[data-id="' + id + '"]') === window.toolNodes[id])`)
 	b.waitFor("the end of the tools turn", `document.querySelector('#messages').innerText.includes("One test fails")`)
 
+	// The web chat's own defaults show thoughts, collapsed, and the plan,
+	// pinned.
+	b.send("thought")
+	b.waitFor("a collapsed thought", `[...document.querySelectorAll('.msg[data-kind="thought"] details:not([open]) .text')].some(e => e.textContent.includes("think out loud"))`)
+	b.send("plan")
+	b.waitFor("the pinned plan", `!document.querySelector("#plan").hidden && document.querySelector("#plan .text").textContent.includes("Run the tests")`)
+
 	b.send("permission")
 	b.waitFor("the permission buttons", `[...document.querySelectorAll('.msg button[data-option]')].some(e => e.textContent === "Allow" && !e.disabled)`)
 	b.do("click Allow", chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('.msg button[data-option]')].find(e => e.textContent === "Allow").click(), 0`))
