@@ -128,12 +128,15 @@ func (c Capabilities) Interfaces() []string {
 // safe for concurrent use. Post, Edit, Prompt and Detect work whether or
 // not Run is connected.
 type Adapter struct {
-	o     Options
-	log   *slog.Logger
-	api   *slack.Client
-	hc    *http.Client // the Web API's client, also used for file links
-	users *directory
-	seen  *state
+	o   Options
+	log *slog.Logger
+	api *slack.Client
+	hc  *http.Client // the Web API's client, also used for file links
+	// detectWait is the wait before auth.test is tried again, given
+	// what Slack asked for (tests shorten it).
+	detectWait func(attempt int, asked time.Duration) time.Duration
+	users      *directory
+	seen       *state
 
 	detectMu sync.Mutex // serialises Detect
 
@@ -190,12 +193,13 @@ func New(o Options) (*Adapter, error) {
 		slack.OptionLog(slogOutput{log}),
 	)
 	a := &Adapter{
-		o:      o,
-		log:    log,
-		api:    client,
-		hc:     hc,
-		seen:   newState(),
-		status: map[string]time.Time{},
+		o:          o,
+		log:        log,
+		api:        client,
+		hc:         hc,
+		detectWait: detectBackoff,
+		seen:       newState(),
+		status:     map[string]time.Time{},
 	}
 	a.users = newDirectory(client, o.UserGroups, log)
 	return a, nil
@@ -231,9 +235,9 @@ func (a *Adapter) Detect(ctx context.Context) (Capabilities, error) {
 	if c, ok := a.capabilities(); ok {
 		return c, nil
 	}
-	resp, err := a.api.AuthTestContext(ctx)
+	resp, err := a.authTest(ctx)
 	if err != nil {
-		return Capabilities{}, a.apiErr("auth.test", err)
+		return Capabilities{}, err
 	}
 	c := Capabilities{TeamID: resp.TeamID, BotUserID: resp.UserID, BotID: resp.BotID}
 	if h := resp.Header.Get("X-OAuth-Scopes"); h != "" {
@@ -253,6 +257,69 @@ func (a *Adapter) Detect(ctx context.Context) (Capabilities, error) {
 		"team", c.TeamID, "bot_user", c.BotUserID, "bot_id", c.BotID,
 		"interfaces", strings.Join(c.Interfaces(), ","), "status_line", why)
 	return c, nil
+}
+
+// authTest calls auth.test, trying again while Slack cannot be reached
+// or answers that it is busy (a gateway started while the network comes
+// up, an outage): up to detectAttempts tries, waiting 1, 2, 4… s, or as
+// long as Slack asks (at most maxDetectWait). A refused token fails at
+// once.
+func (a *Adapter) authTest(ctx context.Context) (*slack.AuthTestResponse, error) {
+	for attempt := 1; ; attempt++ {
+		resp, err := a.api.AuthTestContext(ctx)
+		if err == nil {
+			return resp, nil
+		}
+		err = a.apiErr("auth.test", err)
+		if ctx.Err() != nil || attempt == detectAttempts || !transient(err) {
+			return nil, err
+		}
+		var asked time.Duration
+		if rl, ok := errors.AsType[*channels.RateLimitError](err); ok {
+			asked = rl.RetryAfter
+		}
+		wait := a.detectWait(attempt, asked)
+		a.log.Warn("slack: cannot reach Slack; trying again", "in", wait, "err", err)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+	}
+}
+
+// Retries of auth.test at start.
+const (
+	detectAttempts = 6
+	maxDetectWait  = 30 * time.Second
+)
+
+// detectBackoff is the wait before try attempt+1: 1, 2, 4… s, or what
+// Slack asked for, at most maxDetectWait.
+func detectBackoff(attempt int, asked time.Duration) time.Duration {
+	return min(max(time.Second<<(attempt-1), asked), maxDetectWait)
+}
+
+// transient reports whether err may pass if tried again: no answer, a
+// server error, a rate limit, or Slack saying it is busy; not a refused
+// token or a bad request.
+func transient(err error) bool {
+	if _, ok := errors.AsType[*channels.RateLimitError](err); ok {
+		return true
+	}
+	if sc, ok := errors.AsType[slack.StatusCodeError](err); ok {
+		return sc.Code >= 500
+	}
+	if se, ok := errors.AsType[slack.SlackErrorResponse](err); ok {
+		switch se.Err {
+		case "internal_error", "fatal_error", "service_unavailable", "request_timeout":
+			return true
+		}
+		return false
+	}
+	return true // no answer from Slack at all
 }
 
 // warnMissingScopes logs the scopes the adapter uses that the bot token

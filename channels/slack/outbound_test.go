@@ -482,6 +482,46 @@ func TestDetect(t *testing.T) {
 			t.Error("Run with a bad token = nil, want an error")
 		}
 	})
+	t.Run("Slack unreachable or busy at first", func(t *testing.T) {
+		f := newFake(t, fakeOptions{})
+		a := f.adapter(t, Options{})
+		var waits []int
+		a.detectWait = func(attempt int, _ time.Duration) time.Duration { waits = append(waits, attempt); return 0 }
+		f.failNext("auth.test", failure{status: http.StatusBadGateway}, failure{slackErr: "service_unavailable"}, failure{status: http.StatusTooManyRequests, retryAfter: "0"})
+		c, err := a.Detect(testCtx(t))
+		if err != nil || c.TeamID != f.team {
+			t.Fatalf("Detect after three failures = %+v, %v; want the fake's team", c, err)
+		}
+		if len(waits) != 3 {
+			t.Errorf("waited before tries %v, want 3 waits", waits)
+		}
+		if n := len(f.callsTo("auth.test")); n != 4 {
+			t.Errorf("auth.test called %d times, want 4", n)
+		}
+	})
+	t.Run("gives up", func(t *testing.T) {
+		f := newFake(t, fakeOptions{})
+		a := f.adapter(t, Options{})
+		a.detectWait = func(int, time.Duration) time.Duration { return 0 }
+		for range detectAttempts {
+			f.failNext("auth.test", failure{status: http.StatusServiceUnavailable})
+		}
+		if _, err := a.Detect(testCtx(t)); err == nil || !strings.Contains(err.Error(), "503") {
+			t.Errorf("Detect while Slack is down = %v, want the last error", err)
+		}
+		if n := len(f.callsTo("auth.test")); n != detectAttempts {
+			t.Errorf("auth.test called %d times, want %d", n, detectAttempts)
+		}
+	})
+	t.Run("a refused token is not tried again", func(t *testing.T) {
+		f := newFake(t, fakeOptions{})
+		a := f.adapter(t, Options{})
+		a.detectWait = func(int, time.Duration) time.Duration { t.Error("waited to try a refused token again"); return 0 }
+		f.failNext("auth.test", failure{slackErr: "token_revoked"})
+		if _, err := a.Detect(testCtx(t)); err == nil || !strings.Contains(err.Error(), "token_revoked") {
+			t.Errorf("Detect with a revoked token = %v", err)
+		}
+	})
 	t.Run("bad app token", func(t *testing.T) {
 		f := newFake(t, fakeOptions{})
 		a, err := New(Options{AppToken: "xapp-wrong", BotToken: f.botToken, APIURL: f.srv.URL + "/api/"})
@@ -569,5 +609,23 @@ func TestPostsArePacedPerChannel(t *testing.T) {
 	}
 	if n := len(f.callsTo("chat.postMessage")); n != 2 {
 		t.Errorf("chat.postMessage calls = %d, want 2 (the paced ones are never sent)", n)
+	}
+}
+
+func TestDetectBackoff(t *testing.T) {
+	for _, tc := range []struct {
+		attempt int
+		asked   time.Duration
+		want    time.Duration
+	}{
+		{1, 0, time.Second},
+		{3, 0, 4 * time.Second},
+		{2, 10 * time.Second, 10 * time.Second},
+		{6, 0, maxDetectWait},
+		{1, time.Hour, maxDetectWait},
+	} {
+		if got := detectBackoff(tc.attempt, tc.asked); got != tc.want {
+			t.Errorf("detectBackoff(%d, %v) = %v, want %v", tc.attempt, tc.asked, got, tc.want)
+		}
 	}
 }
