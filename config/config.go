@@ -103,6 +103,10 @@ type Agents struct {
 	// StopGrace is how long a stopping agent may take to exit before it
 	// is signalled: 100ms to 1m (default 3s).
 	StopGrace time.Duration `koanf:"stopGrace" validate:"min=100ms,max=1m"`
+	// StartTimeout is how long an agent may take to start (initialize
+	// and its session) before the prompt is given up and the agent
+	// stopped: 5s to 30m (default 2m; npx may download the agent first).
+	StartTimeout time.Duration `koanf:"startTimeout" validate:"min=5s,max=30m"`
 	// List holds the agents by name (letters, digits, "-" and "_"). An
 	// entry named "demo" replaces the built-in demo agent.
 	List map[string]AgentSpec `koanf:"list" validate:"dive"`
@@ -201,6 +205,7 @@ const (
 	DefaultIdleTimeout       = 30 * time.Minute
 	DefaultMaxProcesses      = 8
 	DefaultStopGrace         = 3 * time.Second
+	DefaultStartTimeout      = 2 * time.Minute
 )
 
 // Default returns the documented defaults. DataDir and EventLog.Dir come
@@ -227,6 +232,7 @@ func defaults(getenv func(string) (string, bool)) Config {
 			IdleTimeout:  DefaultIdleTimeout,
 			MaxProcesses: DefaultMaxProcesses,
 			StopGrace:    DefaultStopGrace,
+			StartTimeout: DefaultStartTimeout,
 		},
 		EventLog: eventlog.DefaultConfig(),
 		Channels: Channels{

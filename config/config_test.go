@@ -344,7 +344,7 @@ typing:
 busy: later
 permissions: {policy: maybe, timeout: 1s}
 log: {level: loud, format: xml}
-agents: {maxProcesses: 0, stopGrace: 5m, idleTimeout: 25h}
+agents: {maxProcesses: 0, stopGrace: 5m, idleTimeout: 25h, startTimeout: 1s}
 eventLog: {maxSegments: 0}
 `,
 			want: []string{
@@ -361,6 +361,7 @@ eventLog: {maxSegments: 0}
 				`log.format: must be one of text json, got "xml"`,
 				`agents.maxProcesses: must be at least 1, got 0`,
 				`agents.stopGrace: must be at most 1m, got 5m0s`,
+				`agents.startTimeout: must be at least 5s, got 1s`,
 				`agents.idleTimeout: must be at most 24h, got 25h0m0s`,
 				`eventLog.maxSegments: must be at least 1, got 0`,
 			},

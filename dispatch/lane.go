@@ -218,6 +218,12 @@ func (l *Lane) BeginTurn(now time.Time) {
 	l.doTyping(l.typing.TurnStart(now))
 }
 
+// AgentStarting shows typing (in instant mode) while the agent starts,
+// before BeginTurn; StopTyping takes it back if the start fails.
+func (l *Lane) AgentStarting(now time.Time) {
+	l.doTyping(l.typing.TurnStart(now))
+}
+
 // Push queues outputs in order. It does no I/O except typing, which starts
 // on the first visible output.
 func (l *Lane) Push(now time.Time, outs ...projector.Output) {

@@ -111,4 +111,7 @@ type Limits struct {
 	// StopGrace is how long a stopped agent process may take to exit
 	// before it is signalled.
 	StopGrace time.Duration
+	// StartTimeout bounds an agent's start (initialize and its session);
+	// past it the prompt is given up. Zero: two minutes.
+	StartTimeout time.Duration
 }

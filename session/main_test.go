@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 
@@ -13,6 +14,10 @@ import (
 // TestMain lets the test binary serve as the demo agent: the tests start
 // it as a real subprocess through the same spawn code as real agents.
 func TestMain(m *testing.M) {
+	if path, ok := os.LookupEnv("SESSION_TEST_MUTE_AGENT"); ok {
+		muteAgent(path)
+		os.Exit(0)
+	}
 	if os.Getenv("SESSION_TEST_DEAF_AGENT") != "" {
 		deafAgent()
 		os.Exit(0)
@@ -45,6 +50,24 @@ func deafAgent() {
 			send(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"deaf-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"working"}}}}`)
 			os.Stdin.Close()
 			select {}
+		}
+	}
+}
+
+// muteAgent never answers: an agent stuck in its start (waiting for a
+// login, a download). On initialize it writes its pid to the FIFO at
+// path, if any, so a test knows the gateway is waiting for it.
+func muteAgent(path string) {
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		var req struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(in.Bytes(), &req) == nil && req.Method == "initialize" && path != "" {
+			if f, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+				fmt.Fprintf(f, "%d\n", os.Getpid())
+				f.Close()
+			}
 		}
 	}
 }

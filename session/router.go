@@ -153,6 +153,14 @@ func (r *Router) SetAgents(f func(name string) (agent.Spec, bool)) {
 	r.o.Agent = f
 }
 
+// startTimeout is Limits.StartTimeout, two minutes if unset.
+func (r *Router) startTimeout() time.Duration {
+	if d := r.o.Limits.StartTimeout; d > 0 {
+		return d
+	}
+	return 2 * time.Minute
+}
+
 // agentSpec looks up the agent called name ("" = the default).
 func (r *Router) agentSpec(name string) (agent.Spec, bool) {
 	r.mu.Lock()

@@ -43,6 +43,9 @@ func (t *thread) stop(by channels.Author, why stopReason) {
 	starting := tu == nil && t.active && t.startStop == nil
 	if starting {
 		t.startStop = &turn{stopper: name, reason: why}
+		if t.cancelStart != nil {
+			t.cancelStart() // an agent that is still starting is given up
+		}
 	}
 	t.mu.Unlock()
 
@@ -51,7 +54,8 @@ func (t *thread) stop(by channels.Author, why stopReason) {
 	}
 	if tu == nil {
 		if starting {
-			return // runTurn sees startStop once the agent is up
+			t.runner.Do(stopTyping)
+			return // runTurn tells the thread once the start has ended
 		}
 		if why == stopByPerson {
 			if dropped > 0 {

@@ -38,12 +38,14 @@ type thread struct {
 	// came while the agent was starting.
 	active    bool
 	startStop *turn
-	proc      *agent.Process
-	sess      *agent.Session
-	slot      bool // holds one of the router's process slots
-	evlog     *eventlog.Writer
-	tr        *store.Transcript
-	prompts   map[string]*pending
+	// cancelStart aborts the agent's start while it runs (a stop).
+	cancelStart context.CancelFunc
+	proc        *agent.Process
+	sess        *agent.Session
+	slot        bool // holds one of the router's process slots
+	evlog       *eventlog.Writer
+	tr          *store.Transcript
+	prompts     map[string]*pending
 	// recording holds, per turn whose end is on its way through the
 	// lane, a channel closed once the turn's records are written.
 	recording []chan struct{}
@@ -225,11 +227,25 @@ func (t *thread) run(ctx context.Context) {
 
 // runTurn runs one prompt to its end.
 func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
-	sess, err := t.ensureSession(ctx)
+	// Typing shows from now on, also while the agent starts.
+	t.runner.Do(func(l *dispatch.Lane) { l.AgentStarting(time.Now()) })
+	sess, err := t.start(ctx)
 	if err != nil {
-		if errors.Is(err, errBusy) {
+		t.runner.Do(stopTyping)
+		t.mu.Lock()
+		st := t.startStop
+		t.mu.Unlock()
+		switch {
+		case st != nil:
+			if st.reason == stopByPerson {
+				t.notice("Stopped by " + st.stopper + " before the agent began.")
+			}
+		case errors.Is(err, errBusy):
 			t.notice("The gateway is busy: every agent slot is working. Please try again in a minute.")
-		} else if ctx.Err() == nil {
+		case errors.Is(err, errStartTimeout):
+			t.r.log.Error("the agent did not start in time", "thread", t.ref, "err", err)
+			t.notice(fmt.Sprintf("The agent did not start within %v, so it was stopped. Your next message tries again.", t.r.startTimeout()))
+		case ctx.Err() == nil:
 			t.r.log.Error("cannot start the agent", "thread", t.ref, "err", err)
 			t.notice("Couldn't start the agent: " + err.Error())
 		}
@@ -372,6 +388,31 @@ func (t *thread) Update(u projector.Update, history bool) {
 		}
 		f(tag, t.proj.Suppressed())
 	}
+}
+
+// errStartTimeout: the agent took longer than Limits.StartTimeout to start.
+var errStartTimeout = errors.New("the agent did not start in time")
+
+// start is ensureSession within Limits.StartTimeout, and abortable by a
+// stop (cancelStart) while it runs.
+func (t *thread) start(ctx context.Context) (*agent.Session, error) {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	ctx, cancel := context.WithTimeoutCause(ctx, t.r.startTimeout(), errStartTimeout)
+	defer cancel()
+	t.mu.Lock()
+	t.cancelStart = stop
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		t.cancelStart = nil
+		t.mu.Unlock()
+	}()
+	sess, err := t.ensureSession(ctx)
+	if err != nil && errors.Is(context.Cause(ctx), errStartTimeout) {
+		err = fmt.Errorf("%w: %w", errStartTimeout, err)
+	}
+	return sess, err
 }
 
 // ensureSession returns a live session, starting the agent and creating or

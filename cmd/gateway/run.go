@@ -176,10 +176,13 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		Policy: func(t channels.ThreadRef, space string) session.Policy {
 			return cfg.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
 		},
-		Access:   cfg.Access,
-		Open:     open,
-		Abort:    cfg.Abort,
-		Limits:   session.Limits{MaxProcesses: cfg.Agents.MaxProcesses, IdleTimeout: cfg.Agents.IdleTimeout, StopGrace: cfg.Agents.StopGrace},
+		Access: cfg.Access,
+		Open:   open,
+		Abort:  cfg.Abort,
+		Limits: session.Limits{
+			MaxProcesses: cfg.Agents.MaxProcesses, IdleTimeout: cfg.Agents.IdleTimeout,
+			StopGrace: cfg.Agents.StopGrace, StartTimeout: cfg.Agents.StartTimeout,
+		},
 		Logger:   log,
 		OnUpdate: func(tag, suppressed string) { updateMetrics(m, tag, suppressed) },
 		Observer: func(p string) dispatch.Observer { return m.Channel(p) },
