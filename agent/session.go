@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -221,27 +222,38 @@ func authMethodID(m acp.AuthMethod) string {
 	return ""
 }
 
-// Prompt sends text as one prompt turn and blocks until the agent answers
-// with a stop reason. Every update the agent sent before its answer has
-// been passed to the Handler when Prompt returns. To stop a turn use
-// Cancel and keep waiting: cancelling ctx makes the SDK drop the agent's
-// reply. It returns ErrBusy if a prompt is in flight, and an error
-// wrapping ErrExited when the process died.
-func (s *Session) Prompt(ctx context.Context, text string) (stopReason string, err error) {
+// Prompt sends text (and images, after it) as one prompt turn and blocks
+// until the agent answers with a stop reason. Every update the agent sent
+// before its answer has been passed to the Handler when Prompt returns.
+// To stop a turn use Cancel and keep waiting: cancelling ctx makes the SDK
+// drop the agent's reply. It returns ErrBusy if a prompt is in flight, and
+// an error wrapping ErrExited when the process died.
+func (s *Session) Prompt(ctx context.Context, text string, images ...Image) (stopReason string, err error) {
 	if !s.prompt.TryLock() {
 		return "", ErrBusy
 	}
 	defer s.prompt.Unlock()
 	ctx, cancel := s.p.callContext(ctx)
 	defer cancel()
+	blocks := []acp.ContentBlock{acp.TextBlock(text)}
+	for _, im := range images {
+		blocks = append(blocks, acp.ImageBlock(base64.StdEncoding.EncodeToString(im.Data), im.MimeType))
+	}
 	resp, err := s.p.conn.Prompt(ctx, acp.PromptRequest{
 		SessionId: acp.SessionId(s.ID),
-		Prompt:    []acp.ContentBlock{acp.TextBlock(text)},
+		Prompt:    blocks,
 	})
 	if err != nil {
 		return "", s.p.callError("session/prompt", err)
 	}
 	return string(resp.StopReason), nil
+}
+
+// Image is an image to send with a prompt, to agents that take images
+// (Process.TakesImages).
+type Image struct {
+	MimeType string
+	Data     []byte
 }
 
 // Cancel sends session/cancel. It does not wait for the turn to end.

@@ -117,8 +117,10 @@ type File struct {
 	Size        int    // bytes, as the platform says
 	URL         string // where people can open it
 	// Text is the file's content when the adapter read it (a small text
-	// file); otherwise Skipped says why not, for the agent.
+	// file), Data an image's bytes; otherwise Skipped says why not, for
+	// the agent.
 	Text    string
+	Data    []byte
 	Skipped string
 }
 

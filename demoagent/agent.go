@@ -2,6 +2,7 @@ package demoagent
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,10 +20,12 @@ type agent struct {
 	store   store
 	authEnv string
 	noLoad  bool
-	getenv  func(string) string
-	life    context.Context // ends when Run stops
-	wire    *wire
-	conn    *acp.AgentSideConnection // set before the first frame is read
+	// noImages: image prompts are not advertised, and refused.
+	noImages bool
+	getenv   func(string) string
+	life     context.Context // ends when Run stops
+	wire     *wire
+	conn     *acp.AgentSideConnection // set before the first frame is read
 
 	authed    atomic.Bool
 	crashOnce sync.Once
@@ -84,10 +87,13 @@ func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.In
 		}})
 	}
 	return acp.InitializeResponse{
-		ProtocolVersion:   acp.ProtocolVersionNumber,
-		AgentInfo:         &acp.Implementation{Name: "gateway-demo-agent", Title: acp.Ptr("Gateway demo agent"), Version: "1"},
-		AgentCapabilities: acp.AgentCapabilities{LoadSession: !a.noLoad},
-		AuthMethods:       methods,
+		ProtocolVersion: acp.ProtocolVersionNumber,
+		AgentInfo:       &acp.Implementation{Name: "gateway-demo-agent", Title: acp.Ptr("Gateway demo agent"), Version: "1"},
+		AgentCapabilities: acp.AgentCapabilities{
+			LoadSession:        !a.noLoad,
+			PromptCapabilities: acp.PromptCapabilities{Image: !a.noImages},
+		},
+		AuthMethods: methods,
 	}, nil
 }
 
@@ -267,10 +273,17 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	}
 
 	text := promptText(p.Prompt)
+	images, err := promptImages(p.Prompt)
+	if err == nil && a.noImages && len(images) > 0 {
+		err = errors.New("this agent does not take images")
+	}
+	if err != nil {
+		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"prompt": err.Error()})
+	}
 	name, arg := parseCommand(text)
 	sc := findScenario(name)
 	rec := s.snapshot()
-	t := &turn{a: a, id: s.id, ctx: ctx, life: a.life, seq: countUser(rec.History) + 1, cwd: rec.Cwd}
+	t := &turn{a: a, id: s.id, ctx: ctx, life: a.life, seq: countUser(rec.History) + 1, cwd: rec.Cwd, images: images}
 	a.log.Debug("prompt", "session", s.id, "scenario", sc.name)
 	stop, err := sc.run(t, arg)
 	if errors.Is(err, errCrashed) {
@@ -310,6 +323,28 @@ func promptText(blocks []acp.ContentBlock) string {
 		}
 	}
 	return b.String()
+}
+
+// image is what the agent learned of an image in a prompt.
+type image struct {
+	mimeType string
+	size     int // bytes, decoded
+}
+
+// promptImages returns the prompt's images; their data must be base64.
+func promptImages(blocks []acp.ContentBlock) ([]image, error) {
+	var out []image
+	for _, c := range blocks {
+		if c.Image == nil {
+			continue
+		}
+		data, err := base64.StdEncoding.DecodeString(c.Image.Data)
+		if err != nil {
+			return nil, fmt.Errorf("an image's data is not base64: %w", err)
+		}
+		out = append(out, image{mimeType: c.Image.MimeType, size: len(data)})
+	}
+	return out, nil
 }
 
 func countUser(h []message) int {

@@ -52,8 +52,8 @@ func TestInitialize(t *testing.T) {
 					t.Errorf("agentCapabilities.loadSession = false, want true")
 				}
 				pc := resp.AgentCapabilities.PromptCapabilities
-				if pc.Image || pc.Audio || pc.EmbeddedContext {
-					t.Errorf("promptCapabilities = %+v, want plain", pc)
+				if !pc.Image || pc.Audio || pc.EmbeddedContext {
+					t.Errorf("promptCapabilities = %+v, want images only", pc)
 				}
 				fs := h.tap.frames(t)
 				var result struct{ AuthMethods json.RawMessage }

@@ -37,6 +37,9 @@ type Options struct {
 	// NoLoad makes the agent advertise no loadSession capability, like
 	// agents that cannot resume sessions.
 	NoLoad bool
+	// NoImages makes the agent advertise no image prompts, like agents
+	// that take text only; a prompt with an image is then an error.
+	NoImages bool
 	// Logger receives diagnostics, never protocol frames. Nil discards.
 	Logger *slog.Logger
 	// Getenv looks up environment variables for authenticate. Nil means
@@ -76,10 +79,11 @@ func parseFlags(args []string, getenv func(string) string) (Options, error) {
 	fs.StringVar(&o.AuthEnv, "auth-env", o.AuthEnv,
 		"require authenticate with method "+AuthMethodID+", which succeeds when this environment variable is non-empty (env "+EnvAuthEnv+")")
 	fs.BoolVar(&o.NoLoad, "no-load", false, "do not advertise session/load (an agent that cannot resume sessions)")
+	fs.BoolVar(&o.NoImages, "no-images", false, "do not advertise image prompts (an agent that takes text only)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage.Reset()
-			fmt.Fprintln(&usage, "usage: gateway demo-agent [--state-dir DIR] [--auth-env NAME] [--no-load]")
+			fmt.Fprintln(&usage, "usage: gateway demo-agent [--state-dir DIR] [--auth-env NAME] [--no-load] [--no-images]")
 			fs.PrintDefaults()
 			return Options{}, &usageError{err: err, usage: strings.TrimSpace(usage.String())}
 		}

@@ -61,6 +61,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, o Options) erro
 		store:    store{dir: dir},
 		authEnv:  o.AuthEnv,
 		noLoad:   o.NoLoad,
+		noImages: o.NoImages,
 		getenv:   getenv,
 		life:     life,
 		wire:     newWire(stdout),

@@ -31,6 +31,7 @@ func scenarioTable() []scenario {
 		{"snapshot", "snapshot", "cumulative chunks: each repeats all the text so far", runSnapshot},
 		{"usage", "usage", "50 identical usage updates and a short answer", runUsage},
 		{"thought", "thought", "a thought, then an answer", runThought},
+		{"images", "images", "says which images the prompt carried (type and size)", runImages},
 		{"title", "title <text>", "sets the session title to <text>", runTitle},
 		{"unknown", "unknown", "an update with a sessionUpdate tag no client knows", runUnknown},
 		{"burst", "burst [n]", "n chunks (default 10000) as fast as possible: \"0 \", \"1 \", …", runBurst},
@@ -77,6 +78,17 @@ func runEcho(t *turn, arg string) (acp.StopReason, error) {
 		return acp.StopReasonEndTurn, nil
 	}
 	return acp.StopReasonEndTurn, t.say(arg)
+}
+
+func runImages(t *turn, _ string) (acp.StopReason, error) {
+	if len(t.images) == 0 {
+		return acp.StopReasonEndTurn, t.say("I got no images.")
+	}
+	parts := make([]string, len(t.images))
+	for i, im := range t.images {
+		parts[i] = fmt.Sprintf("%s (%d bytes)", im.mimeType, im.size)
+	}
+	return acp.StopReasonEndTurn, t.say(fmt.Sprintf("I got %d image(s): %s.", len(t.images), strings.Join(parts, ", ")))
 }
 
 func runHelp(t *turn, _ string) (acp.StopReason, error) {

@@ -26,8 +26,9 @@ type turn struct {
 	seq  int             // the turn's number in its session, for tool call ids
 	cwd  string          // the session's working directory
 
-	reply strings.Builder // the agent's full reply, for the history
-	title string          // a session title set by this turn
+	reply  strings.Builder // the agent's full reply, for the history
+	title  string          // a session title set by this turn
+	images []image         // the images of the prompt
 }
 
 // send writes one session/update for the turn's session. It blocks while

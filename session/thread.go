@@ -252,7 +252,11 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 		return
 	}
 	policy := t.r.policyFor(t.ref, t.space)
-	prompt := attach.Prompt(in.Text, in.Files)
+	prompt, pics := attach.Prompt(in.Text, in.Files, sess.Process().TakesImages())
+	images := make([]agent.Image, len(pics))
+	for i, f := range pics {
+		images[i] = agent.Image{MimeType: f.ContentType, Data: f.Data}
+	}
 	tu := &turn{started: time.Now(), prompt: prompt, by: in.Author, finished: make(chan struct{})}
 	t.mu.Lock()
 	if st := t.startStop; st != nil {
@@ -279,7 +283,7 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 
 	// Not ctx: cancelling the Prompt's context makes the SDK drop the
 	// agent's answer. Stops go through session/cancel; shutdown too.
-	stop, err := sess.Prompt(context.WithoutCancel(ctx), prompt)
+	stop, err := sess.Prompt(context.WithoutCancel(ctx), prompt, images...)
 	t.endTurn(tu, sess, stop, err)
 }
 

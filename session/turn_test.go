@@ -198,3 +198,35 @@ func TestFilesReachTheAgent(t *testing.T) {
 		t.Fatalf("turn end of a message with only a file = %+v", end)
 	}
 }
+
+// Images go to agents that take them, as ACP image blocks after the
+// text; an agent that does not take them is told they were there.
+func TestImagesReachTheAgent(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	shot := channels.File{Name: "shot.png", ContentType: "image/png", Size: len(png), URL: "https://cdn.example/shot.png", Data: png}
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		want  string
+	}{
+		{"takes images", nil, "I got 1 image(s): image/png (16 bytes)."},
+		{"text only", []string{"--no-images"}, "I got no images."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			spec := demoSpec(filepath.Join(dir, "demo-state"))
+			spec.Command = append(spec.Command, tc.flags...)
+			e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, spec: &spec})
+			th := e.rec.Thread("images")
+			if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: ann, Text: "images", Files: []channels.File{shot}, ID: "m1"}); err != nil {
+				t.Fatal(err)
+			}
+			if end := e.waitEnd(th); end.StopReason != "end_turn" {
+				t.Fatalf("turn end = %+v", end)
+			}
+			if got := e.text(th); got != tc.want {
+				t.Errorf("the agent said %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

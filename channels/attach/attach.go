@@ -1,6 +1,7 @@
 // Package attach handles the files people attach to their messages: which
-// ones an adapter reads (small text files: a pasted log, a config), how it
-// reads them, and how they are written into the agent's prompt. Discord
+// ones an adapter reads (small text files: a pasted log, a config; and
+// images: a screenshot), how it reads them, and how they are written into
+// the agent's prompt. Discord
 // makes a long paste into a file (message.txt) and leaves the message's
 // text empty, so without this the paste would never reach the agent.
 package attach
@@ -21,9 +22,27 @@ import (
 
 // Limits on what goes into a prompt.
 const (
-	MaxFile  = 256 << 10 // one text file, at most
-	MaxTotal = 1 << 20   // all of one message's text files, at most
+	MaxFile   = 256 << 10 // one text file, at most
+	MaxTotal  = 1 << 20   // all of one message's text files, at most
+	MaxImage  = 5 << 20   // one image, at most
+	MaxImages = 4         // images of one message, at most
 )
+
+// IsImage reports whether a file is an image agents take: PNG, JPEG, GIF
+// or WebP, by its content type or, without one, its name.
+func IsImage(name, contentType string) bool {
+	if contentType != "" {
+		mt, _, err := mime.ParseMediaType(contentType)
+		return err == nil && imageTypes[mt]
+	}
+	switch strings.ToLower(path.Ext(name)) {
+	case ".png", ".jpg", ".jpeg", ".gif", ".webp":
+		return true
+	}
+	return false
+}
+
+var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
 
 // IsText reports whether a file is a text file worth putting into a
 // prompt: its content type says text (or JSON, XML, YAML…), or, without a
@@ -59,7 +78,8 @@ type Reader struct {
 	// Request builds the request for a file, adding what the platform
 	// needs (an Authorization header); nil means a plain GET of f.URL.
 	Request func(ctx context.Context, f channels.File) (*http.Request, error)
-	read    int // bytes read so far, against MaxTotal
+	read    int // text bytes read so far, against MaxTotal
+	images  int // images read so far, against MaxImages
 }
 
 // Read fills in f.Text, or f.Skipped with the reason it was left out. It
@@ -67,12 +87,16 @@ type Reader struct {
 // as ctx allows. The error, if any, is for the log; f says what the agent
 // is told.
 func (r *Reader) Read(ctx context.Context, f *channels.File) error {
+	if f.Text != "" || f.Data != nil || f.Skipped != "" {
+		return nil
+	}
+	if IsImage(f.Name, f.ContentType) {
+		return r.readImage(ctx, f)
+	}
 	budget := MaxTotal - r.read
 	switch {
-	case f.Text != "" || f.Skipped != "":
-		return nil
 	case !IsText(f.Name, f.ContentType):
-		f.Skipped = "not a text file"
+		f.Skipped = "not a text or image file"
 		return nil
 	case f.Size > MaxFile:
 		f.Skipped = "larger than 256 KiB"
@@ -81,38 +105,10 @@ func (r *Reader) Read(ctx context.Context, f *channels.File) error {
 		f.Skipped = "the message's files are larger than 1 MiB together"
 		return nil
 	}
-	var req *http.Request
-	var err error
-	if r.Request != nil {
-		req, err = r.Request(ctx, *f)
-	} else {
-		req, err = http.NewRequestWithContext(ctx, http.MethodGet, f.URL, nil)
-	}
-	if err != nil {
-		f.Skipped = "its link is not valid"
-		return err
-	}
-	resp, err := r.Client.Do(req)
-	if err != nil {
-		f.Skipped = "it could not be downloaded"
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		f.Skipped = "it could not be downloaded (" + resp.Status + ")"
-		return errors.New(resp.Status)
-	}
-	if isHTML(resp.Header.Get("Content-Type")) && !isHTML(f.ContentType) {
-		// A sign-in page instead of the file: Slack answers so when
-		// the app lacks the files:read scope.
-		f.Skipped = "it could not be downloaded (a web page came instead; the app may lack a permission)"
-		return errors.New("a web page came instead of the file")
-	}
 	limit := min(budget, MaxFile)
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
+	body, err := r.fetch(ctx, f, limit)
 	switch {
-	case err != nil:
-		f.Skipped = "it could not be downloaded"
+	case err != nil || body == nil:
 		return err
 	case len(body) > limit:
 		f.Skipped = "larger than 256 KiB"
@@ -129,26 +125,106 @@ func (r *Reader) Read(ctx context.Context, f *channels.File) error {
 	return nil
 }
 
+// readImage fetches image f, if it is small enough and the message has
+// room for one more.
+func (r *Reader) readImage(ctx context.Context, f *channels.File) error {
+	switch {
+	case f.Size > MaxImage:
+		f.Skipped = "larger than 5 MiB"
+		return nil
+	case r.images >= MaxImages:
+		f.Skipped = "more than 4 images in one message"
+		return nil
+	}
+	body, err := r.fetch(ctx, f, MaxImage)
+	switch {
+	case err != nil || body == nil:
+		return err
+	case len(body) > MaxImage:
+		f.Skipped = "larger than 5 MiB"
+		return nil
+	}
+	// The bytes decide, not the name: agents reject a mislabelled image.
+	mt, _, _ := mime.ParseMediaType(http.DetectContentType(body))
+	if !imageTypes[mt] {
+		f.Skipped = "not a PNG, JPEG, GIF or WebP image"
+		return nil
+	}
+	r.images++
+	f.ContentType, f.Data = mt, body
+	return nil
+}
+
+// fetch downloads f, reading at most limit+1 bytes (so that the caller
+// can tell it was longer). On failure it sets f.Skipped and returns a nil
+// body, and an error for the log where there is one.
+func (r *Reader) fetch(ctx context.Context, f *channels.File, limit int) ([]byte, error) {
+	var req *http.Request
+	var err error
+	if r.Request != nil {
+		req, err = r.Request(ctx, *f)
+	} else {
+		req, err = http.NewRequestWithContext(ctx, http.MethodGet, f.URL, nil)
+	}
+	if err != nil {
+		f.Skipped = "its link is not valid"
+		return nil, err
+	}
+	resp, err := r.Client.Do(req)
+	if err != nil {
+		f.Skipped = "it could not be downloaded"
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		f.Skipped = "it could not be downloaded (" + resp.Status + ")"
+		return nil, errors.New(resp.Status)
+	}
+	if isHTML(resp.Header.Get("Content-Type")) && !isHTML(f.ContentType) {
+		// A sign-in page instead of the file: Slack answers so when
+		// the app lacks the files:read scope.
+		f.Skipped = "it could not be downloaded (a web page came instead; the app may lack a permission)"
+		return nil, errors.New("a web page came instead of the file")
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
+	if err != nil {
+		f.Skipped = "it could not be downloaded"
+		return nil, err
+	}
+	return body, nil
+}
+
 // Prompt returns text followed by the files: each text file as a fenced
-// block under its name, every other one as a line naming it, its type
-// and size, why it was left out and its link.
-func Prompt(text string, files []channels.File) string {
+// block under its name, each image read as a line saying it comes with
+// the message (when the agent takes images: images is true), every other
+// one as a line naming it, its type and size, why it was left out and its
+// link. It also returns the images to send with the prompt, in order.
+func Prompt(text string, files []channels.File, images bool) (string, []channels.File) {
 	if len(files) == 0 {
-		return text
+		return text, nil
 	}
 	var b strings.Builder
+	var sent []channels.File
 	b.WriteString(text)
 	for _, f := range files {
 		if b.Len() > 0 {
 			b.WriteString("\n\n")
 		}
-		if f.Text != "" {
+		switch {
+		case f.Text != "":
 			fence := fenceFor(f.Text)
 			fmt.Fprintf(&b, "Attached file %s:\n%s\n%s\n%s", f.Name, fence, strings.TrimRight(f.Text, "\n"), fence)
 			continue
+		case f.Data != nil && images:
+			sent = append(sent, f)
+			fmt.Fprintf(&b, "(Attached image %s, %s: image %d of this message.)", f.Name, describe(f), len(sent))
+			continue
 		}
 		why := f.Skipped
-		if why == "" {
+		switch {
+		case f.Data != nil:
+			why = "this agent does not take images"
+		case why == "":
 			why = "not read"
 		}
 		fmt.Fprintf(&b, "(Attached file %s, %s, not included: %s.", f.Name, describe(f), why)
@@ -157,7 +233,7 @@ func Prompt(text string, files []channels.File) string {
 		}
 		b.WriteString(")")
 	}
-	return b.String()
+	return b.String(), sent
 }
 
 // describe is a file's type and size for people: "image/png, 12 KiB".

@@ -1,6 +1,7 @@
 package attach
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -68,7 +69,7 @@ func TestReader(t *testing.T) {
 		{file("paste.txt", 18), "line one\nline two\n", "", false},
 		{file("bad.txt", 2), "", "not UTF-8 text", false},
 		{file("blank.txt", 2), "", "empty", false},
-		{channels.File{Name: "shot.png", ContentType: "image/png", Size: 10, URL: srv.URL + "/shot.png"}, "", "not a text file", false},
+		{channels.File{Name: "song.mp3", ContentType: "audio/mpeg", Size: 10, URL: srv.URL + "/song.mp3"}, "", "not a text or image file", false},
 		{file("huge.txt", MaxFile+1), "", "larger than 256 KiB", false},
 		// The platform understated its size: the download is cut off.
 		{file("big.txt", 10), "", "larger than 256 KiB", false},
@@ -108,24 +109,91 @@ func TestReader(t *testing.T) {
 }
 
 func TestPrompt(t *testing.T) {
-	if got := Prompt("just text", nil); got != "just text" {
-		t.Errorf("Prompt without files = %q", got)
+	if got, imgs := Prompt("just text", nil, true); got != "just text" || imgs != nil {
+		t.Errorf("Prompt without files = %q, %v", got, imgs)
 	}
-	got := Prompt("look at these", []channels.File{
+	shot := channels.File{Name: "shot.png", ContentType: "image/png", Size: 2048, URL: "https://cdn.example/shot.png", Data: pngBytes}
+	files := []channels.File{
 		{Name: "trace.txt", Text: "panic: boom\n```\ngoroutine 1\n"},
-		{Name: "shot.png", ContentType: "image/png", Size: 2048, URL: "https://cdn.example/shot.png", Skipped: "not a text file"},
+		shot,
 		{Name: "huge.log", Size: 3 << 20, Skipped: "larger than 256 KiB"},
 		{Name: "odd.bin", Size: 12},
-	})
-	want := "look at these\n\n" +
-		"Attached file trace.txt:\n````\npanic: boom\n```\ngoroutine 1\n````\n\n" +
-		"(Attached file shot.png, image/png, 2 KiB, not included: not a text file. Link: https://cdn.example/shot.png)\n\n" +
-		"(Attached file huge.log, unknown type, 3.0 MiB, not included: larger than 256 KiB.)\n\n" +
-		"(Attached file odd.bin, unknown type, 12 bytes, not included: not read.)"
-	if got != want {
-		t.Errorf("Prompt =\n%s\nwant\n%s", got, want)
 	}
-	if got := Prompt("", []channels.File{{Name: "message.txt", Text: "hi"}}); got != "Attached file message.txt:\n```\nhi\n```" {
+	head := "look at these\n\n" + "Attached file trace.txt:\n````\npanic: boom\n```\ngoroutine 1\n````\n\n"
+	tail := "\n\n(Attached file huge.log, unknown type, 3.0 MiB, not included: larger than 256 KiB.)\n\n" +
+		"(Attached file odd.bin, unknown type, 12 bytes, not included: not read.)"
+
+	got, imgs := Prompt("look at these", files, true)
+	if want := head + "(Attached image shot.png, image/png, 2 KiB: image 1 of this message.)" + tail; got != want {
+		t.Errorf("Prompt for an agent that takes images =\n%s\nwant\n%s", got, want)
+	}
+	if len(imgs) != 1 || imgs[0].Name != "shot.png" || !bytes.Equal(imgs[0].Data, pngBytes) {
+		t.Errorf("images = %+v, want the screenshot", imgs)
+	}
+
+	got, imgs = Prompt("look at these", files, false)
+	if want := head + "(Attached file shot.png, image/png, 2 KiB, not included: this agent does not take images. Link: https://cdn.example/shot.png)" + tail; got != want {
+		t.Errorf("Prompt for an agent without images =\n%s\nwant\n%s", got, want)
+	}
+	if imgs != nil {
+		t.Errorf("images sent to an agent without images: %+v", imgs)
+	}
+	if got, _ := Prompt("", []channels.File{{Name: "message.txt", Text: "hi"}}, true); got != "Attached file message.txt:\n```\nhi\n```" {
 		t.Errorf("Prompt of a file alone = %q", got)
+	}
+}
+
+// pngBytes is the start of a PNG file: enough for its type to be sniffed.
+var pngBytes = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+
+func TestImages(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/shot.png":
+			w.Write(pngBytes)
+		case "/fake.png":
+			w.Write([]byte("this is text, not a PNG"))
+		case "/huge.png":
+			w.Write(append(append([]byte{}, pngBytes...), make([]byte, MaxImage)...))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	img := func(name, contentType string, size int) channels.File {
+		return channels.File{Name: name, ContentType: contentType, Size: size, URL: srv.URL + "/" + name}
+	}
+	ctx := context.Background()
+	r := Reader{Client: srv.Client()}
+	for _, tc := range []struct {
+		f        channels.File
+		wantData bool
+		wantType string
+		wantWhy  string
+	}{
+		{img("shot.png", "image/png", len(pngBytes)), true, "image/png", ""},
+		{img("shot.png", "", len(pngBytes)), true, "image/png", ""}, // typed by its name, then by its bytes
+		{img("fake.png", "image/png", 23), false, "image/png", "not a PNG, JPEG, GIF or WebP image"},
+		{img("big.png", "image/png", MaxImage+1), false, "image/png", "larger than 5 MiB"},
+		{img("huge.png", "image/png", 100), false, "image/png", "larger than 5 MiB"}, // understated size
+		{img("shot.svg", "image/svg+xml", 10), false, "image/svg+xml", "not a text or image file"},
+	} {
+		f := tc.f
+		r.Read(ctx, &f)
+		if (f.Data != nil) != tc.wantData || f.ContentType != tc.wantType || f.Skipped != tc.wantWhy {
+			t.Errorf("Read(%s, %q) = %d bytes, type %q, skipped %q; want data %v, %q, %q",
+				tc.f.Name, tc.f.ContentType, len(f.Data), f.ContentType, f.Skipped, tc.wantData, tc.wantType, tc.wantWhy)
+		}
+	}
+	// Four images per message: two were read above, two more fit.
+	for i := range 3 {
+		f := img("shot.png", "image/png", len(pngBytes))
+		r.Read(ctx, &f)
+		if want := i < 2; (f.Data != nil) != want {
+			t.Errorf("image %d of the message read: %v, want %v (skipped %q)", i+3, f.Data != nil, want, f.Skipped)
+		}
+		if i == 2 && f.Skipped != "more than 4 images in one message" {
+			t.Errorf("fifth image skipped %q", f.Skipped)
+		}
 	}
 }

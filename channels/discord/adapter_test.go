@@ -485,13 +485,16 @@ func TestAttachmentsReachTheAgent(t *testing.T) {
 		t.Errorf("thread name = %q, want the file's name", th.Name)
 	}
 
-	png := fakeFile{Name: "shot.png", ContentType: "image/png", Body: []byte("\x89PNG"), Size: 2048}
+	shot := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	png := fakeFile{Name: "shot.png", ContentType: "image/png", Body: shot}
 	notUTF8 := fakeFile{Name: "data.txt", Body: []byte{0xff, 0xfe, 'a'}}
-	f.sayWithFiles(ann, id, "what do you make of these?", false, png, notUTF8)
+	song := fakeFile{Name: "song.mp3", ContentType: "audio/mpeg", Body: []byte("ID3"), Size: 2048}
+	f.sayWithFiles(ann, id, "what do you make of these?", false, png, notUTF8, song)
 	in = s.next(t)
 	want := []channels.File{
-		{Name: "shot.png", ContentType: "image/png", Size: 2048, Skipped: "not a text file"},
+		{Name: "shot.png", ContentType: "image/png", Size: len(shot), Data: shot},
 		{Name: "data.txt", Size: 3, Skipped: "not UTF-8 text"},
+		{Name: "song.mp3", ContentType: "audio/mpeg", Size: 2048, Skipped: "not a text or image file"},
 	}
 	if in.Text != "what do you make of these?" || len(in.Files) != len(want) {
 		t.Fatalf("inbound = %+v, want the text and %d files", in, len(want))
@@ -502,8 +505,8 @@ func TestAttachmentsReachTheAgent(t *testing.T) {
 			t.Errorf("file %d URL = %q, want the attachment's", i, got.URL)
 		}
 		got.URL = ""
-		if got != w {
-			t.Errorf("file %d = %+v, want %+v", i, got, w)
+		if diff := cmp.Diff(w, got); diff != "" {
+			t.Errorf("file %d (-want +got):\n%s", i, diff)
 		}
 	}
 	// (The fake reports an attachment fetched with the bot's token as a

@@ -92,7 +92,7 @@ var botScopes = map[string]string{
 	"mpim:history":      "group direct messages",
 	"chat:write":        "posts, edits, private replies and the status line",
 	"users:read":        "people's names (users.info)",
-	"files:read":        "text files attached to messages, read into the prompt",
+	"files:read":        "text files and images attached to messages, for the agent",
 }
 
 // userGroupsScope is the scope Options.UserGroups needs.

@@ -510,7 +510,7 @@ func TestFilesAreRead(t *testing.T) {
 	paste := "ERROR: connection refused\n  at db.go:12\n"
 	f.mustSay(ctx, sayOptions{user: "U0ANN", text: "", mention: true, files: []fakeFile{
 		{name: "error.log", mimetype: "text/plain", body: []byte(paste)},
-		{name: "diagram.png", mimetype: "image/png", body: []byte("\x89PNG")},
+		{name: "diagram.png", mimetype: "image/png", body: pngBytes},
 		{name: "spec.txt", mimetype: "text/plain", mode: "external", body: []byte("elsewhere")},
 	}})
 	in := r.next(ctx)
@@ -519,7 +519,7 @@ func TestFilesAreRead(t *testing.T) {
 	}
 	want := []channels.File{
 		{Name: "error.log", ContentType: "text/plain", Size: len(paste), Text: paste},
-		{Name: "diagram.png", ContentType: "image/png", Size: 4, Skipped: "not a text file"},
+		{Name: "diagram.png", ContentType: "image/png", Size: len(pngBytes), Data: pngBytes},
 		{Name: "spec.txt", ContentType: "text/plain", Size: 9, Skipped: "it is stored outside Slack"},
 	}
 	for i, w := range want {
@@ -528,11 +528,14 @@ func TestFilesAreRead(t *testing.T) {
 			t.Errorf("file %d URL = %q, want its permalink", i, got.URL)
 		}
 		got.URL = ""
-		if got != w {
-			t.Errorf("file %d = %+v, want %+v", i, got, w)
+		if diff := cmp.Diff(w, got); diff != "" {
+			t.Errorf("file %d (-want +got):\n%s", i, diff)
 		}
 	}
 }
+
+// pngBytes is the start of a PNG file: enough for its type to be sniffed.
+var pngBytes = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
 
 // The bot token goes only to Slack's hosts and the configured API host.
 func TestFileRequestsKeepTheToken(t *testing.T) {
