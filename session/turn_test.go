@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/attach"
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/projector"
@@ -204,13 +205,19 @@ func TestFilesReachTheAgent(t *testing.T) {
 func TestImagesReachTheAgent(t *testing.T) {
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
 	shot := channels.File{Name: "shot.png", ContentType: "image/png", Size: len(png), URL: "https://cdn.example/shot.png", Data: png}
+	// The most a message can carry (attach.MaxImageTotal) still makes a
+	// prompt line that an agent on the Go SDK can read.
+	half := append(append([]byte{}, png...), make([]byte, attach.MaxImageTotal/2-len(png))...)
+	halfShot := channels.File{Name: "half.png", ContentType: "image/png", Size: len(half), Data: half}
 	for _, tc := range []struct {
 		name  string
 		flags []string
+		files []channels.File
 		want  string
 	}{
-		{"takes images", nil, "I got 1 image(s): image/png (16 bytes)."},
-		{"text only", []string{"--no-images"}, "I got no images."},
+		{"takes images", nil, []channels.File{shot}, "I got 1 image(s): image/png (16 bytes)."},
+		{"text only", []string{"--no-images"}, []channels.File{shot}, "I got no images."},
+		{"the most a message carries", nil, []channels.File{halfShot, halfShot}, "I got 2 image(s): image/png (3145728 bytes), image/png (3145728 bytes)."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -218,7 +225,7 @@ func TestImagesReachTheAgent(t *testing.T) {
 			spec.Command = append(spec.Command, tc.flags...)
 			e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, spec: &spec})
 			th := e.rec.Thread("images")
-			if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: ann, Text: "images", Files: []channels.File{shot}, ID: "m1"}); err != nil {
+			if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: ann, Text: "images", Files: tc.files, ID: "m1"}); err != nil {
 				t.Fatal(err)
 			}
 			if end := e.waitEnd(th); end.StopReason != "end_turn" {

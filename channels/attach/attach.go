@@ -26,6 +26,10 @@ const (
 	MaxTotal  = 1 << 20   // all of one message's text files, at most
 	MaxImage  = 5 << 20   // one image, at most
 	MaxImages = 4         // images of one message, at most
+	// MaxImageTotal bounds a message's images together: in base64 they
+	// must leave the prompt's JSON-RPC line well under the 10 MiB that
+	// agents built on the Go SDK read.
+	MaxImageTotal = 6 << 20
 )
 
 // IsImage reports whether a file is an image agents take: PNG, JPEG, GIF
@@ -80,6 +84,7 @@ type Reader struct {
 	Request func(ctx context.Context, f channels.File) (*http.Request, error)
 	read    int // text bytes read so far, against MaxTotal
 	images  int // images read so far, against MaxImages
+	pixels  int // image bytes read so far, against MaxImageTotal
 }
 
 // Read fills in f.Text, or f.Skipped with the reason it was left out. It
@@ -135,13 +140,20 @@ func (r *Reader) readImage(ctx context.Context, f *channels.File) error {
 	case r.images >= MaxImages:
 		f.Skipped = "more than 4 images in one message"
 		return nil
+	case f.Size > MaxImageTotal-r.pixels:
+		f.Skipped = "the message's images are larger than 6 MiB together"
+		return nil
 	}
-	body, err := r.fetch(ctx, f, MaxImage)
+	limit := min(MaxImage, MaxImageTotal-r.pixels)
+	body, err := r.fetch(ctx, f, limit)
 	switch {
 	case err != nil || body == nil:
 		return err
 	case len(body) > MaxImage:
 		f.Skipped = "larger than 5 MiB"
+		return nil
+	case len(body) > limit:
+		f.Skipped = "the message's images are larger than 6 MiB together"
 		return nil
 	}
 	// The bytes decide, not the name: agents reject a mislabelled image.
@@ -151,6 +163,7 @@ func (r *Reader) readImage(ctx context.Context, f *channels.File) error {
 		return nil
 	}
 	r.images++
+	r.pixels += len(body)
 	f.ContentType, f.Data = mt, body
 	return nil
 }

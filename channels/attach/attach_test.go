@@ -185,7 +185,8 @@ func TestImages(t *testing.T) {
 				tc.f.Name, tc.f.ContentType, len(f.Data), f.ContentType, f.Skipped, tc.wantData, tc.wantType, tc.wantWhy)
 		}
 	}
-	// Four images per message: two were read above, two more fit.
+	// Four images per message: two were read above, two more fit. (And
+	// at most MaxImageTotal bytes: below.)
 	for i := range 3 {
 		f := img("shot.png", "image/png", len(pngBytes))
 		r.Read(ctx, &f)
@@ -194,6 +195,30 @@ func TestImages(t *testing.T) {
 		}
 		if i == 2 && f.Skipped != "more than 4 images in one message" {
 			t.Errorf("fifth image skipped %q", f.Skipped)
+		}
+	}
+}
+
+// A message's images together stay under MaxImageTotal, so that the
+// prompt's line stays readable for agents on the Go SDK.
+func TestImageTotal(t *testing.T) {
+	big := append(append([]byte{}, pngBytes...), make([]byte, 4<<20)...)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(big) }))
+	defer srv.Close()
+	r := Reader{Client: srv.Client()}
+	first := channels.File{Name: "a.png", ContentType: "image/png", Size: len(big), URL: srv.URL + "/a.png"}
+	second := first
+	understated := first
+	understated.Size = 10
+	r.Read(context.Background(), &first)
+	r.Read(context.Background(), &second)
+	r.Read(context.Background(), &understated)
+	if first.Data == nil {
+		t.Errorf("first 4 MiB image skipped: %q", first.Skipped)
+	}
+	for _, f := range []channels.File{second, understated} {
+		if f.Data != nil || f.Skipped != "the message's images are larger than 6 MiB together" {
+			t.Errorf("image beyond 6 MiB together: %d bytes read, skipped %q", len(f.Data), f.Skipped)
 		}
 	}
 }
