@@ -75,9 +75,9 @@ func IsText(name, contentType string) bool {
 	return false
 }
 
-// Reader reads the text files of one message within MaxTotal.
+// Reader reads the files of one message within the limits above.
 type Reader struct {
-	// Client fetches the files (required).
+	// Client fetches the files (required by Read; Take needs none).
 	Client *http.Client
 	// Request builds the request for a file, adding what the platform
 	// needs (an Authorization header); nil means a plain GET of f.URL.
@@ -87,16 +87,30 @@ type Reader struct {
 	pixels  int // image bytes read so far, against MaxImageTotal
 }
 
-// Read fills in f.Text, or f.Skipped with the reason it was left out. It
-// fetches f when it is a small text file: it blocks on I/O then, as long
-// as ctx allows. The error, if any, is for the log; f says what the agent
-// is told.
+// Read fills in f.Text or f.Data, or f.Skipped with the reason it was
+// left out. It fetches f when it is a small text file or an image: it
+// blocks on I/O then, as long as ctx allows. The error, if any, is for
+// the log; f says what the agent is told.
 func (r *Reader) Read(ctx context.Context, f *channels.File) error {
+	return r.take(f, func(limit int) ([]byte, error) { return r.fetch(ctx, f, limit) })
+}
+
+// Take is Read for a file whose bytes came with the message (the local
+// web chat): the same checks and limits, no download.
+func (r *Reader) Take(f *channels.File, data []byte) {
+	f.Size = len(data)
+	_ = r.take(f, func(int) ([]byte, error) { return data, nil })
+}
+
+// take applies the checks and limits to f, getting its bytes (at most
+// limit+1 of them) from get. get sets f.Skipped and returns a nil body
+// when it fails.
+func (r *Reader) take(f *channels.File, get func(limit int) ([]byte, error)) error {
 	if f.Text != "" || f.Data != nil || f.Skipped != "" {
 		return nil
 	}
 	if IsImage(f.Name, f.ContentType) {
-		return r.readImage(ctx, f)
+		return r.takeImage(f, get)
 	}
 	budget := MaxTotal - r.read
 	switch {
@@ -111,7 +125,7 @@ func (r *Reader) Read(ctx context.Context, f *channels.File) error {
 		return nil
 	}
 	limit := min(budget, MaxFile)
-	body, err := r.fetch(ctx, f, limit)
+	body, err := get(limit)
 	switch {
 	case err != nil || body == nil:
 		return err
@@ -130,9 +144,9 @@ func (r *Reader) Read(ctx context.Context, f *channels.File) error {
 	return nil
 }
 
-// readImage fetches image f, if it is small enough and the message has
+// takeImage takes image f, if it is small enough and the message has
 // room for one more.
-func (r *Reader) readImage(ctx context.Context, f *channels.File) error {
+func (r *Reader) takeImage(f *channels.File, get func(limit int) ([]byte, error)) error {
 	switch {
 	case f.Size > MaxImage:
 		f.Skipped = "larger than 5 MiB"
@@ -145,7 +159,7 @@ func (r *Reader) readImage(ctx context.Context, f *channels.File) error {
 		return nil
 	}
 	limit := min(MaxImage, MaxImageTotal-r.pixels)
-	body, err := r.fetch(ctx, f, limit)
+	body, err := get(limit)
 	switch {
 	case err != nil || body == nil:
 		return err

@@ -222,3 +222,26 @@ func TestImageTotal(t *testing.T) {
 		}
 	}
 }
+
+// Take applies Read's checks to bytes that came with the message.
+func TestTake(t *testing.T) {
+	var r Reader
+	text := channels.File{Name: "notes.md", ContentType: "text/markdown"}
+	r.Take(&text, []byte("# notes\n"))
+	img := channels.File{Name: "shot.png"}
+	r.Take(&img, pngBytes)
+	bin := channels.File{Name: "a.out", ContentType: "application/octet-stream"}
+	r.Take(&bin, []byte{0x7f, 'E', 'L', 'F'})
+	big := channels.File{Name: "big.log"}
+	r.Take(&big, make([]byte, MaxFile+1))
+	switch {
+	case text.Text != "# notes\n" || text.Size != 8:
+		t.Errorf("text file = %+v", text)
+	case !bytes.Equal(img.Data, pngBytes) || img.ContentType != "image/png":
+		t.Errorf("image = %+v", img)
+	case bin.Skipped != "not a text or image file":
+		t.Errorf("binary skipped %q", bin.Skipped)
+	case big.Skipped != "larger than 256 KiB":
+		t.Errorf("big file skipped %q", big.Skipped)
+	}
+}

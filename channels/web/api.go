@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/attach"
 )
 
 // server serves the page and the API during one Run.
@@ -194,7 +196,7 @@ type idBody struct {
 
 func (s *server) postMessage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	body, ok := readBody(w, r)
+	body, ok := readBodyUpTo(w, r, maxMessageBodyBytes)
 	if !ok {
 		return
 	}
@@ -206,7 +208,8 @@ func (s *server) postMessage(w http.ResponseWriter, r *http.Request) {
 	if !s.live(w) {
 		return
 	}
-	msg, err := s.a.st.addMessage(id, message{Role: roleUser, Author: req.Author, Kind: string(channels.KindText), Text: req.Text})
+	files := takeFiles(req.Files)
+	msg, err := s.a.st.addMessage(id, message{Role: roleUser, Author: req.Author, Kind: string(channels.KindText), Text: withFileNames(req.Text, files)})
 	if err != nil {
 		writeStateError(w, err)
 		return
@@ -215,6 +218,7 @@ func (s *server) postMessage(w http.ResponseWriter, r *http.Request) {
 		Thread: ref(id),
 		Author: channels.Author{ID: req.id(), Name: req.Author},
 		Text:   req.Text,
+		Files:  files,
 		ID:     channels.MessageID(msg.ID),
 		Reply:  s.notice(id),
 	})
@@ -370,14 +374,51 @@ func offers(opts []option, id string) bool {
 	return false
 }
 
+// takeFiles turns a message's uploads into files for the gateway, with
+// the limits of package attach (what does not fit says why).
+func takeFiles(ups []upload) []channels.File {
+	if len(ups) == 0 {
+		return nil
+	}
+	var r attach.Reader
+	files := make([]channels.File, len(ups))
+	for i, u := range ups {
+		files[i] = channels.File{Name: u.Name, ContentType: u.Type}
+		r.Take(&files[i], u.data)
+	}
+	return files
+}
+
+// withFileNames is a message's text as the thread shows it: a line per
+// file after the text.
+func withFileNames(text string, files []channels.File) string {
+	var b strings.Builder
+	b.WriteString(text)
+	for _, f := range files {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("📎 " + f.Name)
+		if f.Skipped != "" {
+			b.WriteString(" (not sent: " + f.Skipped + ")")
+		}
+	}
+	return b.String()
+}
+
 // readBody reads a request body of at most maxBodyBytes; on failure it
 // answers and returns false.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	return readBodyUpTo(w, r, maxBodyBytes)
+}
+
+// readBodyUpTo is readBody with a limit of n bytes.
+func readBodyUpTo(w http.ResponseWriter, r *http.Request, n int64) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, n))
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, "the request body is larger than 1 MiB")
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d MiB", n>>20))
 		return nil, false
 	case err != nil:
 		writeError(w, http.StatusBadRequest, "reading the request body: "+err.Error())

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -113,6 +114,45 @@ func TestPostMessage(t *testing.T) {
 				t.Errorf("message after Reply (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Files sent with a message reach the gateway read like the platforms'
+// attachments; the thread shows their names.
+func TestPostMessageWithFiles(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	in := serve(t, a, nil)
+	c := newClient(t, a)
+	ctx := t.Context()
+	id := c.newThread(ctx, t)
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	b64 := base64.StdEncoding.EncodeToString
+	r := c.do(ctx, t, "POST", "/api/threads/"+id+"/messages", map[string]any{
+		"author": "ann",
+		"files": []map[string]string{
+			{"name": "trace.log", "type": "text/plain", "data": b64([]byte("panic: boom\n"))},
+			{"name": "shot.png", "type": "image/png", "data": b64(png)},
+			{"name": "song.mp3", "type": "audio/mpeg", "data": b64([]byte("ID3"))},
+		},
+	})
+	if err := r.want(http.StatusAccepted); err != nil {
+		t.Fatal(err)
+	}
+	ev := in.next(t)
+	want := []channels.File{
+		{Name: "trace.log", ContentType: "text/plain", Size: 12, Text: "panic: boom\n"},
+		{Name: "shot.png", ContentType: "image/png", Size: len(png), Data: png},
+		{Name: "song.mp3", ContentType: "audio/mpeg", Size: 3, Skipped: "not a text or image file"},
+	}
+	if diff := cmp.Diff(want, ev.Files); diff != "" || ev.Text != "" {
+		t.Errorf("Inbound text %q, files (-want +got):\n%s", ev.Text, diff)
+	}
+	b, err := c.messages(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.Messages[len(b.Messages)-1].Text, "📎 trace.log\n📎 shot.png\n📎 song.mp3 (not sent: not a text or image file)"; got != want {
+		t.Errorf("stored message %q, want %q", got, want)
 	}
 }
 
@@ -392,10 +432,11 @@ func TestAPIErrors(t *testing.T) {
 		{"two objects", "POST", msgs, `{"author": "a", "text": "x"} {}`, nil, 400, "invalid JSON: unexpected data after the object"},
 		{"empty body", "POST", msgs, "", json, 400, "the request body is empty, want a JSON object"},
 		{"no author", "POST", msgs, map[string]string{"text": "x"}, nil, 400, `"author" is required`},
-		{"blank text", "POST", msgs, map[string]string{"author": "a", "text": " \n"}, nil, 400, `"text" is required`},
+		{"blank text", "POST", msgs, map[string]string{"author": "a", "text": " \n"}, nil, 400, `"text" is required (or "files")`},
 		{"control in author", "POST", msgs, map[string]string{"author": "a\nb", "text": "x"}, nil, 400, `"author" must not contain control characters`},
 		{"long text", "POST", msgs, map[string]string{"author": "a", "text": strings.Repeat("x", maxTextBytes+1)}, nil, 400, `"text" has 65537 bytes, at most 65536 are allowed`},
-		{"huge body", "POST", msgs, map[string]string{"author": "a", "text": strings.Repeat("x", maxBodyBytes)}, nil, 413, "the request body is larger than 1 MiB"},
+		{"huge body", "POST", msgs, map[string]string{"author": "a", "text": strings.Repeat("x", maxMessageBodyBytes)}, nil, 413, "the request body is larger than 12 MiB"},
+		{"huge stop body", "POST", "/api/threads/" + id + "/stop", map[string]string{"author": strings.Repeat("x", maxBodyBytes)}, nil, 413, "the request body is larger than 1 MiB"},
 		{"form body", "POST", msgs, "author=a&text=x", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, 415, "the request body must be JSON with Content-Type: application/json"},
 		{"text/plain body", "POST", msgs, `{"author":"a","text":"x"}`, http.Header{"Content-Type": {"text/plain"}}, 415, "the request body must be JSON with Content-Type: application/json"},
 		{"unknown endpoint", "GET", "/api/nothing", nil, nil, 404, "no such API endpoint: /api/nothing"},

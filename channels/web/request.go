@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +14,15 @@ import (
 
 // Bounds of request bodies.
 const (
-	// maxBodyBytes bounds every request body.
+	// maxBodyBytes bounds every request body but a message's.
 	maxBodyBytes = 1 << 20
+	// maxMessageBodyBytes bounds a message's body, files included (in
+	// base64): room for attach's limits.
+	maxMessageBodyBytes = 12 << 20
+	// maxUploads bounds the files of one message.
+	maxUploads = 8
+	// maxFileNameRunes bounds a file's name.
+	maxFileNameRunes = 200
 	// maxTextBytes bounds the text of a message a person writes.
 	maxTextBytes = 64 << 10
 	// maxAuthorRunes bounds an author's name.
@@ -44,7 +52,19 @@ type authorFields struct {
 // messageRequest is the body of POST /api/threads/{id}/messages.
 type messageRequest struct {
 	authorFields
-	Text string `json:"text"`
+	Text  string   `json:"text"`
+	Files []upload `json:"files"`
+}
+
+// upload is a file sent with a message.
+type upload struct {
+	Name string `json:"name"`
+	// Type is the file's content type as the browser knows it ("" if
+	// unknown).
+	Type string `json:"type"`
+	// Data is the file's bytes in standard base64.
+	Data string `json:"data"`
+	data []byte // Data decoded
 }
 
 // stopRequest is the body of POST /api/threads/{id}/stop.
@@ -85,10 +105,30 @@ func parseMessageRequest(body []byte) (messageRequest, error) {
 		return messageRequest{}, err
 	}
 	switch {
-	case strings.TrimSpace(req.Text) == "":
-		return messageRequest{}, errors.New(`"text" is required`)
+	case strings.TrimSpace(req.Text) == "" && len(req.Files) == 0:
+		return messageRequest{}, errors.New(`"text" is required (or "files")`)
 	case len(req.Text) > maxTextBytes:
 		return messageRequest{}, fmt.Errorf(`"text" has %d bytes, at most %d are allowed`, len(req.Text), maxTextBytes)
+	case len(req.Files) > maxUploads:
+		return messageRequest{}, fmt.Errorf(`"files" has %d files, at most %d are allowed`, len(req.Files), maxUploads)
+	}
+	for i := range req.Files {
+		f := &req.Files[i]
+		f.Name = strings.TrimSpace(f.Name)
+		if f.Name == "" {
+			return messageRequest{}, fmt.Errorf(`"files[%d].name" is required`, i)
+		}
+		if err := checkLine(fmt.Sprintf("files[%d].name", i), f.Name, maxFileNameRunes); err != nil {
+			return messageRequest{}, err
+		}
+		if err := checkLine(fmt.Sprintf("files[%d].type", i), f.Type, 200); err != nil {
+			return messageRequest{}, err
+		}
+		data, err := base64.StdEncoding.DecodeString(f.Data)
+		if err != nil {
+			return messageRequest{}, fmt.Errorf(`"files[%d].data" is not standard base64`, i)
+		}
+		f.data, f.Data = data, ""
 	}
 	return req, nil
 }

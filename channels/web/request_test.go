@@ -6,6 +6,9 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestParseMessageRequest(t *testing.T) {
@@ -15,9 +18,15 @@ func TestParseMessageRequest(t *testing.T) {
 		want    messageRequest
 		wantErr string
 	}{
-		{"plain", `{"author":"ann","text":"hi"}`, messageRequest{authorFields{Author: "ann"}, "hi"}, ""},
-		{"trimmed author, text kept", `{"author":"  ann ","text":"  hi\n"}`, messageRequest{authorFields{Author: "ann"}, "  hi\n"}, ""},
-		{"author id", `{"author":"Ann","authorId":"u-1","text":"hi"}`, messageRequest{authorFields{Author: "Ann", AuthorID: "u-1"}, "hi"}, ""},
+		{"plain", `{"author":"ann","text":"hi"}`, messageRequest{authorFields: authorFields{Author: "ann"}, Text: "hi"}, ""},
+		{"trimmed author, text kept", `{"author":"  ann ","text":"  hi\n"}`, messageRequest{authorFields: authorFields{Author: "ann"}, Text: "  hi\n"}, ""},
+		{"author id", `{"author":"Ann","authorId":"u-1","text":"hi"}`, messageRequest{authorFields: authorFields{Author: "Ann", AuthorID: "u-1"}, Text: "hi"}, ""},
+		{"a file and no text", `{"author":"ann","files":[{"name":" log.txt ","type":"text/plain","data":"aGk="}]}`,
+			messageRequest{authorFields: authorFields{Author: "ann"}, Files: []upload{{Name: "log.txt", Type: "text/plain", data: []byte("hi")}}}, ""},
+		{"neither text nor files", `{"author":"ann","text":" "}`, messageRequest{}, `"text" is required (or "files")`},
+		{"a file without a name", `{"author":"ann","files":[{"data":"aGk="}]}`, messageRequest{}, `"files[0].name" is required`},
+		{"bad base64", `{"author":"ann","files":[{"name":"a","data":"!!"}]}`, messageRequest{}, `"files[0].data" is not standard base64`},
+		{"too many files", `{"author":"ann","files":[` + strings.Repeat(`{"name":"a","data":""},`, 8) + `{"name":"a","data":""}]}`, messageRequest{}, `"files" has 9 files, at most 8 are allowed`},
 		{"author id with space", `{"author":"Ann","authorId":"u 1","text":"hi"}`, messageRequest{}, `"authorId" must not contain spaces or control characters`},
 		{"long author", `{"author":"` + strings.Repeat("a", 65) + `","text":"hi"}`, messageRequest{}, `"author" has 65 characters, at most 64 are allowed`},
 		{"null", `null`, messageRequest{}, `"author" is required`},
@@ -29,8 +38,8 @@ func TestParseMessageRequest(t *testing.T) {
 			if gotErr := errText(err); gotErr != tc.wantErr {
 				t.Fatalf("error = %q, want %q", gotErr, tc.wantErr)
 			}
-			if got != tc.want {
-				t.Errorf("request = %+v, want %+v", got, tc.want)
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(upload{}, messageRequest{}), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("request (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -72,6 +81,8 @@ var seeds = []string{
 	`{"author":"ann","authorId":"u-1","text":"hi","optionId":"allow"}`,
 	`{"author":"ann","optionId":"allow"}`, `{"title":"Build"}`, `{"author":1}`,
 	`{"author":"a\u0000"}`, `{"author":"ann","text":"` + "\xff" + `"}`, `{"author":"ann"} x`,
+	`{"author":"ann","files":[{"name":"log.txt","type":"text/plain","data":"aGk="}]}`,
+	`{"author":"ann","files":[{"name":"","data":"@@"}]}`,
 }
 
 // checkAuthor checks the invariants of accepted author fields.
@@ -132,10 +143,31 @@ func FuzzParseMessageRequest(f *testing.F) {
 			return
 		}
 		checkAuthor(t, req.authorFields)
-		if strings.TrimSpace(req.Text) == "" || len(req.Text) > maxTextBytes || !utf8.ValidString(req.Text) {
-			t.Errorf("accepted text %q", req.Text)
+		if (strings.TrimSpace(req.Text) == "" && len(req.Files) == 0) || len(req.Text) > maxTextBytes || !utf8.ValidString(req.Text) {
+			t.Errorf("accepted text %q with %d files", req.Text, len(req.Files))
 		}
-		roundTrip(t, parseMessageRequest, req)
+		if len(req.Files) > maxUploads {
+			t.Errorf("accepted %d files", len(req.Files))
+		}
+		for _, f := range req.Files {
+			if f.Name == "" || f.Name != strings.TrimSpace(f.Name) || strings.ContainsFunc(f.Name, unicode.IsControl) || f.Data != "" {
+				t.Errorf("accepted file %+v", f)
+			}
+		}
+		if len(req.Files) == 0 {
+			type plain struct {
+				authorFields
+				Text string
+			}
+			data, err := json.Marshal(plain{req.authorFields, req.Text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := parseMessageRequest(data)
+			if err != nil || again.authorFields != req.authorFields || again.Text != req.Text {
+				t.Errorf("round trip of %+v = %+v, %v", req, again, err)
+			}
+		}
 	})
 }
 

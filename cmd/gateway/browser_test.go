@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -111,6 +112,19 @@ func TestBrowserAgainstTheDemoAgent(t *testing.T) {
 	b.waitFor("a collapsed thought", `[...document.querySelectorAll('.msg[data-kind="thought"] details:not([open]) .text')].some(e => e.textContent.includes("think out loud"))`)
 	b.send("plan")
 	b.waitFor("the pinned plan", `!document.querySelector("#plan").hidden && document.querySelector("#plan .text").textContent.includes("Run the tests")`)
+
+	// A screenshot attached with the paperclip reaches the agent as an
+	// image.
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	if err := os.WriteFile(shot, []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.do("attach a screenshot", chromedp.SetUploadFiles(chromedp.CSS("#file-input"), []string{shot}))
+	b.waitFor("the file chip", `document.querySelector('#files .file')?.textContent.includes("shot.png")`)
+	b.send("images")
+	b.waitFor("the agent saw the image", `document.querySelector('#messages').innerText.includes("I got 1 image(s): image/png (16 bytes).")`)
+	b.waitFor("the file chips cleared", `document.querySelector('#files').hidden`)
+	b.waitFor("the message names the file", `document.querySelector('#messages').innerText.includes("📎 shot.png")`)
 
 	b.send("permission")
 	b.waitFor("the permission buttons", `[...document.querySelectorAll('.msg button[data-option]')].some(e => e.textContent === "Allow" && !e.disabled)`)
