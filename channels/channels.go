@@ -96,6 +96,12 @@ type Inbound struct {
 	// Files are the message's attachments, in order; the gateway adds
 	// them to the prompt (see package channels/attach).
 	Files []File
+	// Fetch, if set, returns Files with their content read, downloading
+	// it (it blocks on I/O until ctx ends). The gateway calls it only
+	// for a message it runs, on that thread's own goroutine, so that a
+	// download neither serves people without access nor holds up other
+	// events (a "stop").
+	Fetch func(ctx context.Context) []File
 	// ID is the platform's id of the inbound message, for de-duplication.
 	ID MessageID
 	// Choice is set when the inbound event is a click on a prompt option:

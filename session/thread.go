@@ -229,7 +229,7 @@ func (t *thread) run(ctx context.Context) {
 func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 	// Typing shows from now on, also while the agent starts.
 	t.runner.Do(func(l *dispatch.Lane) { l.AgentStarting(time.Now()) })
-	sess, err := t.start(ctx)
+	sess, files, err := t.start(ctx, in)
 	if err != nil {
 		t.runner.Do(stopTyping)
 		t.mu.Lock()
@@ -252,7 +252,7 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 		return
 	}
 	policy := t.r.policyFor(t.ref, t.space)
-	prompt, pics := attach.Prompt(in.Text, in.Files, sess.Process().TakesImages())
+	prompt, pics := attach.Prompt(in.Text, files, sess.Process().TakesImages())
 	images := make([]agent.Image, len(pics))
 	for i, f := range pics {
 		images[i] = agent.Image{MimeType: f.ContentType, Data: f.Data}
@@ -397,13 +397,12 @@ func (t *thread) Update(u projector.Update, history bool) {
 // errStartTimeout: the agent took longer than Limits.StartTimeout to start.
 var errStartTimeout = errors.New("the agent did not start in time")
 
-// start is ensureSession within Limits.StartTimeout, and abortable by a
-// stop (cancelStart) while it runs.
-func (t *thread) start(ctx context.Context) (*agent.Session, error) {
+// start prepares the turn of in: it downloads the message's files
+// (Inbound.Fetch) and runs ensureSession within Limits.StartTimeout. A
+// stop (cancelStart) aborts both.
+func (t *thread) start(ctx context.Context, in channels.Inbound) (*agent.Session, []channels.File, error) {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	ctx, cancel := context.WithTimeoutCause(ctx, t.r.startTimeout(), errStartTimeout)
-	defer cancel()
 	t.mu.Lock()
 	t.cancelStart = stop
 	t.mu.Unlock()
@@ -412,11 +411,17 @@ func (t *thread) start(ctx context.Context) (*agent.Session, error) {
 		t.cancelStart = nil
 		t.mu.Unlock()
 	}()
-	sess, err := t.ensureSession(ctx)
-	if err != nil && errors.Is(context.Cause(ctx), errStartTimeout) {
+	files := in.Files
+	if in.Fetch != nil {
+		files = in.Fetch(ctx)
+	}
+	sctx, cancel := context.WithTimeoutCause(ctx, t.r.startTimeout(), errStartTimeout)
+	defer cancel()
+	sess, err := t.ensureSession(sctx)
+	if err != nil && errors.Is(context.Cause(sctx), errStartTimeout) {
 		err = fmt.Errorf("%w: %w", errStartTimeout, err)
 	}
-	return sess, err
+	return sess, files, err
 }
 
 // ensureSession returns a live session, starting the agent and creating or

@@ -1,10 +1,12 @@
 package session_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/acpgw/gateway/channels"
@@ -13,6 +15,7 @@ import (
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/replay"
+	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/typing"
 )
@@ -235,5 +238,61 @@ func TestImagesReachTheAgent(t *testing.T) {
 				t.Errorf("the agent said %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// Files are downloaded (Inbound.Fetch) only for a message the gateway
+// runs: never for someone without access.
+func TestFilesOfRefusedPeopleAreNotFetched(t *testing.T) {
+	rule := session.AccessRule{Users: []string{ann.ID}}
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, access: map[string]session.AccessRule{"web": rule}})
+	th := e.rec.Thread("fetch")
+	var fetched atomic.Int32
+	fetch := func(context.Context) []channels.File {
+		fetched.Add(1)
+		return []channels.File{{Name: "log.txt", Text: "from the fetch\n"}}
+	}
+	meta := []channels.File{{Name: "log.txt", ContentType: "text/plain", Size: 15}}
+	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: bob, Text: "echo from bob", Files: meta, Fetch: fetch, ID: "b1", Reply: e.rec.ReplyFunc(th)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: ann, Text: "echo see", Files: meta, Fetch: fetch, ID: "a1"}); err != nil {
+		t.Fatal(err)
+	}
+	if end := e.waitEnd(th); end.StopReason != "end_turn" {
+		t.Fatalf("turn end = %+v", end)
+	}
+	if n := fetched.Load(); n != 1 {
+		t.Errorf("Fetch called %d times, want once (Ann's message only)", n)
+	}
+	if got, want := e.text(th), "see\n\nAttached file log.txt:\n```\nfrom the fetch\n```"; got != want {
+		t.Errorf("the agent echoed %q, want %q", got, want)
+	}
+}
+
+// A stop while the message's files download gives the turn up at once.
+func TestStopWhileFilesDownload(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Typing: true}})
+	th := e.rec.Thread("slow-fetch")
+	downloading := make(chan struct{})
+	fetch := func(ctx context.Context) []channels.File {
+		close(downloading)
+		<-ctx.Done() // a download that only the stop ends
+		return []channels.File{{Name: "big.log", Skipped: "it could not be downloaded"}}
+	}
+	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: ann, Text: "echo never", Files: []channels.File{{Name: "big.log"}}, Fetch: fetch, ID: "m1"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-downloading:
+	case <-e.ctx().Done():
+		t.Fatal("Fetch was never called")
+	}
+	e.say(th, ann, "stop")
+	e.waitOp(th, "the notice", func(op channeltest.Op) bool {
+		return op.Kind == channels.KindNotice && strings.Contains(op.Text, "Stopped by Ann before the agent began.")
+	})
+	if strings.Contains(e.text(th), "never") {
+		t.Error("the stopped message ran")
 	}
 }

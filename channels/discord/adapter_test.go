@@ -478,8 +478,18 @@ func TestAttachmentsReachTheAgent(t *testing.T) {
 	paste := "panic: boom\n```\ngoroutine 1 [running]:\nmain.main()\n"
 	id := f.sayWithFiles(ann, f.channel, "", true, fakeFile{Name: "message.txt", ContentType: "text/plain; charset=utf-8", Body: []byte(paste)})
 	in := s.next(t)
-	if in.Thread.Thread != id || in.Text != "" || len(in.Files) != 1 || in.Files[0].Text != paste || in.Files[0].Name != "message.txt" {
-		t.Errorf("inbound = %+v, want the paste as a read file in thread %s", in, id)
+	if in.Thread.Thread != id || in.Text != "" || len(in.Files) != 1 || in.Files[0].Text != "" || in.Files[0].Name != "message.txt" || in.Fetch == nil {
+		t.Fatalf("inbound = %+v, want the paste as a file to fetch in thread %s", in, id)
+	}
+	// Nothing was downloaded yet: the gateway fetches what it runs.
+	f.mu.Lock()
+	early := f.downloads
+	f.mu.Unlock()
+	if early != 0 {
+		t.Errorf("%d downloads before the gateway asked", early)
+	}
+	if got := in.Fetch(testCtx(t)); len(got) != 1 || got[0].Text != paste {
+		t.Errorf("fetched %+v, want the paste", got)
 	}
 	if th, _ := f.channelCopy(id); th.Name != "message.txt" {
 		t.Errorf("thread name = %q, want the file's name", th.Name)
@@ -491,6 +501,7 @@ func TestAttachmentsReachTheAgent(t *testing.T) {
 	song := fakeFile{Name: "song.mp3", ContentType: "audio/mpeg", Body: []byte("ID3"), Size: 2048}
 	f.sayWithFiles(ann, id, "what do you make of these?", false, png, notUTF8, song)
 	in = s.next(t)
+	in.Files = in.Fetch(testCtx(t))
 	want := []channels.File{
 		{Name: "shot.png", ContentType: "image/png", Size: len(shot), Data: shot},
 		{Name: "data.txt", Size: 3, Skipped: "not UTF-8 text"},

@@ -31,13 +31,18 @@ func readFiles(m *discordgo.Message) []channels.File {
 	return out
 }
 
-// readText reads the small text files among files (see package attach)
-// and returns them. It blocks on I/O. Discord's CDN needs no token, and
-// gets none: the client is a plain one.
-func (a *Adapter) readText(ctx context.Context, files []channels.File) []channels.File {
+// fetcher returns the Inbound.Fetch of a message with files: it reads
+// the small text files and images among them (see package attach).
+// Discord's CDN needs no token, and gets none: the client is a plain one.
+func (a *Adapter) fetcher(files []channels.File) func(context.Context) []channels.File {
 	if len(files) == 0 {
 		return nil
 	}
+	return func(ctx context.Context) []channels.File { return a.read(ctx, files) }
+}
+
+// read reads files; it blocks on I/O.
+func (a *Adapter) read(ctx context.Context, files []channels.File) []channels.File {
 	out := append([]channels.File(nil), files...)
 	r := attach.Reader{Client: &http.Client{Transport: a.http, Timeout: fetchTimeout}}
 	for i := range out {

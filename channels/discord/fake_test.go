@@ -46,6 +46,7 @@ type fakeDiscord struct {
 	violations    []string // protocol misuse seen, for tests to assert none
 	injections    []*injection
 	files         map[string]fakeFile // attachments by URL path
+	downloads     int                 // requests for attachments
 	requireIntent discordIntent
 
 	// gateway state
@@ -409,6 +410,7 @@ func (f *fakeDiscord) serveFile(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	file, ok := f.files[r.URL.Path]
+	f.downloads++
 	f.mu.Unlock()
 	if !ok {
 		http.NotFound(w, r)

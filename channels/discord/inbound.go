@@ -206,7 +206,8 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 			Thread: ref,
 			Author: in.author,
 			Text:   in.text,
-			Files:  a.readText(ctx, in.files),
+			Files:  in.files,
+			Fetch:  a.fetcher(in.files),
 			ID:     channels.MessageID(in.id),
 			Space:  in.guild,
 		})

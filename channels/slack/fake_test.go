@@ -41,6 +41,7 @@ type fakeSlack struct {
 	channels   map[string]bool
 	fails      map[string][]failure // method → failures to answer next calls with
 	files      map[string]fakeFile  // shared files by download path
+	downloads  int                  // requests for shared files
 	seq        int                  // for ts, event and envelope ids
 	conn       *fakeConn            // the current Socket Mode connection
 	opens      int                  // apps.connections.open calls
@@ -393,6 +394,7 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 func (f *fakeSlack) serveFile(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	file, ok := f.files[r.URL.Path]
+	f.downloads++
 	f.mu.Unlock()
 	if r.Header.Get("Authorization") != "Bearer "+f.botToken {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -11,13 +11,13 @@ import (
 	"github.com/acpgw/gateway/channels/attach"
 )
 
-// readFiles returns the files of a message, with the small text ones
-// read (see package attach). Slack's file links need the bot token, which
-// is sent only to Slack's own hosts (and the configured API host). It
-// blocks on I/O.
-func (a *Adapter) readFiles(ctx context.Context, fs []file) []channels.File {
+// files returns the files of a message, unread, and the Inbound.Fetch
+// that reads the small text files and images among them (see package
+// attach). Slack's file links need the bot token, which is sent only to
+// Slack's own hosts (and the configured API host).
+func (a *Adapter) files(fs []file) ([]channels.File, func(context.Context) []channels.File) {
 	if len(fs) == 0 {
-		return nil
+		return nil, nil
 	}
 	out := make([]channels.File, 0, len(fs))
 	download := map[string]string{} // a file's URL → its download link
@@ -39,18 +39,22 @@ func (a *Adapter) readFiles(ctx context.Context, fs []file) []channels.File {
 		download[cf.URL] = firstNonEmpty(string(f.URLPrivateDownload), string(f.URLPrivate))
 		out = append(out, cf)
 	}
-	r := attach.Reader{
-		Client: a.hc,
-		Request: func(ctx context.Context, cf channels.File) (*http.Request, error) {
-			return a.fileRequest(ctx, download[cf.URL])
-		},
-	}
-	for i := range out {
-		if err := r.Read(ctx, &out[i]); err != nil && ctx.Err() == nil {
-			a.log.Warn("slack: cannot read a file", "file", out[i].Name, "err", err)
+	fetch := func(ctx context.Context) []channels.File {
+		read := append([]channels.File(nil), out...)
+		r := attach.Reader{
+			Client: a.hc,
+			Request: func(ctx context.Context, cf channels.File) (*http.Request, error) {
+				return a.fileRequest(ctx, download[cf.URL])
+			},
 		}
+		for i := range read {
+			if err := r.Read(ctx, &read[i]); err != nil && ctx.Err() == nil {
+				a.log.Warn("slack: cannot read a file", "file", read[i].Name, "err", err)
+			}
+		}
+		return read
 	}
-	return out
+	return out, fetch
 }
 
 // fileRequest is a GET of a Slack file link with the bot token, when the

@@ -233,11 +233,13 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 		return channels.Inbound{}, false
 	}
 	author := a.author(ctx, ev)
+	files, fetch := a.files(ev.Files)
 	in := channels.Inbound{
 		Thread: ref,
 		Author: author,
 		Text:   inboundText(string(ev.Text), me.BotUserID),
-		Files:  a.readFiles(ctx, ev.Files),
+		Files:  files,
+		Fetch:  fetch,
 		ID:     channels.MessageID(ev.TS),
 		Space:  firstNonEmpty(string(cb.TeamID), me.TeamID),
 	}

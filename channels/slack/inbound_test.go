@@ -514,8 +514,20 @@ func TestFilesAreRead(t *testing.T) {
 		{name: "spec.txt", mimetype: "text/plain", mode: "external", body: []byte("elsewhere")},
 	}})
 	in := r.next(ctx)
-	if in.Text != "" || len(in.Files) != 3 {
-		t.Fatalf("inbound = %+v, want no text and 3 files", in)
+	if in.Text != "" || len(in.Files) != 3 || in.Files[0].Text != "" || in.Fetch == nil {
+		t.Fatalf("inbound = %+v, want no text and 3 files to fetch", in)
+	}
+	downloads := func() int {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.downloads
+	}
+	if n := downloads(); n != 0 {
+		t.Errorf("%d downloads before the gateway asked", n)
+	}
+	in.Files = in.Fetch(ctx)
+	if n := downloads(); n != 2 {
+		t.Errorf("%d downloads, want the text file and the image", n)
 	}
 	want := []channels.File{
 		{Name: "error.log", ContentType: "text/plain", Size: len(paste), Text: paste},
