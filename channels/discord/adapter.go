@@ -121,9 +121,8 @@ type Adapter struct {
 	greeted bool       // the first READY was logged
 
 	ready chan struct{} // closed when the first READY has been handled
-
-	live    bool   // the gateway session is up (READY or RESUMED, no drop since)
-	liveWhy string // why not, when not
+	// health is up from READY or RESUMED until the connection drops.
+	health channels.Health
 }
 
 // running is the state of one Run that event handlers need.
@@ -241,6 +240,7 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	r := &running{ctx: ctx, h: h, lanes: newLanes(), lost: make(chan struct{}, 1)}
 	a.run = r
 	a.mu.Unlock()
+	a.health.Set(false, "connecting to the gateway")
 	defer a.stop(r)
 
 	backoff := minBackoff
@@ -263,7 +263,7 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 			return ferr
 		}
 		a.log.Warn("discord: cannot connect to the gateway; retrying", "in", backoff, "err", err)
-		a.setLive(false, "cannot connect to the gateway: "+err.Error())
+		a.health.Set(false, "cannot connect to the gateway: "+err.Error())
 		t := time.NewTimer(backoff)
 		select {
 		case <-ctx.Done():
@@ -298,8 +298,8 @@ func (a *Adapter) stop(r *running) {
 	a.conns.closeAll()
 	a.mu.Lock()
 	a.run = nil
-	a.live, a.liveWhy = false, ""
 	a.mu.Unlock()
+	a.health.Set(false, "not running")
 	r.lanes.close()
 	a.http.CloseIdleConnections()
 }
@@ -384,9 +384,9 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 		a.onReady(e)
 	case *discordgo.Resumed:
 		a.log.Info("discord: gateway session resumed")
-		a.setLive(true, "")
+		a.health.Set(true, "")
 	case *discordgo.Disconnect:
-		a.setLive(false, "the gateway connection dropped; reconnecting")
+		a.health.Set(false, "the gateway connection dropped; reconnecting")
 		if r := a.current(); r != nil {
 			select {
 			case r.lost <- struct{}{}:
@@ -449,7 +449,7 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 	}
 	first := !a.greeted
 	a.greeted = true
-	a.live, a.liveWhy = true, ""
+	a.health.Set(true, "")
 	app := a.app
 	a.mu.Unlock()
 	if !first {
@@ -464,28 +464,8 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 		"dms", a.o.DMs)
 }
 
-// setLive records whether the gateway session is up.
-func (a *Adapter) setLive(live bool, why string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.live, a.liveWhy = live, why
-}
-
 // Check reports whether the adapter is connected to Discord's gateway.
-func (a *Adapter) Check() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	switch {
-	case a.live && a.run != nil:
-		return nil
-	case a.run == nil:
-		return errors.New("not running")
-	case a.liveWhy != "":
-		return errors.New(a.liveWhy)
-	default:
-		return errors.New("connecting to the gateway")
-	}
-}
+func (a *Adapter) Check() error { return a.health.Check() }
 
 // learnBotRole finds the role Discord made for the bot in a guild (its
 // tags name the bot) in GUILD_CREATE and GUILD_ROLE_CREATE/UPDATE. It

@@ -145,8 +145,8 @@ type Adapter struct {
 	started  bool                 // Run was called with a live context
 	status   map[string]time.Time // threads whose status line is on → when it was set
 	nextPost map[string]time.Time // channel → when the next post may go
-	live     bool                 // the Socket Mode connection is up
-	liveWhy  string               // why not, when not
+
+	health channels.Health // the Socket Mode connection
 }
 
 var (
@@ -447,7 +447,8 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	}
 	a.started = true
 	a.mu.Unlock()
-	defer a.setLive(false, "stopped")
+	a.health.Set(false, "connecting to Socket Mode")
+	defer a.health.Set(false, "not running")
 	if _, err := a.Detect(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -522,51 +523,31 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, box 
 		box.push(item{kind: string(env.Type), payload: env.Payload})
 	case socketmode.EventTypeConnecting:
 		a.log.Debug("slack: connecting")
-		a.setLive(false, "connecting to Socket Mode")
+		a.health.Set(false, "connecting to Socket Mode")
 	case socketmode.EventTypeConnected:
 		if c, ok := evt.Data.(*socketmode.ConnectedEvent); ok && c.ConnectionCount > 0 {
 			a.log.Info("slack: reconnected", "connection", c.ConnectionCount)
 		} else {
 			a.log.Info("slack: connected")
 		}
-		a.setLive(true, "")
+		a.health.Set(true, "")
 	case socketmode.EventTypeHello:
 		a.log.Debug("slack: hello")
 	case socketmode.EventTypeDisconnect:
-		a.setLive(false, "Slack asked to reconnect; reconnecting")
+		a.health.Set(false, "Slack asked to reconnect; reconnecting")
 	case socketmode.EventTypeConnectionError:
 		a.log.Warn("slack: connection failed; retrying", "err", dataErr(evt.Data))
-		a.setLive(false, fmt.Sprint("cannot connect to Socket Mode: ", dataErr(evt.Data)))
+		a.health.Set(false, fmt.Sprint("cannot connect to Socket Mode: ", dataErr(evt.Data)))
 	case socketmode.EventTypeInvalidAuth:
 		a.log.Error("slack: the app-level token was refused")
-		a.setLive(false, "the app-level token was refused")
+		a.health.Set(false, "the app-level token was refused")
 	case socketmode.EventTypeIncomingError, socketmode.EventTypeErrorWriteFailed:
 		a.log.Warn("slack: socket mode error", "type", evt.Type, "err", dataErr(evt.Data))
 	}
 }
 
-// setLive records whether the Socket Mode connection is up.
-func (a *Adapter) setLive(live bool, why string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.live, a.liveWhy = live, why
-}
-
 // Check reports whether the adapter is connected to Slack.
-func (a *Adapter) Check() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	switch {
-	case a.live:
-		return nil
-	case a.liveWhy != "":
-		return errors.New(a.liveWhy)
-	case !a.started:
-		return errors.New("not running")
-	default:
-		return errors.New("connecting to Socket Mode")
-	}
-}
+func (a *Adapter) Check() error { return a.health.Check() }
 
 // ack acknowledges the envelope id. It does not wait for the write.
 func (a *Adapter) ack(ctx context.Context, sm *socketmode.Client, id string) {

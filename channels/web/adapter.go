@@ -65,11 +65,11 @@ type Adapter struct {
 	replyWait time.Duration
 	heartbeat time.Duration
 	ready     chan struct{} // closed once Run listens
+	health    channels.Health
 
-	mu        sync.Mutex // guards the fields below
-	addr      net.Addr   // set once Run listens
-	listening bool       // Run is serving
-	started   bool       // Run was called with a live context
+	mu      sync.Mutex // guards the fields below
+	addr    net.Addr   // set once Run listens
+	started bool       // Run was called with a live context
 }
 
 var (
@@ -175,13 +175,9 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	}
 	a.mu.Lock()
 	a.addr = ln.Addr()
-	a.listening = true
 	a.mu.Unlock()
-	defer func() {
-		a.mu.Lock()
-		a.listening = false
-		a.mu.Unlock()
-	}()
+	a.health.Set(true, "")
+	defer a.health.Set(false, "not listening")
 	close(a.ready)
 	a.log.Info("web chat listening", "url", a.url(false))
 
@@ -204,14 +200,7 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 }
 
 // Check reports whether the web chat is listening.
-func (a *Adapter) Check() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !a.listening {
-		return errors.New("not listening")
-	}
-	return nil
-}
+func (a *Adapter) Check() error { return a.health.Check() }
 
 // Ready returns a channel that is closed once Run listens; Addr and URL are
 // known from then on.
