@@ -47,7 +47,8 @@ type thread struct {
 	tr          *store.Transcript
 	prompts     map[string]*pending
 	// recording holds, per turn whose end is on its way through the
-	// lane, a channel closed once the turn's records are written.
+	// lane, a channel closed once the turn's records are written (only
+	// with Options.OnTurnEnd, which waits for them).
 	recording []chan struct{}
 	idleAt    time.Time // when the last turn ended
 	reaper    *time.Timer
@@ -319,7 +320,9 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 		outs = t.stopNotice(tu, outs)
 	}
 	recorded := make(chan struct{})
-	t.recording = append(t.recording, recorded)
+	if t.r.o.OnTurnEnd != nil { // only the hook waits for the records
+		t.recording = append(t.recording, recorded)
+	}
 	t.runner.Push(outs...)
 	dirty := t.tr.Dirty()
 	t.tr.MarkClean()
