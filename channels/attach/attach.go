@@ -95,6 +95,18 @@ func (r *Reader) Read(ctx context.Context, f *channels.File) error {
 	return r.take(f, func(limit int) ([]byte, error) { return r.fetch(ctx, f, limit) })
 }
 
+// ReadAll is Read for each of a message's files, on a copy of the slice.
+// Errors (for the log) go to failed, except once ctx has ended.
+func (r *Reader) ReadAll(ctx context.Context, files []channels.File, failed func(channels.File, error)) []channels.File {
+	out := append([]channels.File(nil), files...)
+	for i := range out {
+		if err := r.Read(ctx, &out[i]); err != nil && ctx.Err() == nil {
+			failed(out[i], err)
+		}
+	}
+	return out
+}
+
 // Take is Read for a file whose bytes came with the message (the local
 // web chat): the same checks and limits, no download.
 func (r *Reader) Take(f *channels.File, data []byte) {

@@ -38,17 +38,10 @@ func (a *Adapter) fetcher(files []channels.File) func(context.Context) []channel
 	if len(files) == 0 {
 		return nil
 	}
-	return func(ctx context.Context) []channels.File { return a.read(ctx, files) }
-}
-
-// read reads files; it blocks on I/O.
-func (a *Adapter) read(ctx context.Context, files []channels.File) []channels.File {
-	out := append([]channels.File(nil), files...)
-	r := attach.Reader{Client: &http.Client{Transport: a.http, Timeout: fetchTimeout}}
-	for i := range out {
-		if err := r.Read(ctx, &out[i]); err != nil && ctx.Err() == nil {
-			a.log.Warn("discord: cannot read an attachment", "file", out[i].Name, "err", err)
-		}
+	return func(ctx context.Context) []channels.File {
+		r := attach.Reader{Client: &http.Client{Transport: a.http, Timeout: fetchTimeout}}
+		return r.ReadAll(ctx, files, func(f channels.File, err error) {
+			a.log.Warn("discord: cannot read an attachment", "file", f.Name, "err", err)
+		})
 	}
-	return out
 }

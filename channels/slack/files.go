@@ -40,19 +40,15 @@ func (a *Adapter) files(fs []file) ([]channels.File, func(context.Context) []cha
 		out = append(out, cf)
 	}
 	fetch := func(ctx context.Context) []channels.File {
-		read := append([]channels.File(nil), out...)
 		r := attach.Reader{
 			Client: a.hc,
 			Request: func(ctx context.Context, cf channels.File) (*http.Request, error) {
 				return a.fileRequest(ctx, download[cf.URL])
 			},
 		}
-		for i := range read {
-			if err := r.Read(ctx, &read[i]); err != nil && ctx.Err() == nil {
-				a.log.Warn("slack: cannot read a file", "file", read[i].Name, "err", err)
-			}
-		}
-		return read
+		return r.ReadAll(ctx, out, func(f channels.File, err error) {
+			a.log.Warn("slack: cannot read a file", "file", f.Name, "err", err)
+		})
 	}
 	return out, fetch
 }
