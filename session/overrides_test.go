@@ -25,19 +25,10 @@ overrides:
     channels:
       c-loud: {acp: {stream: {metaMode: minimal}}}
 `
-	p := filepath.Join(t.TempDir(), "gateway.yaml")
-	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.LoadOptions{Path: p, Environ: []string{"HOME=" + t.TempDir()}}.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadConfig(t, yaml)
 	rule := session.AccessRule{Guilds: []string{"g-quiet", "g-other"}}
 	e := newEnv(t, envOptions{rec: channeltest.Options{Platform: "discord", Edit: true}, access: map[string]session.AccessRule{"discord": rule}})
-	e.r.SetPolicy(func(th channels.ThreadRef, space string) session.Policy {
-		return cfg.Policy(config.Scope{Platform: th.Platform, Space: space, Channel: th.Channel})
-	})
+	e.r.SetPolicy(policyOf(cfg))
 	for _, tc := range []struct {
 		name, guild, channel string
 		wantTools            bool
@@ -85,24 +76,11 @@ overrides:
     channels:
       C-back: {agent: %[4]s}
 `, exe, filepath.Join(dir, "demo-state"), backend, channelAgent)
-		p := filepath.Join(t.TempDir(), "gateway.yaml")
-		if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := config.LoadOptions{Path: p, Environ: []string{"HOME=" + t.TempDir()}}.Load()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cfg
+		return loadConfig(t, yaml)
 	}
 	cfg := load("back")
 	e := newEnv(t, envOptions{rec: channeltest.Options{Platform: "slack", Edit: true}, agents: cfg.AgentSpec})
-	policy := func(cfg config.Config) func(channels.ThreadRef, string) session.Policy {
-		return func(th channels.ThreadRef, space string) session.Policy {
-			return cfg.Policy(config.Scope{Platform: th.Platform, Space: space, Channel: th.Channel})
-		}
-	}
-	e.r.SetPolicy(policy(cfg))
+	e.r.SetPolicy(policyOf(cfg))
 	n := 0
 	run := func(th channels.ThreadRef) store.Binding {
 		t.Helper()
@@ -129,11 +107,32 @@ overrides:
 	}
 	// The channel switches to the default agent: its existing thread
 	// keeps "back", a new one starts "front".
-	e.r.SetPolicy(policy(load("front")))
+	e.r.SetPolicy(policyOf(load("front")))
 	if b := run(back); b.Agent != "back" {
 		t.Errorf("existing thread now bound to %q, want it to keep back", b.Agent)
 	}
 	if b := run(channels.ThreadRef{Platform: "slack", Channel: "C-back", Thread: "3.3"}); b.Agent != "front" {
 		t.Errorf("new thread in C-back bound to %q after the change, want front", b.Agent)
+	}
+}
+
+// loadConfig loads a configuration from yaml, as the program would.
+func loadConfig(t *testing.T, yaml string) config.Config {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "gateway.yaml")
+	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadOptions{Path: p, Environ: []string{"HOME=" + t.TempDir()}}.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// policyOf is the router's policy from cfg, as the program sets it.
+func policyOf(cfg config.Config) func(channels.ThreadRef, string) session.Policy {
+	return func(th channels.ThreadRef, space string) session.Policy {
+		return cfg.Policy(config.Scope{Platform: th.Platform, Space: space, Channel: th.Channel})
 	}
 }
