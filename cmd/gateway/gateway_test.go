@@ -124,6 +124,31 @@ type webMessage struct {
 // ok, and returns it.
 func (c client) waitMessage(thread, what string, ok func(webMessage) bool) webMessage {
 	c.t.Helper()
+	var got webMessage
+	c.waitEvent(thread, what, func(event, data string) bool {
+		var m webMessage
+		if event == "message" && json.Unmarshal([]byte(data), &m) == nil && ok(m) {
+			got = m
+			return true
+		}
+		return false
+	})
+	return got
+}
+
+// waitIdle waits until the thread's agent is not working: its turn
+// ended and everything of it was delivered (typing stops last).
+func (c client) waitIdle(thread string) {
+	c.t.Helper()
+	c.waitEvent(thread, "the end of the turn", func(event, data string) bool {
+		return event == "typing" && strings.Contains(data, `"typing":false`)
+	})
+}
+
+// waitEvent reads the thread's live events (the state first, then the
+// changes) until ok accepts one.
+func (c client) waitEvent(thread, what string, ok func(event, data string) bool) {
+	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", c.base+"api/threads/"+thread+"/events", nil)
@@ -141,15 +166,11 @@ func (c client) waitMessage(thread, what string, ok func(webMessage) bool) webMe
 			event = v
 			continue
 		}
-		if v, found := strings.CutPrefix(line, "data: "); found && event == "message" {
-			var m webMessage
-			if err := json.Unmarshal([]byte(v), &m); err == nil && ok(m) {
-				return m
-			}
+		if v, found := strings.CutPrefix(line, "data: "); found && ok(event, v) {
+			return
 		}
 	}
 	c.t.Fatalf("no %s in thread %s: %v", what, thread, sc.Err())
-	return webMessage{}
 }
 
 func TestRunServesTheWebChatWithTheDemoAgent(t *testing.T) {
@@ -170,6 +191,9 @@ func TestRunServesTheWebChatWithTheDemoAgent(t *testing.T) {
 	if !strings.Contains(tool.Text, "Run ls -la") {
 		t.Errorf("tool message %q", tool.Text)
 	}
+	// The page shows an edit before the gateway counts it; once the turn
+	// is over, everything of it has been counted.
+	c.waitIdle(th)
 
 	for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
 		resp, err := http.Get("http://" + g.metricsAddr + path)
