@@ -12,58 +12,12 @@ import (
 
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/config"
+	"github.com/acpgw/gateway/internal/golden"
 	"github.com/acpgw/gateway/projector"
 	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-// archive is a parsed txtar file: a comment and named sections.
-type archive struct {
-	comment string
-	files   map[string]string
-	order   []string
-}
-
-func parseTxtar(data string) archive {
-	a := archive{files: map[string]string{}}
-	cur := ""
-	var b strings.Builder
-	flush := func() {
-		if cur == "" {
-			a.comment = b.String()
-		} else {
-			a.files[cur] = b.String()
-			a.order = append(a.order, cur)
-		}
-		b.Reset()
-	}
-	for _, line := range strings.SplitAfter(data, "\n") {
-		t := strings.TrimRight(line, "\n")
-		if strings.HasPrefix(t, "-- ") && strings.HasSuffix(t, " --") && len(t) > 6 {
-			flush()
-			cur = strings.TrimSpace(t[3 : len(t)-3])
-			continue
-		}
-		b.WriteString(line)
-	}
-	flush()
-	return a
-}
-
-func (a archive) format() string {
-	var b strings.Builder
-	b.WriteString(a.comment)
-	for _, name := range a.order {
-		fmt.Fprintf(&b, "-- %s --\n", name)
-		s := a.files[name]
-		b.WriteString(s)
-		if s != "" && !strings.HasSuffix(s, "\n") {
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
-}
 
 // expandStream turns the compact stream notation of rule files into raw
 // frames: "prompt" opens a turn, "end REASON" / "error MSG" closes it, a
@@ -156,42 +110,27 @@ func TestRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := parseTxtar(string(data))
-			o := optionsFromArgs(t, a.files["args"])
-			got, warn := replayString(t, expandStream(t, a.files["stream"]), o)
+			a := golden.Parse(string(data))
+			o := optionsFromArgs(t, a.Section("args"))
+			got, warn := replayString(t, expandStream(t, a.Section("stream")), o)
 			if *update {
-				a.files["want"] = got
-				if !contains(a.order, "want") {
-					a.order = append(a.order, "want")
+				a.Set("want", got)
+				if warn != "" || a.Has("warn") {
+					a.Set("warn", warn)
 				}
-				if warn != "" || contains(a.order, "warn") {
-					a.files["warn"] = warn
-					if !contains(a.order, "warn") {
-						a.order = append(a.order, "warn")
-					}
-				}
-				if err := os.WriteFile(file, []byte(a.format()), 0o644); err != nil {
+				if err := os.WriteFile(file, []byte(a.Format()), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			if diff := cmp.Diff(a.files["want"], got); diff != "" {
+			if diff := cmp.Diff(a.Section("want"), got); diff != "" {
 				t.Errorf("replay output (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(a.files["warn"], warn); diff != "" {
+			if diff := cmp.Diff(a.Section("warn"), warn); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
 		})
 	}
-}
-
-func contains(s []string, x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // variants are the configurations every recorded stream is replayed with.

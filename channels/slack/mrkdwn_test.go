@@ -2,7 +2,6 @@ package slack
 
 import (
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,52 +9,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/acpgw/gateway/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// archive is a parsed txtar file: a comment and named sections.
-type archive struct {
-	comment string
-	files   map[string]string
-	order   []string
-}
-
-func parseTxtar(data string) archive {
-	a := archive{files: map[string]string{}}
-	cur := ""
-	var b strings.Builder
-	flush := func() {
-		if cur == "" {
-			a.comment = b.String()
-		} else {
-			a.files[cur] = b.String()
-			a.order = append(a.order, cur)
-		}
-		b.Reset()
-	}
-	for _, line := range strings.SplitAfter(data, "\n") {
-		t := strings.TrimRight(line, "\n")
-		if strings.HasPrefix(t, "-- ") && strings.HasSuffix(t, " --") && len(t) > 6 {
-			flush()
-			cur = strings.TrimSpace(t[3 : len(t)-3])
-			continue
-		}
-		b.WriteString(line)
-	}
-	flush()
-	return a
-}
-
-func (a archive) format() string {
-	var b strings.Builder
-	b.WriteString(a.comment)
-	for _, name := range a.order {
-		fmt.Fprintf(&b, "-- %s --\n", name)
-		b.WriteString(a.files[name])
-	}
-	return b.String()
-}
 
 // TestMrkdwnGolden converts the in.md section of each
 // testdata/mrkdwn/*.txtar file and compares with its out.mrkdwn section
@@ -71,23 +29,20 @@ func TestMrkdwnGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := parseTxtar(string(data))
-			in, ok := a.files["in.md"]
+			a := golden.Parse(string(data))
+			in, ok := a.Get("in.md")
 			if !ok {
 				t.Fatal("no in.md section")
 			}
 			got := Mrkdwn(in)
 			if *update {
-				if _, ok := a.files["out.mrkdwn"]; !ok {
-					a.order = append(a.order, "out.mrkdwn")
-				}
-				a.files["out.mrkdwn"] = got
-				if err := os.WriteFile(file, []byte(a.format()), 0o644); err != nil {
+				a.Set("out.mrkdwn", got)
+				if err := os.WriteFile(file, []byte(a.Format()), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			if diff := cmp.Diff(a.files["out.mrkdwn"], got); diff != "" {
+			if diff := cmp.Diff(a.Section("out.mrkdwn"), got); diff != "" {
 				t.Errorf("Mrkdwn(in.md) (-want +got):\n%s", diff)
 			}
 		})
@@ -131,7 +86,7 @@ func FuzzMrkdwn(f *testing.F) {
 	files, _ := filepath.Glob("testdata/mrkdwn/*.txtar")
 	for _, file := range files {
 		data, _ := os.ReadFile(file)
-		f.Add(parseTxtar(string(data)).files["in.md"])
+		f.Add(golden.Parse(string(data)).Section("in.md"))
 	}
 	for _, s := range []string{"**", "*_*_", "[[[](", "```\n~~~", "| a |\n|---|", "\\", "<<>>", "[x](y", "![", "__a__b", "&&&lt;"} {
 		f.Add(s)
