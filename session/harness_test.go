@@ -2,7 +2,6 @@ package session_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/session/sessiontest"
 	"github.com/acpgw/gateway/store"
 )
 
@@ -28,7 +28,7 @@ type env struct {
 	r        *session.Router
 	cancel   context.CancelFunc
 	done     chan struct{}
-	ends     chan turnEnd
+	ends     *sessiontest.TurnEnds
 	finished chan turnEnd // the agent answered (delivery may lag)
 	agents   chan agentEvent
 }
@@ -78,12 +78,7 @@ var ann = channels.Author{ID: "u-ann", Name: "Ann"}
 var bob = channels.Author{ID: "u-bob", Name: "Bob"}
 
 func demoSpec(stateDir string, env ...string) agent.Spec {
-	exe, _ := os.Executable()
-	return agent.Spec{
-		Name:    "demo",
-		Command: []string{exe, "-test.run=^$", "--state-dir", stateDir},
-		Env:     append([]string{"SESSION_TEST_DEMO_AGENT=1", "GORACE=atexit_sleep_ms=0"}, env...),
-	}
+	return sessiontest.DemoAgent(stateDir, "SESSION_TEST_DEMO_AGENT", env...)
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -105,7 +100,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if rec == nil {
 		rec = channeltest.New(o.rec)
 	}
-	e := &env{t: t, dir: dir, rec: rec, st: st, cancel: cancel, done: make(chan struct{}), ends: make(chan turnEnd, 100), finished: make(chan turnEnd, 100), agents: make(chan agentEvent, 100)}
+	e := &env{t: t, dir: dir, rec: rec, st: st, cancel: cancel, done: make(chan struct{}), ends: sessiontest.NewTurnEnds(), finished: make(chan turnEnd, 100), agents: make(chan agentEvent, 100)}
 	ab := abort.DefaultConfig()
 	if o.grace > 0 {
 		ab.Grace = o.grace
@@ -133,7 +128,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Limits:      o.limits,
 		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
 			rec.NoteIn(th, channeltest.Op{Op: "turn_end", StopReason: end.StopReason})
-			send(e.ends, turnEnd{th, end})
+			e.ends.Record(th, end)
 		},
 		OnAgent: func(th channels.ThreadRef, ev string) { send(e.agents, agentEvent{th, ev}) },
 		OnTurnFinished: func(th channels.ThreadRef, stop string, err error) {
@@ -193,17 +188,11 @@ func (e *env) say(th channels.ThreadRef, who channels.Author, text string) {
 // waitEnd waits for the next turn end in th.
 func (e *env) waitEnd(th channels.ThreadRef) projector.TurnEnd {
 	e.t.Helper()
-	ctx := e.ctx()
-	for {
-		select {
-		case te := <-e.ends:
-			if te.thread == th {
-				return te.end
-			}
-		case <-ctx.Done():
-			e.t.Fatalf("no turn end in %s; ops: %v", th, e.rec.OpsIn(th))
-		}
+	end, ok := e.ends.Next(e.ctx(), th)
+	if !ok {
+		e.t.Fatalf("no turn end in %s; ops: %v", th, e.rec.OpsIn(th))
 	}
+	return end
 }
 
 // waitEndRaw waits until the agent answered a prompt in th, whether or

@@ -14,8 +14,8 @@ import (
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
-	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/session/sessiontest"
 	"github.com/acpgw/gateway/store"
 )
 
@@ -25,12 +25,7 @@ type gateway struct {
 	t    *testing.T
 	f    *fakeDiscord
 	a    *Adapter
-	ends chan turnEnd
-}
-
-type turnEnd struct {
-	thread channels.ThreadRef
-	end    projector.TurnEnd
+	ends *sessiontest.TurnEnds
 }
 
 // newGateway starts the gateway with rule as Discord's access rule,
@@ -45,13 +40,8 @@ func newGateway(t *testing.T, f *fakeDiscord, rule session.AccessRule) *gateway 
 	if err != nil {
 		t.Fatalf("store.Open: %v", err)
 	}
-	exe, _ := os.Executable()
-	spec := agent.Spec{
-		Name:    "demo",
-		Command: []string{exe, "-test.run=^$", "--state-dir", filepath.Join(dir, "demo-state")},
-		Env:     []string{demoAgentEnv + "=1", "GORACE=atexit_sleep_ms=0"},
-	}
-	g := &gateway{t: t, f: f, ends: make(chan turnEnd, 100)}
+	spec := sessiontest.DemoAgent(filepath.Join(dir, "demo-state"), demoAgentEnv)
+	g := &gateway{t: t, f: f, ends: sessiontest.NewTurnEnds()}
 	var log *slog.Logger
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -65,13 +55,7 @@ func newGateway(t *testing.T, f *fakeDiscord, rule session.AccessRule) *gateway 
 		Cwd:         dir,
 		Access:      map[string]session.AccessRule{Platform: rule},
 		Logger:      log,
-		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
-			select {
-			case g.ends <- turnEnd{th, end}:
-			default:
-				panic("turn end channel full")
-			}
-		},
+		OnTurnEnd:   g.ends.Record,
 	})
 	r.Add(Platform, g.a)
 	var wg sync.WaitGroup
@@ -104,17 +88,11 @@ func newGateway(t *testing.T, f *fakeDiscord, rule session.AccessRule) *gateway 
 // reason.
 func (g *gateway) waitEnd(th channels.ThreadRef) string {
 	g.t.Helper()
-	ctx := testCtx(g.t)
-	for {
-		select {
-		case te := <-g.ends:
-			if te.thread == th {
-				return te.end.StopReason
-			}
-		case <-ctx.Done():
-			g.t.Fatalf("no turn end in %v; messages:\n%s", th, g.dump(th.Thread))
-		}
+	end, ok := g.ends.Next(testCtx(g.t), th)
+	if !ok {
+		g.t.Fatalf("no turn end in %v; messages:\n%s", th, g.dump(th.Thread))
 	}
+	return end.StopReason
 }
 
 // dump lists the bot's messages in channel, for failure messages.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/session/sessiontest"
 	"github.com/acpgw/gateway/store"
 )
 
@@ -30,12 +30,7 @@ type gateway struct {
 	f    *fakeSlack
 	a    *Adapter
 	st   *store.Store
-	ends chan turnEnd
-}
-
-type turnEnd struct {
-	thread channels.ThreadRef
-	end    projector.TurnEnd
+	ends *sessiontest.TurnEnds
 }
 
 const (
@@ -62,16 +57,8 @@ func newGateway(t *testing.T) *gateway {
 	if _, err := a.Detect(ctx); err != nil {
 		t.Fatal(err)
 	}
-	g := &gateway{t: t, f: f, a: a, st: st, ends: make(chan turnEnd, 100)}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := agent.Spec{
-		Name:    "demo",
-		Command: []string{exe, "-test.run=^$", "--state-dir", filepath.Join(dir, "demo-state")},
-		Env:     []string{demoAgentEnv + "=1", "GORACE=atexit_sleep_ms=0"},
-	}
+	g := &gateway{t: t, f: f, a: a, st: st, ends: sessiontest.NewTurnEnds()}
+	spec := sessiontest.DemoAgent(filepath.Join(dir, "demo-state"), demoAgentEnv)
 	r := session.New(session.Options{
 		Store:       st,
 		EventLogDir: filepath.Join(dir, "events"),
@@ -79,13 +66,7 @@ func newGateway(t *testing.T) *gateway {
 		Cwd:         dir,
 		Access:      map[string]session.AccessRule{Platform: {Workspaces: []string{f.team}, Approvers: []string{ann}}},
 		Abort:       abort.DefaultConfig(),
-		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
-			select {
-			case g.ends <- turnEnd{th, end}:
-			default:
-				t.Error("turn end channel full")
-			}
-		},
+		OnTurnEnd:   g.ends.Record,
 	})
 	r.Add(Platform, a.Channel())
 	var wg sync.WaitGroup
@@ -119,27 +100,11 @@ func (g *gateway) ctx() context.Context {
 // waitEnd waits for the next turn end in th.
 func (g *gateway) waitEnd(th channels.ThreadRef) projector.TurnEnd {
 	g.t.Helper()
-	ctx := g.ctx()
-	for {
-		select {
-		case te := <-g.ends:
-			if te.thread == th {
-				return te.end
-			}
-		case <-ctx.Done():
-			g.t.Fatalf("no turn end in %v; thread:\n%s", th, g.dump(th))
-		}
+	end, ok := g.ends.Next(g.ctx(), th)
+	if !ok {
+		g.t.Fatalf("no turn end in %v; thread:\n%s", th, g.dump(th))
 	}
-}
-
-// noEnd fails if a turn ends in th within d.
-func (g *gateway) noEnd(th channels.ThreadRef, d time.Duration) {
-	g.t.Helper()
-	select {
-	case te := <-g.ends:
-		g.t.Errorf("unexpected turn end %+v in %v", te.end, te.thread)
-	case <-time.After(d):
-	}
+	return end
 }
 
 // say has user write text in thread (top-level with a mention when
