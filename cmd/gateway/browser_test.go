@@ -120,11 +120,13 @@ func TestBrowserAgainstTheDemoAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.do("attach a screenshot", chromedp.SetUploadFiles(chromedp.CSS("#file-input"), []string{shot}))
+	// (The next message starts a turn without a plan: the pin goes.)
 	b.waitFor("the file chip", `document.querySelector('#files .file')?.textContent.includes("shot.png")`)
 	b.send("images")
 	b.waitFor("the agent saw the image", `document.querySelector('#messages').innerText.includes("I got 1 image(s): image/png (16 bytes).")`)
 	b.waitFor("the file chips cleared", `document.querySelector('#files').hidden`)
 	b.waitFor("the message names the file", `document.querySelector('#messages').innerText.includes("📎 shot.png")`)
+	b.waitFor("the last turn's plan unpinned", `document.querySelector("#plan").hidden && document.querySelector('.msg[data-kind="plan"]') !== null`)
 
 	b.send("permission")
 	b.waitFor("the permission buttons", `[...document.querySelectorAll('.msg button[data-option]')].some(e => e.textContent === "Allow" && !e.disabled)`)
