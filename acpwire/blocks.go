@@ -171,10 +171,16 @@ type annotation struct {
 	match bool
 }
 
-// annotationsThought reports whether any string directly inside the
-// annotations object at i is a thought word (for a duplicate key, the last
-// value counts).
+// annotationsThought reports whether the annotations at i mark a chunk as
+// a thought: a thought word as a string directly inside the annotations
+// object, or annotations._meta marking it as metaThought does (for a
+// duplicate key, the last value counts). A list of annotation objects
+// marks the chunk when any of them does. Annotations that carry only
+// audience, priority or lastModified mark nothing.
 func (d *decoder) annotationsThought(i, depth int) (bool, int, error) {
+	if i < len(d.data) && d.data[i] == '[' {
+		return d.annotationList(i, depth)
+	}
 	if i >= len(d.data) || d.data[i] != '{' {
 		end, err := d.skip(i, depth)
 		return false, end, err
@@ -194,14 +200,22 @@ func (d *decoder) annotationsThought(i, depth int) (bool, int, error) {
 			i = v
 			break
 		}
-		var t token
-		if t, i, err = d.next(v, depth+1); err != nil {
-			return false, 0, err
-		}
 		if kfl != 0 {
 			key = bytes.Clone(d.key(key, kfl))
 		}
-		ann = append(ann, annotation{key: key, match: d.isThoughtWord(t)})
+		var match bool
+		if string(key) == "_meta" {
+			if match, i, err = d.metaThought(v, depth+1); err != nil {
+				return false, 0, err
+			}
+		} else {
+			var t token
+			if t, i, err = d.next(v, depth+1); err != nil {
+				return false, 0, err
+			}
+			match = d.isThoughtWord(t)
+		}
+		ann = append(ann, annotation{key: key, match: match})
 	}
 	if len(ann) > 32 {
 		last := make(map[string]bool, len(ann))
@@ -228,6 +242,33 @@ outer:
 		return true, i, nil
 	}
 	return false, i, nil
+}
+
+// annotationList reports whether any annotations object in the array at i
+// marks a chunk as a thought.
+func (d *decoder) annotationList(i, depth int) (bool, int, error) {
+	found := false
+	i++
+	for first := true; ; first = false {
+		v, ok, err := d.elem(i, first)
+		if err != nil {
+			return false, 0, err
+		}
+		if !ok {
+			return found, v, nil
+		}
+		if v < len(d.data) && d.data[v] == '{' {
+			var on bool
+			if on, i, err = d.annotationsThought(v, depth+1); err != nil {
+				return false, 0, err
+			}
+			found = found || on
+			continue
+		}
+		if i, err = d.skip(v, depth+1); err != nil {
+			return false, 0, err
+		}
+	}
 }
 
 // toolContent decodes the array of tool content blocks at i.

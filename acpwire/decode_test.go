@@ -3,6 +3,8 @@ package acpwire
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -169,6 +171,13 @@ var decodeTests = []decodeTest{
 	updateTest("not thought: nested _meta", `{"sessionUpdate":"agent_message_chunk","_meta":{"claudeCode":{"segment":"thought"}},"content":{"type":"text","text":"t"}}`, chunk("t")),
 	updateTest("not thought: other words", `{"sessionUpdate":"agent_message_chunk","segment":"answer","role":"assistant","content":{"type":"text","text":"t","annotations":{"priority":1}}}`, chunk("t")),
 	updateTest("not thought: duplicate marker, last wins", `{"sessionUpdate":"agent_message_chunk","segment":"thought","segment":"text","content":{"type":"text","text":"t","annotations":{"a":"think","a":"x"}}}`, chunk("t")),
+	updateTest("thought: content.annotations._meta.segment", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","annotations":{"audience":["user"],"_meta":{"segment":"thinking"}}}}`, thought("t")),
+	updateTest("thought: content.annotations._meta.channel", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","annotations":{"_meta":{"channel":"Intent"},"priority":0.5}}}`, thought("t")),
+	updateTest("thought: content.annotations list", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","annotations":[{"priority":1},{"_meta":{"segment":"thought"}}]}}`, thought("t")),
+	updateTest("not thought: content.annotations._meta segment final", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","annotations":{"_meta":{"segment":"final"}}}}`, chunk("t")),
+	updateTest("not thought: content.annotations._meta.claudeCode", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","annotations":{"_meta":{"claudeCode":{"segment":"thought"}}}}}`, chunk("t")),
+	updateTest("not thought: content.annotations audience and priority", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","annotations":{"audience":["assistant"],"priority":0.9,"lastModified":"2026-01-01T00:00:00Z"}}}`, chunk("t")),
+	updateTest("not thought: annotations._meta marker replaced by a later _meta", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","annotations":{"_meta":{"segment":"thought"},"_meta":{"segment":"final"}}}}`, chunk("t")),
 	updateTest("not thought: content.kind is not a marker", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","kind":"thought"}}`, chunk("t")),
 
 	// Tool calls.
@@ -457,5 +466,68 @@ func TestDecodeAllocs(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("Decode(%q): %v allocations, want %v", tc.line, got, tc.want)
 		}
+	}
+}
+
+// TestThoughtMarkerPlaces checks every place seed 001 names for a thought
+// marker, with each thought word (a thought) and with other values (answer
+// text), and places it does not name (answer text).
+func TestThoughtMarkerPlaces(t *testing.T) {
+	places := []struct {
+		name string
+		upd  string // %s is the marker value, a JSON string
+	}{
+		{"update.segment", `{"sessionUpdate":"agent_message_chunk","segment":%s,"content":{"type":"text","text":"t"}}`},
+		{"update.kind", `{"sessionUpdate":"agent_message_chunk","kind":%s,"content":{"type":"text","text":"t"}}`},
+		{"update.channel", `{"sessionUpdate":"agent_message_chunk","channel":%s,"content":{"type":"text","text":"t"}}`},
+		{"update.role", `{"sessionUpdate":"agent_message_chunk","role":%s,"content":{"type":"text","text":"t"}}`},
+		{"content.segment", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","segment":%s}}`},
+		{"content.channel", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","channel":%s}}`},
+		{"content.role", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","role":%s}}`},
+		{"content.annotations", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","annotations":{"audience":["user"],"segment":%s}}}`},
+		{"content.annotations._meta.segment", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","annotations":{"_meta":{"segment":%s}}}}`},
+		{"content.annotations._meta.channel", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","annotations":{"priority":1,"_meta":{"channel":%s}}}}`},
+		{"update._meta.segment", `{"sessionUpdate":"agent_message_chunk","_meta":{"segment":%s},"content":{"type":"text","text":"t"}}`},
+		{"update._meta.channel", `{"sessionUpdate":"agent_message_chunk","_meta":{"channel":%s},"content":{"type":"text","text":"t"}}`},
+		{"content._meta.segment", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","_meta":{"segment":%s}}}`},
+		{"content._meta.role", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","_meta":{"role":%s}}}`},
+	}
+	thoughtWords := []string{"think", "thought", "thinking", "segment", "intent", "THINKING"}
+	answerWords := []string{"final", "answer", "assistant", "text", "user", ""}
+	for _, p := range places {
+		for _, w := range thoughtWords {
+			checkThought(t, p.name+"/"+w, fmt.Sprintf(p.upd, strconv.Quote(w)), true)
+		}
+		for _, w := range answerWords {
+			checkThought(t, p.name+"/"+w, fmt.Sprintf(p.upd, strconv.Quote(w)), false)
+		}
+	}
+	// Places seed 001 does not name stay answer text whatever they hold.
+	for _, w := range thoughtWords {
+		q := strconv.Quote(w)
+		checkThought(t, "update._meta.claudeCode/"+w, `{"sessionUpdate":"agent_message_chunk","_meta":{"claudeCode":{"segment":`+q+`}},"content":{"type":"text","text":"t"}}`, false)
+		checkThought(t, "content.annotations._meta.claudeCode/"+w, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","annotations":{"_meta":{"claudeCode":{"channel":`+q+`}}}}}`, false)
+		checkThought(t, "content.kind/"+w, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","kind":`+q+`}}`, false)
+		checkThought(t, "text/"+w, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`+q+`}}`, false)
+	}
+}
+
+func checkThought(t *testing.T, name, update string, want bool) {
+	t.Helper()
+	var f Frame
+	if err := Decode([]byte(su(update)), &f); err != nil {
+		t.Errorf("%s: Decode: %v", name, err)
+		return
+	}
+	if f.Update.Thought != want {
+		t.Errorf("%s: Thought = %v, want %v (update %s)", name, f.Update.Thought, want, update)
+	}
+	ref, err := refDecode([]byte(su(update)))
+	if err != nil {
+		t.Errorf("%s: reference: %v", name, err)
+		return
+	}
+	if ref.Update.Thought != want {
+		t.Errorf("%s: reference Thought = %v, want %v", name, ref.Update.Thought, want)
 	}
 }

@@ -177,6 +177,30 @@ func refIsThought(v any) bool {
 	return false
 }
 
+// refAnnotationsThought applies the annotations rules: a thought word as a
+// direct string member, or _meta as refMetaThought; in a list, any object.
+func refAnnotationsThought(v any) bool {
+	switch a := v.(type) {
+	case []any:
+		for _, e := range a {
+			if m, ok := e.(map[string]any); ok && refAnnotationsThought(m) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, v := range a {
+			if k == "_meta" {
+				if refMetaThought(v) {
+					return true
+				}
+			} else if refIsThought(v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // refMetaThought applies the _meta thought rules.
 func refMetaThought(v any) bool {
 	meta, ok := v.(map[string]any)
@@ -210,11 +234,7 @@ func refUpdate(upd map[string]any, raw map[string]json.RawMessage) projector.Upd
 		for _, k := range []string{"segment", "channel", "role"} {
 			u.Thought = u.Thought || refIsThought(content[k])
 		}
-		if ann, ok := content["annotations"].(map[string]any); ok {
-			for _, v := range ann {
-				u.Thought = u.Thought || refIsThought(v)
-			}
-		}
+		u.Thought = u.Thought || refAnnotationsThought(content["annotations"])
 		u.Thought = u.Thought || refMetaThought(upd["_meta"]) || refMetaThought(content["_meta"])
 	case projector.TagToolCall, projector.TagToolCallUpdate:
 		t := &u.Tool
