@@ -14,12 +14,33 @@
 //   - text chunks as deltas or cumulative snapshots (see Accumulator);
 //   - thoughts, classified by metadata only, never enter the reply;
 //   - budgets: maxTurnChars with one truncation notice, line cuts, and a
-//     cap on meta lines per turn;
+//     cap on meta messages posted per turn (see "The meta cap" below);
 //   - tool state merged per toolCallId, rendered by tooldisplay;
 //   - turn state reset at turn end; open tools finalised when a turn ends.
 //
 // Updates outside a turn (setup, session/load history, late updates after
 // the turn's response) change session state only and are never projected.
+//
+// # The meta cap
+//
+// Settings.MaxMetaEventsPerTurn counts meta messages posted in a turn: tool
+// lines, status lines, mode notices and plans. Once it is reached, no new
+// tool or status message is posted in that turn, and one notice says so.
+// What a message costs depends on whether the channel edits in place
+// (SetCanEdit):
+//
+//   - where it can, a tool's first line and a plan's first version cost
+//     one each; later states of a tool and later plans edit the message
+//     already shown and are free;
+//   - where it cannot, every state is a new message, so showing a tool's
+//     start line costs two: the line and the room reserved for its
+//     terminal line. The terminal line then spends the reservation, so a
+//     started tool is never left without its outcome, however many tools
+//     follow. Intermediate lines (verbose mode) and later plans cost one.
+//
+// Once the cap has refused a message, the rest of the turn posts no new
+// meta message even if a cheaper one would still fit, so that the notice
+// stays true; reserved terminal lines still come.
 package projector
 
 import (
@@ -57,8 +78,9 @@ type Projector struct {
 	modeNames map[string]string
 	lastUsage UsageUpdate
 
-	inTurn bool
-	turn   turn
+	inTurn  bool
+	turn    turn
+	noEdits bool // the channel cannot edit: every state is a new message
 }
 
 // turn is the state of one prompt turn; it is reset at turn end.
@@ -96,6 +118,7 @@ type toolState struct {
 	locations []string
 
 	shown    bool   // a line was emitted
+	reserved bool   // the meta cap holds room for the terminal line
 	deferred bool   // waiting in turn.deferred
 	last     string // last emitted line, uncut
 	terminal bool   // the terminal line was emitted
@@ -142,6 +165,12 @@ func (p *Projector) SetSettings(s Settings) {
 		}
 	}
 }
+
+// SetCanEdit tells the projector whether the channel edits messages in
+// place (the default) or posts every state as a new message; the meta cap
+// counts posted messages (see the package comment). It takes effect from
+// the next turn.
+func (p *Projector) SetCanEdit(can bool) { p.noEdits = !can }
 
 // Settings returns the settings in use.
 func (p *Projector) Settings() Settings { return p.set }
@@ -365,7 +394,7 @@ func (p *Projector) tool(u *Update, out []Output) []Output {
 		return out
 	}
 	if p.level == levelVerbose {
-		return p.emitTool(ts, false, out)
+		return p.emitTool(ts, ts.status.Terminal(), out)
 	}
 	// minimal: one start line, one terminal line.
 	switch {
@@ -500,11 +529,13 @@ func (p *Projector) emitTool(ts *toolState, final bool, out []Output) []Output {
 		}
 		return out
 	}
-	exempt := final && ts.shown
 	var ok bool
-	if out, ok = p.spendMeta(exempt, out); !ok {
+	if out, ok = p.spendMeta(p.toolCost(ts, final), out); !ok {
 		return out
 	}
+	// A start line where the channel cannot edit has paid for the room
+	// of its terminal line; the terminal line spends it.
+	ts.reserved = p.noEdits && !final && (!ts.shown || ts.reserved)
 	out = p.flushDeferred(out) // tools announced earlier come first
 	first := !ts.shown
 	ts.shown = true
@@ -521,16 +552,32 @@ func (p *Projector) emitTool(ts *toolState, final bool, out []Output) []Output {
 	})
 }
 
-// spendMeta takes one meta line from the turn's budget. When the budget is
-// spent it refuses (ok false) and, the first time, appends a notice. exempt
-// lines (terminal edits of visible tools) pass without spending.
-func (p *Projector) spendMeta(exempt bool, out []Output) ([]Output, bool) {
-	if exempt {
+// toolCost returns what showing a line of ts costs the meta cap (see the
+// package comment); final marks its terminal line.
+func (p *Projector) toolCost(ts *toolState, final bool) int {
+	switch {
+	case !ts.shown && !p.noEdits, !ts.shown && final:
+		return 1
+	case !ts.shown:
+		return 2 // the start line and the room for its terminal line
+	case !p.noEdits:
+		return 0 // an edit of the message already shown
+	case final && ts.reserved:
+		return 0
+	}
+	return 1
+}
+
+// spendMeta takes cost meta messages from the turn's budget (see the
+// package comment). When the budget cannot pay it refuses (ok false) and,
+// the first time, appends a notice. A cost of 0 always passes.
+func (p *Projector) spendMeta(cost int, out []Output) ([]Output, bool) {
+	if cost == 0 {
 		return out, true
 	}
 	t := &p.turn
-	if t.metaCount < p.set.MaxMetaEventsPerTurn {
-		t.metaCount++
+	if !t.metaCapped && t.metaCount+cost <= p.set.MaxMetaEventsPerTurn {
+		t.metaCount += cost
 		return out, true
 	}
 	if !t.metaCapped {
@@ -558,7 +605,7 @@ func (p *Projector) status(tag, text string, out []Output) []Output {
 		return out
 	}
 	var ok bool
-	if out, ok = p.spendMeta(false, out); !ok {
+	if out, ok = p.spendMeta(1, out); !ok {
 		return out
 	}
 	out = p.flushDeferred(out)
@@ -648,7 +695,7 @@ func (p *Projector) mode(u *Update, out []Output) []Output {
 	}
 	full := sysmsg.Prefix(text)
 	var ok bool
-	if out, ok = p.spendMeta(false, out); !ok {
+	if out, ok = p.spendMeta(1, out); !ok {
 		return out
 	}
 	out = p.flushDeferred(out)
@@ -697,8 +744,12 @@ func (p *Projector) planUpdate(u *Update, out []Output) []Output {
 	if text == t.plan || text == "" {
 		return out
 	}
+	cost := 1 // the first plan of the turn, or a new message each time
+	if t.plan != "" && !p.noEdits {
+		cost = 0 // an edit of the plan already shown
+	}
 	var ok bool
-	if out, ok = p.spendMeta(false, out); !ok {
+	if out, ok = p.spendMeta(cost, out); !ok {
 		return out
 	}
 	out = p.flushDeferred(out)

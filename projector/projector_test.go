@@ -2,6 +2,7 @@ package projector
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -442,6 +443,118 @@ func TestMetaCap(t *testing.T) {
 	if got := brief(outs); !cmp.Equal(got, want) {
 		t.Errorf("(-got +want):\n%s", cmp.Diff(got, want))
 	}
+}
+
+// TestMetaCapWithoutEdits: where the channel cannot edit, every tool state
+// is a new message; the cap counts those messages, and a tool whose start
+// line was shown always gets its terminal line, because the start reserved
+// room for it.
+func TestMetaCapWithoutEdits(t *testing.T) {
+	three := func() []*Update {
+		var ups []*Update
+		for _, id := range []string{"a", "b", "c"} {
+			ups = append(ups, toolCall(id, "run "+id, "execute", "in_progress", `{"command":"run `+id+`"}`))
+			ups = append(ups, toolUpd(id, "", "completed", ""))
+		}
+		return append(ups, msg("done"))
+	}
+	posted := func(outs []Output) int { return count(outs, isTool) + count(outs, isStatus) }
+	for _, tc := range []struct {
+		name    string
+		mode    string
+		cap     int
+		canEdit bool
+		want    []string
+	}{
+		{"cannot edit, cap 3", MetaMinimal, 3, false, []string{
+			"tool:a:🛠️ run a · running",
+			"tool:a:🛠️ run a · done",
+			"notice:⚙️ More tool and status activity in this turn is not shown (acp.stream.maxMetaEventsPerTurn: 3).",
+			"text:done",
+			"end:end_turn",
+		}},
+		{"cannot edit, cap 4", MetaMinimal, 4, false, []string{
+			"tool:a:🛠️ run a · running",
+			"tool:a:🛠️ run a · done",
+			"tool:b:🛠️ run b · running",
+			"tool:b:🛠️ run b · done",
+			"notice:⚙️ More tool and status activity in this turn is not shown (acp.stream.maxMetaEventsPerTurn: 4).",
+			"text:done",
+			"end:end_turn",
+		}},
+		{"can edit, cap 3: terminal states are edits", MetaMinimal, 3, true, []string{
+			"tool:a:🛠️ run a · running",
+			"tool:a:🛠️ run a · done",
+			"tool:b:🛠️ run b · running",
+			"tool:b:🛠️ run b · done",
+			"tool:c:🛠️ run c · running",
+			"tool:c:🛠️ run c · done",
+			"text:done",
+			"end:end_turn",
+		}},
+		{"can edit, cap 2", MetaMinimal, 2, true, []string{
+			"tool:a:🛠️ run a · running",
+			"tool:a:🛠️ run a · done",
+			"tool:b:🛠️ run b · running",
+			"tool:b:🛠️ run b · done",
+			"notice:⚙️ More tool and status activity in this turn is not shown (acp.stream.maxMetaEventsPerTurn: 2).",
+			"text:done",
+			"end:end_turn",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(settings(func(s *Settings) { s.MetaMode = tc.mode; s.MaxMetaEventsPerTurn = tc.cap }))
+			p.SetCanEdit(tc.canEdit)
+			outs := runOn(p, "end_turn", three()...)
+			if got := brief(outs); !cmp.Equal(got, tc.want) {
+				t.Errorf("(-got +want):\n%s", cmp.Diff(got, tc.want))
+			}
+			if !tc.canEdit && posted(outs) > tc.cap {
+				t.Errorf("%d meta messages posted, cap %d", posted(outs), tc.cap)
+			}
+		})
+	}
+
+	// Tools still running when the turn ends get their terminal line from
+	// the reservation, even with the cap spent by later tools.
+	t.Run("cannot edit, open tools at turn end", func(t *testing.T) {
+		p := New(settings(func(s *Settings) { s.MaxMetaEventsPerTurn = 4 }))
+		p.SetCanEdit(false)
+		outs := runOn(p, "cancelled",
+			toolCall("a", "run a", "execute", "in_progress", `{"command":"run a"}`),
+			toolCall("b", "run b", "execute", "in_progress", `{"command":"run b"}`),
+			toolCall("c", "run c", "execute", "in_progress", `{"command":"run c"}`))
+		want := []string{
+			"tool:a:🛠️ run a · running",
+			"tool:b:🛠️ run b · running",
+			"notice:⚙️ More tool and status activity in this turn is not shown (acp.stream.maxMetaEventsPerTurn: 4).",
+			"tool:a:🛠️ run a · cancelled",
+			"tool:b:🛠️ run b · cancelled",
+			"notice:⚙️ Stopped.",
+			"end:cancelled",
+		}
+		if got := brief(outs); !cmp.Equal(got, want) {
+			t.Errorf("(-got +want):\n%s", cmp.Diff(got, want))
+		}
+	})
+
+	// Verbose mode: intermediate states are new messages too, and never
+	// eat the room reserved for a terminal line.
+	t.Run("cannot edit, verbose", func(t *testing.T) {
+		p := New(settings(func(s *Settings) { s.MetaMode = MetaVerbose; s.MaxMetaEventsPerTurn = 3 }))
+		p.SetCanEdit(false)
+		outs := runOn(p, "end_turn",
+			toolCall("a", "run a", "execute", "pending", `{"command":"run a"}`),
+			toolUpd("a", "", "in_progress", ""),
+			toolUpd("a", "run a --long", "", ""),
+			toolUpd("a", "", "completed", ""))
+		if n := posted(outs); n > 3 {
+			t.Errorf("%d meta messages posted, cap 3: %v", n, brief(outs))
+		}
+		if last := brief(outs); !slices.Contains(last, "tool:a:🛠️ run a --long · done") {
+			t.Errorf("terminal line missing: %v", last)
+		}
+	})
 }
 
 func TestThoughts(t *testing.T) {

@@ -19,7 +19,8 @@ type Settings struct {
 	MaxToolSummaryChars int `koanf:"maxToolSummaryChars" validate:"min=16,max=4000"`
 	// MaxStatusChars cuts a status line, in code points.
 	MaxStatusChars int `koanf:"maxStatusChars" validate:"min=16,max=4000"`
-	// MaxMetaEventsPerTurn caps tool, status and plan lines per turn.
+	// MaxMetaEventsPerTurn caps the tool, status and plan messages posted
+	// per turn (see the package comment, "The meta cap").
 	MaxMetaEventsPerTurn int `koanf:"maxMetaEventsPerTurn" validate:"min=0,max=100000"`
 	// TagVisibility turns sessionUpdate tags on or off by their wire name.
 	// Tags not listed keep their default (see DefaultTagVisibility).

@@ -143,6 +143,7 @@ func newRun(o Options) *run {
 		clientReqs: map[string]string{},
 		agentReqs:  map[string]string{},
 	}
+	r.proj.SetCanEdit(o.Preset.Edit)
 	r.lane = dispatch.NewLane(dispatch.Options{
 		Adapter: rec.Adapter(),
 		Thread:  thread,

@@ -80,6 +80,8 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 	}
 	t.policy = policy
 	t.proj = projector.New(t.policy.Stream)
+	_, canEdit := ad.(channels.Editor)
+	t.proj.SetCanEdit(canEdit)
 	var obs dispatch.Observer
 	if r.o.Observer != nil {
 		obs = r.o.Observer(ref.Platform)
