@@ -48,6 +48,9 @@ type fakeDiscord struct {
 	files         map[string]fakeFile // attachments by URL path
 	downloads     int                 // requests for attachments
 	requireIntent discordIntent
+	clock         func() time.Time       // rate limits' time; nil: no rate limits
+	windows       map[string]*fakeWindow // rate-limit windows by bucket and channel
+	limited       int                    // 429s the rate limits answered
 
 	// gateway state
 	session    string
@@ -151,6 +154,7 @@ func newFake(t testing.TB) *fakeDiscord {
 		msgs:          map[string]*fakeMessage{},
 		files:         map[string]fakeFile{},
 		typing:        map[string]time.Time{},
+		windows:       map[string]*fakeWindow{},
 		interactions:  map[string]*fakeInteraction{},
 		conns:         map[*fakeConn]bool{},
 		changed:       make(chan struct{}),

@@ -93,6 +93,9 @@ func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, 0, "401: Unauthorized")
 		return
 	}
+	if !f.admit(w, r.Method, segs) {
+		return
+	}
 	route := r.Method + " " + segs[0]
 	switch {
 	case r.Method == "GET" && path == "/gateway":
