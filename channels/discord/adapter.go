@@ -215,6 +215,8 @@ func (a *Adapter) Limits() channels.Limits {
 		MaxLines:        maxLines,
 		MinEditInterval: minEditInterval,
 		TypingInterval:  typingInterval,
+		// A bot's typing indicator disappears when it posts.
+		TypingClearedByPost: true,
 	}
 }
 

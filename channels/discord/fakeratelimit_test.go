@@ -49,9 +49,9 @@ func fakeBucketOf(method string, segs []string) (fakeBucket, string, bool) {
 	return fakeBucket{}, "", false
 }
 
-// limitRates switches the fake's rate limits on, with time read from
-// clock (a test's virtual clock; the real limits in real time would make
-// tests wait for seconds).
+// limitRates switches the fake's rate limits on, with time (also that of
+// typing indicators) read from clock: a test's virtual clock, since the
+// real limits in real time would make tests wait for seconds.
 func (f *fakeDiscord) limitRates(clock func() time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -71,7 +71,7 @@ func (f *fakeDiscord) admit(w http.ResponseWriter, method string, segs []string)
 		f.mu.Unlock()
 		return true
 	}
-	now := f.clock()
+	now := f.nowLocked()
 	key := b.id + "/" + major
 	win := f.windows[key]
 	if win == nil || !now.Before(win.reset) {
