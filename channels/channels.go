@@ -167,6 +167,10 @@ type Limits struct {
 	// TypingInterval is how often a typing indicator must be refreshed to
 	// stay visible; 0 means it does not expire.
 	TypingInterval time.Duration
+	// TypingClearedByPost says that the platform hides the typing
+	// indicator when the bot posts a message; while a turn runs, dispatch
+	// then shows it again right after each post.
+	TypingClearedByPost bool
 }
 
 // Adapter is a connection to one chat platform.

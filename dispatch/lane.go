@@ -332,7 +332,7 @@ func (l *Lane) Idle() bool { return len(l.queue) == 0 && len(l.edits) == 0 }
 // Step delivers what is due at now, calling the adapter (blocking I/O), and
 // returns when Step must run again (zero: only after the next Push).
 func (l *Lane) Step(ctx context.Context, now time.Time) time.Time {
-	l.performTyping(ctx)
+	l.performTyping(ctx, now)
 	next := l.step(ctx, now)
 	if tick, ok := l.typing.Deadline(); ok {
 		if !tick.After(now) {
@@ -348,7 +348,10 @@ func (l *Lane) Step(ctx context.Context, now time.Time) time.Time {
 		l.idle = true
 		l.doTyping(l.typing.LaneIdle(now, true))
 	}
-	l.performTyping(ctx)
+	l.performTyping(ctx, now)
+	if tick, ok := l.typing.Deadline(); ok && tick.After(now) {
+		next = earliest(next, tick) // a refused refresh is retried
+	}
 	return next
 }
 
@@ -455,6 +458,9 @@ func (l *Lane) stepHead(ctx context.Context, now time.Time) (time.Time, bool) {
 	if l.retryLater(now, it, "post", err) {
 		return l.blockedUntil, false
 	}
+	if err == nil {
+		l.posted(now)
+	}
 	l.pop()
 	if it.key != "" {
 		delete(l.queued, it.key)
@@ -555,9 +561,18 @@ func (l *Lane) doTyping(a typing.Action) {
 	l.typingAct = a
 }
 
+// posted notes that a message was posted: where the platform hides the
+// typing indicator then, typing is shown again while the turn runs.
+func (l *Lane) posted(now time.Time) {
+	if l.limits.TypingClearedByPost {
+		l.doTyping(l.typing.Cleared(now))
+	}
+}
+
 // performTyping makes the platform call for the pending typing action.
-// Typing is best effort: errors are logged, never retried.
-func (l *Lane) performTyping(ctx context.Context) {
+// Typing is best effort: errors are logged; a start or refresh refused by
+// a rate limit is tried again when the limit allows.
+func (l *Lane) performTyping(ctx context.Context, now time.Time) {
 	a := l.typingAct
 	if a == typing.None {
 		return
@@ -576,6 +591,10 @@ func (l *Lane) performTyping(ctx context.Context) {
 	}
 	if err != nil {
 		l.log.Debug("typing failed", "thread", l.thread, "action", a.String(), "err", err)
+		var rl *channels.RateLimitError
+		if a != typing.Stop && errors.As(err, &rl) {
+			l.typing.Retry(now.Add(max(rl.RetryAfter, 100*time.Millisecond)))
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -288,6 +289,89 @@ func TestTypingLifecycle(t *testing.T) {
 	if want := []string{"start", "refresh", "refresh", "stop"}; !cmp.Equal(states, want) {
 		t.Errorf("typing (-got +want):\n%s", cmp.Diff(states, want))
 	}
+	if h.rec.TypingShown(h.rec.Thread("t")) {
+		t.Error("typing still shown after the turn")
+	}
+}
+
+// TestTypingAfterEachPost: on a channel that hides typing when the bot
+// posts, typing is shown again right after each post while the turn runs
+// (once after posts delivered together), and never after the turn's end.
+func TestTypingAfterEachPost(t *testing.T) {
+	for _, cleared := range []bool{true, false} {
+		t.Run(fmt.Sprintf("cleared=%v", cleared), func(t *testing.T) {
+			lim := channels.Limits{TypingInterval: 8 * time.Second, TypingClearedByPost: cleared}
+			s := projector.DefaultSettings()
+			s.LiveText = projector.LiveBlocks
+			h := newHarness(t, channeltest.Options{Edit: true, Typing: true, Limits: lim}, s, typing.DefaultConfig())
+			h.lane.BeginTurn(h.now)
+			h.next = h.lane.Step(h.t.Context(), h.now)
+			h.push(tool("c1", "🛠️ ls · running"))
+			h.wait(2 * time.Second)
+			h.push(tool("c1", "🛠️ ls · done")) // an edit: typing stays
+			h.wait(2 * time.Second)
+			h.push(projector.Status{Text: "⚙️ one"}, projector.Status{Text: "⚙️ two"})
+			h.wait(2 * time.Second)
+			h.push(projector.Text{Text: "The answer.\n\n"})
+			h.wait(time.Second)
+			h.push(projector.Text{Text: "The end."}, projector.TurnEnd{StopReason: "end_turn"})
+			h.drain()
+			h.push(projector.Status{Text: "⚙️ late"}) // after the turn
+			h.drain()
+			want := []string{
+				"typing start",
+				"send m1 🛠️ ls · running", "typing refresh",
+				"edit m1 🛠️ ls · done",
+				"send m2 ⚙️ one", "send m3 ⚙️ two", "typing refresh",
+				"send m4 The answer.\n\n", "typing refresh",
+				// The turn ends with this post: no refresh before the stop.
+				"send m5 The end.",
+				"turn_end", "typing stop",
+				"send m6 ⚙️ late",
+			}
+			if !cleared {
+				want = slices.DeleteFunc(want, func(op string) bool { return op == "typing refresh" })
+			}
+			if got := h.ops(); !cmp.Equal(got, want) {
+				t.Errorf("(-got +want):\n%s", cmp.Diff(got, want))
+			}
+		})
+	}
+}
+
+// TestTypingRefreshRetriedAfterRateLimit: a typing refresh the platform
+// refuses for a rate limit is tried again once the limit allows, while the
+// turn runs.
+func TestTypingRefreshRetriedAfterRateLimit(t *testing.T) {
+	lim := channels.Limits{TypingInterval: 8 * time.Second, TypingClearedByPost: true}
+	h := newHarness(t, channeltest.Options{Edit: true, Typing: true, Limits: lim}, projector.DefaultSettings(), typing.DefaultConfig())
+	h.lane.BeginTurn(h.now)
+	h.next = h.lane.Step(h.t.Context(), h.now)
+	h.rec.Inject(channeltest.InjectTyping, &channels.RateLimitError{RetryAfter: 1500 * time.Millisecond})
+	h.push(tool("c1", "🛠️ ls · running"))
+	typingOps := func() []string {
+		var out []string
+		for _, a := range h.rec.Attempts() {
+			if a.Op == "typing" {
+				out = append(out, a.State+a.Error)
+			}
+		}
+		return out
+	}
+	refused := typingOps()
+	if len(refused) != 2 || refused[1] == "refresh" {
+		t.Fatalf("typing attempts = %q, want the start and a refused refresh", refused)
+	}
+	h.wait(time.Second)
+	if n := len(typingOps()); n != 2 {
+		t.Errorf("typing tried again before the rate limit allowed: %q", typingOps())
+	}
+	h.wait(time.Second)
+	if got := typingOps(); len(got) != 3 || got[2] != "refresh" {
+		t.Errorf("typing attempts = %q, want a refresh once the rate limit allowed", got)
+	}
+	h.push(projector.TurnEnd{StopReason: "end_turn"})
+	h.drain()
 	if h.rec.TypingShown(h.rec.Thread("t")) {
 		t.Error("typing still shown after the turn")
 	}

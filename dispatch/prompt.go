@@ -63,6 +63,9 @@ func (l *Lane) stepPrompt(ctx context.Context, now time.Time, it *item) (time.Ti
 	if l.retryLater(now, it, "prompt", err) {
 		return l.blockedUntil, false
 	}
+	if err == nil {
+		l.posted(now)
+	}
 	l.remove(it)
 	if err == nil && h.Known() {
 		l.handles[it.key] = h

@@ -194,6 +194,7 @@ func (l *Lane) post(ctx context.Context, now time.Time, it *item, text string) (
 		return h, l.blockedUntil, false
 	}
 	it.attempts = 0
+	l.posted(now)
 	return h, time.Time{}, true
 }
 

@@ -11,6 +11,9 @@
 //     output in "message" mode. "never" mode never starts.
 //   - Refresh: while active, every interval after the last Start or Refresh,
 //     because platforms expire the indicator. A zero interval never refreshes.
+//     Also at once when the platform hid the indicator while the turn goes on
+//     (Cleared: some platforms hide it when the bot posts), and when a Start
+//     or Refresh did not reach the platform (Retry), at the time given.
 //   - Stop: once the turn has ended and the lane is idle, in either order of
 //     the two reports, or once the TTL has passed since the turn started.
 //
@@ -69,6 +72,7 @@ type Machine struct {
 	active  bool      // the indicator is shown
 	turnAt  time.Time // when the current or last turn started
 	shownAt time.Time // the last Start or Refresh
+	retryAt time.Time // a refresh is due then (Retry); zero when none
 }
 
 // New returns a machine for cfg. An empty cfg.Mode means "instant"; an
@@ -139,6 +143,32 @@ func (m *Machine) LaneIdle(now time.Time, idle bool) Action {
 	return None
 }
 
+// Cleared reports that the platform hid the indicator although the turn goes
+// on (it hides a bot's typing when the bot posts). While the turn is open and
+// typing is shown it returns Refresh, so the indicator comes back at once;
+// the next periodic refresh counts from now. It never starts typing, and
+// after the turn's end it returns None: typing stops for good then.
+func (m *Machine) Cleared(now time.Time) Action {
+	if a := m.expire(now); a != None {
+		return a
+	}
+	if !m.active || !m.open {
+		return None
+	}
+	m.shownAt = now
+	m.retryAt = time.Time{}
+	return Refresh
+}
+
+// Retry reports that the last Start or Refresh did not reach the platform
+// (it asked to slow down): while typing is shown, Tick returns Refresh at
+// or after at, and Deadline says so.
+func (m *Machine) Retry(at time.Time) {
+	if m.active {
+		m.retryAt = at
+	}
+}
+
 // Tick is to be called at or after Deadline. It returns Stop when the TTL ran
 // out, Refresh when a refresh is due, and None otherwise (for example when
 // called early).
@@ -149,16 +179,17 @@ func (m *Machine) Tick(now time.Time) Action {
 	if a := m.expire(now); a != None {
 		return a
 	}
-	if m.interval > 0 && now.Sub(m.shownAt) >= m.interval {
+	if (m.interval > 0 && now.Sub(m.shownAt) >= m.interval) || (!m.retryAt.IsZero() && !now.Before(m.retryAt)) {
 		m.shownAt = now
+		m.retryAt = time.Time{}
 		return Refresh
 	}
 	return None
 }
 
-// Deadline returns the next time Tick must be called: the next refresh or the
-// end of the TTL, whichever is first. It reports false when typing is not
-// shown or nothing is due.
+// Deadline returns the next time Tick must be called: the next refresh (or
+// retry) or the end of the TTL, whichever is first. It reports false when
+// typing is not shown or nothing is due.
 func (m *Machine) Deadline() (time.Time, bool) {
 	if !m.active {
 		return time.Time{}, false
@@ -167,6 +198,9 @@ func (m *Machine) Deadline() (time.Time, bool) {
 	ok := false
 	if m.interval > 0 {
 		d, ok = m.shownAt.Add(m.interval), true
+	}
+	if !m.retryAt.IsZero() && (!ok || m.retryAt.Before(d)) {
+		d, ok = m.retryAt, true
 	}
 	if m.ttl > 0 {
 		if t := m.turnAt.Add(m.ttl); !ok || t.Before(d) {
@@ -193,6 +227,7 @@ func (m *Machine) start(now time.Time) Action {
 	}
 	m.active = true
 	m.shownAt = now
+	m.retryAt = time.Time{}
 	return Start
 }
 
@@ -202,6 +237,7 @@ func (m *Machine) stop() Action {
 		return None
 	}
 	m.active = false
+	m.retryAt = time.Time{}
 	return Stop
 }
 

@@ -13,7 +13,7 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // step is one call on a Machine at t0+at and the Action it must return.
 type step struct {
-	op   string // start, visible, end, idle, busy, tick, reset
+	op   string // start, visible, end, idle, busy, tick, reset, halt, cleared, retry (at is the retry time)
 	at   time.Duration
 	want Action
 }
@@ -40,6 +40,11 @@ func do(t testing.TB, m *Machine, s step) Action {
 		return None
 	case "halt":
 		return m.Halt()
+	case "cleared":
+		return m.Cleared(now)
+	case "retry":
+		m.Retry(now)
+		return None
 	}
 	t.Fatalf("unknown op %q", s.op)
 	return None
@@ -387,6 +392,62 @@ func TestMachine(t *testing.T) {
 			},
 		},
 		{
+			name: "a post that clears typing brings it back while the turn runs, not after", cfg: instant, interval: 8 * s,
+			steps: []step{
+				{"start", 0, Start},
+				{"busy", 1 * s, None},
+				{"cleared", 2 * s, Refresh},
+				{"cleared", 2 * s, Refresh}, // each post clears it again
+				{"tick", 8 * s, None},       // the period counts from the last show
+				{"tick", 10 * s, Refresh},
+				{"cleared", 11 * s, Refresh},
+				{"end", 12 * s, None}, // the lane still delivers
+				{"cleared", 13 * s, None},
+				{"tick", 19 * s, Refresh}, // draining: the old refresh keeps it
+				{"idle", 20 * s, Stop},
+				{"cleared", 21 * s, None},
+				{"tick", 40 * s, None},
+			},
+		},
+		{
+			name: "cleared never starts typing", cfg: message, interval: 8 * s,
+			steps: []step{
+				{"start", 0, None},
+				{"cleared", 1 * s, None},
+				{"visible", 2 * s, Start},
+				{"halt", 3 * s, Stop},
+				{"cleared", 4 * s, None},
+			},
+		},
+		{
+			name: "cleared after the ttl stops", cfg: Config{Mode: ModeInstant, TTL: 30 * s}, interval: 8 * s,
+			steps: []step{
+				{"start", 0, Start},
+				{"cleared", 31 * s, Stop},
+			},
+		},
+		{
+			name: "a refused refresh is retried when asked", cfg: instant, interval: 8 * s,
+			steps: []step{
+				{"start", 0, Start},
+				{"cleared", 2 * s, Refresh},
+				{"retry", 3 * s, None}, // refused: try again at 3 s
+				{"tick", 2500 * time.Millisecond, None},
+				{"tick", 3 * s, Refresh},
+				{"tick", 4 * s, None}, // once
+				{"tick", 11 * s, Refresh},
+			},
+		},
+		{
+			name: "no retry after a stop", cfg: instant, interval: 0,
+			steps: []step{
+				{"start", 0, Start},
+				{"retry", 3 * s, None},
+				{"end", 1 * s, Stop},
+				{"tick", 4 * s, None},
+			},
+		},
+		{
 			name: "reset drops everything", cfg: instant, interval: 8 * s,
 			steps: []step{
 				{"start", 0, Start},
@@ -465,6 +526,26 @@ func TestDeadline(t *testing.T) {
 			steps: []step{{"start", 0, None}},
 		},
 		{
+			name: "after a post cleared typing", cfg: DefaultConfig(), interval: 8 * s,
+			steps: []step{{"start", 0, Start}, {"cleared", 5 * s, Refresh}},
+			want:  13 * s, wantOK: true,
+		},
+		{
+			name: "retry before the next refresh", cfg: DefaultConfig(), interval: 8 * s,
+			steps: []step{{"start", 0, Start}, {"retry", 2 * s, None}},
+			want:  2 * s, wantOK: true,
+		},
+		{
+			name: "retry with zero interval", cfg: Config{Mode: ModeInstant}, interval: 0,
+			steps: []step{{"start", 0, Start}, {"retry", 2 * s, None}},
+			want:  2 * s, wantOK: true,
+		},
+		{
+			name: "retry after the next refresh", cfg: DefaultConfig(), interval: 8 * s,
+			steps: []step{{"start", 0, Start}, {"retry", 9 * s, None}},
+			want:  8 * s, wantOK: true,
+		},
+		{
 			name: "after stop", cfg: DefaultConfig(), interval: 8 * s,
 			steps: []step{{"start", 0, Start}, {"end", 1 * s, Stop}},
 		},
@@ -495,6 +576,7 @@ func FuzzMachine(f *testing.F) {
 	f.Add(uint8(0), uint8(8), uint8(30), []byte{0, 1, 5 | 8<<3, 5 | 8<<3, 4, 2, 3})
 	f.Add(uint8(1), uint8(10), uint8(0), []byte{0, 1 | 1<<3, 4, 2, 5 | 9<<3, 0, 3, 2})
 	f.Add(uint8(2), uint8(8), uint8(30), []byte{0, 1, 2, 3, 4, 5, 6})
+	f.Add(uint8(0), uint8(8), uint8(30), []byte{0, 4, 7 | 2<<3, 5 | 7<<3, 5 | 1<<3, 2, 7, 3, 7})
 	f.Fuzz(func(t *testing.T, mode, interval, ttl uint8, ops []byte) {
 		cfg := Config{
 			Mode: []string{ModeInstant, ModeMessage, ModeNever}[mode%3],
@@ -527,7 +609,15 @@ func FuzzMachine(f *testing.F) {
 				a = m.LaneIdle(now, true)
 			case 4:
 				a = m.LaneIdle(now, false)
-			case 5, 7:
+			case 7:
+				a = m.Cleared(now)
+				if a == Refresh && (!inTurn || stopped) {
+					t.Fatalf("op %d: Cleared = Refresh outside an open turn", i)
+				}
+				if was && inTurn && !stopped && a == None && (cfg.TTL == 0 || now.Sub(turnAt) < cfg.TTL) {
+					t.Fatalf("op %d: Cleared while typing is shown in an open turn returned nothing", i)
+				}
+			case 5:
 				a = m.Tick(now)
 				if a != None && (!hasDeadline || now.Before(deadline)) {
 					t.Fatalf("op %d: Tick = %q before Deadline %v, %v at %v", i, a, deadline, hasDeadline, now)
@@ -555,7 +645,7 @@ func FuzzMachine(f *testing.F) {
 				}
 				shownAt = now
 			case Refresh:
-				if iv == 0 || now.Sub(shownAt) < iv {
+				if op != 7 && (iv == 0 || now.Sub(shownAt) < iv) {
 					t.Fatalf("%s: Refresh %v after the last show, interval %v", desc, now.Sub(shownAt), iv)
 				}
 				shownAt = now

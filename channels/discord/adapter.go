@@ -173,7 +173,7 @@ func New(o Options) (*Adapter, error) {
 	}
 	a.http = http.DefaultTransport.(*http.Transport).Clone()
 	a.http.DialContext = a.dialContext
-	tr := &transport{base: base, next: a.http, limits: newLimiter(), fallback: a.runContext}
+	tr := &transport{base: base, next: a.http, limits: newLimiter(), now: time.Now, fallback: a.runContext}
 
 	s, err := discordgo.New("Bot " + token)
 	if err != nil {
@@ -215,6 +215,8 @@ func (a *Adapter) Limits() channels.Limits {
 		MaxLines:        maxLines,
 		MinEditInterval: minEditInterval,
 		TypingInterval:  typingInterval,
+		// A bot's typing indicator disappears when it posts.
+		TypingClearedByPost: true,
 	}
 }
 

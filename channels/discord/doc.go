@@ -42,10 +42,15 @@
 //
 // REST calls carry the caller's context and never wait inside discordgo:
 // retries on 429 are off, and the adapter reads Discord's X-RateLimit
-// headers itself (hiding them from discordgo's limiter, which would sleep).
-// A call into a bucket that Discord reported exhausted, or a 429, returns
-// *channels.RateLimitError at once; dispatch decides when to try again, so
-// one busy thread never stalls another.
+// headers itself (hiding them from discordgo's limiter, which keys buckets
+// by URL and would sleep). It learns from the responses which bucket
+// (X-RateLimit-Bucket) each route belongs to — creating and editing
+// messages share one — and counts the requests left in each bucket per
+// channel, guild or webhook. A call that the bucket has no room for, or a
+// 429, returns *channels.RateLimitError at once, before anything is sent;
+// dispatch decides when to try again, so one busy thread never stalls
+// another. The first call of a route whose bucket is not known yet waits
+// while a bucket of its channel is exhausted, as it may be the same.
 //
 // # Connection
 //

@@ -48,6 +48,9 @@ type fakeDiscord struct {
 	files         map[string]fakeFile // attachments by URL path
 	downloads     int                 // requests for attachments
 	requireIntent discordIntent
+	clock         func() time.Time       // rate limits' time; nil: no rate limits
+	windows       map[string]*fakeWindow // rate-limit windows by bucket and channel
+	limited       int                    // 429s the rate limits answered
 
 	// gateway state
 	session    string
@@ -151,6 +154,7 @@ func newFake(t testing.TB) *fakeDiscord {
 		msgs:          map[string]*fakeMessage{},
 		files:         map[string]fakeFile{},
 		typing:        map[string]time.Time{},
+		windows:       map[string]*fakeWindow{},
 		interactions:  map[string]*fakeInteraction{},
 		conns:         map[*fakeConn]bool{},
 		changed:       make(chan struct{}),
@@ -346,12 +350,21 @@ func (f *fakeDiscord) requestsMatching(method, path string) []fakeRequest {
 	return out
 }
 
-// typingShown reports whether a typing indicator shows in channel now.
+// typingShown reports whether the bot's typing indicator shows in channel
+// now: a typing call lasts ten seconds, or until the bot posts there.
 func (f *fakeDiscord) typingShown(channel string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	at, ok := f.typing[channel]
-	return ok && time.Since(at) < 10*time.Second
+	return ok && f.nowLocked().Sub(at) < 10*time.Second
+}
+
+// nowLocked is the fake's time: the clock of limitRates, if set.
+func (f *fakeDiscord) nowLocked() time.Time {
+	if f.clock != nil {
+		return f.clock()
+	}
+	return time.Now()
 }
 
 // say makes person write text in channel (a thread, the text channel or

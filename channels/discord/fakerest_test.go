@@ -93,6 +93,9 @@ func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, 0, "401: Unauthorized")
 		return
 	}
+	if !f.admit(w, r.Method, segs) {
+		return
+	}
 	route := r.Method + " " + segs[0]
 	switch {
 	case r.Method == "GET" && path == "/gateway":
@@ -103,7 +106,7 @@ func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
 		f.editMessage(w, segs[1], segs[3], body)
 	case len(segs) == 3 && route == "POST channels" && segs[2] == "typing":
 		f.mu.Lock()
-		f.typing[segs[1]] = time.Now()
+		f.typing[segs[1]] = f.nowLocked()
 		f.changedLocked()
 		f.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
@@ -183,6 +186,7 @@ func (f *fakeDiscord) postMessage(w http.ResponseWriter, channel string, body []
 		ch.Archived = false // a post unarchives the thread
 		f.dispatchLocked("THREAD_UPDATE", channelJSON(ch))
 	}
+	delete(f.typing, channel) // a post hides its author's typing indicator
 	m := &fakeMessage{ID: f.newIDLocked(), Channel: channel, Author: f.bot, Content: content, Flags: b.Flags, History: []string{content}}
 	if r := b.MessageReference; r != nil {
 		if to, ok := f.msgs[r.MessageID]; !ok || to.Channel != channel {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
@@ -91,40 +92,60 @@ func FuzzStripMention(f *testing.F) {
 	})
 }
 
-// FuzzParseRateLimit feeds rate-limit headers and 429 bodies.
+// FuzzParseRateLimit feeds rate-limit headers and 429 bodies, and what
+// they say to a limiter.
 func FuzzParseRateLimit(f *testing.F) {
-	f.Add(429, "0", "1.5", "", "", `{"retry_after": 2.5, "global": false}`)
-	f.Add(200, "0", "30", "", "", ``)
-	f.Add(429, "", "", "true", "1e308", `{"retry_after": -1}`)
-	f.Add(429, "x", "NaN", "", "Inf", `{"message": "Maximum number of edits to messages older than 1 hour reached", "code": 30046}`)
-	f.Fuzz(func(t *testing.T, status int, remaining, resetAfter, global, retryAfter, body string) {
+	f.Add(429, "0", "1.5", "", "", `{"retry_after": 2.5, "global": false}`, "abc", "5")
+	f.Add(200, "0", "30", "", "", ``, "abc", "5")
+	f.Add(429, "", "", "true", "1e308", `{"retry_after": -1}`, "", "")
+	f.Add(429, "x", "NaN", "", "Inf", `{"message": "Maximum number of edits to messages older than 1 hour reached", "code": 30046}`, "b", "-2")
+	f.Fuzz(func(t *testing.T, status int, remaining, resetAfter, global, retryAfter, body, bucketID, limit string) {
 		h := http.Header{}
 		h.Set("X-RateLimit-Remaining", remaining)
 		h.Set("X-RateLimit-Reset-After", resetAfter)
 		h.Set("X-RateLimit-Global", global)
+		h.Set("X-RateLimit-Bucket", bucketID)
+		h.Set("X-RateLimit-Limit", limit)
 		h.Set("Retry-After", retryAfter)
 		ri := parseRateLimit(status, h, []byte(body))
-		if ri.wait < 0 || ri.wait > maxRateWait {
-			t.Errorf("parseRateLimit = %+v, want a wait in [0, %v]", ri, maxRateWait)
+		if ri.wait < 0 || ri.wait > maxRateWait || ri.resetAfter < 0 || ri.resetAfter > maxRateWait {
+			t.Errorf("parseRateLimit = %+v, want waits in [0, %v]", ri, maxRateWait)
 		}
-		if ri.global && status != http.StatusTooManyRequests {
-			t.Errorf("parseRateLimit(%d) = %+v: only a 429 is global", status, ri)
+		if ri.remaining < 0 || ri.limit < 0 || len(ri.bucket) > maxBucketID {
+			t.Errorf("parseRateLimit = %+v: a negative count or an overlong bucket id", ri)
+		}
+		if (ri.global || ri.limited) != (status == http.StatusTooManyRequests) {
+			t.Errorf("parseRateLimit(%d) = %+v: only a 429 limits", status, ri)
+		}
+		// Whatever the answer said, a limiter never asks to wait longer
+		// than maxRateWait, and nothing stays in flight.
+		l := newLimiter()
+		now := time.Unix(1000, 0)
+		r := routeOf("POST", "/api/v9/channels/1/messages")
+		tk, err := l.acquire(r, now)
+		if err != nil {
+			t.Fatalf("first acquire = %v", err)
+		}
+		l.done(tk, r, &ri, now)
+		if _, err := l.acquire(r, now.Add(maxRateWait)); err != nil {
+			t.Errorf("acquire after %v = %v", maxRateWait, err)
 		}
 	})
 }
 
-// FuzzRouteKey checks that any request path gives a bucket key.
-func FuzzRouteKey(f *testing.F) {
+// FuzzRouteOf checks that any request path gives a route.
+func FuzzRouteOf(f *testing.F) {
 	f.Add("PATCH", "/api/v9/channels/1/messages/2")
 	f.Add("POST", "/api/v")
 	f.Add("GET", "//channels//")
+	f.Add("POST", "/webhooks/1/tok/x")
 	f.Fuzz(func(t *testing.T, method, path string) {
-		k := routeKey(method, path)
-		if !strings.HasPrefix(k, method+" ") {
-			t.Errorf("routeKey(%q, %q) = %q", method, path, k)
+		r := routeOf(method, path)
+		if !strings.HasPrefix(r.template, method+" ") {
+			t.Errorf("routeOf(%q, %q) = %+v", method, path, r)
 		}
-		if again := routeKey(method, path); again != k {
-			t.Errorf("routeKey is not stable: %q, then %q", k, again)
+		if again := routeOf(method, path); again != r {
+			t.Errorf("routeOf is not stable: %+v, then %+v", r, again)
 		}
 	})
 }

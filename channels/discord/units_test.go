@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,19 +18,26 @@ import (
 	"github.com/acpgw/gateway/channels"
 )
 
-func TestRouteKey(t *testing.T) {
-	for _, tc := range []struct{ method, path, want string }{
-		{"POST", "/api/v9/channels/123/messages", "POST /channels/123/messages"},
-		{"PATCH", "/api/v9/channels/123/messages/456", "PATCH /channels/123/messages/{id}"},
-		{"PATCH", "/api/v9/channels/123/messages/789", "PATCH /channels/123/messages/{id}"},
-		{"POST", "/api/v9/channels/123/messages/456/threads", "POST /channels/123/messages/{id}/threads"},
-		{"POST", "/api/v9/interactions/55/tok/callback", "POST /interactions/{id}/tok/callback"},
-		{"POST", "/api/v9/webhooks/9/tok", "POST /webhooks/9/tok"},
-		{"GET", "/api/v9/gateway", "GET /gateway"},
-		{"GET", "/other/1", "GET /other/{id}"},
+func TestRouteOf(t *testing.T) {
+	for _, tc := range []struct {
+		method, path string
+		want         route
+	}{
+		{"POST", "/api/v9/channels/123/messages", route{"POST /channels/{channel}/messages", "channels/123"}},
+		{"PATCH", "/api/v9/channels/123/messages/456", route{"PATCH /channels/{channel}/messages/{id}", "channels/123"}},
+		{"PATCH", "/api/v9/channels/124/messages/789", route{"PATCH /channels/{channel}/messages/{id}", "channels/124"}},
+		{"POST", "/api/v9/channels/123/messages/456/threads", route{"POST /channels/{channel}/messages/{id}/threads", "channels/123"}},
+		{"POST", "/api/v9/channels/123/typing", route{"POST /channels/{channel}/typing", "channels/123"}},
+		{"PATCH", "/api/v9/guilds/77/members/5", route{"PATCH /guilds/{guild}/members/{id}", "guilds/77"}},
+		{"POST", "/api/v9/interactions/55/tok/callback", route{"POST /interactions/{interaction}/{token}/callback", "interactions/55/tok"}},
+		{"POST", "/api/v9/webhooks/9/tok", route{"POST /webhooks/{webhook}/{token}", "webhooks/9/tok"}},
+		{"PATCH", "/api/v9/webhooks/9/tok/messages/@original", route{"PATCH /webhooks/{webhook}/{token}/messages/@original", "webhooks/9/tok"}},
+		{"GET", "/api/v9/gateway", route{"GET /gateway", ""}},
+		{"GET", "/api/v9/users/@me", route{"GET /users/@me", ""}},
+		{"GET", "/other/1", route{"GET /other/{id}", ""}},
 	} {
-		if got := routeKey(tc.method, tc.path); got != tc.want {
-			t.Errorf("routeKey(%s, %s) = %q, want %q", tc.method, tc.path, got, tc.want)
+		if got := routeOf(tc.method, tc.path); got != tc.want {
+			t.Errorf("routeOf(%s, %s) = %+v, want %+v", tc.method, tc.path, got, tc.want)
 		}
 	}
 }
@@ -49,17 +57,24 @@ func TestParseRateLimit(t *testing.T) {
 		body   string
 		want   rateInfo
 	}{
-		{"requests left", 200, h("X-RateLimit-Remaining", "4", "X-RateLimit-Reset-After", "1"), "", rateInfo{}},
-		{"last request", 200, h("X-RateLimit-Remaining", "0", "X-RateLimit-Reset-After", "2.5"), "", rateInfo{wait: 2500 * time.Millisecond}},
+		{"requests left", 200, h("X-RateLimit-Remaining", "4", "X-RateLimit-Reset-After", "1"), "", rateInfo{counted: true, remaining: 4, resetAfter: time.Second}},
+		{"all headers", 200, h("X-RateLimit-Bucket", "abcd1234", "X-RateLimit-Limit", "5", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset-After", "2.5"), "",
+			rateInfo{bucket: "abcd1234", counted: true, limit: 5, resetAfter: 2500 * time.Millisecond}},
+		{"bucket only", 200, h("X-RateLimit-Bucket", "abcd1234"), "", rateInfo{bucket: "abcd1234"}},
+		{"bucket too long", 200, h("X-RateLimit-Bucket", strings.Repeat("b", maxBucketID+1)), "", rateInfo{}},
+		{"no reset", 200, h("X-RateLimit-Remaining", "0"), "", rateInfo{}},
 		{"no headers", 200, h(), "", rateInfo{}},
-		{"429 with body", 429, h(), `{"retry_after": 1.25}`, rateInfo{wait: 1250 * time.Millisecond}},
-		{"429 with headers", 429, h("Retry-After", "3", "X-RateLimit-Reset-After", "2"), `{}`, rateInfo{wait: 3 * time.Second}},
-		{"429 global by header", 429, h("X-RateLimit-Global", "true", "Retry-After", "5"), `{}`, rateInfo{wait: 5 * time.Second, global: true}},
-		{"429 global by scope", 429, h("X-RateLimit-Scope", "global"), `{"retry_after": 2}`, rateInfo{wait: 2 * time.Second, global: true}},
-		{"429 global by body", 429, h(), `{"retry_after": 2, "global": true}`, rateInfo{wait: 2 * time.Second, global: true}},
-		{"429 saying nothing", 429, h(), `not json`, rateInfo{wait: time.Second}},
-		{"absurd wait", 429, h("Retry-After", "1e12"), ``, rateInfo{wait: maxRateWait}},
+		{"429 with body", 429, h(), `{"retry_after": 1.25}`, rateInfo{limited: true, wait: 1250 * time.Millisecond}},
+		{"429 with headers", 429, h("Retry-After", "3", "X-RateLimit-Reset-After", "2"), `{}`, rateInfo{limited: true, wait: 3 * time.Second}},
+		{"429 of a bucket", 429, h("X-RateLimit-Bucket", "b1", "X-RateLimit-Limit", "5", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset-After", "4", "X-RateLimit-Scope", "user"), `{"retry_after": 3.9}`,
+			rateInfo{bucket: "b1", counted: true, limit: 5, resetAfter: 4 * time.Second, limited: true, wait: 4 * time.Second}},
+		{"429 global by header", 429, h("X-RateLimit-Global", "true", "Retry-After", "5"), `{}`, rateInfo{limited: true, wait: 5 * time.Second, global: true}},
+		{"429 global by scope", 429, h("X-RateLimit-Scope", "global"), `{"retry_after": 2}`, rateInfo{limited: true, wait: 2 * time.Second, global: true}},
+		{"429 global by body", 429, h(), `{"retry_after": 2, "global": true}`, rateInfo{limited: true, wait: 2 * time.Second, global: true}},
+		{"429 saying nothing", 429, h(), `not json`, rateInfo{limited: true, wait: time.Second}},
+		{"absurd wait", 429, h("Retry-After", "1e12"), ``, rateInfo{limited: true, wait: maxRateWait}},
 		{"negative wait", 200, h("X-RateLimit-Remaining", "0", "X-RateLimit-Reset-After", "-3"), ``, rateInfo{}},
+		{"negative count", 200, h("X-RateLimit-Remaining", "-1", "X-RateLimit-Reset-After", "3"), ``, rateInfo{}},
 		{"NaN", 200, h("X-RateLimit-Remaining", "0", "X-RateLimit-Reset-After", "NaN"), ``, rateInfo{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,33 +86,215 @@ func TestParseRateLimit(t *testing.T) {
 	}
 }
 
-func TestLimiter(t *testing.T) {
+// limiterRun drives a limiter as the transport does, at virtual times.
+type limiterRun struct {
+	t   *testing.T
+	l   *limiter
+	now time.Time
+}
+
+// send asks for a request on method and path; when admitted, the answer
+// carries the headers kv. It returns the refusal, or nil.
+func (r *limiterRun) send(method, path string, status int, kv ...string) *channels.RateLimitError {
+	r.t.Helper()
+	rt := routeOf(method, path)
+	tk, err := r.l.acquire(rt, r.now)
+	if err != nil {
+		var rl *channels.RateLimitError
+		if !errors.As(err, &rl) {
+			r.t.Fatalf("acquire = %v, want nil or a *channels.RateLimitError", err)
+		}
+		return rl
+	}
+	h := http.Header{}
+	for i := 0; i < len(kv); i += 2 {
+		h.Set(kv[i], kv[i+1])
+	}
+	ri := parseRateLimit(status, h, nil)
+	r.l.done(tk, rt, &ri, r.now)
+	return nil
+}
+
+// discordHeaders are the headers of a response in bucket b with remaining
+// of limit requests left, refilling after reset seconds.
+func discordHeaders(b string, limit, remaining int, reset string) []string {
+	return []string{"X-RateLimit-Bucket", b, "X-RateLimit-Limit", strconv.Itoa(limit),
+		"X-RateLimit-Remaining", strconv.Itoa(remaining), "X-RateLimit-Reset-After", reset}
+}
+
+// TestLimiterSharedBucket: once the responses say that creating and
+// editing messages share a bucket, the edit after five posts waits for
+// the bucket instead of drawing a 429, while another channel goes on.
+func TestLimiterSharedBucket(t *testing.T) {
+	r := &limiterRun{t: t, l: newLimiter(), now: time.Unix(1000, 0)}
+	const post, edit = "/api/v9/channels/1/messages", "/api/v9/channels/1/messages/77"
+	// Learn the buckets of edits and typing in an earlier window.
+	if rl := r.send("PATCH", edit, 200, discordHeaders("msgs", 5, 4, "5")...); rl != nil {
+		t.Fatalf("first edit refused: %v", rl)
+	}
+	if rl := r.send("POST", "/api/v9/channels/1/typing", 200, discordHeaders("typing", 5, 4, "5")...); rl != nil {
+		t.Fatalf("first typing call refused: %v", rl)
+	}
+	r.now = r.now.Add(5 * time.Second)
+	for i := range 5 {
+		// Discord counts the window down from the first request.
+		reset := strconv.FormatFloat(5-0.1*float64(i), 'f', 1, 64)
+		if rl := r.send("POST", post, 200, discordHeaders("msgs", 5, 4-i, reset)...); rl != nil {
+			t.Fatalf("post %d refused: %v", i+1, rl)
+		}
+		r.now = r.now.Add(100 * time.Millisecond)
+	}
+	rl := r.send("PATCH", edit, 200, discordHeaders("msgs", 5, 4, "5")...)
+	if rl == nil || rl.Scope != "msgs" || rl.RetryAfter != 4500*time.Millisecond {
+		t.Fatalf("edit after five posts = %+v, want a wait of 4.5 s on bucket msgs", rl)
+	}
+	if rl := r.send("POST", "/api/v9/channels/2/messages", 200, discordHeaders("msgs", 5, 4, "5")...); rl != nil {
+		t.Errorf("post in another channel refused: %v", rl)
+	}
+	if rl := r.send("POST", "/api/v9/channels/1/typing", 200, discordHeaders("typing", 5, 4, "5")...); rl != nil {
+		t.Errorf("typing is another bucket, yet refused: %v", rl)
+	}
+	r.now = r.now.Add(4500 * time.Millisecond)
+	if rl := r.send("PATCH", edit, 200, discordHeaders("msgs", 5, 4, "5")...); rl != nil {
+		t.Errorf("edit after the reset refused: %v", rl)
+	}
+}
+
+// TestLimiterUnknownRoute: a route whose bucket is not known yet waits
+// while a bucket of its channel is exhausted (it may be the same), and
+// not for exhausted buckets of other channels.
+func TestLimiterUnknownRoute(t *testing.T) {
+	r := &limiterRun{t: t, l: newLimiter(), now: time.Unix(1000, 0)}
+	if rl := r.send("POST", "/api/v9/channels/1/messages", 200, discordHeaders("msgs", 5, 0, "3")...); rl != nil {
+		t.Fatalf("post refused: %v", rl)
+	}
+	if rl := r.send("PATCH", "/api/v9/channels/2/messages/5", 200, discordHeaders("msgs", 5, 4, "5")...); rl != nil {
+		t.Errorf("first edit in another channel refused: %v", rl)
+	}
+	// The edit route is known now; a typing call is not.
+	rl := r.send("POST", "/api/v9/channels/1/typing", 204, discordHeaders("typing", 5, 4, "5")...)
+	if rl == nil || rl.RetryAfter != 3*time.Second {
+		t.Fatalf("first typing call in a channel with an exhausted bucket = %+v, want a wait of 3 s", rl)
+	}
+	if rl := r.send("POST", "/api/v9/channels/2/typing", 204, discordHeaders("typing", 5, 4, "5")...); rl != nil {
+		t.Fatalf("first typing call elsewhere refused: %v", rl)
+	}
+	// Now typing's bucket is known: it no longer waits for messages.
+	if rl := r.send("POST", "/api/v9/channels/1/typing", 204, discordHeaders("typing", 5, 4, "5")...); rl != nil {
+		t.Errorf("typing with a known bucket of its own refused: %v", rl)
+	}
+	if rl := r.send("GET", "/api/v9/gateway", 200); rl != nil {
+		t.Errorf("a route without major parameter refused: %v", rl)
+	}
+}
+
+// TestLimiterBucketChanges: when Discord moves a route to another bucket,
+// the route follows it.
+func TestLimiterBucketChanges(t *testing.T) {
+	r := &limiterRun{t: t, l: newLimiter(), now: time.Unix(1000, 0)}
+	const post, edit = "/api/v9/channels/1/messages", "/api/v9/channels/1/messages/9"
+	r.send("POST", post, 200, discordHeaders("a", 5, 0, "5")...)
+	r.send("PATCH", edit, 200, discordHeaders("a", 5, 0, "5")...)
+	if rl := r.send("PATCH", edit, 200); rl == nil {
+		t.Fatal("edit in the exhausted bucket a was sent")
+	}
+	r.now = r.now.Add(5 * time.Second)
+	// The edit route moved to bucket b, which has room.
+	r.send("PATCH", edit, 200, discordHeaders("b", 10, 9, "10")...)
+	r.send("POST", post, 200, discordHeaders("a", 5, 0, "5")...)
+	if rl := r.send("PATCH", edit, 200, discordHeaders("b", 10, 8, "10")...); rl != nil {
+		t.Errorf("edit in bucket b refused while bucket a is exhausted: %v", rl)
+	}
+	if rl := r.send("POST", post, 200); rl == nil || rl.Scope != "a" {
+		t.Errorf("post in exhausted bucket a = %v, want refused", rl)
+	}
+}
+
+// TestLimiterInFlight: requests sent and not yet answered count against
+// the bucket, and the lowest count of answers that come out of order wins.
+func TestLimiterInFlight(t *testing.T) {
 	l := newLimiter()
-	t0 := time.Unix(1000, 0)
-	const edit, post = "PATCH /channels/1/messages/{id}", "POST /channels/1/messages"
-	l.observe(edit, rateInfo{wait: 2 * time.Second}, t0)
-	var rl *channels.RateLimitError
-	if err := l.check(edit, t0.Add(500*time.Millisecond)); !errors.As(err, &rl) || rl.RetryAfter != 1500*time.Millisecond {
-		t.Errorf("check of an exhausted bucket = %v, want 1.5 s to wait", err)
+	now := time.Unix(1000, 0)
+	rt := routeOf("POST", "/api/v9/channels/1/messages")
+	h := func(remaining int) *rateInfo {
+		return &rateInfo{bucket: "m", counted: true, limit: 5, remaining: remaining, resetAfter: 5 * time.Second}
 	}
-	if err := l.check(post, t0); err != nil {
-		t.Errorf("check of another bucket = %v", err)
+	tk, err := l.acquire(rt, now)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := l.check(edit, t0.Add(2*time.Second)); err != nil {
-		t.Errorf("check after the reset = %v", err)
+	l.done(tk, rt, h(2), now)
+	var tickets []ticket
+	for range 2 {
+		tk, err := l.acquire(rt, now)
+		if err != nil {
+			t.Fatalf("acquire with room = %v", err)
+		}
+		tickets = append(tickets, tk)
 	}
-	if len(l.blocked) != 0 {
-		t.Errorf("%d buckets remembered after their reset", len(l.blocked))
+	if _, err := l.acquire(rt, now); err == nil {
+		t.Fatal("a third request was admitted while two of the two left are in flight")
 	}
-	l.observe(post, rateInfo{wait: 10 * time.Second, global: true}, t0)
-	if err := l.check(edit, t0.Add(time.Second)); !errors.As(err, &rl) || rl.Scope != "global" || rl.RetryAfter != 9*time.Second {
-		t.Errorf("check during a global limit = %v", err)
+	l.done(tickets[1], rt, h(0), now)
+	l.done(tickets[0], rt, h(1), now) // answered last, counted first
+	if _, err := l.acquire(rt, now); err == nil {
+		t.Error("a request was admitted after an answer said none is left")
 	}
-	for i := range maxBlocked + 10 {
-		l.observe(strings.Repeat("x", i), rateInfo{wait: time.Second}, t0)
+	// A request that got no answer is no longer in flight.
+	now = now.Add(5 * time.Second)
+	tk, err = l.acquire(rt, now)
+	if err != nil {
+		t.Fatalf("acquire after the reset = %v", err)
 	}
-	if n := len(l.blocked); n > maxBlocked {
-		t.Errorf("%d buckets remembered, want at most %d", n, maxBlocked)
+	l.done(tk, rt, nil, now)
+	if b := l.buckets[bucketKey{"m", "channels/1"}]; b.inflight != 0 {
+		t.Errorf("in flight = %d after every request ended", b.inflight)
+	}
+}
+
+// TestLimiter429: a 429 exhausts its bucket for the wait it names; a
+// global one holds every request.
+func TestLimiter429(t *testing.T) {
+	r := &limiterRun{t: t, l: newLimiter(), now: time.Unix(1000, 0)}
+	const post = "/api/v9/channels/1/messages"
+	if rl := r.send("POST", post, 429, "X-RateLimit-Bucket", "m", "Retry-After", "2"); rl != nil {
+		t.Fatal(rl)
+	}
+	r.now = r.now.Add(500 * time.Millisecond)
+	if rl := r.send("POST", post, 200); rl == nil || rl.RetryAfter != 1500*time.Millisecond {
+		t.Errorf("post after a 429 = %+v, want a wait of 1.5 s", rl)
+	}
+	r.now = r.now.Add(1500 * time.Millisecond)
+	if rl := r.send("POST", post, 429, "X-RateLimit-Global", "true", "Retry-After", "10"); rl != nil {
+		t.Fatal(rl)
+	}
+	r.now = r.now.Add(time.Second)
+	for _, path := range []string{post, "/api/v9/channels/2/typing", "/api/v9/gateway"} {
+		if rl := r.send("POST", path, 200); rl == nil || rl.Scope != "global" || rl.RetryAfter != 9*time.Second {
+			t.Errorf("request to %s during a global limit = %+v, want a global wait of 9 s", path, rl)
+		}
+	}
+	r.now = r.now.Add(9 * time.Second)
+	if rl := r.send("POST", post, 200); rl != nil {
+		t.Errorf("post after the global limit = %v", rl)
+	}
+}
+
+// TestLimiterBounded: the limiter's maps stay bounded however many
+// channels and routes it sees.
+func TestLimiterBounded(t *testing.T) {
+	r := &limiterRun{t: t, l: newLimiter(), now: time.Unix(1000, 0)}
+	for i := range maxBuckets + 10 {
+		r.send("POST", "/api/v9/channels/"+strconv.Itoa(i+1)+"/messages", 200, discordHeaders("m", 5, 0, "5")...)
+	}
+	for i := range maxRoutes + 10 {
+		r.send("GET", "/api/v9/x"+strconv.Itoa(i), 200, "X-RateLimit-Bucket", "b"+strconv.Itoa(i))
+	}
+	if n := len(r.l.buckets); n > maxBuckets {
+		t.Errorf("%d buckets remembered, want at most %d", n, maxBuckets)
+	}
+	if n := len(r.l.routes); n > maxRoutes {
+		t.Errorf("%d routes remembered, want at most %d", n, maxRoutes)
 	}
 }
 

@@ -1,0 +1,116 @@
+package discord
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// With rate limits switched on (limitRates), the fake counts requests as
+// Discord does: in buckets that it names in
+// every response (X-RateLimit-Bucket), per major parameter (here the
+// channel), in windows that start with a bucket's first request. Creating
+// and editing messages share one bucket, as on Discord, so an edit counts
+// against the posts of its channel. A request beyond a bucket's limit gets
+// a 429 with Discord's headers and body.
+
+// fakeBucket is one of the fake's rate-limit buckets.
+type fakeBucket struct {
+	id     string // the X-RateLimit-Bucket, an opaque hash as on Discord
+	limit  int
+	window time.Duration
+}
+
+// The fake's buckets, with the limits commonly observed on Discord.
+var (
+	fakeMessagesBucket = fakeBucket{id: "80c17d2f203122d936070c88c8d10f33", limit: 5, window: 5 * time.Second}
+	fakeTypingBucket   = fakeBucket{id: "4bd1e2f5c9b0a7d3e6f8a1c2b3d4e5f6", limit: 5, window: 5 * time.Second}
+)
+
+// fakeWindow counts the requests of one bucket and channel.
+type fakeWindow struct {
+	count int
+	reset time.Time
+}
+
+// fakeBucketOf returns the bucket of a request, by the API path's
+// segments (without /api/v9), and its major parameter.
+func fakeBucketOf(method string, segs []string) (fakeBucket, string, bool) {
+	if len(segs) < 3 || segs[0] != "channels" {
+		return fakeBucket{}, "", false
+	}
+	switch {
+	case method == "POST" && len(segs) == 3 && segs[2] == "messages",
+		method == "PATCH" && len(segs) == 4 && segs[2] == "messages":
+		return fakeMessagesBucket, segs[1], true
+	case method == "POST" && len(segs) == 3 && segs[2] == "typing":
+		return fakeTypingBucket, segs[1], true
+	}
+	return fakeBucket{}, "", false
+}
+
+// limitRates switches the fake's rate limits on, with time (also that of
+// typing indicators) read from clock: a test's virtual clock, since the
+// real limits in real time would make tests wait for seconds.
+func (f *fakeDiscord) limitRates(clock func() time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.clock = clock
+}
+
+// admit counts a request against its bucket and sets the rate-limit
+// headers on w. When the bucket is exhausted it answers 429 and returns
+// false.
+func (f *fakeDiscord) admit(w http.ResponseWriter, method string, segs []string) bool {
+	b, major, ok := fakeBucketOf(method, segs)
+	if !ok {
+		return true
+	}
+	f.mu.Lock()
+	if f.clock == nil {
+		f.mu.Unlock()
+		return true
+	}
+	now := f.nowLocked()
+	key := b.id + "/" + major
+	win := f.windows[key]
+	if win == nil || !now.Before(win.reset) {
+		win = &fakeWindow{reset: now.Add(b.window)}
+		f.windows[key] = win
+	}
+	admitted := win.count < b.limit
+	if admitted {
+		win.count++
+	} else {
+		f.limited++
+		f.changedLocked()
+	}
+	remaining := b.limit - win.count
+	resetAfter := win.reset.Sub(now).Seconds()
+	f.mu.Unlock()
+	h := w.Header()
+	h.Set("X-RateLimit-Bucket", b.id)
+	h.Set("X-RateLimit-Limit", strconv.Itoa(b.limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatFloat(float64(win.reset.UnixMilli())/1000, 'f', 3, 64))
+	h.Set("X-RateLimit-Reset-After", strconv.FormatFloat(resetAfter, 'f', 3, 64))
+	if admitted {
+		return true
+	}
+	h.Set("X-RateLimit-Scope", "user")
+	h.Set("Retry-After", strconv.Itoa(int(resetAfter+0.999)))
+	writeJSON(w, http.StatusTooManyRequests, map[string]any{
+		"message":     "You are being rate limited.",
+		"retry_after": resetAfter,
+		"global":      false,
+	})
+	return false
+}
+
+// tooManyRequests returns how many requests the fake's rate limits
+// refused with a 429.
+func (f *fakeDiscord) tooManyRequests() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.limited
+}
