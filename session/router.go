@@ -50,6 +50,9 @@ type Options struct {
 	Abort    abort.Config
 	BotNames []string
 	Limits   Limits
+	// Delivery is the delivery section: how long output is retried
+	// while a platform cannot be reached.
+	Delivery dispatch.Config
 	Logger   *slog.Logger
 	// OnTurnEnd, if set, is called when everything of a turn has been
 	// delivered to its thread (for metrics and tests).

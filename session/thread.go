@@ -91,6 +91,7 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		Stream:   t.policy.Stream,
 		Typing:   t.policy.Typing,
 		Logger:   r.log,
+		RetryFor: r.o.Delivery.RetryFor,
 		OnTurnEnd: func(e projector.TurnEnd) {
 			if r.o.OnTurnEnd == nil {
 				return
