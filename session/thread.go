@@ -150,19 +150,16 @@ func (t *thread) enqueue(in channels.Inbound) {
 	}
 }
 
-// notice posts a system line right away, outside the turn's order (the
-// lane may be busy delivering the turn).
+// notice posts a system line right away, outside the turn's order: it
+// answers someone's message now (queued, waiting, stopped, could not
+// start), so it must not wait behind the turn's text, which a final_only
+// turn holds until its end and a long answer paces out. It goes through
+// the thread's lane as an urgent notice (dispatch.Lane.Notice), so it is
+// delivered as durably as any output: rate limits waited out, outages
+// retried for delivery.retryFor, in order with the thread's other
+// notices.
 func (t *thread) notice(text string) {
-	if !t.r.enter() {
-		return
-	}
-	go func() {
-		defer t.r.wg.Done()
-		msg := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)}
-		if err := postPatiently(t.r.ctx, t.ad, t.ref, msg); err != nil {
-			t.r.log.Warn("notice failed", "thread", t.ref, "err", err)
-		}
-	}()
+	t.runner.Notice("", sysmsg.Prefix(text))
 }
 
 // Limits of postPatiently.
@@ -242,8 +239,6 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 			if st.reason == stopByPerson {
 				t.notice("Stopped by " + st.stopper + " before the agent began.")
 			}
-		case errors.Is(err, errBusy):
-			t.notice("The gateway is busy: every agent slot is working. Please try again in a minute.")
 		case errors.Is(err, errStartTimeout):
 			t.r.log.Error("the agent did not start in time", "thread", t.ref, "err", err)
 			t.notice(fmt.Sprintf("The agent did not start within %v, so it was stopped. Your next message tries again.", t.r.startTimeout()))
@@ -340,6 +335,8 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	if f := t.r.o.OnTurnFinished; f != nil {
 		f(t.ref, stop, err)
 	}
+	// An agent idle now gives way to a thread waiting for a slot.
+	t.r.giveWay()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -419,32 +416,59 @@ func (t *thread) start(ctx context.Context, in channels.Inbound) (*agent.Session
 	if in.Fetch != nil {
 		files = in.Fetch(ctx)
 	}
+	// A new agent process needs a slot; waiting for one (in line with
+	// other threads) does not count against the start timeout.
+	held := false
+	if t.needsProcess() {
+		if err := t.r.acquire(ctx, t); err != nil {
+			return nil, files, err
+		}
+		held = true
+	}
 	sctx, cancel := context.WithTimeoutCause(ctx, t.r.startTimeout(), errStartTimeout)
 	defer cancel()
-	sess, err := t.ensureSession(sctx)
+	sess, err := t.ensureSession(sctx, held)
 	if err != nil && errors.Is(context.Cause(sctx), errStartTimeout) {
 		err = fmt.Errorf("%w: %w", errStartTimeout, err)
 	}
 	return sess, files, err
 }
 
+// needsProcess reports whether the thread has no live agent session.
+func (t *thread) needsProcess() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sess == nil || t.proc.Err() != nil
+}
+
 // ensureSession returns a live session, starting the agent and creating or
-// resuming its session as needed.
-func (t *thread) ensureSession(ctx context.Context) (*agent.Session, error) {
+// resuming its session as needed. held says that the caller took a
+// process slot for it (acquire); ensureSession keeps it for the new
+// process or gives it back.
+func (t *thread) ensureSession(ctx context.Context, held bool) (*agent.Session, error) {
 	t.mu.Lock()
 	if t.sess != nil && t.proc.Err() == nil {
 		s := t.sess
 		t.mu.Unlock()
+		if held {
+			t.r.release()
+		}
 		return s, nil
 	}
 	if t.proc != nil {
 		t.dropProcessLocked()
 	}
 	t.mu.Unlock()
+	if !held {
+		if err := t.r.acquire(ctx, t); err != nil {
+			return nil, err
+		}
+	}
 
 	st := t.r.o.Store
 	b, bound, err := st.Binding(ctx, t.ref)
 	if err != nil {
+		t.r.release()
 		return nil, fmt.Errorf("read the thread's binding: %w", err)
 	}
 	name := b.Agent
@@ -455,11 +479,9 @@ func (t *thread) ensureSession(ctx context.Context) (*agent.Session, error) {
 	if !ok {
 		spec, ok = t.r.agentSpec("")
 		if !ok {
+			t.r.release()
 			return nil, errors.New("no agent is configured")
 		}
-	}
-	if !t.r.acquire(t) {
-		return nil, errBusy
 	}
 	proc, err := agent.Start(ctx, spec, agent.Options{Logger: t.r.log.With("thread", t.ref), StopGrace: t.r.o.Limits.StopGrace})
 	if err != nil {
