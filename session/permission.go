@@ -40,7 +40,14 @@ type answered struct {
 func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (string, bool) {
 	t.mu.Lock()
 	policy := t.policy.Permissions
+	stopped := t.turn != nil && t.turn.stopper != ""
 	t.mu.Unlock()
+	if stopped {
+		// Asked after a stop: nobody is shown the question; the agent
+		// is told the turn is cancelled.
+		t.r.log.Info("permission request after a stop: answered cancelled", "thread", t.ref)
+		return "", false
+	}
 	title := toolTitle(req.Tool)
 	auto := ""
 	switch policy.Policy {

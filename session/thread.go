@@ -58,11 +58,14 @@ type thread struct {
 
 // turn is the state of the running turn.
 type turn struct {
-	started  time.Time
-	prompt   string
-	by       channels.Author
-	stopper  string // who stopped it ("" = nobody)
-	reason   stopReason
+	started time.Time
+	prompt  string
+	by      channels.Author
+	stopper string // who stopped it ("" = nobody)
+	reason  stopReason
+	// ack is the lane key of the "Stopping…" notice posted when the
+	// stop came, "" if none; the final notice replaces it.
+	ack      string
 	killed   bool
 	grace    *time.Timer
 	finished chan struct{}
@@ -319,7 +322,7 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	if t.r.o.OnTurnEnd != nil { // only the hook waits for the records
 		t.recording = append(t.recording, recorded)
 	}
-	t.runner.Push(outs...)
+	t.pushEnd(tu, outs)
 	dirty := t.tr.Dirty()
 	t.tr.MarkClean()
 	title := t.proj.Title()
@@ -381,6 +384,17 @@ func (t *thread) Update(u projector.Update, history bool) {
 	}
 	if t.tr != nil {
 		t.tr.Apply(u)
+	}
+	if t.turn != nil && t.turn.stopper != "" {
+		// Stopped: what the agent still says is recorded, not shown.
+		if f := t.r.o.OnUpdate; f != nil {
+			tag := u.RawTag
+			if tag == "" {
+				tag = u.Tag.String()
+			}
+			f(tag, "stopped")
+		}
+		return
 	}
 	outs := t.proj.Apply(&u, nil)
 	if len(outs) > 0 {
