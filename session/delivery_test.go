@@ -112,3 +112,18 @@ func TestNoticeSurvivesAnOutage(t *testing.T) {
 	e.say(th, ann, "stop")
 	e.waitOp(th, "the notice after the outage", hasText("Nothing is running."))
 }
+
+// TestRefusalSurvivesAnOutage: a person without access is told so even
+// when the platform fails the first tries.
+func TestRefusalSurvivesAnOutage(t *testing.T) {
+	rule := session.AccessRule{Users: []string{ann.ID}}
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, access: map[string]session.AccessRule{"web": rule}})
+	th := e.rec.Thread("refused")
+	e.rec.Inject(channeltest.InjectPost, errors.New("dial tcp: connect: connection refused"))
+	e.rec.Inject(channeltest.InjectPost, &channels.RateLimitError{RetryAfter: 50 * time.Millisecond, Scope: "post"})
+	// No Reply: the answer goes into the thread, through Post.
+	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: bob, Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitOp(th, "the refusal after the outage", hasText("you don't have access"))
+}

@@ -353,14 +353,13 @@ func (r *Router) reply(ctx context.Context, ad channels.Adapter, in channels.Inb
 	}
 	go func() {
 		defer r.wg.Done()
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		var err error
-		if in.Reply != nil {
-			err = in.Reply(ctx, text)
-		} else {
-			err = postPatiently(r.ctx, ad, in.Thread, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)})
-		}
+		err := patiently(r.ctx, r.o.Delivery.RetryFor, func(ctx context.Context) error {
+			if in.Reply != nil {
+				return in.Reply(ctx, text)
+			}
+			_, err := ad.Post(ctx, in.Thread, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)})
+			return err
+		})
 		if err != nil {
 			r.log.Warn("reply failed", "thread", in.Thread, "err", err)
 		}

@@ -165,26 +165,37 @@ func (t *thread) notice(text string) {
 	t.runner.Notice("", sysmsg.Prefix(text))
 }
 
-// Limits of postPatiently.
-const (
-	noticeAttempts = 4
-	maxNoticeWait  = 10 * time.Second
-)
-
-// postPatiently posts m outside the thread's lane (a notice that must not
-// wait behind the turn's delivery), waiting out rate limits the platform
-// answers (a few times, briefly). It blocks; callers run it on a goroutine
-// the router owns.
-func postPatiently(ctx context.Context, ad channels.Adapter, t channels.ThreadRef, m channels.Message) error {
-	for attempt := 1; ; attempt++ {
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		_, err := ad.Post(pctx, t, m)
+// patiently calls try until it succeeds, waiting out rate limits as
+// the platform asks and an unreachable platform with a backoff (1 s
+// doubling to 30 s); it gives up on an error the platform will repeat
+// (channels.IsPermanent), after retryFor, or when ctx ends. It blocks;
+// callers run it on a goroutine the router owns. It is for answers that
+// have no thread lane (a refusal), which must not be lost any more than
+// a lane's output.
+func patiently(ctx context.Context, retryFor time.Duration, try func(context.Context) error) error {
+	if retryFor <= 0 {
+		retryFor = dispatch.DefaultRetryFor
+	}
+	start := time.Now()
+	backoff := time.Duration(0)
+	for {
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		err := try(actx)
 		cancel()
-		var rl *channels.RateLimitError
-		if err == nil || attempt == noticeAttempts || !errors.As(err, &rl) || rl.RetryAfter > maxNoticeWait {
+		if err == nil || channels.IsPermanent(err) {
 			return err
 		}
-		timer := time.NewTimer(rl.RetryAfter)
+		wait := time.Duration(0)
+		if rl, ok := errors.AsType[*channels.RateLimitError](err); ok {
+			wait = rl.RetryAfter
+		} else {
+			backoff = min(max(2*backoff, time.Second), 30*time.Second)
+			wait = backoff
+		}
+		if time.Since(start)+wait > retryFor {
+			return err
+		}
+		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
