@@ -2,8 +2,9 @@
 // ordered lane per thread, splitting by the channel's limits, editing tool
 // and plan messages in place through the handles it keeps, streaming text
 // into a draft message or in blocks, pacing by the channel's limits,
-// absorbing rate limits, holding a final_only turn until it ends, and
-// driving the typing indicator.
+// absorbing rate limits, waiting out a platform that cannot be reached
+// (Config.RetryFor; what is given up is counted and told), holding a
+// final_only turn until it ends, and driving the typing indicator.
 //
 // A Lane is a synchronous state machine: Push queues outputs, Step performs
 // whatever is due at a given time and says when to call again. It never
