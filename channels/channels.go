@@ -182,7 +182,10 @@ type Adapter interface {
 	// Post sends m as a new message in t and returns its handle. It does
 	// network I/O and blocks until the platform answered. It returns a
 	// *RateLimitError when the platform asks to slow down; nothing was
-	// posted then.
+	// posted then. An error the platform will answer the same way however
+	// often it is tried is a *PermanentError (see IsPermanent); any other
+	// error means the platform could not be reached, and the caller tries
+	// again later.
 	Post(ctx context.Context, t ThreadRef, m Message) (Handle, error)
 	// Limits reports the platform's limits. It does no I/O.
 	Limits() Limits
@@ -252,4 +255,31 @@ type RateLimitError struct {
 
 func (e *RateLimitError) Error() string {
 	return fmt.Sprintf("rate limited (%s): retry after %s", e.Scope, e.RetryAfter)
+}
+
+// PermanentError marks a failure that will not go away by trying again:
+// the platform understood the request and refused it (an unknown channel,
+// missing permissions, a message it cannot take). Dispatch gives such a
+// message up at once; any other error of Post, Edit or Prompt (a refused
+// connection, a timeout, a 5xx answer) counts as the platform being
+// unreachable, and the message is tried again.
+type PermanentError struct{ Err error }
+
+func (e *PermanentError) Error() string { return e.Err.Error() }
+
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Permanent wraps err as a *PermanentError; nil stays nil.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &PermanentError{Err: err}
+}
+
+// IsPermanent reports whether err will not succeed if tried again: it is
+// or wraps a *PermanentError, or wraps ErrMessageGone.
+func IsPermanent(err error) bool {
+	var pe *PermanentError
+	return errors.As(err, &pe) || errors.Is(err, ErrMessageGone)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/abort"
+	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/session"
@@ -35,6 +36,9 @@ type Config struct {
 	Abort abort.Config `koanf:"abort"`
 	// Permissions is how the agent's permission requests are answered.
 	Permissions session.PermissionConfig `koanf:"permissions"`
+	// Delivery is how output waits out a chat platform that cannot be
+	// reached (package dispatch).
+	Delivery dispatch.Config `koanf:"delivery"`
 	// Busy is what a message does while a turn runs in its thread:
 	// "queue" (run it after the turn, the default) or "interrupt" (cancel
 	// the turn, then run it).
@@ -226,6 +230,7 @@ func defaults(getenv func(string) (string, bool)) Config {
 		Typing:      typing.DefaultConfig(),
 		Abort:       abort.DefaultConfig(),
 		Permissions: session.DefaultPermissionConfig(),
+		Delivery:    dispatch.DefaultConfig(),
 		Busy:        session.BusyQueue,
 		Agents: Agents{
 			Default:      DemoAgent,

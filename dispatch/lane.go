@@ -2,8 +2,9 @@
 // ordered lane per thread, splitting by the channel's limits, editing tool
 // and plan messages in place through the handles it keeps, streaming text
 // into a draft message or in blocks, pacing by the channel's limits,
-// absorbing rate limits, holding a final_only turn until it ends, and
-// driving the typing indicator.
+// absorbing rate limits, waiting out a platform that cannot be reached
+// (Config.RetryFor; what is given up is counted and told), holding a
+// final_only turn until it ends, and driving the typing indicator.
 //
 // A Lane is a synchronous state machine: Push queues outputs, Step performs
 // whatever is due at a given time and says when to call again. It never
@@ -33,9 +34,6 @@ const (
 	DefaultEditInterval = time.Second
 	// MaxHold is the longest a text fragment waits in block mode.
 	MaxHold = 3 * time.Second
-	// maxPostAttempts bounds retries of a post that fails with an error
-	// other than a rate limit; the message is then dropped and logged.
-	maxPostAttempts = 3
 )
 
 // Options configure a Lane.
@@ -51,6 +49,10 @@ type Options struct {
 	OnTurnEnd func(projector.TurnEnd)
 	// Observer, if set, is told about deliveries (metrics).
 	Observer Observer
+	// RetryFor is how long output is kept and tried again while the
+	// platform cannot be reached (Config.RetryFor); 0 means
+	// DefaultRetryFor.
+	RetryFor time.Duration
 }
 
 // Observer receives delivery events, from Step. Its methods must be cheap
@@ -97,8 +99,17 @@ type Lane struct {
 
 	hold         bool // a final_only turn is in progress: deliver nothing
 	blockedUntil time.Time
-	lastPost     time.Time
-	lastEdit     map[channels.MessageID]time.Time
+	// urgent are notices delivered ahead of the ordered queue (Notice).
+	urgent []*item
+
+	retryFor    time.Duration
+	outageSince time.Time     // first failed attempt of the current outage; zero while reachable
+	backoff     time.Duration // the last wait of the current outage
+	lost        loss          // given up, and the thread not yet told
+	lossItem    *item         // the queued notice of lost, if any
+
+	lastPost time.Time
+	lastEdit map[channels.MessageID]time.Time
 
 	typing    *typing.Machine
 	typingAct typing.Action // the last typing action not yet performed
@@ -119,15 +130,14 @@ const (
 
 // item is one entry of the ordered queue.
 type item struct {
-	kind     itemKind
-	msgKind  channels.Kind
-	key      string // edit key, "" for plain posts
-	text     string
-	attempts int
-	end      projector.TurnEnd
-	choice   channels.Choice              // itemPrompt
-	posted   func(channels.Handle, error) // itemPrompt
-	buf      strings.Builder              // backs text for text items
+	kind    itemKind
+	msgKind channels.Kind
+	key     string // edit key, "" for plain posts
+	text    string
+	end     projector.TurnEnd
+	choice  channels.Choice              // itemPrompt
+	posted  func(channels.Handle, error) // itemPrompt
+	buf     strings.Builder              // backs text for text items
 	// heldSince is when the oldest text not yet released arrived (block
 	// mode).
 	heldSince time.Time
@@ -165,6 +175,10 @@ func NewLane(o Options) *Lane {
 		idle:      true,
 		onTurnEnd: o.OnTurnEnd,
 		obs:       o.Observer,
+		retryFor:  o.RetryFor,
+	}
+	if l.retryFor <= 0 {
+		l.retryFor = DefaultRetryFor
 	}
 	if l.obs == nil {
 		l.obs = nopObserver{}
@@ -327,7 +341,7 @@ func (l *Lane) keyed(now time.Time, kind channels.Kind, key, text string) {
 }
 
 // Idle reports whether the lane has nothing left to deliver.
-func (l *Lane) Idle() bool { return len(l.queue) == 0 && len(l.edits) == 0 }
+func (l *Lane) Idle() bool { return len(l.queue) == 0 && len(l.edits) == 0 && len(l.urgent) == 0 }
 
 // Step delivers what is due at now, calling the adapter (blocking I/O), and
 // returns when Step must run again (zero: only after the next Push).
@@ -362,6 +376,13 @@ func (l *Lane) step(ctx context.Context, now time.Time) time.Time {
 		}
 		wait, progressed := l.stepEdits(ctx, now)
 		if progressed {
+			continue
+		}
+		if len(l.urgent) > 0 {
+			w, progressed := l.stepUrgent(ctx, now)
+			if !progressed {
+				return earliest(wait, w)
+			}
 			continue
 		}
 		if l.hold && !l.queueHasTurnEnd() {
@@ -406,11 +427,20 @@ func (l *Lane) stepEdits(ctx context.Context, now time.Time) (wait time.Time, pr
 			continue
 		}
 		err := l.editor.Edit(ctx, h, channels.Message{Kind: e.msgKind, Text: e.text, Key: msgKey(e.key)})
-		if l.rateLimited(now, err) {
+		switch l.judge(now, "edit", err) {
+		case retry:
+			// Rate limited, or the platform is unreachable: the edit
+			// stays pending (later states replace its text) and is
+			// tried again; it never turns into a new message.
 			return l.blockedUntil, false
+		case abandon:
+			l.abandon(now, err)
+			return time.Time{}, true
 		}
 		l.removeEdit(i)
 		if err != nil {
+			// Refused for good (the message is gone, say): show the
+			// state as a new message instead.
 			l.log.Warn("edit failed; posting a new message instead", "thread", l.thread, "key", e.key, "err", err)
 			delete(l.handles, e.key)
 			it := &item{kind: itemPost, msgKind: e.msgKind, key: e.key, text: e.text, since: e.since}
@@ -419,7 +449,7 @@ func (l *Lane) stepEdits(ctx context.Context, now time.Time) (wait time.Time, pr
 		} else {
 			l.lastEdit[h.ID] = now
 			l.obs.Delivered("edit", e.msgKind, now.Sub(e.since))
-			if strings.HasPrefix(e.key, promptPrefix) {
+			if strings.HasPrefix(e.key, promptPrefix) || strings.HasPrefix(e.key, noticePrefix) {
 				delete(l.handles, e.key) // resolved: never edited again
 			}
 		}
@@ -454,47 +484,50 @@ func (l *Lane) stepHead(ctx context.Context, now time.Time) (time.Time, bool) {
 	if w := l.postDue(now); !w.IsZero() {
 		return w, false
 	}
-	h, err := l.ad.Post(ctx, l.thread, channels.Message{Kind: it.msgKind, Text: it.text, Key: msgKey(it.key)})
-	if l.retryLater(now, it, "post", err) {
+	h, err := l.postItem(ctx, now, it)
+	switch l.judge(now, "post", err) {
+	case retry:
 		return l.blockedUntil, false
+	case abandon:
+		l.abandon(now, err)
+		return time.Time{}, true
 	}
 	if err == nil {
-		l.posted(now)
+		l.typingAfterPost(now)
 	}
 	l.pop()
-	if it.key != "" {
-		delete(l.queued, it.key)
-		if err == nil && h.Known() {
-			l.handles[it.key] = h
-			l.lastEdit[h.ID] = now
-		} else if err == nil {
-			l.log.Info("no message id returned; later states will be new messages", "thread", l.thread, "key", it.key)
-		}
-	}
+	l.posted(now, it, h, err)
 	return time.Time{}, true
 }
 
-// retryLater handles the outcome of posting item it (op "post" or
-// "prompt"): a rate limit or a failure short of maxPostAttempts makes the
-// lane wait (true); otherwise the item is done — delivered, or given up
-// and logged.
-func (l *Lane) retryLater(now time.Time, it *item, op string, err error) bool {
-	if l.rateLimited(now, err) {
-		return true
+// postItem posts the message of item it.
+func (l *Lane) postItem(ctx context.Context, now time.Time, it *item) (channels.Handle, error) {
+	return l.ad.Post(ctx, l.thread, channels.Message{Kind: it.msgKind, Text: it.text, Key: msgKey(it.key)})
+}
+
+// posted books the outcome of posting it, taken off its queue: the
+// handle of a keyed message, or the loss when it was refused.
+func (l *Lane) posted(now time.Time, it *item, h channels.Handle, err error) {
+	if it.key != "" {
+		delete(l.queued, it.key)
 	}
-	l.lastPost = now
-	if err == nil {
-		l.obs.Delivered(op, it.msgKind, now.Sub(it.since))
-		return false
+	if err != nil {
+		l.dropped(it, it.text, err)
+		return
 	}
-	it.attempts++
-	if it.attempts < maxPostAttempts {
-		l.log.Warn(op+" failed; retrying", "thread", l.thread, "attempt", it.attempts, "err", err)
-		l.blockedUntil = now.Add(time.Duration(it.attempts) * time.Second)
-		return true
+	if !it.since.IsZero() {
+		l.obs.Delivered("post", it.msgKind, now.Sub(it.since))
 	}
-	l.log.Error(op+" failed; given up", "thread", l.thread, "kind", it.msgKind, "err", err)
-	return false
+	l.lossTold(it)
+	if it.key == "" {
+		return
+	}
+	if h.Known() {
+		l.handles[it.key] = h
+		l.lastEdit[h.ID] = now
+	} else {
+		l.log.Info("no message id returned; later states will be new messages", "thread", l.thread, "key", it.key)
+	}
 }
 
 // msgKey is the edit key shown to adapters: a tool's call id, or "plan".
@@ -537,7 +570,7 @@ func (l *Lane) endTurn(now time.Time, end projector.TurnEnd) {
 	l.seg = segment{}
 	l.carry = ""
 	for k := range l.handles {
-		if !strings.HasPrefix(k, promptPrefix) {
+		if !strings.HasPrefix(k, promptPrefix) && !strings.HasPrefix(k, noticePrefix) {
 			delete(l.handles, k)
 		}
 	}
@@ -561,9 +594,10 @@ func (l *Lane) doTyping(a typing.Action) {
 	l.typingAct = a
 }
 
-// posted notes that a message was posted: where the platform hides the
-// typing indicator then, typing is shown again while the turn runs.
-func (l *Lane) posted(now time.Time) {
+// typingAfterPost notes that a message was posted: where the platform
+// hides the typing indicator then, typing is shown again while the turn
+// runs.
+func (l *Lane) typingAfterPost(now time.Time) {
 	if l.limits.TypingClearedByPost {
 		l.doTyping(l.typing.Cleared(now))
 	}

@@ -107,7 +107,7 @@ func TestEditFallsBackToNewMessage(t *testing.T) {
 		err  error
 	}{
 		{"message gone", fmt.Errorf("archived: %w", channels.ErrMessageGone)},
-		{"other error", errors.New("500 internal")},
+		{"refused for good", channels.Permanent(errors.New("400 invalid form body"))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, channeltest.Options{Edit: true}, projector.DefaultSettings(), never)
@@ -493,20 +493,27 @@ func TestRunnerPushNeverBlocks(t *testing.T) {
 	})
 }
 
-// TestFailingPostDoesNotStallThread: a post that keeps failing (not a rate
-// limit) is retried, then given up, and later output still arrives.
+// TestFailingPostDoesNotStallThread: a post the platform refuses for good
+// is given up at once, the thread is told, and later output still
+// arrives.
 func TestFailingPostDoesNotStallThread(t *testing.T) {
 	h := newHarness(t, channeltest.Options{Edit: true}, projector.DefaultSettings(), never)
 	h.lane.BeginTurn(h.now)
-	for range 3 {
-		h.rec.Inject(channeltest.InjectPost, errors.New("400 bad request"))
-	}
+	h.rec.Inject(channeltest.InjectPost, channels.Permanent(errors.New("400 bad request")))
 	h.push(projector.Text{Text: "rejected text"}, projector.Notice{Text: "⚙️ after"}, projector.TurnEnd{StopReason: "end_turn"})
 	h.drain()
-	if got, want := h.ops(), []string{"send m1 ⚙️ after", "turn_end"}; !cmp.Equal(got, want) {
+	want := []string{
+		"send m1 ⚙️ 1 message (13 characters) could not be delivered: the chat platform refused it.",
+		"send m2 ⚙️ after",
+		"turn_end",
+	}
+	if got := h.ops(); !cmp.Equal(got, want) {
 		t.Errorf("(-got +want):\n%s", cmp.Diff(got, want))
 	}
-	if n := len(h.rec.Attempts()); n != 5 {
-		t.Errorf("%d attempts, want 3 failed posts + 1 post + the note", n)
+	if n := len(h.rec.Attempts()); n != 4 {
+		t.Errorf("%d attempts, want 1 refused post + 2 posts + the note", n)
+	}
+	if h.now != time.Unix(0, 0) {
+		t.Errorf("the refused post held the thread for %v", h.now.Sub(time.Unix(0, 0)))
 	}
 }

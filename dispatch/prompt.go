@@ -60,11 +60,19 @@ func (l *Lane) stepPrompt(ctx context.Context, now time.Time, it *item) (time.Ti
 	} else {
 		h, err = l.ad.Post(ctx, l.thread, channels.Message{Kind: channels.KindPermission, Text: l.numbered(it.choice), Key: it.key})
 	}
-	if l.retryLater(now, it, "prompt", err) {
+	switch l.judge(now, "prompt", err) {
+	case retry:
 		return l.blockedUntil, false
+	case abandon:
+		l.abandon(now, err) // tells it.posted
+		return time.Time{}, true
+	case drop:
+		l.log.Error("the platform refused a prompt", "thread", l.thread, "err", err)
+	default:
+		l.obs.Delivered("prompt", it.msgKind, now.Sub(it.since))
 	}
 	if err == nil {
-		l.posted(now)
+		l.typingAfterPost(now)
 	}
 	l.remove(it)
 	if err == nil && h.Known() {

@@ -59,6 +59,17 @@ func (r *Runner) Resolve(key, text string) {
 	r.send(event{f: func(l *Lane) { l.Resolve(time.Now(), key, text) }})
 }
 
+// Notice queues an urgent system line; see Lane.Notice.
+func (r *Runner) Notice(key, text string) {
+	r.send(event{f: func(l *Lane) { l.Notice(time.Now(), key, text) }})
+}
+
+// ReplaceNotice replaces an urgent notice, in order; see
+// Lane.ReplaceNotice.
+func (r *Runner) ReplaceNotice(key, text string) {
+	r.send(event{f: func(l *Lane) { l.ReplaceNotice(time.Now(), key, text) }})
+}
+
 // Do runs f on the lane's goroutine, in order with pushed outputs (for
 // settings changes and queries).
 func (r *Runner) Do(f func(*Lane)) { r.send(event{f: f}) }

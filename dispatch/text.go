@@ -77,9 +77,15 @@ func (l *Lane) stepDraft(ctx context.Context, now time.Time, it *item, rest stri
 		return time.Time{}, true
 	}
 	if !l.seg.msg.Known() {
-		h, wait, ok := l.post(ctx, now, it, text)
-		if !ok {
+		h, wait, res := l.post(ctx, now, it, text)
+		switch res {
+		case retry:
 			return wait, false
+		case abandon:
+			return time.Time{}, true
+		case drop:
+			finish()
+			return time.Time{}, true
 		}
 		l.seg.msg, l.seg.shown = h, text
 		l.lastEdit[h.ID] = now
@@ -94,8 +100,12 @@ func (l *Lane) stepDraft(ctx context.Context, now time.Time, it *item, rest stri
 			return due, false
 		}
 		err := l.editor.Edit(ctx, l.seg.msg, channels.Message{Kind: it.msgKind, Text: text})
-		if l.rateLimited(now, err) {
+		switch l.judge(now, "edit", err) {
+		case retry:
 			return l.blockedUntil, false
+		case abandon:
+			l.abandon(now, err)
+			return time.Time{}, true
 		}
 		if err != nil {
 			// The draft cannot be edited: continue in a new message with
@@ -156,46 +166,45 @@ func (l *Lane) stepBlocks(ctx context.Context, now time.Time, it *item, rest str
 		l.seg.sent += len(chunk.Body)
 		return time.Time{}, true
 	}
-	_, wait, ok := l.post(ctx, now, it, chunk.Text())
-	if !ok {
+	_, wait, res := l.post(ctx, now, it, chunk.Text())
+	switch res {
+	case retry:
 		return wait, false
+	case abandon:
+		return time.Time{}, true
 	}
 	l.seg.sent += len(chunk.Body)
-	l.delivered("post", it, now)
+	if res == delivered {
+		l.delivered("post", it, now)
+	}
 	if l.seg.sent >= len(it.text) {
 		it.heldSince = time.Time{}
 	}
 	return time.Time{}, true
 }
 
-// post sends a new message for text item it, honouring post pacing and
-// rate limits. ok is false when the caller must wait until wait. A post
-// that keeps failing with another error is given up after maxPostAttempts
-// (logged): ok is true and h unknown, and the caller moves past the text
-// rather than stalling the thread.
-func (l *Lane) post(ctx context.Context, now time.Time, it *item, text string) (h channels.Handle, wait time.Time, ok bool) {
+// post sends a new message for text item it, honouring post pacing,
+// rate limits and outages. res is retry when the caller must wait until
+// wait; drop when the platform refused the text for good (counted as
+// lost; the caller moves past it rather than stalling the thread);
+// abandon when the lane gave up everything undelivered (it is gone).
+func (l *Lane) post(ctx context.Context, now time.Time, it *item, text string) (h channels.Handle, wait time.Time, res verdict) {
 	if w := l.postDue(now); !w.IsZero() {
-		return h, w, false
+		return h, w, retry
 	}
 	h, err := l.ad.Post(ctx, l.thread, channels.Message{Kind: it.msgKind, Text: text})
-	if l.rateLimited(now, err) {
-		return h, l.blockedUntil, false
+	switch res = l.judge(now, "post", err); res {
+	case retry:
+		return h, l.blockedUntil, retry
+	case abandon:
+		l.abandon(now, err)
+	case drop:
+		l.dropped(it, text, err)
 	}
-	l.lastPost = now
-	if err != nil {
-		it.attempts++
-		if it.attempts >= maxPostAttempts {
-			l.log.Error("post failed; text dropped", "thread", l.thread, "kind", it.msgKind, "chars", len(text), "err", err)
-			it.attempts = 0
-			return channels.Handle{}, time.Time{}, true
-		}
-		l.log.Warn("post failed; retrying", "thread", l.thread, "attempt", it.attempts, "err", err)
-		l.blockedUntil = now.Add(time.Duration(it.attempts) * time.Second)
-		return h, l.blockedUntil, false
+	if res == delivered {
+		l.typingAfterPost(now)
 	}
-	it.attempts = 0
-	l.posted(now)
-	return h, time.Time{}, true
+	return h, time.Time{}, res
 }
 
 // lastParagraphBreak returns the byte offset just after the last blank

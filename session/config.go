@@ -102,8 +102,9 @@ type AbortConfig = abort.Config
 // Limits of the runtime.
 type Limits struct {
 	// MaxProcesses caps concurrent agent processes; beyond it the
-	// least recently used idle one is stopped, or the thread is told the
-	// gateway is busy.
+	// least recently used idle one is stopped, or the message waits in
+	// line for a slot (first come, first served across threads), and the
+	// thread is told its place.
 	MaxProcesses int
 	// IdleTimeout stops an agent process that has been idle this long;
 	// its session resumes on the next message. Zero: never.

@@ -68,7 +68,7 @@ func TestResumeAfterRestart(t *testing.T) {
 
 func e2e(t *testing.T, dir string) *store.Store { return e2(t, dir) }
 
-func TestProcessCapReapsIdleAndSaysBusy(t *testing.T) {
+func TestProcessCapReapsIdleAndWaits(t *testing.T) {
 	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, limits: session.Limits{MaxProcesses: 1}})
 	a, b := e.rec.Thread("a"), e.rec.Thread("b")
 	e.say(a, ann, "echo from a")
@@ -79,15 +79,19 @@ func TestProcessCapReapsIdleAndSaysBusy(t *testing.T) {
 	if end := e.waitEnd(b); end.StopReason != "end_turn" {
 		t.Fatalf("b: %+v", end)
 	}
-	// a comes back, resuming its session; then, while a works, b is busy.
+	// a comes back, resuming its session; then, while a works, b waits
+	// for the slot and gets it when a's turn is over.
 	e.say(a, ann, "slow 400")
 	e.waitOp(a, "a streaming", func(op channeltest.Op) bool {
 		return op.Kind == channels.KindText && strings.Contains(op.Text, "quick")
 	})
 	e.say(b, bob, "echo again")
-	e.waitOp(b, "the busy notice", hasText("The gateway is busy"))
+	e.waitOp(b, "the waiting notice", hasText("Waiting for a free agent"))
 	e.say(a, ann, "stop")
 	e.waitEnd(a)
+	if end := e.waitEnd(b); end.StopReason != "end_turn" || !strings.HasSuffix(e.text(b), "again") {
+		t.Errorf("b after waiting: %+v, text %q", end, e.text(b))
+	}
 }
 
 func TestIdleAgentIsReapedAndResumed(t *testing.T) {

@@ -40,7 +40,14 @@ type answered struct {
 func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (string, bool) {
 	t.mu.Lock()
 	policy := t.policy.Permissions
+	stopped := t.turn != nil && t.turn.stopper != ""
 	t.mu.Unlock()
+	if stopped {
+		// Asked after a stop: nobody is shown the question; the agent
+		// is told the turn is cancelled.
+		t.r.log.Info("permission request after a stop: answered cancelled", "thread", t.ref)
+		return "", false
+	}
 	title := toolTitle(req.Tool)
 	auto := ""
 	switch policy.Policy {
@@ -89,7 +96,17 @@ func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 	}
 	t.runner.Prompt(p.id, channels.Choice{Text: p.text, Options: options}, func(h channels.Handle, err error) {
 		if err != nil {
-			t.r.log.Error("the permission prompt could not be shown; it will expire", "thread", t.ref, "err", err)
+			// Nobody can answer a prompt they cannot see: the agent
+			// gets "cancelled" now rather than a reject after the
+			// timeout, and the thread is told (off the lane's
+			// goroutine, which calls this: resolve writes the store).
+			t.r.log.Error("the permission prompt could not be shown; answered cancelled", "thread", t.ref, "err", err)
+			if t.r.enter() {
+				go func() {
+					defer t.r.wg.Done()
+					t.settle(p, store.PromptCancelled, "", channels.Author{}, "the prompt could not be shown in this thread")
+				}()
+			}
 			return
 		}
 		if h.Known() {
@@ -119,6 +136,11 @@ func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 // agent gets the reject option) or cancelled. It edits the prompt message
 // and records the outcome. It returns false if p was already settled.
 func (t *thread) resolve(p *pending, status store.PromptStatus, optionID string, by channels.Author) bool {
+	return t.settle(p, status, optionID, by, "")
+}
+
+// settle is resolve; why, if set, says why a prompt was cancelled.
+func (t *thread) settle(p *pending, status store.PromptStatus, optionID string, by channels.Author, why string) bool {
 	t.mu.Lock()
 	if p.done {
 		t.mu.Unlock()
@@ -152,7 +174,9 @@ func (t *thread) resolve(p *pending, status store.PromptStatus, optionID string,
 		}
 	default:
 		outcome = "⏹️ Cancelled"
-		if by.Name != "" || by.ID != "" {
+		if why != "" {
+			outcome += ": " + why
+		} else if by.Name != "" || by.ID != "" {
 			outcome += " (stopped by " + displayName(by) + ")"
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -50,6 +49,9 @@ type Options struct {
 	Abort    abort.Config
 	BotNames []string
 	Limits   Limits
+	// Delivery is the delivery section: how long output is retried
+	// while a platform cannot be reached.
+	Delivery dispatch.Config
 	Logger   *slog.Logger
 	// OnTurnEnd, if set, is called when everything of a turn has been
 	// delivered to its thread (for metrics and tests).
@@ -77,6 +79,9 @@ type Router struct {
 	log   *slog.Logger
 	abort *abort.Detector
 	slots chan struct{} // one token per running agent process
+
+	slotMu  sync.Mutex // guards waiters and hands slots over
+	waiters []*waiter  // threads waiting for a slot, first come first
 
 	ctx   context.Context // the Run context, set before ready is closed
 	ready chan struct{}   // closed when Run started
@@ -348,14 +353,13 @@ func (r *Router) reply(ctx context.Context, ad channels.Adapter, in channels.Inb
 	}
 	go func() {
 		defer r.wg.Done()
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		var err error
-		if in.Reply != nil {
-			err = in.Reply(ctx, text)
-		} else {
-			err = postPatiently(r.ctx, ad, in.Thread, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)})
-		}
+		err := patiently(r.ctx, r.o.Delivery.RetryFor, func(ctx context.Context) error {
+			if in.Reply != nil {
+				return in.Reply(ctx, text)
+			}
+			_, err := ad.Post(ctx, in.Thread, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)})
+			return err
+		})
 		if err != nil {
 			r.log.Warn("reply failed", "thread", in.Thread, "err", err)
 		}
@@ -408,20 +412,91 @@ func (r *Router) shutdown() {
 	r.wg.Wait()
 }
 
-// acquire takes a process slot for t, stopping the least recently used
-// idle agent of another thread when all are taken. It returns false when
-// every agent is busy.
-func (r *Router) acquire(t *thread) bool {
+// waiter is a thread waiting for a process slot.
+type waiter struct {
+	granted chan struct{} // closed when a slot was handed to it
+}
+
+// acquire takes a process slot for t. When every slot is taken it stops
+// the least recently used idle agent of another thread, or else waits in
+// line (first come, first served across threads) until a slot is handed
+// over, telling the thread its place. It returns ctx's cause when ctx
+// ends first (a stop, or shutdown): t is out of the line then.
+func (r *Router) acquire(ctx context.Context, t *thread) error {
+	r.slotMu.Lock()
+	if len(r.waiters) == 0 {
+		select {
+		case r.slots <- struct{}{}:
+			r.slotMu.Unlock()
+			return nil
+		default:
+		}
+	}
+	w := &waiter{granted: make(chan struct{})}
+	r.waiters = append(r.waiters, w)
+	ahead := len(r.waiters) - 1
+	r.slotMu.Unlock()
+	r.reapIdle(t) // hands its slot to the first in line
 	select {
-	case r.slots <- struct{}{}:
-		return true
+	case <-w.granted:
+		return nil
 	default:
 	}
+	if ahead == 0 {
+		t.notice("Waiting for a free agent: every agent is working; yours starts as soon as one is free.")
+	} else {
+		t.notice(fmt.Sprintf("Waiting for a free agent: %d ahead of you.", ahead))
+	}
+	r.log.Info("waiting for a free agent slot", "thread", t.ref, "ahead", ahead)
+	select {
+	case <-w.granted:
+		return nil
+	case <-ctx.Done():
+	}
+	r.slotMu.Lock()
+	if i := slices.Index(r.waiters, w); i >= 0 {
+		r.waiters = slices.Delete(r.waiters, i, i+1)
+		r.slotMu.Unlock()
+		return context.Cause(ctx)
+	}
+	r.slotMu.Unlock()
+	r.release() // handed over just now: pass it on
+	return context.Cause(ctx)
+}
+
+// release gives a process slot back: to the first thread in line, if
+// any, else to the pool.
+func (r *Router) release() {
+	r.slotMu.Lock()
+	defer r.slotMu.Unlock()
+	if len(r.waiters) > 0 {
+		w := r.waiters[0]
+		r.waiters = r.waiters[1:]
+		close(w.granted)
+		return
+	}
+	<-r.slots
+}
+
+// giveWay stops the least recently used idle agent when a thread waits
+// for a slot (an agent became idle).
+func (r *Router) giveWay() {
+	r.slotMu.Lock()
+	waiting := len(r.waiters) > 0
+	r.slotMu.Unlock()
+	if waiting {
+		r.reapIdle(nil)
+	}
+}
+
+// reapIdle stops the least recently used idle agent of a thread other
+// than except; its slot goes to the first in line.
+func (r *Router) reapIdle(except *thread) {
 	r.mu.Lock()
 	var lru *thread
 	var lruAt time.Time
 	for _, o := range r.threads {
-		if o == t {
+		if o == except {
 			continue
 		}
 		if at, ok := o.idleSince(); ok && (lru == nil || at.Before(lruAt)) {
@@ -429,18 +504,10 @@ func (r *Router) acquire(t *thread) bool {
 		}
 	}
 	r.mu.Unlock()
-	if lru == nil || !lru.reap("to make room for another thread") {
-		return false
-	}
-	select {
-	case r.slots <- struct{}{}:
-		return true
-	default:
-		return false
+	if lru != nil {
+		lru.reap("to make room for another thread")
 	}
 }
-
-func (r *Router) release() { <-r.slots }
 
 // enter registers one more goroutine the router owns; the caller runs it
 // and calls r.wg.Done. It returns false once the router is shutting down.
@@ -481,8 +548,6 @@ func newID() string {
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
-
-var errBusy = errors.New("all agent processes are busy")
 
 func describeExit(err error) string {
 	msg := err.Error()

@@ -39,6 +39,11 @@ func (t *thread) stop(by channels.Author, why stopReason) {
 	first := tu != nil && tu.stopper == ""
 	if first {
 		tu.stopper, tu.reason = name, why
+		// Said at once, whatever the agent does with the cancel; from
+		// now on its output is not shown (thread.Update), and the final
+		// notice replaces this one (endTurn).
+		tu.ack = fmt.Sprintf("stop-%d", t.turnSeq)
+		t.runner.Notice(tu.ack, sysmsg.Prefix("Stopping…"))
 	}
 	starting := tu == nil && t.active && t.startStop == nil
 	if starting {
@@ -96,6 +101,24 @@ func (t *thread) stop(by channels.Author, why stopReason) {
 		}
 	})
 	t.mu.Unlock()
+}
+
+// pushEnd queues the outputs of a turn's end. The final notice of a
+// stopped turn replaces its "Stopping…" notice (edited in place where the
+// channel can edit), in order before the TurnEnd, which is last.
+func (t *thread) pushEnd(tu *turn, outs []projector.Output) {
+	if tu.ack == "" || len(outs) < 2 {
+		t.runner.Push(outs...)
+		return
+	}
+	n, ok := outs[len(outs)-2].(projector.Notice)
+	if !ok || n.Reason != projector.NoticeTurnStopped {
+		t.runner.Push(outs...)
+		return
+	}
+	t.runner.Push(outs[:len(outs)-2]...)
+	t.runner.ReplaceNotice(tu.ack, n.Text)
+	t.runner.Push(outs[len(outs)-1])
 }
 
 // stopNotice replaces the projector's end-of-turn notice of a stopped

@@ -150,3 +150,39 @@ func TestNoticeWaitsOutARateLimit(t *testing.T) {
 	e.say(th, ann, "stop")
 	e.waitOp(th, "the notice after the rate limit", hasText("Nothing is running."))
 }
+
+// TestStopIsAcknowledgedAtOnce: against an agent that ignores the cancel,
+// "Stopping…" shows before the grace period ends, the agent's later
+// output never shows, and the Stopping message becomes the final notice.
+func TestStopIsAcknowledgedAtOnce(t *testing.T) {
+	const grace = 3 * time.Second
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Typing: true}, grace: grace})
+	th := e.rec.Thread("ack")
+	e.say(th, ann, "ignore-cancel 60")
+	e.waitOp(th, "streamed text", func(op channeltest.Op) bool { return op.Kind == channels.KindText })
+	e.say(th, ann, "stop")
+	ack := e.waitOp(th, "the Stopping notice", func(op channeltest.Op) bool {
+		return op.Op == "send" && op.Kind == channels.KindNotice && strings.Contains(op.Text, "Stopping…")
+	})
+	select {
+	case te := <-e.finished:
+		t.Fatalf("the turn ended (%+v) before Stopping… showed: the stop was not acknowledged at once", te)
+	default:
+	}
+	e.waitEnd(th)
+	final := "Stopped by Ann. The agent did not stop within 3s, so it was restarted."
+	e.waitOp(th, "Stopping… edited into the final notice", func(op channeltest.Op) bool {
+		return op.Op == "edit" && op.Msg == ack.Msg && strings.Contains(op.Text, final)
+	})
+	if m, _ := e.rec.Message(ack.Msg); !strings.Contains(m.Text, final) {
+		t.Errorf("the Stopping message shows %q, want the final notice", m.Text)
+	}
+	// The agent kept talking for the grace period (about 15 ticks); none
+	// of what it said after the stop is in the thread.
+	b, _, _ := e.st.Binding(e.ctx(), th)
+	sent := strings.Count(eventLog(t, e.dir, b.SessionID), "tick ")
+	shown := strings.Count(e.text(th), "tick ")
+	if shown == 0 || shown > sent-5 {
+		t.Errorf("the agent sent %d ticks and the thread shows %d: output after the stop was shown", sent, shown)
+	}
+}

@@ -58,11 +58,14 @@ type thread struct {
 
 // turn is the state of the running turn.
 type turn struct {
-	started  time.Time
-	prompt   string
-	by       channels.Author
-	stopper  string // who stopped it ("" = nobody)
-	reason   stopReason
+	started time.Time
+	prompt  string
+	by      channels.Author
+	stopper string // who stopped it ("" = nobody)
+	reason  stopReason
+	// ack is the lane key of the "Stopping…" notice posted when the
+	// stop came, "" if none; the final notice replaces it.
+	ack      string
 	killed   bool
 	grace    *time.Timer
 	finished chan struct{}
@@ -93,6 +96,7 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		Stream:   t.policy.Stream,
 		Typing:   t.policy.Typing,
 		Logger:   r.log,
+		RetryFor: r.o.Delivery.RetryFor,
 		OnTurnEnd: func(e projector.TurnEnd) {
 			if r.o.OnTurnEnd == nil {
 				return
@@ -151,41 +155,49 @@ func (t *thread) enqueue(in channels.Inbound) {
 	}
 }
 
-// notice posts a system line right away, outside the turn's order (the
-// lane may be busy delivering the turn).
+// notice posts a system line right away, outside the turn's order: it
+// answers someone's message now (queued, waiting, stopped, could not
+// start), so it must not wait behind the turn's text, which a final_only
+// turn holds until its end and a long answer paces out. It goes through
+// the thread's lane as an urgent notice (dispatch.Lane.Notice), so it is
+// delivered as durably as any output: rate limits waited out, outages
+// retried for delivery.retryFor, in order with the thread's other
+// notices.
 func (t *thread) notice(text string) {
-	if !t.r.enter() {
-		return
-	}
-	go func() {
-		defer t.r.wg.Done()
-		msg := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)}
-		if err := postPatiently(t.r.ctx, t.ad, t.ref, msg); err != nil {
-			t.r.log.Warn("notice failed", "thread", t.ref, "err", err)
-		}
-	}()
+	t.runner.Notice("", sysmsg.Prefix(text))
 }
 
-// Limits of postPatiently.
-const (
-	noticeAttempts = 4
-	maxNoticeWait  = 10 * time.Second
-)
-
-// postPatiently posts m outside the thread's lane (a notice that must not
-// wait behind the turn's delivery), waiting out rate limits the platform
-// answers (a few times, briefly). It blocks; callers run it on a goroutine
-// the router owns.
-func postPatiently(ctx context.Context, ad channels.Adapter, t channels.ThreadRef, m channels.Message) error {
-	for attempt := 1; ; attempt++ {
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		_, err := ad.Post(pctx, t, m)
+// patiently calls try until it succeeds, waiting out rate limits as
+// the platform asks and an unreachable platform with a backoff (1 s
+// doubling to 30 s); it gives up on an error the platform will repeat
+// (channels.IsPermanent), after retryFor, or when ctx ends. It blocks;
+// callers run it on a goroutine the router owns. It is for answers that
+// have no thread lane (a refusal), which must not be lost any more than
+// a lane's output.
+func patiently(ctx context.Context, retryFor time.Duration, try func(context.Context) error) error {
+	if retryFor <= 0 {
+		retryFor = dispatch.DefaultRetryFor
+	}
+	start := time.Now()
+	backoff := time.Duration(0)
+	for {
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		err := try(actx)
 		cancel()
-		var rl *channels.RateLimitError
-		if err == nil || attempt == noticeAttempts || !errors.As(err, &rl) || rl.RetryAfter > maxNoticeWait {
+		if err == nil || channels.IsPermanent(err) {
 			return err
 		}
-		timer := time.NewTimer(rl.RetryAfter)
+		wait := time.Duration(0)
+		if rl, ok := errors.AsType[*channels.RateLimitError](err); ok {
+			wait = rl.RetryAfter
+		} else {
+			backoff = min(max(2*backoff, time.Second), 30*time.Second)
+			wait = backoff
+		}
+		if time.Since(start)+wait > retryFor {
+			return err
+		}
+		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
@@ -243,8 +255,6 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 			if st.reason == stopByPerson {
 				t.notice("Stopped by " + st.stopper + " before the agent began.")
 			}
-		case errors.Is(err, errBusy):
-			t.notice("The gateway is busy: every agent slot is working. Please try again in a minute.")
 		case errors.Is(err, errStartTimeout):
 			t.r.log.Error("the agent did not start in time", "thread", t.ref, "err", err)
 			t.notice(fmt.Sprintf("The agent did not start within %v, so it was stopped. Your next message tries again.", t.r.startTimeout()))
@@ -325,7 +335,7 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	if t.r.o.OnTurnEnd != nil { // only the hook waits for the records
 		t.recording = append(t.recording, recorded)
 	}
-	t.runner.Push(outs...)
+	t.pushEnd(tu, outs)
 	dirty := t.tr.Dirty()
 	t.tr.MarkClean()
 	title := t.proj.Title()
@@ -341,6 +351,8 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	if f := t.r.o.OnTurnFinished; f != nil {
 		f(t.ref, stop, err)
 	}
+	// An agent idle now gives way to a thread waiting for a slot.
+	t.r.giveWay()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -386,6 +398,17 @@ func (t *thread) Update(u projector.Update, history bool) {
 	if t.tr != nil {
 		t.tr.Apply(u)
 	}
+	if t.turn != nil && t.turn.stopper != "" {
+		// Stopped: what the agent still says is recorded, not shown.
+		if f := t.r.o.OnUpdate; f != nil {
+			tag := u.RawTag
+			if tag == "" {
+				tag = u.Tag.String()
+			}
+			f(tag, "stopped")
+		}
+		return
+	}
 	outs := t.proj.Apply(&u, nil)
 	if len(outs) > 0 {
 		t.runner.Push(outs...)
@@ -420,32 +443,59 @@ func (t *thread) start(ctx context.Context, in channels.Inbound) (*agent.Session
 	if in.Fetch != nil {
 		files = in.Fetch(ctx)
 	}
+	// A new agent process needs a slot; waiting for one (in line with
+	// other threads) does not count against the start timeout.
+	held := false
+	if t.needsProcess() {
+		if err := t.r.acquire(ctx, t); err != nil {
+			return nil, files, err
+		}
+		held = true
+	}
 	sctx, cancel := context.WithTimeoutCause(ctx, t.r.startTimeout(), errStartTimeout)
 	defer cancel()
-	sess, err := t.ensureSession(sctx)
+	sess, err := t.ensureSession(sctx, held)
 	if err != nil && errors.Is(context.Cause(sctx), errStartTimeout) {
 		err = fmt.Errorf("%w: %w", errStartTimeout, err)
 	}
 	return sess, files, err
 }
 
+// needsProcess reports whether the thread has no live agent session.
+func (t *thread) needsProcess() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sess == nil || t.proc.Err() != nil
+}
+
 // ensureSession returns a live session, starting the agent and creating or
-// resuming its session as needed.
-func (t *thread) ensureSession(ctx context.Context) (*agent.Session, error) {
+// resuming its session as needed. held says that the caller took a
+// process slot for it (acquire); ensureSession keeps it for the new
+// process or gives it back.
+func (t *thread) ensureSession(ctx context.Context, held bool) (*agent.Session, error) {
 	t.mu.Lock()
 	if t.sess != nil && t.proc.Err() == nil {
 		s := t.sess
 		t.mu.Unlock()
+		if held {
+			t.r.release()
+		}
 		return s, nil
 	}
 	if t.proc != nil {
 		t.dropProcessLocked()
 	}
 	t.mu.Unlock()
+	if !held {
+		if err := t.r.acquire(ctx, t); err != nil {
+			return nil, err
+		}
+	}
 
 	st := t.r.o.Store
 	b, bound, err := st.Binding(ctx, t.ref)
 	if err != nil {
+		t.r.release()
 		return nil, fmt.Errorf("read the thread's binding: %w", err)
 	}
 	name := b.Agent
@@ -456,11 +506,9 @@ func (t *thread) ensureSession(ctx context.Context) (*agent.Session, error) {
 	if !ok {
 		spec, ok = t.r.agentSpec("")
 		if !ok {
+			t.r.release()
 			return nil, errors.New("no agent is configured")
 		}
-	}
-	if !t.r.acquire(t) {
-		return nil, errBusy
 	}
 	proc, err := agent.Start(ctx, spec, agent.Options{Logger: t.r.log.With("thread", t.ref), StopGrace: t.r.o.Limits.StopGrace})
 	if err != nil {

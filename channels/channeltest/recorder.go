@@ -269,7 +269,7 @@ func (r *Recorder) post(ctx context.Context, t channels.ThreadRef, m channels.Me
 	if err == nil {
 		err = r.checkMessage(m)
 		if err != nil {
-			err = fmt.Errorf("channeltest: post in %s: %w", t, err)
+			err = channels.Permanent(fmt.Errorf("channeltest: post in %s: %w", t, err))
 		}
 	}
 	if err != nil {
@@ -295,7 +295,7 @@ func (r *Recorder) edit(ctx context.Context, h channels.Handle, m channels.Messa
 		if !ok || msg.Thread != h.Thread {
 			err = fmt.Errorf("channeltest: edit %q in %s: %w", h.ID, h.Thread, channels.ErrMessageGone)
 		} else if err = r.checkMessage(m); err != nil {
-			err = fmt.Errorf("channeltest: edit %q in %s: %w", h.ID, h.Thread, err)
+			err = channels.Permanent(fmt.Errorf("channeltest: edit %q in %s: %w", h.ID, h.Thread, err))
 		}
 	}
 	if err != nil {
@@ -353,7 +353,7 @@ func (r *Recorder) prompt(ctx context.Context, t channels.ThreadRef, c channels.
 	if err == nil {
 		err = r.checkChoice(c)
 		if err != nil {
-			err = fmt.Errorf("channeltest: prompt in %s: %w", t, err)
+			err = channels.Permanent(fmt.Errorf("channeltest: prompt in %s: %w", t, err))
 		}
 	}
 	if err != nil {
@@ -379,7 +379,7 @@ func (r *Recorder) checkLocked(ctx context.Context, name string, t channels.Thre
 		return err
 	}
 	if t.Platform != r.opts.Platform {
-		return fmt.Errorf("channeltest: %s in %s: thread of platform %q, adapter serves %q", name, t, t.Platform, r.opts.Platform)
+		return channels.Permanent(fmt.Errorf("channeltest: %s in %s: thread of platform %q, adapter serves %q", name, t, t.Platform, r.opts.Platform))
 	}
 	return nil
 }

@@ -51,6 +51,8 @@ type fakeDiscord struct {
 	clock         func() time.Time       // rate limits' time; nil: no rate limits
 	windows       map[string]*fakeWindow // rate-limit windows by bucket and channel
 	limited       int                    // 429s the rate limits answered
+	outage        outageMode             // the REST API is down while set
+	outageHits    int                    // REST requests that met the outage
 
 	// gateway state
 	session    string
@@ -268,6 +270,51 @@ func (f *fakeDiscord) Violations() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.violations...)
+}
+
+// outageMode is how the fake's REST API fails while it is down.
+type outageMode string
+
+const (
+	outageNone outageMode = ""
+	// outage503 answers every request 503 Service Unavailable.
+	outage503 outageMode = "503"
+	// outageDrop closes every request's connection without an answer.
+	outageDrop outageMode = "drop"
+)
+
+// setOutage takes the REST API down (or, with outageNone, back up). A
+// request met by the outage does nothing.
+func (f *fakeDiscord) setOutage(m outageMode) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.outage = m
+	f.changedLocked()
+}
+
+// failDuringOutage answers r as the outage says and reports whether it
+// did.
+func (f *fakeDiscord) failDuringOutage(w http.ResponseWriter) bool {
+	f.mu.Lock()
+	m := f.outage
+	if m != outageNone {
+		f.outageHits++
+	}
+	f.mu.Unlock()
+	switch m {
+	case outage503:
+		writeError(w, http.StatusServiceUnavailable, 0, "503: Service Unavailable")
+	case outageDrop:
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			f.t.Errorf("fake discord: hijack: %v", err)
+			return true
+		}
+		conn.Close()
+	default:
+		return false
+	}
+	return true
 }
 
 // inject makes the next n requests with method whose path contains path

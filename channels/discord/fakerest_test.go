@@ -70,6 +70,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // serveAPI is the REST API.
 func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	if f.failDuringOutage(w) {
+		return
+	}
 	path := strings.TrimPrefix(r.URL.Path, "/api/v9")
 	f.mu.Lock()
 	f.requests = append(f.requests, fakeRequest{Method: r.Method, Path: path, Body: body, At: time.Now()})

@@ -43,7 +43,7 @@ func noMentions() *discordgo.MessageAllowedMentions {
 // (or DM channel) itself.
 func channelOf(t channels.ThreadRef) (string, error) {
 	if t.Platform != Platform || t.Thread == "" {
-		return "", fmt.Errorf("discord: thread %v is not a Discord thread", t)
+		return "", channels.Permanent(fmt.Errorf("discord: thread %v is not a Discord thread", t))
 	}
 	return t.Thread, nil
 }
@@ -59,7 +59,7 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 	}
 	content := render(m)
 	if content == "" {
-		return channels.Handle{}, errors.New("discord: post: the message is empty")
+		return channels.Handle{}, channels.Permanent(errors.New("discord: post: the message is empty"))
 	}
 	msg, err := a.s.ChannelMessageSendComplex(ch, &discordgo.MessageSend{
 		Content:         content,
@@ -86,7 +86,7 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 	}
 	content := render(m)
 	if content == "" {
-		return errors.New("discord: edit: the message is empty")
+		return channels.Permanent(errors.New("discord: edit: the message is empty"))
 	}
 	none := []discordgo.MessageComponent{}
 	_, err = a.s.ChannelMessageEditComplex(&discordgo.MessageEdit{
@@ -131,7 +131,7 @@ func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.C
 		return channels.Handle{}, err
 	}
 	if len(c.Options) > maxButtons {
-		return channels.Handle{}, fmt.Errorf("discord: prompt: %d options, but a message holds at most %d buttons", len(c.Options), maxButtons)
+		return channels.Handle{}, channels.Permanent(fmt.Errorf("discord: prompt: %d options, but a message holds at most %d buttons", len(c.Options), maxButtons))
 	}
 	content := render(channels.Message{Kind: channels.KindPermission, Text: c.Text})
 	if content == "" {
@@ -259,7 +259,24 @@ func apiError(scope string, err error) error {
 		}
 		return &channels.RateLimitError{RetryAfter: max(wait, minRetryAfter), Scope: scope}
 	}
-	return fmt.Errorf("discord: %s: %w", scope, err)
+	err = fmt.Errorf("discord: %s: %w", scope, err)
+	if refused(err) {
+		return channels.Permanent(err)
+	}
+	return err
+}
+
+// refused reports whether Discord answered err's request with a 4xx other
+// than 408 and 429: the request is wrong for good (an unknown channel,
+// missing permissions, an invalid body). 5xx answers and failed
+// connections are not: Discord could not be reached.
+func refused(err error) bool {
+	var re *discordgo.RESTError
+	if !errors.As(err, &re) || re.Response == nil {
+		return false
+	}
+	c := re.Response.StatusCode
+	return c >= 400 && c < 500 && c != http.StatusRequestTimeout && c != http.StatusTooManyRequests
 }
 
 // editError converts an error of an edit: on top of apiError, the ways

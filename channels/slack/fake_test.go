@@ -47,6 +47,53 @@ type fakeSlack struct {
 	opens      int                  // apps.connections.open calls
 	acks       map[string]time.Time // envelope id → when acknowledged
 	changed    chan struct{}        // closed and replaced on every change
+	outage     outageMode           // the Web API is down while set
+	outageHits int                  // Web API calls that met the outage
+}
+
+// outageMode is how the fake's Web API fails while it is down.
+type outageMode string
+
+const (
+	outageNone outageMode = ""
+	// outage503 answers every call 503 Service Unavailable.
+	outage503 outageMode = "503"
+	// outageDrop closes every call's connection without an answer.
+	outageDrop outageMode = "drop"
+)
+
+// setOutage takes the Web API down (or, with outageNone, back up). A
+// call met by the outage does nothing.
+func (f *fakeSlack) setOutage(m outageMode) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.outage = m
+	f.notifyLocked()
+}
+
+// failDuringOutage answers the call as the outage says and reports
+// whether it did.
+func (f *fakeSlack) failDuringOutage(w http.ResponseWriter) bool {
+	f.mu.Lock()
+	m := f.outage
+	if m != outageNone {
+		f.outageHits++
+	}
+	f.mu.Unlock()
+	switch m {
+	case outage503:
+		w.WriteHeader(http.StatusServiceUnavailable)
+	case outageDrop:
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			f.t.Errorf("fake slack: hijack: %v", err)
+			return true
+		}
+		conn.Close()
+	default:
+		return false
+	}
+	return true
 }
 
 type fakeOptions struct {
@@ -288,6 +335,9 @@ func (f *fakeSlack) statusShownLocked(channel, thread string) bool {
 func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 	method := strings.TrimPrefix(r.URL.Path, "/api/")
 	body, _ := io.ReadAll(r.Body)
+	if f.failDuringOutage(w) {
+		return
+	}
 	call := apiCall{Method: method, At: time.Now()}
 	token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {

@@ -260,10 +260,21 @@ func (a *Adapter) apiErr(method string, err error) error {
 			return &channels.RateLimitError{RetryAfter: defaultRetryAfter, Scope: method}
 		case slices.Contains(goneErrors, se.Err):
 			return fmt.Errorf("slack: %s: %s: %w", method, se.Err, channels.ErrMessageGone)
+		case !slices.Contains(unavailableErrors, se.Err):
+			// Slack answered and refused: channel_not_found,
+			// not_in_channel, msg_too_long, invalid_auth, …
+			return channels.Permanent(fmt.Errorf("slack: %s: %w", method, err))
 		}
+	}
+	if sc, ok := errors.AsType[slack.StatusCodeError](err); ok && sc.Code >= 400 && sc.Code < 500 && sc.Code != http.StatusRequestTimeout {
+		return channels.Permanent(fmt.Errorf("slack: %s: %w", method, err))
 	}
 	return fmt.Errorf("slack: %s: %w", method, err)
 }
+
+// unavailableErrors are the Web API errors that mean Slack could not do
+// the call just now; every other error code is a refusal for good.
+var unavailableErrors = []string{"internal_error", "fatal_error", "service_unavailable", "request_timeout"}
 
 // pace reserves the channel's next post slot at now, or returns a
 // *channels.RateLimitError saying how long until the slot is free. It

@@ -18,13 +18,13 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 		return channels.Handle{}, err
 	}
 	if err := checkText(m.Text); err != nil {
-		return channels.Handle{}, fmt.Errorf("web: post in %s: %w", t, err)
+		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: post in %s: %w", t, err))
 	}
 	msg, err := a.st.addMessage(t.Thread, message{
 		Role: roleAssistant, Author: authorAgent, Kind: kindOf(m.Kind), Key: m.Key, Text: m.Text,
 	})
 	if err != nil {
-		return channels.Handle{}, fmt.Errorf("web: post in %s: %w", t, err)
+		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: post in %s: %w", t, err))
 	}
 	return channels.Handle{Thread: t, ID: channels.MessageID(msg.ID)}, nil
 }
@@ -81,13 +81,13 @@ func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.C
 	}
 	opts, err := checkChoice(c)
 	if err != nil {
-		return channels.Handle{}, fmt.Errorf("web: prompt in %s: %w", t, err)
+		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: prompt in %s: %w", t, err))
 	}
 	msg, err := a.st.addMessage(t.Thread, message{
 		Role: roleAssistant, Author: authorAgent, Kind: string(channels.KindPermission), Text: c.Text, Options: opts,
 	})
 	if err != nil {
-		return channels.Handle{}, fmt.Errorf("web: prompt in %s: %w", t, err)
+		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: prompt in %s: %w", t, err))
 	}
 	return channels.Handle{Thread: t, ID: channels.MessageID(msg.ID)}, nil
 }
@@ -99,7 +99,7 @@ func (a *Adapter) check(ctx context.Context, op string, t channels.ThreadRef) er
 		return fmt.Errorf("web: %s in %s: %w", op, t, err)
 	}
 	if t.Platform != Platform || t.Channel != Channel {
-		return fmt.Errorf("web: %s in %s: not a thread of the web chat (want %s/%s/…)", op, t, Platform, Channel)
+		return channels.Permanent(fmt.Errorf("web: %s in %s: not a thread of the web chat (want %s/%s/…)", op, t, Platform, Channel))
 	}
 	return nil
 }

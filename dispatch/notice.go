@@ -1,0 +1,72 @@
+package dispatch
+
+import (
+	"context"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// noticePrefix marks the keys of urgent notices among the lane's handles.
+// Like prompts they outlive the turn until replaced.
+const noticePrefix = "notice:"
+
+// Notice queues a system line (already prefixed) that is delivered ahead
+// of the ordered queue: it does not wait behind the turn's text, held by
+// a final_only turn or paced out in a long answer, yet it is retried like
+// any output while the platform is unreachable. Notices keep their order
+// among themselves. key, if not "", names the notice for ReplaceNotice.
+func (l *Lane) Notice(now time.Time, key, text string) {
+	it := &item{kind: itemPost, msgKind: channels.KindNotice, text: text, since: now}
+	if key != "" {
+		it.key = noticePrefix + key
+	}
+	l.urgent = append(l.urgent, it)
+}
+
+// ReplaceNotice replaces the notice key with text, in order with the
+// outputs pushed before it: edited in place where the channel can edit
+// and the notice was shown, otherwise posted as a new message (in place
+// of the notice when it was not shown yet).
+func (l *Lane) ReplaceNotice(now time.Time, key, text string) {
+	key = noticePrefix + key
+	for _, it := range l.urgent {
+		if it.key == key {
+			it.text, it.key = text, ""
+			return
+		}
+	}
+	if _, ok := l.handles[key]; ok && l.editor != nil {
+		l.keyed(now, channels.KindNotice, key, text)
+		return
+	}
+	delete(l.handles, key)
+	l.enqueue(&item{kind: itemPost, msgKind: channels.KindNotice, text: text, since: now})
+}
+
+// stepUrgent delivers the first urgent notice.
+func (l *Lane) stepUrgent(ctx context.Context, now time.Time) (time.Time, bool) {
+	if w := l.postDue(now); !w.IsZero() {
+		return w, false
+	}
+	it := l.urgent[0]
+	h, err := l.ad.Post(ctx, l.thread, channels.Message{Kind: it.msgKind, Text: it.text})
+	switch l.judge(now, "post", err) {
+	case retry:
+		return l.blockedUntil, false
+	case abandon:
+		l.abandon(now, err)
+		return time.Time{}, true
+	}
+	l.urgent = l.urgent[1:]
+	if err != nil {
+		l.dropped(it, it.text, err)
+		return time.Time{}, true
+	}
+	l.obs.Delivered("post", it.msgKind, now.Sub(it.since))
+	if it.key != "" && h.Known() {
+		l.handles[it.key] = h
+		l.lastEdit[h.ID] = now
+	}
+	return time.Time{}, true
+}
