@@ -227,8 +227,13 @@ func (r *Router) catchUpThread(ctx context.Context, h channels.History, s store.
 		}
 		r.forget(ref, run)
 		r.catchUpNotice(ctx, ref, fmt.Sprintf("%s messages arrived here while the gateway was down: too many to answer one by one (up to %d are), so none of them was run. Please send again what you still need.", n, maxN))
-	default:
+	case len(run) > 0:
 		r.forget(ref, run)
+		what := "the message"
+		if len(run) > 1 {
+			what = fmt.Sprintf("the %d messages", len(run))
+		}
+		r.catchUpNotice(ctx, ref, "Answering "+what+" sent here while the gateway was down, in order.")
 		for _, in := range run {
 			r.handle(ctx, in)
 		}
