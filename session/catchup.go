@@ -155,9 +155,12 @@ func (r *Router) catchUpPlatform(ctx context.Context, ad channels.Adapter, threa
 		i := r.nextCatchUp(threads)
 		s := threads[i]
 		threads = append(threads[:i], threads[i+1:]...)
-		r.catchUpThread(ctx, h, s)
+		if !r.catchUpThread(ctx, h, s) {
+			// Asked to wait before anything was read: the wait is over,
+			// and a thread where people wrote meanwhile goes first.
+			threads = append([]store.Seen{s}, threads...)
+		}
 		if ctx.Err() != nil {
-			threads = append(threads, s)
 			return
 		}
 	}
@@ -195,19 +198,24 @@ func waitConnected(ctx context.Context, ad channels.Adapter) bool {
 }
 
 // catchUpThread reads what s's thread received after its last message
-// seen and answers it, then the live messages held meanwhile.
-func (r *Router) catchUpThread(ctx context.Context, h channels.History, s store.Seen) {
+// seen and answers it, then the live messages held meanwhile. It reports
+// false when it read nothing because the platform asked to wait (it
+// waited), so that the caller may pick again.
+func (r *Router) catchUpThread(ctx context.Context, h channels.History, s store.Seen) bool {
 	ref := s.Thread
 	msgs, last, complete, err := r.readBacklog(ctx, h, s)
+	if errors.Is(err, errWaited) {
+		return false
+	}
 	if ctx.Err() != nil {
-		return
+		return true
 	}
 	if err != nil {
 		// The mark stays, so the next start tries again.
 		r.log.Warn("cannot read the messages sent while the gateway was down", "thread", ref, "err", err)
 		r.catchUpNotice(ctx, ref, "I could not read the messages sent here while the gateway was down ("+err.Error()+"). Please send again what you still need.")
 		r.releaseHeld(ctx, ref)
-		return
+		return true
 	}
 	run, refused, dropped := r.sortBacklog(ctx, msgs)
 	maxN := r.o.CatchUp.MaxMessages
@@ -242,7 +250,12 @@ func (r *Router) catchUpThread(ctx context.Context, h channels.History, s store.
 		r.markSeenID(ctx, ref, last)
 	}
 	r.releaseHeld(ctx, ref)
+	return true
 }
+
+// errWaited: the platform asked to wait before the first read of a
+// thread, and the wait is over.
+var errWaited = errors.New("waited before the first read")
 
 // readBacklog reads the thread's messages after the last one seen, page by
 // page, waiting as long as the platform asks between reads. It returns the
@@ -259,6 +272,9 @@ func (r *Router) readBacklog(ctx context.Context, h channels.History, s store.Se
 				t.Stop()
 				return msgs, last, false, ctx.Err()
 			case <-t.C:
+			}
+			if pages == 0 {
+				return nil, "", false, errWaited
 			}
 			continue
 		}
