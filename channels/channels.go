@@ -240,8 +240,9 @@ type History interface {
 	// MessagesAfter reads one page of the messages of thread t posted
 	// after the message after, oldest first, at most about limit read.
 	// Page.Messages holds those Run would have delivered, converted and
-	// filtered the same way (the gateway's own messages, system events
-	// and messages already delivered left out). It blocks on I/O. It
+	// filtered the same way (the gateway's own messages and system events
+	// left out; a message Run delivered already may be among them: the
+	// caller answers it once). It blocks on I/O. It
 	// returns a *RateLimitError when the platform (or the adapter's own
 	// pacing) asks the caller to wait; nothing was read then.
 	MessagesAfter(ctx context.Context, t ThreadRef, after MessageID, limit int) (Page, error)

@@ -217,6 +217,9 @@ func (r *Router) catchUpThread(ctx context.Context, h channels.History, s store.
 		r.releaseHeld(ctx, ref)
 		return true
 	}
+	// Live copies of these (held meanwhile, or later) are not handled:
+	// the backlog has them in the platform's order.
+	r.forget(ref, msgs)
 	run, refused, dropped := r.sortBacklog(ctx, msgs)
 	maxN := r.o.CatchUp.MaxMessages
 	if maxN <= 0 {
@@ -233,15 +236,13 @@ func (r *Router) catchUpThread(ctx context.Context, h channels.History, s store.
 		if !complete {
 			n = "More than " + n
 		}
-		r.forget(ref, run)
 		r.catchUpNotice(ctx, ref, fmt.Sprintf("%s messages arrived here while the gateway was down: too many to answer one by one (up to %d are), so none of them was run. Please send again what you still need.", n, maxN))
 	case len(run) > 0:
-		r.forget(ref, run)
-		what := "the message"
+		text := "Answering the message sent here while the gateway was down."
 		if len(run) > 1 {
-			what = fmt.Sprintf("the %d messages", len(run))
+			text = fmt.Sprintf("Answering the %d messages sent here while the gateway was down, in order.", len(run))
 		}
-		r.catchUpNotice(ctx, ref, "Answering "+what+" sent here while the gateway was down, in order.")
+		r.catchUpNotice(ctx, ref, text)
 		for _, in := range run {
 			r.handle(ctx, in)
 		}

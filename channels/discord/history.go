@@ -32,6 +32,9 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 	if err != nil {
 		return channels.Page{}, apiError("history", err)
 	}
+	if t.Channel == t.Thread && !a.o.DMs {
+		return channels.Page{}, nil // direct messages are off: Run delivers none
+	}
 	guild := ""
 	if t.Channel != t.Thread { // a thread of a guild channel, not a DM
 		p, err := a.place(ctx, ch)

@@ -35,10 +35,10 @@ const (
 // MessagesAfter reads the replies of thread t posted after the message
 // after (conversations.replies with oldest=after, not inclusive), one call,
 // and returns those Run would deliver, oldest first, converted the same
-// way: the app's own messages, edits and other events left out, and
-// messages already delivered live left out. Those it returns count as
-// delivered, so that a later event for one (Slack's redelivery) is not
-// delivered again. Calls are paced by Options.HistoryInterval: one that
+// way: the app's own messages, edits and other events left out. Those it
+// returns count as delivered, so that a later event for one (Slack's
+// redelivery) is not delivered again; one delivered live already is
+// returned too, in its place, for the caller to answer once. Calls are paced by Options.HistoryInterval: one that
 // comes sooner returns a *channels.RateLimitError for the rest of the
 // interval, as does Slack's own 429. It blocks on I/O.
 func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after channels.MessageID, limit int) (channels.Page, error) {
@@ -84,9 +84,10 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 		if isOwn(ev, me) || !deliverable[string(ev.Subtype)] {
 			continue
 		}
-		if !a.seen.first(a.seen.messages, t.Channel+"/"+ts) {
-			continue // delivered live already
-		}
+		// Delivered live already or not, it is returned (the caller
+		// drops the live copy it holds: the read keeps Slack's order);
+		// either way a later event for it is not delivered again.
+		a.seen.first(a.seen.messages, t.Channel+"/"+ts)
 		ev.Channel = str(t.Channel)
 		page.Messages = append(page.Messages, a.message(ctx, t, ev, me.TeamID, me))
 	}
