@@ -1,6 +1,6 @@
 // Package channels defines the contract between the gateway and a chat platform:
 // a small Adapter interface, one-method capability interfaces (Editor, Typer,
-// Prompter) found by type assertion where they are used, platform limits as
+// Prompter, History) found by type assertion where they are used, platform limits as
 // data, and the value types that cross the boundary.
 //
 // Adapters live in sub-packages, one platform each. This package imports no
@@ -239,6 +239,31 @@ type Checker interface {
 	// Check returns nil while the adapter can receive and send, else why
 	// not. It does no I/O.
 	Check() error
+}
+
+// History is implemented by adapters that can read what a thread received
+// while the gateway was not listening, so that it can be answered at start.
+type History interface {
+	// MessagesAfter reads one page of the messages of thread t posted
+	// after the message after, oldest first, at most about limit read.
+	// Page.Messages holds those Run would have delivered, converted and
+	// filtered the same way (the gateway's own messages and system events
+	// left out; a message Run delivered already may be among them: the
+	// caller answers it once). It blocks on I/O. It
+	// returns a *RateLimitError when the platform (or the adapter's own
+	// pacing) asks the caller to wait; nothing was read then.
+	MessagesAfter(ctx context.Context, t ThreadRef, after MessageID, limit int) (Page, error)
+}
+
+// Page is one read of a thread's history.
+type Page struct {
+	// Messages are what people wrote, oldest first.
+	Messages []Inbound
+	// Last is the id of the last message read (delivered or not), the
+	// after of the next page; "" when nothing was read.
+	Last MessageID
+	// More reports that messages after Last were not read yet.
+	More bool
 }
 
 // ErrMessageGone means a message can no longer be edited.

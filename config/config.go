@@ -140,6 +140,11 @@ type Channels struct {
 	Discord Discord `koanf:"discord"`
 	// Slack is the Slack app (Socket Mode).
 	Slack Slack `koanf:"slack"`
+	// CatchUp: at start, the Discord and Slack threads active within
+	// this long are read from the last message seen, and what people
+	// wrote while the gateway was down is answered in order (0 turns it
+	// off; at most 30 days).
+	CatchUp time.Duration `koanf:"catchUp" validate:"min=0,max=720h"`
 }
 
 // Web is the local web chat (channels.web).
@@ -210,6 +215,7 @@ const (
 	DefaultMaxProcesses      = 8
 	DefaultStopGrace         = 3 * time.Second
 	DefaultStartTimeout      = 2 * time.Minute
+	DefaultCatchUp           = 24 * time.Hour
 )
 
 // Default returns the documented defaults. DataDir and EventLog.Dir come
@@ -244,6 +250,7 @@ func defaults(getenv func(string) (string, bool)) Config {
 			Web:     Web{Listen: DefaultWebListen},
 			Discord: Discord{APIBaseURL: DefaultDiscordAPIBaseURL},
 			Slack:   Slack{APIURL: DefaultSlackAPIURL},
+			CatchUp: DefaultCatchUp,
 		},
 		Metrics: Metrics{Listen: DefaultMetricsListen},
 	}

@@ -68,6 +68,7 @@ func TestDefaults(t *testing.T) {
 		{"channels.web.listen", c.Channels.Web.Listen, "127.0.0.1:8484"},
 		{"channels.discord.apiBaseURL", c.Channels.Discord.APIBaseURL, "https://discord.com"},
 		{"channels.slack.apiURL", c.Channels.Slack.APIURL, "https://slack.com/api/"},
+		{"channels.catchUp", c.Channels.CatchUp, 24 * time.Hour},
 		{"metrics.listen", c.Metrics.Listen, "127.0.0.1:9464"},
 		{"platforms", c.Platforms(), []string{"web"}},
 		{"file", c.File(), ""},
@@ -431,6 +432,16 @@ abort: 5
 				`--set "=x": want key=value`,
 				`acp.stream.nope: unknown key`,
 			},
+		},
+		{
+			name: "catch-up window",
+			yaml: "channels: {catchUp: 1000h}\n",
+			want: []string{`channels.catchUp: must be at most 720h, got 1000h0m0s`},
+		},
+		{
+			name: "negative catch-up window",
+			yaml: "channels: {catchUp: -1h}\n",
+			want: []string{`channels.catchUp: must be at least 0, got -1h0m0s`},
 		},
 		{
 			name: "references",

@@ -72,6 +72,7 @@ type envOptions struct {
 	spec     *agent.Spec
 	agents   func(string) (agent.Spec, bool) // replaces spec: agents by name
 	adapter  channels.Adapter                // wraps the recorder's adapter
+	catchUp  session.CatchUp
 }
 
 var ann = channels.Author{ID: "u-ann", Name: "Ann"}
@@ -126,6 +127,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Open:        open,
 		Abort:       ab,
 		Limits:      o.limits,
+		CatchUp:     o.catchUp,
 		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
 			rec.NoteIn(th, channeltest.Op{Op: "turn_end", StopReason: end.StopReason})
 			e.ends.Record(th, end)

@@ -66,6 +66,9 @@ type Options struct {
 	// Observer, if set, returns the delivery observer for a platform's
 	// lanes (metrics).
 	Observer func(platform string) dispatch.Observer
+	// CatchUp configures the answering of messages sent to bound threads
+	// while the gateway was down (off when its Window is zero).
+	CatchUp CatchUp
 	// OnAgent, if set, is told when a thread's agent process starts
 	// ("started") and when the thread lets it go ("stopped": reaped or
 	// shut down; "exited": it died on its own), for metrics and tests.
@@ -92,6 +95,7 @@ type Router struct {
 	threads  map[channels.ThreadRef]*thread
 	policy   func(channels.ThreadRef, string) Policy
 	refused  map[string]time.Time // thread + user → when last told
+	catchUp  catchUpState
 	closed   bool
 }
 
@@ -118,6 +122,7 @@ func New(o Options) *Router {
 		threads:  map[channels.ThreadRef]*thread{},
 		policy:   o.Policy,
 		refused:  map[string]time.Time{},
+		catchUp:  catchUpState{threads: map[channels.ThreadRef]*catching{}, caught: map[string]struct{}{}},
 		ready:    make(chan struct{}),
 	}
 	if r.policy == nil {
@@ -182,22 +187,40 @@ func (r *Router) SetAccess(rules map[string]AccessRule) {
 }
 
 // Run marks the prompts left pending by an earlier run as expired (editing
-// their messages), then runs until ctx ends. On return every turn has been
-// cancelled, every agent stopped and every thread goroutine has exited.
+// their messages), answers what was sent while the gateway was down
+// (Options.CatchUp), then runs until ctx ends. On return every turn has
+// been cancelled, every agent stopped and every thread goroutine has
+// exited.
 func (r *Router) Run(ctx context.Context) error {
 	r.mu.Lock()
 	r.ctx = ctx
 	r.mu.Unlock()
+	backlog := r.prepareCatchUp(ctx)
 	close(r.ready)
 	r.expireStalePrompts(ctx)
+	r.startCatchUp(ctx, backlog)
 	<-ctx.Done()
 	r.shutdown()
 	return nil
 }
 
 // Handle is the adapters' inbound handler. It never blocks on an agent or
-// on outbound delivery; before Run has started it waits for it.
+// on outbound delivery; before Run has started it waits for it. A message
+// to a thread whose backlog the catch-up has not read yet waits for it.
 func (r *Router) Handle(ctx context.Context, in channels.Inbound) {
+	select {
+	case <-r.ready:
+	case <-ctx.Done():
+		return
+	}
+	if r.hold(in) {
+		return
+	}
+	r.handle(ctx, in)
+}
+
+// handle is Handle once the catch-up let in through.
+func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	ad, acc, detector, ok := r.gate(ctx, in)
 	if !ok {
 		return
@@ -209,6 +232,7 @@ func (r *Router) Handle(ctx context.Context, in channels.Inbound) {
 	if strings.TrimSpace(in.Text) == "" && len(in.Files) == 0 {
 		return
 	}
+	r.markSeen(ctx, in)
 	if !acc.mayPrompt(in) {
 		r.refuse(ctx, ad, in)
 		return

@@ -143,7 +143,7 @@ func (t *thread) enqueue(in channels.Inbound) {
 	switch {
 	case running && busy == BusyInterrupt:
 		t.stop(in.Author, stopByInterrupt)
-	case running || ahead > 0:
+	case (running || ahead > 0) && !t.r.caught(in): // the catch-up said it once
 		if running {
 			ahead++
 		}

@@ -79,6 +79,18 @@ CREATE TABLE entries (
 	PRIMARY KEY (session_id, seq)
 ) WITHOUT ROWID;
 `,
+	// 3: the last inbound message seen per thread, for the catch-up at
+	// start (a table of its own: one small row rewritten per message).
+	`
+CREATE TABLE seen (
+	platform   TEXT NOT NULL,
+	channel    TEXT NOT NULL,
+	thread     TEXT NOT NULL,
+	message_id TEXT NOT NULL,
+	seen_ms    INTEGER NOT NULL,
+	PRIMARY KEY (platform, channel, thread)
+) WITHOUT ROWID;
+`,
 }
 
 // migrate applies the steps db has not seen yet, each in its own IMMEDIATE

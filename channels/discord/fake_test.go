@@ -47,6 +47,7 @@ type fakeDiscord struct {
 	injections    []*injection
 	files         map[string]fakeFile // attachments by URL path
 	downloads     int                 // requests for attachments
+	historyReads  int                 // GET /channels/{id}/messages
 	requireIntent discordIntent
 	clock         func() time.Time       // rate limits' time; nil: no rate limits
 	windows       map[string]*fakeWindow // rate-limit windows by bucket and channel

@@ -128,6 +128,10 @@ func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, 200, d)
+	case len(segs) == 3 && route == "GET channels" && segs[2] == "messages":
+		f.listMessages(w, segs[1], r.URL.Query())
+	case len(segs) == 4 && route == "GET guilds" && segs[2] == "members":
+		f.member(w, segs[1], segs[3])
 	case len(segs) == 2 && route == "PATCH channels":
 		f.editChannel(w, segs[1], body)
 	case len(segs) == 4 && route == "POST interactions" && segs[3] == "callback":

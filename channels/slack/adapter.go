@@ -78,6 +78,13 @@ type Options struct {
 	// which dispatch waits out. Zero means one second; negative turns
 	// the pacing off.
 	PostInterval time.Duration
+	// HistoryInterval is the shortest time between two reads of a
+	// thread's history (conversations.replies, for the catch-up at
+	// start), which Slack allows apps outside the Marketplace once a
+	// minute. A read that comes sooner returns a
+	// *channels.RateLimitError for the rest of the interval. Zero means
+	// a minute; negative turns the pacing off.
+	HistoryInterval time.Duration
 	// Logger receives the adapter's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -145,6 +152,8 @@ type Adapter struct {
 	started  bool                 // Run was called with a live context
 	status   map[string]time.Time // threads whose status line is on → when it was set
 	nextPost map[string]time.Time // channel → when the next post may go
+	// nextHistory is when the next conversations.replies call may go.
+	nextHistory time.Time
 
 	health channels.Health // the Socket Mode connection
 }

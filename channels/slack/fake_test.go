@@ -426,6 +426,8 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 			"id": id, "team_id": f.team, "name": strings.ToLower(name), "real_name": name + " Real",
 			"profile": map[string]any{"display_name": name, "real_name": name + " Real"},
 		}})
+	case "conversations.replies":
+		f.replies(w, form)
 	case "usergroups.list":
 		f.mu.Lock()
 		var groups []map[string]any

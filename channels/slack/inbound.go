@@ -232,6 +232,12 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 		a.log.Debug("slack: message already delivered", "thread", ref, "ts", ev.TS, "event", ev.Type)
 		return channels.Inbound{}, false
 	}
+	return a.message(ctx, ref, ev, firstNonEmpty(string(cb.TeamID), me.TeamID), me), true
+}
+
+// message builds the Inbound of a person's message ev in thread ref of
+// workspace team.
+func (a *Adapter) message(ctx context.Context, ref channels.ThreadRef, ev event, team string, me Capabilities) channels.Inbound {
 	author := a.author(ctx, ev)
 	files, fetch := a.files(ev.Files)
 	in := channels.Inbound{
@@ -241,12 +247,12 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 		Files:  files,
 		Fetch:  fetch,
 		ID:     channels.MessageID(ev.TS),
-		Space:  firstNonEmpty(string(cb.TeamID), me.TeamID),
+		Space:  team,
 	}
 	if !author.Bot {
-		in.Reply = a.ephemeral(channel, thread, author.ID)
+		in.Reply = a.ephemeral(ref.Channel, ref.Thread, author.ID)
 	}
-	return in, true
+	return in
 }
 
 // isBound reports whether ref is bound, asking Options.KnownThread about

@@ -1,0 +1,68 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// Seen is the last inbound message a running gateway handled in a bound
+// thread: where the catch-up at start reads on from.
+type Seen struct {
+	Binding
+	// MessageID is the platform's id of the last message handled.
+	MessageID channels.MessageID
+	// At is when it was handled.
+	At time.Time
+}
+
+// MarkSeen records id as the last message handled in thread t, at at. It
+// does file I/O.
+func (s *Store) MarkSeen(ctx context.Context, t channels.ThreadRef, id channels.MessageID, at time.Time) error {
+	_, err := s.db.ExecContext(ctx, `
+INSERT INTO seen (platform, channel, thread, message_id, seen_ms) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (platform, channel, thread) DO UPDATE SET
+	message_id = excluded.message_id,
+	seen_ms = excluded.seen_ms`,
+		t.Platform, t.Channel, t.Thread, string(id), toMS(normTime(at)))
+	if err != nil {
+		return fmt.Errorf("mark seen %s: %w", t, err)
+	}
+	return nil
+}
+
+// SeenSince returns the bound threads whose last message was handled at
+// or after since, most recent first. Threads without a binding are left
+// out. It does file I/O.
+func (s *Store) SeenSince(ctx context.Context, since time.Time) ([]Seen, error) {
+	rows, err := s.db.QueryContext(ctx, `
+SELECT b.platform, b.channel, b.thread, b.agent, b.session_id, b.cwd, b.title, b.created_ms, b.updated_ms,
+	s.message_id, s.seen_ms
+FROM seen s JOIN bindings b USING (platform, channel, thread)
+WHERE s.seen_ms >= ?
+ORDER BY s.seen_ms DESC, s.platform, s.channel, s.thread`, toMS(normTime(since)))
+	if err != nil {
+		return nil, fmt.Errorf("list seen threads: %w", err)
+	}
+	defer rows.Close()
+	var out []Seen
+	for rows.Next() {
+		var sn Seen
+		var created, updated, at int64
+		var id string
+		b := &sn.Binding
+		if err := rows.Scan(&b.Thread.Platform, &b.Thread.Channel, &b.Thread.Thread,
+			&b.Agent, &b.SessionID, &b.Cwd, &b.Title, &created, &updated, &id, &at); err != nil {
+			return nil, fmt.Errorf("list seen threads: %w", err)
+		}
+		b.Created, b.Updated = fromMS(created), fromMS(updated)
+		sn.MessageID, sn.At = channels.MessageID(id), fromMS(at)
+		out = append(out, sn)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list seen threads: %w", err)
+	}
+	return out, nil
+}
