@@ -24,14 +24,24 @@ type Spec struct {
 	Name string
 	// Command is the program and its arguments.
 	Command []string
-	// Env holds extra KEY=VALUE entries added to the gateway's environment.
+	// Env holds KEY=VALUE entries set for the agent. The agent does not
+	// inherit the gateway's environment: it gets BaseEnv, InheritEnv and
+	// Env, never a secret (see Environ).
 	Env []string
+	// InheritEnv names further variables of the gateway's environment the
+	// agent gets (a trailing "*" matches any suffix).
+	InheritEnv []string
+	// Secrets are values of the gateway's own secrets (its tokens, other
+	// agents' keys): no variable holding one reaches the agent.
+	Secrets []string
+	// SecretNames are names of variables (path.Match patterns such as
+	// "SLACK_*_TOKEN") that are never inherited, even when listed.
+	SecretNames []string
 	// Dir is the process's working directory ("" = the gateway's).
 	Dir string
 	// AuthMethod is the id of the authentication method to use when the
 	// agent answers session/new with "authentication required" (an
-	// env-var method whose variable is in Env or the gateway's
-	// environment). "" uses the first method the agent offers.
+	// env-var method whose variable is in the agent's environment). "" uses the first method the agent offers.
 	AuthMethod string
 }
 
@@ -60,6 +70,7 @@ type Process struct {
 	grace time.Duration
 
 	cmd   *exec.Cmd
+	env   []string // the agent's environment
 	stdin io.WriteCloser
 	tap   *tap
 	conn  *acp.ClientSideConnection
@@ -99,7 +110,12 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 	}
 	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
 	cmd.Dir = spec.Dir
-	cmd.Env = append(os.Environ(), spec.Env...)
+	env, withheld := spec.Environ(os.Environ())
+	for _, w := range withheld {
+		log.Warn("not passing an environment variable to the agent", "variable", w.Name, "why", w.Why)
+	}
+	p.env = env
+	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

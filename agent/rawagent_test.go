@@ -91,6 +91,9 @@ func rawAgent() {
 					chunk(sid, fmt.Sprintf("%d ", i))
 				}
 				result(`{"stopReason":"end_turn"}`)
+			case text == "env":
+				chunk(sid, strings.Join(os.Environ(), "\n"))
+				result(`{"stopReason":"end_turn"}`)
 			case text == "die":
 				chunk(sid, "last words")
 				out.Flush()

@@ -117,10 +117,17 @@ type AgentSpec struct {
 	// Command is the program and its arguments. From the environment or
 	// --set, a comma-separated list.
 	Command []string `koanf:"command" validate:"required,min=1,dive,required"`
-	// Env holds extra environment variables for the agent, added to the
-	// gateway's own. Values are secrets (masked by Redacted) and are
-	// normally ${VAR} references.
+	// Env holds environment variables set for the agent. Values are
+	// secrets (masked by Redacted, and never given to another agent) and
+	// are normally ${VAR} references. An agent does not inherit the
+	// gateway's environment: it gets only agent.BaseEnv (PATH, HOME,
+	// locale, proxies ...), InheritEnv and Env.
 	Env map[string]string `koanf:"env" secret:"true"`
+	// InheritEnv names further variables of the gateway's environment the
+	// agent gets (a trailing "*" matches any suffix, as in npm_config_*).
+	// The gateway's own secrets never pass, even when listed: its tokens,
+	// other agents' env values, DISCORD_TOKEN, SLACK_*_TOKEN and GATEWAY_*.
+	InheritEnv []string `koanf:"inheritEnv"`
 	// Cwd is the agent's working directory ("" = the gateway's).
 	Cwd string `koanf:"cwd"`
 	// AuthMethod is the id of the ACP authentication method to use when

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -499,6 +500,19 @@ overrides:
 			},
 		},
 		{
+			name: "inheritEnv names",
+			yaml: `
+agents:
+  list:
+    x: {command: [x], inheritEnv: [GOOD, npm_config_*, "1BAD", "A-B", "*"]}
+`,
+			want: []string{
+				`agents.list.x.inheritEnv[2]: not an environment variable name (letters, digits and _, not starting with a digit; a trailing * matches any suffix), got "1BAD"`,
+				`agents.list.x.inheritEnv[3]: not an environment variable name (letters, digits and _, not starting with a digit; a trailing * matches any suffix), got "A-B"`,
+				`agents.list.x.inheritEnv[4]: not an environment variable name (letters, digits and _, not starting with a digit; a trailing * matches any suffix), got "*"`,
+			},
+		},
+		{
 			name: "bad YAML keys",
 			yaml: "agents: {list: {a.b: {command: [x]}}}\n",
 			want: []string{`agents.list: key "a.b" must not contain "."`},
@@ -597,6 +611,74 @@ agents:
 				t.Errorf("dir, auth = %q, %q; want %q, %q", s.Dir, s.AuthMethod, tc.dir, tc.auth)
 			}
 		})
+	}
+}
+
+// TestAgentEnvironment follows the configuration into the agent's
+// environment: the gateway's tokens (from the file, ${VAR} references and
+// GATEWAY_ variables) and another agent's key never reach an agent, even
+// when its inheritEnv lists them; its own env, what it inherits and the
+// base variables do.
+func TestAgentEnvironment(t *testing.T) {
+	environ := []string{
+		"HOME=/home/u", "PATH=/usr/bin", "LANG=C.UTF-8",
+		"DISCORD_TOKEN=discord-token-MTIzNDU2Nzg5", "SLACK_BOT_TOKEN=xoxb-bot-token-123456",
+		"SLACK_APP_TOKEN=xapp-app-token-123456", "WEB_SECRET=web-token-abcdef0123456789",
+		"GATEWAY_CHANNELS__WEB__TOKEN=web-token-abcdef0123456789",
+		"ANTHROPIC_API_KEY=sk-ant-claude-key-0123456789", "OPENAI_API_KEY=sk-openai-codex-key-0123456789",
+		"SHARED_KEY=shared-key-of-both-0123", "TOKEN_COPY=xoxb-bot-token-123456",
+		"NODE_OPTIONS=--max-old-space-size=4096", "npm_config_cache=/var/cache/npm", "UNLISTED=u",
+	}
+	path := writeYAML(t, `
+channels:
+  discord: {token: "${DISCORD_TOKEN}"}
+  slack: {appToken: "${SLACK_APP_TOKEN}", botToken: "${SLACK_BOT_TOKEN}"}
+  web: {enabled: true}
+agents:
+  default: claude
+  list:
+    claude:
+      command: [claude-agent-acp]
+      env: {ANTHROPIC_API_KEY: "${ANTHROPIC_API_KEY}", SHARED: "${SHARED_KEY}", DEBUG: "1"}
+      inheritEnv: [NODE_OPTIONS, npm_config_*, DISCORD_TOKEN, SLACK_BOT_TOKEN, GATEWAY_CHANNELS__WEB__TOKEN, OPENAI_API_KEY, TOKEN_COPY]
+    codex:
+      command: [codex-acp]
+      env: {OPENAI_API_KEY: "${OPENAI_API_KEY}", SHARED: "${SHARED_KEY}", DEBUG: "1"}
+`)
+	c, err := LoadOptions{Path: path, Environ: environ}.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, ok := c.AgentSpec("claude")
+	if !ok {
+		t.Fatal("no claude agent")
+	}
+	env, withheld := spec.Environ(environ)
+	want := []string{
+		"HOME=/home/u", "PATH=/usr/bin", "LANG=C.UTF-8",
+		"NODE_OPTIONS=--max-old-space-size=4096", "npm_config_cache=/var/cache/npm",
+		"ANTHROPIC_API_KEY=sk-ant-claude-key-0123456789", "DEBUG=1", "SHARED=shared-key-of-both-0123",
+	}
+	if diff := cmp.Diff(want, env); diff != "" {
+		t.Errorf("claude's environment (-want +got):\n%s", diff)
+	}
+	var names []string
+	for _, w := range withheld {
+		names = append(names, w.Name)
+	}
+	wantWithheld := []string{"DISCORD_TOKEN", "SLACK_BOT_TOKEN", "GATEWAY_CHANNELS__WEB__TOKEN", "OPENAI_API_KEY", "TOKEN_COPY"}
+	if diff := cmp.Diff(wantWithheld, names); diff != "" {
+		t.Errorf("withheld (-want +got):\n%s", diff)
+	}
+	// The web token came from a GATEWAY_ variable; it is a secret too.
+	if !slices.Contains(spec.Secrets, "web-token-abcdef0123456789") {
+		t.Errorf("the web token is not among claude's secrets")
+	}
+	// The demo agent gets the base variables only.
+	demo, _ := c.AgentSpec("demo")
+	env, _ = demo.Environ(environ)
+	if diff := cmp.Diff([]string{"HOME=/home/u", "PATH=/usr/bin", "LANG=C.UTF-8"}, env); diff != "" {
+		t.Errorf("demo's environment (-want +got):\n%s", diff)
 	}
 }
 
