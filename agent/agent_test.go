@@ -2,8 +2,10 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -332,5 +334,59 @@ func TestAuthenticatePrefersAnEnvMethodThatIsSet(t *testing.T) {
 	}
 	if !strings.Contains(auth, `"methodId":"openai-api-key"`) {
 		t.Errorf("authenticate frame = %q", auth)
+	}
+}
+
+// TestLongStderrLine: an agent that writes a stderr line of 3 MiB is still
+// read (a full pipe would block it forever) and answers; the line is
+// logged cut, with its length.
+func TestLongStderrLine(t *testing.T) {
+	var logs lockedBuffer
+	p := start(t, rawSpec(), agent.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	var rec recorder
+	s, err := p.NewSession(t.Context(), t.TempDir(), &rec)
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	// A wedged agent never answers: fail instead of hanging the test.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	stop, err := s.Prompt(ctx, "stderr")
+	if err != nil || stop != "end_turn" {
+		t.Fatalf("Prompt(stderr) = %q, %v: the agent is wedged on its stderr", stop, err)
+	}
+	if got := rec.texts(); got[len(got)-1] != "answered" {
+		t.Errorf("last chunk = %q", got[len(got)-1])
+	}
+	// Both lines are logged once stderr is read; stopping the agent
+	// waits for the reader.
+	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer scancel()
+	if err := p.Stop(sctx); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	var long, after bool
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var e struct {
+			Msg    string
+			Line   string
+			Cut    bool
+			Length int
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil || e.Msg != "agent stderr" {
+			continue
+		}
+		switch {
+		case e.Cut:
+			long = true
+			if e.Length != 3<<20 || e.Line != strings.Repeat("e", agent.MaxStderrLine) {
+				t.Errorf("long line logged as %d bytes with length %d, want %d bytes with length %d", len(e.Line), e.Length, agent.MaxStderrLine, 3<<20)
+			}
+		case e.Line == "after the long line":
+			after = true
+		}
+	}
+	if !long || !after {
+		t.Errorf("logged the long line: %v, the line after it: %v", long, after)
 	}
 }

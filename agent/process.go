@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -191,12 +193,43 @@ func (p *Process) wait(pumped <-chan struct{}) {
 	p.log.Info("agent exited", "pid", p.cmd.Process.Pid, "status", p.cmd.ProcessState.String())
 }
 
-// logStderr copies the agent's stderr into the log, line by line.
+// MaxStderrLine is how much of one line of the agent's stderr is logged;
+// a longer line is logged cut, with its full length.
+const MaxStderrLine = 4 << 10
+
+// logStderr copies the agent's stderr into the log, line by line, until
+// it closes. It reads everything, whatever the length of a line: an agent
+// blocked on a full stderr pipe would hang its turn.
 func (p *Process) logStderr(r io.Reader) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1024*1024)
-	for sc.Scan() {
-		p.log.Info("agent stderr", "line", sc.Text())
+	br := bufio.NewReaderSize(r, 64<<10)
+	line := make([]byte, 0, 256)
+	n := 0 // bytes of the line so far, newline included
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if room := MaxStderrLine + 1 - len(line); room > 0 { // +1: the newline of a line just at the limit
+			line = append(line, chunk[:min(len(chunk), room)]...)
+		}
+		n += len(chunk)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if n > 0 {
+			length := n
+			if err == nil {
+				length-- // the newline
+			}
+			text := line[:min(len(line), length)]
+			text = bytes.TrimSuffix(text, []byte("\r"))
+			if length > MaxStderrLine {
+				p.log.Info("agent stderr", "line", strings.ToValidUTF8(string(text[:MaxStderrLine]), ""), "cut", true, "length", length)
+			} else {
+				p.log.Info("agent stderr", "line", string(text))
+			}
+		}
+		line, n = line[:0], 0
+		if err != nil {
+			return
+		}
 	}
 }
 

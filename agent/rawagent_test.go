@@ -91,6 +91,11 @@ func rawAgent() {
 					chunk(sid, fmt.Sprintf("%d ", i))
 				}
 				result(`{"stopReason":"end_turn"}`)
+			case text == "stderr":
+				// A 3 MiB line, then a short one, then an answer.
+				os.Stderr.WriteString(strings.Repeat("e", 3<<20) + "\n" + "after the long line\n")
+				chunk(sid, "answered")
+				result(`{"stopReason":"end_turn"}`)
 			case text == "env":
 				chunk(sid, strings.Join(os.Environ(), "\n"))
 				result(`{"stopReason":"end_turn"}`)
