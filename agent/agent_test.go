@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -276,6 +277,14 @@ func TestStartFailsClearly(t *testing.T) {
 	}
 	if _, err := agent.Start(t.Context(), agent.Spec{Name: "empty"}, agent.Options{}); err == nil {
 		t.Error("Start with no command succeeded")
+	}
+	// A missing working directory is named as such, not as a missing
+	// program (exec says "fork/exec PROGRAM: no such file or directory").
+	spec := rawSpec()
+	spec.Dir = filepath.Join(t.TempDir(), "gone")
+	_, err = agent.Start(t.Context(), spec, agent.Options{})
+	if err == nil || !strings.Contains(err.Error(), "working directory (cwd) "+spec.Dir) {
+		t.Errorf("Start in a missing directory: %v, want the directory named", err)
 	}
 }
 

@@ -13,6 +13,12 @@ func TestMain(m *testing.M) {
 		rawAgent()
 		os.Exit(0)
 	}
+	if os.Getenv("RAW_SLEEPER") != "" {
+		rawIgnoreTerm()
+	}
+	if path := os.Getenv("AGENT_TEST_GATEWAY"); path != "" {
+		fakeGateway(path)
+	}
 	os.Exit(m.Run())
 }
 

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -56,6 +58,8 @@ type Options struct {
 	// StopGrace is how long Stop waits after closing stdin and after
 	// SIGTERM before escalating (default 3 s each).
 	StopGrace time.Duration
+	// Registry, if set, records the agent's process group while it runs.
+	Registry *Registry
 }
 
 // ErrExited is returned by calls made while or after the agent process
@@ -118,7 +122,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 	}
 	p.env = env
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("agent stdin: %w", err)
@@ -136,15 +140,42 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 		return nil, fmt.Errorf("agent stderr: %w", err)
 	}
 	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
-	err = cmd.Start()
+	p.cmd, p.stdin = cmd, stdin
+	// The parent-death signal (Linux) is sent when the thread that forked
+	// the agent exits, not the process: the Go runtime ends a thread
+	// whose goroutine exits locked to it, which may be any goroutine's.
+	// So the agent is forked and reaped by one goroutine locked to its
+	// thread all along; the thread lives as long as the agent.
+	started := make(chan error, 1)
+	pumped := make(chan struct{})
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		o.Registry.add(cmd.Process.Pid)
+		started <- nil
+		p.wait(pumped)
+		o.Registry.remove(cmd.Process.Pid)
+	}()
+	err = <-started
 	stdoutW.Close()
 	stderrW.Close()
 	if err != nil {
+		stdin.Close()
 		stdout.Close()
 		stderr.Close()
+		// exec reports a missing directory as the program's "no such
+		// file or directory".
+		if why := dirProblem(spec.Dir); why != "" {
+			return nil, fmt.Errorf("start agent %q: its working directory (cwd) %s %s", spec.Name, spec.Dir, why)
+		}
 		return nil, fmt.Errorf("start agent %q: %w", spec.Name, err)
 	}
-	p.cmd, p.stdin = cmd, stdin
 	log.Info("agent started", "pid", cmd.Process.Pid, "command", spec.Command)
 
 	p.tap = &tap{log: log, stdin: stdin, onUpdate: p.update, sink: o.Frames}
@@ -152,8 +183,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 	p.conn = acp.NewClientSideConnection(&client{p: p}, p.tap, sdkIn)
 	p.conn.SetLogger(log.With("component", "acp-sdk"))
 
-	pumped := make(chan struct{})
-	p.wg.Add(3)
+	p.wg.Add(2)
 	go func() {
 		defer p.wg.Done()
 		defer close(pumped)
@@ -161,13 +191,30 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 		p.tap.pump(stdout, sdkOut)
 	}()
 	go func() { defer p.wg.Done(); defer stderr.Close(); p.logStderr(stderr) }()
-	go func() { defer p.wg.Done(); p.wait(pumped) }()
 
 	if err := p.initialize(ctx); err != nil {
 		p.Kill()
 		return nil, err
 	}
 	return p, nil
+}
+
+// dirProblem says what is wrong with dir as a working directory ("" if
+// nothing, or if dir is "").
+func dirProblem(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "does not exist"
+	case err != nil:
+		return "cannot be used: " + err.Error()
+	case !fi.IsDir():
+		return "is not a directory"
+	}
+	return ""
 }
 
 // wait reaps the process and closes exited once everything it wrote has

@@ -460,7 +460,7 @@ func (t *thread) ensureSession(ctx context.Context) (*agent.Session, error) {
 	if !t.r.acquire(t) {
 		return nil, errBusy
 	}
-	proc, err := agent.Start(ctx, spec, agent.Options{Logger: t.r.log.With("thread", t.ref), StopGrace: t.r.o.Limits.StopGrace})
+	proc, err := agent.Start(ctx, spec, agent.Options{Logger: t.r.log.With("thread", t.ref), StopGrace: t.r.o.Limits.StopGrace, Registry: t.r.o.Registry})
 	if err != nil {
 		t.r.release()
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/discord"
 	"github.com/acpgw/gateway/channels/slack"
@@ -173,6 +174,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		EventLog:    cfg.EventLog,
 		Agent:       cfg.AgentSpec,
 		Cwd:         cwd,
+		Registry:    data.agents,
 		Policy: func(t channels.ThreadRef, space string) session.Policy {
 			return cfg.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
 		},
@@ -423,8 +425,9 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 // dataDir is the gateway's data directory, held by one gateway at a time:
 // two gateways on the same bindings would both answer in every thread.
 type dataDir struct {
-	st   *store.Store
-	lock *os.File // flock held while the gateway runs; holds its pid
+	st     *store.Store
+	lock   *os.File        // flock held while the gateway runs; holds its pid
+	agents *agent.Registry // the running agents' process groups (agents.pids)
 }
 
 // openData creates the data directory if needed, takes its lock and
@@ -452,12 +455,19 @@ func openData(ctx context.Context, dir string, log *slog.Logger) (*dataDir, erro
 	if err := lock.Truncate(0); err == nil {
 		_, _ = lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
+	// With the directory held, no running gateway owns the agents
+	// recorded there: stop those a crash left behind.
+	agents, err := agent.OpenRegistry(filepath.Join(dir, "agents.pids"), log)
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("dataDir: %w", err)
+	}
 	st, err := store.Open(ctx, filepath.Join(dir, "gateway.db"), log)
 	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	return &dataDir{st: st, lock: lock}, nil
+	return &dataDir{st: st, lock: lock, agents: agents}, nil
 }
 
 // Close closes the store and releases the directory.
