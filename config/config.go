@@ -107,6 +107,10 @@ type Agents struct {
 	// and its session) before the prompt is given up and the agent
 	// stopped: 5s to 30m (default 2m; npx may download the agent first).
 	StartTimeout time.Duration `koanf:"startTimeout" validate:"min=5s,max=30m"`
+	// StallTimeout is how long the agent of a running turn may give no
+	// output before the thread is told, once per silence, that "stop"
+	// cancels the turn: 0 (never) to 24h (default 5m).
+	StallTimeout time.Duration `koanf:"stallTimeout" validate:"min=0,max=24h"`
 	// List holds the agents by name (letters, digits, "-" and "_"). An
 	// entry named "demo" replaces the built-in demo agent.
 	List map[string]AgentSpec `koanf:"list" validate:"dive"`
@@ -213,6 +217,7 @@ const (
 	DefaultMaxProcesses      = 8
 	DefaultStopGrace         = 3 * time.Second
 	DefaultStartTimeout      = 2 * time.Minute
+	DefaultStallTimeout      = 5 * time.Minute
 )
 
 // Default returns the documented defaults. DataDir and EventLog.Dir come
@@ -240,6 +245,7 @@ func defaults(getenv func(string) (string, bool)) Config {
 			MaxProcesses: DefaultMaxProcesses,
 			StopGrace:    DefaultStopGrace,
 			StartTimeout: DefaultStartTimeout,
+			StallTimeout: DefaultStallTimeout,
 		},
 		EventLog: eventlog.DefaultConfig(),
 		Channels: Channels{

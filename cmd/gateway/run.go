@@ -184,6 +184,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		Limits: session.Limits{
 			MaxProcesses: cfg.Agents.MaxProcesses, IdleTimeout: cfg.Agents.IdleTimeout,
 			StopGrace: cfg.Agents.StopGrace, StartTimeout: cfg.Agents.StartTimeout,
+			StallTimeout: cfg.Agents.StallTimeout,
 		},
 		Logger:   log,
 		OnUpdate: func(tag, suppressed string) { updateMetrics(m, tag, suppressed) },
