@@ -1,6 +1,8 @@
 package config
 
 import (
+	"errors"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -51,6 +53,32 @@ func (c Config) AgentSpec(name string) (agent.Spec, bool) {
 		Secrets:     c.secretsFor(name),
 		SecretNames: slices.Clone(SecretEnvNames),
 	}, true
+}
+
+// CheckDirs checks that the working directory (cwd) of every agent of
+// agents.list exists and is a directory, as Validate cannot (it does no
+// I/O; this stats them). It returns every problem joined, each naming its
+// key ("agents.list.claude.cwd: the directory /src does not exist"), or
+// nil. A relative cwd is taken from the gateway's working directory.
+func (c Config) CheckDirs() error {
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(c.Agents.List)) {
+		dir := c.Agents.List[name].Cwd
+		if dir == "" {
+			continue
+		}
+		path := "agents.list." + name + ".cwd"
+		fi, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			errs = append(errs, errorf(path, "the directory %s does not exist", dir))
+		case err != nil:
+			errs = append(errs, errorf(path, "cannot use the directory %s: %v", dir, err))
+		case !fi.IsDir():
+			errs = append(errs, errorf(path, "%s is not a directory", dir))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // SecretEnvNames are the environment variables no agent inherits, even

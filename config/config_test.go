@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -500,6 +501,43 @@ overrides:
 			},
 		},
 		{
+			name: "integers that overflow are too large, not negative",
+			yaml: `
+agents: {maxProcesses: 99999999999999999999}
+eventLog: {maxSegments: 10000000000000000000, maxSegmentBytes: -99999999999999999999}
+acp: {stream: {maxTurnChars: 9223372036854775808}}
+`,
+			want: []string{
+				`agents.maxProcesses: too large: want an integer of at most 9223372036854775807, got 1e+20`,
+				`eventLog.maxSegments: too large: want an integer of at most 9223372036854775807, got 10000000000000000000`,
+				`eventLog.maxSegmentBytes: too small: want an integer of at least -9223372036854775808, got -1e+20`,
+				`acp.stream.maxTurnChars: too large: want an integer of at most 9223372036854775807, got 9223372036854775808`,
+			},
+		},
+		{
+			name: "integers that overflow from the environment and --set",
+			env:  []string{"GATEWAY_AGENTS__MAXPROCESSES=99999999999999999999"},
+			sets: []string{"eventLog.maxSegments=-99999999999999999999"},
+			want: []string{
+				`agents.maxProcesses: too large: want an integer of at most 9223372036854775807, got 99999999999999999999`,
+				`eventLog.maxSegments: too small: want an integer of at least -9223372036854775808, got -99999999999999999999`,
+			},
+		},
+		{
+			name: "a command written as one string",
+			yaml: `
+agents:
+  list:
+    x: {command: "npx -y foo"}
+    y: {command: "  claude-agent-acp --verbose "}
+    z: {command: single-word}
+`,
+			want: []string{
+				`agents.list.x.command: must be a list such as [npx, -y, foo], got the string "npx -y foo"`,
+				`agents.list.y.command: must be a list such as [claude-agent-acp, --verbose], got the string "  claude-agent-acp --verbose "`,
+			},
+		},
+		{
 			name: "inheritEnv names",
 			yaml: `
 agents:
@@ -679,6 +717,34 @@ agents:
 	env, _ = demo.Environ(environ)
 	if diff := cmp.Diff([]string{"HOME=/home/u", "PATH=/usr/bin", "LANG=C.UTF-8"}, env); diff != "" {
 		t.Errorf("demo's environment (-want +got):\n%s", diff)
+	}
+}
+
+func TestCheckDirs(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := mustLoad(t, fmt.Sprintf(`
+agents:
+  list:
+    ok: {command: [x], cwd: %q}
+    none: {command: [x]}
+    gone: {command: [x], cwd: %q}
+    file: {command: [x], cwd: %q}
+`, dir, filepath.Join(dir, "gone"), file), nil)
+	err := c.CheckDirs()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	want := "agents.list.file.cwd: " + file + " is not a directory\n" +
+		"agents.list.gone.cwd: the directory " + filepath.Join(dir, "gone") + " does not exist"
+	if err.Error() != want {
+		t.Errorf("CheckDirs =\n%v\nwant\n%s", err, want)
+	}
+	if err := mustLoad(t, "", nil).CheckDirs(); err != nil {
+		t.Errorf("CheckDirs of the defaults: %v", err)
 	}
 }
 

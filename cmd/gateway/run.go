@@ -104,6 +104,11 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.CheckDirs(); err != nil {
+		// Not fatal: the other agents work, and the directory may come
+		// later (a mount); this agent's start says the same.
+		log.Warn("an agent cannot start", "err", err)
+	}
 	st := data.st
 	m := metrics.New()
 	ctx, cancel := context.WithCancel(ctx)
@@ -282,6 +287,9 @@ func (g *gateway) reload(c config.Config) {
 	g.router.SetAbort(c.Abort)
 	g.router.SetAccess(c.Access)
 	g.router.SetAgents(c.AgentSpec)
+	if err := c.CheckDirs(); err != nil {
+		g.log.Warn("an agent cannot start", "err", err)
+	}
 	g.log.Info("configuration reloaded")
 	if g.reloaded != nil {
 		g.reloaded <- struct{}{}
@@ -397,6 +405,9 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg, err := f.load()
+	if err == nil {
+		err = cfg.CheckDirs()
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "gateway check: the configuration is invalid:")
 		fmt.Fprintln(stderr, err)
