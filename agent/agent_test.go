@@ -2,9 +2,12 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -275,6 +278,14 @@ func TestStartFailsClearly(t *testing.T) {
 	if _, err := agent.Start(t.Context(), agent.Spec{Name: "empty"}, agent.Options{}); err == nil {
 		t.Error("Start with no command succeeded")
 	}
+	// A missing working directory is named as such, not as a missing
+	// program (exec says "fork/exec PROGRAM: no such file or directory").
+	spec := rawSpec()
+	spec.Dir = filepath.Join(t.TempDir(), "gone")
+	_, err = agent.Start(t.Context(), spec, agent.Options{})
+	if err == nil || !strings.Contains(err.Error(), "working directory (cwd) "+spec.Dir) {
+		t.Errorf("Start in a missing directory: %v, want the directory named", err)
+	}
 }
 
 // signalHandler closes started on the first update after arm.
@@ -332,5 +343,59 @@ func TestAuthenticatePrefersAnEnvMethodThatIsSet(t *testing.T) {
 	}
 	if !strings.Contains(auth, `"methodId":"openai-api-key"`) {
 		t.Errorf("authenticate frame = %q", auth)
+	}
+}
+
+// TestLongStderrLine: an agent that writes a stderr line of 3 MiB is still
+// read (a full pipe would block it forever) and answers; the line is
+// logged cut, with its length.
+func TestLongStderrLine(t *testing.T) {
+	var logs lockedBuffer
+	p := start(t, rawSpec(), agent.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	var rec recorder
+	s, err := p.NewSession(t.Context(), t.TempDir(), &rec)
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	// A wedged agent never answers: fail instead of hanging the test.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	stop, err := s.Prompt(ctx, "stderr")
+	if err != nil || stop != "end_turn" {
+		t.Fatalf("Prompt(stderr) = %q, %v: the agent is wedged on its stderr", stop, err)
+	}
+	if got := rec.texts(); got[len(got)-1] != "answered" {
+		t.Errorf("last chunk = %q", got[len(got)-1])
+	}
+	// Both lines are logged once stderr is read; stopping the agent
+	// waits for the reader.
+	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer scancel()
+	if err := p.Stop(sctx); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	var long, after bool
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var e struct {
+			Msg    string
+			Line   string
+			Cut    bool
+			Length int
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil || e.Msg != "agent stderr" {
+			continue
+		}
+		switch {
+		case e.Cut:
+			long = true
+			if e.Length != 3<<20 || e.Line != strings.Repeat("e", agent.MaxStderrLine) {
+				t.Errorf("long line logged as %d bytes with length %d, want %d bytes with length %d", len(e.Line), e.Length, agent.MaxStderrLine, 3<<20)
+			}
+		case e.Line == "after the long line":
+			after = true
+		}
+	}
+	if !long || !after {
+		t.Errorf("logged the long line: %v, the line after it: %v", long, after)
 	}
 }

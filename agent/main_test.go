@@ -9,9 +9,15 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv("RAW_SLEEPER") != "" { // first: it inherits RAW_AGENT
+		rawIgnoreTerm()
+	}
 	if os.Getenv("RAW_AGENT") != "" {
 		rawAgent()
 		os.Exit(0)
+	}
+	if path := os.Getenv("AGENT_TEST_GATEWAY"); path != "" {
+		fakeGateway(path)
 	}
 	os.Exit(m.Run())
 }

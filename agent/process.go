@@ -2,13 +2,17 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -24,14 +28,24 @@ type Spec struct {
 	Name string
 	// Command is the program and its arguments.
 	Command []string
-	// Env holds extra KEY=VALUE entries added to the gateway's environment.
+	// Env holds KEY=VALUE entries set for the agent. The agent does not
+	// inherit the gateway's environment: it gets BaseEnv, InheritEnv and
+	// Env, never a secret (see Environ).
 	Env []string
+	// InheritEnv names further variables of the gateway's environment the
+	// agent gets (a trailing "*" matches any suffix).
+	InheritEnv []string
+	// Secrets are values of the gateway's own secrets (its tokens, other
+	// agents' keys): no variable holding one reaches the agent.
+	Secrets []string
+	// SecretNames are names of variables (path.Match patterns such as
+	// "SLACK_*_TOKEN") that are never inherited, even when listed.
+	SecretNames []string
 	// Dir is the process's working directory ("" = the gateway's).
 	Dir string
 	// AuthMethod is the id of the authentication method to use when the
 	// agent answers session/new with "authentication required" (an
-	// env-var method whose variable is in Env or the gateway's
-	// environment). "" uses the first method the agent offers.
+	// env-var method whose variable is in the agent's environment). "" uses the first method the agent offers.
 	AuthMethod string
 }
 
@@ -44,6 +58,8 @@ type Options struct {
 	// StopGrace is how long Stop waits after closing stdin and after
 	// SIGTERM before escalating (default 3 s each).
 	StopGrace time.Duration
+	// Registry, if set, records the agent's process group while it runs.
+	Registry *Registry
 }
 
 // ErrExited is returned by calls made while or after the agent process
@@ -60,6 +76,7 @@ type Process struct {
 	grace time.Duration
 
 	cmd   *exec.Cmd
+	env   []string // the agent's environment
 	stdin io.WriteCloser
 	tap   *tap
 	conn  *acp.ClientSideConnection
@@ -99,8 +116,13 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 	}
 	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
 	cmd.Dir = spec.Dir
-	cmd.Env = append(os.Environ(), spec.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	env, withheld := spec.Environ(os.Environ())
+	for _, w := range withheld {
+		log.Warn("not passing an environment variable to the agent", "variable", w.Name, "why", w.Why)
+	}
+	p.env = env
+	cmd.Env = env
+	cmd.SysProcAttr = sysProcAttr()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("agent stdin: %w", err)
@@ -118,15 +140,42 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 		return nil, fmt.Errorf("agent stderr: %w", err)
 	}
 	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
-	err = cmd.Start()
+	p.cmd, p.stdin = cmd, stdin
+	// The parent-death signal (Linux) is sent when the thread that forked
+	// the agent exits, not the process: the Go runtime ends a thread
+	// whose goroutine exits locked to it, which may be any goroutine's.
+	// So the agent is forked and reaped by one goroutine locked to its
+	// thread all along; the thread lives as long as the agent.
+	started := make(chan error, 1)
+	pumped := make(chan struct{})
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		o.Registry.add(cmd.Process.Pid)
+		started <- nil
+		p.wait(pumped)
+		o.Registry.remove(cmd.Process.Pid)
+	}()
+	err = <-started
 	stdoutW.Close()
 	stderrW.Close()
 	if err != nil {
+		stdin.Close()
 		stdout.Close()
 		stderr.Close()
+		// exec reports a missing directory as the program's "no such
+		// file or directory".
+		if why := dirProblem(spec.Dir); why != "" {
+			return nil, fmt.Errorf("start agent %q: its working directory (cwd) %s %s", spec.Name, spec.Dir, why)
+		}
 		return nil, fmt.Errorf("start agent %q: %w", spec.Name, err)
 	}
-	p.cmd, p.stdin = cmd, stdin
 	log.Info("agent started", "pid", cmd.Process.Pid, "command", spec.Command)
 
 	p.tap = &tap{log: log, stdin: stdin, onUpdate: p.update, sink: o.Frames}
@@ -134,8 +183,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 	p.conn = acp.NewClientSideConnection(&client{p: p}, p.tap, sdkIn)
 	p.conn.SetLogger(log.With("component", "acp-sdk"))
 
-	pumped := make(chan struct{})
-	p.wg.Add(3)
+	p.wg.Add(2)
 	go func() {
 		defer p.wg.Done()
 		defer close(pumped)
@@ -143,13 +191,30 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 		p.tap.pump(stdout, sdkOut)
 	}()
 	go func() { defer p.wg.Done(); defer stderr.Close(); p.logStderr(stderr) }()
-	go func() { defer p.wg.Done(); p.wait(pumped) }()
 
 	if err := p.initialize(ctx); err != nil {
 		p.Kill()
 		return nil, err
 	}
 	return p, nil
+}
+
+// dirProblem says what is wrong with dir as a working directory ("" if
+// nothing, or if dir is "").
+func dirProblem(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "does not exist"
+	case err != nil:
+		return "cannot be used: " + err.Error()
+	case !fi.IsDir():
+		return "is not a directory"
+	}
+	return ""
 }
 
 // wait reaps the process and closes exited once everything it wrote has
@@ -175,12 +240,43 @@ func (p *Process) wait(pumped <-chan struct{}) {
 	p.log.Info("agent exited", "pid", p.cmd.Process.Pid, "status", p.cmd.ProcessState.String())
 }
 
-// logStderr copies the agent's stderr into the log, line by line.
+// MaxStderrLine is how much of one line of the agent's stderr is logged;
+// a longer line is logged cut, with its full length.
+const MaxStderrLine = 4 << 10
+
+// logStderr copies the agent's stderr into the log, line by line, until
+// it closes. It reads everything, whatever the length of a line: an agent
+// blocked on a full stderr pipe would hang its turn.
 func (p *Process) logStderr(r io.Reader) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1024*1024)
-	for sc.Scan() {
-		p.log.Info("agent stderr", "line", sc.Text())
+	br := bufio.NewReaderSize(r, 64<<10)
+	line := make([]byte, 0, 256)
+	n := 0 // bytes of the line so far, newline included
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if room := MaxStderrLine + 1 - len(line); room > 0 { // +1: the newline of a line just at the limit
+			line = append(line, chunk[:min(len(chunk), room)]...)
+		}
+		n += len(chunk)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if n > 0 {
+			length := n
+			if err == nil {
+				length-- // the newline
+			}
+			text := line[:min(len(line), length)]
+			text = bytes.TrimSuffix(text, []byte("\r"))
+			if length > MaxStderrLine {
+				p.log.Info("agent stderr", "line", strings.ToValidUTF8(string(text[:MaxStderrLine]), ""), "cut", true, "length", length)
+			} else {
+				p.log.Info("agent stderr", "line", string(text))
+			}
+		}
+		line, n = line[:0], 0
+		if err != nil {
+			return
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 )
 
@@ -90,6 +91,26 @@ func rawAgent() {
 				for i := range n {
 					chunk(sid, fmt.Sprintf("%d ", i))
 				}
+				result(`{"stopReason":"end_turn"}`)
+			case text == "stderr":
+				// A 3 MiB line, then a short one, then an answer.
+				os.Stderr.WriteString(strings.Repeat("e", 3<<20) + "\n" + "after the long line\n")
+				chunk(sid, "answered")
+				result(`{"stopReason":"end_turn"}`)
+			case text == "spawn":
+				// A child in the agent's process group that only SIGKILL
+				// ends, as a tool an agent runs.
+				exe, _ := os.Executable()
+				c := exec.Command(exe, "-test.run=^$")
+				c.Env = append(os.Environ(), "RAW_SLEEPER=1")
+				if err := c.Start(); err != nil {
+					chunk(sid, "spawn: "+err.Error())
+				} else {
+					chunk(sid, fmt.Sprintf("spawned %d", c.Process.Pid))
+				}
+				result(`{"stopReason":"end_turn"}`)
+			case text == "env":
+				chunk(sid, strings.Join(os.Environ(), "\n"))
 				result(`{"stopReason":"end_turn"}`)
 			case text == "die":
 				chunk(sid, "last words")

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -183,12 +182,12 @@ func (p *Process) authenticate(ctx context.Context) error {
 // first method offered.
 func (p *Process) pickAuthMethod() string {
 	set := func(name string) bool {
-		for _, kv := range p.spec.Env {
+		for _, kv := range p.env {
 			if k, v, ok := strings.Cut(kv, "="); ok && k == name {
 				return v != ""
 			}
 		}
-		return os.Getenv(name) != ""
+		return false
 	}
 	for _, m := range p.info.AuthMethods {
 		if m.EnvVar == nil || len(m.EnvVar.Vars) == 0 {

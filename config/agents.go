@@ -1,9 +1,12 @@
 package config
 
 import (
+	"errors"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 
 	"github.com/acpgw/gateway/agent"
@@ -27,11 +30,14 @@ func (c Config) AgentSpec(name string) (agent.Spec, bool) {
 			env = append(env, k+"="+a.Env[k])
 		}
 		return agent.Spec{
-			Name:       name,
-			Command:    slices.Clone(a.Command),
-			Env:        env,
-			Dir:        a.Cwd,
-			AuthMethod: a.AuthMethod,
+			Name:        name,
+			Command:     slices.Clone(a.Command),
+			Env:         env,
+			InheritEnv:  slices.Clone(a.InheritEnv),
+			Secrets:     c.secretsFor(name),
+			SecretNames: slices.Clone(SecretEnvNames),
+			Dir:         a.Cwd,
+			AuthMethod:  a.AuthMethod,
 		}, true
 	}
 	if name != DemoAgent {
@@ -42,9 +48,72 @@ func (c Config) AgentSpec(name string) (agent.Spec, bool) {
 		exe = os.Args[0]
 	}
 	return agent.Spec{
-		Name:    DemoAgent,
-		Command: []string{exe, "demo-agent", "--state-dir", filepath.Join(c.DataDir, "demo-agent")},
+		Name:        DemoAgent,
+		Command:     []string{exe, "demo-agent", "--state-dir", filepath.Join(c.DataDir, "demo-agent")},
+		Secrets:     c.secretsFor(name),
+		SecretNames: slices.Clone(SecretEnvNames),
 	}, true
+}
+
+// CheckDirs checks that the working directory (cwd) of every agent of
+// agents.list exists and is a directory, as Validate cannot (it does no
+// I/O; this stats them). It returns every problem joined, each naming its
+// key ("agents.list.claude.cwd: the directory /src does not exist"), or
+// nil. A relative cwd is taken from the gateway's working directory.
+func (c Config) CheckDirs() error {
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(c.Agents.List)) {
+		dir := c.Agents.List[name].Cwd
+		if dir == "" {
+			continue
+		}
+		path := "agents.list." + name + ".cwd"
+		fi, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			errs = append(errs, errorf(path, "the directory %s does not exist", dir))
+		case err != nil:
+			errs = append(errs, errorf(path, "cannot use the directory %s: %v", dir, err))
+		case !fi.IsDir():
+			errs = append(errs, errorf(path, "%s is not a directory", dir))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// SecretEnvNames are the environment variables no agent inherits, even
+// when its inheritEnv lists them: the platform tokens' usual names and
+// the gateway's own GATEWAY_ settings (which may hold any setting, tokens
+// too).
+var SecretEnvNames = []string{"DISCORD_TOKEN", "SLACK_*_TOKEN", "GATEWAY_*"}
+
+// minAgentSecret is the shortest env value of another agent counted as a
+// secret: shorter ones are flags ("1", "true"), not credentials.
+const minAgentSecret = 8
+
+// secretsFor returns the values the agent called name must never see:
+// every secret setting of the gateway (the Discord, Slack and web
+// tokens: every field tagged secret outside agents.list), and the env
+// values of the other agents (other than values this agent is given
+// itself, such as a shared key).
+func (c Config) secretsFor(name string) []string {
+	var out []string
+	all := c.Agents.List
+	c.Agents.List = nil // their env is handled below
+	secretValues(reflect.ValueOf(c), false, &out)
+	own := all[name].Env
+	for _, other := range slices.Sorted(maps.Keys(all)) {
+		if other == name {
+			continue
+		}
+		for _, v := range all[other].Env {
+			if len(v) >= minAgentSecret && !slices.Contains(slices.Collect(maps.Values(own)), v) {
+				out = append(out, v)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Platforms returns the enabled platforms in the order discord, slack,
@@ -67,4 +136,34 @@ func (c Config) Platforms() []string {
 		out = append(out, PlatformWeb)
 	}
 	return out
+}
+
+// secretValues appends the non-empty strings of v held in fields tagged
+// secret (or under one: secret is true inside it) to out.
+func secretValues(v reflect.Value, secret bool, out *[]string) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			secretValues(v.Elem(), secret, out)
+		}
+	case reflect.Struct:
+		if v.Type() == durationType {
+			return
+		}
+		for _, f := range fieldsOf(v.Type()) {
+			secretValues(v.FieldByIndex(f.index), secret || f.secret, out)
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			secretValues(it.Value(), secret, out)
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			secretValues(v.Index(i), secret, out)
+		}
+	case reflect.String:
+		if secret && v.String() != "" {
+			*out = append(*out, v.String())
+		}
+	}
 }

@@ -111,6 +111,10 @@ type Agents struct {
 	// and its session) before the prompt is given up and the agent
 	// stopped: 5s to 30m (default 2m; npx may download the agent first).
 	StartTimeout time.Duration `koanf:"startTimeout" validate:"min=5s,max=30m"`
+	// StallTimeout is how long the agent of a running turn may give no
+	// output before the thread is told, once per silence, that "stop"
+	// cancels the turn: 0 (never) to 24h (default 5m).
+	StallTimeout time.Duration `koanf:"stallTimeout" validate:"min=0,max=24h"`
 	// List holds the agents by name (letters, digits, "-" and "_"). An
 	// entry named "demo" replaces the built-in demo agent.
 	List map[string]AgentSpec `koanf:"list" validate:"dive"`
@@ -121,10 +125,17 @@ type AgentSpec struct {
 	// Command is the program and its arguments. From the environment or
 	// --set, a comma-separated list.
 	Command []string `koanf:"command" validate:"required,min=1,dive,required"`
-	// Env holds extra environment variables for the agent, added to the
-	// gateway's own. Values are secrets (masked by Redacted) and are
-	// normally ${VAR} references.
+	// Env holds environment variables set for the agent. Values are
+	// secrets (masked by Redacted, and never given to another agent) and
+	// are normally ${VAR} references. An agent does not inherit the
+	// gateway's environment: it gets only agent.BaseEnv (PATH, HOME,
+	// locale, proxies ...), InheritEnv and Env.
 	Env map[string]string `koanf:"env" secret:"true"`
+	// InheritEnv names further variables of the gateway's environment the
+	// agent gets (a trailing "*" matches any suffix, as in npm_config_*).
+	// The gateway's own secrets never pass, even when listed: its tokens,
+	// other agents' env values, DISCORD_TOKEN, SLACK_*_TOKEN and GATEWAY_*.
+	InheritEnv []string `koanf:"inheritEnv"`
 	// Cwd is the agent's working directory ("" = the gateway's).
 	Cwd string `koanf:"cwd"`
 	// AuthMethod is the id of the ACP authentication method to use when
@@ -216,6 +227,7 @@ const (
 	DefaultStopGrace         = 3 * time.Second
 	DefaultStartTimeout      = 2 * time.Minute
 	DefaultCatchUp           = 24 * time.Hour
+	DefaultStallTimeout      = 5 * time.Minute
 )
 
 // Default returns the documented defaults. DataDir and EventLog.Dir come
@@ -244,6 +256,7 @@ func defaults(getenv func(string) (string, bool)) Config {
 			MaxProcesses: DefaultMaxProcesses,
 			StopGrace:    DefaultStopGrace,
 			StartTimeout: DefaultStartTimeout,
+			StallTimeout: DefaultStallTimeout,
 		},
 		EventLog: eventlog.DefaultConfig(),
 		Channels: Channels{

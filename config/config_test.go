@@ -1,8 +1,10 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -510,6 +512,56 @@ overrides:
 			},
 		},
 		{
+			name: "integers that overflow are too large, not negative",
+			yaml: `
+agents: {maxProcesses: 99999999999999999999}
+eventLog: {maxSegments: 10000000000000000000, maxSegmentBytes: -99999999999999999999}
+acp: {stream: {maxTurnChars: 9223372036854775808}}
+`,
+			want: []string{
+				`agents.maxProcesses: too large: want an integer of at most 9223372036854775807, got 1e+20`,
+				`eventLog.maxSegments: too large: want an integer of at most 9223372036854775807, got 10000000000000000000`,
+				`eventLog.maxSegmentBytes: too small: want an integer of at least -9223372036854775808, got -1e+20`,
+				`acp.stream.maxTurnChars: too large: want an integer of at most 9223372036854775807, got 9223372036854775808`,
+			},
+		},
+		{
+			name: "integers that overflow from the environment and --set",
+			env:  []string{"GATEWAY_AGENTS__MAXPROCESSES=99999999999999999999"},
+			sets: []string{"eventLog.maxSegments=-99999999999999999999"},
+			want: []string{
+				`agents.maxProcesses: too large: want an integer of at most 9223372036854775807, got 99999999999999999999`,
+				`eventLog.maxSegments: too small: want an integer of at least -9223372036854775808, got -99999999999999999999`,
+			},
+		},
+		{
+			name: "a command written as one string",
+			yaml: `
+agents:
+  list:
+    x: {command: "npx -y foo"}
+    y: {command: "  claude-agent-acp --verbose "}
+    z: {command: single-word}
+`,
+			want: []string{
+				`agents.list.x.command: must be a list such as [npx, -y, foo], got the string "npx -y foo"`,
+				`agents.list.y.command: must be a list such as [claude-agent-acp, --verbose], got the string "  claude-agent-acp --verbose "`,
+			},
+		},
+		{
+			name: "inheritEnv names",
+			yaml: `
+agents:
+  list:
+    x: {command: [x], inheritEnv: [GOOD, npm_config_*, "1BAD", "A-B", "*"]}
+`,
+			want: []string{
+				`agents.list.x.inheritEnv[2]: not an environment variable name (letters, digits and _, not starting with a digit; a trailing * matches any suffix), got "1BAD"`,
+				`agents.list.x.inheritEnv[3]: not an environment variable name (letters, digits and _, not starting with a digit; a trailing * matches any suffix), got "A-B"`,
+				`agents.list.x.inheritEnv[4]: not an environment variable name (letters, digits and _, not starting with a digit; a trailing * matches any suffix), got "*"`,
+			},
+		},
+		{
 			name: "bad YAML keys",
 			yaml: "agents: {list: {a.b: {command: [x]}}}\n",
 			want: []string{`agents.list: key "a.b" must not contain "."`},
@@ -608,6 +660,102 @@ agents:
 				t.Errorf("dir, auth = %q, %q; want %q, %q", s.Dir, s.AuthMethod, tc.dir, tc.auth)
 			}
 		})
+	}
+}
+
+// TestAgentEnvironment follows the configuration into the agent's
+// environment: the gateway's tokens (from the file, ${VAR} references and
+// GATEWAY_ variables) and another agent's key never reach an agent, even
+// when its inheritEnv lists them; its own env, what it inherits and the
+// base variables do.
+func TestAgentEnvironment(t *testing.T) {
+	environ := []string{
+		"HOME=/home/u", "PATH=/usr/bin", "LANG=C.UTF-8",
+		"DISCORD_TOKEN=discord-token-MTIzNDU2Nzg5", "SLACK_BOT_TOKEN=xoxb-bot-token-123456",
+		"SLACK_APP_TOKEN=xapp-app-token-123456", "WEB_SECRET=web-token-abcdef0123456789",
+		"GATEWAY_CHANNELS__WEB__TOKEN=web-token-abcdef0123456789",
+		"ANTHROPIC_API_KEY=sk-ant-claude-key-0123456789", "OPENAI_API_KEY=sk-openai-codex-key-0123456789",
+		"SHARED_KEY=shared-key-of-both-0123", "TOKEN_COPY=xoxb-bot-token-123456",
+		"NODE_OPTIONS=--max-old-space-size=4096", "npm_config_cache=/var/cache/npm", "UNLISTED=u",
+	}
+	path := writeYAML(t, `
+channels:
+  discord: {token: "${DISCORD_TOKEN}"}
+  slack: {appToken: "${SLACK_APP_TOKEN}", botToken: "${SLACK_BOT_TOKEN}"}
+  web: {enabled: true}
+agents:
+  default: claude
+  list:
+    claude:
+      command: [claude-agent-acp]
+      env: {ANTHROPIC_API_KEY: "${ANTHROPIC_API_KEY}", SHARED: "${SHARED_KEY}", DEBUG: "1"}
+      inheritEnv: [NODE_OPTIONS, npm_config_*, DISCORD_TOKEN, SLACK_BOT_TOKEN, GATEWAY_CHANNELS__WEB__TOKEN, OPENAI_API_KEY, TOKEN_COPY]
+    codex:
+      command: [codex-acp]
+      env: {OPENAI_API_KEY: "${OPENAI_API_KEY}", SHARED: "${SHARED_KEY}", DEBUG: "1"}
+`)
+	c, err := LoadOptions{Path: path, Environ: environ}.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, ok := c.AgentSpec("claude")
+	if !ok {
+		t.Fatal("no claude agent")
+	}
+	env, withheld := spec.Environ(environ)
+	want := []string{
+		"HOME=/home/u", "PATH=/usr/bin", "LANG=C.UTF-8",
+		"NODE_OPTIONS=--max-old-space-size=4096", "npm_config_cache=/var/cache/npm",
+		"ANTHROPIC_API_KEY=sk-ant-claude-key-0123456789", "DEBUG=1", "SHARED=shared-key-of-both-0123",
+	}
+	if diff := cmp.Diff(want, env); diff != "" {
+		t.Errorf("claude's environment (-want +got):\n%s", diff)
+	}
+	var names []string
+	for _, w := range withheld {
+		names = append(names, w.Name)
+	}
+	wantWithheld := []string{"DISCORD_TOKEN", "SLACK_BOT_TOKEN", "GATEWAY_CHANNELS__WEB__TOKEN", "OPENAI_API_KEY", "TOKEN_COPY"}
+	if diff := cmp.Diff(wantWithheld, names); diff != "" {
+		t.Errorf("withheld (-want +got):\n%s", diff)
+	}
+	// The web token came from a GATEWAY_ variable; it is a secret too.
+	if !slices.Contains(spec.Secrets, "web-token-abcdef0123456789") {
+		t.Errorf("the web token is not among claude's secrets")
+	}
+	// The demo agent gets the base variables only.
+	demo, _ := c.AgentSpec("demo")
+	env, _ = demo.Environ(environ)
+	if diff := cmp.Diff([]string{"HOME=/home/u", "PATH=/usr/bin", "LANG=C.UTF-8"}, env); diff != "" {
+		t.Errorf("demo's environment (-want +got):\n%s", diff)
+	}
+}
+
+func TestCheckDirs(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := mustLoad(t, fmt.Sprintf(`
+agents:
+  list:
+    ok: {command: [x], cwd: %q}
+    none: {command: [x]}
+    gone: {command: [x], cwd: %q}
+    file: {command: [x], cwd: %q}
+`, dir, filepath.Join(dir, "gone"), file), nil)
+	err := c.CheckDirs()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	want := "agents.list.file.cwd: " + file + " is not a directory\n" +
+		"agents.list.gone.cwd: the directory " + filepath.Join(dir, "gone") + " does not exist"
+	if err.Error() != want {
+		t.Errorf("CheckDirs =\n%v\nwant\n%s", err, want)
+	}
+	if err := mustLoad(t, "", nil).CheckDirs(); err != nil {
+		t.Errorf("CheckDirs of the defaults: %v", err)
 	}
 }
 

@@ -61,6 +61,14 @@ func convert(from, to reflect.Type, data any) (any, error) {
 			if f != math.Trunc(f) || math.IsInf(f, 0) || math.IsNaN(f) {
 				return nil, fmt.Errorf("want an integer, got %v", f)
 			}
+			// YAML reads an integer too large for 64 bits as a float.
+			lo, hi := intRange(to)
+			if f < lo || f >= hi+1 {
+				return nil, outOfRange(to, f < 0, strconv.FormatFloat(f, 'g', -1, 64))
+			}
+			if isUint(to.Kind()) {
+				return uint64(f), nil
+			}
 			return int64(f), nil
 		case reflect.String:
 			return strconv.FormatFloat(f, 'f', -1, 64), nil
@@ -70,6 +78,13 @@ func convert(from, to reflect.Type, data any) (any, error) {
 		if to.Kind() == reflect.String {
 			// Ids written as YAML numbers (guilds: [1234]).
 			return fmt.Sprint(data), nil
+		}
+		if isInt(to.Kind()) || isUint(to.Kind()) {
+			// Decoding would wrap a value that does not fit (a uint64
+			// over the int64 range turned negative).
+			if err := checkIntRange(v, to); err != nil {
+				return nil, err
+			}
 		}
 	case reflect.Bool:
 		if to.Kind() == reflect.String {
@@ -112,12 +127,18 @@ func fromString(s string, to reflect.Type) (any, error) {
 	switch to.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, err := strconv.ParseInt(t, 10, to.Bits())
+		if errors.Is(err, strconv.ErrRange) {
+			return nil, outOfRange(to, strings.HasPrefix(t, "-"), t)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("want an integer, got %q", s)
 		}
 		return n, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		n, err := strconv.ParseUint(t, 10, to.Bits())
+		if errors.Is(err, strconv.ErrRange) {
+			return nil, outOfRange(to, false, t)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("want a non-negative integer, got %q", s)
 		}
@@ -148,6 +169,74 @@ func fromString(s string, to reflect.Type) (any, error) {
 		return parts, nil
 	}
 	return s, nil
+}
+
+func isInt(k reflect.Kind) bool {
+	return k == reflect.Int || k == reflect.Int8 || k == reflect.Int16 || k == reflect.Int32 || k == reflect.Int64
+}
+
+func isUint(k reflect.Kind) bool {
+	return k == reflect.Uint || k == reflect.Uint8 || k == reflect.Uint16 || k == reflect.Uint32 || k == reflect.Uint64
+}
+
+// intRange returns the smallest and largest value of the integer type t,
+// as floats.
+func intRange(t reflect.Type) (lo, hi float64) {
+	bits := t.Bits()
+	if isUint(t.Kind()) {
+		return 0, math.Ldexp(1, bits) - 1
+	}
+	return -math.Ldexp(1, bits-1), math.Ldexp(1, bits-1) - 1
+}
+
+// checkIntRange reports an integer v (of any integer kind) that does not
+// fit the integer type to.
+func checkIntRange(v reflect.Value, to reflect.Type) error {
+	bits := to.Bits()
+	switch {
+	case isUint(v.Kind()):
+		u := v.Uint()
+		limit := uint64(1)<<(bits-1) - 1 // the largest signed value
+		if isUint(to.Kind()) {
+			limit = math.MaxUint64 >> (64 - bits)
+		}
+		if u > limit {
+			return outOfRange(to, false, strconv.FormatUint(u, 10))
+		}
+	case isInt(v.Kind()):
+		n := v.Int()
+		if isUint(to.Kind()) {
+			if n < 0 {
+				return outOfRange(to, true, strconv.FormatInt(n, 10))
+			}
+			if bits < 64 && uint64(n) > math.MaxUint64>>(64-bits) {
+				return outOfRange(to, false, strconv.FormatInt(n, 10))
+			}
+			return nil
+		}
+		if bits < 64 && (n < -(1<<(bits-1)) || n > 1<<(bits-1)-1) {
+			return outOfRange(to, n < 0, strconv.FormatInt(n, 10))
+		}
+	}
+	return nil
+}
+
+// outOfRange is the error for an integer (written as got) that does not
+// fit the integer type t.
+func outOfRange(t reflect.Type, negative bool, got string) error {
+	bits := t.Bits()
+	if negative {
+		lo := "0"
+		if isInt(t.Kind()) {
+			lo = strconv.FormatInt(-1<<(bits-1), 10)
+		}
+		return fmt.Errorf("too small: want an integer of at least %s, got %s", lo, got)
+	}
+	hi := strconv.FormatUint(math.MaxUint64>>(64-bits), 10)
+	if isInt(t.Kind()) {
+		hi = strconv.FormatInt(math.MaxInt64>>(64-bits), 10)
+	}
+	return fmt.Errorf("too large: want an integer of at most %s, got %s", hi, got)
 }
 
 // decodeErrors turns the decoder's errors into path errors.

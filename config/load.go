@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/knadh/koanf/providers/confmap"
@@ -102,6 +104,7 @@ func (o LoadOptions) load(path string, data []byte) (Config, error) {
 		for _, key := range flatKeys("", m) {
 			sources[key] = "file"
 		}
+		errs = append(errs, checkCommandStrings(m)...)
 	}
 
 	env, envSources, envErrs := fromEnv(environ)
@@ -247,4 +250,31 @@ func checkKey(path, k string, errs *[]error) string {
 		*errs = append(*errs, errorf(where, "key %q must not contain \".\"", k))
 	}
 	return full
+}
+
+// checkCommandStrings rejects an agent command written in the file as one
+// string with spaces ("npx -y foo"), which would run a program of that
+// whole name; the file takes a list. (The environment and --set take a
+// comma-separated list, so a string there is one.)
+func checkCommandStrings(m map[string]any) []error {
+	agents, _ := m["agents"].(map[string]any)
+	list, _ := agents["list"].(map[string]any)
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(list)) {
+		a, _ := list[name].(map[string]any)
+		cmd, ok := a["command"].(string)
+		if !ok || len(strings.Fields(cmd)) < 2 {
+			continue
+		}
+		errs = append(errs, errorf("agents.list."+name+".command", "must be a list such as [%s], got the string %q",
+			strings.Join(strings.Fields(cmd), ", "), cmd))
+	}
+	return errs
+}
+
+// emptyYAML reports whether data holds no YAML document (nothing, or
+// only comments and blank lines).
+func emptyYAML(data []byte) bool {
+	var doc any
+	return yaml.Unmarshal(data, &doc) == nil && doc == nil
 }

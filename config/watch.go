@@ -33,7 +33,8 @@ const (
 // write that leaves the contents as they were causes none. A
 // configuration that loads and validates goes to onChange; otherwise the
 // error (every problem, as from Load) goes to onError and the caller keeps
-// its old settings. Errors of the watcher itself and a file that has
+// its old settings; so does an empty file (no YAML document), which Load
+// would take as all defaults. Errors of the watcher itself and a file that has
 // disappeared also go to onError. The callbacks run on Watch's goroutine,
 // one at a time.
 //
@@ -88,6 +89,12 @@ func watch(ctx context.Context, o LoadOptions, onChange func(Config), onError fu
 			return
 		}
 		missing, last = false, data
+		if emptyYAML(data) {
+			// Half-written, or emptied by mistake: not a wish for the
+			// defaults.
+			onError(fmt.Errorf("reload config %s: the file is empty", path))
+			return
+		}
 		cfg, err := o.load(path, data)
 		if err != nil {
 			onError(fmt.Errorf("reload config %s: %w", path, err))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -122,6 +123,30 @@ func TestWatch(t *testing.T) {
 	write(t, path, "typing: {mode: message}\n")
 	if c := waitFor(t, w.changes, "the file back"); c.Typing.Mode != "message" {
 		t.Errorf("typing.mode = %q, want message", c.Typing.Mode)
+	}
+}
+
+// TestWatchRejectsAnEmptyFile: a file emptied (or left with comments
+// only) is an error like any invalid one, not a reset to the defaults.
+func TestWatchRejectsAnEmptyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gateway.yaml")
+	write(t, path, "busy: interrupt\n")
+	w := startWatch(t, path)
+	for _, empty := range []string{"", "# all commented out\n\n"} {
+		write(t, path, empty)
+		err := waitFor(t, w.errs, "an error for "+strconv.Quote(empty))
+		if !strings.Contains(err.Error(), "the file is empty") {
+			t.Errorf("err = %v, want the file is empty", err)
+		}
+		select {
+		case c := <-w.changes:
+			t.Errorf("an empty file was delivered: busy = %q", c.Busy)
+		default:
+		}
+	}
+	write(t, path, "busy: queue\n")
+	if c := waitFor(t, w.changes, "the file filled again"); c.Busy != "queue" {
+		t.Errorf("busy = %q, want queue", c.Busy)
 	}
 }
 

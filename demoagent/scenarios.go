@@ -28,6 +28,7 @@ func scenarioTable() []scenario {
 		{"plan", "plan", "a three-step plan that progresses, with text between", runPlan},
 		{"permission", "permission [n]", "asks n times (default 1) to edit main.go, before announcing the tool", runPermission},
 		{"slow", "slow [n]", "n words (default 200), 50 ms apart; honours cancel", runSlow},
+		{"silent", "silent [seconds]", "a word, then nothing for <seconds> (default 3600), then \"done.\"; honours cancel", runSilent},
 		{"snapshot", "snapshot", "cumulative chunks: each repeats all the text so far", runSnapshot},
 		{"usage", "usage", "50 identical usage updates and a short answer", runUsage},
 		{"thought", "thought", "a thought, then an answer", runThought},
@@ -126,6 +127,22 @@ func runSlow(t *turn, arg string) (acp.StopReason, error) {
 		}
 	}
 	return acp.StopReasonEndTurn, nil
+}
+
+// runSilent is an agent that hangs without output (the gateway's stall
+// notice).
+func runSilent(t *turn, arg string) (acp.StopReason, error) {
+	secs, err := parseCount(arg, 3600, 86400)
+	if err != nil {
+		return badArg(t, "silent", err)
+	}
+	if err := t.say("Thinking… "); err != nil {
+		return "", err
+	}
+	if err := t.pause(time.Duration(secs) * time.Second); err != nil {
+		return "", err
+	}
+	return acp.StopReasonEndTurn, t.say("done.")
 }
 
 const snapshotText = "This reply arrives as cumulative snapshots: every chunk repeats all of " +

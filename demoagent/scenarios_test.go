@@ -170,6 +170,9 @@ func TestScenarios(t *testing.T) {
 					}
 				}
 			}},
+		{prompt: "silent 600", wantStop: acp.StopReasonEndTurn, wantShape: []string{"text"}, wantText: "Thinking… done."},
+		{prompt: "silent -1", wantStop: acp.StopReasonEndTurn, wantShape: []string{"text"},
+			wantText: `usage: silent [seconds] (want a whole number from 1 to 86400, got "-1")`},
 		{prompt: "ignore-cancel 1", wantStop: acp.StopReasonEndTurn, wantShape: []string{"text"}, wantText: "tick 1 tick 2 tick 3 tick 4 tick 5 "},
 		{prompt: "max-tokens", wantStop: acp.StopReasonMaxTokens, wantShape: []string{"text"}},
 		{prompt: "refuse", wantStop: acp.StopReasonRefusal},

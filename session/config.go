@@ -115,4 +115,8 @@ type Limits struct {
 	// StartTimeout bounds an agent's start (initialize and its session);
 	// past it the prompt is given up. Zero: two minutes.
 	StartTimeout time.Duration
+	// StallTimeout is how long the agent of a running turn may say
+	// nothing before the thread is told it can stop the turn (once per
+	// silence). Zero: never.
+	StallTimeout time.Duration
 }

@@ -36,6 +36,9 @@ type Options struct {
 	// Cwd is the working directory of new sessions when the agent's spec
 	// has none ("" = the gateway's).
 	Cwd string
+	// Registry, if set, records the running agents' process groups (so a
+	// gateway started after a crash stops those left behind).
+	Registry *agent.Registry
 	// Policy returns the settings for a thread (overrides resolved). Nil
 	// uses DefaultPolicy.
 	Policy func(t channels.ThreadRef, space string) Policy

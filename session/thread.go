@@ -69,6 +69,10 @@ type turn struct {
 	killed   bool
 	grace    *time.Timer
 	finished chan struct{}
+	// stall tells a silent agent (Limits.StallTimeout); stallTimer
+	// checks it, nil when that is off.
+	stall      stallWatch
+	stallTimer *time.Timer
 }
 
 // newThread returns a thread's owner; the caller starts its run loop.
@@ -287,6 +291,10 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 	t.proj.SetSettings(policy.Stream)
 	t.runner.Do(func(l *dispatch.Lane) { l.SetStream(policy.Stream) })
 	t.turn = tu
+	if d := t.r.o.Limits.StallTimeout; d > 0 {
+		tu.stall = stallWatch{after: d, last: tu.started}
+		tu.stallTimer = time.AfterFunc(d, func() { t.checkStall(tu) })
+	}
 	t.turnSeq++
 	t.tr.UserPrompt(prompt, tu.started)
 	outs := t.proj.BeginTurn(nil)
@@ -305,6 +313,9 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	t.mu.Lock()
 	if tu.grace != nil {
 		tu.grace.Stop()
+	}
+	if tu.stallTimer != nil {
+		tu.stallTimer.Stop()
 	}
 	exited := errors.Is(err, agent.ErrExited)
 	errText := ""
@@ -398,6 +409,9 @@ func (t *thread) Update(u projector.Update, history bool) {
 	if t.tr != nil {
 		t.tr.Apply(u)
 	}
+	if tu := t.turn; tu != nil && tu.stallTimer != nil && tu.stall.output(time.Now()) {
+		tu.stallTimer.Reset(tu.stall.after)
+	}
 	if t.turn != nil && t.turn.stopper != "" {
 		// Stopped: what the agent still says is recorded, not shown.
 		if f := t.r.o.OnUpdate; f != nil {
@@ -419,6 +433,32 @@ func (t *thread) Update(u projector.Update, history bool) {
 			tag = u.Tag.String()
 		}
 		f(tag, t.proj.Suppressed())
+	}
+}
+
+// checkStall tells the thread, once per silence, that the agent of tu has
+// said nothing for Limits.StallTimeout. Time spent waiting for people to
+// answer a permission prompt is not the agent's silence.
+func (t *thread) checkStall(tu *turn) {
+	if !t.r.enter() {
+		return
+	}
+	defer t.r.wg.Done()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.turn != tu {
+		return
+	}
+	now := time.Now()
+	if len(t.prompts) > 0 {
+		tu.stall.output(now)
+	}
+	tell, next := tu.stall.check(now)
+	if next > 0 {
+		tu.stallTimer.Reset(next)
+	}
+	if tell {
+		t.laneNotice(stallNotice(tu.stall.after))
 	}
 }
 
@@ -510,7 +550,7 @@ func (t *thread) ensureSession(ctx context.Context, held bool) (*agent.Session, 
 			return nil, errors.New("no agent is configured")
 		}
 	}
-	proc, err := agent.Start(ctx, spec, agent.Options{Logger: t.r.log.With("thread", t.ref), StopGrace: t.r.o.Limits.StopGrace})
+	proc, err := agent.Start(ctx, spec, agent.Options{Logger: t.r.log.With("thread", t.ref), StopGrace: t.r.o.Limits.StopGrace, Registry: t.r.o.Registry})
 	if err != nil {
 		t.r.release()
 		return nil, err

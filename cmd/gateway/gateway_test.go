@@ -291,6 +291,46 @@ func TestCheckCommand(t *testing.T) {
 	}
 }
 
+// TestCheckCommandAgentMistakes: gateway check reports the mistakes
+// people make with agents, each naming its key.
+func TestCheckCommandAgentMistakes(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"command as one string", "agents:\n  list:\n    x: {command: \"npx -y foo\"}\n",
+			`agents.list.x.command: must be a list such as [npx, -y, foo], got the string "npx -y foo"`},
+		{"missing cwd", "agents:\n  list:\n    x: {command: [npx, -y, foo], cwd: " + filepath.Join(dir, "gone") + "}\n",
+			"agents.list.x.cwd: the directory " + filepath.Join(dir, "gone") + " does not exist"},
+		{"overflow", "agents: {maxProcesses: 99999999999999999999}\n",
+			"agents.maxProcesses: too large: want an integer of at most 9223372036854775807, got 1e+20"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".yaml")
+			if err := os.WriteFile(path, []byte(tc.yaml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, err := runCLI(t, "", "check", "--config", path)
+			var ex exitCode
+			if !asExit(err, &ex) || ex != 1 {
+				t.Fatalf("check: err = %v, want exit status 1", err)
+			}
+			if !strings.Contains(errOut, tc.want) {
+				t.Errorf("check errors lack %q:\n%s", tc.want, errOut)
+			}
+		})
+	}
+	// The same agent in an existing directory is fine.
+	ok := filepath.Join(dir, "ok.yaml")
+	if err := os.WriteFile(ok, []byte("agents:\n  list:\n    x: {command: [npx, -y, foo], cwd: "+dir+"}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, err := runCLI(t, "", "check", "--config", ok); err != nil {
+		t.Errorf("check of a good file: %v\n%s", err, errOut)
+	}
+}
+
 // A shutdown (SIGINT/SIGTERM cancel the run context) cancels the running
 // turn with session/cancel, records it, and stops the agent.
 func TestShutdownCancelsRunningTurns(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/discord"
 	"github.com/acpgw/gateway/channels/slack"
@@ -103,6 +104,11 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.CheckDirs(); err != nil {
+		// Not fatal: the other agents work, and the directory may come
+		// later (a mount); this agent's start says the same.
+		log.Warn("an agent cannot start", "err", err)
+	}
 	st := data.st
 	m := metrics.New()
 	ctx, cancel := context.WithCancel(ctx)
@@ -173,6 +179,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		EventLog:    cfg.EventLog,
 		Agent:       cfg.AgentSpec,
 		Cwd:         cwd,
+		Registry:    data.agents,
 		Policy: func(t channels.ThreadRef, space string) session.Policy {
 			return cfg.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
 		},
@@ -182,6 +189,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		Limits: session.Limits{
 			MaxProcesses: cfg.Agents.MaxProcesses, IdleTimeout: cfg.Agents.IdleTimeout,
 			StopGrace: cfg.Agents.StopGrace, StartTimeout: cfg.Agents.StartTimeout,
+			StallTimeout: cfg.Agents.StallTimeout,
 		},
 		Delivery: cfg.Delivery,
 		CatchUp:  session.CatchUp{Window: cfg.Channels.CatchUp},
@@ -281,6 +289,9 @@ func (g *gateway) reload(c config.Config) {
 	g.router.SetAbort(c.Abort)
 	g.router.SetAccess(c.Access)
 	g.router.SetAgents(c.AgentSpec)
+	if err := c.CheckDirs(); err != nil {
+		g.log.Warn("an agent cannot start", "err", err)
+	}
 	g.log.Info("configuration reloaded")
 	if g.reloaded != nil {
 		g.reloaded <- struct{}{}
@@ -396,6 +407,9 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg, err := f.load()
+	if err == nil {
+		err = cfg.CheckDirs()
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "gateway check: the configuration is invalid:")
 		fmt.Fprintln(stderr, err)
@@ -425,8 +439,9 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 // dataDir is the gateway's data directory, held by one gateway at a time:
 // two gateways on the same bindings would both answer in every thread.
 type dataDir struct {
-	st   *store.Store
-	lock *os.File // flock held while the gateway runs; holds its pid
+	st     *store.Store
+	lock   *os.File        // flock held while the gateway runs; holds its pid
+	agents *agent.Registry // the running agents' process groups (agents.pids)
 }
 
 // openData creates the data directory if needed, takes its lock and
@@ -454,12 +469,19 @@ func openData(ctx context.Context, dir string, log *slog.Logger) (*dataDir, erro
 	if err := lock.Truncate(0); err == nil {
 		_, _ = lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
+	// With the directory held, no running gateway owns the agents
+	// recorded there: stop those a crash left behind.
+	agents, err := agent.OpenRegistry(filepath.Join(dir, "agents.pids"), log)
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("dataDir: %w", err)
+	}
 	st, err := store.Open(ctx, filepath.Join(dir, "gateway.db"), log)
 	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	return &dataDir{st: st, lock: lock}, nil
+	return &dataDir{st: st, lock: lock, agents: agents}, nil
 }
 
 // Close closes the store and releases the directory.

@@ -1,0 +1,61 @@
+package session
+
+import (
+	"fmt"
+	"time"
+)
+
+// stallWatch tells when the agent of a running turn has been silent for
+// too long: once per silence, as output starts a new one. It is pure: the
+// thread feeds it the time.
+type stallWatch struct {
+	after time.Duration
+	last  time.Time // the last output, or the start of the turn
+	told  bool      // the current silence has been told
+}
+
+// output records output at now. It reports whether the watch was idle
+// (its silence told), so the caller arms its timer again.
+func (w *stallWatch) output(now time.Time) (rearm bool) {
+	rearm = w.told
+	w.last, w.told = now, false
+	return rearm
+}
+
+// check reports whether the silence is to be told now (at most once per
+// silence), and how long until the next check (0: none until output).
+func (w *stallWatch) check(now time.Time) (tell bool, next time.Duration) {
+	if w.told {
+		return false, 0
+	}
+	if left := w.last.Add(w.after).Sub(now); left > 0 {
+		return false, left
+	}
+	w.told = true
+	return true, 0
+}
+
+// stallNotice is the notice for a silence of d.
+func stallNotice(d time.Duration) string {
+	return fmt.Sprintf("No output from the agent for %s. Say \"stop\" to cancel the turn.", humanDuration(d))
+}
+
+// humanDuration writes d in words where it is whole hours, minutes or
+// seconds ("5 minutes"), else as time.Duration does.
+func humanDuration(d time.Duration) string {
+	unit := func(n int64, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %ss", n, one)
+	}
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return unit(int64(d/time.Hour), "hour")
+	case d >= time.Minute && d%time.Minute == 0:
+		return unit(int64(d/time.Minute), "minute")
+	case d >= time.Second && d%time.Second == 0:
+		return unit(int64(d/time.Second), "second")
+	}
+	return d.String()
+}
