@@ -67,7 +67,9 @@ func TestStartStopsAgentsLeftBehind(t *testing.T) {
 	c := client{t: t, base: g.webURL}
 	th := c.post("api/threads", map[string]any{})["id"].(string)
 	c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "echo hi"})
-	c.waitIdle(th)
+	// The agent's answer, not only "not typing": the state read first may
+	// come before the turn started.
+	c.waitMessage(th, "the agent's answer", func(m webMessage) bool { return m.Role == "assistant" && m.Kind == "text" })
 	data, err := os.ReadFile(pids)
 	if err != nil {
 		t.Fatal(err)
