@@ -148,6 +148,19 @@ type Option struct {
 type Choice struct {
 	Text    string
 	Options []Option
+	// Attachment, if set, is a text file the prompt's message carries:
+	// the whole of a Text that had to be shortened to fit (Text says so).
+	// Dispatch sets it only for adapters whose Limits.MaxAttachmentBytes
+	// admits it; other adapters never receive one.
+	Attachment *Attachment
+}
+
+// Attachment is a text file sent with a message.
+type Attachment struct {
+	// Name is the file's name, such as "permission.txt".
+	Name string
+	// Text is the file's content, UTF-8.
+	Text string
 }
 
 // Limits describes how much a platform accepts. It is data: dispatch and the
@@ -171,6 +184,9 @@ type Limits struct {
 	// indicator when the bot posts a message; while a turn runs, dispatch
 	// then shows it again right after each post.
 	TypingClearedByPost bool
+	// MaxAttachmentBytes is the largest Choice.Attachment Prompter.Prompt
+	// sends with a prompt; 0 means prompts carry no attachments.
+	MaxAttachmentBytes int
 }
 
 // Adapter is a connection to one chat platform.

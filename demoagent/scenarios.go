@@ -27,6 +27,7 @@ func scenarioTable() []scenario {
 		{"tools", "tools", "several tool calls with the noise real agents make", runTools},
 		{"plan", "plan", "a three-step plan that progresses, with text between", runPlan},
 		{"permission", "permission [n]", "asks n times (default 1) to edit main.go, before announcing the tool", runPermission},
+		{"permission-run", "permission-run [long]", "asks to run a command whose dangerous end hides after 3,000 spaces (long: after 5,000 characters), touching a file outside the working directory", runPermissionRun},
 		{"slow", "slow [n]", "n words (default 200), 50 ms apart; honours cancel", runSlow},
 		{"silent", "silent [seconds]", "a word, then nothing for <seconds> (default 3600), then \"done.\"; honours cancel", runSilent},
 		{"snapshot", "snapshot", "cumulative chunks: each repeats all the text so far", runSnapshot},

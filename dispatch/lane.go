@@ -135,8 +135,9 @@ type item struct {
 	key     string // edit key, "" for plain posts
 	text    string
 	end     projector.TurnEnd
-	choice  channels.Choice              // itemPrompt
+	choice  channels.Choice              // itemPrompt, fitted to the channel
 	posted  func(channels.Handle, error) // itemPrompt
+	detail  []string                     // itemPrompt: messages to post before it
 	buf     strings.Builder              // backs text for text items
 	// heldSince is when the oldest text not yet released arrived (block
 	// mode).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,6 +42,7 @@ func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 	t.mu.Lock()
 	policy := t.policy.Permissions
 	stopped := t.turn != nil && t.turn.stopper != ""
+	cwd := t.cwd
 	t.mu.Unlock()
 	if stopped {
 		// Asked after a stop: nobody is shown the question; the agent
@@ -73,7 +75,7 @@ func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 	}
 
 	p := &pending{id: newID(), req: req, asked: time.Now(), answer: make(chan answered, 1)}
-	p.text = renderPermission(req)
+	p.text = renderPermission(req, cwd)
 	options := make([]channels.Option, 0, len(req.Options))
 	storeOpts := make([]store.PromptOption, 0, len(req.Options))
 	for _, o := range req.Options {
@@ -313,15 +315,24 @@ func toolTitle(tu projector.ToolUpdate) string {
 	return tooldisplay.Label(tooldisplay.Call{Kind: tu.Kind, Title: tu.Title, RawInput: tu.RawInput, Locations: locs})
 }
 
-// Limits of a rendered prompt.
-const (
-	maxPromptInput = 600
-	maxDiffLines   = 30
-)
+// maxDiffLines is how many lines of a diff a prompt shows; it says how
+// many more there are.
+const maxDiffLines = 30
 
-// renderPermission renders the request: what the tool is, its input and
-// its diffs, so people see what they allow.
-func renderPermission(req agent.PermissionRequest) string {
+// outsideMark flags a path outside the agent's working directory.
+const outsideMark = "⚠️ outside the working directory"
+
+// renderPermission renders the request so that people see what they
+// allow: the tool, every path it names (the locations and the path fields
+// of its input), flagging those outside cwd, the agent's working directory
+// ("" when unknown: nothing is flagged), its whole input, and its content
+// and diffs. Nothing here cuts the input: dispatch fits the text to the
+// channel and says what it had to hide, and where the whole text is. Long
+// runs of white space and invisible characters, which could hide part of
+// a command, are shown as markers (tooldisplay.Visible); the input is set
+// in a code span nothing inside can close, so no part of it is read as
+// Markdown (a spoiler, a link).
+func renderPermission(req agent.PermissionRequest, cwd string) string {
 	tu := req.Tool
 	var b strings.Builder
 	b.WriteString("🔐 **Permission needed** — ")
@@ -329,20 +340,74 @@ func renderPermission(req agent.PermissionRequest) string {
 	if tu.Kind != "" {
 		b.WriteString(" (" + tu.Kind + ")")
 	}
+	if paths := toolPaths(tu); len(paths) > 0 {
+		b.WriteString("\nFiles:")
+		for _, p := range paths {
+			b.WriteString("\n• " + tooldisplay.CodeSpan(tooldisplay.Visible(p.Path)))
+			if p.Line > 0 {
+				b.WriteString(" line " + strconv.Itoa(p.Line))
+			}
+			if outside(cwd, p.Path) {
+				b.WriteString(" " + outsideMark)
+			}
+		}
+	}
 	if in := compactJSON(tu.RawInput); in != "" && in != "{}" {
-		b.WriteString("\nInput: `" + tooldisplay.Cut(tooldisplay.Redact(in), maxPromptInput) + "`")
+		b.WriteString("\nInput: " + tooldisplay.CodeSpan(tooldisplay.Visible(tooldisplay.Redact(in))))
 	}
 	for _, c := range tu.Content {
 		switch c.Type {
 		case "diff":
-			b.WriteString("\n" + renderDiff(c))
+			b.WriteString("\n" + renderDiff(c, cwd))
 		case "content":
 			if c.Text != "" {
-				b.WriteString("\n" + tooldisplay.Cut(c.Text, maxPromptInput))
+				b.WriteString("\n" + tooldisplay.Visible(c.Text))
 			}
 		}
 	}
 	return b.String()
+}
+
+// inputPathKeys are the fields of a tool's raw input that name a file.
+var inputPathKeys = []string{"file_path", "path", "filePath", "notebook_path", "absolute_path", "destination", "cwd"}
+
+// toolPaths returns the paths the tool names: its locations, then the
+// path fields of its raw input, each once.
+func toolPaths(tu projector.ToolUpdate) []projector.Location {
+	var out []projector.Location
+	seen := map[string]bool{}
+	for _, l := range tu.Locations {
+		if l.Path != "" && !seen[l.Path] {
+			seen[l.Path] = true
+			out = append(out, l)
+		}
+	}
+	var in map[string]json.RawMessage
+	if json.Unmarshal(tu.RawInput, &in) != nil {
+		return out
+	}
+	for _, k := range inputPathKeys {
+		var p string
+		if json.Unmarshal(in[k], &p) == nil && p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, projector.Location{Path: p})
+		}
+	}
+	return out
+}
+
+// outside reports whether path p lies outside directory dir; a relative p
+// is taken relative to dir. It compares cleaned paths and follows no
+// symbolic links. With dir unknown ("") nothing is outside.
+func outside(dir, p string) bool {
+	if dir == "" || p == "" {
+		return false
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(p))
+	return err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func compactJSON(raw []byte) string {
@@ -353,18 +418,26 @@ func compactJSON(raw []byte) string {
 	if json.Unmarshal(raw, &v) != nil {
 		return string(raw)
 	}
-	out, _ := json.Marshal(v)
-	return string(out)
+	// Without HTML escaping: "&& curl" must read as it will run, not as
+	// "\u0026\u0026 curl".
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return string(raw)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// renderDiff shows a diff block as removed and added lines in a fence.
-func renderDiff(c projector.ToolContent) string {
+// renderDiff shows a diff block as removed and added lines in a fence,
+// its path flagged when outside cwd.
+func renderDiff(c projector.ToolContent, cwd string) string {
 	var lines []string
 	for _, l := range splitLines(c.OldText) {
-		lines = append(lines, "- "+l)
+		lines = append(lines, "- "+tooldisplay.Visible(l))
 	}
 	for _, l := range splitLines(c.NewText) {
-		lines = append(lines, "+ "+l)
+		lines = append(lines, "+ "+tooldisplay.Visible(l))
 	}
 	more := 0
 	if len(lines) > maxDiffLines {
@@ -372,7 +445,11 @@ func renderDiff(c projector.ToolContent) string {
 		lines = lines[:maxDiffLines]
 	}
 	var b strings.Builder
-	b.WriteString("`" + c.Path + "`\n```diff\n")
+	b.WriteString(tooldisplay.CodeSpan(tooldisplay.Visible(c.Path)))
+	if outside(cwd, c.Path) {
+		b.WriteString(" " + outsideMark)
+	}
+	b.WriteString("\n```diff\n")
 	for _, l := range lines {
 		b.WriteString(strings.ReplaceAll(l, "```", "`‵`") + "\n")
 	}

@@ -54,6 +54,9 @@ type thread struct {
 	reaper    *time.Timer
 	turnSeq   int
 	shutting  bool
+
+	// cwd is the session's working directory, for permission prompts.
+	cwd string
 }
 
 // turn is the state of the running turn.
@@ -586,6 +589,7 @@ func (t *thread) ensureSession(ctx context.Context, held bool) (*agent.Session, 
 	}
 	t.mu.Lock()
 	t.proc, t.sess, t.slot = proc, sess, true
+	t.cwd = cwd
 	t.mu.Unlock()
 	t.r.agentEvent(t.ref, "started")
 	t.r.wg.Go(func() { t.watch(proc) })

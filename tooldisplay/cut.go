@@ -44,8 +44,18 @@ func Cut(s string, max int) string {
 // guarantees as [Cut]. It suits values whose end matters as much as their
 // start: commands, paths, URLs.
 func CutMiddle(s string, max int) string {
+	return Elide(s, max, func(int) string { return ellipsis })
+}
+
+// Elide shortens s to at most max code points like [CutMiddle], putting
+// note(n) in place of the middle, where n is how many code points of s were
+// left out: a cut that says what it hid. note's length may grow with n, but
+// not beyond the length of note(code points in s). When max leaves no room
+// for the note and an end of s, the result is the note alone.
+func Elide(s string, max int, note func(hidden int) string) string {
 	s = validUTF8(s)
-	if max <= 0 || utf8.RuneCountInString(s) <= max {
+	total := utf8.RuneCountInString(s)
+	if max <= 0 || total <= max {
 		return s
 	}
 	// bounds[i] is the byte offset where cluster i starts; runes[i] its size
@@ -59,7 +69,9 @@ func CutMiddle(s string, max int) string {
 		runes = append(runes, utf8.RuneCountInString(cluster))
 		pos += len(cluster)
 	}
-	budget := max - utf8.RuneCountInString(ellipsis)
+	// The note can only get shorter as fewer code points are hidden, so
+	// the budget leaves room for the longest one.
+	budget := max - utf8.RuneCountInString(note(total))
 	head, used := 0, 0
 	for head < len(runes) && used+runes[head] <= (budget+1)/2 {
 		used += runes[head]
@@ -77,7 +89,7 @@ func CutMiddle(s string, max int) string {
 	if tail < len(bounds) {
 		tailStart = bounds[tail]
 	}
-	return s[:headEnd] + ellipsis + s[tailStart:]
+	return s[:headEnd] + note(total-used) + s[tailStart:]
 }
 
 // validUTF8 returns s with invalid bytes replaced by U+FFFD.

@@ -162,23 +162,7 @@ func plain(s string) string {
 // code returns the one-line text s redacted, cut to maxValueChars and set in
 // a CommonMark code span whose fence no backticks inside can close.
 func code(s string) string {
-	s = plain(oneLine(s))
-	longest, run := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		// CommonMark strips one space on each side, so a value may start or
-		// end with a backtick without merging into the fence.
-		s = " " + s + " "
-	}
-	return fence + s + fence
+	return CodeSpan(plain(oneLine(s)))
 }
 
 // input is a decoded raw tool input object.

@@ -65,7 +65,31 @@ var redactions = []struct {
 // xoxp-…, xapp-…, AKIA…, AIza…, eyJ… JWTs). Names are kept, so
 // "GITHUB_TOKEN=abc" becomes "GITHUB_TOKEN=•••". It is a display aid that
 // catches the common cases, not a guarantee.
+//
+// Redact is idempotent: Redact(Redact(s)) == Redact(s). One pass is not:
+// a replacement can complete a match for a pattern applied before it (the
+// query token in "&TOKEN=--x" becomes "•••", which the assignment pattern
+// then takes as TOKEN='s value, quote and all; "ghp_…_TOKEN=x" gains a
+// word boundary before "_TOKEN"), so passes repeat until nothing changes.
+// Every changing pass replaces a value that was not "•••", so this ends
+// after a few passes; maxRedactPasses only guards against a case no test
+// has found.
 func Redact(s string) string {
+	for range maxRedactPasses {
+		next := redactOnce(s)
+		if next == s {
+			break
+		}
+		s = next
+	}
+	return s
+}
+
+// maxRedactPasses bounds Redact's passes; real inputs need one or two.
+const maxRedactPasses = 8
+
+// redactOnce applies each pattern once, in order.
+func redactOnce(s string) string {
 	lower := strings.ToLower(s)
 	for _, r := range redactions {
 		if !strings.Contains(s, r.hint) && !strings.Contains(lower, r.hint) {

@@ -75,6 +75,11 @@ func TestRedact(t *testing.T) {
 		{"task name", "task-abcdefghijklmnopqrstu", "task-abcdefghijklmnopqrstu"},
 		{"short ghp", "ghp_short", "ghp_short"},
 		{"empty", "", ""},
+
+		// A replacement completes a match of an earlier pattern: Redact
+		// repeats until nothing changes, so a second call changes nothing.
+		{"query value then assignment", "&TOKEN=--\xff\"", "&TOKEN=•••"},
+		{"github token then assignment", "ghp_aaaaaaaaaaaaaaaaaaaa_TOKEN=\xe2x", "•••_TOKEN=•••"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,6 +110,11 @@ func FuzzRedact(f *testing.F) {
 		got := Redact(s)
 		if again := Redact(got); again != got {
 			t.Fatalf("Redact(Redact(%q)) = %q, want %q", s, again, got)
+		}
+		// Whatever comes before it, a secret in a word of its own is hidden.
+		withSecret := s + " GITHUB_TOKEN=fuzzsecret1234"
+		if got := Redact(withSecret); strings.Contains(got, "fuzzsecret1234") {
+			t.Fatalf("Redact(%q) = %q, the token's value is visible", withSecret, got)
 		}
 	})
 }

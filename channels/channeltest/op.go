@@ -29,6 +29,8 @@ type Op struct {
 	Text string `json:"text,omitempty"`
 	// Options are the option ids of a prompt, in order.
 	Options []string `json:"options,omitempty"`
+	// Attachment is the file a prompt carries, if any.
+	Attachment *channels.Attachment `json:"attachment,omitempty"`
 	// StopReason is the ACP stop reason of a "turn_end" note.
 	StopReason string `json:"stopReason,omitempty"`
 	// Error is the error text of a failed call (only in Recorder.Attempts).
@@ -68,6 +70,8 @@ type Message struct {
 	Text string
 	// Options are the option ids of a prompt; nil for other messages.
 	Options []string
+	// Attachment is the file a prompt carries, if any.
+	Attachment *channels.Attachment
 	// Edits counts the successful edits of the message.
 	Edits int
 }

@@ -348,7 +348,7 @@ func (r *Recorder) prompt(ctx context.Context, t channels.ThreadRef, c channels.
 	for _, o := range c.Options {
 		ids = append(ids, o.ID)
 	}
-	op := Op{Op: "prompt", Kind: channels.KindPermission, Text: c.Text, Options: ids}
+	op := Op{Op: "prompt", Kind: channels.KindPermission, Text: c.Text, Options: ids, Attachment: c.Attachment}
 	err := r.checkLocked(ctx, InjectPrompt, t)
 	if err == nil {
 		err = r.checkChoice(c)
@@ -361,6 +361,7 @@ func (r *Recorder) prompt(ctx context.Context, t channels.ThreadRef, c channels.
 		return channels.Handle{}, err
 	}
 	msg := r.addLocked(t, channels.KindPermission, "", c.Text, ids)
+	msg.Attachment = c.Attachment
 	op.Msg = msg.ID
 	r.logLocked(t, op, nil)
 	return channels.Handle{Thread: t, ID: msg.ID}, nil
@@ -403,6 +404,14 @@ func (r *Recorder) checkChoice(c channels.Choice) error {
 	}
 	if len(c.Options) == 0 {
 		return errors.New("no options")
+	}
+	if a := c.Attachment; a != nil {
+		if limit := r.opts.Limits.MaxAttachmentBytes; len(a.Text) > limit {
+			return fmt.Errorf("attachment of %d bytes, limit is %d", len(a.Text), limit)
+		}
+		if a.Name == "" || !utf8.ValidString(a.Text) {
+			return errors.New("attachment without a name or not UTF-8")
+		}
 	}
 	seen := make(map[string]bool, len(c.Options))
 	for _, o := range c.Options {

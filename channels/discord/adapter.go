@@ -66,6 +66,9 @@ const (
 	minEditInterval = time.Second
 	// typingInterval: a typing indicator lasts about ten seconds.
 	typingInterval = 8 * time.Second
+	// maxAttachmentBytes: Discord takes files of up to 10 MiB from bots in
+	// any server; a prompt's text file stays well below.
+	maxAttachmentBytes = 8 << 20
 )
 
 // Reconnection backoff of the gateway connection.
@@ -217,6 +220,9 @@ func (a *Adapter) Limits() channels.Limits {
 		TypingInterval:  typingInterval,
 		// A bot's typing indicator disappears when it posts.
 		TypingClearedByPost: true,
+		// A prompt's whole text goes with it as a file (Prompt), in the
+		// same request: it cannot get lost or out of order.
+		MaxAttachmentBytes: maxAttachmentBytes,
 	}
 }
 

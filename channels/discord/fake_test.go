@@ -102,6 +102,8 @@ type fakeMessage struct {
 	Edits      int
 	History    []string // every content it had, first to last
 	ReplyTo    string   // the message it answers, if any
+	// Files are the files the bot attached.
+	Files []fakeFile
 }
 
 type fakeRequest struct {

@@ -1,9 +1,13 @@
 package discord
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"strings"
 	"time"
@@ -104,7 +108,12 @@ func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
 	case r.Method == "GET" && path == "/gateway":
 		writeJSON(w, 200, map[string]any{"url": "ws://" + f.addr + "/gateway"})
 	case len(segs) == 3 && route == "POST channels" && segs[2] == "messages":
-		f.postMessage(w, segs[1], body)
+		payload, files, err := sendPayload(r.Header.Get("Content-Type"), body)
+		if err != nil {
+			writeError(w, 400, 50109, "The request body contains invalid JSON: "+err.Error())
+			return
+		}
+		f.postMessage(w, segs[1], payload, files...)
 	case len(segs) == 4 && route == "PATCH channels" && segs[2] == "messages":
 		f.editMessage(w, segs[1], segs[3], body)
 	case len(segs) == 3 && route == "POST channels" && segs[2] == "typing":
@@ -165,7 +174,45 @@ func (f *fakeDiscord) checkText(w http.ResponseWriter, s string) bool {
 	return true
 }
 
-func (f *fakeDiscord) postMessage(w http.ResponseWriter, channel string, body []byte) {
+// sendPayload returns the JSON of a message create: the body itself, or,
+// for a multipart body (a message with files), its payload_json part and
+// the files of its files[n] parts, as Discord reads them.
+func sendPayload(contentType string, body []byte) ([]byte, []fakeFile, error) {
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil || mt != "multipart/form-data" {
+		return body, nil, nil
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	var payload []byte
+	var files []fakeFile
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		data, err := io.ReadAll(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch name := p.FormName(); {
+		case name == "payload_json":
+			payload = data
+		case strings.HasPrefix(name, "files["):
+			files = append(files, fakeFile{Name: p.FileName(), ContentType: p.Header.Get("Content-Type"), Body: data})
+		default:
+			return nil, nil, fmt.Errorf("unknown form field %q", name)
+		}
+	}
+	if payload == nil {
+		return nil, nil, errors.New("no payload_json")
+	}
+	return payload, files, nil
+}
+
+func (f *fakeDiscord) postMessage(w http.ResponseWriter, channel string, body []byte, files ...fakeFile) {
 	var b sendBody
 	if err := json.Unmarshal(body, &b); err != nil {
 		writeError(w, 400, 50109, "The request body contains invalid JSON.")
@@ -175,7 +222,7 @@ func (f *fakeDiscord) postMessage(w http.ResponseWriter, channel string, body []
 	if b.Content != nil {
 		content = *b.Content
 	}
-	if content == "" && !hasComponents(b.Components) {
+	if content == "" && !hasComponents(b.Components) && len(files) == 0 {
 		writeError(w, 400, 50006, "Cannot send an empty message")
 		return
 	}
@@ -194,7 +241,7 @@ func (f *fakeDiscord) postMessage(w http.ResponseWriter, channel string, body []
 		f.dispatchLocked("THREAD_UPDATE", channelJSON(ch))
 	}
 	delete(f.typing, channel) // a post hides its author's typing indicator
-	m := &fakeMessage{ID: f.newIDLocked(), Channel: channel, Author: f.bot, Content: content, Flags: b.Flags, History: []string{content}}
+	m := &fakeMessage{ID: f.newIDLocked(), Channel: channel, Author: f.bot, Content: content, Flags: b.Flags, History: []string{content}, Files: files}
 	if r := b.MessageReference; r != nil {
 		if to, ok := f.msgs[r.MessageID]; !ok || to.Channel != channel {
 			writeError(w, 400, 50035, "Invalid Form Body: message_reference: Unknown message")

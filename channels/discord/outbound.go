@@ -123,8 +123,9 @@ const (
 )
 
 // Prompt posts c in t with one button per option, five to a row, and
-// returns the message's handle. It blocks on I/O. It returns an error when
-// c has more than 25 options, which Discord cannot show as buttons.
+// c.Attachment, if any, as a text file of the same message; it returns
+// the message's handle. It blocks on I/O. It returns an error when c has
+// more than 25 options, which Discord cannot show as buttons.
 func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.Choice) (channels.Handle, error) {
 	ch, err := channelOf(t)
 	if err != nil {
@@ -137,11 +138,15 @@ func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.C
 	if content == "" {
 		content = "…"
 	}
-	msg, err := a.s.ChannelMessageSendComplex(ch, &discordgo.MessageSend{
+	send := &discordgo.MessageSend{
 		Content:         content,
 		Components:      a.buttonRows(c.Options),
 		AllowedMentions: noMentions(),
-	}, requestOptions(ctx)...)
+	}
+	if f := c.Attachment; f != nil {
+		send.Files = []*discordgo.File{{Name: f.Name, ContentType: "text/plain; charset=utf-8", Reader: strings.NewReader(f.Text)}}
+	}
+	msg, err := a.s.ChannelMessageSendComplex(ch, send, requestOptions(ctx)...)
 	if err != nil {
 		return channels.Handle{}, apiError("prompt", err)
 	}
