@@ -315,11 +315,12 @@ func (p *persister) dirty() bool {
 }
 
 // threadSave is a thread as collected for a save. msgs is nil when the
-// cached encoding of its messages is current.
+// cached encoding of its messages is current; the messages it points to
+// never change (the store replaces a message when it is edited).
 type threadSave struct {
 	meta savedThread
 	rev  uint64
-	msgs []message
+	msgs []*message
 }
 
 // flush writes the state file if the store changed since the last save.
@@ -365,8 +366,8 @@ func (p *persister) encodeLocked() (data []byte, rev uint64, ok bool) {
 }
 
 // collect copies, with the store locked, what a save needs: the threads
-// newest first, and the messages of those changed since their cached
-// encoding. ok is false when nothing changed since the last save.
+// newest first, and the message lists (pointers) of those changed since
+// their cached encoding. ok is false when nothing changed since the last save.
 func (p *persister) collect() (rev uint64, ts []threadSave, ok bool) {
 	p.st.mu.Lock()
 	defer p.st.mu.Unlock()
@@ -380,7 +381,8 @@ func (p *persister) collect() (rev uint64, ts []threadSave, ok bool) {
 			rev:  t.rev,
 		}
 		if c, hit := p.cache[t.id]; !hit || c.rev != t.rev {
-			s.msgs = t.copyLocked() // never nil
+			// Only the pointers: encoding reads the messages unlocked.
+			s.msgs = append(make([]*message, 0, len(t.msgs)), t.msgs...) // never nil
 		}
 		ts = append(ts, s)
 	}

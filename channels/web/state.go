@@ -57,8 +57,9 @@ type option struct {
 }
 
 // message is one message of a thread, as the API shows it. Stored messages
-// are replaced, never changed in place once handed out, so a copy may share
-// the Options slice.
+// are replaced, never changed in place once stored, so a copy may share the
+// Options slice, and a pointer taken with the store locked may be read
+// after it is unlocked.
 type message struct {
 	ID     string `json:"id"`
 	Role   string `json:"role"`
@@ -81,10 +82,38 @@ type threadInfo struct {
 	seq     uint64    // creation order, newest highest
 }
 
-// event is one live event, encoded once for every subscriber.
+// event is one live event. Its value is a snapshot taken when the state
+// changed; it is encoded to JSON by the first stream that writes it, once
+// for all, and never with the store locked: the gateway's posts and edits
+// and the people's requests wait for nothing but the change itself.
 type event struct {
 	name string // "message", "typing" or "threads"
-	data []byte // JSON
+	body *lazyJSON
+}
+
+// lazyJSON is a value encoded on first use.
+type lazyJSON struct {
+	once   sync.Once
+	encode func(any) []byte
+	v      any
+	data   []byte
+}
+
+// newEvent returns the event name with the snapshot v, to be encoded with
+// encode.
+func newEvent(name string, v any, encode func(any) []byte) event {
+	return event{name: name, body: &lazyJSON{encode: encode, v: v}}
+}
+
+// data returns the event's JSON, encoding it on the first call. It may
+// block on encoding; never call it with the store locked.
+func (e event) data() []byte {
+	l := e.body
+	l.once.Do(func() {
+		l.data = l.encode(l.v)
+		l.v = nil
+	})
+	return l.data
 }
 
 // subscriber is one live event stream. Its channel is buffered; a
@@ -122,7 +151,10 @@ func (t *thread) info() threadInfo {
 // every change the state file keeps (all but typing) counts in rev and
 // calls changed.
 type store struct {
-	now         func() time.Time
+	now func() time.Time
+	// encode encodes live events (mustJSON; tests block it to stand for
+	// slow encoding). It is called by streams, never with mu held.
+	encode      func(any) []byte
 	maxThreads  int
 	maxMessages int
 	// changed, if set, is called with mu held after each change to save;
@@ -139,6 +171,7 @@ type store struct {
 func newStore() *store {
 	return &store{
 		now:         time.Now,
+		encode:      mustJSON,
 		maxThreads:  defaultMaxThreads,
 		maxMessages: defaultMaxMessages,
 		threads:     make(map[string]*thread),
@@ -296,7 +329,15 @@ func (s *store) editMessage(id, msgID, kind, key, text string) error {
 	edited.Kind, edited.Key, edited.Text = kind, key, text
 	edited.Options = nil
 	edited.Edits++
-	*m = edited
+	// A new message replaces the old one: a stored message never changes,
+	// so a save can read it without the lock.
+	t.byID[msgID] = &edited
+	for i := len(t.msgs) - 1; i >= 0; i-- {
+		if t.msgs[i] == m {
+			t.msgs[i] = &edited
+			break
+		}
+	}
 	s.touchLocked(t)
 	s.markLocked(t)
 	s.publishMessageLocked(t, edited)
@@ -350,9 +391,7 @@ func (s *store) setTyping(id string, on bool) error {
 		return nil
 	}
 	t.typing = on
-	s.publishLocked(t, event{name: "typing", data: mustJSON(struct {
-		Typing bool `json:"typing"`
-	}{on})})
+	s.publishLocked(t, newEvent("typing", typingBody{Typing: on}, s.encode))
 	s.publishThreadsLocked()
 	return nil
 }
@@ -462,7 +501,7 @@ func (s *store) restore(ts []*thread) (threads, msgs int) {
 }
 
 func (s *store) publishMessageLocked(t *thread, m message) {
-	s.publishLocked(t, event{name: "message", data: mustJSON(m)})
+	s.publishLocked(t, newEvent("message", m, s.encode))
 }
 
 // publishLocked sends ev to the subscribers of t without blocking.
@@ -474,7 +513,7 @@ func (s *store) publishLocked(t *thread, ev event) {
 
 // publishThreadsLocked sends the thread list to every subscriber.
 func (s *store) publishThreadsLocked() {
-	ev := event{name: "threads", data: mustJSON(threadsBody{Threads: s.threadListLocked()})}
+	ev := newEvent("threads", threadsBody{Threads: s.threadListLocked()}, s.encode)
 	for sub := range s.global {
 		s.sendLocked(sub, ev)
 	}
@@ -489,6 +528,11 @@ func (s *store) sendLocked(sub *subscriber, ev event) {
 	default:
 		s.dropLocked(sub) // too slow: it reconnects and starts afresh
 	}
+}
+
+// typingBody is the JSON of "typing" events.
+type typingBody struct {
+	Typing bool `json:"typing"`
 }
 
 // threadsBody is the JSON of GET /api/threads and of "threads" events.
