@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -157,7 +158,15 @@ func (s *server) createThread(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusCreated, s.a.st.createThread(req.Title))
+	t, err := s.a.st.createThread(req.Title)
+	var full *fullError
+	if errors.As(err, &full) {
+		retry := max(full.retry, time.Minute)
+		w.Header().Set("Retry-After", strconv.Itoa(int(retry.Seconds())))
+		writeError(w, http.StatusTooManyRequests, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusCreated, t)
 }
 
 // messagesBody is the JSON of GET /api/threads/{id}/messages.

@@ -674,7 +674,7 @@ func TestShutdownEndsStreams(t *testing.T) {
 func TestOutboundErrors(t *testing.T) {
 	a := New(Options{})
 	ctx := t.Context()
-	th := ref(a.st.createThread("").ID)
+	th := ref(a.st.mustCreate("").ID)
 	done, cancel := context.WithCancel(ctx)
 	cancel()
 	h, err := a.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: "x"})

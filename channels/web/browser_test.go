@@ -242,7 +242,7 @@ func TestBrowserFirstMessage(t *testing.T) {
 	p.do("open the page", chromedp.Navigate(a.URL()), chromedp.WaitVisible(chromedp.CSS("#composer textarea")))
 	p.waitFor("the empty state", `!document.querySelector("#empty").hidden && document.querySelectorAll("#threads li").length === 0`)
 
-	other := a.st.createThread("from another tab")
+	other := a.st.mustCreate("from another tab")
 	p.waitFor("the other thread listed", `[...document.querySelectorAll("#threads button")].some(b => b.textContent === "from another tab")`)
 
 	p.do("write", chromedp.SendKeys(chromedp.CSS("#composer textarea"), "hi there\r"))

@@ -20,7 +20,7 @@ func TestContract(t *testing.T) {
 		a := New(Options{Listen: "127.0.0.1:0", Users: tokens})
 		// The suite's handler never replies; keep clicks quick.
 		a.replyWait = 10 * time.Millisecond
-		thread := ref(a.st.createThread("contract").ID)
+		thread := ref(a.st.mustCreate("contract").ID)
 		var c *client
 		// ready waits until Run listens, then connects a client.
 		ready := func(ctx context.Context) error {

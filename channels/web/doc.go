@@ -13,9 +13,10 @@
 // role (user, assistant or system), an author, a kind (the replay kinds:
 // text tool status notice plan thought permission; people write text), its
 // current text, how often it was edited, and, for an unanswered prompt,
-// its options. At most 100 threads are kept (a new one forgets the least
-// recently active) and 1000 messages per thread (the oldest go first and
-// can no longer be edited). A person's message is at most 64 KiB, a
+// its options. At most 100 threads are kept: a new one forgets the least
+// recently active thread that is not in use (running, or active in the
+// last hour), and is refused (429) when all are. A thread keeps 1000
+// messages (the oldest go first and can no longer be edited). A person's message is at most 64 KiB, a
 // request body at most 1 MiB. The agent's own text is not truncated.
 //
 // # Persistence
@@ -40,7 +41,8 @@
 // All bodies are JSON; errors are {"error": "..."} with a fitting status
 // (400 bad input, 401 missing token, 403 refused host or origin or a
 // body naming someone else, 404
-// unknown thread or message, 405, 409, 413, 415 non-JSON body, 503
+// unknown thread or message, 405, 409, 413, 415 non-JSON body, 429 every
+// thread in use, 503
 // shutting down). API.md beside this file has the details and examples.
 //
 //	POST /api/threads                     {"title"?}            → 201 thread

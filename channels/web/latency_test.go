@@ -30,7 +30,7 @@ func streamers(tb testing.TB, ctx context.Context, a *Adapter, base string, n, h
 	tb.Cleanup(wg.Wait)
 	ids := make([]string, n)
 	for i := range ids {
-		ids[i] = a.st.createThread(fmt.Sprintf("streaming %d", i)).ID
+		ids[i] = a.st.mustCreate(fmt.Sprintf("streaming %d", i)).ID
 		for j := range history {
 			a.st.addMessage(ids[i], message{Role: roleUser, Author: "ann", Kind: "text", Text: fmt.Sprintf("earlier message %d: %s", j, strings.Repeat("words ", 40))})
 		}

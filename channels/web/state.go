@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -16,8 +17,13 @@ import (
 // Memory bounds of the in-memory state.
 const (
 	// defaultMaxThreads is how many threads the adapter keeps; creating
-	// one more forgets the least recently active thread.
+	// one more forgets the least recently active thread that is not in
+	// use (see keepFor), or is refused when every thread is.
 	defaultMaxThreads = 100
+	// keepFor is how long after its last activity a thread is never
+	// forgotten to make room; a thread with typing on (a turn running) is
+	// never forgotten either.
+	keepFor = time.Hour
 	// defaultMaxMessages is how many messages a thread keeps; the oldest
 	// are forgotten first and can no longer be edited.
 	defaultMaxMessages = 1000
@@ -48,6 +54,27 @@ var (
 	errNoThread  = errors.New("no such thread")
 	errNoMessage = errors.New("no such message")
 )
+
+// fullError is the refusal of a new thread when the store is full and
+// every thread is in use: running, or active within keepFor.
+type fullError struct {
+	max int
+	// retry is when a thread may next be forgotten: the soonest a thread
+	// that is not running falls out of keepFor; 0 when every thread is
+	// running.
+	retry time.Duration
+}
+
+func (e *fullError) Error() string {
+	when := "when a running turn ends and its thread has been idle for an hour"
+	if e.retry > 0 {
+		when = "in about " + e.retry.Round(time.Minute).String()
+		if e.retry < time.Minute {
+			when = "in a minute"
+		}
+	}
+	return fmt.Sprintf("the web chat already keeps %d threads, and each one is running or was used in the last hour, so none is forgotten to make room; continue an existing thread, or try again %s", e.max, when)
+}
 
 // option is one button of a prompt, as the API shows it.
 type option struct {
@@ -134,11 +161,14 @@ type thread struct {
 	created time.Time
 	seq     uint64 // store.tick at creation, for the list order
 	active  uint64 // store.tick at the last activity, for eviction
-	rev     uint64 // store.rev at the last change to save, for the state file
-	typing  bool
-	msgs    []*message // oldest first
-	byID    map[string]*message
-	subs    map[*subscriber]struct{}
+	// activeAt is the time of the last activity: a thread active within
+	// keepFor is never forgotten to make room.
+	activeAt time.Time
+	rev      uint64 // store.rev at the last change to save, for the state file
+	typing   bool
+	msgs     []*message // oldest first
+	byID     map[string]*message
+	subs     map[*subscriber]struct{}
 }
 
 func (t *thread) info() threadInfo {
@@ -205,51 +235,71 @@ func titleFrom(text string) string {
 	return ""
 }
 
-// createThread adds a thread, forgetting the least recently active one if
-// the store is full.
-func (s *store) createThread(title string) threadInfo {
+// createThread adds a thread. When the store is full it forgets the least
+// recently active thread that is not in use; when every thread is in use
+// (running, or active within keepFor) it returns a *fullError instead.
+func (s *store) createThread(title string) (threadInfo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for len(s.threads) >= s.maxThreads {
-		s.evictLocked()
+		if err := s.evictLocked(); err != nil {
+			return threadInfo{}, err
+		}
 	}
 	id := newID()
 	for s.threads[id] != nil {
 		id = newID()
 	}
 	s.tick++
+	now := s.now()
 	t := &thread{
-		id:      id,
-		title:   titleFrom(title),
-		created: s.now(),
-		seq:     s.tick,
-		active:  s.tick,
-		byID:    make(map[string]*message),
-		subs:    make(map[*subscriber]struct{}),
+		id:       id,
+		title:    titleFrom(title),
+		created:  now,
+		seq:      s.tick,
+		active:   s.tick,
+		activeAt: now,
+		byID:     make(map[string]*message),
+		subs:     make(map[*subscriber]struct{}),
 	}
 	s.threads[id] = t
 	s.markLocked(t)
 	s.publishThreadsLocked()
-	return t.info()
+	return t.info(), nil
 }
 
-// evictLocked forgets the least recently active thread and ends its
-// streams.
-func (s *store) evictLocked() {
+// evictLocked forgets the least recently active thread that is not in
+// use, and ends its streams. A thread is in use while its typing
+// indicator is on (a turn is running) and for keepFor after its last
+// activity. When every thread is in use it forgets none and returns a
+// *fullError.
+func (s *store) evictLocked() error {
+	now := s.now()
 	var oldest *thread
+	var retry time.Duration
 	for _, t := range s.threads {
+		if t.typing {
+			continue
+		}
+		if left := t.activeAt.Add(keepFor).Sub(now); left > 0 {
+			if retry == 0 || left < retry {
+				retry = left
+			}
+			continue
+		}
 		if oldest == nil || t.active < oldest.active {
 			oldest = t
 		}
 	}
 	if oldest == nil {
-		return
+		return &fullError{max: s.maxThreads, retry: retry}
 	}
 	for sub := range oldest.subs {
 		s.dropLocked(sub)
 	}
 	delete(s.threads, oldest.id)
 	s.markLocked(nil)
+	return nil
 }
 
 // threadList returns the threads, newest first.
@@ -449,6 +499,7 @@ func (s *store) dropLocked(sub *subscriber) {
 func (s *store) touchLocked(t *thread) {
 	s.tick++
 	t.active = s.tick
+	t.activeAt = s.now()
 }
 
 // markLocked counts a change the state file keeps: a change of thread t,
@@ -485,6 +536,12 @@ func (s *store) restore(ts []*thread) (threads, msgs int) {
 	for _, t := range ts {
 		s.tick++
 		t.active = s.tick
+		// The time of the last activity is not saved: the newest
+		// message's time stands for it.
+		t.activeAt = t.created
+		if n := len(t.msgs); n > 0 && t.msgs[n-1].Time.After(t.activeAt) {
+			t.activeAt = t.msgs[n-1].Time
+		}
 		if n := len(t.msgs) - s.maxMessages; n > 0 {
 			for _, old := range t.msgs[:n] {
 				delete(t.byID, old.ID)
