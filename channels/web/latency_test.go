@@ -190,3 +190,33 @@ func TestPostDoesNotWaitForOutbound(t *testing.T) {
 		t.Error("Edit waited for a live stream")
 	}
 }
+
+// BenchmarkSaveWhileStreaming measures one save of the state file while
+// 100 threads of 200 messages each stream: each has one message edited
+// since the last save.
+func BenchmarkSaveWhileStreaming(b *testing.B) {
+	st := newStore()
+	p := newPersister(filepath.Join(b.TempDir(), "web-chat.json"), st, nil)
+	var drafts [][2]string
+	for i := range defaultMaxThreads {
+		id := st.mustCreate(fmt.Sprint("thread ", i)).ID
+		for j := range 200 {
+			st.addMessage(id, message{Role: roleUser, Author: "ann", Kind: "text", Text: fmt.Sprintf("earlier message %d: %s", j, strings.Repeat("words ", 40))})
+		}
+		m, _ := st.addMessage(id, message{Role: roleAssistant, Author: "agent", Kind: "text", Text: "draft"})
+		drafts = append(drafts, [2]string{id, m.ID})
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.encodeLocked()
+	text := strings.Repeat("word ", 4000)
+	var size int
+	for b.Loop() {
+		for _, d := range drafts {
+			st.editMessage(d[0], d[1], "text", "", text)
+		}
+		data, _, _ := p.encodeLocked()
+		size = len(data)
+	}
+	b.ReportMetric(float64(size)/1e6, "MB/save")
+}
