@@ -159,11 +159,15 @@ func (s *server) createThread(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := s.a.st.createThread(req.Title)
-	var full *fullError
-	if errors.As(err, &full) {
-		retry := max(full.retry, time.Minute)
-		w.Header().Set("Retry-After", strconv.Itoa(int(retry.Seconds())))
-		writeError(w, http.StatusTooManyRequests, err.Error())
+	if err != nil {
+		var full *fullError
+		if errors.As(err, &full) {
+			retry := max(full.retry, time.Minute)
+			w.Header().Set("Retry-After", strconv.Itoa(int(retry.Seconds())))
+			writeError(w, http.StatusTooManyRequests, err.Error())
+			return
+		}
+		writeStateError(w, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, t)
