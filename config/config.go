@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -166,8 +167,45 @@ type Web struct {
 	// Listen is the host:port the web chat serves on (default
 	// 127.0.0.1:8484).
 	Listen string `koanf:"listen"`
-	// Token, when set, is required to use the web chat (a secret).
+	// Token, when set, admits its holder, one person whose id for
+	// access rules is web:owner (a secret; normally ${WEB_TOKEN}).
 	Token string `koanf:"token" secret:"true"`
+	// Users maps names (letters, digits, "-" and "_") to tokens: each
+	// token admits one person, whose id for access rules is web:<name> and
+	// whose name is shown as the author (secrets; normally
+	// ${ANN_TOKEN}). Without Token and Users the web chat serves only on
+	// loopback, where everyone is the one local user, web:local.
+	Users map[string]string `koanf:"users" secret:"true"`
+}
+
+// Web chat identities, as channels/web gives them (cmd/gateway checks
+// that both agree).
+const (
+	// WebOwner is the id of the holder of channels.web.token.
+	WebOwner = "web:owner"
+	// WebLocal is the id of everyone on a loopback web chat without
+	// tokens.
+	WebLocal = "web:local"
+	// webUserPrefix starts the id of a named token's holder.
+	webUserPrefix = "web:"
+)
+
+// Identities returns the ids the web chat gives people, sorted: web:<name>
+// for each of Users, web:owner with Token, web:local with neither. Access
+// rules (access.web) can name only these.
+func (w Web) Identities() []string {
+	var ids []string
+	for name := range w.Users {
+		ids = append(ids, webUserPrefix+name)
+	}
+	if w.Token != "" {
+		ids = append(ids, WebOwner)
+	}
+	if len(ids) == 0 {
+		ids = append(ids, WebLocal)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // Discord is the Discord bot (channels.discord). It is configured when

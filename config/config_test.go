@@ -562,6 +562,40 @@ agents:
 			},
 		},
 		{
+			name: "web chat beyond loopback without a token",
+			yaml: "channels: {web: {listen: \"0.0.0.0:8484\"}}\n",
+			want: []string{
+				`channels.web.listen: "0.0.0.0:8484" is reachable beyond this machine, and no token is set: set channels.web.token or channels.web.users so that only token holders get in, or listen on 127.0.0.1`,
+			},
+		},
+		{
+			name: "web chat tokens and the ids access.web names",
+			yaml: `
+channels:
+  web:
+    listen: "0.0.0.0:8484"
+    token: same-token
+    users:
+      ann: ann-token
+      bob: same-token
+      carol: ""
+      owner: owner-token
+      "d e": de-token
+access:
+  web:
+    users: [web:ann, web:boss]
+    approvers: [ann]
+`,
+			want: []string{
+				`channels.web.users.bob: has the same token as channels.web.token; each person needs a token of their own`,
+				`channels.web.users.carol: the token is empty; give each person a token of their own (normally ${CAROL_TOKEN})`,
+				`channels.web.users.owner: "owner" is reserved (web:owner is the id of channels.web.token's holder); choose another name`,
+				`channels.web.users.d e: a name has only letters, digits, - and _`,
+				`access.web.users[1]: "web:boss" is not a web chat identity; people there are who their token says (channels.web.users NAME: web:NAME, channels.web.token: web:owner, no token on loopback: web:local), here: web:ann web:bob web:carol web:d e web:owner`,
+				`access.web.approvers[0]: "ann" is not a web chat identity;`,
+			},
+		},
+		{
 			name: "bad YAML keys",
 			yaml: "agents: {list: {a.b: {command: [x]}}}\n",
 			want: []string{`agents.list: key "a.b" must not contain "."`},

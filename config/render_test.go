@@ -62,7 +62,7 @@ agents:
 access:
   discord: {guilds: ["1"], allowBots: true}
 channels:
-  web: {enabled: true}
+  web: {enabled: true, users: {ann: ann-token}}
   discord: {token: t, dms: true}
   slack: {appToken: xapp-1, botToken: xoxb-2}
 abort: {add: [enough, "$${LITERAL}"]}
@@ -75,6 +75,7 @@ abort: {add: [enough, "$${LITERAL}"]}
 	want.Channels.Discord.Token = Mask
 	want.Channels.Slack.AppToken, want.Channels.Slack.BotToken = "xapp-"+Mask, "xoxb-"+Mask
 	want.Agents.List["codex"].Env["K"] = Mask
+	want.Channels.Web.Users["ann"] = Mask
 	if diff := cmp.Diff(want, back, cmpopts.IgnoreUnexported(Config{}), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -89,7 +90,7 @@ func TestEverySecretIsMasked(t *testing.T) {
 			secretKeys = append(secretKeys, k)
 		}
 	}
-	want := []string{"agents.list.*.env.*", "channels.discord.token", "channels.slack.appToken", "channels.slack.botToken", "channels.web.token"}
+	want := []string{"agents.list.*.env.*", "channels.discord.token", "channels.slack.appToken", "channels.slack.botToken", "channels.web.token", "channels.web.users.*"}
 	if diff := cmp.Diff(want, secretKeys); diff != "" {
 		t.Errorf("secret keys (-want +got):\n%s", diff)
 	}
@@ -153,7 +154,7 @@ func TestExampleFile(t *testing.T) {
 		}
 	}
 	uncommented := uncomment(string(data))
-	env := append([]string{"ANTHROPIC_API_KEY=a", "OPENAI_API_KEY=o", "GEMINI_API_KEY=g"}, testEnv...)
+	env := append([]string{"ANTHROPIC_API_KEY=a", "OPENAI_API_KEY=o", "GEMINI_API_KEY=g", "ANN_TOKEN=a", "BOB_TOKEN=b"}, testEnv...)
 	if _, err := (LoadOptions{Path: writeYAML(t, uncommented), Environ: env}).Load(); err != nil {
 		t.Errorf("config.example.yaml with its examples uncommented: %v\n%s", err, uncommented)
 	}

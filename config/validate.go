@@ -193,6 +193,26 @@ func checkAccess(cfg Config) []error {
 		only("roles", PlatformDiscord, len(r.Roles) > 0)
 		only("workspaces", PlatformSlack, len(r.Workspaces) > 0)
 		only("userGroups", PlatformSlack, len(r.UserGroups) > 0)
+		if p == PlatformWeb && slices.Contains(cfg.Platforms(), PlatformWeb) {
+			errs = append(errs, checkWebIDs(path+".users", r.Users, cfg.Channels.Web)...)
+			errs = append(errs, checkWebIDs(path+".approvers", r.Approvers, cfg.Channels.Web)...)
+		}
+	}
+	return errs
+}
+
+// checkWebIDs checks that the ids of an access.web list are ids the web
+// chat gives: who someone is there comes from their token, not from what
+// a request says.
+func checkWebIDs(path string, ids []string, w Web) []error {
+	var errs []error
+	known := w.Identities()
+	for i, id := range ids {
+		if !slices.Contains(known, id) {
+			errs = append(errs, errorf(fmt.Sprintf("%s[%d]", path, i),
+				"%q is not a web chat identity; people there are who their token says (channels.web.users NAME: web:NAME, channels.web.token: %s, no token on loopback: %s), here: %s",
+				id, WebOwner, WebLocal, strings.Join(known, " ")))
+		}
 	}
 	return errs
 }
@@ -202,6 +222,10 @@ func checkChannels(cfg Config) []error {
 	ch := cfg.Channels
 	if err := checkListen("channels.web.listen", ch.Web.Listen, false); err != nil {
 		errs = append(errs, err)
+	}
+	errs = append(errs, checkWebUsers(ch.Web)...)
+	if slices.Contains(cfg.Platforms(), PlatformWeb) && ch.Web.Token == "" && len(ch.Web.Users) == 0 && !loopbackListen(ch.Web.Listen) {
+		errs = append(errs, errorf("channels.web.listen", "%q is reachable beyond this machine, and no token is set: set channels.web.token or channels.web.users so that only token holders get in, or listen on 127.0.0.1", ch.Web.Listen))
 	}
 	if err := checkListen("metrics.listen", cfg.Metrics.Listen, true); err != nil {
 		errs = append(errs, err)
@@ -231,6 +255,50 @@ func checkChannels(cfg Config) []error {
 		errs = append(errs, errorf("channels.web.enabled", "is false and no other platform is configured (set channels.discord.token or the channels.slack tokens)"))
 	}
 	return errs
+}
+
+// checkWebUsers checks channels.web.users: names fit in an id, tokens are
+// set and each person's own. No message quotes a token.
+func checkWebUsers(w Web) []error {
+	var errs []error
+	owner := map[string]string{}
+	if w.Token != "" {
+		owner[w.Token] = "channels.web.token"
+	}
+	for _, name := range slices.Sorted(maps.Keys(w.Users)) {
+		path := "channels.web.users." + name
+		tok := w.Users[name]
+		switch {
+		case !agentName.MatchString(name):
+			errs = append(errs, errorf(path, "a name has only letters, digits, - and _"))
+		case name == "owner" || name == "local":
+			errs = append(errs, errorf(path, "%q is reserved (web:%s is the id of %s); choose another name", name, name,
+				map[string]string{"owner": "channels.web.token's holder", "local": "the local user without tokens"}[name]))
+		}
+		switch {
+		case tok == "":
+			errs = append(errs, errorf(path, "the token is empty; give each person a token of their own (normally ${%s_TOKEN})", strings.ToUpper(strings.ReplaceAll(name, "-", "_"))))
+		case owner[tok] != "":
+			errs = append(errs, errorf(path, "has the same token as %s; each person needs a token of their own", owner[tok]))
+		default:
+			owner[tok] = path
+		}
+	}
+	return errs
+}
+
+// loopbackListen reports whether a listen address only accepts
+// connections from this machine: localhost or a loopback IP.
+func loopbackListen(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func checkListen(path, addr string, optional bool) error {

@@ -10,7 +10,8 @@ import (
 type access struct {
 	rule    AccessRule
 	hasRule bool
-	// open: the platform has no rule and is declared open (local web).
+	// open: the platform admits people itself (the web chat, by token),
+	// so a rule there only narrows who may prompt and approve.
 	open bool
 }
 
@@ -28,7 +29,8 @@ func (a access) inPlace(in channels.Inbound) bool {
 }
 
 // mayPrompt reports whether the author may prompt and stop. With no rule,
-// only an open platform allows anyone (default-deny).
+// only an open platform allows anyone (default-deny); there, a rule that
+// lists no users or roles (only approvers, say) keeps it open.
 func (a access) mayPrompt(in channels.Inbound) bool {
 	if !a.hasRule {
 		return a.open
@@ -38,7 +40,7 @@ func (a access) mayPrompt(in channels.Inbound) bool {
 	}
 	roles := append(slices.Clip(a.rule.Roles), a.rule.UserGroups...)
 	if len(a.rule.Users) == 0 && len(roles) == 0 {
-		return a.anyListed()
+		return a.open || a.anyListed()
 	}
 	return slices.Contains(a.rule.Users, in.Author.ID) || hasAny(in.Author.Roles, roles)
 }

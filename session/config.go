@@ -74,8 +74,9 @@ func DefaultPolicy() Policy {
 
 // AccessRule is who may use the gateway on one platform (access.<platform>
 // in YAML). Lists are of platform ids. A platform with no rule at all
-// denies everyone (except platforms the caller declares open, such as the
-// local web chat on 127.0.0.1).
+// denies everyone, except platforms the caller declares open: those admit
+// people themselves (the web chat, by token), and a rule there only
+// narrows who may prompt and approve.
 type AccessRule struct {
 	// Guilds (Discord) or Workspaces (Slack) allowed; empty: any.
 	Guilds     []string `koanf:"guilds"`

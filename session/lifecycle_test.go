@@ -247,6 +247,17 @@ func TestAccessPolicy(t *testing.T) {
 			t.Errorf("Bob stopped Ann's turn: %+v", end)
 		}
 	})
+	t.Run("an open platform's rule that lists only approvers admits everyone", func(t *testing.T) {
+		// The web chat admits people itself (by token); naming who
+		// approves must not shut everyone else out.
+		rule := session.AccessRule{Approvers: []string{ann.ID}}
+		e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, access: map[string]session.AccessRule{"web": rule}, open: true})
+		th := e.rec.Thread("bob-open")
+		e.say(th, bob, "echo ok")
+		if end := e.waitEnd(th); end.StopReason != "end_turn" {
+			t.Errorf("bob on an open platform: %+v, want his turn answered", end)
+		}
+	})
 	t.Run("bots are ignored", func(t *testing.T) {
 		e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}})
 		th := e.rec.Thread("bot")

@@ -42,9 +42,9 @@ type Options struct {
 	// Policy returns the settings for a thread (overrides resolved). Nil
 	// uses DefaultPolicy.
 	Policy func(t channels.ThreadRef, space string) Policy
-	// Access holds a rule per platform; Open lists platforms where
-	// everyone may do everything when they have no rule (the local web
-	// chat on 127.0.0.1).
+	// Access holds a rule per platform; Open lists platforms that admit
+	// people themselves (the web chat, by token): everyone they admit may
+	// do everything unless a rule there lists users, roles or approvers.
 	Access map[string]AccessRule
 	Open   []string
 	// Abort configures stop words; BotNames are names people may write
@@ -296,7 +296,7 @@ func (r *Router) gate(ctx context.Context, in channels.Inbound) (channels.Adapte
 		r.log.Warn("message from a platform with no adapter", "thread", in.Thread)
 		return nil, access{}, nil, false
 	}
-	open := !hasRule && slices.Contains(r.o.Open, in.Thread.Platform)
+	open := slices.Contains(r.o.Open, in.Thread.Platform)
 	acc := access{rule: rule, hasRule: hasRule, open: open}
 	if in.Author.Bot && !rule.AllowBots {
 		return nil, access{}, nil, false // bots, including this gateway, are ignored by default

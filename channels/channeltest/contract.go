@@ -38,6 +38,18 @@ type Harness struct {
 	// TypingShown reports whether a person would see a typing indicator in
 	// Thread now. Optional; nil skips those checks.
 	TypingShown func(ctx context.Context) (bool, error)
+	// Author maps an author the suite invents to the one the platform
+	// reports for them, where a test cannot choose ids (the web chat's
+	// come from its tokens). Optional; nil keeps the author as it is.
+	Author func(channels.Author) channels.Author
+}
+
+// author returns a as the platform reports it.
+func (h Harness) author(a channels.Author) channels.Author {
+	if h.Author == nil {
+		return a
+	}
+	return h.Author(a)
 }
 
 // waitTimeout bounds every wait of the suite: for an inbound message, for
@@ -404,7 +416,7 @@ func testPrompt(t *testing.T, h Harness) {
 		t.Errorf("Seen after Prompt = %q, want it to contain %q", seen, question)
 	}
 
-	author := channels.Author{ID: "u-clicker", Name: "Clicker"}
+	author := h.author(channels.Author{ID: "u-clicker", Name: "Clicker"})
 	if err := h.Click(ctx, author, hd, "allow"); err != nil {
 		t.Fatalf("Click: %v", err)
 	}
@@ -426,7 +438,7 @@ func testPrompt(t *testing.T, h Harness) {
 func testInject(t *testing.T, h Harness) {
 	ctx := waitCtx(t)
 	run := startRun(t, h.Adapter)
-	author := channels.Author{ID: "u-writer", Name: "Writer"}
+	author := h.author(channels.Author{ID: "u-writer", Name: "Writer"})
 	const text = "please list the files"
 	if err := h.Inject(ctx, author, text); err != nil {
 		t.Fatalf("Inject: %v", err)
@@ -454,7 +466,7 @@ func testRunStops(t *testing.T, h Harness) {
 	ctx := waitCtx(t)
 	run := startRun(t, h.Adapter)
 	// A message round trip shows that Run is connected before it is stopped.
-	if err := h.Inject(ctx, channels.Author{ID: "u-writer", Name: "Writer"}, "are you there?"); err != nil {
+	if err := h.Inject(ctx, h.author(channels.Author{ID: "u-writer", Name: "Writer"}), "are you there?"); err != nil {
 		t.Fatalf("Inject: %v", err)
 	}
 	run.next(ctx, t)

@@ -40,9 +40,17 @@ type Options struct {
 	// Listen is the host:port to listen on; "" means DefaultListen. Port 0
 	// picks a free port (see Addr and URL).
 	Listen string
-	// Token, if set, is required on every /api request, as
-	// "Authorization: Bearer <token>" or "?token=<token>".
+	// Token, if set, admits its holder, one person whose Author.ID is
+	// OwnerID ("web:owner"). Every /api request then needs a token of
+	// Token or Users, as "Authorization: Bearer <token>" or
+	// "?token=<token>".
 	Token string
+	// Users maps names to tokens: each token admits one person, whose
+	// Author.ID is IDPrefix + name ("web:ann") and whose name is the
+	// author shown. Names are letters, digits, '-' and '_'; tokens must
+	// differ. Without Token and Users, Run serves only on loopback, and
+	// everyone there is the one local user, LocalID ("web:local").
+	Users map[string]string
 	// Logger receives the adapter's logs; nil discards them.
 	Logger *slog.Logger
 	// StateFile, if set, is a JSON file that keeps the threads and their
@@ -59,6 +67,7 @@ type Options struct {
 // StopTyping and Prompt work on the state whether or not Run is serving.
 type Adapter struct {
 	o         Options
+	keys      []tokenKey // the tokens of Token and Users
 	log       *slog.Logger
 	st        *store
 	saver     *persister // nil without a state file, or when saving is off
@@ -96,6 +105,7 @@ func New(o Options) *Adapter {
 	}
 	a := &Adapter{
 		o:         o,
+		keys:      keysFor(o),
 		log:       log,
 		st:        newStore(),
 		replyWait: replyWait,
@@ -131,7 +141,8 @@ func (a *Adapter) Flush() error {
 // the saving: changes are written at most every 500 ms from a goroutine of
 // its own, and once more before Run returns; a failed save is logged and
 // retried. It returns an error when it cannot
-// listen or the server fails, and when called a second time. h is called
+// listen or the server fails, when called a second time, and when the
+// address is not loopback-only and neither Token nor Users is set. h is called
 // on the goroutine of the HTTP request, with Run's context, and should not
 // block for long: the request waits for it.
 func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
@@ -163,8 +174,9 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		return fmt.Errorf("web: listen: %w", err)
 	}
 	loopback := isLoopback(ln.Addr())
-	if !loopback && a.o.Token == "" {
-		a.log.Warn("web chat listens beyond this machine without an access token; anyone who can reach it can talk to the agent", "addr", ln.Addr().String())
+	if !loopback && !a.o.guarded() {
+		ln.Close()
+		return fmt.Errorf("web: %s is reachable beyond this machine and no access token is set (Options.Token or Options.Users): refusing to serve a chat anyone could use", ln.Addr())
 	}
 	s := &server{a: a, ctx: ctx, h: h, loopback: loopback}
 	srv := &http.Server{
@@ -217,7 +229,8 @@ func (a *Adapter) Addr() string {
 }
 
 // URL returns the address of the page for a browser on this machine, with
-// "?token=" when an access token is set, or "" before Run listens. An
+// "?token=" when Options.Token is set (people of Options.Users add their
+// own token), or "" before Run listens. An
 // unspecified listen address (":8484", "0.0.0.0") is shown as 127.0.0.1.
 func (a *Adapter) URL() string { return a.url(true) }
 

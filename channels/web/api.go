@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +31,7 @@ type server struct {
 func (s *server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.page)
+	mux.HandleFunc("GET /api/me", s.me)
 	mux.HandleFunc("GET /api/threads", s.listThreads)
 	mux.HandleFunc("POST /api/threads", s.createThread)
 	mux.HandleFunc("GET /api/events", s.listEvents)
@@ -64,11 +65,13 @@ func (s *server) guard(mux *http.ServeMux) http.Handler {
 			mux.ServeHTTP(w, r)
 			return
 		}
-		if !s.authorized(r) {
+		who, ok := s.a.identify(r)
+		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="acpgw web chat"`)
 			writeError(w, http.StatusUnauthorized, "an access token is required: send Authorization: Bearer <token> or ?token=<token>")
 			return
 		}
+		r = withIdentity(r, who)
 		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
 			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if err != nil || mt != "application/json" {
@@ -141,19 +144,6 @@ func sameOrigin(origin, host string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, host)
 }
 
-// authorized reports whether r carries the access token, if one is set.
-func (s *server) authorized(r *http.Request) bool {
-	want := s.a.o.Token
-	if want == "" {
-		return true
-	}
-	got := r.URL.Query().Get("token")
-	if h, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		got = strings.TrimSpace(h)
-	}
-	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
-}
-
 func (s *server) listThreads(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, threadsBody{Threads: s.a.st.threadList()})
 }
@@ -168,7 +158,19 @@ func (s *server) createThread(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusCreated, s.a.st.createThread(req.Title))
+	t, err := s.a.st.createThread(req.Title)
+	if err != nil {
+		var full *fullError
+		if errors.As(err, &full) {
+			retry := max(full.retry, time.Minute)
+			w.Header().Set("Retry-After", strconv.Itoa(int(retry.Seconds())))
+			writeError(w, http.StatusTooManyRequests, err.Error())
+			return
+		}
+		writeStateError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, t)
 }
 
 // messagesBody is the JSON of GET /api/threads/{id}/messages.
@@ -205,18 +207,19 @@ func (s *server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if !s.live(w) {
+	author, ok := s.author(w, r, req.authorFields)
+	if !ok || !s.live(w) {
 		return
 	}
 	files := takeFiles(req.Files)
-	msg, err := s.a.st.addMessage(id, message{Role: roleUser, Author: req.Author, Kind: string(channels.KindText), Text: withFileNames(req.Text, files)})
+	msg, err := s.a.st.addMessage(id, message{Role: roleUser, Author: author.Name, Kind: string(channels.KindText), Text: withFileNames(req.Text, files)})
 	if err != nil {
 		writeStateError(w, err)
 		return
 	}
 	s.h(s.ctx, channels.Inbound{
 		Thread: ref(id),
-		Author: channels.Author{ID: req.id(), Name: req.Author},
+		Author: author,
 		Text:   req.Text,
 		Files:  files,
 		ID:     channels.MessageID(msg.ID),
@@ -236,7 +239,8 @@ func (s *server) stop(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if !s.live(w) {
+	author, ok := s.author(w, r, req.authorFields)
+	if !ok || !s.live(w) {
 		return
 	}
 	if !s.a.st.hasThread(id) {
@@ -246,7 +250,7 @@ func (s *server) stop(w http.ResponseWriter, r *http.Request) {
 	eventID := newID()
 	s.h(s.ctx, channels.Inbound{
 		Thread: ref(id),
-		Author: channels.Author{ID: req.id(), Name: req.Author},
+		Author: author,
 		Text:   "/stop",
 		ID:     channels.MessageID(eventID),
 		Reply:  s.notice(id),
@@ -265,7 +269,8 @@ func (s *server) answer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if !s.live(w) {
+	author, ok := s.author(w, r, req.authorFields)
+	if !ok || !s.live(w) {
 		return
 	}
 	m, err := s.a.st.message(id, msgID)
@@ -285,7 +290,7 @@ func (s *server) answer(w http.ResponseWriter, r *http.Request) {
 	eventID := newID()
 	s.h(s.ctx, channels.Inbound{
 		Thread: ref(id),
-		Author: channels.Author{ID: req.id(), Name: req.Author},
+		Author: author,
 		ID:     channels.MessageID(eventID),
 		Choice: &channels.ChoiceAnswer{
 			Prompt:   channels.Handle{Thread: ref(id), ID: channels.MessageID(msgID)},
@@ -294,6 +299,17 @@ func (s *server) answer(w http.ResponseWriter, r *http.Request) {
 		Reply: rep.reply,
 	})
 	writeJSON(w, http.StatusAccepted, idBody{ID: eventID, Reply: rep.wait(r.Context(), s.ctx, s.a.replyWait)})
+}
+
+// author returns the author of r, whose body gave f; when f names someone
+// other than r's token, it answers 403 and returns false.
+func (s *server) author(w http.ResponseWriter, r *http.Request, f authorFields) (channels.Author, bool) {
+	a, err := identityOf(r).author(f)
+	if err != nil {
+		writeError(w, http.StatusForbidden, err.Error())
+		return channels.Author{}, false
+	}
+	return a, true
 }
 
 // live answers 503 and returns false once Run's context has ended.

@@ -72,8 +72,11 @@ func TestPostMessage(t *testing.T) {
 		body       map[string]string
 		wantAuthor channels.Author
 	}{
-		{"name only", map[string]string{"author": " alice ", "text": "hello **agent**"}, channels.Author{ID: "web:alice", Name: "alice"}},
-		{"with author id", map[string]string{"author": "Bob", "authorId": "u-bob", "text": "hello **agent**"}, channels.Author{ID: "u-bob", Name: "Bob"}},
+		// Without tokens, on loopback, everyone is the one local user;
+		// the name is a label.
+		{"name only", map[string]string{"author": " alice ", "text": "hello **agent**"}, channels.Author{ID: "web:local", Name: "alice"}},
+		{"no name", map[string]string{"text": "hello **agent**"}, channels.Author{ID: "web:local", Name: "guest"}},
+		{"with the right author id", map[string]string{"author": "Bob", "authorId": "web:local", "text": "hello **agent**"}, channels.Author{ID: "web:local", Name: "Bob"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -309,8 +312,8 @@ func TestAnswer(t *testing.T) {
 	if diff := cmp.Diff(want, ev.Choice); diff != "" {
 		t.Errorf("Inbound.Choice (-want +got):\n%s", diff)
 	}
-	if !cmp.Equal(ev.Author, channels.Author{ID: "web:replied", Name: "replied"}) || ev.Thread != ref(id) || ev.ID != channels.MessageID(ack.ID) {
-		t.Errorf("Inbound = %+v, want author web:replied in thread %s with id %s", ev, id, ack.ID)
+	if !cmp.Equal(ev.Author, channels.Author{ID: "web:local", Name: "replied"}) || ev.Thread != ref(id) || ev.ID != channels.MessageID(ack.ID) {
+		t.Errorf("Inbound = %+v, want author web:local (replied) in thread %s with id %s", ev, id, ack.ID)
 	}
 
 	tests := []struct {
@@ -394,8 +397,8 @@ func TestStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := in.next(t)
-	if ev.Text != "/stop" || ev.Author.ID != "web:ann" || ev.Thread != ref(id) || ev.ID == "" || ev.Choice != nil {
-		t.Errorf("Inbound after stop = %+v, want /stop from web:ann with an id", ev)
+	if ev.Text != "/stop" || !cmp.Equal(ev.Author, channels.Author{ID: "web:local", Name: "ann"}) || ev.Thread != ref(id) || ev.ID == "" || ev.Choice != nil {
+		t.Errorf("Inbound after stop = %+v, want /stop from web:local (ann) with an id", ev)
 	}
 	if b, _ := c.messages(ctx, id); len(b.Messages) != 0 {
 		t.Errorf("messages after stop = %+v, want none (a stop is not a message)", b.Messages)
@@ -431,7 +434,7 @@ func TestAPIErrors(t *testing.T) {
 		{"unknown field", "POST", msgs, `{"author": "a", "txt": "x"}`, nil, 400, `invalid JSON: unknown field "txt"`},
 		{"two objects", "POST", msgs, `{"author": "a", "text": "x"} {}`, nil, 400, "invalid JSON: unexpected data after the object"},
 		{"empty body", "POST", msgs, "", json, 400, "the request body is empty, want a JSON object"},
-		{"no author", "POST", msgs, map[string]string{"text": "x"}, nil, 400, `"author" is required`},
+		{"forged author id", "POST", msgs, map[string]string{"authorId": "web:boss", "text": "x"}, nil, 403, `your token is web:local's; "authorId" "web:boss" names someone else (who you are comes from the token, not the request)`},
 		{"blank text", "POST", msgs, map[string]string{"author": "a", "text": " \n"}, nil, 400, `"text" is required (or "files")`},
 		{"control in author", "POST", msgs, map[string]string{"author": "a\nb", "text": "x"}, nil, 400, `"author" must not contain control characters`},
 		{"long text", "POST", msgs, map[string]string{"author": "a", "text": strings.Repeat("x", maxTextBytes+1)}, nil, 400, `"text" has 65537 bytes, at most 65536 are allowed`},
@@ -587,37 +590,47 @@ func (b *logBuffer) String() string {
 	return b.text.String()
 }
 
-func TestRunWarnsWithoutToken(t *testing.T) {
+// Beyond loopback, anyone who can reach the port could talk to the agent:
+// without a token Run refuses to serve at all.
+func TestRunRefusesBeyondLoopbackWithoutToken(t *testing.T) {
 	tests := []struct {
-		name   string
-		listen string
-		token  string
-		warn   bool
+		name    string
+		listen  string
+		token   string
+		users   map[string]string
+		refused bool
 	}{
-		{"loopback", "127.0.0.1:0", "", false},
-		{"all interfaces without token", "0.0.0.0:0", "", true},
-		{"all interfaces with token", "0.0.0.0:0", "t", false},
+		{"loopback", "127.0.0.1:0", "", nil, false},
+		{"all interfaces without token", "0.0.0.0:0", "", nil, true},
+		{"all interfaces with token", "0.0.0.0:0", "t0ken-value", nil, false},
+		{"all interfaces with named tokens", "0.0.0.0:0", "", map[string]string{"ann": "t0ken-value"}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs logBuffer
-			a := New(Options{Listen: tc.listen, Token: tc.token, Logger: newTextLogger(&logs)})
+			a := New(Options{Listen: tc.listen, Token: tc.token, Users: tc.users, Logger: newTextLogger(&logs)})
 			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
 			done := make(chan error, 1)
 			go func() { done <- a.Run(ctx, func(context.Context, channels.Inbound) {}) }()
 			select {
 			case <-a.Ready():
+				if tc.refused {
+					t.Fatalf("Run listens on %s without a token", a.Addr())
+				}
+				cancel()
+				if err := <-done; err != nil {
+					t.Fatalf("Run = %v", err)
+				}
 			case err := <-done:
-				t.Fatalf("Run: %v", err)
+				if !tc.refused || err == nil || !strings.Contains(err.Error(), "no access token is set (Options.Token or Options.Users)") {
+					t.Fatalf("Run = %v, want it to serve: %v", err, !tc.refused)
+				}
+				if a.Check() == nil {
+					t.Errorf("Check = nil after a refusal, want not listening")
+				}
 			}
-			cancel()
-			if err := <-done; err != nil {
-				t.Fatalf("Run = %v", err)
-			}
-			if got := strings.Contains(logs.String(), "level=WARN"); got != tc.warn {
-				t.Errorf("warning logged = %v, want %v; logs:\n%s", got, tc.warn, logs.String())
-			}
-			if strings.Contains(logs.String(), "token=t") {
+			if strings.Contains(logs.String(), "t0ken-value") {
 				t.Errorf("logs contain the token:\n%s", logs.String())
 			}
 		})
@@ -661,7 +674,7 @@ func TestShutdownEndsStreams(t *testing.T) {
 func TestOutboundErrors(t *testing.T) {
 	a := New(Options{})
 	ctx := t.Context()
-	th := ref(a.st.createThread("").ID)
+	th := ref(a.st.mustCreate("").ID)
 	done, cancel := context.WithCancel(ctx)
 	cancel()
 	h, err := a.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: "x"})
@@ -777,5 +790,110 @@ func TestConcurrentUse(t *testing.T) {
 	for len(seen) < len(b.Messages) {
 		m := s.nextMessage(t)
 		seen[m.ID] = m
+	}
+}
+
+// Who someone is comes from their token: named tokens are people, the
+// single token is its owner, and what a request's body says about its
+// author never makes it someone else.
+func TestIdentityFromToken(t *testing.T) {
+	const annTok, bobTok, ownerTok = "ann-token", "bob-token", "owner-token"
+	a := New(Options{Listen: "127.0.0.1:0", Token: ownerTok, Users: map[string]string{"ann": annTok, "bob": bobTok}})
+	a.replyWait = time.Millisecond
+	in := serve(t, a, nil)
+	c := newClient(t, a)
+	c.token = ""
+	ctx := t.Context()
+	c.token = annTok
+	id := c.newThread(ctx, t)
+	c.token = ""
+	prompt, err := a.Prompt(ctx, ref(id), channels.Choice{Text: "Allow?", Options: []channels.Option{{ID: "allow", Label: "Allow"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := "/api/threads/" + id + "/messages"
+	answer := "/api/threads/" + id + "/prompts/" + string(prompt.ID) + "/answer"
+
+	t.Run("me", func(t *testing.T) {
+		for tok, want := range map[string]meBody{
+			annTok:   {ID: "web:ann", Name: "ann", Fixed: true},
+			bobTok:   {ID: "web:bob", Name: "bob", Fixed: true},
+			ownerTok: {ID: "web:owner", Name: "owner"},
+		} {
+			r, err := c.try(ctx, "GET", "/api/me", nil, bearer(tok))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got meBody
+			r.decode(t, &got)
+			if r.status != 200 || got != want {
+				t.Errorf("GET /api/me with %s = %d %+v, want %+v", tok, r.status, got, want)
+			}
+		}
+		if r, _ := c.try(ctx, "GET", "/api/me", nil, bearer("ann-tokeN")); r.status != 401 {
+			t.Errorf("GET /api/me with a wrong token = %d, want 401", r.status)
+		}
+	})
+
+	accepted := []struct {
+		name  string
+		token string
+		path  string
+		body  map[string]string
+		want  channels.Author
+	}{
+		{"named token", bobTok, msgs, map[string]string{"text": "hi"}, channels.Author{ID: "web:bob", Name: "bob"}},
+		{"named token with its own name and id", bobTok, msgs, map[string]string{"author": "bob", "authorId": "web:bob", "text": "hi"}, channels.Author{ID: "web:bob", Name: "bob"}},
+		{"owner token with a label", ownerTok, msgs, map[string]string{"author": "Boss", "text": "hi"}, channels.Author{ID: "web:owner", Name: "Boss"}},
+		{"token in the query", "", msgs + "?token=" + annTok, map[string]string{"text": "hi"}, channels.Author{ID: "web:ann", Name: "ann"}},
+	}
+	for _, tc := range accepted {
+		t.Run(tc.name, func(t *testing.T) {
+			var h http.Header
+			if tc.token != "" {
+				h = bearer(tc.token)
+			}
+			r, err := c.try(ctx, "POST", tc.path, tc.body, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.want(http.StatusAccepted); err != nil {
+				t.Fatal(err)
+			}
+			if ev := in.next(t); !cmp.Equal(ev.Author, tc.want) {
+				t.Errorf("Inbound.Author = %+v, want %+v", ev.Author, tc.want)
+			}
+		})
+	}
+
+	// bob cannot act as ann, nor anyone as the approver web:boss: not
+	// for a message, a stop, or an answer to a prompt.
+	forged := []struct {
+		name, token, path string
+		body              map[string]string
+		errText           string
+	}{
+		{"message as another id", bobTok, msgs, map[string]string{"authorId": "web:ann", "text": "hi"},
+			`your token is web:bob's; "authorId" "web:ann" names someone else (who you are comes from the token, not the request)`},
+		{"message under another name", bobTok, msgs, map[string]string{"author": "ann", "text": "hi"},
+			`your token is bob's; "author" "ann" names someone else (who you are comes from the token, not the request)`},
+		{"stop as another id", bobTok, "/api/threads/" + id + "/stop", map[string]string{"authorId": "web:ann"},
+			`your token is web:bob's; "authorId" "web:ann" names someone else (who you are comes from the token, not the request)`},
+		{"answer as the approver", bobTok, answer, map[string]string{"author": "boss", "authorId": "web:boss", "optionId": "allow"},
+			`your token is web:bob's; "authorId" "web:boss" names someone else (who you are comes from the token, not the request)`},
+		{"owner answers as ann", ownerTok, answer, map[string]string{"authorId": "web:ann", "optionId": "allow"},
+			`your token is web:owner's; "authorId" "web:ann" names someone else (who you are comes from the token, not the request)`},
+	}
+	for _, tc := range forged {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := c.try(ctx, "POST", tc.path, tc.body, bearer(tc.token))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.status != http.StatusForbidden || r.errorText() != tc.errText {
+				t.Errorf("POST %s = %d %s, want 403 %q", tc.path, r.status, r.body, tc.errText)
+			}
+			in.empty(t)
+		})
 	}
 }

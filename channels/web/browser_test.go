@@ -9,6 +9,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
 )
 
 // chromiumPaths are where Debian's chromium package (and common
@@ -118,8 +119,9 @@ func TestBrowser(t *testing.T) {
 	p.do("send hello with Enter", chromedp.SendKeys(chromedp.CSS("#composer textarea"), "hello\r"))
 
 	hello := in.next(t)
-	if hello.Text != "hello" || hello.Author.Name != "tester" || hello.Author.ID != "web:tester" {
-		t.Fatalf("first inbound = %+v, want hello from tester", hello)
+	// The single token's holder is one person, web:owner; the name is a label.
+	if hello.Text != "hello" || hello.Author.Name != "tester" || hello.Author.ID != "web:owner" {
+		t.Fatalf("first inbound = %+v, want hello from tester (web:owner)", hello)
 	}
 	th := hello.Thread
 	p.waitFor("the user's message", `[...document.querySelectorAll('.msg[data-role="user"] .text')].some(e => e.textContent === "hello")`)
@@ -240,14 +242,45 @@ func TestBrowserFirstMessage(t *testing.T) {
 	p.do("open the page", chromedp.Navigate(a.URL()), chromedp.WaitVisible(chromedp.CSS("#composer textarea")))
 	p.waitFor("the empty state", `!document.querySelector("#empty").hidden && document.querySelectorAll("#threads li").length === 0`)
 
-	other := a.st.createThread("from another tab")
+	other := a.st.mustCreate("from another tab")
 	p.waitFor("the other thread listed", `[...document.querySelectorAll("#threads button")].some(b => b.textContent === "from another tab")`)
 
 	p.do("write", chromedp.SendKeys(chromedp.CSS("#composer textarea"), "hi there\r"))
 	ev := in.next(t)
-	if ev.Text != "hi there" || ev.Author.Name != "guest" || ev.Thread.Thread == other.ID {
-		t.Fatalf("inbound = %+v, want hi there from guest in a new thread", ev)
+	if ev.Text != "hi there" || ev.Author.Name != "guest" || ev.Author.ID != "web:local" || ev.Thread.Thread == other.ID {
+		t.Fatalf("inbound = %+v, want hi there from guest (web:local) in a new thread", ev)
 	}
 	p.waitFor("the new thread selected", `document.querySelector('#threads button[aria-current="true"]')?.dataset.thread === `+strconv.Quote(ev.Thread.Thread))
 	p.waitFor("the message shown", `document.querySelector('.msg[data-role="user"] .text')?.textContent === "hi there"`)
+}
+
+// TestBrowserNamedToken opens the page with a named token: it shows the
+// token's name instead of asking, and what the person writes and clicks
+// arrives as that person, whatever the name field held before.
+func TestBrowserNamedToken(t *testing.T) {
+	ctx := browser(t)
+	a := New(Options{Listen: "127.0.0.1:0", Users: map[string]string{"ann": "ann-browser-token", "bob": "bob-browser-token"}})
+	in := serve(t, a, nil)
+	p := page{t: t, ctx: ctx}
+	p.do("open the page", chromedp.Navigate(a.URL()), chromedp.WaitVisible(chromedp.CSS("#new-thread")))
+	p.do("claim to be the boss", chromedp.SendKeys(chromedp.CSS("#author"), "boss"), chromedp.Blur(chromedp.CSS("#author")))
+	p.do("open it with ann's token", chromedp.Navigate(a.URL()+"?token=ann-browser-token"), chromedp.WaitVisible(chromedp.CSS("#composer textarea")))
+	p.waitFor("ann's name shown, fixed", `document.querySelector("#author").value === "ann" && document.querySelector("#author").readOnly`)
+
+	p.do("write", chromedp.SendKeys(chromedp.CSS("#composer textarea"), "hi from ann\r"))
+	ev := in.next(t)
+	if ev.Text != "hi from ann" || !cmp.Equal(ev.Author, channels.Author{ID: "web:ann", Name: "ann"}) {
+		t.Fatalf("inbound = %+v, want hi from ann as web:ann", ev)
+	}
+	p.waitFor("the message shown as ann's", `[...document.querySelectorAll('.msg[data-role="user"]')].some(e => e.textContent.includes("ann") && e.textContent.includes("hi from ann"))`)
+
+	h, err := a.Prompt(ctx, ev.Thread, channels.Choice{Text: "Allow `ls`?", Options: []channels.Option{{ID: "allow", Label: "Allow"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.do("click Allow", chromedp.Click(chromedp.CSS(`.msg[data-id="`+string(h.ID)+`"] button[data-option="allow"]`)))
+	click := in.next(t)
+	if click.Choice == nil || !cmp.Equal(click.Author, channels.Author{ID: "web:ann", Name: "ann"}) {
+		t.Fatalf("click = %+v, want a choice by web:ann", click)
+	}
 }

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,7 +96,16 @@ func newClient(t *testing.T, a *Adapter) *client {
 	t.Helper()
 	hc := &http.Client{Timeout: testWait, Transport: &http.Transport{}}
 	t.Cleanup(hc.CloseIdleConnections)
-	return &client{base: "http://" + a.Addr(), token: a.o.Token, hc: hc}
+	token := a.o.Token
+	if token == "" && len(a.o.Users) > 0 {
+		token = a.o.Users[slices.Sorted(maps.Keys(a.o.Users))[0]]
+	}
+	return &client{base: "http://" + a.Addr(), token: token, hc: hc}
+}
+
+// bearer is the header that sends token.
+func bearer(token string) http.Header {
+	return http.Header{"Authorization": {"Bearer " + token}}
 }
 
 // response is an API answer.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,10 +14,13 @@ import (
 
 func TestContract(t *testing.T) {
 	channeltest.RunContract(t, func(t *testing.T) channeltest.Harness {
-		a := New(Options{Listen: "127.0.0.1:0"})
+		// The suite's people are named tokens: the web chat takes who
+		// someone is from their token.
+		tokens := map[string]string{"writer": "writer-token", "clicker": "clicker-token"}
+		a := New(Options{Listen: "127.0.0.1:0", Users: tokens})
 		// The suite's handler never replies; keep clicks quick.
 		a.replyWait = 10 * time.Millisecond
-		thread := ref(a.st.createThread("contract").ID)
+		thread := ref(a.st.mustCreate("contract").ID)
 		var c *client
 		// ready waits until Run listens, then connects a client.
 		ready := func(ctx context.Context) error {
@@ -38,7 +42,7 @@ func TestContract(t *testing.T) {
 					return err
 				}
 				body := map[string]string{"author": au.Name, "authorId": au.ID, "text": text}
-				r, err := c.try(ctx, "POST", "/api/threads/"+thread.Thread+"/messages", body, nil)
+				r, err := c.try(ctx, "POST", "/api/threads/"+thread.Thread+"/messages", body, bearer(tokens[au.Name]))
 				if err != nil {
 					return err
 				}
@@ -49,7 +53,7 @@ func TestContract(t *testing.T) {
 					return err
 				}
 				body := map[string]string{"author": au.Name, "authorId": au.ID, "optionId": optionID}
-				r, err := c.try(ctx, "POST", "/api/threads/"+h.Thread.Thread+"/prompts/"+string(h.ID)+"/answer", body, nil)
+				r, err := c.try(ctx, "POST", "/api/threads/"+h.Thread.Thread+"/prompts/"+string(h.ID)+"/answer", body, bearer(tokens[au.Name]))
 				if err != nil {
 					return err
 				}
@@ -69,6 +73,10 @@ func TestContract(t *testing.T) {
 					}
 				}
 				return "", fmt.Errorf("message %q not in the thread", id)
+			},
+			Author: func(au channels.Author) channels.Author {
+				name := strings.ToLower(au.Name)
+				return channels.Author{ID: IDPrefix + name, Name: name}
 			},
 			MissingID: "000000000000",
 			TypingShown: func(ctx context.Context) (bool, error) {

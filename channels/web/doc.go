@@ -13,9 +13,10 @@
 // role (user, assistant or system), an author, a kind (the replay kinds:
 // text tool status notice plan thought permission; people write text), its
 // current text, how often it was edited, and, for an unanswered prompt,
-// its options. At most 100 threads are kept (a new one forgets the least
-// recently active) and 1000 messages per thread (the oldest go first and
-// can no longer be edited). A person's message is at most 64 KiB, a
+// its options. At most 100 threads are kept: a new one forgets the least
+// recently active thread that is not in use (running, or active in the
+// last hour), and is refused (429) when all are. A thread keeps 1000
+// messages (the oldest go first and can no longer be edited). A person's message is at most 64 KiB, a
 // request body at most 1 MiB. The agent's own text is not truncated.
 //
 // # Persistence
@@ -38,22 +39,25 @@
 // # HTTP API
 //
 // All bodies are JSON; errors are {"error": "..."} with a fitting status
-// (400 bad input, 401 missing token, 403 refused host or origin, 404
-// unknown thread or message, 405, 409, 413, 415 non-JSON body, 503
+// (400 bad input, 401 missing token, 403 refused host or origin or a
+// body naming someone else, 404
+// unknown thread or message, 405, 409, 413, 415 non-JSON body, 429 every
+// thread in use, 503
 // shutting down). API.md beside this file has the details and examples.
 //
 //	POST /api/threads                     {"title"?}            → 201 thread
 //	GET  /api/threads                                           → {"threads": [{"id","title","created","typing"}]}, newest first
-//	POST /api/threads/{id}/messages       {"author","text"}     → 202 {"id"}; delivers an Inbound
+//	GET  /api/me                                                → {"id","name","fixed"}: who the token says
+//	POST /api/threads/{id}/messages       {"author"?,"text"}    → 202 {"id"}; delivers an Inbound
 //	GET  /api/threads/{id}/messages                             → {"messages": [...], "typing": bool}
-//	POST /api/threads/{id}/stop           {"author"}            → 202 {"id"}; delivers Inbound text "/stop"
-//	POST /api/threads/{id}/prompts/{msg}/answer {"author","optionId"} → 202 {"id","reply"?}; delivers Inbound.Choice
+//	POST /api/threads/{id}/stop           {"author"?}           → 202 {"id"}; delivers Inbound text "/stop"
+//	POST /api/threads/{id}/prompts/{msg}/answer {"author"?,"optionId"} → 202 {"id","reply"?}; delivers Inbound.Choice
 //	GET  /api/threads/{id}/events                               → Server-Sent Events
 //	GET  /api/events                                            → Server-Sent Events, thread list only
 //	GET  /                                                      → the page
 //
-// A request may also give "authorId", a stable id for access rules; the
-// default Author.ID is "web:" + author. The handler of Run receives
+// Who sent a request comes from its token (see Access); "author" and
+// "authorId" in a body are optional and must not name anyone else. The handler of Run receives
 // Inbound values on the request's goroutine, with Run's context, before the
 // response is written. A message's and a stop's Reply appends a system
 // notice to the thread. An answer's Reply that comes within one second is
@@ -74,11 +78,17 @@
 //
 // # Access
 //
-// The page itself is public. When Options.Token is set, every /api request
-// needs "Authorization: Bearer <token>" or "?token=<token>" (the page takes
-// the token from its own URL, which URL returns). On a loopback listener
-// only local Host names are accepted (against DNS rebinding); a request
-// with a foreign Origin is refused, and request bodies must be
-// application/json, so other web sites cannot post into the chat. Run logs
-// a warning when it listens beyond loopback without a token.
+// The page itself is public. Who someone is comes from their token, never
+// from a request's body: each of Options.Users is one person, "web:<name>",
+// shown by name; Options.Token's holder is "web:owner"; without any token
+// everyone is the one local user, "web:local". With a token set, every
+// /api request needs one, as "Authorization: Bearer <token>" or
+// "?token=<token>" (the page takes it from its own URL and asks GET
+// /api/me who it is); tokens are compared in constant time. A body whose
+// "authorId" (or, for a named token, "author") names someone else is
+// refused with 403. On a loopback listener only local Host names are
+// accepted (against DNS rebinding); a request with a foreign Origin is
+// refused, and request bodies must be application/json, so other web
+// sites cannot post into the chat. Run refuses to serve beyond loopback
+// without a token.
 package web

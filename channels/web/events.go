@@ -50,19 +50,16 @@ func streamEvents(ctx context.Context, stop <-chan struct{}, w io.Writer, flush 
 	if _, err := io.WriteString(w, "retry: 2000\n\n"); err != nil {
 		return err
 	}
-	if err := writeEvent(w, event{name: "threads", data: mustJSON(threadsBody{Threads: snap.threads})}); err != nil {
+	if err := writeEvent(w, newEvent("threads", threadsBody{Threads: snap.threads}, mustJSON)); err != nil {
 		return err
 	}
 	if sub.thread != "" {
 		for _, m := range snap.messages {
-			if err := writeEvent(w, event{name: "message", data: mustJSON(m)}); err != nil {
+			if err := writeEvent(w, newEvent("message", m, mustJSON)); err != nil {
 				return err
 			}
 		}
-		typing := struct {
-			Typing bool `json:"typing"`
-		}{snap.typing}
-		if err := writeEvent(w, event{name: "typing", data: mustJSON(typing)}); err != nil {
+		if err := writeEvent(w, newEvent("typing", typingBody{Typing: snap.typing}, mustJSON)); err != nil {
 			return err
 		}
 	}
@@ -96,6 +93,6 @@ func streamEvents(ctx context.Context, stop <-chan struct{}, w io.Writer, flush 
 
 // writeEvent writes one event; its data is one line of JSON.
 func writeEvent(w io.Writer, ev event) error {
-	_, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.name, ev.data)
+	_, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.name, ev.data())
 	return err
 }

@@ -55,7 +55,7 @@ type savedThread struct {
 	Created  time.Time       `json:"created"`
 	Order    uint64          `json:"order"`
 	Activity uint64          `json:"activity"`
-	Messages json.RawMessage `json:"messages"`
+	Messages json.RawMessage `json:"messages,omitempty"`
 }
 
 // newerVersionError reports a state file written by a newer gateway.
@@ -194,7 +194,32 @@ type persister struct {
 // encodedThread is the message list of a thread as last encoded.
 type encodedThread struct {
 	rev  uint64 // thread.rev it was encoded at
-	msgs []byte
+	msgs []byte // the JSON array
+	// at is where each message's JSON is in msgs. Stored messages never
+	// change (an edit stores a new one), so a message found here needs no
+	// encoding again.
+	at map[*message][2]int
+}
+
+// encodeMessages encodes ms as a JSON array, reusing the encodings of old
+// for the messages it has.
+func encodeMessages(rev uint64, ms []*message, old encodedThread) encodedThread {
+	enc := encodedThread{rev: rev, at: make(map[*message][2]int, len(ms))}
+	b := append(make([]byte, 0, len(old.msgs)+4096), '[')
+	for i, m := range ms {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		start := len(b)
+		if o, ok := old.at[m]; ok {
+			b = append(b, old.msgs[o[0]:o[1]]...)
+		} else {
+			b = append(b, mustJSON(m)...)
+		}
+		enc.at[m] = [2]int{start, len(b)}
+	}
+	enc.msgs = append(b, ']')
+	return enc
 }
 
 func newPersister(path string, st *store, log *slog.Logger) *persister {
@@ -315,11 +340,12 @@ func (p *persister) dirty() bool {
 }
 
 // threadSave is a thread as collected for a save. msgs is nil when the
-// cached encoding of its messages is current.
+// cached encoding of its messages is current; the messages it points to
+// never change (the store replaces a message when it is edited).
 type threadSave struct {
 	meta savedThread
 	rev  uint64
-	msgs []message
+	msgs []*message
 }
 
 // flush writes the state file if the store changed since the last save.
@@ -341,32 +367,45 @@ func (p *persister) flush() error {
 }
 
 // encodeLocked encodes the store as a state file, reusing the encoding of
-// threads that did not change, and returns it with the store.rev it
-// shows; ok is false when nothing changed since the last save. p.mu must
-// be held.
+// threads that did not change and of messages that did not, and returns
+// it with the store.rev it shows; ok is false when nothing changed since
+// the last save. The parts are joined as they are (they are JSON this
+// package encoded), so a save under streaming encodes only what changed.
+// p.mu must be held.
 func (p *persister) encodeLocked() (data []byte, rev uint64, ok bool) {
 	rev, ts, ok := p.collect()
 	if !ok {
 		return nil, 0, false
 	}
 	next := make(map[string]encodedThread, len(ts))
-	f := stateFile{Version: stateVersion, Threads: make([]savedThread, len(ts))}
-	for i, t := range ts {
+	size := 64
+	for _, t := range ts {
 		enc := p.cache[t.meta.ID]
 		if t.msgs != nil {
-			enc = encodedThread{rev: t.rev, msgs: mustJSON(t.msgs)}
+			enc = encodeMessages(t.rev, t.msgs, enc)
 		}
 		next[t.meta.ID] = enc
-		f.Threads[i] = t.meta
-		f.Threads[i].Messages = enc.msgs
+		size += len(enc.msgs) + 256
+	}
+	b := fmt.Appendf(make([]byte, 0, size), `{"version":%d,"threads":[`, stateVersion)
+	for i, t := range ts {
+		enc := next[t.meta.ID]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		meta := mustJSON(t.meta) // without messages: omitted when nil
+		b = append(b, meta[:len(meta)-1]...)
+		b = append(b, `,"messages":`...)
+		b = append(b, enc.msgs...)
+		b = append(b, '}')
 	}
 	p.cache = next
-	return mustJSON(f), rev, true
+	return append(b, "]}"...), rev, true
 }
 
 // collect copies, with the store locked, what a save needs: the threads
-// newest first, and the messages of those changed since their cached
-// encoding. ok is false when nothing changed since the last save.
+// newest first, and the message lists (pointers) of those changed since
+// their cached encoding. ok is false when nothing changed since the last save.
 func (p *persister) collect() (rev uint64, ts []threadSave, ok bool) {
 	p.st.mu.Lock()
 	defer p.st.mu.Unlock()
@@ -380,7 +419,8 @@ func (p *persister) collect() (rev uint64, ts []threadSave, ok bool) {
 			rev:  t.rev,
 		}
 		if c, hit := p.cache[t.id]; !hit || c.rev != t.rev {
-			s.msgs = t.copyLocked() // never nil
+			// Only the pointers: encoding reads the messages unlocked.
+			s.msgs = append(make([]*message, 0, len(t.msgs)), t.msgs...) // never nil
 		}
 		ts = append(ts, s)
 	}

@@ -88,9 +88,9 @@ func TestStateRoundTrip(t *testing.T) {
 	path := statePath(t)
 	ctx := t.Context()
 	a := New(Options{StateFile: path})
-	first := a.st.createThread("First thread")
-	second := a.st.createThread("")
-	third := a.st.createThread("third")
+	first := a.st.mustCreate("First thread")
+	second := a.st.mustCreate("")
+	third := a.st.mustCreate("third")
 	must(a.st.addMessage(second.ID, message{Role: roleUser, Author: "ann", Kind: "text", Text: "list the files\nplease"}))(t)
 	tool := must(a.Post(ctx, ref(second.ID), channels.Message{Kind: channels.KindTool, Key: "call-1", Text: "🔧 ls"}))(t)
 	for _, text := range []string{"🔧 ls …", "🔧 ls ✓"} {
@@ -139,7 +139,7 @@ func TestStateRoundTrip(t *testing.T) {
 	}
 
 	// New ids and ticks go on after the restored ones.
-	fourth := b.st.createThread("fourth")
+	fourth := b.st.mustCreate("fourth")
 	if list := b.st.threadList(); list[0].ID != fourth.ID {
 		t.Errorf("newest thread after a restart = %q, want the new %q", list[0].ID, fourth.ID)
 	}
@@ -210,7 +210,7 @@ func TestEditOfRestoredPrompt(t *testing.T) {
 	path := statePath(t)
 	ctx := t.Context()
 	a := New(Options{StateFile: path})
-	id := a.st.createThread("t").ID
+	id := a.st.mustCreate("t").ID
 	h := must(a.Prompt(ctx, ref(id), channels.Choice{Text: "Allow?", Options: []channels.Option{{ID: "allow"}}}))(t)
 	if err := a.Flush(); err != nil {
 		t.Fatal(err)
@@ -271,7 +271,7 @@ func TestCorruptStateFileIsMovedAside(t *testing.T) {
 				t.Errorf("moved-aside file = %q, want the original %q", got, tc.content)
 			}
 			// Saving works again.
-			th := a.st.createThread("fresh")
+			th := a.st.mustCreate("fresh")
 			if err := a.Flush(); err != nil {
 				t.Fatal(err)
 			}
@@ -296,7 +296,7 @@ func TestNewerStateFileIsRefused(t *testing.T) {
 	if got := logs.String(); !strings.Contains(got, "written by a newer gateway") || !strings.Contains(got, "version=2 supported=1") {
 		t.Errorf("logs = %q, want an error naming the versions", got)
 	}
-	a.st.createThread("not saved")
+	a.st.mustCreate("not saved")
 	if err := a.Flush(); err != nil {
 		t.Errorf("Flush = %v, want nil (saving is off)", err)
 	}
@@ -314,7 +314,7 @@ func TestStateFileBounds(t *testing.T) {
 	big := newStore()
 	var ids []string
 	for i := range 5 {
-		id := big.createThread(fmt.Sprint("t", i)).ID
+		id := big.mustCreate(fmt.Sprint("t", i)).ID
 		ids = append(ids, id)
 		for j := range 7 {
 			must(big.addMessage(id, message{Role: roleAssistant, Kind: "text", Text: fmt.Sprint(i, ".", j)}))(t)
@@ -364,8 +364,10 @@ func TestStateFileBounds(t *testing.T) {
 		t.Errorf("saved threads within the bounds (-want +got):\n%s", diff)
 	}
 	// The bounds keep working after the restore: a new thread forgets the
-	// least recently active restored one.
-	small.createThread("new")
+	// least recently active restored one, once none was used in the last
+	// hour.
+	small.now = func() time.Time { return time.Now().Add(keepFor) }
+	small.mustCreate("new")
 	if small.hasThread(ids[3]) || !small.hasThread(ids[0]) {
 		t.Errorf("after one more thread, have %v; want %s forgotten", dump(small).Activity, ids[3])
 	}
@@ -407,7 +409,7 @@ func TestSaveIsDebounced(t *testing.T) {
 			must(st.addMessage(id, message{Role: roleAssistant, Kind: "text", Text: text}))(t)
 		}
 
-		id := st.createThread("t").ID
+		id := st.mustCreate("t").ID
 		time.Sleep(100 * time.Millisecond)
 		add(id, "a")
 		time.Sleep(399 * time.Millisecond)
@@ -466,7 +468,7 @@ func TestSaveRetriesAfterFailure(t *testing.T) {
 		go func() { p.run(stop); close(done) }()
 		defer func() { close(stop); <-done }()
 
-		st.createThread("t")
+		st.mustCreate("t")
 		time.Sleep(saveInterval)
 		synctest.Wait()
 		if got := strings.Count(logs.String(), "cannot save the threads"); got != 1 {
@@ -512,7 +514,7 @@ func TestConcurrentChangesWhileSaving(t *testing.T) {
 		})
 		for w := range 4 {
 			workers.Go(func() {
-				id := a.st.createThread(fmt.Sprint("worker ", w)).ID
+				id := a.st.mustCreate(fmt.Sprint("worker ", w)).ID
 				for i := range 50 {
 					h, err := a.Post(ctx, ref(id), channels.Message{Kind: channels.KindTool, Text: fmt.Sprint("step ", i)})
 					if err != nil {
@@ -543,7 +545,7 @@ func TestConcurrentChangesWhileSaving(t *testing.T) {
 
 func TestFlushWithoutStateFile(t *testing.T) {
 	a := New(Options{})
-	a.st.createThread("t")
+	a.st.mustCreate("t")
 	if err := a.Flush(); err != nil {
 		t.Errorf("Flush without a state file = %v, want nil", err)
 	}
@@ -551,7 +553,7 @@ func TestFlushWithoutStateFile(t *testing.T) {
 
 func FuzzDecodeState(f *testing.F) {
 	st := newStore()
-	id := st.createThread("seed").ID
+	id := st.mustCreate("seed").ID
 	st.addMessage(id, message{Role: roleUser, Author: "ann", Kind: "text", Text: "hi"})
 	st.addMessage(id, message{Role: roleAssistant, Author: "agent", Kind: "permission", Text: "ok?", Options: []option{{ID: "y", Label: "Yes"}}})
 	p := newPersister("", st, slog.New(slog.DiscardHandler))

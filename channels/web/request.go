@@ -41,11 +41,13 @@ type threadRequest struct {
 	Title string `json:"title"`
 }
 
-// authorFields identify the person behind a request.
+// authorFields are who a request says it is from. They are checked
+// against the request's token, never trusted (see identity.author).
 type authorFields struct {
-	// Author is the name the person gave.
+	// Author is the name to show; optional. A named token's name is
+	// fixed; otherwise it is a label.
 	Author string `json:"author"`
-	// AuthorID is an optional stable id; the default is "web:" + Author.
+	// AuthorID is optional; when given it must be the token's id.
 	AuthorID string `json:"authorId"`
 }
 
@@ -163,12 +165,9 @@ func parseAnswerRequest(body []byte) (answerRequest, error) {
 	return req, nil
 }
 
-// check trims and checks the author fields.
+// check trims and checks the author fields; both are optional.
 func (a *authorFields) check() error {
 	a.Author = strings.TrimSpace(a.Author)
-	if a.Author == "" {
-		return errors.New(`"author" is required`)
-	}
 	if err := checkLine("author", a.Author, maxAuthorRunes); err != nil {
 		return err
 	}
@@ -176,14 +175,6 @@ func (a *authorFields) check() error {
 		return nil
 	}
 	return checkID("authorId", a.AuthorID)
-}
-
-// id returns the author's id: AuthorID, or "web:" + Author.
-func (a authorFields) id() string {
-	if a.AuthorID != "" {
-		return a.AuthorID
-	}
-	return "web:" + a.Author
 }
 
 // checkLine accepts one line of at most max code points without control

@@ -29,7 +29,8 @@ func TestParseMessageRequest(t *testing.T) {
 		{"too many files", `{"author":"ann","files":[` + strings.Repeat(`{"name":"a","data":""},`, 8) + `{"name":"a","data":""}]}`, messageRequest{}, `"files" has 9 files, at most 8 are allowed`},
 		{"author id with space", `{"author":"Ann","authorId":"u 1","text":"hi"}`, messageRequest{}, `"authorId" must not contain spaces or control characters`},
 		{"long author", `{"author":"` + strings.Repeat("a", 65) + `","text":"hi"}`, messageRequest{}, `"author" has 65 characters, at most 64 are allowed`},
-		{"null", `null`, messageRequest{}, `"author" is required`},
+		{"no author", `{"text":"hi"}`, messageRequest{Text: "hi"}, ""},
+		{"null", `null`, messageRequest{}, `"text" is required (or "files")`},
 		{"empty", ``, messageRequest{}, "the request body is empty, want a JSON object"},
 	}
 	for _, tc := range tests {
@@ -85,18 +86,26 @@ var seeds = []string{
 	`{"author":"ann","files":[{"name":"","data":"@@"}]}`,
 }
 
-// checkAuthor checks the invariants of accepted author fields.
+// checkAuthor checks the invariants of accepted author fields: whatever
+// they say, the author's id is the token's.
 func checkAuthor(t *testing.T, a authorFields) {
 	t.Helper()
-	if a.Author == "" || a.Author != strings.TrimSpace(a.Author) || utf8.RuneCountInString(a.Author) > maxAuthorRunes ||
+	if a.Author != strings.TrimSpace(a.Author) || utf8.RuneCountInString(a.Author) > maxAuthorRunes ||
 		strings.ContainsFunc(a.Author, unicode.IsControl) || !utf8.ValidString(a.Author) {
 		t.Errorf("accepted author %q", a.Author)
 	}
 	if len(a.AuthorID) > maxIDBytes || strings.ContainsFunc(a.AuthorID, unicode.IsSpace) {
 		t.Errorf("accepted authorId %q", a.AuthorID)
 	}
-	if id := a.id(); id == "" || (a.AuthorID == "" && id != "web:"+a.Author) {
-		t.Errorf("author id %q for %+v", id, a)
+	for _, who := range []identity{{id: "web:ann", name: "ann", fixed: true}, {id: OwnerID, name: "owner"}, {id: LocalID, name: "guest"}} {
+		got, err := who.author(a)
+		switch {
+		case err != nil && (a.AuthorID != "" && a.AuthorID != who.id || who.fixed && a.Author != "" && a.Author != who.name):
+		case err != nil:
+			t.Errorf("%+v refused for %s: %v", a, who.id, err)
+		case got.ID != who.id || got.Name == "" || who.fixed && got.Name != who.name:
+			t.Errorf("%+v by %s's token = %+v", a, who.id, got)
+		}
 	}
 }
 

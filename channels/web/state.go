@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -16,8 +17,13 @@ import (
 // Memory bounds of the in-memory state.
 const (
 	// defaultMaxThreads is how many threads the adapter keeps; creating
-	// one more forgets the least recently active thread.
+	// one more forgets the least recently active thread that is not in
+	// use (see keepFor), or is refused when every thread is.
 	defaultMaxThreads = 100
+	// keepFor is how long after its last activity a thread is never
+	// forgotten to make room; a thread with typing on (a turn running) is
+	// never forgotten either.
+	keepFor = time.Hour
 	// defaultMaxMessages is how many messages a thread keeps; the oldest
 	// are forgotten first and can no longer be edited.
 	defaultMaxMessages = 1000
@@ -49,6 +55,27 @@ var (
 	errNoMessage = errors.New("no such message")
 )
 
+// fullError is the refusal of a new thread when the store is full and
+// every thread is in use: running, or active within keepFor.
+type fullError struct {
+	max int
+	// retry is when a thread may next be forgotten: the soonest a thread
+	// that is not running falls out of keepFor; 0 when every thread is
+	// running.
+	retry time.Duration
+}
+
+func (e *fullError) Error() string {
+	when := "when a running turn ends and its thread has been idle for an hour"
+	if e.retry > 0 {
+		when = "in about " + e.retry.Round(time.Minute).String()
+		if e.retry < time.Minute {
+			when = "in a minute"
+		}
+	}
+	return fmt.Sprintf("the web chat already keeps %d threads, and each one is running or was used in the last hour, so none is forgotten to make room; continue an existing thread, or try again %s", e.max, when)
+}
+
 // option is one button of a prompt, as the API shows it.
 type option struct {
 	ID    string `json:"id"`
@@ -57,8 +84,9 @@ type option struct {
 }
 
 // message is one message of a thread, as the API shows it. Stored messages
-// are replaced, never changed in place once handed out, so a copy may share
-// the Options slice.
+// are replaced, never changed in place once stored, so a copy may share the
+// Options slice, and a pointer taken with the store locked may be read
+// after it is unlocked.
 type message struct {
 	ID     string `json:"id"`
 	Role   string `json:"role"`
@@ -81,10 +109,38 @@ type threadInfo struct {
 	seq     uint64    // creation order, newest highest
 }
 
-// event is one live event, encoded once for every subscriber.
+// event is one live event. Its value is a snapshot taken when the state
+// changed; it is encoded to JSON by the first stream that writes it, once
+// for all, and never with the store locked: the gateway's posts and edits
+// and the people's requests wait for nothing but the change itself.
 type event struct {
 	name string // "message", "typing" or "threads"
-	data []byte // JSON
+	body *lazyJSON
+}
+
+// lazyJSON is a value encoded on first use.
+type lazyJSON struct {
+	once   sync.Once
+	encode func(any) []byte
+	v      any
+	data   []byte
+}
+
+// newEvent returns the event name with the snapshot v, to be encoded with
+// encode.
+func newEvent(name string, v any, encode func(any) []byte) event {
+	return event{name: name, body: &lazyJSON{encode: encode, v: v}}
+}
+
+// data returns the event's JSON, encoding it on the first call. It may
+// block on encoding; never call it with the store locked.
+func (e event) data() []byte {
+	l := e.body
+	l.once.Do(func() {
+		l.data = l.encode(l.v)
+		l.v = nil
+	})
+	return l.data
 }
 
 // subscriber is one live event stream. Its channel is buffered; a
@@ -105,11 +161,14 @@ type thread struct {
 	created time.Time
 	seq     uint64 // store.tick at creation, for the list order
 	active  uint64 // store.tick at the last activity, for eviction
-	rev     uint64 // store.rev at the last change to save, for the state file
-	typing  bool
-	msgs    []*message // oldest first
-	byID    map[string]*message
-	subs    map[*subscriber]struct{}
+	// activeAt is the time of the last activity: a thread active within
+	// keepFor is never forgotten to make room.
+	activeAt time.Time
+	rev      uint64 // store.rev at the last change to save, for the state file
+	typing   bool
+	msgs     []*message // oldest first
+	byID     map[string]*message
+	subs     map[*subscriber]struct{}
 }
 
 func (t *thread) info() threadInfo {
@@ -122,7 +181,10 @@ func (t *thread) info() threadInfo {
 // every change the state file keeps (all but typing) counts in rev and
 // calls changed.
 type store struct {
-	now         func() time.Time
+	now func() time.Time
+	// encode encodes live events (mustJSON; tests block it to stand for
+	// slow encoding). It is called by streams, never with mu held.
+	encode      func(any) []byte
 	maxThreads  int
 	maxMessages int
 	// changed, if set, is called with mu held after each change to save;
@@ -139,6 +201,7 @@ type store struct {
 func newStore() *store {
 	return &store{
 		now:         time.Now,
+		encode:      mustJSON,
 		maxThreads:  defaultMaxThreads,
 		maxMessages: defaultMaxMessages,
 		threads:     make(map[string]*thread),
@@ -172,51 +235,71 @@ func titleFrom(text string) string {
 	return ""
 }
 
-// createThread adds a thread, forgetting the least recently active one if
-// the store is full.
-func (s *store) createThread(title string) threadInfo {
+// createThread adds a thread. When the store is full it forgets the least
+// recently active thread that is not in use; when every thread is in use
+// (running, or active within keepFor) it returns a *fullError instead.
+func (s *store) createThread(title string) (threadInfo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for len(s.threads) >= s.maxThreads {
-		s.evictLocked()
+		if err := s.evictLocked(); err != nil {
+			return threadInfo{}, err
+		}
 	}
 	id := newID()
 	for s.threads[id] != nil {
 		id = newID()
 	}
 	s.tick++
+	now := s.now()
 	t := &thread{
-		id:      id,
-		title:   titleFrom(title),
-		created: s.now(),
-		seq:     s.tick,
-		active:  s.tick,
-		byID:    make(map[string]*message),
-		subs:    make(map[*subscriber]struct{}),
+		id:       id,
+		title:    titleFrom(title),
+		created:  now,
+		seq:      s.tick,
+		active:   s.tick,
+		activeAt: now,
+		byID:     make(map[string]*message),
+		subs:     make(map[*subscriber]struct{}),
 	}
 	s.threads[id] = t
 	s.markLocked(t)
 	s.publishThreadsLocked()
-	return t.info()
+	return t.info(), nil
 }
 
-// evictLocked forgets the least recently active thread and ends its
-// streams.
-func (s *store) evictLocked() {
+// evictLocked forgets the least recently active thread that is not in
+// use, and ends its streams. A thread is in use while its typing
+// indicator is on (a turn is running) and for keepFor after its last
+// activity. When every thread is in use it forgets none and returns a
+// *fullError.
+func (s *store) evictLocked() error {
+	now := s.now()
 	var oldest *thread
+	var retry time.Duration
 	for _, t := range s.threads {
+		if t.typing {
+			continue
+		}
+		if left := t.activeAt.Add(keepFor).Sub(now); left > 0 {
+			if retry == 0 || left < retry {
+				retry = left
+			}
+			continue
+		}
 		if oldest == nil || t.active < oldest.active {
 			oldest = t
 		}
 	}
 	if oldest == nil {
-		return
+		return &fullError{max: s.maxThreads, retry: retry}
 	}
 	for sub := range oldest.subs {
 		s.dropLocked(sub)
 	}
 	delete(s.threads, oldest.id)
 	s.markLocked(nil)
+	return nil
 }
 
 // threadList returns the threads, newest first.
@@ -296,7 +379,15 @@ func (s *store) editMessage(id, msgID, kind, key, text string) error {
 	edited.Kind, edited.Key, edited.Text = kind, key, text
 	edited.Options = nil
 	edited.Edits++
-	*m = edited
+	// A new message replaces the old one: a stored message never changes,
+	// so a save can read it without the lock.
+	t.byID[msgID] = &edited
+	for i := len(t.msgs) - 1; i >= 0; i-- {
+		if t.msgs[i] == m {
+			t.msgs[i] = &edited
+			break
+		}
+	}
 	s.touchLocked(t)
 	s.markLocked(t)
 	s.publishMessageLocked(t, edited)
@@ -350,9 +441,7 @@ func (s *store) setTyping(id string, on bool) error {
 		return nil
 	}
 	t.typing = on
-	s.publishLocked(t, event{name: "typing", data: mustJSON(struct {
-		Typing bool `json:"typing"`
-	}{on})})
+	s.publishLocked(t, newEvent("typing", typingBody{Typing: on}, s.encode))
 	s.publishThreadsLocked()
 	return nil
 }
@@ -410,6 +499,7 @@ func (s *store) dropLocked(sub *subscriber) {
 func (s *store) touchLocked(t *thread) {
 	s.tick++
 	t.active = s.tick
+	t.activeAt = s.now()
 }
 
 // markLocked counts a change the state file keeps: a change of thread t,
@@ -446,6 +536,12 @@ func (s *store) restore(ts []*thread) (threads, msgs int) {
 	for _, t := range ts {
 		s.tick++
 		t.active = s.tick
+		// The time of the last activity is not saved: the newest
+		// message's time stands for it.
+		t.activeAt = t.created
+		if n := len(t.msgs); n > 0 && t.msgs[n-1].Time.After(t.activeAt) {
+			t.activeAt = t.msgs[n-1].Time
+		}
 		if n := len(t.msgs) - s.maxMessages; n > 0 {
 			for _, old := range t.msgs[:n] {
 				delete(t.byID, old.ID)
@@ -462,7 +558,7 @@ func (s *store) restore(ts []*thread) (threads, msgs int) {
 }
 
 func (s *store) publishMessageLocked(t *thread, m message) {
-	s.publishLocked(t, event{name: "message", data: mustJSON(m)})
+	s.publishLocked(t, newEvent("message", m, s.encode))
 }
 
 // publishLocked sends ev to the subscribers of t without blocking.
@@ -474,7 +570,7 @@ func (s *store) publishLocked(t *thread, ev event) {
 
 // publishThreadsLocked sends the thread list to every subscriber.
 func (s *store) publishThreadsLocked() {
-	ev := event{name: "threads", data: mustJSON(threadsBody{Threads: s.threadListLocked()})}
+	ev := newEvent("threads", threadsBody{Threads: s.threadListLocked()}, s.encode)
 	for sub := range s.global {
 		s.sendLocked(sub, ev)
 	}
@@ -489,6 +585,11 @@ func (s *store) sendLocked(sub *subscriber, ev event) {
 	default:
 		s.dropLocked(sub) // too slow: it reconnects and starts afresh
 	}
+}
+
+// typingBody is the JSON of "typing" events.
+type typingBody struct {
+	Typing bool `json:"typing"`
 }
 
 // threadsBody is the JSON of GET /api/threads and of "threads" events.

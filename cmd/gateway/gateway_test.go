@@ -97,22 +97,40 @@ func startGateway(t *testing.T, cfg config.Config, f runFlags, h hooks) *gateway
 type client struct {
 	t    *testing.T
 	base string
+	// token, if set, is sent as "Authorization: Bearer".
+	token string
 }
 
 func (c client) post(path string, body any) map[string]any {
 	c.t.Helper()
+	status, out := c.try(path, body)
+	if status >= 300 {
+		c.t.Fatalf("POST %s: %d %v", path, status, out)
+	}
+	return out
+}
+
+// try posts body to path and returns the status and the decoded answer.
+func (c client) try(path string, body any) (int, map[string]any) {
+	c.t.Helper()
 	b, _ := json.Marshal(body)
-	resp, err := http.Post(c.base+path, "application/json", strings.NewReader(string(b)))
+	req, _ := http.NewRequest("POST", c.base+path, strings.NewReader(string(b)))
+	req.Header.Set("Content-Type", "application/json")
+	c.auth(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatalf("POST %s: %v", path, err)
 	}
 	defer resp.Body.Close()
 	var out map[string]any
 	_ = json.NewDecoder(resp.Body).Decode(&out)
-	if resp.StatusCode >= 300 {
-		c.t.Fatalf("POST %s: %s %v", path, resp.Status, out)
+	return resp.StatusCode, out
+}
+
+func (c client) auth(req *http.Request) {
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
-	return out
 }
 
 type webMessage struct {
@@ -152,6 +170,7 @@ func (c client) waitEvent(thread, what string, ok func(event, data string) bool)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", c.base+"api/threads/"+thread+"/events", nil)
+	c.auth(req)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatalf("events: %v", err)

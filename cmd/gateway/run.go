@@ -120,14 +120,16 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	for _, p := range platforms {
 		switch p {
 		case "web":
+			wc := cfg.Channels.Web
 			w := web.New(web.Options{
-				Listen: cfg.Channels.Web.Listen, Token: cfg.Channels.Web.Token, Logger: log.With("platform", "web"),
+				Listen: wc.Listen, Token: wc.Token, Users: wc.Users, Logger: log.With("platform", "web"),
 				StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
 			})
 			adapters[p] = w
-			if cfg.Channels.Web.Token == "" && isLoopback(cfg.Channels.Web.Listen) {
-				open = append(open, "web") // the local chat needs no allow-list
-			}
+			// The web chat admits people itself: token holders, or the
+			// one local user on loopback without tokens (it refuses to
+			// serve beyond loopback without one). access.web narrows it.
+			open = append(open, "web")
 		case "discord":
 			d := cfg.Channels.Discord
 			a, err := discord.New(discord.Options{
@@ -380,18 +382,6 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, o))
 	}
 	return slog.New(slog.NewTextHandler(w, o))
-}
-
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // runCheck is `gateway check`: load and validate the configuration, print
