@@ -711,19 +711,20 @@ func TestAgentEnvironment(t *testing.T) {
 		"ANTHROPIC_API_KEY=sk-ant-claude-key-0123456789", "OPENAI_API_KEY=sk-openai-codex-key-0123456789",
 		"SHARED_KEY=shared-key-of-both-0123", "TOKEN_COPY=xoxb-bot-token-123456",
 		"NODE_OPTIONS=--max-old-space-size=4096", "npm_config_cache=/var/cache/npm", "UNLISTED=u",
+		"ANN_TOKEN=ann-web-token-0123456789abcdef",
 	}
 	path := writeYAML(t, `
 channels:
   discord: {token: "${DISCORD_TOKEN}"}
   slack: {appToken: "${SLACK_APP_TOKEN}", botToken: "${SLACK_BOT_TOKEN}"}
-  web: {enabled: true}
+  web: {enabled: true, users: {ann: "${ANN_TOKEN}"}}
 agents:
   default: claude
   list:
     claude:
       command: [claude-agent-acp]
       env: {ANTHROPIC_API_KEY: "${ANTHROPIC_API_KEY}", SHARED: "${SHARED_KEY}", DEBUG: "1"}
-      inheritEnv: [NODE_OPTIONS, npm_config_*, DISCORD_TOKEN, SLACK_BOT_TOKEN, GATEWAY_CHANNELS__WEB__TOKEN, OPENAI_API_KEY, TOKEN_COPY]
+      inheritEnv: [NODE_OPTIONS, npm_config_*, DISCORD_TOKEN, SLACK_BOT_TOKEN, GATEWAY_CHANNELS__WEB__TOKEN, OPENAI_API_KEY, TOKEN_COPY, ANN_TOKEN]
     codex:
       command: [codex-acp]
       env: {OPENAI_API_KEY: "${OPENAI_API_KEY}", SHARED: "${SHARED_KEY}", DEBUG: "1"}
@@ -749,7 +750,7 @@ agents:
 	for _, w := range withheld {
 		names = append(names, w.Name)
 	}
-	wantWithheld := []string{"DISCORD_TOKEN", "SLACK_BOT_TOKEN", "GATEWAY_CHANNELS__WEB__TOKEN", "OPENAI_API_KEY", "TOKEN_COPY"}
+	wantWithheld := []string{"DISCORD_TOKEN", "SLACK_BOT_TOKEN", "GATEWAY_CHANNELS__WEB__TOKEN", "OPENAI_API_KEY", "TOKEN_COPY", "ANN_TOKEN"}
 	if diff := cmp.Diff(wantWithheld, names); diff != "" {
 		t.Errorf("withheld (-want +got):\n%s", diff)
 	}
