@@ -1,6 +1,7 @@
 package dispatch_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -253,5 +254,29 @@ func TestPromptNeverHidesTheInputSilently(t *testing.T) {
 				t.Errorf("resolved = %v %q, want it to end with the outcome", last.Op, last.Text)
 			}
 		})
+	}
+}
+
+// TestPromptWhoseWholeTextIsRefused: where the whole text goes in messages
+// before the prompt and the platform refuses one of them for good, the
+// prompt is not shown either (nobody may allow what they cannot see), and
+// its callback hears why, so the request is answered at once.
+func TestPromptWhoseWholeTextIsRefused(t *testing.T) {
+	h := newHarness(t, channeltest.Options{Edit: true, Prompt: true, Limits: slackLimits}, projector.DefaultSettings(), never)
+	refused := channels.Permanent(errors.New("msg_too_long"))
+	h.rec.Inject(channeltest.InjectPost, refused)
+	var got error
+	called := false
+	h.lane.BeginTurn(h.now)
+	h.lane.Prompt(h.now, "p1", hostileChoice(6000), func(_ channels.Handle, err error) { got, called = err, true })
+	h.wait(0)
+	h.drain()
+	if !called || !errors.Is(got, refused) {
+		t.Fatalf("posted callback: called %v with %v, want the refusal", called, got)
+	}
+	for _, op := range h.rec.Ops() {
+		if op.Op == "prompt" || len(op.Options) > 0 {
+			t.Errorf("the prompt was shown after its whole text was refused: %+v", op)
+		}
 	}
 }
