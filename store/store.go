@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -29,9 +31,16 @@ type Store struct {
 	log *slog.Logger
 }
 
+// FileMode is the mode of the database file and of SQLite's -wal and -shm
+// files beside it: they hold every transcript, so only the gateway's user
+// may read them.
+const FileMode fs.FileMode = 0o600
+
 // Open opens (creating if needed) the database file at path, sets it up
 // (WAL, busy timeout, foreign keys) and migrates its schema to the current
-// version. It does file I/O. A nil logger discards logs. It fails when the
+// version. A new file is created with FileMode whatever the umask, and
+// the group and others lose any access to an existing one and to its -wal
+// and -shm. It does file I/O. A nil logger discards logs. It fails when the
 // file cannot be opened, was written by a newer gateway, or a migration
 // fails (that migration is then rolled back).
 func Open(ctx context.Context, path string, logger *slog.Logger) (*Store, error) {
@@ -47,6 +56,9 @@ func open(ctx context.Context, path string, logger *slog.Logger, steps []string)
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
+	}
+	if err := restrictFiles(abs); err != nil {
+		return nil, fmt.Errorf("open store %q: %w", abs, err)
 	}
 	db, err := sql.Open("sqlite", dsn(abs))
 	if err != nil {
@@ -65,6 +77,36 @@ func open(ctx context.Context, path string, logger *slog.Logger, steps []string)
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
 	}
 	return s, nil
+}
+
+// restrictFiles creates the database file at abs with FileMode if it does
+// not exist, and takes the group's and others' permissions away from it
+// and from the -wal and -shm files that exist (an older gateway made them
+// 0644). SQLite creates the -wal and -shm files with the mode of the
+// database file, so they are private from the start too.
+func restrictFiles(abs string) error {
+	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
+	switch {
+	case err == nil:
+		f.Close()
+	case !errors.Is(err, fs.ErrExist):
+		return err
+	}
+	for _, p := range []string{abs, abs + "-wal", abs + "-shm"} {
+		st, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if perm := st.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&^0o077); err != nil {
+				return fmt.Errorf("make %s private: %w", filepath.Base(p), err)
+			}
+		}
+	}
+	return nil
 }
 
 func (s *Store) init(ctx context.Context, steps []string) error {
