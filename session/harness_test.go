@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -31,6 +32,7 @@ type env struct {
 	ends     *sessiontest.TurnEnds
 	finished chan turnEnd // the agent answered (delivery may lag)
 	agents   chan agentEvent
+	logs     *logBuffer // the router's log
 }
 
 type agentEvent struct {
@@ -100,7 +102,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if rec == nil {
 		rec = channeltest.New(o.rec)
 	}
-	e := &env{t: t, dir: dir, rec: rec, st: st, cancel: cancel, done: make(chan struct{}), ends: sessiontest.NewTurnEnds(), finished: make(chan turnEnd, 100), agents: make(chan agentEvent, 100)}
+	e := &env{t: t, dir: dir, rec: rec, st: st, cancel: cancel, done: make(chan struct{}), ends: sessiontest.NewTurnEnds(), finished: make(chan turnEnd, 100), agents: make(chan agentEvent, 100), logs: &logBuffer{}}
 	ab := abort.DefaultConfig()
 	if o.grace > 0 {
 		ab.Grace = o.grace
@@ -126,6 +128,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Open:        open,
 		Abort:       ab,
 		Limits:      o.limits,
+		Logger:      slog.New(slog.NewTextHandler(e.logs, nil)),
 		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
 			rec.NoteIn(th, channeltest.Op{Op: "turn_end", StopReason: end.StopReason})
 			e.ends.Record(th, end)
@@ -256,6 +259,24 @@ func isPrompt(op channeltest.Op) bool { return op.Op == "prompt" }
 
 func hasText(sub string) func(channeltest.Op) bool {
 	return func(op channeltest.Op) bool { return strings.Contains(op.Text, sub) }
+}
+
+// logBuffer collects log lines; it is safe for concurrent use.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // send never blocks the gateway on a test's event channel.

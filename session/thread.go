@@ -327,8 +327,10 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	dirty := t.tr.Dirty()
 	t.tr.MarkClean()
 	title := t.proj.Title()
+	var gone *agent.Process // the process has exited: its log is closed below
+	var goneLog *eventlog.Writer
 	if exited || t.proc == nil || t.proc.Err() != nil {
-		t.dropProcessLocked() // closes (and so syncs) the event log
+		gone, goneLog = t.proc, t.dropProcessLocked()
 	}
 	evlog := t.evlog
 	t.turn = nil
@@ -366,6 +368,7 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 			t.r.log.Warn("cannot sync the event log", "thread", t.ref, "err", err)
 		}
 	}
+	t.closeLogAfterExit(gone, goneLog)
 }
 
 // Update is the agent's Handler: the tap's goroutine hands every update
@@ -436,10 +439,13 @@ func (t *thread) ensureSession(ctx context.Context) (*agent.Session, error) {
 		t.mu.Unlock()
 		return s, nil
 	}
+	var gone *agent.Process // exited
+	var goneLog *eventlog.Writer
 	if t.proc != nil {
-		t.dropProcessLocked()
+		gone, goneLog = t.proc, t.dropProcessLocked()
 	}
 	t.mu.Unlock()
+	t.closeLogAfterExit(gone, goneLog)
 
 	st := t.r.o.Store
 	b, bound, err := st.Binding(ctx, t.ref)
@@ -517,7 +523,7 @@ func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Bindin
 	if err != nil {
 		t.r.log.Warn("cannot resume the session", "thread", t.ref, "session", b.SessionID, "err", err)
 		t.laneNotice("Couldn't resume the earlier session, so this is a new one: the agent does not remember the earlier conversation.")
-		t.closeLog()
+		t.detachLog(proc)
 		return nil
 	}
 	t.r.log.Info("session resumed", "thread", t.ref, "session", b.SessionID)
@@ -564,13 +570,37 @@ func (t *thread) attachLog(proc *agent.Process, sessionID string) {
 	})
 }
 
-func (t *thread) closeLog() {
+// detachLog closes the event log of a session the live process no longer
+// serves (a failed session/load). Frames from then on are kept by the
+// process until attachLog gives it the next session's log.
+func (t *thread) detachLog(proc *agent.Process) {
 	t.mu.Lock()
 	w := t.evlog
 	t.evlog = nil
 	t.mu.Unlock()
-	if w != nil {
-		_ = w.Close()
+	if w == nil {
+		return
+	}
+	proc.SetFrameSink(nil)
+	if err := w.Close(); err != nil {
+		t.r.log.Warn("cannot close the event log", "thread", t.ref, "err", err)
+	}
+}
+
+// closeLogAfterExit waits until proc (stopped or exiting) has exited, so
+// that everything it wrote has been logged, and then closes its event log
+// w. Frames the gateway still writes to the dead process are not logged:
+// they were never delivered. Either may be nil.
+func (t *thread) closeLogAfterExit(proc *agent.Process, w *eventlog.Writer) {
+	if w == nil {
+		return
+	}
+	if proc != nil {
+		<-proc.Exited()
+		proc.SetFrameSink(nil)
+	}
+	if err := w.Close(); err != nil {
+		t.r.log.Warn("cannot close the event log", "thread", t.ref, "err", err)
 	}
 }
 
@@ -580,11 +610,13 @@ func (t *thread) watch(proc *agent.Process) {
 	<-proc.Exited()
 	t.mu.Lock()
 	mine := t.proc == proc
+	var w *eventlog.Writer
 	if mine && t.turn == nil {
 		t.r.log.Info("agent exited while idle", "thread", t.ref, "err", proc.Err())
-		t.dropProcessLocked()
+		w = t.dropProcessLocked()
 	}
 	t.mu.Unlock()
+	t.closeLogAfterExit(proc, w)
 	if mine {
 		t.r.agentEvent(t.ref, "exited")
 	} else {
@@ -593,17 +625,18 @@ func (t *thread) watch(proc *agent.Process) {
 }
 
 // dropProcessLocked forgets the process (it has exited or is being
-// stopped), closes the event log and frees the slot.
-func (t *thread) dropProcessLocked() {
-	if t.evlog != nil {
-		_ = t.evlog.Close()
-		t.evlog = nil
-	}
+// stopped) and frees the slot. It returns the process's event log, which
+// the caller closes with closeLogAfterExit once the process is stopped:
+// an agent may write its last frames while it stops.
+func (t *thread) dropProcessLocked() *eventlog.Writer {
+	w := t.evlog
+	t.evlog = nil
 	t.proc, t.sess = nil, nil
 	if t.slot {
 		t.slot = false
 		t.r.release()
 	}
+	return w
 }
 
 // idleSince reports when the thread's agent became idle, if it has a live
@@ -645,7 +678,7 @@ func (t *thread) reap(why string) bool {
 		return false
 	}
 	proc := t.proc
-	t.dropProcessLocked()
+	w := t.dropProcessLocked()
 	t.mu.Unlock()
 	t.r.log.Info("stopping idle agent", "thread", t.ref, "why", why)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*t.r.o.Limits.StopGrace)
@@ -653,6 +686,7 @@ func (t *thread) reap(why string) bool {
 	if err := proc.Stop(ctx); err != nil {
 		proc.Kill()
 	}
+	t.closeLogAfterExit(proc, w)
 	return true
 }
 
@@ -684,7 +718,7 @@ func (t *thread) shutdown() {
 	}
 	t.mu.Lock()
 	proc = t.proc
-	t.dropProcessLocked()
+	w := t.dropProcessLocked()
 	t.mu.Unlock()
 	if proc != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 4*t.r.o.Limits.StopGrace)
@@ -693,4 +727,5 @@ func (t *thread) shutdown() {
 		}
 		cancel()
 	}
+	t.closeLogAfterExit(proc, w)
 }

@@ -1,0 +1,111 @@
+package session_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/channeltest"
+)
+
+// wireEnv is an env whose demo agent records the frames it reads and
+// writes (recordWire) in wireDir.
+func wireEnv(t *testing.T, o envOptions) (*env, string) {
+	t.Helper()
+	wireDir := t.TempDir()
+	o.agentEnv = append(o.agentEnv, "SESSION_TEST_WIRE_DIR="+wireDir)
+	return newEnv(t, o), wireDir
+}
+
+// agentWire returns the frames the one demo agent that ran read (in) and
+// wrote (out), from its own record.
+func agentWire(t *testing.T, wireDir string) (in, out []string) {
+	t.Helper()
+	ins, _ := filepath.Glob(filepath.Join(wireDir, "*.in"))
+	if len(ins) != 1 {
+		t.Fatalf("%d agent processes recorded their wire, want 1", len(ins))
+	}
+	read := func(path string) []string {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lines(string(raw))
+	}
+	return read(ins[0]), read(strings.TrimSuffix(ins[0], ".in") + ".out")
+}
+
+func lines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// checkEventLog checks that the session's event log holds every frame the
+// agent exchanged and nothing else: the frames of each direction in order
+// (the two directions interleave as they crossed).
+func checkEventLog(t *testing.T, e *env, th channels.ThreadRef, wireDir string) {
+	t.Helper()
+	b, ok, err := e2(t, e.dir).Binding(t.Context(), th)
+	if err != nil || !ok {
+		t.Fatalf("binding of %s: %v, %v", th, ok, err)
+	}
+	logged := lines(eventLog(t, e.dir, b.SessionID))
+	in, out := agentWire(t, wireDir)
+	i, o := 0, 0
+	for n, l := range logged {
+		switch {
+		case i < len(in) && l == in[i]:
+			i++
+		case o < len(out) && l == out[o]:
+			o++
+		default:
+			t.Fatalf("event log line %d is not the next frame either way:\n%s", n+1, l)
+		}
+	}
+	if i < len(in) {
+		t.Errorf("the event log lacks the last %d frame(s) the agent read, from:\n%s", len(in)-i, in[i])
+	}
+	if o < len(out) {
+		t.Errorf("the event log lacks the last %d frame(s) the agent wrote, from:\n%s", len(out)-o, out[o])
+	}
+	if strings.Contains(e.logs.String(), "event log write failed") {
+		t.Errorf("the log says an event log write failed:\n%s", e.logs.String())
+	}
+}
+
+// Invariant 5 across a shutdown: every frame exchanged with the agent,
+// up to its exit, is in the event log, in order; none is written to a
+// closed log.
+func TestEventLogKeepsEveryFrameAcrossShutdown(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		prompt string
+		cut    func(e *env, th channels.ThreadRef)
+		want   string // a frame the log must hold
+	}{
+		{"mid-turn", "slow 400", func(e *env, th channels.ThreadRef) {
+			e.waitOp(th, "streaming", func(op channeltest.Op) bool { return strings.Contains(op.Text, "quick") })
+		}, `"stopReason":"cancelled"`},
+		{"permission pending", "permission", func(e *env, th channels.ThreadRef) {
+			e.waitOp(th, "the permission prompt", isPrompt)
+		}, `"stopReason":"cancelled"`},
+		{"at turn end", "echo all done", func(e *env, th channels.ThreadRef) { e.waitEnd(th) }, `"stopReason":"end_turn"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, wireDir := wireEnv(t, envOptions{rec: channeltest.Options{Edit: true, Prompt: true}})
+			th := e.rec.Thread("log")
+			e.say(th, ann, tc.prompt)
+			tc.cut(e, th)
+			e.close()
+			checkEventLog(t, e, th, wireDir)
+			b, _, _ := e2(t, e.dir).Binding(t.Context(), th)
+			if log := eventLog(t, e.dir, b.SessionID); !strings.Contains(log, tc.want) {
+				t.Errorf("the event log lacks %s", tc.want)
+			}
+		})
+	}
+}
