@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -26,8 +27,9 @@ type pending struct {
 	req    agent.PermissionRequest
 	text   string // the prompt's text, kept for the resolved version
 	asked  time.Time
-	answer chan answered // capacity 1; written once by resolve
-	done   bool          // guarded by thread.mu
+	answer chan answered   // capacity 1; written once by resolve
+	done   bool            // guarded by thread.mu
+	msg    channels.Handle // the message showing it, once posted; guarded by thread.mu
 }
 
 type answered struct {
@@ -93,6 +95,9 @@ func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 			return
 		}
 		if h.Known() {
+			t.mu.Lock()
+			p.msg = h
+			t.mu.Unlock()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			if err := t.r.o.Store.SetPromptMessage(ctx, p.id, string(h.ID)); err != nil {
@@ -174,6 +179,49 @@ func (t *thread) resolve(p *pending, status store.PromptStatus, optionID string,
 	t.mu.Unlock()
 	t.r.log.Info("permission prompt settled", "thread", t.ref, "status", string(status), "option", a.option, "by", who)
 	return true
+}
+
+// restartedOutcome ends the text of a prompt the gateway's shutdown left
+// unanswered.
+const restartedOutcome = "⏱️ Expired: the gateway restarted before anyone answered."
+
+// expireAtShutdown settles p for a gateway that is shutting down: the
+// agent gets the cancelled outcome at once, and the prompt's message is
+// edited straight through the adapter (the thread's lane has stopped) to
+// say the gateway restarted, without its buttons, within ctx. The stored
+// prompt is marked expired once its message no longer shows buttons; when
+// the edit fails it stays pending, so the next start edits it
+// (Router.expireStalePrompts). It does I/O and blocks.
+func (t *thread) expireAtShutdown(ctx context.Context, p *pending) {
+	t.mu.Lock()
+	if p.done {
+		t.mu.Unlock()
+		return
+	}
+	p.done = true
+	delete(t.prompts, p.id)
+	h := p.msg
+	if t.tr != nil {
+		t.tr.PermissionAnswered(p.id, "", time.Now())
+	}
+	t.mu.Unlock()
+	p.answer <- answered{}
+
+	ed, canEdit := t.ad.(channels.Editor)
+	if canEdit && h.Known() {
+		err := ed.Edit(ctx, h, channels.Message{Kind: channels.KindPermission, Text: p.text + "\n\n" + restartedOutcome})
+		if err != nil && !errors.Is(err, channels.ErrMessageGone) {
+			t.r.log.Warn("cannot edit a permission prompt at shutdown; the next start does", "thread", t.ref, "err", err)
+			return
+		}
+	}
+	// Not shown (or not editable): there are no buttons to take away.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := t.r.o.Store.ResolvePrompt(sctx, p.id, store.PromptExpired, "", "gateway shutdown", time.Now()); err != nil {
+		t.r.log.Warn("cannot record the prompt's outcome", "thread", t.ref, "err", err)
+	}
+	t.r.log.Info("permission prompt expired at shutdown", "thread", t.ref, "prompt", p.id)
 }
 
 func (t *thread) recordPermission(req agent.PermissionRequest, chosen string, at time.Time) {

@@ -183,8 +183,14 @@ func (r *Router) Run(ctx context.Context) error {
 	r.mu.Lock()
 	r.ctx = ctx
 	r.mu.Unlock()
+	// Read before any message is let in: every prompt pending now was
+	// left by an earlier run.
+	stale, err := r.o.Store.PendingPrompts(ctx)
+	if err != nil && ctx.Err() == nil {
+		r.log.Error("cannot read the permission prompts an earlier run left pending", "err", err)
+	}
 	close(r.ready)
-	r.expireStalePrompts(ctx)
+	r.expireStalePrompts(ctx, stale)
 	<-ctx.Done()
 	r.shutdown()
 	return nil
@@ -362,33 +368,81 @@ func (r *Router) reply(ctx context.Context, ad channels.Adapter, in channels.Inb
 	}()
 }
 
-// expireStalePrompts marks prompts left by an earlier run as expired and
-// edits their messages so their buttons go away.
-func (r *Router) expireStalePrompts(ctx context.Context) {
-	stale, err := r.o.Store.ExpireAll(ctx, time.Now())
-	if err != nil {
-		r.log.Error("cannot expire stale permission prompts", "err", err)
-		return
-	}
+// expireStalePrompts marks prompts left pending by an earlier run as
+// expired, after editing their messages so their buttons go away. An edit
+// that fails is tried again, less and less often, while the router runs;
+// a prompt whose message could not be edited stays pending for the next
+// start.
+func (r *Router) expireStalePrompts(ctx context.Context, stale []store.Prompt) {
 	for _, p := range stale {
 		r.mu.Lock()
 		ad := r.adapters[p.Thread.Platform]
 		r.mu.Unlock()
 		ed, ok := ad.(channels.Editor)
 		if !ok || p.MessageID == "" {
+			// No buttons to take away (or no way to): expired as it is.
+			r.expirePrompt(ctx, p)
 			continue
 		}
-		h := channels.Handle{Thread: p.Thread, ID: channels.MessageID(p.MessageID)}
-		text := sysmsg.Prefix("Permission prompt expired: the gateway restarted before anyone answered (" + p.Title + ").")
 		r.wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			if err := ed.Edit(ctx, h, channels.Message{Kind: channels.KindPermission, Text: text}); err != nil {
-				r.log.Warn("cannot edit a stale prompt", "thread", p.Thread, "err", err)
+			if r.editStalePrompt(ctx, ed, p) {
+				r.expirePrompt(ctx, p)
 			}
 		})
 	}
 }
+
+// Retry delays of editStalePrompt.
+const (
+	staleEditFirstRetry = 500 * time.Millisecond
+	staleEditMaxRetry   = time.Minute
+)
+
+// editStalePrompt edits p's message to say the gateway restarted, until
+// that works, the message is gone, or ctx ends (then it reports false).
+func (r *Router) editStalePrompt(ctx context.Context, ed channels.Editor, p store.Prompt) bool {
+	h := channels.Handle{Thread: p.Thread, ID: channels.MessageID(p.MessageID)}
+	m := channels.Message{Kind: channels.KindPermission, Text: sysmsg.Prefix("Permission prompt expired: the gateway restarted before anyone answered (" + p.Title + ").")}
+	delay := staleEditFirstRetry
+	for attempt := 1; ; attempt++ {
+		ectx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := ed.Edit(ectx, h, m)
+		cancel()
+		if err == nil || errors.Is(err, channels.ErrMessageGone) {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		wait := delay
+		if rl := (*channels.RateLimitError)(nil); errors.As(err, &rl) && rl.RetryAfter > wait {
+			wait = rl.RetryAfter
+		}
+		r.log.Warn("cannot edit a stale permission prompt; trying again", "thread", p.Thread, "attempt", attempt, "in", wait, "err", err)
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return false
+		case <-timer.C:
+		}
+		delay = min(2*delay, staleEditMaxRetry)
+	}
+}
+
+// expirePrompt records that the stale prompt p expired.
+func (r *Router) expirePrompt(ctx context.Context, p store.Prompt) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := r.o.Store.ResolvePrompt(ctx, p.ID, store.PromptExpired, "", "gateway restart", time.Now()); err != nil {
+		r.log.Warn("cannot record that a stale permission prompt expired", "thread", p.Thread, "err", err)
+	}
+}
+
+// shutdownGrace bounds what a shutdown posts and edits in each thread
+// (pending permission prompts expired, the turn's interruption), straight
+// through the adapter since the threads' lanes have stopped.
+const shutdownGrace = 5 * time.Second
 
 // shutdown cancels running turns, stops every agent and waits for every
 // goroutine.

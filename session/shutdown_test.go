@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/store"
 )
 
 // wireEnv is an env whose demo agent records the frames it reads and
@@ -107,5 +109,75 @@ func TestEventLogKeepsEveryFrameAcrossShutdown(t *testing.T) {
 				t.Errorf("the event log lacks %s", tc.want)
 			}
 		})
+	}
+}
+
+// promptStatus returns the stored status of the prompt shown as op.
+func promptStatus(t *testing.T, dir string, op channeltest.Op) store.PromptStatus {
+	t.Helper()
+	id, _, _ := strings.Cut(op.Options[0], "/")
+	p, ok, err := e2(t, dir).Prompt(t.Context(), id)
+	if err != nil || !ok {
+		t.Fatalf("stored prompt %s: %v, %v", id, ok, err)
+	}
+	return p.Status
+}
+
+// A permission prompt pending at a shutdown loses its buttons and says
+// the gateway restarted; the agent's turn ends cancelled.
+func TestPendingPromptExpiresAtShutdown(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Prompt: true}})
+	th := e.rec.Thread("p")
+	e.say(th, ann, "permission")
+	op := e.waitOp(th, "the permission prompt", isPrompt)
+	e.close()
+	m, _ := e.rec.Message(op.Msg)
+	if !strings.Contains(m.Text, "Expired: the gateway restarted") || m.Options != nil {
+		t.Errorf("prompt after shutdown = %q with buttons %v, want it expired without buttons", m.Text, m.Options)
+	}
+	if got := promptStatus(t, e.dir, op); got != store.PromptExpired {
+		t.Errorf("stored prompt status %q, want expired", got)
+	}
+	// The next start has nothing left to edit.
+	edits := len(e.rec.OpsIn(th))
+	e2 := newEnv(t, envOptions{recorder: e.rec, dir: e.dir, rec: channeltest.Options{Edit: true, Prompt: true}})
+	e2.close()
+	if ops := e.rec.OpsIn(th); len(ops) != edits {
+		t.Errorf("the next start touched the thread again: %v", ops[edits:])
+	}
+}
+
+// When the platform cannot take the edit at shutdown, the prompt stays
+// pending in the store and the next start edits it, trying again until
+// the platform takes it: its buttons never stay live.
+func TestPendingPromptLeftForTheNextStart(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Prompt: true}})
+	th := e.rec.Thread("p")
+	e.say(th, ann, "permission")
+	op := e.waitOp(th, "the permission prompt", isPrompt)
+	outage := errors.New("503 service unavailable")
+	e.rec.Inject(channeltest.InjectEdit, outage) // at shutdown
+	e.rec.Inject(channeltest.InjectEdit, outage) // the next start's first try
+	e.close()
+	if m, _ := e.rec.Message(op.Msg); m.Options == nil {
+		t.Fatalf("the prompt lost its buttons though the edit failed: %q", m.Text)
+	}
+	if got := promptStatus(t, e.dir, op); got != store.PromptPending {
+		t.Fatalf("stored prompt status %q, want pending for the next start", got)
+	}
+	e2 := newEnv(t, envOptions{recorder: e.rec, dir: e.dir, rec: channeltest.Options{Edit: true, Prompt: true}})
+	e2.waitOp(th, "the stale prompt edited", func(o channeltest.Op) bool {
+		return o.Op == "edit" && o.Msg == op.Msg && strings.Contains(o.Text, "gateway restarted")
+	})
+	e2.close()
+	m, _ := e.rec.Message(op.Msg)
+	if !strings.Contains(m.Text, "gateway restarted") || m.Options != nil {
+		t.Errorf("prompt after the restart = %q with buttons %v", m.Text, m.Options)
+	}
+	if got := promptStatus(t, e.dir, op); got != store.PromptExpired {
+		t.Errorf("stored prompt status %q, want expired", got)
+	}
+	if !strings.Contains(e2.logs.String(), "trying again") {
+		t.Errorf("the failed first edit at start was not retried; log:\n%s", e2.logs.String())
 	}
 }

@@ -700,8 +700,12 @@ func (t *thread) shutdown() {
 		t.reaper.Stop()
 	}
 	t.mu.Unlock()
+	// The lane has stopped with the router's context: what the thread
+	// is told now goes straight to the adapter, within shutdownGrace.
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
 	for _, p := range t.allPending() {
-		t.resolve(p, store.PromptCancelled, "", channels.Author{Name: "gateway shutdown"})
+		t.expireAtShutdown(ctx, p)
 	}
 	if tu != nil && sess != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
