@@ -44,14 +44,34 @@ const FileMode fs.FileMode = 0o600
 // file cannot be opened, was written by a newer gateway, or a migration
 // fails (that migration is then rolled back).
 func Open(ctx context.Context, path string, logger *slog.Logger) (*Store, error) {
-	return open(ctx, path, logger, migrations)
+	return OpenWith(ctx, path, Options{Logger: logger})
 }
 
-// open is Open with a given list of migrations, so tests can build files
-// of an older version.
-func open(ctx context.Context, path string, logger *slog.Logger, steps []string) (*Store, error) {
+// Options configure OpenWith.
+type Options struct {
+	// Logger receives the store's logs; nil discards them.
+	Logger *slog.Logger
+	// BusyTimeout is how long a statement waits for another process's
+	// lock on the file before it fails; zero means BusyTimeout. Tests of
+	// a locked database make it short.
+	BusyTimeout time.Duration
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
+	return open(ctx, path, o, migrations)
+}
+
+// open is OpenWith with a given list of migrations, so tests can build
+// files of an older version.
+func open(ctx context.Context, path string, o Options, steps []string) (*Store, error) {
+	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
+	}
+	busy := o.BusyTimeout
+	if busy <= 0 {
+		busy = BusyTimeout
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -60,7 +80,7 @@ func open(ctx context.Context, path string, logger *slog.Logger, steps []string)
 	if err := restrictFiles(abs); err != nil {
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
 	}
-	db, err := sql.Open("sqlite", dsn(abs))
+	db, err := sql.Open("sqlite", dsn(abs, busy))
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
 	}
@@ -125,9 +145,9 @@ func (s *Store) init(ctx context.Context, steps []string) error {
 // dsn returns the driver's data source name for the absolute path abs: a
 // file: URI (so any character in the path is escaped) with the pragmas every
 // connection needs.
-func dsn(abs string) string {
+func dsn(abs string, busy time.Duration) string {
 	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", max(busy.Milliseconds(), 1)))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")

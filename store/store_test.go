@@ -78,7 +78,7 @@ func TestOpenFromEmpty(t *testing.T) {
 func TestMigrateFromVersion1(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := open(ctx, path, nil, migrations[:1])
+	old, err := open(ctx, path, Options{}, migrations[:1])
 	if err != nil {
 		t.Fatalf("open at version 1: %v", err)
 	}
@@ -132,11 +132,11 @@ func TestMigrationFailureRollsBack(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "bad.db")
 	steps := []string{migrations[0], `CREATE TABLE half (x INTEGER); THIS IS NOT SQL;`}
-	if s, err := open(ctx, path, nil, steps); err == nil {
+	if s, err := open(ctx, path, Options{}, steps); err == nil {
 		s.Close()
 		t.Fatal("open with a broken step: no error")
 	}
-	s, err := open(ctx, path, nil, steps[:1])
+	s, err := open(ctx, path, Options{}, steps[:1])
 	if err != nil {
 		t.Fatalf("reopen at version 1: %v", err)
 	}
