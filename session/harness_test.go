@@ -74,6 +74,7 @@ type envOptions struct {
 	spec     *agent.Spec
 	agents   func(string) (agent.Spec, bool) // replaces spec: agents by name
 	adapter  channels.Adapter                // wraps the recorder's adapter
+	busy     time.Duration                   // the store's busy timeout (0: the default)
 }
 
 var ann = channels.Author{ID: "u-ann", Name: "Ann"}
@@ -91,7 +92,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		dir = t.TempDir()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	st, err := store.Open(ctx, filepath.Join(dir, "gateway.db"), nil)
+	st, err := store.OpenWith(ctx, filepath.Join(dir, "gateway.db"), store.Options{BusyTimeout: o.busy})
 	if err != nil {
 		t.Fatalf("store.Open: %v", err)
 	}
@@ -263,14 +264,41 @@ func hasText(sub string) func(channeltest.Op) bool {
 
 // logBuffer collects log lines; it is safe for concurrent use.
 type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu      sync.Mutex
+	b       strings.Builder
+	changed chan struct{} // closed and replaced on every write
 }
 
 func (l *logBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
 	return l.b.Write(p)
+}
+
+// waitFor waits until the log contains sub.
+func (l *logBuffer) waitFor(t *testing.T, ctx context.Context, sub string) {
+	t.Helper()
+	for {
+		l.mu.Lock()
+		if strings.Contains(l.b.String(), sub) {
+			l.mu.Unlock()
+			return
+		}
+		if l.changed == nil {
+			l.changed = make(chan struct{})
+		}
+		changed := l.changed
+		l.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("no %q in the log:\n%s", sub, l.String())
+		}
+	}
 }
 
 func (l *logBuffer) String() string {

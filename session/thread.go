@@ -342,20 +342,23 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 		f(t.ref, stop, err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx := context.Background()
 	st := t.r.o.Store
-	if err := st.AddTurn(ctx, turnRec); err != nil {
+	if err := t.r.persist(ctx, t.ref, "the turn", func(ctx context.Context) error { return st.AddTurn(ctx, turnRec) }); err != nil {
 		t.r.log.Error("cannot record the turn", "thread", t.ref, "err", err)
 	}
-	if err := st.SaveEntries(ctx, sess.ID, dirty); err != nil {
+	if err := t.r.persist(ctx, t.ref, "the transcript", func(ctx context.Context) error { return st.SaveEntries(ctx, sess.ID, dirty) }); err != nil {
 		t.r.log.Error("cannot save the transcript", "thread", t.ref, "err", err)
 	}
 	close(recorded)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	if title != "" {
 		if b, ok, err := st.Binding(ctx, t.ref); err == nil && ok && b.Title != title {
 			b.Title = title
-			_ = st.PutBinding(ctx, b)
+			if err := t.r.persist(ctx, t.ref, "the session's title", func(ctx context.Context) error { return st.PutBinding(ctx, b) }); err != nil {
+				t.r.log.Error("cannot save the session's title", "thread", t.ref, "err", err)
+			}
 			if ti, ok := t.ad.(channels.Titler); ok {
 				if err := ti.SetTitle(ctx, t.ref, title); err != nil {
 					t.r.log.Warn("cannot rename the thread", "thread", t.ref, "err", err)
@@ -496,8 +499,10 @@ func (t *thread) ensureSession(ctx context.Context) (*agent.Session, error) {
 		t.setMeta(sess)
 		now := time.Now()
 		nb := store.Binding{Thread: t.ref, Agent: spec.Name, SessionID: sess.ID, Cwd: cwd, Created: now, Updated: now}
-		if err := st.PutBinding(ctx, nb); err != nil {
-			t.r.log.Error("cannot save the binding", "thread", t.ref, "err", err)
+		perr := t.r.persist(context.WithoutCancel(ctx), t.ref, "the binding", func(ctx context.Context) error { return st.PutBinding(ctx, nb) })
+		if perr != nil {
+			t.r.log.Error("cannot save the binding; the session will not survive a restart", "thread", t.ref, "session", sess.ID, "err", perr)
+			t.laneNotice("This conversation could not be saved; it will not survive a restart.")
 		}
 	}
 	t.mu.Lock()
