@@ -1,6 +1,7 @@
 // Package store keeps the gateway's durable state in one embedded SQLite
 // file in the data directory: which chat thread is bound to which ACP
-// session, the permission prompts still waiting for an answer, the usage and
+// session, the permission prompts still waiting for an answer, the turns
+// running (so a restart can tell the threads it cut off), the usage and
 // cost of every turn, and a readable transcript of every session.
 //
 // # Database
