@@ -114,4 +114,8 @@ type Limits struct {
 	// StartTimeout bounds an agent's start (initialize and its session);
 	// past it the prompt is given up. Zero: two minutes.
 	StartTimeout time.Duration
+	// ShutdownGrace bounds what a shutdown posts and edits in each thread
+	// (the interrupted turn's notice, expired permission prompts). Zero:
+	// five seconds.
+	ShutdownGrace time.Duration
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpgw/gateway/abort"
@@ -189,8 +190,13 @@ func (r *Router) Run(ctx context.Context) error {
 	if err != nil && ctx.Err() == nil {
 		r.log.Error("cannot read the permission prompts an earlier run left pending", "err", err)
 	}
+	running, err := r.o.Store.RunningTurns(ctx)
+	if err != nil && ctx.Err() == nil {
+		r.log.Error("cannot read the turns an earlier run left running", "err", err)
+	}
 	close(r.ready)
 	r.expireStalePrompts(ctx, stale)
+	r.tellInterrupted(ctx, running)
 	<-ctx.Done()
 	r.shutdown()
 	return nil
@@ -392,42 +398,12 @@ func (r *Router) expireStalePrompts(ctx context.Context, stale []store.Prompt) {
 	}
 }
 
-// Retry delays of editStalePrompt.
-const (
-	staleEditFirstRetry = 500 * time.Millisecond
-	staleEditMaxRetry   = time.Minute
-)
-
 // editStalePrompt edits p's message to say the gateway restarted, until
 // that works, the message is gone, or ctx ends (then it reports false).
 func (r *Router) editStalePrompt(ctx context.Context, ed channels.Editor, p store.Prompt) bool {
 	h := channels.Handle{Thread: p.Thread, ID: channels.MessageID(p.MessageID)}
 	m := channels.Message{Kind: channels.KindPermission, Text: sysmsg.Prefix("Permission prompt expired: the gateway restarted before anyone answered (" + p.Title + ").")}
-	delay := staleEditFirstRetry
-	for attempt := 1; ; attempt++ {
-		ectx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := ed.Edit(ectx, h, m)
-		cancel()
-		if err == nil || errors.Is(err, channels.ErrMessageGone) {
-			return true
-		}
-		if ctx.Err() != nil {
-			return false
-		}
-		wait := delay
-		if rl := (*channels.RateLimitError)(nil); errors.As(err, &rl) && rl.RetryAfter > wait {
-			wait = rl.RetryAfter
-		}
-		r.log.Warn("cannot edit a stale permission prompt; trying again", "thread", p.Thread, "attempt", attempt, "in", wait, "err", err)
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return false
-		case <-timer.C:
-		}
-		delay = min(2*delay, staleEditMaxRetry)
-	}
+	return r.retry(ctx, p.Thread, "edit a stale permission prompt", func(ctx context.Context) error { return ed.Edit(ctx, h, m) })
 }
 
 // expirePrompt records that the stale prompt p expired.
@@ -439,10 +415,16 @@ func (r *Router) expirePrompt(ctx context.Context, p store.Prompt) {
 	}
 }
 
-// shutdownGrace bounds what a shutdown posts and edits in each thread
-// (pending permission prompts expired, the turn's interruption), straight
-// through the adapter since the threads' lanes have stopped.
-const shutdownGrace = 5 * time.Second
+// shutdownGrace is Limits.ShutdownGrace, five seconds if unset: it bounds
+// what a shutdown posts and edits in each thread (the turn's interruption,
+// pending permission prompts expired), straight through the adapter since
+// the threads' lanes have stopped.
+func (r *Router) shutdownGrace() time.Duration {
+	if d := r.o.Limits.ShutdownGrace; d > 0 {
+		return d
+	}
+	return 5 * time.Second
+}
 
 // shutdown cancels running turns, stops every agent and waits for every
 // goroutine.
@@ -454,12 +436,23 @@ func (r *Router) shutdown() {
 		threads = append(threads, t)
 	}
 	r.mu.Unlock()
+	r.log.Info("shutting down: cancelling running turns and stopping agents", "threads", len(threads))
 	var wg sync.WaitGroup
+	var cut, stopped atomic.Int64
 	for _, t := range threads {
-		wg.Go(t.shutdown)
+		wg.Go(func() {
+			c, s := t.shutdown()
+			if c {
+				cut.Add(1)
+			}
+			if s {
+				stopped.Add(1)
+			}
+		})
 	}
 	wg.Wait()
 	r.wg.Wait()
+	r.log.Info("shut down", "turnsInterrupted", cut.Load(), "agentsStopped", stopped.Load())
 }
 
 // acquire takes a process slot for t, stopping the least recently used

@@ -1,14 +1,18 @@
 package session_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/store"
 )
 
@@ -179,5 +183,92 @@ func TestPendingPromptLeftForTheNextStart(t *testing.T) {
 	}
 	if !strings.Contains(e2.logs.String(), "trying again") {
 		t.Errorf("the failed first edit at start was not retried; log:\n%s", e2.logs.String())
+	}
+}
+
+const interrupted = "Interrupted: the gateway is restarting. Send your message again when it is back."
+
+func notices(e *env, th channels.ThreadRef, sub string) int {
+	n := 0
+	for _, op := range e.rec.OpsIn(th) {
+		if op.Op == "send" && op.Kind == channels.KindNotice && strings.Contains(op.Text, sub) {
+			n++
+		}
+	}
+	return n
+}
+
+// A shutdown that cuts a turn off says so in the thread, and in the log
+// with counts; the next start does not say it again.
+func TestShutdownMidTurnTellsTheThread(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}})
+	th, idle := e.rec.Thread("cut"), e.rec.Thread("idle")
+	e.say(idle, bob, "echo done already")
+	e.waitEnd(idle)
+	e.say(th, ann, "slow 400")
+	e.waitOp(th, "streaming", func(op channeltest.Op) bool { return strings.Contains(op.Text, "quick") })
+	e.close()
+	if n := notices(e, th, interrupted); n != 1 {
+		t.Errorf("%d interrupted notices in the cut thread, want 1; ops: %v", n, e.rec.OpsIn(th))
+	}
+	if n := notices(e, idle, "Interrupted"); n != 0 {
+		t.Errorf("the idle thread was told it was interrupted")
+	}
+	for _, want := range []string{"shutting down", "shut down", "turnsInterrupted=1", "agentsStopped=2"} {
+		if !strings.Contains(e.logs.String(), want) {
+			t.Errorf("the log lacks %q:\n%s", want, e.logs.String())
+		}
+	}
+	if rs, err := e2(t, e.dir).RunningTurns(t.Context()); err != nil || len(rs) != 0 {
+		t.Errorf("running turns left after a shutdown that told the thread: %v, %v", rs, err)
+	}
+	e2 := newEnv(t, envOptions{recorder: e.rec, dir: e.dir, rec: channeltest.Options{Edit: true}})
+	e2.close()
+	if n := notices(e, th, "Interrupted"); n != 1 {
+		t.Errorf("%d interrupted notices after the restart, want still 1", n)
+	}
+}
+
+// down is a channel whose posts fail while it is down.
+type down struct {
+	channels.Adapter
+	down atomic.Bool
+}
+
+func (d *down) Post(ctx context.Context, t channels.ThreadRef, m channels.Message) (channels.Handle, error) {
+	if d.down.Load() {
+		return channels.Handle{}, errors.New("503 service unavailable")
+	}
+	return d.Adapter.Post(ctx, t, m)
+}
+
+func (d *down) Edit(ctx context.Context, h channels.Handle, m channels.Message) error {
+	return d.Adapter.(channels.Editor).Edit(ctx, h, m)
+}
+
+// When the shutdown cannot tell the thread (the platform is down), the
+// next start does.
+func TestInterruptedTurnIsToldAtTheNextStart(t *testing.T) {
+	rec := channeltest.New(channeltest.Options{Platform: "web", Edit: true})
+	ad := &down{Adapter: rec.Adapter()}
+	e := newEnv(t, envOptions{recorder: rec, adapter: ad, limits: session.Limits{ShutdownGrace: 300 * time.Millisecond}})
+	th := rec.Thread("cut")
+	e.say(th, ann, "slow 400")
+	e.waitOp(th, "streaming", func(op channeltest.Op) bool { return strings.Contains(op.Text, "quick") })
+	ad.down.Store(true)
+	e.close()
+	if n := notices(e, th, "Interrupted"); n != 0 {
+		t.Fatalf("the thread was told while its platform was down?")
+	}
+	if rs, err := e2(t, e.dir).RunningTurns(t.Context()); err != nil || len(rs) != 1 || rs[0].Thread != th {
+		t.Fatalf("running turns after a shutdown that could not tell the thread: %v, %v; want the cut turn", rs, err)
+	}
+	e2 := newEnv(t, envOptions{recorder: rec, dir: e.dir})
+	e2.waitOp(th, "the notice at start", func(op channeltest.Op) bool {
+		return op.Kind == channels.KindNotice && strings.Contains(op.Text, "Interrupted: the gateway restarted while the agent was working on this")
+	})
+	e2.close()
+	if rs, err := e2e(t, e.dir).RunningTurns(t.Context()); err != nil || len(rs) != 0 {
+		t.Errorf("running turns after the thread was told: %v, %v", rs, err)
 	}
 }

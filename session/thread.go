@@ -268,6 +268,16 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 		}
 		return
 	}
+	if t.shutting {
+		// The gateway began shutting down while the agent started: the
+		// prompt never runs (the shutdown tells the thread), and this
+		// agent may have come after the shutdown stopped the thread's.
+		proc := t.proc
+		w := t.dropProcessLocked()
+		t.mu.Unlock()
+		t.stopProcess(proc, w)
+		return
+	}
 	t.policy = policy
 	if t.reaper != nil {
 		t.reaper.Stop()
@@ -281,6 +291,7 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 	t.runner.BeginTurn()
 	t.runner.Push(outs...)
 	t.mu.Unlock()
+	t.markRunning(sess.ID, tu.started)
 
 	// Not ctx: cancelling the Prompt's context makes the SDK drop the
 	// agent's answer. Stops go through session/cancel; shutdown too.
@@ -333,6 +344,7 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 		gone, goneLog = t.proc, t.dropProcessLocked()
 	}
 	evlog := t.evlog
+	cut := t.shutting // the shutdown tells the thread and clears the mark
 	t.turn = nil
 	t.idleAt = time.Now()
 	t.armReaperLocked()
@@ -353,6 +365,11 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	close(recorded)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	if !cut {
+		if err := st.ClearTurnRunning(ctx, t.ref, tu.started); err != nil {
+			t.r.log.Warn("cannot clear the turn's running mark", "thread", t.ref, "err", err)
+		}
+	}
 	if title != "" {
 		if b, ok, err := st.Binding(ctx, t.ref); err == nil && ok && b.Title != title {
 			b.Title = title
@@ -696,19 +713,35 @@ func (t *thread) reap(why string) bool {
 }
 
 // shutdown cancels the running turn and stops the agent (gateway exit).
-func (t *thread) shutdown() {
+// A thread whose turn (or agent start) it cuts off is told so at once,
+// straight through the adapter, within shutdownGrace; when that fails the
+// turn's running mark stays in the store and the next start tells the
+// thread. It reports whether it cut a turn off and stopped an agent.
+func (t *thread) shutdown() (cut, stopped bool) {
 	t.mu.Lock()
 	t.shutting = true
 	t.queue = nil
 	tu, sess, proc := t.turn, t.sess, t.proc
+	cut = tu != nil || t.active
+	if t.cancelStart != nil {
+		t.cancelStart()
+	}
 	if t.reaper != nil {
 		t.reaper.Stop()
 	}
 	t.mu.Unlock()
 	// The lane has stopped with the router's context: what the thread
 	// is told now goes straight to the adapter, within shutdownGrace.
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	ctx, cancel := context.WithTimeout(context.Background(), t.r.shutdownGrace())
 	defer cancel()
+	told := false
+	if cut {
+		err := postWithin(ctx, t.ad, t.ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(interruptedNotice)})
+		if err != nil {
+			t.r.log.Warn("cannot tell the thread its turn was interrupted; the next start does", "thread", t.ref, "err", err)
+		}
+		told = err == nil
+	}
 	for _, p := range t.allPending() {
 		t.expireAtShutdown(ctx, p)
 	}
@@ -725,10 +758,25 @@ func (t *thread) shutdown() {
 		}
 		timer.Stop()
 	}
+	if tu != nil && told {
+		// After the turn's end: its mark was written before its prompt.
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := t.r.o.Store.ClearTurnRunning(sctx, t.ref, tu.started); err != nil {
+			t.r.log.Warn("cannot clear the turn's running mark", "thread", t.ref, "err", err)
+		}
+		cancel()
+	}
 	t.mu.Lock()
 	proc = t.proc
 	w := t.dropProcessLocked()
 	t.mu.Unlock()
+	t.stopProcess(proc, w)
+	return cut, proc != nil
+}
+
+// stopProcess stops proc, a process the thread dropped, and then closes
+// its event log w. Either may be nil.
+func (t *thread) stopProcess(proc *agent.Process, w *eventlog.Writer) {
 	if proc != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 4*t.r.o.Limits.StopGrace)
 		if err := proc.Stop(ctx); err != nil {
