@@ -311,6 +311,7 @@ func (g *gateway) wait() error {
 			if err := g.data.Close(); err != nil && first == nil {
 				first = err
 			}
+			g.log.Info("gateway stopped")
 			return first
 		}
 	}
