@@ -51,12 +51,26 @@ func (t *thread) markRunning(sessionID string, started time.Time) {
 	}
 }
 
+// maxInterruptedAge is how old a cut-off turn may be for the thread to be
+// told at a start; an older mark is dropped without a word.
+const maxInterruptedAge = 7 * 24 * time.Hour
+
 // tellInterrupted tells each thread whose turn an earlier run left
 // running that it was cut off, and forgets the mark once the thread has
 // been told. A post that fails is tried again, less and less often, while
 // the router runs; the mark stays for the next start otherwise.
 func (r *Router) tellInterrupted(ctx context.Context, running []store.RunningTurn) {
 	for _, rt := range running {
+		if time.Since(rt.Started) > maxInterruptedAge {
+			// Nobody waits for that answer any more.
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+			err := r.o.Store.ClearTurnRunning(sctx, rt.Thread, rt.Started)
+			cancel()
+			if err != nil {
+				r.log.Warn("cannot clear the running mark of a cut-off turn", "thread", rt.Thread, "err", err)
+			}
+			continue
+		}
 		r.mu.Lock()
 		ad := r.adapters[rt.Thread.Platform]
 		r.mu.Unlock()
@@ -82,17 +96,19 @@ func (r *Router) tellInterrupted(ctx context.Context, running []store.RunningTur
 	}
 }
 
-// Retry delays of Router.retry.
+// Limits of Router.retry: about ten minutes in all.
 const (
-	firstRetry = 500 * time.Millisecond
-	maxRetry   = time.Minute
+	firstRetry    = 500 * time.Millisecond
+	maxRetry      = time.Minute
+	retryAttempts = 16
 )
 
 // retry runs f until it succeeds, or it fails with channels.ErrMessageGone
-// (there is nothing left to do), or ctx ends; it reports whether it is
-// done. The delay between attempts doubles up to maxRetry and honours a
-// rate limit's. Each failure is logged with what was being done. It
-// blocks; callers run it on a goroutine the router owns.
+// (there is nothing left to do); it reports whether it is done. It gives
+// up (false) when ctx ends or after retryAttempts, leaving the work to the
+// next start. The delay between attempts doubles up to maxRetry and
+// honours a rate limit's. Each failure is logged with what was being
+// done. It blocks; callers run it on a goroutine the router owns.
 func (r *Router) retry(ctx context.Context, th channels.ThreadRef, what string, f func(context.Context) error) bool {
 	delay := firstRetry
 	for attempt := 1; ; attempt++ {
@@ -103,6 +119,10 @@ func (r *Router) retry(ctx context.Context, th channels.ThreadRef, what string, 
 			return true
 		}
 		if ctx.Err() != nil {
+			return false
+		}
+		if attempt == retryAttempts {
+			r.log.Warn("cannot "+what+"; giving up until the next start", "thread", th, "attempts", attempt, "err", err)
 			return false
 		}
 		wait := delay

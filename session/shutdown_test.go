@@ -272,3 +272,24 @@ func TestInterruptedTurnIsToldAtTheNextStart(t *testing.T) {
 		t.Errorf("running turns after the thread was told: %v, %v", rs, err)
 	}
 }
+
+// A shutdown while the agent is still starting tells the thread too: its
+// message never ran.
+func TestShutdownWhileTheAgentStarts(t *testing.T) {
+	fifo, pid := muteFIFO(t)
+	e := newEnv(t, envOptions{
+		rec:      channeltest.Options{Edit: true},
+		agentEnv: []string{"SESSION_TEST_MUTE_AGENT=" + fifo},
+		limits:   session.Limits{StartTimeout: time.Hour},
+	})
+	th := e.rec.Thread("starting")
+	e.say(th, ann, "hello")
+	p := pid(e.ctx()) // the gateway waits for initialize now
+	e.close()
+	if n := notices(e, th, interrupted); n != 1 {
+		t.Errorf("%d interrupted notices, want 1; ops: %v", n, e.rec.OpsIn(th))
+	}
+	if !gone(p) {
+		t.Errorf("the agent (pid %d) still runs after the shutdown", p)
+	}
+}

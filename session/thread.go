@@ -38,6 +38,9 @@ type thread struct {
 	// came while the agent was starting.
 	active    bool
 	startStop *turn
+	// starting is set from taking a message off the queue until its
+	// turn is set up or its start failed.
+	starting bool
 	// cancelStart aborts the agent's start while it runs (a stop).
 	cancelStart context.CancelFunc
 	proc        *agent.Process
@@ -208,7 +211,7 @@ func (t *thread) run(ctx context.Context) {
 			in := t.queue[0]
 			t.queue = t.queue[1:]
 			next = &in
-			t.active = true
+			t.active, t.starting = true, true
 		}
 		t.mu.Unlock()
 		if next != nil {
@@ -235,6 +238,7 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 		t.runner.Do(stopTyping)
 		t.mu.Lock()
 		st := t.startStop
+		t.starting = false
 		t.mu.Unlock()
 		switch {
 		case st != nil:
@@ -260,6 +264,7 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 	}
 	tu := &turn{started: time.Now(), prompt: prompt, by: in.Author, finished: make(chan struct{})}
 	t.mu.Lock()
+	t.starting = false
 	if st := t.startStop; st != nil {
 		// Stopped while the agent was starting: the prompt never runs.
 		t.mu.Unlock()
@@ -722,7 +727,7 @@ func (t *thread) shutdown() (cut, stopped bool) {
 	t.shutting = true
 	t.queue = nil
 	tu, sess, proc := t.turn, t.sess, t.proc
-	cut = tu != nil || t.active
+	cut = tu != nil || t.starting
 	if t.cancelStart != nil {
 		t.cancelStart()
 	}
