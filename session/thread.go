@@ -346,7 +346,8 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	var gone *agent.Process // the process has exited: its log is closed below
 	var goneLog *eventlog.Writer
 	if exited || t.proc == nil || t.proc.Err() != nil {
-		gone, goneLog = t.proc, t.dropProcessLocked()
+		gone = t.proc
+		goneLog = t.dropProcessLocked()
 	}
 	evlog := t.evlog
 	cut := t.shutting // the shutdown tells the thread and clears the mark
@@ -467,7 +468,8 @@ func (t *thread) ensureSession(ctx context.Context) (*agent.Session, error) {
 	var gone *agent.Process // exited
 	var goneLog *eventlog.Writer
 	if t.proc != nil {
-		gone, goneLog = t.proc, t.dropProcessLocked()
+		gone = t.proc
+		goneLog = t.dropProcessLocked()
 	}
 	t.mu.Unlock()
 	t.closeLogAfterExit(gone, goneLog)
@@ -727,7 +729,7 @@ func (t *thread) shutdown() (cut, stopped bool) {
 	t.shutting = true
 	t.queue = nil
 	tu, sess, proc := t.turn, t.sess, t.proc
-	cut = tu != nil || t.starting
+	cut, stopped = tu != nil || t.starting, proc != nil
 	if t.cancelStart != nil {
 		t.cancelStart()
 	}
@@ -776,7 +778,7 @@ func (t *thread) shutdown() (cut, stopped bool) {
 	w := t.dropProcessLocked()
 	t.mu.Unlock()
 	t.stopProcess(proc, w)
-	return cut, proc != nil
+	return cut, stopped || proc != nil
 }
 
 // stopProcess stops proc, a process the thread dropped, and then closes
