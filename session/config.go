@@ -120,4 +120,8 @@ type Limits struct {
 	// nothing before the thread is told it can stop the turn (once per
 	// silence). Zero: never.
 	StallTimeout time.Duration
+	// ShutdownGrace bounds what a shutdown posts and edits in each thread
+	// (the interrupted turn's notice, expired permission prompts). Zero:
+	// five seconds.
+	ShutdownGrace time.Duration
 }

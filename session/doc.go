@@ -11,6 +11,12 @@
 // tap's goroutine and are handed over without blocking, so a slow chat
 // platform never stalls an agent, and a stop never waits behind delivery.
 //
-// Bindings, pending permission prompts, per-turn usage and the transcript
-// are kept in the store; every raw frame goes to the session's event log.
+// Bindings, pending permission prompts, running turns, per-turn usage and
+// the transcript are kept in the store; every raw frame goes to the
+// session's event log, which is closed only once the agent has exited.
+//
+// A shutdown (the Run context ends) tells every thread whose turn it cuts
+// off, expires pending permission prompts (buttons removed), cancels the
+// turns and stops the agents; what it cannot post within
+// Limits.ShutdownGrace is left in the store for the next start to post.
 package session

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -31,6 +32,7 @@ type env struct {
 	ends     *sessiontest.TurnEnds
 	finished chan turnEnd // the agent answered (delivery may lag)
 	agents   chan agentEvent
+	logs     *logBuffer // the router's log
 }
 
 type agentEvent struct {
@@ -73,6 +75,7 @@ type envOptions struct {
 	agents   func(string) (agent.Spec, bool) // replaces spec: agents by name
 	adapter  channels.Adapter                // wraps the recorder's adapter
 	catchUp  session.CatchUp
+	busy     time.Duration // the store's busy timeout (0: the default)
 }
 
 var ann = channels.Author{ID: "u-ann", Name: "Ann"}
@@ -90,7 +93,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		dir = t.TempDir()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	st, err := store.Open(ctx, filepath.Join(dir, "gateway.db"), nil)
+	st, err := store.OpenWith(ctx, filepath.Join(dir, "gateway.db"), store.Options{BusyTimeout: o.busy})
 	if err != nil {
 		t.Fatalf("store.Open: %v", err)
 	}
@@ -101,7 +104,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if rec == nil {
 		rec = channeltest.New(o.rec)
 	}
-	e := &env{t: t, dir: dir, rec: rec, st: st, cancel: cancel, done: make(chan struct{}), ends: sessiontest.NewTurnEnds(), finished: make(chan turnEnd, 100), agents: make(chan agentEvent, 100)}
+	e := &env{t: t, dir: dir, rec: rec, st: st, cancel: cancel, done: make(chan struct{}), ends: sessiontest.NewTurnEnds(), finished: make(chan turnEnd, 100), agents: make(chan agentEvent, 100), logs: &logBuffer{}}
 	ab := abort.DefaultConfig()
 	if o.grace > 0 {
 		ab.Grace = o.grace
@@ -128,6 +131,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Abort:       ab,
 		Limits:      o.limits,
 		CatchUp:     o.catchUp,
+		Logger:      slog.New(slog.NewTextHandler(e.logs, nil)),
 		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
 			rec.NoteIn(th, channeltest.Op{Op: "turn_end", StopReason: end.StopReason})
 			e.ends.Record(th, end)
@@ -258,6 +262,51 @@ func isPrompt(op channeltest.Op) bool { return op.Op == "prompt" }
 
 func hasText(sub string) func(channeltest.Op) bool {
 	return func(op channeltest.Op) bool { return strings.Contains(op.Text, sub) }
+}
+
+// logBuffer collects log lines; it is safe for concurrent use.
+type logBuffer struct {
+	mu      sync.Mutex
+	b       strings.Builder
+	changed chan struct{} // closed and replaced on every write
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
+	return l.b.Write(p)
+}
+
+// waitFor waits until the log contains sub.
+func (l *logBuffer) waitFor(t *testing.T, ctx context.Context, sub string) {
+	t.Helper()
+	for {
+		l.mu.Lock()
+		if strings.Contains(l.b.String(), sub) {
+			l.mu.Unlock()
+			return
+		}
+		if l.changed == nil {
+			l.changed = make(chan struct{})
+		}
+		changed := l.changed
+		l.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("no %q in the log:\n%s", sub, l.String())
+		}
+	}
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // send never blocks the gateway on a test's event channel.

@@ -4,8 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/acpgw/gateway/demoagent"
@@ -23,10 +28,68 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if os.Getenv("SESSION_TEST_DEMO_AGENT") != "" {
-		os.Exit(demoagent.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		var stdin io.Reader = os.Stdin
+		var stdout io.Writer = os.Stdout
+		if dir := os.Getenv("SESSION_TEST_WIRE_DIR"); dir != "" {
+			stdin, stdout = recordWire(dir, os.Stdin, os.Stdout)
+		}
+		os.Exit(demoagent.Main(context.Background(), os.Args[1:], stdin, stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
+
+// recordWire copies what the agent reads and writes, byte for byte, into
+// PID.in and PID.out in dir: the agent's own record of the frames it
+// exchanged, to compare with the gateway's event log. A frame is recorded
+// before it is written, and after it is read. When its stdin ends, the
+// agent writes one more frame (goodbyeFrame), as real agents flush a last
+// notification while they stop.
+func recordWire(dir string, stdin *os.File, stdout io.Writer) (io.Reader, io.Writer) {
+	base := filepath.Join(dir, strconv.Itoa(os.Getpid()))
+	in, err := os.Create(base + ".in")
+	if err != nil {
+		panic(err)
+	}
+	out, err := os.Create(base + ".out")
+	if err != nil {
+		panic(err)
+	}
+	w := &lockedWriter{w: io.MultiWriter(out, stdout)}
+	return &teeStdin{r: io.TeeReader(stdin, in), f: stdin, w: w}, w
+}
+
+// goodbyeFrame is the frame a wire-recording agent writes at stdin's end.
+const goodbyeFrame = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"goodbye","update":{"sessionUpdate":"usage_update","used":1,"size":2}}}`
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// teeStdin records stdin, says goodbye at its end, and keeps its Close,
+// which the demo agent uses to stop reading.
+type teeStdin struct {
+	r    io.Reader
+	f    *os.File
+	w    io.Writer
+	once sync.Once
+}
+
+func (t *teeStdin) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if errors.Is(err, io.EOF) {
+		t.once.Do(func() { t.w.Write([]byte(goodbyeFrame + "\n")) })
+	}
+	return n, err
+}
+
+func (t *teeStdin) Close() error { return t.f.Close() }
 
 // deafAgent answers initialize and session/new, and on a prompt sends one
 // chunk, closes its stdin (so session/cancel cannot be written) and hangs.

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -28,7 +29,11 @@ type pending struct {
 	text   string // the prompt's text, kept for the resolved version
 	asked  time.Time
 	answer chan answered // capacity 1; written once by resolve
-	done   bool          // guarded by thread.mu
+	// Guarded by thread.mu: done once settled; closing when settled by
+	// the shutdown; msg is the message showing it, once posted.
+	done    bool
+	closing bool
+	msg     channels.Handle
 }
 
 type answered struct {
@@ -112,10 +117,21 @@ func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 			return
 		}
 		if h.Known() {
+			t.mu.Lock()
+			p.msg = h
+			// Settled by the shutdown while it was being posted: the
+			// shutdown left its message to this callback.
+			late := p.closing
+			t.mu.Unlock()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			if err := t.r.o.Store.SetPromptMessage(ctx, p.id, string(h.ID)); err != nil {
 				t.r.log.Warn("cannot store the prompt's message id", "err", err)
+			}
+			if late {
+				gctx, cancel := context.WithTimeout(context.Background(), t.r.shutdownGrace())
+				defer cancel()
+				t.expireMessageAtShutdown(gctx, p, h)
 			}
 		}
 	})
@@ -200,6 +216,57 @@ func (t *thread) settle(p *pending, status store.PromptStatus, optionID string, 
 	t.mu.Unlock()
 	t.r.log.Info("permission prompt settled", "thread", t.ref, "status", string(status), "option", a.option, "by", who)
 	return true
+}
+
+// restartedOutcome ends the text of a prompt the gateway's shutdown left
+// unanswered.
+const restartedOutcome = "⏱️ Expired: the gateway restarted before anyone answered."
+
+// expireAtShutdown settles p for a gateway that is shutting down: the
+// agent gets the cancelled outcome at once, and the prompt's message is
+// edited straight through the adapter (the thread's lane has stopped) to
+// say the gateway restarted, without its buttons, within ctx. A prompt
+// whose post is still under way is edited by the post's callback once its
+// message is known. The stored prompt stays pending until its message
+// shows no buttons, so that the next start edits what the shutdown could
+// not (Router.expireStalePrompts). It does I/O and blocks.
+func (t *thread) expireAtShutdown(ctx context.Context, p *pending) {
+	t.mu.Lock()
+	if p.done {
+		t.mu.Unlock()
+		return
+	}
+	p.done, p.closing = true, true
+	delete(t.prompts, p.id)
+	h := p.msg
+	if t.tr != nil {
+		t.tr.PermissionAnswered(p.id, "", time.Now())
+	}
+	t.mu.Unlock()
+	p.answer <- answered{}
+	if h.Known() {
+		t.expireMessageAtShutdown(ctx, p, h)
+	}
+}
+
+// expireMessageAtShutdown edits h, the message of p, which the shutdown
+// settled, and records p expired once its buttons are gone.
+func (t *thread) expireMessageAtShutdown(ctx context.Context, p *pending, h channels.Handle) {
+	ed, canEdit := t.ad.(channels.Editor)
+	if canEdit {
+		err := ed.Edit(ctx, h, channels.Message{Kind: channels.KindPermission, Text: p.text + "\n\n" + restartedOutcome})
+		if err != nil && !errors.Is(err, channels.ErrMessageGone) {
+			t.r.log.Warn("cannot edit a permission prompt at shutdown; the next start does", "thread", t.ref, "err", err)
+			return
+		}
+	}
+	// Without Editor there are no buttons to take away.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := t.r.o.Store.ResolvePrompt(sctx, p.id, store.PromptExpired, "", "gateway shutdown", time.Now()); err != nil {
+		t.r.log.Warn("cannot record the prompt's outcome", "thread", t.ref, "err", err)
+	}
+	t.r.log.Info("permission prompt expired at shutdown", "thread", t.ref, "prompt", p.id)
 }
 
 func (t *thread) recordPermission(req agent.PermissionRequest, chosen string, at time.Time) {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpgw/gateway/abort"
@@ -199,8 +200,19 @@ func (r *Router) Run(ctx context.Context) error {
 	r.ctx = ctx
 	r.mu.Unlock()
 	backlog := r.prepareCatchUp(ctx)
+	// Read before any message is let in: every prompt pending now was
+	// left by an earlier run.
+	stale, err := r.o.Store.PendingPrompts(ctx)
+	if err != nil && ctx.Err() == nil {
+		r.log.Error("cannot read the permission prompts an earlier run left pending", "err", err)
+	}
+	running, err := r.o.Store.RunningTurns(ctx)
+	if err != nil && ctx.Err() == nil {
+		r.log.Error("cannot read the turns an earlier run left running", "err", err)
+	}
 	close(r.ready)
-	r.expireStalePrompts(ctx)
+	r.expireStalePrompts(ctx, stale)
+	r.tellInterrupted(ctx, running)
 	r.startCatchUp(ctx, backlog)
 	<-ctx.Done()
 	r.shutdown()
@@ -393,32 +405,56 @@ func (r *Router) reply(ctx context.Context, ad channels.Adapter, in channels.Inb
 	}()
 }
 
-// expireStalePrompts marks prompts left by an earlier run as expired and
-// edits their messages so their buttons go away.
-func (r *Router) expireStalePrompts(ctx context.Context) {
-	stale, err := r.o.Store.ExpireAll(ctx, time.Now())
-	if err != nil {
-		r.log.Error("cannot expire stale permission prompts", "err", err)
-		return
-	}
+// expireStalePrompts marks prompts left pending by an earlier run as
+// expired, after editing their messages so their buttons go away. An edit
+// that fails is tried again, less and less often, while the router runs;
+// a prompt whose message could not be edited stays pending for the next
+// start.
+func (r *Router) expireStalePrompts(ctx context.Context, stale []store.Prompt) {
 	for _, p := range stale {
 		r.mu.Lock()
 		ad := r.adapters[p.Thread.Platform]
 		r.mu.Unlock()
 		ed, ok := ad.(channels.Editor)
 		if !ok || p.MessageID == "" {
+			// No buttons to take away (or no way to): expired as it is.
+			r.expirePrompt(ctx, p)
 			continue
 		}
-		h := channels.Handle{Thread: p.Thread, ID: channels.MessageID(p.MessageID)}
-		text := sysmsg.Prefix("Permission prompt expired: the gateway restarted before anyone answered (" + p.Title + ").")
 		r.wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			if err := ed.Edit(ctx, h, channels.Message{Kind: channels.KindPermission, Text: text}); err != nil {
-				r.log.Warn("cannot edit a stale prompt", "thread", p.Thread, "err", err)
+			if r.editStalePrompt(ctx, ed, p) {
+				r.expirePrompt(ctx, p)
 			}
 		})
 	}
+}
+
+// editStalePrompt edits p's message to say the gateway restarted, until
+// that works, the message is gone, or ctx ends (then it reports false).
+func (r *Router) editStalePrompt(ctx context.Context, ed channels.Editor, p store.Prompt) bool {
+	h := channels.Handle{Thread: p.Thread, ID: channels.MessageID(p.MessageID)}
+	m := channels.Message{Kind: channels.KindPermission, Text: sysmsg.Prefix("Permission prompt expired: the gateway restarted before anyone answered (" + p.Title + ").")}
+	return r.retry(ctx, p.Thread, "edit a stale permission prompt", func(ctx context.Context) error { return ed.Edit(ctx, h, m) })
+}
+
+// expirePrompt records that the stale prompt p expired.
+func (r *Router) expirePrompt(ctx context.Context, p store.Prompt) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := r.o.Store.ResolvePrompt(ctx, p.ID, store.PromptExpired, "", "gateway restart", time.Now()); err != nil {
+		r.log.Warn("cannot record that a stale permission prompt expired", "thread", p.Thread, "err", err)
+	}
+}
+
+// shutdownGrace is Limits.ShutdownGrace, five seconds if unset: it bounds
+// what a shutdown posts and edits in each thread (the turn's interruption,
+// pending permission prompts expired), straight through the adapter since
+// the threads' lanes have stopped.
+func (r *Router) shutdownGrace() time.Duration {
+	if d := r.o.Limits.ShutdownGrace; d > 0 {
+		return d
+	}
+	return 5 * time.Second
 }
 
 // shutdown cancels running turns, stops every agent and waits for every
@@ -431,12 +467,23 @@ func (r *Router) shutdown() {
 		threads = append(threads, t)
 	}
 	r.mu.Unlock()
+	r.log.Info("shutting down: cancelling running turns and stopping agents", "threads", len(threads))
 	var wg sync.WaitGroup
+	var cut, stopped atomic.Int64
 	for _, t := range threads {
-		wg.Go(t.shutdown)
+		wg.Go(func() {
+			c, s := t.shutdown()
+			if c {
+				cut.Add(1)
+			}
+			if s {
+				stopped.Add(1)
+			}
+		})
 	}
 	wg.Wait()
 	r.wg.Wait()
+	r.log.Info("shut down", "turnsInterrupted", cut.Load(), "agentsStopped", stopped.Load())
 }
 
 // waiter is a thread waiting for a process slot.

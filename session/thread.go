@@ -38,6 +38,9 @@ type thread struct {
 	// came while the agent was starting.
 	active    bool
 	startStop *turn
+	// starting is set from taking a message off the queue until its
+	// turn is set up or its start failed.
+	starting bool
 	// cancelStart aborts the agent's start while it runs (a stop).
 	cancelStart context.CancelFunc
 	proc        *agent.Process
@@ -229,7 +232,7 @@ func (t *thread) run(ctx context.Context) {
 			in := t.queue[0]
 			t.queue = t.queue[1:]
 			next = &in
-			t.active = true
+			t.active, t.starting = true, true
 		}
 		t.mu.Unlock()
 		if next != nil {
@@ -256,6 +259,7 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 		t.runner.Do(stopTyping)
 		t.mu.Lock()
 		st := t.startStop
+		t.starting = false
 		t.mu.Unlock()
 		switch {
 		case st != nil:
@@ -279,12 +283,23 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 	}
 	tu := &turn{started: time.Now(), prompt: prompt, by: in.Author, finished: make(chan struct{})}
 	t.mu.Lock()
+	t.starting = false
 	if st := t.startStop; st != nil {
 		// Stopped while the agent was starting: the prompt never runs.
 		t.mu.Unlock()
 		if st.reason == stopByPerson {
 			t.notice("Stopped by " + st.stopper + " before the agent began.")
 		}
+		return
+	}
+	if t.shutting {
+		// The gateway began shutting down while the agent started: the
+		// prompt never runs (the shutdown tells the thread), and this
+		// agent may have come after the shutdown stopped the thread's.
+		proc := t.proc
+		w := t.dropProcessLocked()
+		t.mu.Unlock()
+		t.stopProcess(proc, w)
 		return
 	}
 	t.policy = policy
@@ -304,6 +319,7 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 	t.runner.BeginTurn()
 	t.runner.Push(outs...)
 	t.mu.Unlock()
+	t.markRunning(sess.ID, tu.started)
 
 	// Not ctx: cancelling the Prompt's context makes the SDK drop the
 	// agent's answer. Stops go through session/cancel; shutdown too.
@@ -353,10 +369,14 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	dirty := t.tr.Dirty()
 	t.tr.MarkClean()
 	title := t.proj.Title()
+	var gone *agent.Process // the process has exited: its log is closed below
+	var goneLog *eventlog.Writer
 	if exited || t.proc == nil || t.proc.Err() != nil {
-		t.dropProcessLocked() // closes (and so syncs) the event log
+		gone = t.proc
+		goneLog = t.dropProcessLocked()
 	}
 	evlog := t.evlog
+	cut := t.shutting // the shutdown tells the thread and clears the mark
 	t.turn = nil
 	t.idleAt = time.Now()
 	t.armReaperLocked()
@@ -368,20 +388,28 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	// An agent idle now gives way to a thread waiting for a slot.
 	t.r.giveWay()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx := context.Background()
 	st := t.r.o.Store
-	if err := st.AddTurn(ctx, turnRec); err != nil {
+	if err := t.r.persist(ctx, t.ref, "the turn", func(ctx context.Context) error { return st.AddTurn(ctx, turnRec) }); err != nil {
 		t.r.log.Error("cannot record the turn", "thread", t.ref, "err", err)
 	}
-	if err := st.SaveEntries(ctx, sess.ID, dirty); err != nil {
+	if err := t.r.persist(ctx, t.ref, "the transcript", func(ctx context.Context) error { return st.SaveEntries(ctx, sess.ID, dirty) }); err != nil {
 		t.r.log.Error("cannot save the transcript", "thread", t.ref, "err", err)
 	}
 	close(recorded)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if !cut {
+		if err := st.ClearTurnRunning(ctx, t.ref, tu.started); err != nil {
+			t.r.log.Warn("cannot clear the turn's running mark", "thread", t.ref, "err", err)
+		}
+	}
 	if title != "" {
 		if b, ok, err := st.Binding(ctx, t.ref); err == nil && ok && b.Title != title {
 			b.Title = title
-			_ = st.PutBinding(ctx, b)
+			if err := t.r.persist(ctx, t.ref, "the session's title", func(ctx context.Context) error { return st.PutBinding(ctx, b) }); err != nil {
+				t.r.log.Error("cannot save the session's title", "thread", t.ref, "err", err)
+			}
 			if ti, ok := t.ad.(channels.Titler); ok {
 				if err := ti.SetTitle(ctx, t.ref, title); err != nil {
 					t.r.log.Warn("cannot rename the thread", "thread", t.ref, "err", err)
@@ -394,6 +422,7 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 			t.r.log.Warn("cannot sync the event log", "thread", t.ref, "err", err)
 		}
 	}
+	t.closeLogAfterExit(gone, goneLog)
 }
 
 // Update is the agent's Handler: the tap's goroutine hands every update
@@ -525,10 +554,14 @@ func (t *thread) ensureSession(ctx context.Context, held bool) (*agent.Session, 
 		}
 		return s, nil
 	}
+	var gone *agent.Process // exited
+	var goneLog *eventlog.Writer
 	if t.proc != nil {
-		t.dropProcessLocked()
+		gone = t.proc
+		goneLog = t.dropProcessLocked()
 	}
 	t.mu.Unlock()
+	t.closeLogAfterExit(gone, goneLog)
 	if !held {
 		if err := t.r.acquire(ctx, t); err != nil {
 			return nil, err
@@ -583,8 +616,10 @@ func (t *thread) ensureSession(ctx context.Context, held bool) (*agent.Session, 
 		t.setMeta(sess)
 		now := time.Now()
 		nb := store.Binding{Thread: t.ref, Agent: spec.Name, SessionID: sess.ID, Cwd: cwd, Created: now, Updated: now}
-		if err := st.PutBinding(ctx, nb); err != nil {
-			t.r.log.Error("cannot save the binding", "thread", t.ref, "err", err)
+		perr := t.r.persist(context.WithoutCancel(ctx), t.ref, "the binding", func(ctx context.Context) error { return st.PutBinding(ctx, nb) })
+		if perr != nil {
+			t.r.log.Error("cannot save the binding; the session will not survive a restart", "thread", t.ref, "session", sess.ID, "err", perr)
+			t.laneNotice("This conversation could not be saved; it will not survive a restart.")
 		}
 	}
 	t.mu.Lock()
@@ -611,7 +646,7 @@ func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Bindin
 	if err != nil {
 		t.r.log.Warn("cannot resume the session", "thread", t.ref, "session", b.SessionID, "err", err)
 		t.laneNotice("Couldn't resume the earlier session, so this is a new one: the agent does not remember the earlier conversation.")
-		t.closeLog()
+		t.detachLog(proc)
 		return nil
 	}
 	t.r.log.Info("session resumed", "thread", t.ref, "session", b.SessionID)
@@ -658,13 +693,37 @@ func (t *thread) attachLog(proc *agent.Process, sessionID string) {
 	})
 }
 
-func (t *thread) closeLog() {
+// detachLog closes the event log of a session the live process no longer
+// serves (a failed session/load). Frames from then on are kept by the
+// process until attachLog gives it the next session's log.
+func (t *thread) detachLog(proc *agent.Process) {
 	t.mu.Lock()
 	w := t.evlog
 	t.evlog = nil
 	t.mu.Unlock()
-	if w != nil {
-		_ = w.Close()
+	if w == nil {
+		return
+	}
+	proc.SetFrameSink(nil)
+	if err := w.Close(); err != nil {
+		t.r.log.Warn("cannot close the event log", "thread", t.ref, "err", err)
+	}
+}
+
+// closeLogAfterExit waits until proc (stopped or exiting) has exited, so
+// that everything it wrote has been logged, and then closes its event log
+// w. Frames the gateway still writes to the dead process are not logged:
+// they were never delivered. Either may be nil.
+func (t *thread) closeLogAfterExit(proc *agent.Process, w *eventlog.Writer) {
+	if w == nil {
+		return
+	}
+	if proc != nil {
+		<-proc.Exited()
+		proc.SetFrameSink(nil)
+	}
+	if err := w.Close(); err != nil {
+		t.r.log.Warn("cannot close the event log", "thread", t.ref, "err", err)
 	}
 }
 
@@ -674,11 +733,13 @@ func (t *thread) watch(proc *agent.Process) {
 	<-proc.Exited()
 	t.mu.Lock()
 	mine := t.proc == proc
+	var w *eventlog.Writer
 	if mine && t.turn == nil {
 		t.r.log.Info("agent exited while idle", "thread", t.ref, "err", proc.Err())
-		t.dropProcessLocked()
+		w = t.dropProcessLocked()
 	}
 	t.mu.Unlock()
+	t.closeLogAfterExit(proc, w)
 	if mine {
 		t.r.agentEvent(t.ref, "exited")
 	} else {
@@ -687,17 +748,18 @@ func (t *thread) watch(proc *agent.Process) {
 }
 
 // dropProcessLocked forgets the process (it has exited or is being
-// stopped), closes the event log and frees the slot.
-func (t *thread) dropProcessLocked() {
-	if t.evlog != nil {
-		_ = t.evlog.Close()
-		t.evlog = nil
-	}
+// stopped) and frees the slot. It returns the process's event log, which
+// the caller closes with closeLogAfterExit once the process is stopped:
+// an agent may write its last frames while it stops.
+func (t *thread) dropProcessLocked() *eventlog.Writer {
+	w := t.evlog
+	t.evlog = nil
 	t.proc, t.sess = nil, nil
 	if t.slot {
 		t.slot = false
 		t.r.release()
 	}
+	return w
 }
 
 // idleSince reports when the thread's agent became idle, if it has a live
@@ -739,7 +801,7 @@ func (t *thread) reap(why string) bool {
 		return false
 	}
 	proc := t.proc
-	t.dropProcessLocked()
+	w := t.dropProcessLocked()
 	t.mu.Unlock()
 	t.r.log.Info("stopping idle agent", "thread", t.ref, "why", why)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*t.r.o.Limits.StopGrace)
@@ -747,21 +809,42 @@ func (t *thread) reap(why string) bool {
 	if err := proc.Stop(ctx); err != nil {
 		proc.Kill()
 	}
+	t.closeLogAfterExit(proc, w)
 	return true
 }
 
 // shutdown cancels the running turn and stops the agent (gateway exit).
-func (t *thread) shutdown() {
+// A thread whose turn (or agent start) it cuts off is told so at once,
+// straight through the adapter, within shutdownGrace; when that fails the
+// turn's running mark stays in the store and the next start tells the
+// thread. It reports whether it cut a turn off and stopped an agent.
+func (t *thread) shutdown() (cut, stopped bool) {
 	t.mu.Lock()
 	t.shutting = true
 	t.queue = nil
 	tu, sess, proc := t.turn, t.sess, t.proc
+	cut, stopped = tu != nil || t.starting, proc != nil
+	if t.cancelStart != nil {
+		t.cancelStart()
+	}
 	if t.reaper != nil {
 		t.reaper.Stop()
 	}
 	t.mu.Unlock()
+	// The lane has stopped with the router's context: what the thread
+	// is told now goes straight to the adapter, within shutdownGrace.
+	ctx, cancel := context.WithTimeout(context.Background(), t.r.shutdownGrace())
+	defer cancel()
+	told := false
+	if cut {
+		err := postWithin(ctx, t.ad, t.ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(interruptedNotice)})
+		if err != nil {
+			t.r.log.Warn("cannot tell the thread its turn was interrupted; the next start does", "thread", t.ref, "err", err)
+		}
+		told = err == nil
+	}
 	for _, p := range t.allPending() {
-		t.resolve(p, store.PromptCancelled, "", channels.Author{Name: "gateway shutdown"})
+		t.expireAtShutdown(ctx, p)
 	}
 	if tu != nil && sess != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -776,10 +859,25 @@ func (t *thread) shutdown() {
 		}
 		timer.Stop()
 	}
+	if tu != nil && told {
+		// After the turn's end: its mark was written before its prompt.
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := t.r.o.Store.ClearTurnRunning(sctx, t.ref, tu.started); err != nil {
+			t.r.log.Warn("cannot clear the turn's running mark", "thread", t.ref, "err", err)
+		}
+		cancel()
+	}
 	t.mu.Lock()
 	proc = t.proc
-	t.dropProcessLocked()
+	w := t.dropProcessLocked()
 	t.mu.Unlock()
+	t.stopProcess(proc, w)
+	return cut, stopped || proc != nil
+}
+
+// stopProcess stops proc, a process the thread dropped, and then closes
+// its event log w. Either may be nil.
+func (t *thread) stopProcess(proc *agent.Process, w *eventlog.Writer) {
 	if proc != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 4*t.r.o.Limits.StopGrace)
 		if err := proc.Stop(ctx); err != nil {
@@ -787,4 +885,5 @@ func (t *thread) shutdown() {
 		}
 		cancel()
 	}
+	t.closeLogAfterExit(proc, w)
 }

@@ -13,12 +13,14 @@ import (
 // are the file format: rename Go fields freely, never the JSON names.
 
 type messageJSON struct {
-	Role string `json:"role"`
-	Text string `json:"text"`
+	Role   string `json:"role"`
+	Text   string `json:"text"`
+	Length int    `json:"length,omitempty"` // of the whole text, when text was cut
 }
 
 type thoughtJSON struct {
-	Text string `json:"text"`
+	Text   string `json:"text"`
+	Length int    `json:"length,omitempty"`
 }
 
 type toolContentJSON struct {
@@ -125,7 +127,7 @@ func encodeBody(b Body) (EntryType, []byte, error) {
 	var v any
 	switch b := b.(type) {
 	case Message:
-		v = messageJSON{Role: string(b.Role), Text: b.Text}
+		v = messageJSON{Role: string(b.Role), Text: b.Text, Length: b.Length}
 	case Thought:
 		v = thoughtJSON(b)
 	case ToolCall:
@@ -182,7 +184,7 @@ func decodeBody(typ EntryType, data []byte) (Body, error) {
 		default:
 			return nil, fmt.Errorf("unknown message role %q", w.Role)
 		}
-		return Message{Role: Role(w.Role), Text: w.Text}, nil
+		return Message{Role: Role(w.Role), Text: w.Text, Length: w.Length}, nil
 	case TypeThought:
 		var w thoughtJSON
 		if err := json.Unmarshal(data, &w); err != nil {

@@ -1,6 +1,7 @@
 // Package store keeps the gateway's durable state in one embedded SQLite
 // file in the data directory: which chat thread is bound to which ACP
-// session, the permission prompts still waiting for an answer, the usage and
+// session, the permission prompts still waiting for an answer, the turns
+// running (so a restart can tell the threads it cut off), the usage and
 // cost of every turn, and a readable transcript of every session.
 //
 // # Database
@@ -32,7 +33,9 @@
 //     user message) and the chunk does not start a new agent message id;
 //     otherwise it starts a new entry. Chunks go through
 //     [projector.Accumulator], so deltas and cumulative snapshots give the
-//     same text the projector shows;
+//     same text the projector shows. An entry keeps at most
+//     [MaxEntryText] bytes of its text, and the whole text's length when it
+//     is longer: an agent's 20 MiB chunk does not go into the database;
 //   - tool_call and tool_call_update upsert one entry per tool call id with a
 //     sparse merge; a status only moves forward;
 //   - every plan and every change of modes, models or config options is a

@@ -58,15 +58,25 @@ const (
 	RoleAssistant Role = "assistant"
 )
 
+// MaxEntryText is the most text, in bytes, one message or thought entry
+// keeps: the start of a longer text is stored, with its whole length.
+const MaxEntryText = 256 << 10
+
 // Message is text the user sent or the agent replied.
 type Message struct {
 	Role Role
 	Text string
+	// Length is the whole text's length in bytes when Text holds only
+	// its first MaxEntryText bytes (cut at a character boundary); 0 when
+	// Text is the whole text.
+	Length int
 }
 
 // Thought is the agent's reasoning text.
 type Thought struct {
 	Text string
+	// Length is as in Message.
+	Length int
 }
 
 // ToolCall is the merged state of one tool call.

@@ -91,6 +91,18 @@ CREATE TABLE seen (
 	PRIMARY KEY (platform, channel, thread)
 ) WITHOUT ROWID;
 `,
+	// 4: turns running, so the next start can tell threads whose turn a
+	// stop of the gateway cut off.
+	`
+CREATE TABLE running_turns (
+	platform   TEXT NOT NULL,
+	channel    TEXT NOT NULL,
+	thread     TEXT NOT NULL,
+	session_id TEXT NOT NULL,
+	started_ms INTEGER NOT NULL,
+	PRIMARY KEY (platform, channel, thread)
+) WITHOUT ROWID;
+`,
 }
 
 // migrate applies the steps db has not seen yet, each in its own IMMEDIATE

@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -29,26 +31,56 @@ type Store struct {
 	log *slog.Logger
 }
 
+// FileMode is the mode of the database file and of SQLite's -wal and -shm
+// files beside it: they hold every transcript, so only the gateway's user
+// may read them.
+const FileMode fs.FileMode = 0o600
+
 // Open opens (creating if needed) the database file at path, sets it up
 // (WAL, busy timeout, foreign keys) and migrates its schema to the current
-// version. It does file I/O. A nil logger discards logs. It fails when the
+// version. A new file is created with FileMode whatever the umask, and
+// the group and others lose any access to an existing one and to its -wal
+// and -shm. It does file I/O. A nil logger discards logs. It fails when the
 // file cannot be opened, was written by a newer gateway, or a migration
 // fails (that migration is then rolled back).
 func Open(ctx context.Context, path string, logger *slog.Logger) (*Store, error) {
-	return open(ctx, path, logger, migrations)
+	return OpenWith(ctx, path, Options{Logger: logger})
 }
 
-// open is Open with a given list of migrations, so tests can build files
-// of an older version.
-func open(ctx context.Context, path string, logger *slog.Logger, steps []string) (*Store, error) {
+// Options configure OpenWith.
+type Options struct {
+	// Logger receives the store's logs; nil discards them.
+	Logger *slog.Logger
+	// BusyTimeout is how long a statement waits for another process's
+	// lock on the file before it fails; zero means BusyTimeout. Tests of
+	// a locked database make it short.
+	BusyTimeout time.Duration
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
+	return open(ctx, path, o, migrations)
+}
+
+// open is OpenWith with a given list of migrations, so tests can build
+// files of an older version.
+func open(ctx context.Context, path string, o Options, steps []string) (*Store, error) {
+	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
+	}
+	busy := o.BusyTimeout
+	if busy <= 0 {
+		busy = BusyTimeout
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
-	db, err := sql.Open("sqlite", dsn(abs))
+	if err := restrictFiles(abs); err != nil {
+		return nil, fmt.Errorf("open store %q: %w", abs, err)
+	}
+	db, err := sql.Open("sqlite", dsn(abs, busy))
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
 	}
@@ -67,6 +99,36 @@ func open(ctx context.Context, path string, logger *slog.Logger, steps []string)
 	return s, nil
 }
 
+// restrictFiles creates the database file at abs with FileMode if it does
+// not exist, and takes the group's and others' permissions away from it
+// and from the -wal and -shm files that exist (an older gateway made them
+// 0644). SQLite creates the -wal and -shm files with the mode of the
+// database file, so they are private from the start too.
+func restrictFiles(abs string) error {
+	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
+	switch {
+	case err == nil:
+		f.Close()
+	case !errors.Is(err, fs.ErrExist):
+		return err
+	}
+	for _, p := range []string{abs, abs + "-wal", abs + "-shm"} {
+		st, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if perm := st.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&^0o077); err != nil {
+				return fmt.Errorf("make %s private: %w", filepath.Base(p), err)
+			}
+		}
+	}
+	return nil
+}
+
 func (s *Store) init(ctx context.Context, steps []string) error {
 	var mode string
 	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
@@ -83,9 +145,9 @@ func (s *Store) init(ctx context.Context, steps []string) error {
 // dsn returns the driver's data source name for the absolute path abs: a
 // file: URI (so any character in the path is escaped) with the pragmas every
 // connection needs.
-func dsn(abs string) string {
+func dsn(abs string, busy time.Duration) string {
 	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", max(busy.Milliseconds(), 1)))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")

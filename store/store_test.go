@@ -3,11 +3,14 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -66,7 +69,7 @@ func TestOpenFromEmpty(t *testing.T) {
 		}
 		got = append(got, name)
 	}
-	want := []string{"bindings", "entries", "prompts", "seen", "turns"}
+	want := []string{"bindings", "entries", "prompts", "running_turns", "seen", "turns"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tables (-want +got):\n%s", diff)
 	}
@@ -75,7 +78,7 @@ func TestOpenFromEmpty(t *testing.T) {
 func TestMigrateFromVersion1(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := open(ctx, path, nil, migrations[:1])
+	old, err := open(ctx, path, Options{}, migrations[:1])
 	if err != nil {
 		t.Fatalf("open at version 1: %v", err)
 	}
@@ -129,11 +132,11 @@ func TestMigrationFailureRollsBack(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "bad.db")
 	steps := []string{migrations[0], `CREATE TABLE half (x INTEGER); THIS IS NOT SQL;`}
-	if s, err := open(ctx, path, nil, steps); err == nil {
+	if s, err := open(ctx, path, Options{}, steps); err == nil {
 		s.Close()
 		t.Fatal("open with a broken step: no error")
 	}
-	s, err := open(ctx, path, nil, steps[:1])
+	s, err := open(ctx, path, Options{}, steps[:1])
 	if err != nil {
 		t.Fatalf("reopen at version 1: %v", err)
 	}
@@ -290,6 +293,89 @@ func TestCloseStopsEverything(t *testing.T) {
 		}
 		if err := s.Close(); err != nil {
 			t.Error(err)
+		}
+	})
+}
+
+// withUmask sets the process's umask for the rest of the test. The umask
+// is the process's, so tests that use it do not run in parallel.
+func withUmask(t *testing.T, mask int) {
+	t.Helper()
+	old := syscall.Umask(mask)
+	t.Cleanup(func() { syscall.Umask(old) })
+}
+
+// fileModes returns the permission bits of the database file and of its
+// -wal and -shm, "absent" for a file that does not exist.
+func fileModes(t *testing.T, path string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		st, err := os.Stat(path + suffix)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			got["db"+suffix] = "absent"
+		case err != nil:
+			t.Fatal(err)
+		default:
+			got["db"+suffix] = st.Mode().Perm().String()
+		}
+	}
+	return got
+}
+
+func TestFilesArePrivate(t *testing.T) {
+	withUmask(t, 0o022)
+	private := FileMode.String()
+	t.Run("new", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "gateway.db")
+		s, err := Open(t.Context(), path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.PutBinding(t.Context(), Binding{Thread: channels.ThreadRef{Platform: "web", Channel: "c", Thread: "t"}, Agent: "a", SessionID: "s"}); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"db": private, "db-wal": private, "db-shm": private}
+		if diff := cmp.Diff(want, fileModes(t, path)); diff != "" {
+			t.Errorf("after a write (-want +got):\n%s", diff)
+		}
+		if _, err := s.db.ExecContext(t.Context(), "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutBinding(t.Context(), Binding{Thread: channels.ThreadRef{Platform: "web", Channel: "c", Thread: "u"}, Agent: "a", SessionID: "s2"}); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, fileModes(t, path)); diff != "" {
+			t.Errorf("after a checkpoint and a write (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("left readable by an older gateway", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "gateway.db")
+		s, err := Open(t.Context(), path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		// The files as an older gateway left them after a crash: the
+		// database and an empty WAL, both 0644.
+		if err := os.WriteFile(path+"-wal", nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{path, path + "-wal"} {
+			if err := os.Chmod(p, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s, err = Open(t.Context(), path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		want := map[string]string{"db": private, "db-wal": private, "db-shm": private}
+		if diff := cmp.Diff(want, fileModes(t, path)); diff != "" {
+			t.Errorf("after reopening (-want +got):\n%s", diff)
 		}
 	})
 }

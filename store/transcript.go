@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acpgw/gateway/projector"
 )
@@ -27,9 +28,11 @@ type Transcript struct {
 	entries []Entry
 	dirty   map[int]struct{} // seqs created or changed since MarkClean
 
-	// text holds the text of the last entry when it is a text entry;
-	// entries[last].Body is behind it while stale is set.
+	// text holds the text of the last entry when it is a text entry, up
+	// to MaxEntryText bytes; textLen is the whole text's length.
+	// entries[last].Body is behind them while stale is set.
 	text     strings.Builder
+	textLen  int
 	textKind textKind
 	stale    bool
 
@@ -85,9 +88,11 @@ func restoreTranscript(es []Entry) (*Transcript, error) {
 				t.textKind = textUser
 			}
 			t.text.WriteString(b.Text)
+			t.textLen = max(b.Length, len(b.Text))
 		case Thought:
 			t.textKind = textThought
 			t.text.WriteString(b.Text)
+			t.textLen = max(b.Length, len(b.Text))
 		}
 	}
 	return t, nil
@@ -133,9 +138,10 @@ func (t *Transcript) UserPrompt(text string, at time.Time) {
 	if at.IsZero() {
 		at = now()
 	}
-	t.add(Message{Role: RoleUser, Text: text}, at)
+	t.add(Message{Role: RoleUser}, at)
 	t.textKind = textUser
-	t.text.WriteString(text)
+	t.appendText(text)
+	t.stale = true
 }
 
 // Permission records a permission request shown to people. A zero p.Asked
@@ -251,7 +257,7 @@ func (t *Transcript) chunk(kind textKind, messageID, text string) {
 	}
 	if same && !newMessage {
 		last := len(t.entries) - 1
-		t.text.WriteString(delta)
+		t.appendText(delta)
 		t.stale = true
 		t.entries[last].Updated = now()
 		t.dirty[last] = struct{}{}
@@ -272,8 +278,26 @@ func (t *Transcript) chunk(kind textKind, messageID, text string) {
 	}
 	t.add(body, now())
 	t.textKind = kind
-	t.text.WriteString(delta)
+	t.appendText(delta)
 	t.stale = true
+}
+
+// appendText adds s to the last entry's text, keeping at most
+// MaxEntryText bytes of it and counting the rest.
+func (t *Transcript) appendText(s string) {
+	cut := t.textLen > t.text.Len()
+	t.textLen += len(s)
+	room := MaxEntryText - t.text.Len()
+	if cut || room <= 0 {
+		return // only the start of the text is kept
+	}
+	if len(s) > room {
+		for room > 0 && !utf8.RuneStart(s[room]) {
+			room-- // do not keep half a character
+		}
+		s = s[:room]
+	}
+	t.text.WriteString(s)
 }
 
 // add appends a new entry with body b, created at time at, and returns its
@@ -281,6 +305,7 @@ func (t *Transcript) chunk(kind textKind, messageID, text string) {
 func (t *Transcript) add(b Body, at time.Time) int {
 	t.flush()
 	t.text.Reset()
+	t.textLen = 0
 	t.textKind = notText
 	seq := len(t.entries)
 	t.entries = append(t.entries, Entry{Seq: seq, Time: at, Updated: at, Body: b})
@@ -305,12 +330,21 @@ func (t *Transcript) flush() {
 	last := len(t.entries) - 1
 	switch b := t.entries[last].Body.(type) {
 	case Message:
-		b.Text = t.text.String()
+		b.Text, b.Length = t.text.String(), t.cutLength()
 		t.entries[last].Body = b
 	case Thought:
-		b.Text = t.text.String()
+		b.Text, b.Length = t.text.String(), t.cutLength()
 		t.entries[last].Body = b
 	}
+}
+
+// cutLength is the Length of the last text entry: the whole text's
+// length when only its start is kept, else 0.
+func (t *Transcript) cutLength() int {
+	if t.textLen > t.text.Len() {
+		return t.textLen
+	}
+	return 0
 }
 
 // tool upserts a tool call by id.

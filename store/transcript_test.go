@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acpgw/gateway/projector"
 	"github.com/google/go-cmp/cmp"
@@ -498,5 +499,76 @@ func TestTranscriptEntriesAreSnapshots(t *testing.T) {
 	}
 	if got := before[0].Body.(Message).Text; got != "a" {
 		t.Errorf("earlier snapshot's text = %q, want %q", got, "a")
+	}
+}
+
+// A 20 MiB chunk (and a 20 MiB prompt) is not stored whole: an entry
+// keeps its first MaxEntryText bytes, cut at a character boundary, and
+// the whole length; text that comes later, also after a restart, is
+// counted.
+func TestHugeTextIsCut(t *testing.T) {
+	s := openTest(t)
+	ctx := t.Context()
+	// "é" is two bytes and MaxEntryText is even: an odd start puts the
+	// cut in the middle of a character.
+	huge := "x" + strings.Repeat("é", 10<<20)
+	tr := NewTranscript()
+	tr.UserPrompt(huge, time.Time{})
+	tr.Apply(projector.Update{Tag: projector.TagAgentMessageChunk, Text: huge})
+	tr.Apply(projector.Update{Tag: projector.TagAgentMessageChunk, Text: "tail"})
+	if err := s.SaveEntries(ctx, "s1", tr.Dirty()); err != nil {
+		t.Fatal(err)
+	}
+	tr.MarkClean()
+	var stored int
+	if err := s.db.QueryRowContext(ctx, `SELECT SUM(length(data)) FROM entries WHERE session_id = 's1'`).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored > 2*MaxEntryText+1024 {
+		t.Errorf("the transcript takes %d bytes in the database; want about 2 × %d", stored, MaxEntryText)
+	}
+	check := func(when string, want []Message) {
+		t.Helper()
+		es, err := s.Entries(ctx, "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) != len(want) {
+			t.Fatalf("%s: %d entries, want %d", when, len(es), len(want))
+		}
+		for i, e := range es {
+			m, ok := e.Body.(Message)
+			if !ok {
+				t.Fatalf("%s: entry %d is %T", when, i, e.Body)
+			}
+			if m.Role != want[i].Role || m.Length != want[i].Length || len(m.Text) > MaxEntryText ||
+				!utf8.ValidString(m.Text) || !strings.HasPrefix(huge, m.Text) || len(m.Text) < MaxEntryText-1 {
+				t.Errorf("%s: entry %d = %s message of %d bytes (valid UTF-8 %v), length %d; want the start of the text (%d bytes at most), length %d",
+					when, i, m.Role, len(m.Text), utf8.ValidString(m.Text), m.Length, MaxEntryText, want[i].Length)
+			}
+		}
+	}
+	check("saved", []Message{{Role: RoleUser, Length: len(huge)}, {Role: RoleAssistant, Length: len(huge) + 4}})
+
+	// After a restart the reply goes on: its length keeps counting.
+	tr, err := s.LoadTranscript(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Apply(projector.Update{Tag: projector.TagAgentMessageChunk, Text: "more"})
+	if err := s.SaveEntries(ctx, "s1", tr.Dirty()); err != nil {
+		t.Fatal(err)
+	}
+	check("resumed", []Message{{Role: RoleUser, Length: len(huge)}, {Role: RoleAssistant, Length: len(huge) + 8}})
+}
+
+// Text under the limit is whole, with no length recorded.
+func TestTextUnderTheLimitIsWhole(t *testing.T) {
+	tr := NewTranscript()
+	whole := strings.Repeat("a", MaxEntryText)
+	tr.Apply(projector.Update{Tag: projector.TagAgentMessageChunk, Text: whole})
+	es := tr.Entries()
+	if m := es[0].Body.(Message); m.Text != whole || m.Length != 0 {
+		t.Errorf("message of %d bytes, length %d; want all %d bytes, length 0", len(m.Text), m.Length, len(whole))
 	}
 }

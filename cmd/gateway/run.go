@@ -326,6 +326,7 @@ func (g *gateway) wait() error {
 			if err := g.data.Close(); err != nil && first == nil {
 				first = err
 			}
+			g.log.Info("gateway stopped")
 			return first
 		}
 	}
@@ -434,11 +435,15 @@ type dataDir struct {
 	agents *agent.Registry // the running agents' process groups (agents.pids)
 }
 
-// openData creates the data directory if needed, takes its lock and
-// opens the store in it.
+// openData creates the data directory if needed (0700), takes its lock
+// and opens the store in it. An existing directory that other users can
+// enter is made 0700, with a log line: it holds every transcript.
 func openData(ctx context.Context, dir string, log *slog.Logger) (*dataDir, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("dataDir: %w", err)
+	}
+	if err := privateDir(dir, log); err != nil {
+		return nil, err
 	}
 	path := filepath.Join(dir, "gateway.lock")
 	lock, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
@@ -472,6 +477,27 @@ func openData(ctx context.Context, dir string, log *slog.Logger) (*dataDir, erro
 		return nil, err
 	}
 	return &dataDir{st: st, lock: lock, agents: agents}, nil
+}
+
+// privateDir makes dir 0700 when the group or others have any access to
+// it, saying so in the log.
+func privateDir(dir string, log *slog.Logger) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("dataDir: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("dataDir: %s is not a directory", dir)
+	}
+	perm := st.Mode().Perm()
+	if perm&0o077 == 0 {
+		return nil
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("dataDir: %s is open to other users (mode %04o) and cannot be made private: %w; make it 0700", dir, perm, err)
+	}
+	log.Warn("dataDir was open to other users; made it private (0700): it holds every transcript", "dir", dir, "mode", fmt.Sprintf("%04o", perm))
+	return nil
 }
 
 // Close closes the store and releases the directory.

@@ -1,0 +1,142 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/sysmsg"
+)
+
+// The notices of a turn a stop of the gateway cut off: at the shutdown,
+// and at the next start when the shutdown could not tell the thread (or
+// there was none: a crash, a kill).
+const (
+	interruptedNotice  = "Interrupted: the gateway is restarting. Send your message again when it is back."
+	interruptedAtStart = "Interrupted: the gateway restarted while the agent was working on this, so its answer stopped short. Send your message again."
+)
+
+// postWithin posts m in th, trying again (after a rate limit's delay, or
+// briefly after another error) while ctx lasts. It blocks.
+func postWithin(ctx context.Context, ad channels.Adapter, th channels.ThreadRef, m channels.Message) error {
+	for {
+		_, err := ad.Post(ctx, th, m)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		wait := 250 * time.Millisecond
+		if rl := (*channels.RateLimitError)(nil); errors.As(err, &rl) && rl.RetryAfter > wait {
+			wait = rl.RetryAfter
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return err
+		case <-timer.C:
+		}
+	}
+}
+
+// markRunning records that the thread's turn started at started runs, so
+// that a start after a crash can tell the thread it was cut off.
+func (t *thread) markRunning(sessionID string, started time.Time) {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	err := t.r.o.Store.MarkTurnRunning(ctx, store.RunningTurn{Thread: t.ref, SessionID: sessionID, Started: started})
+	if err != nil {
+		t.r.log.Warn("cannot mark the turn running; a crash during it would go unannounced", "thread", t.ref, "err", err)
+	}
+}
+
+// maxInterruptedAge is how old a cut-off turn may be for the thread to be
+// told at a start; an older mark is dropped without a word.
+const maxInterruptedAge = 7 * 24 * time.Hour
+
+// tellInterrupted tells each thread whose turn an earlier run left
+// running that it was cut off, and forgets the mark once the thread has
+// been told. A post that fails is tried again, less and less often, while
+// the router runs; the mark stays for the next start otherwise.
+func (r *Router) tellInterrupted(ctx context.Context, running []store.RunningTurn) {
+	for _, rt := range running {
+		if time.Since(rt.Started) > maxInterruptedAge {
+			// Nobody waits for that answer any more.
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+			err := r.o.Store.ClearTurnRunning(sctx, rt.Thread, rt.Started)
+			cancel()
+			if err != nil {
+				r.log.Warn("cannot clear the running mark of a cut-off turn", "thread", rt.Thread, "err", err)
+			}
+			continue
+		}
+		r.mu.Lock()
+		ad := r.adapters[rt.Thread.Platform]
+		r.mu.Unlock()
+		if ad == nil {
+			r.log.Warn("a turn was cut off by a restart in a thread of a platform that is not enabled now", "thread", rt.Thread)
+			continue
+		}
+		m := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(interruptedAtStart)}
+		r.wg.Go(func() {
+			told := r.retry(ctx, rt.Thread, "tell a thread its turn was cut off by the restart", func(ctx context.Context) error {
+				_, err := ad.Post(ctx, rt.Thread, m)
+				return err
+			})
+			if !told {
+				return
+			}
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+			defer cancel()
+			if err := r.o.Store.ClearTurnRunning(sctx, rt.Thread, rt.Started); err != nil {
+				r.log.Warn("cannot clear the running mark of a cut-off turn", "thread", rt.Thread, "err", err)
+			}
+		})
+	}
+}
+
+// Limits of Router.retry: about ten minutes in all.
+const (
+	firstRetry    = 500 * time.Millisecond
+	maxRetry      = time.Minute
+	retryAttempts = 16
+)
+
+// retry runs f until it succeeds, or it fails with channels.ErrMessageGone
+// (there is nothing left to do); it reports whether it is done. It gives
+// up (false) when ctx ends or after retryAttempts, leaving the work to the
+// next start. The delay between attempts doubles up to maxRetry and
+// honours a rate limit's. Each failure is logged with what was being
+// done. It blocks; callers run it on a goroutine the router owns.
+func (r *Router) retry(ctx context.Context, th channels.ThreadRef, what string, f func(context.Context) error) bool {
+	delay := firstRetry
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := f(actx)
+		cancel()
+		if err == nil || errors.Is(err, channels.ErrMessageGone) {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		if attempt == retryAttempts {
+			r.log.Warn("cannot "+what+"; giving up until the next start", "thread", th, "attempts", attempt, "err", err)
+			return false
+		}
+		wait := delay
+		if rl := (*channels.RateLimitError)(nil); errors.As(err, &rl) && rl.RetryAfter > wait {
+			wait = rl.RetryAfter
+		}
+		r.log.Warn("cannot "+what+"; trying again", "thread", th, "attempt", attempt, "in", wait, "err", err)
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return false
+		case <-timer.C:
+		}
+		delay = min(2*delay, maxRetry)
+	}
+}
