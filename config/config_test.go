@@ -632,3 +632,21 @@ func TestDocumentedKeys(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+func TestSource(t *testing.T) {
+	c := mustLoad(t, "channels:\n  web:\n    listen: 127.0.0.1:9000\n", []string{"GATEWAY_METRICS__LISTEN=127.0.0.1:9001"}, "busy=interrupt")
+	for _, tc := range []struct{ key, want string }{
+		{"channels.web.listen", "file"},
+		{"metrics.listen", "env GATEWAY_METRICS__LISTEN"},
+		{"busy", "--set"},
+		{"dataDir", "default"},
+		{"channels.web.token", "default"},
+	} {
+		if got := c.Source(tc.key); got != tc.want {
+			t.Errorf("Source(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+	if got := (Config{}).Source("metrics.listen"); got != "default" {
+		t.Errorf("Source of a Config not loaded = %q, want default", got)
+	}
+}

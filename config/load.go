@@ -179,6 +179,21 @@ func (c Config) File() string {
 	return c.res.file
 }
 
+// Source says where the setting at key (YAML dot notation, such as
+// "channels.web.listen") came from: "file", "env NAME", "--set", or
+// "default" when nothing set it (or c was not loaded). It does no I/O.
+func (c Config) Source(key string) string {
+	if c.res == nil {
+		return "default"
+	}
+	for k := key; k != ""; k = parent(k) {
+		if src, ok := c.res.sources[k]; ok {
+			return src
+		}
+	}
+	return "default"
+}
+
 // parseYAML parses a YAML document into nested maps with string keys. An
 // empty document is an empty map.
 func parseYAML(data []byte) (map[string]any, error) {

@@ -367,7 +367,9 @@ func (r *Router) reply(ctx context.Context, ad channels.Adapter, in channels.Inb
 func (r *Router) expireStalePrompts(ctx context.Context) {
 	stale, err := r.o.Store.ExpireAll(ctx, time.Now())
 	if err != nil {
-		r.log.Error("cannot expire stale permission prompts", "err", err)
+		if ctx.Err() == nil { // else the gateway stops; they expire next time
+			r.log.Error("cannot expire stale permission prompts", "err", err)
+		}
 		return
 	}
 	for _, p := range stale {
