@@ -1,6 +1,9 @@
 package config
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,9 +137,13 @@ func TestDefaultFileInWorkingDirectory(t *testing.T) {
 }
 
 func TestMissingFile(t *testing.T) {
-	_, err := LoadOptions{Path: filepath.Join(t.TempDir(), "nope.yaml"), Environ: testEnv}.Load()
-	if err == nil || !strings.Contains(err.Error(), "read config") {
-		t.Errorf("err = %v, want a read error", err)
+	path := filepath.Join(t.TempDir(), "nope.yaml")
+	_, err := LoadOptions{Path: path, Environ: testEnv}.Load()
+	if want := fmt.Sprintf("config file %q not found", path); err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("err = %v does not match fs.ErrNotExist", err)
 	}
 }
 

@@ -53,11 +53,24 @@ func (o LoadOptions) Load() (Config, error) {
 	var data []byte
 	if path != "" {
 		if data, err = os.ReadFile(path); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return Config{}, &notFoundError{path: path, err: err}
+			}
 			return Config{}, fmt.Errorf("read config: %w", err)
 		}
 	}
 	return o.load(path, data)
 }
+
+// notFoundError is Load's error for a configuration file that does not
+// exist; it matches fs.ErrNotExist.
+type notFoundError struct {
+	path string
+	err  error
+}
+
+func (e *notFoundError) Error() string { return fmt.Sprintf("config file %q not found", e.path) }
+func (e *notFoundError) Unwrap() error { return e.err }
 
 // file returns the file to read: o.Path, or DefaultFile if it exists, or
 // "".

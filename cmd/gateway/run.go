@@ -422,18 +422,17 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg, err := f.load()
-	if err != nil {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		fmt.Fprintln(stderr, "gateway check:", err)
+		return exitCode(1)
+	case err != nil:
 		fmt.Fprintln(stderr, "gateway check: the configuration is invalid:")
 		fmt.Fprintln(stderr, err)
 		return exitCode(1)
 	}
-	if src := cfg.File(); src != "" {
-		fmt.Fprintf(stdout, "# %s: valid\n", src)
-	} else {
-		fmt.Fprintln(stdout, "# no configuration file: defaults (and GATEWAY_ environment, --set): valid")
-	}
-	fmt.Fprint(stdout, config.Redacted(cfg))
 	if *explain != "" {
+		// The explanation alone: it has its own header.
 		parts := strings.SplitN(*explain, "/", 3)
 		s := config.Scope{Platform: parts[0]}
 		if len(parts) > 1 {
@@ -442,9 +441,15 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		if len(parts) > 2 {
 			s.Channel = parts[2]
 		}
-		fmt.Fprintf(stdout, "\n# effective settings for %s\n", *explain)
 		fmt.Fprint(stdout, config.Explain(cfg, s))
+		return nil
 	}
+	if src := cfg.File(); src != "" {
+		fmt.Fprintf(stdout, "# %s: valid\n", src)
+	} else {
+		fmt.Fprintln(stdout, "# no configuration file: defaults (and GATEWAY_ environment, --set): valid")
+	}
+	fmt.Fprint(stdout, config.Redacted(cfg))
 	return nil
 }
 
