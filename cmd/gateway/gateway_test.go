@@ -24,6 +24,7 @@ import (
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/demoagent"
 	"github.com/acpgw/gateway/eventlog"
+	"github.com/acpgw/gateway/internal/testlog"
 	"github.com/acpgw/gateway/store"
 )
 
@@ -64,15 +65,21 @@ func testConfig(t *testing.T, yaml string) (config.Config, runFlags) {
 	return cfg, f
 }
 
+// testLogger is the program's logger in tests: an error the ACP SDK logs
+// fails the test; with -v everything is also written to stderr.
+func testLogger(t *testing.T) *slog.Logger {
+	l := testlog.FailOnSDKError(t)
+	if testing.Verbose() {
+		l = slog.New(slog.NewMultiHandler(slog.NewTextHandler(os.Stderr, nil), l.Handler()))
+	}
+	return l
+}
+
 // startGateway runs the program until the test ends.
 func startGateway(t *testing.T, cfg config.Config, f runFlags, h hooks) *gateway {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if testing.Verbose() {
-		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	g, err := start(ctx, cfg, f, log, h)
+	g, err := start(ctx, cfg, f, testLogger(t), h)
 	if err != nil {
 		cancel()
 		t.Fatalf("start: %v", err)
@@ -297,7 +304,7 @@ func TestShutdownCancelsRunningTurns(t *testing.T) {
 	cfg, f := testConfig(t, "")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	g, err := start(ctx, cfg, f, slog.New(slog.NewTextHandler(io.Discard, nil)), hooks{})
+	g, err := start(ctx, cfg, f, testLogger(t), hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +367,7 @@ func TestRunStartsDiscordWhenConfigured(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	g, err := start(ctx, cfg, f, slog.New(slog.NewTextHandler(io.Discard, nil)), hooks{})
+	g, err := start(ctx, cfg, f, testLogger(t), hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +400,7 @@ func TestRunStartsSlackWhenConfigured(t *testing.T) {
 	if got := cfg.Platforms(); len(got) != 1 || got[0] != "slack" {
 		t.Fatalf("platforms = %v, want [slack]", got)
 	}
-	_, err := start(t.Context(), cfg, f, slog.New(slog.NewTextHandler(io.Discard, nil)), hooks{})
+	_, err := start(t.Context(), cfg, f, testLogger(t), hooks{})
 	if err == nil || !strings.Contains(err.Error(), "channels.slack") || !strings.Contains(err.Error(), "invalid_auth") {
 		t.Errorf("start = %v, want the Slack error", err)
 	}
@@ -411,7 +418,7 @@ func TestRestartKeepsWebThreadsAndResumes(t *testing.T) {
 	run1 := func() string {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		g, err := start(ctx, cfg, f, slog.New(slog.NewTextHandler(io.Discard, nil)), hooks{})
+		g, err := start(ctx, cfg, f, testLogger(t), hooks{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -461,7 +468,7 @@ func TestRestartKeepsWebThreadsAndResumes(t *testing.T) {
 func TestOneGatewayPerDataDir(t *testing.T) {
 	cfg, f := testConfig(t, "")
 	ctx, cancel := context.WithCancel(context.Background())
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := testLogger(t)
 	first, err := start(ctx, cfg, f, log, hooks{})
 	if err != nil {
 		cancel()
