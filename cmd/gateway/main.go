@@ -67,7 +67,7 @@ commands:
   demo-agent
            serve the scripted demo ACP agent on stdin/stdout (the
            embedded default agent; send it "help" for its scenarios)
-  help     show this help
+  help     show this help (also -h, --help)
 `
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
