@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/agent"
+	"github.com/acpgw/gateway/internal/testlog"
 	"github.com/acpgw/gateway/projector"
 )
 
@@ -68,6 +69,9 @@ func rawSpec(env ...string) agent.Spec {
 
 func start(t *testing.T, spec agent.Spec, o agent.Options) *agent.Process {
 	t.Helper()
+	if o.Logger == nil {
+		o.Logger = testlog.FailOnSDKError(t)
+	}
 	p, err := agent.Start(t.Context(), spec, o)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
@@ -252,7 +256,7 @@ func TestCrashEndsThePrompt(t *testing.T) {
 }
 
 func TestStopEscalatesToKill(t *testing.T) {
-	p, err := agent.Start(t.Context(), rawSpec("RAW_AGENT_IGNORE_EOF=1"), agent.Options{StopGrace: 50 * time.Millisecond})
+	p, err := agent.Start(t.Context(), rawSpec("RAW_AGENT_IGNORE_EOF=1"), agent.Options{Logger: testlog.FailOnSDKError(t), StopGrace: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}

@@ -1,7 +1,9 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,9 +139,13 @@ func TestDefaultFileInWorkingDirectory(t *testing.T) {
 }
 
 func TestMissingFile(t *testing.T) {
-	_, err := LoadOptions{Path: filepath.Join(t.TempDir(), "nope.yaml"), Environ: testEnv}.Load()
-	if err == nil || !strings.Contains(err.Error(), "read config") {
-		t.Errorf("err = %v, want a read error", err)
+	path := filepath.Join(t.TempDir(), "nope.yaml")
+	_, err := LoadOptions{Path: path, Environ: testEnv}.Load()
+	if want := fmt.Sprintf("config file %q not found", path); err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("err = %v does not match fs.ErrNotExist", err)
 	}
 }
 
@@ -824,5 +830,23 @@ func TestDocumentedKeys(t *testing.T) {
 	want := [][]string{{"a"}, {"a", "b"}, {"a", "c"}, {"a", "c", "d"}, {"z"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestSource(t *testing.T) {
+	c := mustLoad(t, "channels:\n  web:\n    listen: 127.0.0.1:9000\n", []string{"GATEWAY_METRICS__LISTEN=127.0.0.1:9001"}, "busy=interrupt")
+	for _, tc := range []struct{ key, want string }{
+		{"channels.web.listen", "file"},
+		{"metrics.listen", "env GATEWAY_METRICS__LISTEN"},
+		{"busy", "--set"},
+		{"dataDir", "default"},
+		{"channels.web.token", "default"},
+	} {
+		if got := c.Source(tc.key); got != tc.want {
+			t.Errorf("Source(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+	if got := (Config{}).Source("metrics.listen"); got != "default" {
+		t.Errorf("Source of a Config not loaded = %q, want default", got)
 	}
 }

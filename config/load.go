@@ -55,11 +55,24 @@ func (o LoadOptions) Load() (Config, error) {
 	var data []byte
 	if path != "" {
 		if data, err = os.ReadFile(path); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return Config{}, &notFoundError{path: path, err: err}
+			}
 			return Config{}, fmt.Errorf("read config: %w", err)
 		}
 	}
 	return o.load(path, data)
 }
+
+// notFoundError is Load's error for a configuration file that does not
+// exist; it matches fs.ErrNotExist.
+type notFoundError struct {
+	path string
+	err  error
+}
+
+func (e *notFoundError) Error() string { return fmt.Sprintf("config file %q not found", e.path) }
+func (e *notFoundError) Unwrap() error { return e.err }
 
 // file returns the file to read: o.Path, or DefaultFile if it exists, or
 // "".
@@ -180,6 +193,21 @@ func (c Config) File() string {
 		return ""
 	}
 	return c.res.file
+}
+
+// Source says where the setting at key (YAML dot notation, such as
+// "channels.web.listen") came from: "file", "env NAME", "--set", or
+// "default" when nothing set it (or c was not loaded). It does no I/O.
+func (c Config) Source(key string) string {
+	if c.res == nil {
+		return "default"
+	}
+	for k := key; k != ""; k = parent(k) {
+		if src, ok := c.res.sources[k]; ok {
+			return src
+		}
+	}
+	return "default"
 }
 
 // parseYAML parses a YAML document into nested maps with string keys. An

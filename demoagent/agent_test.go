@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,9 +16,9 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/google/go-cmp/cmp"
-)
 
-func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+	"github.com/acpgw/gateway/internal/testlog"
+)
 
 // errCode returns the JSON-RPC code of err, or 0.
 func errCode(err error) int {
@@ -357,7 +356,7 @@ func TestRunEndsWithContext(t *testing.T) {
 		go func() { runErr <- Run(ctx, inR, outW, Options{StateDir: t.TempDir()}) }()
 		client := &fakeClient{}
 		conn := acp.NewClientSideConnection(client, inW, outR)
-		conn.SetLogger(discardLogger())
+		conn.SetLogger(testlog.FailOnError(t))
 		conn.Initialize(t.Context(), acp.InitializeRequest{ProtocolVersion: 1})
 		s, err := conn.NewSession(t.Context(), acp.NewSessionRequest{Cwd: "/w", McpServers: []acp.McpServer{}})
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,10 +13,19 @@ import (
 	"testing/synctest"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/acpgw/gateway/internal/testlog"
 )
 
 // harness runs Run in-process and talks to it through the SDK's client side
 // over io.Pipes, with a tap that records every line the agent writes.
+//
+// The tap hands session/update notifications to the client itself, in wire
+// order on the agent's writing goroutine, and passes only the other lines
+// to the SDK: the SDK queues at most 1,024 notifications and closes the
+// connection when a burst outruns its handler, which a loaded machine makes
+// happen at random. Going through the tap, a burst is held back by the
+// pipe instead.
 type harness struct {
 	t      *testing.T
 	conn   *acp.ClientSideConnection
@@ -23,6 +33,7 @@ type harness struct {
 	tap    *tap
 	toA    *io.PipeWriter // the agent's stdin, client side
 	fromA  *io.PipeWriter // the agent's stdout
+	fromR  *io.PipeReader // the agent's stdout, client side
 	runErr chan error
 	rawID  int
 }
@@ -36,20 +47,32 @@ func start(t *testing.T, o Options) *harness {
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	h := &harness{t: t, client: &fakeClient{}, tap: &tap{w: outW}, toA: inW, fromA: outW, runErr: make(chan error, 1)}
+	h := &harness{t: t, client: &fakeClient{}, toA: inW, fromA: outW, fromR: outR, runErr: make(chan error, 1)}
+	h.tap = &tap{t: t, w: outW, updates: h.client}
 	go func() { h.runErr <- Run(t.Context(), inR, h.tap, o) }()
 	h.conn = acp.NewClientSideConnection(h.client, inW, outR)
-	h.conn.SetLogger(discardLogger())
+	h.conn.SetLogger(testlog.FailOnError(t))
 	return h
 }
 
 // stop closes the agent's stdin, waits for Run and returns its error.
 func (h *harness) stop() error {
 	h.toA.Close()
+	h.unblock()
 	err := <-h.runErr
 	h.fromA.Close()
 	<-h.conn.Done()
 	return err
+}
+
+// unblock lets the agent's writes fail if the SDK connection has died (a
+// failed test), so that Run can return instead of writing to no reader.
+func (h *harness) unblock() {
+	select {
+	case <-h.conn.Done():
+		h.fromR.CloseWithError(errors.New("the client connection is closed"))
+	default:
+	}
 }
 
 // wait waits for Run to return on its own (crash) and then shuts down.
@@ -174,16 +197,22 @@ func (c *fakeClient) WaitForTerminalExit(context.Context, acp.WaitForTerminalExi
 	return acp.WaitForTerminalExitResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalWaitForExit)
 }
 
-// tap forwards the agent's output and records it, one entry per line.
+// tap records the agent's output, one entry per line, and forwards it line
+// by line: a session/update to updates (when set), anything else to w.
 type tap struct {
-	w io.Writer
+	t       *testing.T
+	w       io.Writer
+	updates acp.Client // nil: updates go to w too
 
 	mu    sync.Mutex // guards the fields below
 	lines [][]byte
 	part  []byte
 }
 
+// Write is called by the agent's one writer. The lock is not held while
+// forwarding: a reader that stopped must not block frames.
 func (p *tap) Write(b []byte) (int, error) {
+	var whole [][]byte
 	p.mu.Lock()
 	p.part = append(p.part, b...)
 	for {
@@ -191,11 +220,49 @@ func (p *tap) Write(b []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		p.lines = append(p.lines, append([]byte(nil), p.part[:i]...))
+		line := append([]byte(nil), p.part[:i+1]...)
 		p.part = p.part[i+1:]
+		p.lines = append(p.lines, line[:i])
+		whole = append(whole, line)
 	}
 	p.mu.Unlock()
-	return p.w.Write(b)
+	for _, line := range whole {
+		if p.update(line) {
+			continue
+		}
+		if _, err := p.w.Write(line); err != nil {
+			return 0, err
+		}
+	}
+	return len(b), nil
+}
+
+// update hands line to p.updates if it is a session/update notification,
+// decoded and checked as the SDK would, and reports whether it did.
+func (p *tap) update(line []byte) bool {
+	if p.updates == nil {
+		return false
+	}
+	var m struct {
+		ID     json.RawMessage          `json:"id"`
+		Method string                   `json:"method"`
+		Params *acp.SessionNotification `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.ID != nil || m.Method != acp.ClientMethodSessionUpdate {
+		return false
+	}
+	if m.Params == nil {
+		p.t.Errorf("session/update without params: %s", line)
+		return true
+	}
+	if err := m.Params.Validate(); err != nil {
+		p.t.Errorf("invalid session/update: %v: %s", err, line)
+		return true
+	}
+	if err := p.updates.SessionUpdate(context.Background(), *m.Params); err != nil {
+		p.t.Errorf("session/update: %v", err)
+	}
+	return true
 }
 
 // frame is a decoded line from the tap.

@@ -77,11 +77,15 @@ type Stats struct {
 }
 
 // Run reads frames from in and writes the recorded chat operations to out
-// as JSON lines.
+// as JSON lines. Malformed lines are reported to Options.Warn and skipped;
+// when every line is, Run writes nothing and returns *AllMalformedError.
 func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Stats, error) {
 	r := newRun(o)
 	if err := r.feed(ctx, in); err != nil {
 		return r.stats, err
+	}
+	if n := r.stats.Frames; n > 0 && r.stats.Malformed == n {
+		return r.stats, &AllMalformedError{Lines: n}
 	}
 	ops := r.rec.Ops()
 	w := bufio.NewWriterSize(out, 64<<10)
@@ -106,6 +110,16 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Stats, er
 		}
 	}
 	return r.stats, nil
+}
+
+// AllMalformedError is Run's error when no line of the input was a
+// JSON-RPC message: it is not an ACP event log at all.
+type AllMalformedError struct {
+	Lines int // the lines that were not blank
+}
+
+func (e *AllMalformedError) Error() string {
+	return fmt.Sprintf("all %d lines are malformed: the input is not an ACP event log (one JSON-RPC message per line)", e.Lines)
 }
 
 type run struct {

@@ -3,8 +3,10 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -324,3 +326,28 @@ func firstLine(s string) string {
 }
 
 func defaultStream() projector.Settings { return projector.DefaultSettings() }
+
+// An input in which no line is a JSON-RPC message is not an event log: Run
+// says so with the count instead of printing an empty replay. One good
+// line among malformed ones is a log with damage, replayed as usual.
+func TestAllLinesMalformed(t *testing.T) {
+	var out, warn bytes.Buffer
+	_, err := Run(t.Context(), strings.NewReader("garbage\n\nnot json either\n{\"half\":\n"), &out, Options{Preset: Presets["none"], Warn: &warn})
+	var am *AllMalformedError
+	if !errors.As(err, &am) || am.Lines != 3 {
+		t.Fatalf("Run = %v, want *AllMalformedError for 3 lines", err)
+	}
+	if want := "all 3 lines are malformed: the input is not an ACP event log (one JSON-RPC message per line)"; err.Error() != want {
+		t.Errorf("error = %q, want %q", err, want)
+	}
+	if out.Len() != 0 {
+		t.Errorf("output = %q, want nothing", out.String())
+	}
+	if got := strings.Count(warn.String(), ": skipped:"); got != 3 {
+		t.Errorf("%d lines reported as skipped, want 3:\n%s", got, warn.String())
+	}
+	good := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`
+	if _, err := Run(t.Context(), strings.NewReader("garbage\n"+good+"\n"), io.Discard, Options{Preset: Presets["none"]}); err != nil {
+		t.Errorf("one good line among malformed ones: Run = %v, want nil", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/internal/testlog"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/session/sessiontest"
@@ -33,6 +34,7 @@ type env struct {
 	finished chan turnEnd // the agent answered (delivery may lag)
 	agents   chan agentEvent
 	logs     *logBuffer // the router's log
+	spawned  chan int   // pids of agent processes, as soon as each runs
 }
 
 type agentEvent struct {
@@ -54,6 +56,57 @@ func (e *env) waitAgent(th channels.ThreadRef, event string) {
 			e.t.Fatalf("no agent event %q in %s", event, th)
 		}
 	}
+}
+
+// waitSpawned returns the pid of the next agent process the gateway
+// started. It is known as soon as the process runs, before the agent has
+// read or answered anything.
+func (e *env) waitSpawned() int {
+	e.t.Helper()
+	select {
+	case pid := <-e.spawned:
+		return pid
+	case <-e.ctx().Done():
+		e.t.Fatal("no agent process was started")
+		return 0
+	}
+}
+
+// spawnWatch passes records on to Handler and sends the pid of each
+// "agent started" record (package agent logs it once the process runs).
+type spawnWatch struct {
+	slog.Handler
+	pids chan<- int // full: dropped (a test that wants pids reads them as they come)
+}
+
+func (h *spawnWatch) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelInfo || h.Handler.Enabled(ctx, l)
+}
+
+func (h *spawnWatch) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == "agent started" {
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "pid" {
+				select {
+				case h.pids <- int(a.Value.Int64()):
+				default:
+				}
+			}
+			return true
+		})
+	}
+	if h.Handler.Enabled(ctx, r.Level) {
+		return h.Handler.Handle(ctx, r)
+	}
+	return nil
+}
+
+func (h *spawnWatch) WithAttrs(as []slog.Attr) slog.Handler {
+	return &spawnWatch{Handler: h.Handler.WithAttrs(as), pids: h.pids}
+}
+
+func (h *spawnWatch) WithGroup(name string) slog.Handler {
+	return &spawnWatch{Handler: h.Handler.WithGroup(name), pids: h.pids}
 }
 
 type turnEnd struct {
@@ -104,7 +157,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if rec == nil {
 		rec = channeltest.New(o.rec)
 	}
-	e := &env{t: t, dir: dir, rec: rec, st: st, cancel: cancel, done: make(chan struct{}), ends: sessiontest.NewTurnEnds(), finished: make(chan turnEnd, 100), agents: make(chan agentEvent, 100), logs: &logBuffer{}}
+	e := &env{t: t, dir: dir, rec: rec, st: st, cancel: cancel, done: make(chan struct{}), ends: sessiontest.NewTurnEnds(), finished: make(chan turnEnd, 100), agents: make(chan agentEvent, 100), logs: &logBuffer{}, spawned: make(chan int, 1000)}
 	ab := abort.DefaultConfig()
 	if o.grace > 0 {
 		ab.Grace = o.grace
@@ -122,7 +175,9 @@ func newEnv(t *testing.T, o envOptions) *env {
 		agents = func(string) (agent.Spec, bool) { return spec, true }
 	}
 	so := session.Options{
-		Store:       st,
+		Store: st,
+		Logger: slog.New(&spawnWatch{Handler: slog.NewMultiHandler(
+			testlog.FailOnSDKError(t).Handler(), slog.NewTextHandler(e.logs, nil)), pids: e.spawned}),
 		EventLogDir: filepath.Join(dir, "events"),
 		Agent:       agents,
 		Cwd:         dir,
@@ -131,7 +186,6 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Abort:       ab,
 		Limits:      o.limits,
 		CatchUp:     o.catchUp,
-		Logger:      slog.New(slog.NewTextHandler(e.logs, nil)),
 		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
 			rec.NoteIn(th, channeltest.Op{Op: "turn_end", StopReason: end.StopReason})
 			e.ends.Record(th, end)

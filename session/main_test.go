@@ -119,8 +119,16 @@ func deafAgent() {
 
 // muteAgent never answers: an agent stuck in its start (waiting for a
 // login, a download). On initialize it writes its pid to the FIFO at
-// path, if any, so a test knows the gateway is waiting for it.
+// path, if any, so a test knows the gateway is waiting for it. With
+// SESSION_TEST_MUTE_HOLD set to a FIFO, it first waits for a writer to
+// open that FIFO, before it reads anything: a process that is slow to come
+// up, as on a loaded machine.
 func muteAgent(path string) {
+	if hold := os.Getenv("SESSION_TEST_MUTE_HOLD"); hold != "" {
+		if f, err := os.Open(hold); err == nil {
+			f.Close()
+		}
+	}
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		var req struct {

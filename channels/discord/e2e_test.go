@@ -14,6 +14,7 @@ import (
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/internal/testlog"
 	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/session/sessiontest"
 	"github.com/acpgw/gateway/store"
@@ -43,8 +44,10 @@ func newGateway(t *testing.T, f *fakeDiscord, rule session.AccessRule) *gateway 
 	spec := sessiontest.DemoAgent(filepath.Join(dir, "demo-state"), demoAgentEnv)
 	g := &gateway{t: t, f: f, ends: sessiontest.NewTurnEnds()}
 	var log *slog.Logger
+	sdk := testlog.FailOnSDKError(t) // for the agents: an ACP SDK error fails the test
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		sdk = slog.New(slog.NewMultiHandler(log.Handler(), sdk.Handler()))
 	}
 	var r *session.Router
 	g.a = f.adapter(t, Options{Logger: log, Admit: func(ctx context.Context, in channels.Inbound) bool { return r.Admit(ctx, in) }})
@@ -54,7 +57,7 @@ func newGateway(t *testing.T, f *fakeDiscord, rule session.AccessRule) *gateway 
 		Agent:       func(string) (agent.Spec, bool) { return spec, true },
 		Cwd:         dir,
 		Access:      map[string]session.AccessRule{Platform: rule},
-		Logger:      log,
+		Logger:      sdk,
 		OnTurnEnd:   g.ends.Record,
 	})
 	r.Add(Platform, g.a)

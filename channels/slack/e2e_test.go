@@ -17,6 +17,7 @@ import (
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/internal/testlog"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/session/sessiontest"
@@ -66,6 +67,7 @@ func newGateway(t *testing.T) *gateway {
 		Cwd:         dir,
 		Access:      map[string]session.AccessRule{Platform: {Workspaces: []string{f.team}, Approvers: []string{ann}}},
 		Abort:       abort.DefaultConfig(),
+		Logger:      testlog.FailOnSDKError(t), // an ACP SDK error fails the test
 		OnTurnEnd:   g.ends.Record,
 	})
 	r.Add(Platform, a.Channel())

@@ -40,6 +40,10 @@ type Options struct {
 	// Listen is the host:port to listen on; "" means DefaultListen. Port 0
 	// picks a free port (see Addr and URL).
 	Listen string
+	// Listener, if set, is where Run serves, instead of listening on
+	// Listen: the program binds it first, to pick another port while
+	// nothing runs yet. Run closes it.
+	Listener net.Listener
 	// Token, if set, admits its holder, one person whose Author.ID is
 	// OwnerID ("web:owner"). Every /api request then needs a token of
 	// Token or Users, as "Authorization: Bearer <token>" or
@@ -134,7 +138,7 @@ func (a *Adapter) Flush() error {
 	return a.saver.flush()
 }
 
-// Run listens on Options.Listen and serves the page and the API, delivering
+// Run listens on Options.Listen (or takes Options.Listener) and serves the page and the API, delivering
 // what people write and click to h, until ctx ends; then it shuts the
 // server down gracefully (open event streams end, requests in flight get
 // up to five seconds) and returns nil. With a state file, Run also owns
@@ -147,6 +151,9 @@ func (a *Adapter) Flush() error {
 // block for long: the request waits for it.
 func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
 	if ctx.Err() != nil {
+		if a.o.Listener != nil {
+			a.o.Listener.Close()
+		}
 		return nil
 	}
 	a.mu.Lock()
@@ -168,10 +175,13 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		}()
 	}
 
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", a.o.Listen)
-	if err != nil {
-		return fmt.Errorf("web: listen: %w", err)
+	ln := a.o.Listener
+	if ln == nil {
+		var lc net.ListenConfig
+		var err error
+		if ln, err = lc.Listen(ctx, "tcp", a.o.Listen); err != nil {
+			return fmt.Errorf("web: listen: %w", err)
+		}
 	}
 	loopback := isLoopback(ln.Addr())
 	if !loopback && !a.o.guarded() {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -646,6 +647,37 @@ func TestRunErrors(t *testing.T) {
 	busy := New(Options{Listen: a.Addr()})
 	if err := busy.Run(t.Context(), func(context.Context, channels.Inbound) {}); err == nil || !strings.Contains(err.Error(), "web: listen") {
 		t.Errorf("Run on a used port = %v, want a listen error", err)
+	}
+}
+
+// Options.Listener is served as given (the program binds it first) and
+// closed when Run ends.
+func TestRunOnAGivenListener(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(Options{Listen: "127.0.0.1:1", Listener: ln})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx, func(context.Context, channels.Inbound) {}) }()
+	<-a.Ready()
+	if got, want := a.Addr(), ln.Addr().String(); got != want {
+		t.Errorf("Addr = %s, want the listener's %s", got, want)
+	}
+	resp, err := http.Get(a.URL())
+	if err != nil {
+		t.Fatalf("GET %s: %v", a.URL(), err)
+	}
+	resp.Body.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run = %v", err)
+	}
+	if again, err := net.Listen("tcp", ln.Addr().String()); err != nil {
+		t.Errorf("the listener is still open after Run: %v", err)
+	} else {
+		again.Close()
 	}
 }
 

@@ -30,16 +30,23 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	if code := exitStatus(err, os.Stderr); code != 0 {
+		os.Exit(code)
+	}
+}
+
+// exitStatus is the process's exit status for run's error; it writes the
+// error to stderr when there is something to say.
+func exitStatus(err error, stderr io.Writer) int {
 	var ex exitCode
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0 // asked for help, and got it
 	case errors.As(err, &ex):
-		os.Exit(int(ex))
+		return int(ex)
 	default:
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "gateway:", err)
-		}
-		os.Exit(2)
+		fmt.Fprintln(stderr, "gateway:", err)
+		return 2
 	}
 }
 
@@ -60,12 +67,12 @@ commands:
   demo-agent
            serve the scripted demo ACP agent on stdin/stdout (the
            embedded default agent; send it "help" for its scenarios)
-  help     show this help
+  help     show this help (also -h, --help)
 `
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "run"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	if len(args) > 0 && (!strings.HasPrefix(args[0], "-") || isHelp(args[0])) {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -73,7 +80,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runReplay(ctx, args, stdin, stdout, stderr)
 	case "demo-agent":
 		return runDemoAgent(ctx, args, stdin, stdout, stderr)
-	case "help", "-h", "--help":
+	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	case "run":
@@ -83,6 +90,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", cmd)
+}
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help":
+		return true
+	}
+	return false
 }
 
 // multi collects repeated --set flags.
@@ -145,7 +161,10 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		Summary:       *summary,
 		Warn:          stderr,
 	})
-	return err
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	return nil
 }
 
 // runDemoAgent serves the demo agent on stdio; see demoagent.Main.

@@ -110,11 +110,36 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		log.Warn("an agent cannot start", "err", err)
 	}
 	st := data.st
+	// Ports first: a start that fails here has nothing to shut down.
+	platforms := cfg.Platforms()
+	var webLn, metricsLn net.Listener
+	if slices.Contains(platforms, "web") {
+		if webLn, err = listen(cfg, "channels.web.listen", cfg.Channels.Web.Listen, false, log); err != nil {
+			data.Close()
+			return nil, err
+		}
+	}
+	if addr := cfg.Metrics.Listen; addr != "" {
+		if metricsLn, err = listen(cfg, "metrics.listen", addr, true, log); err != nil {
+			if webLn != nil {
+				webLn.Close()
+			}
+			data.Close()
+			return nil, err
+		}
+	}
 	m := metrics.New()
 	ctx, cancel := context.WithCancel(ctx)
 	g := &gateway{log: log, data: data, metrics: m, errs: make(chan error, 8), cancel: cancel, reloaded: h.reloaded}
+	// closeListeners is for the failures below, before the servers own them.
+	closeListeners := func() {
+		for _, ln := range []net.Listener{webLn, metricsLn} {
+			if ln != nil {
+				ln.Close()
+			}
+		}
+	}
 
-	platforms := cfg.Platforms()
 	var open []string
 	adapters := map[string]channels.Adapter{}
 	for _, p := range platforms {
@@ -122,7 +147,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		case "web":
 			wc := cfg.Channels.Web
 			w := web.New(web.Options{
-				Listen: wc.Listen, Token: wc.Token, Users: wc.Users, Logger: log.With("platform", "web"),
+				Listen: wc.Listen, Listener: webLn, Token: wc.Token, Users: wc.Users, Logger: log.With("platform", "web"),
 				StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
 			})
 			adapters[p] = w
@@ -140,6 +165,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			})
 			if err != nil {
 				cancel()
+				closeListeners()
 				data.Close()
 				return nil, fmt.Errorf("channels.discord: %w", err)
 			}
@@ -164,12 +190,14 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			}
 			if err != nil {
 				cancel()
+				closeListeners()
 				data.Close()
 				return nil, fmt.Errorf("channels.slack: %w", err)
 			}
 			adapters[p] = a.Channel()
 		default:
 			cancel()
+			closeListeners()
 			data.Close()
 			return nil, fmt.Errorf("channels.%s: this build does not include the %s adapter yet", p, p)
 		}
@@ -221,7 +249,11 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	for p, a := range adapters {
 		g.wg.Go(func() {
 			if err := a.Run(ctx, g.router.Handle); err != nil && ctx.Err() == nil {
-				g.errs <- fmt.Errorf("%s: %w", p, err)
+				// Most of the adapters' errors start with their name.
+				if !strings.HasPrefix(err.Error(), p+":") {
+					err = fmt.Errorf("%s: %w", p, err)
+				}
+				g.errs <- err
 				return
 			}
 			g.errs <- nil
@@ -235,19 +267,15 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			case err := <-g.errs:
 				cancel()
 				g.wg.Wait()
+				if metricsLn != nil {
+					metricsLn.Close()
+				}
 				data.Close()
-				return nil, fmt.Errorf("web chat: %w", err)
+				return nil, err
 			}
 		}
 	}
-	if addr := cfg.Metrics.Listen; addr != "" {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			cancel()
-			g.wg.Wait()
-			data.Close()
-			return nil, fmt.Errorf("metrics.listen: %w", err)
-		}
+	if ln := metricsLn; ln != nil {
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", m.Handler())
 		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
@@ -401,18 +429,17 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err == nil {
 		err = cfg.CheckDirs()
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		fmt.Fprintln(stderr, "gateway check:", err)
+		return exitCode(1)
+	case err != nil:
 		fmt.Fprintln(stderr, "gateway check: the configuration is invalid:")
 		fmt.Fprintln(stderr, err)
 		return exitCode(1)
 	}
-	if src := cfg.File(); src != "" {
-		fmt.Fprintf(stdout, "# %s: valid\n", src)
-	} else {
-		fmt.Fprintln(stdout, "# no configuration file: defaults (and GATEWAY_ environment, --set): valid")
-	}
-	fmt.Fprint(stdout, config.Redacted(cfg))
 	if *explain != "" {
+		// The explanation alone: it has its own header.
 		parts := strings.SplitN(*explain, "/", 3)
 		s := config.Scope{Platform: parts[0]}
 		if len(parts) > 1 {
@@ -421,9 +448,15 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		if len(parts) > 2 {
 			s.Channel = parts[2]
 		}
-		fmt.Fprintf(stdout, "\n# effective settings for %s\n", *explain)
 		fmt.Fprint(stdout, config.Explain(cfg, s))
+		return nil
 	}
+	if src := cfg.File(); src != "" {
+		fmt.Fprintf(stdout, "# %s: valid\n", src)
+	} else {
+		fmt.Fprintln(stdout, "# no configuration file: defaults (and GATEWAY_ environment, --set): valid")
+	}
+	fmt.Fprint(stdout, config.Redacted(cfg))
 	return nil
 }
 
