@@ -267,12 +267,8 @@ func (r *Router) readBacklog(ctx context.Context, h channels.History, s store.Se
 	for pages := 0; pages < catchUpPages; {
 		p, err := h.MessagesAfter(ctx, s.Thread, after, catchUpPage)
 		if rl, ok := errors.AsType[*channels.RateLimitError](err); ok && rl.RetryAfter <= maxCatchUpWait {
-			t := time.NewTimer(rl.RetryAfter)
-			select {
-			case <-ctx.Done():
-				t.Stop()
+			if !sleep(ctx, rl.RetryAfter) {
 				return msgs, last, false, ctx.Err()
-			case <-t.C:
 			}
 			if pages == 0 {
 				return nil, "", false, errWaited

@@ -36,12 +36,21 @@ func (r *Router) persist(ctx context.Context, th channels.ThreadRef, what string
 		}
 		wait := writeRetries[attempt]
 		r.log.Warn("cannot save "+what+"; trying again", "thread", th, "attempt", attempt+1, "in", wait, "err", err)
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !sleep(ctx, wait) {
 			return err
-		case <-timer.C:
 		}
+	}
+}
+
+// sleep waits d, or until ctx ends; it reports whether the whole wait
+// passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }

@@ -30,12 +30,8 @@ func postWithin(ctx context.Context, ad channels.Adapter, th channels.ThreadRef,
 		if rl := (*channels.RateLimitError)(nil); errors.As(err, &rl) && rl.RetryAfter > wait {
 			wait = rl.RetryAfter
 		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !sleep(ctx, wait) {
 			return err
-		case <-timer.C:
 		}
 	}
 }
@@ -130,12 +126,8 @@ func (r *Router) retry(ctx context.Context, th channels.ThreadRef, what string, 
 			wait = rl.RetryAfter
 		}
 		r.log.Warn("cannot "+what+"; trying again", "thread", th, "attempt", attempt, "in", wait, "err", err)
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !sleep(ctx, wait) {
 			return false
-		case <-timer.C:
 		}
 		delay = min(2*delay, maxRetry)
 	}

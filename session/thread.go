@@ -207,12 +207,8 @@ func patiently(ctx context.Context, retryFor time.Duration, try func(context.Con
 		if time.Since(start)+wait > retryFor {
 			return err
 		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !sleep(ctx, wait) {
 			return err
-		case <-timer.C:
 		}
 	}
 }
