@@ -1,0 +1,139 @@
+package web
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/chromedp/chromedp"
+)
+
+// The two screens the page is checked at: a laptop and a phone.
+var (
+	desktopView = chromedp.EmulateViewport(1280, 900)
+	phoneView   = chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2))
+)
+
+// shot saves a screenshot of the page as name.png in $WEB_SCREENSHOTS
+// (for a person to look at), else in the test's temporary directory.
+func (p page) shot(name string) {
+	p.t.Helper()
+	dir := os.Getenv("WEB_SCREENSHOTS")
+	if dir == "" {
+		dir = p.t.TempDir()
+	}
+	png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+	}
+	if err != nil {
+		p.t.Errorf("screenshot %s: %v", name, err)
+	}
+}
+
+// inView is a JavaScript expression: element sel is shown whole inside
+// the viewport.
+func inView(sel string) string {
+	return fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e || e.offsetParent === null) return false;
+		const r = e.getBoundingClientRect();
+		return r.width > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight; })()`, sel)
+}
+
+// noSideScroll is a JavaScript expression: nothing overflows sideways.
+const noSideScroll = `document.scrollingElement.scrollWidth <= innerWidth`
+
+// atEnd is a JavaScript expression: the message list shows its newest
+// message.
+const atEnd = `(() => { const m = document.querySelector("#messages"); return m.scrollHeight - m.scrollTop - m.clientHeight < 2; })()`
+
+// TestBrowserPhone uses the page on a 390×844 phone: the message list
+// scrolls inside itself and opens at its newest message, the composer
+// with Send and Stop stays in the viewport, nothing overflows sideways,
+// streaming is followed unless the reader scrolled up (then a "new
+// messages" button), and the thread list sits behind a menu button.
+func TestBrowserPhone(t *testing.T) {
+	ctx := browser(t)
+	a := New(Options{Listen: "127.0.0.1:0"})
+	serve(t, a, nil)
+	p := page{t: t, ctx: ctx}
+
+	other := a.st.mustCreate("an older thread")
+	th := a.st.mustCreate("a long thread")
+	ref := ref(th.ID)
+	for i := range 40 {
+		a.st.addMessage(th.ID, message{Role: roleUser, Author: "ann", Kind: "text", Text: fmt.Sprintf("question %d", i)})
+		a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: fmt.Sprintf("answer %d: %s", i, strings.Repeat("words ", 20))})
+	}
+	a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "a long line: " + strings.Repeat("x", 300) +
+		"\n\n```\n" + strings.Repeat("wide code ", 40) + "\n```\n\nhttps://example.com/" + strings.Repeat("path/", 40)})
+	last, _ := a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "the newest answer"})
+
+	p.do("open the thread on a phone", phoneView, chromedp.Navigate(a.URL()+"#"+th.ID), chromedp.WaitVisible(chromedp.CSS("#prompt")))
+	p.waitFor("the newest message", `document.querySelector(`+msgSel(last, "")+`) !== null`)
+	p.waitFor("the list at its newest message", atEnd)
+	if !eval[bool](p, `(() => { const m = document.querySelector("#messages"); return m.scrollHeight > m.clientHeight; })()`) {
+		t.Errorf("the message list does not scroll inside itself")
+	}
+	if got := eval[[]float64](p, `[document.scrollingElement.scrollWidth, document.scrollingElement.scrollHeight, innerWidth, innerHeight]`); got[0] > got[2] || got[1] > got[3] {
+		t.Errorf("page scroll size %v×%v, viewport %v×%v: the page itself scrolls", got[0], got[1], got[2], got[3])
+	}
+	if !eval[bool](p, inView("#send")) || !eval[bool](p, inView("#prompt")) {
+		t.Errorf("the composer is not inside the viewport")
+	}
+	if eval[bool](p, inView("#threads")) || !eval[bool](p, inView("#menu")) {
+		t.Errorf("the thread list is not behind the menu button")
+	}
+	p.shot("phone-thread")
+
+	// A turn runs: Stop and Send both fit.
+	a.Typing(ctx, ref)
+	p.waitFor("Stop shown", `!document.querySelector("#stop").hidden`)
+	for _, sel := range []string{"#stop", "#send", "#attach", "#prompt"} {
+		if !eval[bool](p, inView(sel)) {
+			t.Errorf("%s is not inside the viewport while a turn runs", sel)
+		}
+	}
+	if !eval[bool](p, noSideScroll) {
+		t.Errorf("the page overflows sideways while a turn runs")
+	}
+
+	// Streaming is followed at the end.
+	h, _ := a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "streaming"})
+	a.Edit(ctx, h, channels.Message{Kind: channels.KindText, Text: "streaming " + strings.Repeat("more words ", 60)})
+	p.waitFor("the streamed text", `document.querySelector(`+msgSel(h, " .text")+`)?.textContent.includes("more words")`)
+	p.waitFor("the list following the stream", atEnd)
+	p.shot("phone-turn")
+
+	// A reader who scrolled up stays where they are and is told.
+	eval[chromedp.Void](p, `document.querySelector("#messages").scrollTop = 0, 0`)
+	p.waitFor("the reader scrolled up", `document.querySelector("#messages").scrollTop === 0`)
+	later, _ := a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "while you read"})
+	p.waitFor("the new message", `document.querySelector(`+msgSel(later, "")+`) !== null`)
+	p.waitFor("the new-messages button", inView("#jump"))
+	if top := eval[float64](p, `document.querySelector("#messages").scrollTop`); top != 0 {
+		t.Errorf("the list moved to %v while the reader was reading above", top)
+	}
+	p.shot("phone-new-messages")
+	p.do("jump to the new messages", chromedp.Click(chromedp.CSS("#jump")))
+	p.waitFor("the list at its end and the button gone", atEnd+` && document.querySelector("#jump").hidden`)
+
+	// The thread list behind the menu.
+	p.do("open the menu", chromedp.Click(chromedp.CSS("#menu")))
+	p.waitFor("the thread list shown", inView(`#threads button[data-thread="`+other.ID+`"]`))
+	p.shot("phone-menu")
+	p.do("pick the other thread", chromedp.Click(chromedp.CSS(`#threads button[data-thread="`+other.ID+`"]`)))
+	p.waitFor("the other thread open and the menu closed", `document.querySelector("#thread-title").textContent === "an older thread" && document.querySelector("#menu").getAttribute("aria-expanded") === "false"`)
+	p.waitFor("the sidebar hidden", `!(`+inView("#threads")+`)`)
+
+	// The laptop: the sidebar is shown and there is no menu button.
+	p.do("go back on a laptop", desktopView, chromedp.Navigate("about:blank"), chromedp.Navigate(a.URL()+"#"+th.ID), chromedp.WaitVisible(chromedp.CSS("#prompt")))
+	p.waitFor("the newest message", `document.querySelector(`+msgSel(last, "")+`) !== null`)
+	p.waitFor("the list at its newest message", atEnd)
+	if !eval[bool](p, inView("#threads")) || eval[bool](p, inView("#menu")) || !eval[bool](p, noSideScroll) {
+		t.Errorf("on a laptop: want the sidebar shown, no menu button, no sideways overflow")
+	}
+	p.shot("desktop-thread")
+}
