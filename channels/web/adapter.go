@@ -218,6 +218,7 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		a.log.Warn("web chat: graceful shutdown timed out; closing connections", "err", err)
 		srv.Close()
 	}
+	s.sockets.Wait() // they end with ctx
 	return nil
 }
 

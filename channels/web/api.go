@@ -24,6 +24,9 @@ type server struct {
 	ctx      context.Context // Run's context, handed to h
 	h        func(context.Context, channels.Inbound)
 	loopback bool // the listener is loopback-only: Host names are checked
+	// sockets counts the WebSocket handlers running: the HTTP server's
+	// Shutdown does not wait for them, Run does.
+	sockets sync.WaitGroup
 }
 
 // routes returns the server's handler: the routes behind the request
@@ -40,6 +43,8 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /api/threads/{id}/stop", s.stop)
 	mux.HandleFunc("POST /api/threads/{id}/prompts/{msg}/answer", s.answer)
 	mux.HandleFunc("GET /api/threads/{id}/events", s.threadEvents)
+	mux.HandleFunc("GET /api/socket", s.listSocket)
+	mux.HandleFunc("GET /api/threads/{id}/socket", s.threadSocket)
 	return s.guard(mux)
 }
 

@@ -137,3 +137,46 @@ func TestBrowserPhone(t *testing.T) {
 	}
 	p.shot("desktop-thread")
 }
+
+// TestBrowserTenTabs opens the page in ten tabs of one browser, each on
+// its own thread: all ten stay live (each shows a message posted to its
+// thread), and the tenth can send, into its own thread. With an event
+// stream per tab, the browser's six connections per host were taken by
+// the first six tabs and the others hung.
+func TestBrowserTenTabs(t *testing.T) {
+	ctx := browser(t)
+	a := New(Options{Listen: "127.0.0.1:0"})
+	in := serve(t, a, nil)
+	const n = 10
+	var tabs [n]page
+	var ids [n]string
+	for i := range n {
+		ids[i] = a.st.mustCreate(fmt.Sprintf("thread %d", i+1)).ID
+		tctx, cancel := chromedp.NewContext(ctx) // a new tab in the same browser
+		t.Cleanup(cancel)
+		if err := chromedp.Do(tctx); err != nil { // opens the tab for tctx's whole life
+			t.Fatalf("opening tab %d: %v", i+1, err)
+		}
+		tabs[i] = page{t: t, ctx: tctx}
+		tabs[i].do(fmt.Sprintf("open tab %d", i+1), chromedp.Navigate(a.URL()+"#"+ids[i]), chromedp.WaitVisible(chromedp.CSS("#prompt")))
+		tabs[i].waitFor(fmt.Sprintf("tab %d on its thread", i+1), fmt.Sprintf(`document.querySelector("#thread-title").textContent === "thread %d"`, i+1))
+	}
+	for i := range n {
+		h, err := a.Post(ctx, ref(ids[i]), channels.Message{Kind: channels.KindText, Text: fmt.Sprintf("live in %d", i+1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tabs[i].waitFor(fmt.Sprintf("tab %d live", i+1), `document.querySelector(`+msgSel(h, " .text")+`)?.textContent === `+fmt.Sprintf("%q", fmt.Sprintf("live in %d", i+1)))
+	}
+	tabs[n-1].do("send from the tenth tab", chromedp.SendKeys(chromedp.CSS("#prompt"), "from the tenth tab\r"))
+	ev := in.next(t)
+	if ev.Text != "from the tenth tab" || ev.Thread != ref(ids[n-1]) {
+		t.Fatalf("inbound = %q in %v, want the tenth tab's text in %v", ev.Text, ev.Thread, ref(ids[n-1]))
+	}
+	tabs[n-1].waitFor("the message shown in the tenth tab", `[...document.querySelectorAll('.msg[data-role="user"] .text')].some(e => e.textContent === "from the tenth tab")`)
+	tabs[0].do("send from the first tab", chromedp.SendKeys(chromedp.CSS("#prompt"), "from the first tab\r"))
+	if ev := in.next(t); ev.Text != "from the first tab" || ev.Thread != ref(ids[0]) {
+		t.Fatalf("inbound = %q in %v, want the first tab's text in %v", ev.Text, ev.Thread, ref(ids[0]))
+	}
+	in.empty(t)
+}

@@ -54,6 +54,7 @@
 //	POST /api/threads/{id}/prompts/{msg}/answer {"author"?,"optionId"} → 202 {"id","reply"?}; delivers Inbound.Choice
 //	GET  /api/threads/{id}/events                               → Server-Sent Events
 //	GET  /api/events                                            → Server-Sent Events, thread list only
+//	GET  /api/threads/{id}/socket, /api/socket                  → the same events over a WebSocket (the page's)
 //	GET  /                                                      → the page
 //
 // Who sent a request comes from its token (see Access); "author" and
