@@ -1,11 +1,15 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/chromedp/chromedp"
@@ -108,8 +112,9 @@ func TestBrowserPhone(t *testing.T) {
 	p.shot("phone-turn")
 
 	// A reader who scrolled up stays where they are and is told.
-	eval[chromedp.Void](p, `document.querySelector("#messages").scrollTop = 0, 0`)
-	p.waitFor("the reader scrolled up", `document.querySelector("#messages").scrollTop === 0`)
+	// (The scroll event is dispatched at once: the browser's own comes
+	// with the next frame, which may be after the next message.)
+	eval[chromedp.Void](p, `(() => { const m = document.querySelector("#messages"); m.scrollTop = 0; m.dispatchEvent(new Event("scroll")); })(), 0`)
 	later, _ := a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "while you read"})
 	p.waitFor("the new message", `document.querySelector(`+msgSel(later, "")+`) !== null`)
 	p.waitFor("the new-messages button", inView("#jump"))
@@ -179,4 +184,106 @@ func TestBrowserTenTabs(t *testing.T) {
 		t.Fatalf("inbound = %q in %v, want the first tab's text in %v", ev.Text, ev.Thread, ref(ids[0]))
 	}
 	in.empty(t)
+}
+
+// runAdapter runs a until the returned stop is called (or the test ends)
+// and waits until it listens.
+func runAdapter(t *testing.T, a *Adapter) (inbox, func()) {
+	t.Helper()
+	in := make(inbox, 64)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- a.Run(ctx, func(ctx context.Context, ev channels.Inbound) {
+			select {
+			case in <- ev:
+			case <-ctx.Done():
+			}
+		})
+	}()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("Run = %v", err)
+				}
+			case <-time.After(testWait):
+				t.Errorf("Run did not return within %v", testWait)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	select {
+	case <-a.Ready():
+	case err := <-done:
+		t.Fatalf("Run returned early: %v", err)
+	}
+	return in, stop
+}
+
+// TestBrowserErrors shows each error in words: a field for the token the
+// chat needs (kept in the browser), a text over the limit refused with
+// advice and kept in the composer, an agent's error as its message with
+// the details folded, and a banner while the gateway cannot be reached
+// that clears itself when the page reconnects.
+func TestBrowserErrors(t *testing.T) {
+	ctx := browser(t)
+	state := filepath.Join(t.TempDir(), "web-chat.json")
+	opts := Options{Listen: "127.0.0.1:0", Token: "errors-token", StateFile: state}
+	a := New(opts)
+	in, stop := runAdapter(t, a)
+	th := a.st.mustCreate("errors")
+	p := page{t: t, ctx: ctx}
+
+	// No token in the address: the page asks for one.
+	p.do("open the page without a token", chromedp.Navigate("http://"+a.Addr()+"/#"+th.ID), chromedp.WaitVisible(chromedp.CSS("#auth")))
+	p.shot("token-field")
+	p.do("enter the token", chromedp.SendKeys(chromedp.CSS("#token"), "errors-token\r"))
+	p.waitFor("the thread open", `document.querySelector("#auth").hidden && document.querySelector("#thread-title").textContent === "errors"`)
+	if got := eval[string](p, `localStorage.getItem("acpgw.token")`); got != "errors-token" {
+		t.Errorf("kept token = %q, want errors-token", got)
+	}
+
+	// A text over the limit stays in the composer, with advice.
+	eval[chromedp.Void](p, `document.querySelector("#prompt").value = "x".repeat(70000), 0`)
+	p.do("send the long text", chromedp.Click(chromedp.CSS("#send")))
+	p.waitFor("the advice", `document.querySelector("#error").textContent.includes("too long for one message — attach it as a file instead (up to 256 KiB)")`)
+	if n := eval[float64](p, `document.querySelector("#prompt").value.length`); n != 70000 {
+		t.Errorf("the composer holds %v characters after the refusal, want the 70000 kept", n)
+	}
+	in.empty(t)
+	eval[chromedp.Void](p, `document.querySelector("#prompt").value = "", 0`)
+
+	// An agent's error: its message, the raw text folded.
+	raw := `{"code":-32603,"message":"Internal error","data":{"details":"model overloaded"}}`
+	fail, err := a.Post(ctx, ref(th.ID), channels.Message{Kind: channels.KindNotice, Text: "⚙️ The agent failed: " + raw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor("the agent's error in words", `document.querySelector(`+msgSel(fail, " .text p")+`)?.textContent === "⚙️ The agent failed: Internal error: model overloaded"`)
+	if !eval[bool](p, `(() => { const d = document.querySelector(`+msgSel(fail, " details")+`); return !d.open && d.querySelector("pre").textContent === `+strconv.Quote(raw)+`; })()`) {
+		t.Errorf("the raw error is not folded under the message")
+	}
+	p.shot("agent-error")
+
+	// The gateway stops: a banner; it comes back: the banner goes.
+	addr := a.Addr()
+	stop()
+	p.waitFor("the unreachable banner", `!document.querySelector("#offline").hidden`)
+	p.shot("gateway-unreachable")
+	if !eval[bool](p, `document.querySelector(`+msgSel(fail, "")+`) !== null`) {
+		t.Errorf("the thread's messages went away while the gateway could not be reached")
+	}
+	opts.Listen = addr
+	b := New(opts)
+	runAdapter(t, b)
+	p.waitFor("the banner gone after reconnecting", `document.querySelector("#offline").hidden && document.querySelector("#error").hidden && document.querySelector("#thread-title").textContent === "errors"`)
+	h, err := b.Post(ctx, ref(th.ID), channels.Message{Kind: channels.KindText, Text: "back again"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor("live again", `document.querySelector(`+msgSel(h, "")+`) !== null`)
 }
