@@ -287,3 +287,70 @@ func TestBrowserErrors(t *testing.T) {
 	}
 	p.waitFor("live again", `document.querySelector(`+msgSel(h, "")+`) !== null`)
 }
+
+// TestBrowserStop stops a turn on a phone, as the session does it: the
+// Stop button says "Stopping…" at once; the session stops typing at once
+// but the thread stays busy until its "Stopping…" notice is edited at the
+// turn's end; a message sent meanwhile is marked as waiting for the stop.
+// A stop word shows the same once the session's notice comes.
+func TestBrowserStop(t *testing.T) {
+	ctx := browser(t)
+	a := New(Options{Listen: "127.0.0.1:0"})
+	in := serve(t, a, nil)
+	th := a.st.mustCreate("stopping")
+	ref := ref(th.ID)
+	p := page{t: t, ctx: ctx}
+	p.do("open the thread on a phone", phoneView, chromedp.Navigate(a.URL()+"#"+th.ID), chromedp.WaitVisible(chromedp.CSS("#prompt")))
+	p.waitFor("the thread open", `document.querySelector("#thread-title").textContent === "stopping"`)
+	a.Typing(ctx, ref)
+	p.waitFor("Stop shown", `!document.querySelector("#stop").hidden`)
+
+	const stoppingShown = `(() => { const s = document.querySelector("#stop"), b = document.querySelector("#typing");
+		return !s.hidden && s.disabled && s.textContent === "Stopping…" && !b.hidden && b.textContent.includes("Stopping"); })()`
+	p.do("click Stop", chromedp.Click(chromedp.CSS("#stop")))
+	p.waitFor("Stopping… at once", stoppingShown)
+	if ev := in.next(t); ev.Text != "/stop" {
+		t.Fatalf("inbound = %q, want /stop", ev.Text)
+	}
+	// What the session does at once: typing stops, a notice says so.
+	a.StopTyping(ctx, ref)
+	note, err := a.Post(ctx, ref, channels.Message{Kind: channels.KindNotice, Text: "⚙️ Stopping…"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor("the notice", `document.querySelector(`+msgSel(note, "")+`) !== null`)
+	p.waitFor("typing stopped on the page's side", `document.querySelector("#typing").textContent.includes("Stopping")`)
+	if !eval[bool](p, stoppingShown) {
+		t.Errorf("the thread looks idle while the turn is still stopping")
+	}
+
+	p.do("send meanwhile", chromedp.SendKeys(chromedp.CSS("#prompt"), "next question\r"))
+	next := in.next(t)
+	if next.Text != "next question" {
+		t.Fatalf("inbound = %q, want next question", next.Text)
+	}
+	p.waitFor("the message marked as waiting", `document.querySelector(`+msgSel(channels.Handle{ID: next.ID}, " .waiting")+`)?.textContent === "waiting for the stop…"`)
+	for _, sel := range []string{"#stop", "#send"} {
+		if !eval[bool](p, inView(sel)) {
+			t.Errorf("%s is not inside the viewport while stopping", sel)
+		}
+	}
+	p.shot("phone-stopping")
+
+	// The turn has ended: the session edits its notice.
+	if err := a.Edit(ctx, note, channels.Message{Kind: channels.KindNotice, Text: "⚙️ Stopped by guest."}); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor("idle again", `document.querySelector("#stop").hidden && document.querySelector("#typing").hidden && document.querySelector(".waiting") === null`)
+
+	// A stop word: the session's notice shows the same.
+	a.Typing(ctx, ref)
+	p.waitFor("Stop shown", `!document.querySelector("#stop").hidden && !document.querySelector("#stop").disabled`)
+	p.do("say stop", chromedp.SendKeys(chromedp.CSS("#prompt"), "stop\r"))
+	if ev := in.next(t); ev.Text != "stop" {
+		t.Fatalf("inbound = %q, want stop", ev.Text)
+	}
+	a.StopTyping(ctx, ref)
+	a.Post(ctx, ref, channels.Message{Kind: channels.KindNotice, Text: "⚙️ Stopping…"})
+	p.waitFor("Stopping… after a stop word", stoppingShown)
+}
