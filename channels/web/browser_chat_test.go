@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -166,6 +167,7 @@ func TestBrowserTenTabs(t *testing.T) {
 		tabs[i].do(fmt.Sprintf("open tab %d", i+1), chromedp.Navigate(a.URL()+"#"+ids[i]), chromedp.WaitVisible(chromedp.CSS("#prompt")))
 		tabs[i].waitFor(fmt.Sprintf("tab %d on its thread", i+1), fmt.Sprintf(`document.querySelector("#thread-title").textContent === "thread %d"`, i+1))
 	}
+	eval[chromedp.Void](tabs[0], `localStorage.setItem("acpgw.asked", "1"), 0`) // the name question is for another test
 	for i := range n {
 		h, err := a.Post(ctx, ref(ids[i]), channels.Message{Kind: channels.KindText, Text: fmt.Sprintf("live in %d", i+1)})
 		if err != nil {
@@ -302,6 +304,7 @@ func TestBrowserStop(t *testing.T) {
 	p := page{t: t, ctx: ctx}
 	p.do("open the thread on a phone", phoneView, chromedp.Navigate(a.URL()+"#"+th.ID), chromedp.WaitVisible(chromedp.CSS("#prompt")))
 	p.waitFor("the thread open", `document.querySelector("#thread-title").textContent === "stopping"`)
+	eval[chromedp.Void](p, `localStorage.setItem("acpgw.asked", "1"), 0`) // the name question is for another test
 	a.Typing(ctx, ref)
 	p.waitFor("Stop shown", `!document.querySelector("#stop").hidden`)
 
@@ -354,3 +357,83 @@ func TestBrowserStop(t *testing.T) {
 	a.Post(ctx, ref, channels.Message{Kind: channels.KindNotice, Text: "⚙️ Stopping…"})
 	p.waitFor("Stopping… after a stop word", stoppingShown)
 }
+
+// TestBrowserCalmMessages checks how a conversation reads: the agent's
+// consecutive messages under one header with a time, no "edited" on
+// streamed text or tool updates, a short reply in a short bubble, compact
+// tool lines, and the person's name asked once, at the first send, and
+// kept.
+func TestBrowserCalmMessages(t *testing.T) {
+	ctx := browser(t)
+	a := New(Options{Listen: "127.0.0.1:0"})
+	in := serve(t, a, nil)
+	th := a.st.mustCreate("calm")
+	ref := ref(th.ID)
+	p := page{t: t, ctx: ctx}
+	p.do("open the thread", desktopView, chromedp.Navigate(a.URL()+"#"+th.ID), chromedp.WaitVisible(chromedp.CSS("#prompt")))
+	p.waitFor("the thread open", `document.querySelector("#thread-title").textContent === "calm"`)
+
+	// The name is asked at the first send; the message waits for it.
+	p.do("write", chromedp.SendKeys(chromedp.CSS("#prompt"), "list the files\r"))
+	p.waitFor("the name asked", `!document.querySelector("#ask").hidden && document.activeElement.id === "ask-name"`)
+	in.empty(t)
+	p.do("give the name", chromedp.SendKeys(chromedp.CSS("#ask-name"), "Zoe\r"))
+	if ev := in.next(t); ev.Text != "list the files" || ev.Author.Name != "Zoe" {
+		t.Fatalf("inbound = %q by %q, want list the files by Zoe", ev.Text, ev.Author.Name)
+	}
+	p.waitFor("the question hidden and the composer empty", `document.querySelector("#ask").hidden && document.querySelector("#prompt").value === ""`)
+
+	short, _ := a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "Sure."})
+	tool, _ := a.Post(ctx, ref, channels.Message{Kind: channels.KindTool, Key: "c1", Text: "🛠️ Run ls · running"})
+	a.Edit(ctx, tool, channels.Message{Kind: channels.KindTool, Key: "c1", Text: "🛠️ Run ls · done"})
+	text, _ := a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "There are"})
+	a.Edit(ctx, text, channels.Message{Kind: channels.KindText, Text: "There are three files: " + strings.Repeat("a.go, b.go and c.go. ", 30)})
+	p.waitFor("the streamed reply", `document.querySelector(`+msgSel(text, " .text")+`)?.textContent.includes("three files")`)
+	a.st.addMessage(th.ID, message{Role: roleUser, Author: "bob", Kind: "text", Text: "thanks"})
+	after, _ := a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "You're welcome."})
+	p.waitFor("the last reply", `document.querySelector(`+msgSel(after, "")+`) !== null`)
+
+	headers := eval[[]string](p, `[...document.querySelectorAll(".msg > .meta")].filter(m => getComputedStyle(m).display !== "none").map(m => m.textContent)`)
+	who := make([]string, len(headers))
+	for i, h := range headers {
+		who[i] = strings.Fields(h)[0]
+		if !timeRe.MatchString(h) {
+			t.Errorf("header %q has no time", h)
+		}
+	}
+	if fmt.Sprint(who) != "[Zoe Agent bob Agent]" {
+		t.Errorf("headers = %q, want one per run of messages: Zoe, Agent, bob, Agent", headers)
+	}
+	if txt := eval[string](p, `document.querySelector("#messages").innerText`); strings.Contains(txt, "edited") {
+		t.Errorf("the thread says \"edited\":\n%s", txt)
+	}
+	widths := eval[[]float64](p, `[document.querySelector(`+msgSel(short, " .text")+`).getBoundingClientRect().width,
+		document.querySelector("#messages").clientWidth, document.querySelector(`+msgSel(tool, "")+`).getBoundingClientRect().height]`)
+	if widths[0] > 200 || widths[0] > widths[1]/4 {
+		t.Errorf("the short reply is %vpx wide in a %vpx list, want a short bubble", widths[0], widths[1])
+	}
+	if widths[2] > 32 {
+		t.Errorf("the tool line is %vpx high, want a compact line", widths[2])
+	}
+	p.shot("desktop-conversation")
+	p.do("the same on a phone", phoneView)
+	p.waitFor("the list at its end and the thread list away", atEnd+` && getComputedStyle(document.querySelector("#sidebar")).visibility === "hidden"`)
+	if !eval[bool](p, noSideScroll) {
+		t.Errorf("the conversation overflows sideways on a phone")
+	}
+	p.shot("phone-conversation")
+
+	// The name is kept: no question at the next send, nor after a reload.
+	p.do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#prompt")))
+	p.waitFor("the thread open", `document.querySelector("#thread-title").textContent === "calm"`)
+	p.do("write again", chromedp.SendKeys(chromedp.CSS("#prompt"), "and now?\r"))
+	if ev := in.next(t); ev.Text != "and now?" || ev.Author.Name != "Zoe" {
+		t.Fatalf("inbound = %q by %q, want and now? by Zoe", ev.Text, ev.Author.Name)
+	}
+	if !eval[bool](p, `document.querySelector("#ask").hidden`) {
+		t.Errorf("the name was asked again")
+	}
+}
+
+// timeRe matches a clock time in a message header.
+var timeRe = regexp.MustCompile(`\d{1,2}:\d{2}`)

@@ -224,7 +224,16 @@ func TestBrowser(t *testing.T) {
 	if stop.Text != "/stop" || stop.Thread != th || stop.Author.Name != "tester" {
 		t.Fatalf("inbound after Stop = %+v, want /stop in %v by tester", stop, th)
 	}
+	// As the session does: typing stops at once, a "Stopping…" notice is
+	// edited when the turn has ended (TestBrowserStop has the details).
 	if err := a.StopTyping(ctx, th); err != nil {
+		t.Fatal(err)
+	}
+	note, err := a.Post(ctx, th, channels.Message{Kind: channels.KindNotice, Text: "⚙️ Stopping…"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Edit(ctx, note, channels.Message{Kind: channels.KindNotice, Text: "⚙️ Stopped by tester."}); err != nil {
 		t.Fatal(err)
 	}
 	p.do("typing and Stop gone", chromedp.WaitNotVisible(chromedp.CSS("#typing")), chromedp.WaitNotVisible(chromedp.CSS("#stop")))
@@ -233,7 +242,7 @@ func TestBrowser(t *testing.T) {
 
 // TestBrowserFirstMessage checks that writing on an empty page opens a
 // thread, that another tab's new thread appears in the list, and that an
-// author left empty is "guest".
+// author left empty (when asked at the first send) is "guest".
 func TestBrowserFirstMessage(t *testing.T) {
 	ctx := browser(t)
 	a := New(Options{Listen: "127.0.0.1:0"})
@@ -246,6 +255,7 @@ func TestBrowserFirstMessage(t *testing.T) {
 	p.waitFor("the other thread listed", `[...document.querySelectorAll("#threads button")].some(b => b.textContent === "from another tab")`)
 
 	p.do("write", chromedp.SendKeys(chromedp.CSS("#composer textarea"), "hi there\r"))
+	p.do("leave the name empty", chromedp.WaitVisible(chromedp.CSS("#ask-name")), chromedp.Click(chromedp.CSS("#ask-ok")))
 	ev := in.next(t)
 	if ev.Text != "hi there" || ev.Author.Name != "guest" || ev.Author.ID != "web:local" || ev.Thread.Thread == other.ID {
 		t.Fatalf("inbound = %+v, want hi there from guest (web:local) in a new thread", ev)
