@@ -437,3 +437,48 @@ func TestBrowserCalmMessages(t *testing.T) {
 
 // timeRe matches a clock time in a message header.
 var timeRe = regexp.MustCompile(`\d{1,2}:\d{2}`)
+
+// TestBrowserPlan shows the plan once: its message, pinned at the top of
+// the list while its turn runs (also when the list has scrolled far
+// below it), open, folded to a one-line summary when every entry is
+// done, and left in the history when the turn ends.
+func TestBrowserPlan(t *testing.T) {
+	ctx := browser(t)
+	a := New(Options{Listen: "127.0.0.1:0"})
+	serve(t, a, nil)
+	th := a.st.mustCreate("planned")
+	ref := ref(th.ID)
+	p := page{t: t, ctx: ctx}
+	p.do("open the thread on a phone", phoneView, chromedp.Navigate(a.URL()+"#"+th.ID), chromedp.WaitVisible(chromedp.CSS("#prompt")))
+	p.waitFor("the thread open", `document.querySelector("#thread-title").textContent === "planned"`)
+
+	a.st.addMessage(th.ID, message{Role: roleUser, Author: "ann", Kind: "text", Text: "fix the build"})
+	a.Typing(ctx, ref)
+	plan, err := a.Post(ctx, ref, channels.Message{Kind: channels.KindPlan, Key: "plan", Text: "📋 Plan\n✅ read the error\n🔄 fix the import\n⬜ run the tests"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: fmt.Sprintf("step %d: %s", i, strings.Repeat("working ", 15))})
+	}
+	last, _ := a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "almost there"})
+	p.waitFor("the last message", `document.querySelector(`+msgSel(last, "")+`) !== null`)
+	p.waitFor("the list at its end", atEnd)
+	pinned := `(() => { const n = document.querySelector(` + msgSel(plan, "") + `), m = document.querySelector("#messages").getBoundingClientRect();
+		const r = n.getBoundingClientRect(); return n.classList.contains("pinned") && r.top >= m.top - 1 && r.top < m.top + 40 && r.height > 0; })()`
+	p.waitFor("the plan pinned at the top while the list shows its end", pinned)
+	if got := eval[[]any](p, `(() => { const d = document.querySelector(`+msgSel(plan, " details")+`);
+		return [d.open, d.querySelector("summary").textContent,
+			document.body.innerText.split("fix the import").length - 1]; })()`); fmt.Sprint(got) != "[true Plan · 1 of 3 done 1]" {
+		t.Errorf("plan [open, summary, copies] = %v, want [true Plan · 1 of 3 done 1]", got)
+	}
+	if !eval[bool](p, noSideScroll) {
+		t.Errorf("the page overflows sideways with a pinned plan")
+	}
+	p.shot("phone-plan")
+
+	a.Edit(ctx, plan, channels.Message{Kind: channels.KindPlan, Key: "plan", Text: "📋 Plan\n✅ read the error\n✅ fix the import\n✅ run the tests"})
+	p.waitFor("the plan folded when done", `(() => { const d = document.querySelector(`+msgSel(plan, " details")+`); return !d.open && d.querySelector("summary").textContent === "Plan · all 3 done"; })()`)
+	a.StopTyping(ctx, ref)
+	p.waitFor("the plan unpinned, in the history", `!document.querySelector(`+msgSel(plan, "")+`).classList.contains("pinned")`)
+}

@@ -177,7 +177,7 @@ func TestBrowser(t *testing.T) {
 	thought, _ := a.Post(ctx, th, channels.Message{Kind: channels.KindThought, Text: "thinking about ls"})
 	p.waitFor("a collapsed thought", `document.querySelector(`+msgSel(thought, " details:not([open]) .text")+`)?.textContent === "thinking about ls"`)
 	a.Post(ctx, th, channels.Message{Kind: channels.KindPlan, Key: "plan", Text: "1. list files"})
-	p.waitFor("the pinned plan", `!document.querySelector("#plan").hidden && document.querySelector("#plan .text").textContent.includes("list files")`)
+	p.waitFor("the pinned plan", `document.querySelector('.msg.pinned[data-kind="plan"] .text')?.textContent.includes("list files")`)
 
 	// A permission prompt answered by a click.
 	prompt, err := a.Prompt(ctx, th, channels.Choice{Text: "Allow `ls`?", Options: []channels.Option{
