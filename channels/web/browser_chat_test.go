@@ -482,3 +482,93 @@ func TestBrowserPlan(t *testing.T) {
 	a.StopTyping(ctx, ref)
 	p.waitFor("the plan unpinned, in the history", `!document.querySelector(`+msgSel(plan, "")+`).classList.contains("pinned")`)
 }
+
+// contrastFailures is a JavaScript expression: the visible, enabled
+// elements whose own text has a contrast ratio under 4.5:1 against the
+// background behind them, from computed styles.
+const contrastFailures = `(() => {
+	const rgb = s => { const m = s.match(/[\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+	const lum = c => { const f = v => (v /= 255) <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+	const over = (top, under) => [0, 1, 2].map(i => top[i] * top[3] + under[i] * (1 - top[3])).concat(1);
+	const behind = e => { const layers = []; for (; e; e = e.parentElement) { const b = rgb(getComputedStyle(e).backgroundColor); if (b[3] > 0) { layers.push(b); if (b[3] === 1) break; } }
+		let c = [255, 255, 255, 1]; for (let i = layers.length - 1; i >= 0; i--) c = over(layers[i], c); return c; };
+	const out = [];
+	for (const e of document.body.querySelectorAll("*")) {
+		if (!e.getClientRects().length || e.closest("[hidden], :disabled") || getComputedStyle(e).visibility !== "visible") continue;
+		if (![...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+		const bg = behind(e), fg = over(rgb(getComputedStyle(e).color), bg);
+		const a = lum(fg), b = lum(bg), ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+		if (ratio < 4.5) out.push(e.tagName + (e.id ? "#" + e.id : "") + "." + e.className + " " + ratio.toFixed(2) + " " + JSON.stringify(e.textContent.trim().slice(0, 30)));
+	}
+	return out; })()`
+
+// colorScheme makes the page see prefers-color-scheme: scheme.
+func colorScheme(scheme string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		return t.Call(ctx, "Emulation.setEmulatedMedia", map[string]any{"features": []map[string]string{{"name": "prefers-color-scheme", "value": scheme}}}, nil)
+	})
+}
+
+// TestBrowserKeyboardAndContrast uses the page without a mouse (Tab
+// reaches the composer's buttons, Enter sends, Escape in an empty
+// composer stops the running turn), checks that new messages are
+// announced (a polite live region), and that every text has a contrast
+// of at least 4.5:1 in the light and the dark theme.
+func TestBrowserKeyboardAndContrast(t *testing.T) {
+	ctx := browser(t)
+	a := New(Options{Listen: "127.0.0.1:0"})
+	in := serve(t, a, nil)
+	th := a.st.mustCreate("keys")
+	a.st.mustCreate("another thread")
+	ref := ref(th.ID)
+	p := page{t: t, ctx: ctx}
+	p.do("open the thread", desktopView, chromedp.Navigate(a.URL()+"#"+th.ID), chromedp.WaitVisible(chromedp.CSS("#prompt")))
+	p.waitFor("the thread open", `document.querySelector("#thread-title").textContent === "keys"`)
+	eval[chromedp.Void](p, `localStorage.setItem("acpgw.asked", "1"), 0`) // the name question is for another test
+
+	p.do("write and press Enter", chromedp.Focus(chromedp.CSS("#prompt")), chromedp.KeyEvent("hello"), chromedp.KeyEvent("\r"))
+	if ev := in.next(t); ev.Text != "hello" {
+		t.Fatalf("inbound = %q, want hello", ev.Text)
+	}
+	a.Typing(ctx, ref)
+	a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "A [link](https://example.com) and `code`."})
+	tool, _ := a.Post(ctx, ref, channels.Message{Kind: channels.KindTool, Text: "🛠️ Run ls · done"})
+	a.Post(ctx, ref, channels.Message{Kind: channels.KindStatus, Text: "status line"})
+	a.Post(ctx, ref, channels.Message{Kind: channels.KindThought, Text: "a thought"})
+	a.Post(ctx, ref, channels.Message{Kind: channels.KindNotice, Text: "⚙️ a notice with a [link](https://example.com)"})
+	a.Prompt(ctx, ref, channels.Choice{Text: "Allow `ls`?", Options: []channels.Option{{ID: "allow", Label: "Allow", Style: "primary"}, {ID: "reject", Label: "Reject", Style: "danger"}}})
+	p.waitFor("the messages and Stop", `document.querySelector(`+msgSel(tool, "")+`) !== null && !document.querySelector("#stop").hidden`)
+	if live := eval[string](p, `(() => { const m = document.querySelector("#messages"); return m.getAttribute("role") + " " + m.getAttribute("aria-live"); })()`); live != "log polite" {
+		t.Errorf("the message list is %q, want a polite live log", live)
+	}
+
+	// Tab from the composer reaches its buttons, in order.
+	var order []string
+	p.do("focus the composer", chromedp.Focus(chromedp.CSS("#prompt")))
+	for range 3 {
+		p.do("press Tab", chromedp.KeyEvent("\t"))
+		order = append(order, eval[string](p, `document.activeElement.id`))
+	}
+	if fmt.Sprint(order) != "[attach stop send]" {
+		t.Errorf("Tab from the composer goes to %v, want [attach stop send]", order)
+	}
+
+	for _, scheme := range []string{"light", "dark"} {
+		p.do(scheme+" theme", colorScheme(scheme))
+		p.waitFor(scheme+" theme applied", fmt.Sprintf(`matchMedia("(prefers-color-scheme: %s)").matches`, scheme))
+		if bad := eval[[]string](p, contrastFailures); len(bad) > 0 {
+			t.Errorf("%s theme: texts under 4.5:1:\n%s", scheme, strings.Join(bad, "\n"))
+		}
+		p.shot("desktop-" + scheme)
+	}
+
+	// Escape stops only with an empty composer.
+	p.do("Escape with text", chromedp.Focus(chromedp.CSS("#prompt")), chromedp.KeyEvent("draft"), chromedp.KeyEvent("\u001b"))
+	in.empty(t)
+	eval[chromedp.Void](p, `document.querySelector("#prompt").value = "", 0`)
+	p.do("Escape in the empty composer", chromedp.KeyEvent("\u001b"))
+	if ev := in.next(t); ev.Text != "/stop" || ev.Thread != ref {
+		t.Fatalf("inbound = %q in %v, want /stop in %v", ev.Text, ev.Thread, ref)
+	}
+	p.waitFor("Stopping… shown", `document.querySelector("#stop").textContent === "Stopping…"`)
+}
