@@ -107,11 +107,12 @@ func TestBrowserAgainstTheDemoAgent(t *testing.T) {
 	b.waitFor("the end of the tools turn", `document.querySelector('#messages').innerText.includes("One test fails")`)
 
 	// The web chat's own defaults show thoughts, collapsed, and the plan,
-	// pinned.
+	// once (pinned while its turn runs, then in the history).
 	b.send("thought")
 	b.waitFor("a collapsed thought", `[...document.querySelectorAll('.msg[data-kind="thought"] details:not([open]) .text')].some(e => e.textContent.includes("think out loud"))`)
 	b.send("plan")
-	b.waitFor("the pinned plan", `!document.querySelector("#plan").hidden && document.querySelector("#plan .text").textContent.includes("Run the tests")`)
+	b.waitFor("the plan, once", `[...document.querySelectorAll('.msg[data-kind="plan"] .text')].some(e => e.textContent.includes("Run the tests")) &&
+		document.body.innerText.split("Run the tests").length === 2`)
 
 	// A screenshot attached with the paperclip reaches the agent as an
 	// image.
@@ -126,7 +127,7 @@ func TestBrowserAgainstTheDemoAgent(t *testing.T) {
 	b.waitFor("the agent saw the image", `document.querySelector('#messages').innerText.includes("I got 1 image(s): image/png (16 bytes).")`)
 	b.waitFor("the file chips cleared", `document.querySelector('#files').hidden`)
 	b.waitFor("the message names the file", `document.querySelector('#messages').innerText.includes("📎 shot.png")`)
-	b.waitFor("the last turn's plan unpinned", `document.querySelector("#plan").hidden && document.querySelector('.msg[data-kind="plan"]') !== null`)
+	b.waitFor("the last turn's plan unpinned", `document.querySelector(".msg.pinned") === null && document.querySelector('.msg[data-kind="plan"]') !== null`)
 
 	b.send("permission")
 	b.waitFor("the permission buttons", `[...document.querySelectorAll('.msg button[data-option]')].some(e => e.textContent === "Allow" && !e.disabled)`)
