@@ -26,11 +26,11 @@ const (
 	maxLangBytes = 32
 )
 
-// md is the Markdown converter of the web chat: CommonMark with the GFM
-// extensions (tables, task lists, strikethrough, autolinks), a line break
-// for every newline (as people and agents write in a chat), and
+// chatMarkdown is the Markdown converter of the web chat: CommonMark with
+// the GFM extensions (tables, task lists, strikethrough, autolinks), a
+// line break for every newline (as people and agents write in a chat), and
 // chatRenderer's rules for raw HTML, links, headings and code.
-var md = goldmark.New(
+var chatMarkdown = goldmark.New(
 	goldmark.WithExtensions(
 		// extension.GFM with table alignment as an align attribute: the
 		// page's Content-Security-Policy drops style attributes.
@@ -45,8 +45,8 @@ var md = goldmark.New(
 	),
 )
 
-// bufPool holds the buffers renderMarkdown renders into.
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// renderBufs holds the buffers renderMarkdown renders into.
+var renderBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // renderFor returns the HTML the page shows for a message of role with
 // text: Markdown rendered for the gateway's messages (every kind: tool
@@ -67,10 +67,10 @@ func renderFor(role, text string) string {
 // (see codeCSS). It never fails: text goldmark cannot render (it has no
 // such input) is shown escaped.
 func renderMarkdown(text string) string {
-	b := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(b)
+	b := renderBufs.Get().(*bytes.Buffer)
+	defer renderBufs.Put(b)
 	b.Reset()
-	if err := md.Convert([]byte(text), b); err != nil {
+	if err := chatMarkdown.Convert([]byte(text), b); err != nil {
 		b.Reset()
 		b.WriteString("<p>")
 		b.WriteString(htmlText(text))
@@ -126,10 +126,11 @@ func renderHTMLBlock(w util.BufWriter, source []byte, node ast.Node, entering bo
 	return ast.WalkSkipChildren, nil
 }
 
-// safeURL reports whether a link may point to url: only absolute http,
-// https and mailto addresses. A browser ignores no prefix of these, so no
-// other scheme ("javascript:", "java\tscript:", "data:") passes.
-func safeURL(url []byte) bool {
+// linkable reports whether a link may point to url: only absolute http,
+// https and mailto addresses. It allows known schemes rather than refusing
+// bad ones, so that nothing a browser would clean up into another scheme
+// ("java\tscript:", " javascript:") passes.
+func linkable(url []byte) bool {
 	for _, p := range []string{"http://", "https://", "mailto:"} {
 		if len(url) > len(p) && strings.EqualFold(string(url[:len(p)]), p) {
 			return true
@@ -155,7 +156,7 @@ func openLink(w util.BufWriter, url, title []byte) {
 // only.
 func renderLink(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
 	n := node.(*ast.Link)
-	if !safeURL(n.Destination) {
+	if !linkable(n.Destination) {
 		return ast.WalkContinue, nil
 	}
 	if entering {
@@ -170,7 +171,7 @@ func renderLink(w util.BufWriter, source []byte, node ast.Node, entering bool) (
 // the text: the page loads nothing from elsewhere.
 func renderImage(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
 	n := node.(*ast.Image)
-	if !safeURL(n.Destination) {
+	if !linkable(n.Destination) {
 		return ast.WalkContinue, nil
 	}
 	if entering {
@@ -195,7 +196,7 @@ func renderAutoLink(w util.BufWriter, source []byte, node ast.Node, entering boo
 	if n.AutoLinkType == ast.AutoLinkEmail && !bytes.HasPrefix(bytes.ToLower(url), []byte("mailto:")) {
 		url = append([]byte("mailto:"), url...)
 	}
-	if !safeURL(url) {
+	if !linkable(url) {
 		w.Write(util.EscapeHTML(label))
 		return ast.WalkContinue, nil
 	}

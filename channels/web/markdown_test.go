@@ -3,15 +3,17 @@ package web
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/acpgw/gateway/channels"
 )
 
-// link is the start tag renderMarkdown writes for a link to url.
-func link(url string) string {
+// mdLink is the start tag renderMarkdown writes for a link to url.
+func mdLink(url string) string {
 	return `<a href="` + url + `" target="_blank" rel="noopener noreferrer nofollow">`
 }
 
@@ -52,16 +54,16 @@ func TestRenderMarkdown(t *testing.T) {
 			name: "autolinks",
 			in:   "see https://example.com/a?b=1&c=2, <https://x.org> and www.example.com or ann@example.com\n",
 			want: []string{
-				link("https://example.com/a?b=1&amp;c=2") + "https://example.com/a?b=1&amp;c=2</a>,",
-				link("https://x.org") + "https://x.org</a>",
-				link("http://www.example.com") + "www.example.com</a>",
-				link("mailto:ann@example.com") + "ann@example.com</a>",
+				mdLink("https://example.com/a?b=1&amp;c=2") + "https://example.com/a?b=1&amp;c=2</a>,",
+				mdLink("https://x.org") + "https://x.org</a>",
+				mdLink("http://www.example.com") + "www.example.com</a>",
+				mdLink("mailto:ann@example.com") + "ann@example.com</a>",
 			},
 		},
 		{
 			name: "links and emphasis",
 			in:   "**bold** *em* [the ACP site](https://agentclientprotocol.com \"ACP\") [mail](mailto:a@b.c)\n",
-			want: []string{"<strong>bold</strong> <em>em</em> ", `<a href="https://agentclientprotocol.com" title="ACP" target="_blank" rel="noopener noreferrer nofollow">the ACP site</a>`, link("mailto:a@b.c") + "mail</a>"},
+			want: []string{"<strong>bold</strong> <em>em</em> ", `<a href="https://agentclientprotocol.com" title="ACP" target="_blank" rel="noopener noreferrer nofollow">the ACP site</a>`, mdLink("mailto:a@b.c") + "mail</a>"},
 		},
 		{
 			name: "inline raw HTML is text",
@@ -84,7 +86,7 @@ func TestRenderMarkdown(t *testing.T) {
 		{
 			name: "an image is a link to it",
 			in:   "![the logo](https://example.com/logo.png) ![bad](javascript:alert(1))\n",
-			want: []string{link("https://example.com/logo.png") + "the logo</a> bad"},
+			want: []string{mdLink("https://example.com/logo.png") + "the logo</a> bad"},
 			not:  []string{"<img"},
 		},
 		{
@@ -141,7 +143,7 @@ func TestRenderMarkdown(t *testing.T) {
 					t.Errorf("renderMarkdown(%q) =\n%s\nwant no %q", tc.in, got, n)
 				}
 			}
-			if err := checkHTML(got); err != "" {
+			if err := checkRendered(got); err != "" {
 				t.Errorf("renderMarkdown(%q) =\n%s\n%s", tc.in, got, err)
 			}
 		})
@@ -202,9 +204,9 @@ func TestStateFileKeepsNoHTML(t *testing.T) {
 	}
 }
 
-// allowedTags are the elements renderMarkdown may write, with their
+// renderedTags are the elements renderMarkdown may write, with their
 // attributes.
-var allowedTags = map[string][]string{
+var renderedTags = map[string][]string{
 	"p": {"class"}, "br": nil, "strong": nil, "em": nil, "del": nil, "code": nil, "pre": {"class"},
 	"span": {"class"}, "div": {"class"}, "button": {"type", "class"}, "a": {"href", "title", "target", "rel"},
 	"blockquote": nil, "ul": nil, "ol": {"start"}, "li": nil, "input": {"checked", "disabled", "type"},
@@ -212,10 +214,10 @@ var allowedTags = map[string][]string{
 	"table": nil, "thead": nil, "tbody": nil, "tr": nil, "th": {"align"}, "td": {"align"},
 }
 
-// checkHTML checks HTML renderMarkdown wrote: only allowedTags with their
+// checkRendered checks HTML renderMarkdown wrote: only renderedTags with their
 // attributes, every attribute value quoted, links only to http, https
 // and mailto addresses. It returns what is wrong, or "".
-func checkHTML(s string) string {
+func checkRendered(s string) string {
 	if strings.Contains(strings.ToLower(s), "<script") {
 		return "has <script"
 	}
@@ -231,13 +233,13 @@ func checkHTML(s string) string {
 		tag := s[i+1 : i+j]
 		s = s[i+j+1:]
 		if strings.HasPrefix(tag, "/") {
-			if _, ok := allowedTags[tag[1:]]; !ok {
+			if _, ok := renderedTags[tag[1:]]; !ok {
 				return "end tag " + tag
 			}
 			continue
 		}
 		name, attrs, _ := strings.Cut(tag, " ")
-		allowed, ok := allowedTags[name]
+		allowed, ok := renderedTags[name]
 		if !ok {
 			return "element <" + tag + ">"
 		}
@@ -252,28 +254,19 @@ func checkHTML(s string) string {
 				return "unterminated attribute in <" + tag + ">"
 			}
 			attrs = strings.TrimPrefix(rest, " ")
-			if strings.HasPrefix(strings.ToLower(n), "on") || !contains(allowed, n) {
+			if strings.HasPrefix(strings.ToLower(n), "on") || !slices.Contains(allowed, n) {
 				return "attribute " + n + " in <" + tag + ">"
 			}
-			if n == "href" && !safeURL([]byte(v)) {
+			if n == "href" && !linkable([]byte(v)) {
 				return "link to " + v
 			}
 		}
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // FuzzRenderMarkdown renders the agent's text, which comes from outside:
 // the renderer never panics and writes only the elements, attributes and
-// links checkHTML allows (no <script>, no on…= handler).
+// links checkRendered allows (no <script>, no on…= handler).
 func FuzzRenderMarkdown(f *testing.F) {
 	for _, s := range []string{
 		"# T\n\n| a | b |\n|---|--:|\n| 1 | 2 |\n\n- [x] a\n  - b\n\n> q\n> r\n\n~~s~~ https://x.org",
@@ -287,7 +280,7 @@ func FuzzRenderMarkdown(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := renderMarkdown(s)
-		if err := checkHTML(got); err != "" {
+		if err := checkRendered(got); err != "" {
 			t.Errorf("renderMarkdown(%q) =\n%s\n%s", s, got, err)
 		}
 	})
@@ -359,4 +352,21 @@ func TestHighlightCache(t *testing.T) {
 	if again := renderMarkdown(in); again != first || !strings.Contains(first, `<span class="kd">func</span>`) {
 		t.Errorf("rendered again:\n%s\nfirst:\n%s", again, first)
 	}
+}
+
+// TestRenderMarkdownConcurrently renders from several goroutines at once,
+// as the threads' dispatch lanes do (run with -race).
+func TestRenderMarkdownConcurrently(t *testing.T) {
+	reply := longReply(4 << 10)
+	want := renderMarkdown(reply)
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			in := reply + "\n```go\n// goroutine " + strconv.Itoa(i) + "\n```\n"
+			if got := renderMarkdown(in); !strings.HasPrefix(got, want[:len(want)/2]) {
+				t.Errorf("goroutine %d rendered a different reply", i)
+			}
+		})
+	}
+	wg.Wait()
 }

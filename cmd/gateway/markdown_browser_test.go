@@ -48,7 +48,7 @@ func TestBrowserMarkdownScenario(t *testing.T) {
 	b.do("show the whole reply", chromedp.EmulateViewport(1200, 2700), chromedp.Evaluate[chromedp.Void](`
 		[...document.querySelectorAll('.msg[data-kind="text"][data-role="assistant"]')].find(e => e.textContent.includes("That is all for this report.")).scrollIntoView(), 0`))
 	for _, scheme := range []struct{ name, keyword string }{{"light", "rgb(207, 34, 46)"}, {"dark", "rgb(255, 123, 114)"}} {
-		b.do("prefer "+scheme.name, colorScheme(scheme.name))
+		b.do("prefer "+scheme.name, preferColorScheme(scheme.name))
 		b.waitFor("the "+scheme.name+" keyword colour", `getComputedStyle(document.querySelector(".code pre .kd")).color === "`+scheme.keyword+`"`)
 		shot, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
 		if err != nil {
@@ -60,8 +60,8 @@ func TestBrowserMarkdownScenario(t *testing.T) {
 	}
 }
 
-// colorScheme makes the page see prefers-color-scheme: scheme.
-func colorScheme(scheme string) chromedp.Action[chromedp.Void] {
+// preferColorScheme makes the page see prefers-color-scheme: scheme.
+func preferColorScheme(scheme string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
 		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
