@@ -291,7 +291,7 @@ func tokenize(b *bytes.Buffer, lexer chroma.Lexer, code []byte) bool {
 	}
 	for _, tok := range tokens {
 		class := tokenClass(tok.Type)
-		if class == whitespaceClass {
+		if !styledClasses[class] {
 			class = "" // no colour to show
 		}
 		if class != "" {

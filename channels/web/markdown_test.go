@@ -370,3 +370,12 @@ func TestRenderMarkdownConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestMessageJSONKeepsHTML checks that a message's html goes out as it
+// is, not a third longer with \u003c escapes.
+func TestMessageJSONKeepsHTML(t *testing.T) {
+	got := string(mustJSON(message{Text: "**a** & b", HTML: renderMarkdown("**a** & b")}))
+	if want := `"html":"<p><strong>a</strong> &amp; b</p>\n"`; !strings.Contains(got, want) {
+		t.Errorf("mustJSON = %s, want it to contain %s", got, want)
+	}
+}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/rand"
 	"encoding/hex"
@@ -604,10 +605,15 @@ type threadsBody struct {
 }
 
 // mustJSON encodes values that always encode (strings, numbers, times).
+// It leaves <, > and & as they are: nothing reads this JSON as HTML (it
+// goes out as application/json with nosniff, as event streams, or to the
+// state file), and a message's html would grow by half escaped.
 func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		panic("web: encoding state: " + err.Error())
 	}
-	return b
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
