@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -140,7 +141,9 @@ func (f *fakeDiscord) identify(c *fakeConn, raw json.RawMessage) bool {
 	}
 	json.Unmarshal(raw, &d)
 	closeWith := func(code int, text string) bool {
-		c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, text))
+		// WriteControl, unlike WriteMessage, may run while writeLoop
+		// writes (gorilla/websocket allows one writer otherwise).
+		c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(5*time.Second))
 		return false
 	}
 	if d.Token != f.token {

@@ -113,7 +113,7 @@ func TestPostMessage(t *testing.T) {
 			}
 			b, _ = c.messages(ctx, id)
 			last = b.Messages[len(b.Messages)-1]
-			want = message{Role: "system", Author: "gateway", Kind: "notice", Text: "Sorry, no access."}
+			want = message{Role: "system", Author: "gateway", Kind: "notice", Text: "Sorry, no access.", HTML: "<p>Sorry, no access.</p>\n"}
 			if diff := cmp.Diff(want, last, ignoreVolatile); diff != "" {
 				t.Errorf("message after Reply (-want +got):\n%s", diff)
 			}
@@ -207,11 +207,11 @@ func TestOutboundInAPIAndEvents(t *testing.T) {
 
 	opts := []option{{ID: "allow", Label: "Allow", Style: "primary"}, {ID: "reject", Label: "Reject", Style: "danger"}}
 	wantEvents := []message{
-		{ID: string(text.ID), Role: "assistant", Author: "agent", Kind: "text", Text: "Hel"},
-		{ID: string(text.ID), Role: "assistant", Author: "agent", Kind: "text", Text: "Hello there", Edits: 1},
-		{ID: string(tool.ID), Role: "assistant", Author: "agent", Kind: "tool", Key: "call_1", Text: "🛠️ Run ls · running"},
-		{ID: string(tool.ID), Role: "assistant", Author: "agent", Kind: "tool", Key: "call_1", Text: "🛠️ Run ls · done", Edits: 1},
-		{ID: string(prompt.ID), Role: "assistant", Author: "agent", Kind: "permission", Text: "Allow ls?", Options: opts},
+		{ID: string(text.ID), Role: "assistant", Author: "agent", Kind: "text", Text: "Hel", HTML: "<p>Hel</p>\n"},
+		{ID: string(text.ID), Role: "assistant", Author: "agent", Kind: "text", Text: "Hello there", Edits: 1, HTML: "<p>Hello there</p>\n"},
+		{ID: string(tool.ID), Role: "assistant", Author: "agent", Kind: "tool", Key: "call_1", Text: "🛠️ Run ls · running", HTML: "<p>🛠️ Run ls · running</p>\n"},
+		{ID: string(tool.ID), Role: "assistant", Author: "agent", Kind: "tool", Key: "call_1", Text: "🛠️ Run ls · done", Edits: 1, HTML: "<p>🛠️ Run ls · done</p>\n"},
+		{ID: string(prompt.ID), Role: "assistant", Author: "agent", Kind: "permission", Text: "Allow ls?", Options: opts, HTML: "<p>Allow ls?</p>\n"},
 	}
 	var gotEvents []message
 	for range wantEvents {
@@ -381,7 +381,7 @@ func TestAnswerLateReply(t *testing.T) {
 	}
 	b, _ := c.messages(ctx, id)
 	last := b.Messages[len(b.Messages)-1]
-	want := message{Role: "system", Author: "gateway", Kind: "notice", Text: "Sorry, only approvers can answer this prompt."}
+	want := message{Role: "system", Author: "gateway", Kind: "notice", Text: "Sorry, only approvers can answer this prompt.", HTML: "<p>Sorry, only approvers can answer this prompt.</p>\n"}
 	if diff := cmp.Diff(want, last, ignoreVolatile); diff != "" {
 		t.Errorf("message after a late Reply (-want +got):\n%s", diff)
 	}

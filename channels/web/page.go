@@ -9,11 +9,15 @@ import (
 	"strings"
 )
 
-// pageHTML is the whole chat page: markup, inline CSS and vanilla
+// pageSource is the whole chat page: markup, inline CSS and vanilla
 // JavaScript, no external resources.
 //
 //go:embed page.html
-var pageHTML []byte
+var pageSource []byte
+
+// pageHTML is the page as served: pageSource with the colours of
+// highlighted code filled in.
+var pageHTML = withCodeCSS(pageSource)
 
 // pageCSP allows exactly the page's own inline script and style (by hash)
 // and requests to its own origin.

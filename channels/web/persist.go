@@ -122,6 +122,7 @@ func decodeState(data []byte) ([]*thread, error) {
 			if err := checkSaved(m); err != nil {
 				return nil, fmt.Errorf("thread %s: message %d: %w", st.ID, j, err)
 			}
+			m.HTML = renderFor(m.Role, m.Text)
 			if t.byID[m.ID] != nil {
 				return nil, fmt.Errorf("thread %s: message %d: repeated id %q", st.ID, j, m.ID)
 			}
@@ -214,7 +215,9 @@ func encodeMessages(rev uint64, ms []*message, old encodedThread) encodedThread 
 		if o, ok := old.at[m]; ok {
 			b = append(b, old.msgs[o[0]:o[1]]...)
 		} else {
-			b = append(b, mustJSON(m)...)
+			saved := *m
+			saved.HTML = "" // derived from the text: rendered again on loading
+			b = append(b, mustJSON(&saved)...)
 		}
 		enc.at[m] = [2]int{start, len(b)}
 	}

@@ -222,7 +222,7 @@ func TestEditOfRestoredPrompt(t *testing.T) {
 		t.Fatalf("Edit of a restored prompt = %v, want nil", err)
 	}
 	got := must(b.st.message(id, string(h.ID)))(t)
-	want := message{ID: string(h.ID), Role: roleAssistant, Author: authorAgent, Kind: "permission", Text: text, Edits: 1}
+	want := message{ID: string(h.ID), Role: roleAssistant, Author: authorAgent, Kind: "permission", Text: text, Edits: 1, HTML: "<p>" + text + "</p>\n"}
 	if diff := gocmp.Diff(want, got, ignoreVolatile); diff != "" {
 		t.Errorf("restored prompt after Edit (-want +got):\n%s", diff)
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/rand"
 	"encoding/hex"
@@ -98,6 +99,10 @@ type message struct {
 	Edits   int       `json:"edits"`
 	Options []option  `json:"options,omitempty"`
 	Time    time.Time `json:"time"`
+	// HTML is Text rendered for the page (renderFor); empty for
+	// people's messages, which show as written. The state file leaves it
+	// out.
+	HTML string `json:"html,omitempty"`
 }
 
 // threadInfo is one entry of the thread list, as the API shows it.
@@ -329,6 +334,7 @@ func (s *store) hasThread(id string) bool {
 // returns the stored copy. The first user message of an untitled thread
 // titles it. It returns errNoThread if the thread does not exist.
 func (s *store) addMessage(id string, m message) (message, error) {
+	m.HTML = renderFor(m.Role, m.Text) // before locking: it takes time
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[id]
@@ -365,6 +371,7 @@ func (s *store) addMessage(id string, m message) (message, error) {
 // errNoThread or errNoMessage when there is nothing to edit; messages of
 // people cannot be edited.
 func (s *store) editMessage(id, msgID, kind, key, text string) error {
+	html := renderFor(roleAssistant, text) // before locking: it takes time
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[id]
@@ -376,7 +383,7 @@ func (s *store) editMessage(id, msgID, kind, key, text string) error {
 		return errNoMessage
 	}
 	edited := *m
-	edited.Kind, edited.Key, edited.Text = kind, key, text
+	edited.Kind, edited.Key, edited.Text, edited.HTML = kind, key, text, html
 	edited.Options = nil
 	edited.Edits++
 	// A new message replaces the old one: a stored message never changes,
@@ -598,10 +605,15 @@ type threadsBody struct {
 }
 
 // mustJSON encodes values that always encode (strings, numbers, times).
+// It leaves <, > and & as they are: nothing reads this JSON as HTML (it
+// goes out as application/json with nosniff, as event streams, or to the
+// state file), and a message's html would grow by half escaped.
 func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		panic("web: encoding state: " + err.Error())
 	}
-	return b
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
