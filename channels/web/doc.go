@@ -75,7 +75,10 @@
 // connect it first sends the current state: the thread list, every message
 // and the typing flag; a reconnecting browser therefore needs no
 // Last-Event-ID, and event ids are not sent. A stream that falls 256 events
-// behind is closed, and the browser reconnects.
+// behind is closed, and the browser reconnects. The sockets send the same
+// events as WebSocket messages {"event": name, "data": …}; the page uses
+// them, because a browser keeps at most six HTTP/1.1 connections per host
+// for all its tabs and an event stream holds one for as long as it is open.
 //
 // # Access
 //
