@@ -553,6 +553,8 @@ func TestBrowserKeyboardAndContrast(t *testing.T) {
 		t.Errorf("Tab from the composer goes to %v, want [attach stop send]", order)
 	}
 
+	// The banners and the name question are checked too.
+	eval[chromedp.Void](p, `["#offline", "#auth", "#ask", "#jump"].forEach(s => document.querySelector(s).hidden = false), 0`)
 	for _, scheme := range []string{"light", "dark"} {
 		p.do(scheme+" theme", colorScheme(scheme))
 		p.waitFor(scheme+" theme applied", fmt.Sprintf(`matchMedia("(prefers-color-scheme: %s)").matches`, scheme))
