@@ -123,6 +123,7 @@ func decodeState(data []byte) ([]*thread, error) {
 				return nil, fmt.Errorf("thread %s: message %d: %w", st.ID, j, err)
 			}
 			m.HTML = renderFor(m.Role, m.Text)
+			m.Card = cardFor(m.Kind, m.Text)
 			if t.byID[m.ID] != nil {
 				return nil, fmt.Errorf("thread %s: message %d: repeated id %q", st.ID, j, m.ID)
 			}
@@ -216,7 +217,7 @@ func encodeMessages(rev uint64, ms []*message, old encodedThread) encodedThread 
 			b = append(b, old.msgs[o[0]:o[1]]...)
 		} else {
 			saved := *m
-			saved.HTML = "" // derived from the text: rendered again on loading
+			saved.HTML, saved.Card = "", nil // derived from the text: rendered again on loading
 			b = append(b, mustJSON(&saved)...)
 		}
 		enc.at[m] = [2]int{start, len(b)}

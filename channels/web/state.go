@@ -103,6 +103,12 @@ type message struct {
 	// people's messages, which show as written. The state file leaves it
 	// out.
 	HTML string `json:"html,omitempty"`
+	// Card is a permission prompt's text taken apart for the page
+	// (cardFor); derived from the text like HTML.
+	Card *permCard `json:"card,omitempty"`
+	// Updated is when the gateway last edited the message (an answered
+	// prompt); zero for a message never edited.
+	Updated time.Time `json:"updated,omitzero"`
 }
 
 // threadInfo is one entry of the thread list, as the API shows it.
@@ -335,6 +341,7 @@ func (s *store) hasThread(id string) bool {
 // titles it. It returns errNoThread if the thread does not exist.
 func (s *store) addMessage(id string, m message) (message, error) {
 	m.HTML = renderFor(m.Role, m.Text) // before locking: it takes time
+	m.Card = cardFor(m.Kind, m.Text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[id]
@@ -372,6 +379,7 @@ func (s *store) addMessage(id string, m message) (message, error) {
 // people cannot be edited.
 func (s *store) editMessage(id, msgID, kind, key, text string) error {
 	html := renderFor(roleAssistant, text) // before locking: it takes time
+	card := cardFor(kind, text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[id]
@@ -383,7 +391,8 @@ func (s *store) editMessage(id, msgID, kind, key, text string) error {
 		return errNoMessage
 	}
 	edited := *m
-	edited.Kind, edited.Key, edited.Text, edited.HTML = kind, key, text, html
+	edited.Kind, edited.Key, edited.Text, edited.HTML, edited.Card = kind, key, text, html, card
+	edited.Updated = s.now()
 	edited.Options = nil
 	edited.Edits++
 	// A new message replaces the old one: a stored message never changes,
