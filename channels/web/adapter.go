@@ -92,6 +92,7 @@ var (
 	_ channels.TypingStopper = (*Adapter)(nil)
 	_ channels.Prompter      = (*Adapter)(nil)
 	_ channels.Checker       = (*Adapter)(nil)
+	_ channels.Titler        = (*Adapter)(nil)
 )
 
 // New returns an adapter for o. When o.StateFile is set, it loads the

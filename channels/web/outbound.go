@@ -47,6 +47,19 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 	return nil
 }
 
+// SetTitle renames thread t to the first line of title, as plain text
+// (the agent's session title). It does no network I/O and fails for an
+// ended ctx, an unknown thread or an empty title.
+func (a *Adapter) SetTitle(ctx context.Context, t channels.ThreadRef, title string) error {
+	if err := a.check(ctx, "set title", t); err != nil {
+		return err
+	}
+	if _, err := a.st.setTitle(t.Thread, title); err != nil {
+		return fmt.Errorf("web: set title in %s: %w", t, err)
+	}
+	return nil
+}
+
 // Typing shows the typing indicator (and the page's Stop button) in t until
 // StopTyping. It does no network I/O and fails only for an ended ctx or an
 // unknown thread.

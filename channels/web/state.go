@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -117,7 +118,10 @@ type threadInfo struct {
 	Title   string    `json:"title"`
 	Created time.Time `json:"created"`
 	Typing  bool      `json:"typing"`
-	seq     uint64    // creation order, newest highest
+	// Active is the time of the thread's last message or edit; the list
+	// is sorted by it, the most recent first.
+	Active time.Time `json:"active"`
+	active uint64    // activity order, most recent highest
 }
 
 // event is one live event. Its value is a snapshot taken when the state
@@ -183,7 +187,7 @@ type thread struct {
 }
 
 func (t *thread) info() threadInfo {
-	return threadInfo{ID: t.id, Title: t.title, Created: t.created, Typing: t.typing, seq: t.seq}
+	return threadInfo{ID: t.id, Title: t.title, Created: t.created, Typing: t.typing, Active: t.activeAt, active: t.active}
 }
 
 // store is the adapter's in-memory state: threads, their messages and
@@ -237,6 +241,10 @@ func titleFrom(text string) string {
 		if line == "" {
 			continue
 		}
+		line = plainTitle(line)
+		if line == "" {
+			continue
+		}
 		if utf8.RuneCountInString(line) > maxTitleRunes {
 			r := []rune(line)
 			line = strings.TrimSpace(string(r[:maxTitleRunes-1])) + "…"
@@ -244,6 +252,69 @@ func titleFrom(text string) string {
 		return line
 	}
 	return ""
+}
+
+// markup is the Markdown a title leaves out: a heading's, quote's or
+// list item's marker at the start, emphasis and code marks.
+var markup = regexp.MustCompile("^(?:#{1,6}|>|[-*+]|\\d+[.)])\\s+|\\*\\*|__|`+|~~")
+
+// plainTitle returns a line of Markdown as plain text, roughly.
+func plainTitle(line string) string {
+	for {
+		next := strings.TrimSpace(markup.ReplaceAllString(line, ""))
+		if next == line {
+			return line
+		}
+		line = next
+	}
+}
+
+// setTitle renames thread id: the first line of title, as plain text.
+// It returns errNoThread if the thread does not exist and an error for a
+// title with no text.
+func (s *store) setTitle(id, title string) (threadInfo, error) {
+	title = titleFrom(title)
+	if title == "" {
+		return threadInfo{}, errors.New("the title is empty")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil {
+		return threadInfo{}, errNoThread
+	}
+	if t.title != title {
+		t.title = title
+		s.markLocked(t)
+		s.publishThreadsLocked()
+	}
+	return t.info(), nil
+}
+
+// isTyping reports whether a turn runs in thread id.
+func (s *store) isTyping(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	return t != nil && t.typing
+}
+
+// deleteThread forgets thread id and its messages and ends its streams.
+// It returns errNoThread if the thread does not exist.
+func (s *store) deleteThread(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil {
+		return errNoThread
+	}
+	for sub := range t.subs {
+		s.dropLocked(sub)
+	}
+	delete(s.threads, id)
+	s.markLocked(nil)
+	s.publishThreadsLocked()
+	return nil
 }
 
 // createThread adds a thread. When the store is full it forgets the least
@@ -313,7 +384,7 @@ func (s *store) evictLocked() error {
 	return nil
 }
 
-// threadList returns the threads, newest first.
+// threadList returns the threads, the most recently active first.
 func (s *store) threadList() []threadInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -325,7 +396,7 @@ func (s *store) threadListLocked() []threadInfo {
 	for _, t := range s.threads {
 		list = append(list, t.info())
 	}
-	slices.SortFunc(list, func(a, b threadInfo) int { return cmp.Compare(b.seq, a.seq) })
+	slices.SortFunc(list, func(a, b threadInfo) int { return cmp.Compare(b.active, a.active) })
 	return list
 }
 
@@ -363,7 +434,7 @@ func (s *store) addMessage(id string, m message) (message, error) {
 		}
 		t.msgs = append(t.msgs[:0:0], t.msgs[n:]...)
 	}
-	s.touchLocked(t)
+	s.touchLocked(t, m.Time)
 	s.markLocked(t) // the title below is part of the same change
 	s.publishMessageLocked(t, stored)
 	if m.Role == roleUser && t.title == "" {
@@ -404,7 +475,7 @@ func (s *store) editMessage(id, msgID, kind, key, text string) error {
 			break
 		}
 	}
-	s.touchLocked(t)
+	s.touchLocked(t, edited.Updated)
 	s.markLocked(t)
 	s.publishMessageLocked(t, edited)
 	return nil
@@ -512,10 +583,16 @@ func (s *store) dropLocked(sub *subscriber) {
 	}
 }
 
-func (s *store) touchLocked(t *thread) {
+// touchLocked records activity in t; when another thread was active
+// since, t moves to the top of the list, which is published again.
+func (s *store) touchLocked(t *thread, now time.Time) {
+	moved := t.active != s.tick
 	s.tick++
 	t.active = s.tick
-	t.activeAt = s.now()
+	t.activeAt = now
+	if moved {
+		s.publishThreadsLocked()
+	}
 }
 
 // markLocked counts a change the state file keeps: a change of thread t,
@@ -553,10 +630,15 @@ func (s *store) restore(ts []*thread) (threads, msgs int) {
 		s.tick++
 		t.active = s.tick
 		// The time of the last activity is not saved: the newest
-		// message's time stands for it.
+		// message's time (or edit) stands for it.
 		t.activeAt = t.created
-		if n := len(t.msgs); n > 0 && t.msgs[n-1].Time.After(t.activeAt) {
-			t.activeAt = t.msgs[n-1].Time
+		for _, m := range t.msgs {
+			if m.Time.After(t.activeAt) {
+				t.activeAt = m.Time
+			}
+			if m.Updated.After(t.activeAt) {
+				t.activeAt = m.Updated
+			}
 		}
 		if n := len(t.msgs) - s.maxMessages; n > 0 {
 			for _, old := range t.msgs[:n] {

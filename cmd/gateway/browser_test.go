@@ -83,7 +83,7 @@ func TestBrowserAgainstTheDemoAgent(t *testing.T) {
 	b.do("open the page", chromedp.Navigate(g.webURL), chromedp.WaitVisible(chromedp.CSS("#new-thread")))
 	b.do("name the author", chromedp.SendKeys(chromedp.CSS("#author"), "Ann"), chromedp.Blur(chromedp.CSS("#author")))
 	b.do("new thread", chromedp.Click(chromedp.CSS("#new-thread")))
-	b.waitFor("the thread", `document.querySelector('#threads button[aria-current="true"]') !== null`)
+	b.waitFor("an empty new thread (created by its first message)", `document.querySelector("#thread-title").textContent === "New thread"`)
 	// Record every text each tool message shows, and its DOM node.
 	b.do("watch tool messages", chromedp.Evaluate[chromedp.Void](`
 		window.toolTexts = {}; window.toolNodes = {};
