@@ -261,7 +261,7 @@ func (s *server) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	files := takeFiles(req.Files)
-	msg, err := s.a.st.addMessage(id, message{Role: roleUser, Author: author.Name, Kind: string(channels.KindText), Text: withFileNames(req.Text, files)})
+	msg, err := s.a.st.addMessage(id, message{Role: roleUser, Author: author.Name, Kind: string(channels.KindText), Text: withFileNames(req.Text, files), Files: sentFiles(files)})
 	if err != nil {
 		writeStateError(w, err)
 		return

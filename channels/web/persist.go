@@ -147,6 +147,11 @@ func checkSaved(m *message) error {
 	case m.Edits < 0:
 		return fmt.Errorf("negative edit count %d", m.Edits)
 	}
+	for _, f := range m.Files {
+		if !validThumb(f.Thumb) {
+			return fmt.Errorf("file %q: a preview that is not a JPEG or PNG data: URL", f.Name)
+		}
+	}
 	seen := make(map[string]bool, len(m.Options))
 	for _, o := range m.Options {
 		if o.ID == "" || seen[o.ID] {

@@ -107,6 +107,8 @@ type message struct {
 	// Card is a permission prompt's text taken apart for the page
 	// (cardFor); derived from the text like HTML.
 	Card *permCard `json:"card,omitempty"`
+	// Files are the files a person attached, images with a preview.
+	Files []sentFile `json:"files,omitempty"`
 	// Updated is when the gateway last edited the message (an answered
 	// prompt); zero for a message never edited.
 	Updated time.Time `json:"updated,omitzero"`
