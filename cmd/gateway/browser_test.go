@@ -131,9 +131,12 @@ func TestBrowserAgainstTheDemoAgent(t *testing.T) {
 
 	b.send("permission")
 	b.waitFor("the permission buttons", `[...document.querySelectorAll('.msg button[data-option]')].some(e => e.textContent === "Allow" && !e.disabled)`)
+	// The session's prompt text becomes a card: title, input as fields, the diff coloured.
+	b.waitFor("the permission card", `(() => { const c = document.querySelector('.msg[data-kind="permission"] .text');
+		return c?.querySelector(".perm-title") && c.querySelector(".perm-fields dt, .perm-files li") && c.querySelector(".perm-rest .chroma .gi") && !c.innerText.includes("{\"") })()`)
 	b.do("click Allow", chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('.msg button[data-option]')].find(e => e.textContent === "Allow").click(), 0`))
 	b.waitFor("the agent's answer after Allow", `document.querySelector('#messages').innerText.includes("Applied the edit.")`)
-	b.waitFor("the prompt shows who chose", `document.querySelector('#messages').innerText.includes("chosen by Ann")`)
+	b.waitFor("the prompt folded to who chose", `document.querySelector('.msg[data-kind="permission"].answered .perm-done > summary')?.textContent.includes("chosen by Ann")`)
 
 	b.send("slow 400")
 	b.waitFor("the Stop button while the agent works", `!document.querySelector('#stop').hidden && document.querySelector('#messages').innerText.includes("quick brown fox")`)
