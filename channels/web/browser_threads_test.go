@@ -75,7 +75,8 @@ func TestBrowserThreads(t *testing.T) {
 	p.do("delete", chromedp.Click(chromedp.CSS("#delete-btn")))
 	p.waitFor("the question", `!document.querySelector("#confirm").hidden && document.activeElement.id === "confirm-no"`)
 	p.shot("desktop-delete-question")
-	p.do("cancel", chromedp.Click(chromedp.CSS("#confirm-no")))
+	p.do("cancel with Escape", chromedp.KeyEvent("\x1b"))
+	p.waitFor("the question gone", `document.querySelector("#confirm").hidden && document.activeElement.id === "delete-btn"`)
 	if !a.st.hasThread(older.ID) {
 		t.Fatal("the thread was deleted without a yes")
 	}
