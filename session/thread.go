@@ -451,6 +451,9 @@ func (t *thread) Update(u projector.Update, history bool) {
 		}
 		return
 	}
+	if td, ok := t.ad.(channels.ToolDetailer); ok && (u.Tag == projector.TagToolCall || u.Tag == projector.TagToolCallUpdate) {
+		td.ToolDetail(t.ref, string(u.Tool.ID), toolDetail(u.Tool))
+	}
 	outs := t.proj.Apply(&u, nil)
 	if len(outs) > 0 {
 		t.runner.Push(outs...)

@@ -93,6 +93,7 @@ var (
 	_ channels.Prompter      = (*Adapter)(nil)
 	_ channels.Checker       = (*Adapter)(nil)
 	_ channels.Titler        = (*Adapter)(nil)
+	_ channels.ToolDetailer  = (*Adapter)(nil)
 )
 
 // New returns an adapter for o. When o.StateFile is set, it loads the

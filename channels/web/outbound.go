@@ -60,6 +60,16 @@ func (a *Adapter) SetTitle(ctx context.Context, t channels.ThreadRef, title stri
 	return nil
 }
 
+// ToolDetail keeps what tool call key of thread t showed, for its line
+// (which opens on click to show it). It does no I/O and never blocks;
+// threads of other platforms and unknown threads are ignored.
+func (a *Adapter) ToolDetail(t channels.ThreadRef, key string, d channels.ToolDetail) {
+	if t.Platform != Platform || t.Channel != Channel {
+		return
+	}
+	a.st.setToolDetail(t.Thread, key, d)
+}
+
 // Typing shows the typing indicator (and the page's Stop button) in t until
 // StopTyping. It does no network I/O and fails only for an ended ctx or an
 // unknown thread.

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/acpgw/gateway/channels"
 )
 
 // Memory bounds of the in-memory state.
@@ -107,6 +109,9 @@ type message struct {
 	// Card is a permission prompt's text taken apart for the page
 	// (cardFor); derived from the text like HTML.
 	Card *permCard `json:"card,omitempty"`
+	// Tool is what the tool of a tool line showed (input, output, diffs,
+	// locations), when the gateway knows it.
+	Tool *toolDetail `json:"tool,omitempty"`
 	// Files are the files a person attached, images with a preview.
 	Files []sentFile `json:"files,omitempty"`
 	// Updated is when the gateway last edited the message (an answered
@@ -186,7 +191,30 @@ type thread struct {
 	msgs     []*message // oldest first
 	byID     map[string]*message
 	subs     map[*subscriber]struct{}
+	// tools are the details of the thread's recent tool calls by id, for
+	// their lines; toolOrder is their arrival order (bounded by
+	// maxToolDetails).
+	tools     map[string]*toolDetail
+	toolOrder []string
 }
+
+// toolDetail is the JSON of a tool line's details.
+type toolDetail struct {
+	Input     string     `json:"input,omitempty"`
+	Output    string     `json:"output,omitempty"`
+	Diffs     []toolDiff `json:"diffs,omitempty"`
+	Locations []string   `json:"locations,omitempty"`
+}
+
+type toolDiff struct {
+	Path string `json:"path"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
+}
+
+// maxToolDetails is how many tool calls' details a thread keeps for lines
+// not posted yet or still changing.
+const maxToolDetails = 64
 
 func (t *thread) info() threadInfo {
 	return threadInfo{ID: t.id, Title: t.title, Created: t.created, Typing: t.typing, Active: t.activeAt, active: t.active}
@@ -291,6 +319,59 @@ func (s *store) setTitle(id, title string) (threadInfo, error) {
 		s.publishThreadsLocked()
 	}
 	return t.info(), nil
+}
+
+// setToolDetail merges d into the details of tool call key of thread id
+// and shows them on the tool's line, if it is there. Unknown threads are
+// ignored.
+func (s *store) setToolDetail(id, key string, d channels.ToolDetail) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil || key == "" {
+		return
+	}
+	var next toolDetail
+	if old := t.tools[key]; old != nil {
+		next = *old
+	} else {
+		if t.tools == nil {
+			t.tools = make(map[string]*toolDetail)
+		}
+		t.toolOrder = append(t.toolOrder, key)
+		if len(t.toolOrder) > maxToolDetails {
+			delete(t.tools, t.toolOrder[0])
+			t.toolOrder = t.toolOrder[1:]
+		}
+	}
+	if d.Input != "" {
+		next.Input = d.Input
+	}
+	if d.Output != "" {
+		next.Output = d.Output
+	}
+	if d.Diffs != nil {
+		next.Diffs = make([]toolDiff, len(d.Diffs))
+		for i, df := range d.Diffs {
+			next.Diffs[i] = toolDiff{Path: df.Path, Old: df.Old, New: df.New}
+		}
+	}
+	if d.Locations != nil {
+		next.Locations = d.Locations
+	}
+	t.tools[key] = &next
+	for i := len(t.msgs) - 1; i >= 0; i-- {
+		m := t.msgs[i]
+		if m.Kind != string(channels.KindTool) || m.Key != key {
+			continue
+		}
+		shown := *m
+		shown.Tool = &next
+		t.msgs[i], t.byID[m.ID] = &shown, &shown
+		s.markLocked(t)
+		s.publishMessageLocked(t, shown)
+		break
+	}
 }
 
 // isTyping reports whether a turn runs in thread id.
@@ -427,6 +508,9 @@ func (s *store) addMessage(id string, m message) (message, error) {
 	}
 	m.Time = s.now()
 	m.Edits = 0
+	if m.Kind == string(channels.KindTool) && m.Key != "" {
+		m.Tool = t.tools[m.Key]
+	}
 	stored := m
 	t.msgs = append(t.msgs, &stored)
 	t.byID[stored.ID] = &stored
@@ -465,6 +549,9 @@ func (s *store) editMessage(id, msgID, kind, key, text string) error {
 	}
 	edited := *m
 	edited.Kind, edited.Key, edited.Text, edited.HTML, edited.Card = kind, key, text, html, card
+	if kind == string(channels.KindTool) && key != "" && t.tools[key] != nil {
+		edited.Tool = t.tools[key]
+	}
 	edited.Updated = s.now()
 	edited.Options = nil
 	edited.Edits++

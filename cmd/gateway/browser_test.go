@@ -105,6 +105,9 @@ func TestBrowserAgainstTheDemoAgent(t *testing.T) {
 		`Object.entries(window.toolTexts).some(([id, texts]) => texts.length >= 2 && texts[texts.length-1].endsWith("· done") &&
 			document.querySelector('.msg[data-id="' + id + '"]') === window.toolNodes[id])`)
 	b.waitFor("the end of the tools turn", `document.querySelector('#messages').innerText.includes("One test fails")`)
+	// A tool line opens on click to show what the tool showed.
+	b.do("open a tool line", chromedp.Evaluate[chromedp.Void](`document.querySelector('.msg[data-kind="tool"] .text[role="button"]').click(), 0`))
+	b.waitFor("the tool's details", `[...document.querySelectorAll('.msg[data-kind="tool"] .tool-detail')].some(e => !e.hidden && /Input|Output|Diff|Locations/.test(e.innerText))`)
 
 	// The web chat's own defaults show thoughts, collapsed, and the plan,
 	// once (pinned while its turn runs, then in the history).
