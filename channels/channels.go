@@ -275,6 +275,13 @@ type ToolDetailer interface {
 	ToolDetail(t ThreadRef, key string, d ToolDetail)
 }
 
+// AgentShower is implemented by adapters that show which agent a thread
+// uses (the web chat's thread list). ShowAgent is called when the
+// thread's agent starts; it must not block or do I/O.
+type AgentShower interface {
+	ShowAgent(t ThreadRef, agent string)
+}
+
 // Checker is implemented by adapters that can tell whether they are
 // connected to their platform (or listening, for a local chat), for the
 // program's readiness check and metrics.

@@ -626,6 +626,9 @@ func (t *thread) ensureSession(ctx context.Context, held bool) (*agent.Session, 
 	t.cwd = cwd
 	t.mu.Unlock()
 	t.r.agentEvent(t.ref, "started")
+	if as, ok := t.ad.(channels.AgentShower); ok {
+		as.ShowAgent(t.ref, spec.Name)
+	}
 	t.r.wg.Go(func() { t.watch(proc) })
 	return sess, nil
 }

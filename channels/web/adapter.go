@@ -94,6 +94,7 @@ var (
 	_ channels.Checker       = (*Adapter)(nil)
 	_ channels.Titler        = (*Adapter)(nil)
 	_ channels.ToolDetailer  = (*Adapter)(nil)
+	_ channels.AgentShower   = (*Adapter)(nil)
 )
 
 // New returns an adapter for o. When o.StateFile is set, it loads the

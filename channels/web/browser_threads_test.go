@@ -32,6 +32,15 @@ func TestBrowserThreads(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.waitFor("the agent's title", list+` === "Fix the login bug|newer"`)
+	list = `[...document.querySelectorAll("#threads button")].map(b => b.firstChild.textContent).join("|")`
+
+	// Each thread shows its agent once it started.
+	a.ShowAgent(ref(older.ID), "claude")
+	p.waitFor("the agent in the list and the header", `document.querySelector('#threads button[data-thread="`+older.ID+`"] .agent')?.textContent === "claude" && document.querySelector("#thread-agent").hidden`)
+	p.do("open the thread", chromedp.Click(chromedp.CSS(`#threads button[data-thread="`+older.ID+`"]`)))
+	p.waitFor("its agent in the header", `document.querySelector("#thread-agent").textContent === "claude" && !document.querySelector("#thread-agent").hidden`)
+	p.do("back", chromedp.NavigateBack())
+	p.waitFor("the first thread again", `document.querySelector("#thread-title").textContent === "newer"`)
 
 	// New thread creates nothing until the first message.
 	p.do("new thread", chromedp.Click(chromedp.CSS("#new-thread")))
@@ -59,7 +68,7 @@ func TestBrowserThreads(t *testing.T) {
 	p.waitFor("the new thread again", title+` === "Deploy the app"`)
 	eval[chromedp.Void](p, `(() => { const l = document.createElement("a"); l.href = "#`+older.ID+`"; l.id = "link"; l.textContent = "older"; document.body.append(l); })(), 0`)
 	p.do("follow a #thread link", chromedp.Click(chromedp.CSS("#link")))
-	p.waitFor("the linked thread", title+` === "Fix the login bug" && document.querySelector('#threads button[aria-current="true"]').textContent === "Fix the login bug"`)
+	p.waitFor("the linked thread", title+` === "Fix the login bug" && document.querySelector('#threads button[aria-current="true"]').firstChild.textContent === "Fix the login bug"`)
 	eval[chromedp.Void](p, `document.querySelector("#link").remove(), 0`)
 
 	// Rename in place.

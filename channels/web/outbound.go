@@ -70,6 +70,16 @@ func (a *Adapter) ToolDetail(t channels.ThreadRef, key string, d channels.ToolDe
 	a.st.setToolDetail(t.Thread, key, d)
 }
 
+// ShowAgent records the agent thread t uses, for the thread list. It
+// does no I/O and never blocks; threads of other platforms and unknown
+// threads are ignored.
+func (a *Adapter) ShowAgent(t channels.ThreadRef, agent string) {
+	if t.Platform != Platform || t.Channel != Channel || !utf8.ValidString(agent) {
+		return
+	}
+	a.st.setAgent(t.Thread, agent)
+}
+
 // Typing shows the typing indicator (and the page's Stop button) in t until
 // StopTyping. It does no network I/O and fails only for an ended ctx or an
 // unknown thread.

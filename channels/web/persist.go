@@ -55,6 +55,7 @@ type savedThread struct {
 	Created  time.Time       `json:"created"`
 	Order    uint64          `json:"order"`
 	Activity uint64          `json:"activity"`
+	Agent    string          `json:"agent,omitempty"`
 	Messages json.RawMessage `json:"messages,omitempty"`
 }
 
@@ -110,6 +111,7 @@ func decodeState(data []byte) ([]*thread, error) {
 		t := &thread{
 			id:      st.ID,
 			title:   titleFrom(st.Title),
+			agent:   st.Agent,
 			created: st.Created,
 			seq:     st.Order,
 			active:  st.Activity,
@@ -424,7 +426,7 @@ func (p *persister) collect() (rev uint64, ts []threadSave, ok bool) {
 	ts = make([]threadSave, 0, len(p.st.threads))
 	for _, t := range p.st.threads {
 		s := threadSave{
-			meta: savedThread{ID: t.id, Title: t.title, Created: t.created, Order: t.seq, Activity: t.active},
+			meta: savedThread{ID: t.id, Title: t.title, Created: t.created, Order: t.seq, Activity: t.active, Agent: t.agent},
 			rev:  t.rev,
 		}
 		if c, hit := p.cache[t.id]; !hit || c.rev != t.rev {

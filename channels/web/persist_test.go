@@ -169,7 +169,11 @@ func TestRestartShowsThreadsInAPI(t *testing.T) {
 		if err := a.Typing(ctx, ref(id)); err != nil {
 			t.Fatal(err)
 		}
+		a.ShowAgent(ref(id), "demo")
 		c.do(ctx, t, "GET", "/api/threads", nil).decode(t, &wantThreads)
+		if wantThreads.Threads[0].Agent != "demo" {
+			t.Fatalf("threads = %+v, want the agent shown", wantThreads.Threads)
+		}
 		wantMsgs = must(c.messages(ctx, id))(t)
 		// No Flush: Run saves when it returns, at the end of this subtest.
 	})

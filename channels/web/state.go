@@ -125,6 +125,8 @@ type threadInfo struct {
 	Title   string    `json:"title"`
 	Created time.Time `json:"created"`
 	Typing  bool      `json:"typing"`
+	// Agent is the name of the agent the thread uses, once it started.
+	Agent string `json:"agent,omitempty"`
 	// Active is the time of the thread's last message or edit; the list
 	// is sorted by it, the most recent first.
 	Active time.Time `json:"active"`
@@ -180,6 +182,7 @@ type subscriber struct {
 type thread struct {
 	id      string
 	title   string
+	agent   string // the agent's name, once it started
 	created time.Time
 	seq     uint64 // store.tick at creation, for the list order
 	active  uint64 // store.tick at the last activity, for eviction
@@ -217,7 +220,7 @@ type toolDiff struct {
 const maxToolDetails = 64
 
 func (t *thread) info() threadInfo {
-	return threadInfo{ID: t.id, Title: t.title, Created: t.created, Typing: t.typing, Active: t.activeAt, active: t.active}
+	return threadInfo{ID: t.id, Title: t.title, Created: t.created, Typing: t.typing, Agent: t.agent, Active: t.activeAt, active: t.active}
 }
 
 // store is the adapter's in-memory state: threads, their messages and
@@ -372,6 +375,20 @@ func (s *store) setToolDetail(id, key string, d channels.ToolDetail) {
 		s.publishMessageLocked(t, shown)
 		break
 	}
+}
+
+// setAgent records the agent thread id uses. Unknown threads are
+// ignored.
+func (s *store) setAgent(id, agent string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil || t.agent == agent {
+		return
+	}
+	t.agent = agent
+	s.markLocked(t)
+	s.publishThreadsLocked()
 }
 
 // isTyping reports whether a turn runs in thread id.

@@ -99,6 +99,8 @@ func TestBrowserAgainstTheDemoAgent(t *testing.T) {
 
 	b.send("hello")
 	b.waitFor("the streamed answer", `[...document.querySelectorAll('.msg[data-role="assistant"][data-kind="text"] .text')].some(e => e.textContent.length > 20)`)
+	b.waitFor("the thread's agent shown", `!document.querySelector("#thread-agent").hidden && document.querySelector("#thread-agent").textContent !== "" &&
+		document.querySelector('#threads button[aria-current="true"] .agent')?.textContent === document.querySelector("#thread-agent").textContent`)
 
 	b.send("tools")
 	b.waitFor("a tool message that changed in place",
