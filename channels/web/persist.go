@@ -225,6 +225,7 @@ func encodeMessages(rev uint64, ms []*message, old encodedThread) encodedThread 
 		} else {
 			saved := *m
 			saved.HTML, saved.Card = "", nil // derived from the text: rendered again on loading
+			saved.Tool = nil                 // up to tens of KiB a tool line: kept in memory only
 			b = append(b, mustJSON(&saved)...)
 		}
 		enc.at[m] = [2]int{start, len(b)}
