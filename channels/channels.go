@@ -248,6 +248,40 @@ type Titler interface {
 	SetTitle(ctx context.Context, t ThreadRef, title string) error
 }
 
+// ToolDetail is what one tool call showed, for adapters that show it
+// beside the tool's line. An update carries what it has: an empty field
+// keeps what came before.
+type ToolDetail struct {
+	// Input is the tool's raw input (compact JSON, secrets redacted).
+	Input string
+	// Output is the text of the tool's content, else its raw output.
+	Output string
+	// Diffs are the files the tool changes, old and new text.
+	Diffs []Diff
+	// Locations are the files the tool touches ("path" or "path:line").
+	Locations []string
+}
+
+// Diff is one file a tool changes.
+type Diff struct {
+	Path, Old, New string
+}
+
+// ToolDetailer is implemented by adapters that show a tool call's details
+// beside its line (the web chat's tool lines open on click). ToolDetail is
+// called on the agent's update path: it must not block or do I/O. Key is
+// the tool call id, the Key of the tool line's Message.
+type ToolDetailer interface {
+	ToolDetail(t ThreadRef, key string, d ToolDetail)
+}
+
+// AgentShower is implemented by adapters that show which agent a thread
+// uses (the web chat's thread list). ShowAgent is called when the
+// thread's agent starts; it must not block or do I/O.
+type AgentShower interface {
+	ShowAgent(t ThreadRef, agent string)
+}
+
 // Checker is implemented by adapters that can tell whether they are
 // connected to their platform (or listening, for a local chat), for the
 // program's readiness check and metrics.

@@ -451,6 +451,9 @@ func (t *thread) Update(u projector.Update, history bool) {
 		}
 		return
 	}
+	if td, ok := t.ad.(channels.ToolDetailer); ok && (u.Tag == projector.TagToolCall || u.Tag == projector.TagToolCallUpdate) {
+		td.ToolDetail(t.ref, string(u.Tool.ID), toolDetail(u.Tool))
+	}
 	outs := t.proj.Apply(&u, nil)
 	if len(outs) > 0 {
 		t.runner.Push(outs...)
@@ -623,6 +626,9 @@ func (t *thread) ensureSession(ctx context.Context, held bool) (*agent.Session, 
 	t.cwd = cwd
 	t.mu.Unlock()
 	t.r.agentEvent(t.ref, "started")
+	if as, ok := t.ad.(channels.AgentShower); ok {
+		as.ShowAgent(t.ref, spec.Name)
+	}
 	t.r.wg.Go(func() { t.watch(proc) })
 	return sess, nil
 }

@@ -63,3 +63,7 @@ func mark(kind string) string {
 func normalize(s string) string {
 	return strings.ToLower(strings.TrimSpace(s))
 }
+
+// Mark returns the emoji that starts the line of a tool of ACP kind
+// kind (that of "other" for a kind not known).
+func Mark(kind string) string { return mark(kind) }

@@ -92,6 +92,9 @@ var (
 	_ channels.TypingStopper = (*Adapter)(nil)
 	_ channels.Prompter      = (*Adapter)(nil)
 	_ channels.Checker       = (*Adapter)(nil)
+	_ channels.Titler        = (*Adapter)(nil)
+	_ channels.ToolDetailer  = (*Adapter)(nil)
+	_ channels.AgentShower   = (*Adapter)(nil)
 )
 
 // New returns an adapter for o. When o.StateFile is set, it loads the

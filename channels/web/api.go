@@ -37,6 +37,8 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /api/me", s.me)
 	mux.HandleFunc("GET /api/threads", s.listThreads)
 	mux.HandleFunc("POST /api/threads", s.createThread)
+	mux.HandleFunc("PATCH /api/threads/{id}", s.renameThread)
+	mux.HandleFunc("DELETE /api/threads/{id}", s.deleteThread)
 	mux.HandleFunc("GET /api/events", s.listEvents)
 	mux.HandleFunc("GET /api/threads/{id}/messages", s.listMessages)
 	mux.HandleFunc("POST /api/threads/{id}/messages", s.postMessage)
@@ -178,6 +180,48 @@ func (s *server) createThread(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, t)
 }
 
+// renameThread serves PATCH /api/threads/{id}: {"title": "…"} renames
+// the thread.
+func (s *server) renameThread(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	req, err := parseThreadRequest(body)
+	if err == nil && req.Title == "" {
+		err = errors.New(`"title" is empty`)
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	t, err := s.a.st.setTitle(r.PathValue("id"), req.Title)
+	if err != nil {
+		writeStateError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, t)
+}
+
+// deleteThread serves DELETE /api/threads/{id}: the thread and its
+// messages are forgotten and its streams end. A turn still running in it
+// is stopped first, as by the Stop button.
+func (s *server) deleteThread(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if s.a.st.isTyping(id) {
+		author, ok := s.author(w, r, authorFields{})
+		if !ok || !s.live(w) {
+			return
+		}
+		s.h(s.ctx, channels.Inbound{Thread: ref(id), Author: author, Text: "/stop", ID: channels.MessageID(newID())})
+	}
+	if err := s.a.st.deleteThread(id); err != nil {
+		writeStateError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
 // messagesBody is the JSON of GET /api/threads/{id}/messages.
 type messagesBody struct {
 	Messages []message `json:"messages"`
@@ -217,7 +261,7 @@ func (s *server) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	files := takeFiles(req.Files)
-	msg, err := s.a.st.addMessage(id, message{Role: roleUser, Author: author.Name, Kind: string(channels.KindText), Text: withFileNames(req.Text, files)})
+	msg, err := s.a.st.addMessage(id, message{Role: roleUser, Author: author.Name, Kind: string(channels.KindText), Text: withFileNames(req.Text, files), Files: sentFiles(files)})
 	if err != nil {
 		writeStateError(w, err)
 		return

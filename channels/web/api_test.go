@@ -19,7 +19,7 @@ import (
 )
 
 // ignoreVolatile leaves ids and times out of message comparisons.
-var ignoreVolatile = cmpopts.IgnoreFields(message{}, "ID", "Time")
+var ignoreVolatile = cmpopts.IgnoreFields(message{}, "ID", "Time", "Updated")
 
 func TestThreadsAPI(t *testing.T) {
 	a := New(Options{Listen: "127.0.0.1:0"})
@@ -103,7 +103,7 @@ func TestPostMessage(t *testing.T) {
 			}
 			last := b.Messages[len(b.Messages)-1]
 			want := message{ID: ack.ID, Role: "user", Author: tc.wantAuthor.Name, Kind: "text", Text: tc.body["text"]}
-			if diff := cmp.Diff(want, last, cmpopts.IgnoreFields(message{}, "Time")); diff != "" {
+			if diff := cmp.Diff(want, last, cmpopts.IgnoreFields(message{}, "Time", "Updated")); diff != "" {
 				t.Errorf("stored message (-want +got):\n%s", diff)
 			}
 
@@ -217,7 +217,7 @@ func TestOutboundInAPIAndEvents(t *testing.T) {
 	for range wantEvents {
 		gotEvents = append(gotEvents, s.nextMessage(t))
 	}
-	if diff := cmp.Diff(wantEvents, gotEvents, cmpopts.IgnoreFields(message{}, "Time")); diff != "" {
+	if diff := cmp.Diff(wantEvents, gotEvents, cmpopts.IgnoreFields(message{}, "Time", "Updated")); diff != "" {
 		t.Errorf("message events (-want +got):\n%s", diff)
 	}
 
@@ -225,7 +225,7 @@ func TestOutboundInAPIAndEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]message{wantEvents[1], wantEvents[3], wantEvents[4]}, b.Messages, cmpopts.IgnoreFields(message{}, "Time")); diff != "" {
+	if diff := cmp.Diff([]message{wantEvents[1], wantEvents[3], wantEvents[4]}, b.Messages, cmpopts.IgnoreFields(message{}, "Time", "Updated")); diff != "" {
 		t.Errorf("GET messages (-want +got):\n%s", diff)
 	}
 	if !b.Typing {

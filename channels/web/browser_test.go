@@ -115,7 +115,7 @@ func TestBrowser(t *testing.T) {
 	p.do("open the page", chromedp.Navigate(a.URL()), chromedp.WaitVisible(chromedp.CSS("#new-thread")))
 	p.do("set the author", chromedp.SendKeys(chromedp.CSS("#author"), "tester"), chromedp.Blur(chromedp.CSS("#author")))
 	p.do("create a thread", chromedp.Click(chromedp.CSS("#new-thread")))
-	p.waitFor("the new thread selected", `document.querySelector('#threads button[aria-current="true"]') !== null`)
+	p.waitFor("an empty new thread (created by its first message)", `document.querySelector("#thread-title").textContent === "New thread"`)
 	p.do("send hello with Enter", chromedp.SendKeys(chromedp.CSS("#composer textarea"), "hello\r"))
 
 	hello := in.next(t)

@@ -47,6 +47,39 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 	return nil
 }
 
+// SetTitle renames thread t to the first line of title, as plain text
+// (the agent's session title). It does no network I/O and fails for an
+// ended ctx, an unknown thread or an empty title.
+func (a *Adapter) SetTitle(ctx context.Context, t channels.ThreadRef, title string) error {
+	if err := a.check(ctx, "set title", t); err != nil {
+		return err
+	}
+	if _, err := a.st.setTitle(t.Thread, title); err != nil {
+		return fmt.Errorf("web: set title in %s: %w", t, err)
+	}
+	return nil
+}
+
+// ToolDetail keeps what tool call key of thread t showed, for its line
+// (which opens on click to show it). It does no I/O and never blocks;
+// threads of other platforms and unknown threads are ignored.
+func (a *Adapter) ToolDetail(t channels.ThreadRef, key string, d channels.ToolDetail) {
+	if t.Platform != Platform || t.Channel != Channel {
+		return
+	}
+	a.st.setToolDetail(t.Thread, key, d)
+}
+
+// ShowAgent records the agent thread t uses, for the thread list. It
+// does no I/O and never blocks; threads of other platforms and unknown
+// threads are ignored.
+func (a *Adapter) ShowAgent(t channels.ThreadRef, agent string) {
+	if t.Platform != Platform || t.Channel != Channel || !utf8.ValidString(agent) {
+		return
+	}
+	a.st.setAgent(t.Thread, agent)
+}
+
 // Typing shows the typing indicator (and the page's Stop button) in t until
 // StopTyping. It does no network I/O and fails only for an ended ctx or an
 // unknown thread.

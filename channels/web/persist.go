@@ -55,6 +55,7 @@ type savedThread struct {
 	Created  time.Time       `json:"created"`
 	Order    uint64          `json:"order"`
 	Activity uint64          `json:"activity"`
+	Agent    string          `json:"agent,omitempty"`
 	Messages json.RawMessage `json:"messages,omitempty"`
 }
 
@@ -110,6 +111,7 @@ func decodeState(data []byte) ([]*thread, error) {
 		t := &thread{
 			id:      st.ID,
 			title:   titleFrom(st.Title),
+			agent:   st.Agent,
 			created: st.Created,
 			seq:     st.Order,
 			active:  st.Activity,
@@ -123,6 +125,7 @@ func decodeState(data []byte) ([]*thread, error) {
 				return nil, fmt.Errorf("thread %s: message %d: %w", st.ID, j, err)
 			}
 			m.HTML = renderFor(m.Role, m.Text)
+			m.Card = cardFor(m.Kind, m.Text)
 			if t.byID[m.ID] != nil {
 				return nil, fmt.Errorf("thread %s: message %d: repeated id %q", st.ID, j, m.ID)
 			}
@@ -145,6 +148,11 @@ func checkSaved(m *message) error {
 		return errors.New("no kind")
 	case m.Edits < 0:
 		return fmt.Errorf("negative edit count %d", m.Edits)
+	}
+	for _, f := range m.Files {
+		if !validThumb(f.Thumb) {
+			return fmt.Errorf("file %q: a preview that is not a JPEG or PNG data: URL", f.Name)
+		}
 	}
 	seen := make(map[string]bool, len(m.Options))
 	for _, o := range m.Options {
@@ -216,7 +224,8 @@ func encodeMessages(rev uint64, ms []*message, old encodedThread) encodedThread 
 			b = append(b, old.msgs[o[0]:o[1]]...)
 		} else {
 			saved := *m
-			saved.HTML = "" // derived from the text: rendered again on loading
+			saved.HTML, saved.Card = "", nil // derived from the text: rendered again on loading
+			saved.Tool = nil                 // up to tens of KiB a tool line: kept in memory only
 			b = append(b, mustJSON(&saved)...)
 		}
 		enc.at[m] = [2]int{start, len(b)}
@@ -418,7 +427,7 @@ func (p *persister) collect() (rev uint64, ts []threadSave, ok bool) {
 	ts = make([]threadSave, 0, len(p.st.threads))
 	for _, t := range p.st.threads {
 		s := threadSave{
-			meta: savedThread{ID: t.id, Title: t.title, Created: t.created, Order: t.seq, Activity: t.active},
+			meta: savedThread{ID: t.id, Title: t.title, Created: t.created, Order: t.seq, Activity: t.active, Agent: t.agent},
 			rev:  t.rev,
 		}
 		if c, hit := p.cache[t.id]; !hit || c.rev != t.rev {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -169,7 +170,11 @@ func TestRestartShowsThreadsInAPI(t *testing.T) {
 		if err := a.Typing(ctx, ref(id)); err != nil {
 			t.Fatal(err)
 		}
+		a.ShowAgent(ref(id), "demo")
 		c.do(ctx, t, "GET", "/api/threads", nil).decode(t, &wantThreads)
+		if wantThreads.Threads[0].Agent != "demo" {
+			t.Fatalf("threads = %+v, want the agent shown", wantThreads.Threads)
+		}
 		wantMsgs = must(c.messages(ctx, id))(t)
 		// No Flush: Run saves when it returns, at the end of this subtest.
 	})
@@ -590,4 +595,29 @@ func FuzzDecodeState(f *testing.F) {
 			t.Fatalf("state changed in a round trip (-first +second):\n%s", diff)
 		}
 	})
+}
+
+// TestStateFileLeavesOutToolDetails: a tool line's details stay in
+// memory; the state file keeps the line without them.
+func TestStateFileLeavesOutToolDetails(t *testing.T) {
+	path := statePath(t)
+	ctx := t.Context()
+	a := New(Options{StateFile: path})
+	id := a.st.mustCreate("t").ID
+	a.ToolDetail(ref(id), "call_1", channels.ToolDetail{Output: "a very private output"})
+	h := must(a.Post(ctx, ref(id), channels.Message{Kind: channels.KindTool, Key: "call_1", Text: "🛠️ Run ls · done"}))(t)
+	if m := must(a.st.message(id, string(h.ID)))(t); m.Tool == nil || m.Tool.Output != "a very private output" {
+		t.Fatalf("tool line = %+v, want its details", m)
+	}
+	if err := a.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	data := must(os.ReadFile(path))(t)
+	if bytes.Contains(data, []byte("private output")) || !bytes.Contains(data, []byte("Run ls")) {
+		t.Errorf("state file:\n%s\nwant the tool line without its details", data)
+	}
+	b := New(Options{StateFile: path})
+	if m := must(b.st.message(id, string(h.ID)))(t); m.Tool != nil || m.Text != "🛠️ Run ls · done" {
+		t.Errorf("restored tool line = %+v, want its text without details", m)
+	}
 }

@@ -8,11 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/acpgw/gateway/channels"
 )
 
 // Memory bounds of the in-memory state.
@@ -103,6 +106,17 @@ type message struct {
 	// people's messages, which show as written. The state file leaves it
 	// out.
 	HTML string `json:"html,omitempty"`
+	// Card is a permission prompt's text taken apart for the page
+	// (cardFor); derived from the text like HTML.
+	Card *permCard `json:"card,omitempty"`
+	// Tool is what the tool of a tool line showed (input, output, diffs,
+	// locations), when the gateway knows it.
+	Tool *toolDetail `json:"tool,omitempty"`
+	// Files are the files a person attached, images with a preview.
+	Files []sentFile `json:"files,omitempty"`
+	// Updated is when the gateway last edited the message (an answered
+	// prompt); zero for a message never edited.
+	Updated time.Time `json:"updated,omitzero"`
 }
 
 // threadInfo is one entry of the thread list, as the API shows it.
@@ -111,7 +125,12 @@ type threadInfo struct {
 	Title   string    `json:"title"`
 	Created time.Time `json:"created"`
 	Typing  bool      `json:"typing"`
-	seq     uint64    // creation order, newest highest
+	// Agent is the name of the agent the thread uses, once it started.
+	Agent string `json:"agent,omitempty"`
+	// Active is the time of the thread's last message or edit; the list
+	// is sorted by it, the most recent first.
+	Active time.Time `json:"active"`
+	active uint64    // activity order, most recent highest
 }
 
 // event is one live event. Its value is a snapshot taken when the state
@@ -163,6 +182,7 @@ type subscriber struct {
 type thread struct {
 	id      string
 	title   string
+	agent   string // the agent's name, once it started
 	created time.Time
 	seq     uint64 // store.tick at creation, for the list order
 	active  uint64 // store.tick at the last activity, for eviction
@@ -174,10 +194,33 @@ type thread struct {
 	msgs     []*message // oldest first
 	byID     map[string]*message
 	subs     map[*subscriber]struct{}
+	// tools are the details of the thread's recent tool calls by id, for
+	// their lines; toolOrder is their arrival order (bounded by
+	// maxToolDetails).
+	tools     map[string]*toolDetail
+	toolOrder []string
 }
 
+// toolDetail is the JSON of a tool line's details.
+type toolDetail struct {
+	Input     string     `json:"input,omitempty"`
+	Output    string     `json:"output,omitempty"`
+	Diffs     []toolDiff `json:"diffs,omitempty"`
+	Locations []string   `json:"locations,omitempty"`
+}
+
+type toolDiff struct {
+	Path string `json:"path"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
+}
+
+// maxToolDetails is how many tool calls' details a thread keeps for lines
+// not posted yet or still changing.
+const maxToolDetails = 64
+
 func (t *thread) info() threadInfo {
-	return threadInfo{ID: t.id, Title: t.title, Created: t.created, Typing: t.typing, seq: t.seq}
+	return threadInfo{ID: t.id, Title: t.title, Created: t.created, Typing: t.typing, Agent: t.agent, Active: t.activeAt, active: t.active}
 }
 
 // store is the adapter's in-memory state: threads, their messages and
@@ -231,6 +274,10 @@ func titleFrom(text string) string {
 		if line == "" {
 			continue
 		}
+		line = plainTitle(line)
+		if line == "" {
+			continue
+		}
 		if utf8.RuneCountInString(line) > maxTitleRunes {
 			r := []rune(line)
 			line = strings.TrimSpace(string(r[:maxTitleRunes-1])) + "…"
@@ -238,6 +285,136 @@ func titleFrom(text string) string {
 		return line
 	}
 	return ""
+}
+
+// markup is the Markdown a title leaves out: a heading's, quote's or
+// list item's marker at the start, emphasis and code marks.
+var markup = regexp.MustCompile("^(?:#{1,6}|>|[-*+]|\\d+[.)])\\s+|\\*\\*|__|`+|~~")
+
+// plainTitle returns a line of Markdown as plain text, roughly.
+func plainTitle(line string) string {
+	for {
+		next := strings.TrimSpace(markup.ReplaceAllString(line, ""))
+		if next == line {
+			return line
+		}
+		line = next
+	}
+}
+
+// setTitle renames thread id: the first line of title, as plain text.
+// It returns errNoThread if the thread does not exist and an error for a
+// title with no text.
+func (s *store) setTitle(id, title string) (threadInfo, error) {
+	title = titleFrom(title)
+	if title == "" {
+		return threadInfo{}, errors.New("the title is empty")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil {
+		return threadInfo{}, errNoThread
+	}
+	if t.title != title {
+		t.title = title
+		s.markLocked(t)
+		s.publishThreadsLocked()
+	}
+	return t.info(), nil
+}
+
+// setToolDetail merges d into the details of tool call key of thread id
+// and shows them on the tool's line, if it is there. Unknown threads are
+// ignored.
+func (s *store) setToolDetail(id, key string, d channels.ToolDetail) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil || key == "" {
+		return
+	}
+	var next toolDetail
+	if old := t.tools[key]; old != nil {
+		next = *old
+	} else {
+		if t.tools == nil {
+			t.tools = make(map[string]*toolDetail)
+		}
+		t.toolOrder = append(t.toolOrder, key)
+		if len(t.toolOrder) > maxToolDetails {
+			delete(t.tools, t.toolOrder[0])
+			t.toolOrder = t.toolOrder[1:]
+		}
+	}
+	if d.Input != "" {
+		next.Input = d.Input
+	}
+	if d.Output != "" {
+		next.Output = d.Output
+	}
+	if d.Diffs != nil {
+		next.Diffs = make([]toolDiff, len(d.Diffs))
+		for i, df := range d.Diffs {
+			next.Diffs[i] = toolDiff{Path: df.Path, Old: df.Old, New: df.New}
+		}
+	}
+	if d.Locations != nil {
+		next.Locations = d.Locations
+	}
+	t.tools[key] = &next
+	for i := len(t.msgs) - 1; i >= 0; i-- {
+		m := t.msgs[i]
+		if m.Kind != string(channels.KindTool) || m.Key != key {
+			continue
+		}
+		shown := *m
+		shown.Tool = &next
+		t.msgs[i], t.byID[m.ID] = &shown, &shown
+		s.markLocked(t)
+		s.publishMessageLocked(t, shown)
+		break
+	}
+}
+
+// setAgent records the agent thread id uses. Unknown threads are
+// ignored.
+func (s *store) setAgent(id, agent string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil || t.agent == agent {
+		return
+	}
+	t.agent = agent
+	s.markLocked(t)
+	s.publishThreadsLocked()
+}
+
+// isTyping reports whether a turn runs in thread id.
+func (s *store) isTyping(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	return t != nil && t.typing
+}
+
+// deleteThread forgets thread id and its messages and ends its streams.
+// It returns errNoThread if the thread does not exist.
+func (s *store) deleteThread(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil {
+		return errNoThread
+	}
+	for sub := range t.subs {
+		s.dropLocked(sub)
+	}
+	delete(s.threads, id)
+	s.markLocked(nil)
+	s.publishThreadsLocked()
+	return nil
 }
 
 // createThread adds a thread. When the store is full it forgets the least
@@ -307,7 +484,7 @@ func (s *store) evictLocked() error {
 	return nil
 }
 
-// threadList returns the threads, newest first.
+// threadList returns the threads, the most recently active first.
 func (s *store) threadList() []threadInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -319,7 +496,7 @@ func (s *store) threadListLocked() []threadInfo {
 	for _, t := range s.threads {
 		list = append(list, t.info())
 	}
-	slices.SortFunc(list, func(a, b threadInfo) int { return cmp.Compare(b.seq, a.seq) })
+	slices.SortFunc(list, func(a, b threadInfo) int { return cmp.Compare(b.active, a.active) })
 	return list
 }
 
@@ -335,6 +512,7 @@ func (s *store) hasThread(id string) bool {
 // titles it. It returns errNoThread if the thread does not exist.
 func (s *store) addMessage(id string, m message) (message, error) {
 	m.HTML = renderFor(m.Role, m.Text) // before locking: it takes time
+	m.Card = cardFor(m.Kind, m.Text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[id]
@@ -347,6 +525,9 @@ func (s *store) addMessage(id string, m message) (message, error) {
 	}
 	m.Time = s.now()
 	m.Edits = 0
+	if m.Kind == string(channels.KindTool) && m.Key != "" {
+		m.Tool = t.tools[m.Key]
+	}
 	stored := m
 	t.msgs = append(t.msgs, &stored)
 	t.byID[stored.ID] = &stored
@@ -356,7 +537,7 @@ func (s *store) addMessage(id string, m message) (message, error) {
 		}
 		t.msgs = append(t.msgs[:0:0], t.msgs[n:]...)
 	}
-	s.touchLocked(t)
+	s.touchLocked(t, m.Time)
 	s.markLocked(t) // the title below is part of the same change
 	s.publishMessageLocked(t, stored)
 	if m.Role == roleUser && t.title == "" {
@@ -372,6 +553,7 @@ func (s *store) addMessage(id string, m message) (message, error) {
 // people cannot be edited.
 func (s *store) editMessage(id, msgID, kind, key, text string) error {
 	html := renderFor(roleAssistant, text) // before locking: it takes time
+	card := cardFor(kind, text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[id]
@@ -383,7 +565,11 @@ func (s *store) editMessage(id, msgID, kind, key, text string) error {
 		return errNoMessage
 	}
 	edited := *m
-	edited.Kind, edited.Key, edited.Text, edited.HTML = kind, key, text, html
+	edited.Kind, edited.Key, edited.Text, edited.HTML, edited.Card = kind, key, text, html, card
+	if kind == string(channels.KindTool) && key != "" && t.tools[key] != nil {
+		edited.Tool = t.tools[key]
+	}
+	edited.Updated = s.now()
 	edited.Options = nil
 	edited.Edits++
 	// A new message replaces the old one: a stored message never changes,
@@ -395,7 +581,7 @@ func (s *store) editMessage(id, msgID, kind, key, text string) error {
 			break
 		}
 	}
-	s.touchLocked(t)
+	s.touchLocked(t, edited.Updated)
 	s.markLocked(t)
 	s.publishMessageLocked(t, edited)
 	return nil
@@ -503,10 +689,16 @@ func (s *store) dropLocked(sub *subscriber) {
 	}
 }
 
-func (s *store) touchLocked(t *thread) {
+// touchLocked records activity in t; when another thread was active
+// since, t moves to the top of the list, which is published again.
+func (s *store) touchLocked(t *thread, now time.Time) {
+	moved := t.active != s.tick
 	s.tick++
 	t.active = s.tick
-	t.activeAt = s.now()
+	t.activeAt = now
+	if moved {
+		s.publishThreadsLocked()
+	}
 }
 
 // markLocked counts a change the state file keeps: a change of thread t,
@@ -544,10 +736,15 @@ func (s *store) restore(ts []*thread) (threads, msgs int) {
 		s.tick++
 		t.active = s.tick
 		// The time of the last activity is not saved: the newest
-		// message's time stands for it.
+		// message's time (or edit) stands for it.
 		t.activeAt = t.created
-		if n := len(t.msgs); n > 0 && t.msgs[n-1].Time.After(t.activeAt) {
-			t.activeAt = t.msgs[n-1].Time
+		for _, m := range t.msgs {
+			if m.Time.After(t.activeAt) {
+				t.activeAt = m.Time
+			}
+			if m.Updated.After(t.activeAt) {
+				t.activeAt = m.Updated
+			}
 		}
 		if n := len(t.msgs) - s.maxMessages; n > 0 {
 			for _, old := range t.msgs[:n] {

@@ -62,8 +62,8 @@ func TestStoreEvictsLeastRecentlyActiveThread(t *testing.T) {
 	for _, th := range st.threadList() {
 		got = append(got, th.Title)
 	}
-	if want := []string{"d", "c", "a"}; !cmp.Equal(got, want) {
-		t.Errorf("threads after eviction = %q, want %q (b was the least recently active)", got, want)
+	if want := []string{"d", "a", "c"}; !cmp.Equal(got, want) {
+		t.Errorf("threads after eviction = %q, want %q, the most recently active first (b was the least recently active)", got, want)
 	}
 	select {
 	case <-sub.gone:

@@ -83,7 +83,7 @@ func TestBrowserAgainstTheDemoAgent(t *testing.T) {
 	b.do("open the page", chromedp.Navigate(g.webURL), chromedp.WaitVisible(chromedp.CSS("#new-thread")))
 	b.do("name the author", chromedp.SendKeys(chromedp.CSS("#author"), "Ann"), chromedp.Blur(chromedp.CSS("#author")))
 	b.do("new thread", chromedp.Click(chromedp.CSS("#new-thread")))
-	b.waitFor("the thread", `document.querySelector('#threads button[aria-current="true"]') !== null`)
+	b.waitFor("an empty new thread (created by its first message)", `document.querySelector("#thread-title").textContent === "New thread"`)
 	// Record every text each tool message shows, and its DOM node.
 	b.do("watch tool messages", chromedp.Evaluate[chromedp.Void](`
 		window.toolTexts = {}; window.toolNodes = {};
@@ -99,12 +99,17 @@ func TestBrowserAgainstTheDemoAgent(t *testing.T) {
 
 	b.send("hello")
 	b.waitFor("the streamed answer", `[...document.querySelectorAll('.msg[data-role="assistant"][data-kind="text"] .text')].some(e => e.textContent.length > 20)`)
+	b.waitFor("the thread's agent shown", `!document.querySelector("#thread-agent").hidden && document.querySelector("#thread-agent").textContent !== "" &&
+		document.querySelector('#threads button[aria-current="true"] .agent')?.textContent === document.querySelector("#thread-agent").textContent`)
 
 	b.send("tools")
 	b.waitFor("a tool message that changed in place",
 		`Object.entries(window.toolTexts).some(([id, texts]) => texts.length >= 2 && texts[texts.length-1].endsWith("· done") &&
 			document.querySelector('.msg[data-id="' + id + '"]') === window.toolNodes[id])`)
 	b.waitFor("the end of the tools turn", `document.querySelector('#messages').innerText.includes("One test fails")`)
+	// A tool line opens on click to show what the tool showed.
+	b.do("open a tool line", chromedp.Evaluate[chromedp.Void](`document.querySelector('.msg[data-kind="tool"] .text[role="button"]').click(), 0`))
+	b.waitFor("the tool's details", `[...document.querySelectorAll('.msg[data-kind="tool"] .tool-detail')].some(e => !e.hidden && /Input|Output|Diff|Locations/.test(e.innerText))`)
 
 	// The web chat's own defaults show thoughts, collapsed, and the plan,
 	// once (pinned while its turn runs, then in the history).
@@ -131,9 +136,12 @@ func TestBrowserAgainstTheDemoAgent(t *testing.T) {
 
 	b.send("permission")
 	b.waitFor("the permission buttons", `[...document.querySelectorAll('.msg button[data-option]')].some(e => e.textContent === "Allow" && !e.disabled)`)
+	// The session's prompt text becomes a card: title, input as fields, the diff coloured.
+	b.waitFor("the permission card", `(() => { const c = document.querySelector('.msg[data-kind="permission"] .text');
+		return c?.querySelector(".perm-title") && c.querySelector(".perm-fields dt, .perm-files li") && c.querySelector(".perm-rest .chroma .gi") && !c.innerText.includes("{\"") })()`)
 	b.do("click Allow", chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('.msg button[data-option]')].find(e => e.textContent === "Allow").click(), 0`))
 	b.waitFor("the agent's answer after Allow", `document.querySelector('#messages').innerText.includes("Applied the edit.")`)
-	b.waitFor("the prompt shows who chose", `document.querySelector('#messages').innerText.includes("chosen by Ann")`)
+	b.waitFor("the prompt folded to who chose", `document.querySelector('.msg[data-kind="permission"].answered .perm-done > summary')?.textContent.includes("chosen by Ann")`)
 
 	b.send("slow 400")
 	b.waitFor("the Stop button while the agent works", `!document.querySelector('#stop').hidden && document.querySelector('#messages').innerText.includes("quick brown fox")`)

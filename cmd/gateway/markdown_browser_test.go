@@ -24,7 +24,7 @@ func TestBrowserMarkdownScenario(t *testing.T) {
 	b.do("open the page", chromedp.Navigate(g.webURL), chromedp.WaitVisible(chromedp.CSS("#new-thread")))
 	b.do("name the author", chromedp.SendKeys(chromedp.CSS("#author"), "Ann"), chromedp.Blur(chromedp.CSS("#author"))) // else the first send asks
 	b.do("new thread", chromedp.Click(chromedp.CSS("#new-thread")))
-	b.waitFor("the thread", `document.querySelector('#threads button[aria-current="true"]') !== null`)
+	b.waitFor("an empty new thread (created by its first message)", `document.querySelector("#thread-title").textContent === "New thread"`)
 	b.send("markdown")
 	b.waitFor("the whole reply", `[...document.querySelectorAll('.msg[data-kind="text"][data-role="assistant"] .text')].some(e => e.textContent.includes("That is all for this report."))`)
 	b.waitFor("the turn's end", `document.querySelector('#typing').hidden`)

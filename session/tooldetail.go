@@ -1,0 +1,62 @@
+package session
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/tooldisplay"
+)
+
+// maxToolDetail bounds the input and the output a tool's details carry.
+const maxToolDetail = 8 << 10
+
+// toolDetail returns what a tool update shows, for adapters that show a
+// tool's details: its input and raw output redacted like a permission
+// prompt's input, invisible characters made visible.
+func toolDetail(tu projector.ToolUpdate) channels.ToolDetail {
+	var d channels.ToolDetail
+	if in := compactJSON(tu.RawInput); in != "" && in != "{}" {
+		d.Input = cutDetail(tooldisplay.Visible(tooldisplay.Redact(in)))
+	}
+	var texts []string
+	for _, c := range tu.Content {
+		switch c.Type {
+		case "content":
+			if c.Text != "" {
+				texts = append(texts, c.Text)
+			}
+		case "diff":
+			d.Diffs = append(d.Diffs, channels.Diff{Path: tooldisplay.Visible(c.Path), Old: cutDetail(tooldisplay.Visible(c.OldText)), New: cutDetail(tooldisplay.Visible(c.NewText))})
+		}
+	}
+	out := strings.Join(texts, "\n")
+	if out == "" {
+		out = compactJSON(tu.RawOutput)
+	}
+	if out != "" {
+		d.Output = cutDetail(tooldisplay.Visible(tooldisplay.Redact(out)))
+	}
+	for _, l := range tu.Locations {
+		p := tooldisplay.Visible(l.Path)
+		if l.Line > 0 {
+			p += ":" + strconv.Itoa(l.Line)
+		}
+		d.Locations = append(d.Locations, p)
+	}
+	return d
+}
+
+// cutDetail cuts s to maxToolDetail bytes, saying so.
+func cutDetail(s string) string {
+	if len(s) <= maxToolDetail {
+		return s
+	}
+	cut := maxToolDetail
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "\n… (" + strconv.Itoa(len(s)-cut) + " more bytes)"
+}
