@@ -107,6 +107,10 @@ type Inbound struct {
 	// Choice is set when the inbound event is a click on a prompt option:
 	// the prompt's handle and the option id.
 	Choice *ChoiceAnswer
+	// Stop is set when the inbound event is an explicit request to stop
+	// the thread's running turn (a Stop button), whatever its Text: it
+	// needs no stop word and works with stop words turned off.
+	Stop bool
 	// Space is the guild (Discord) or workspace (Slack) the thread is in,
 	// "" where the platform has none.
 	Space string

@@ -120,6 +120,7 @@ type envOptions struct {
 	access   map[string]session.AccessRule
 	open     bool
 	grace    time.Duration
+	noWords  bool // stop words off (abort.enabled: false)
 	limits   session.Limits
 	agentEnv []string
 	dir      string // reuse a data dir (a restart)
@@ -162,6 +163,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.grace > 0 {
 		ab.Grace = o.grace
 	}
+	ab.Enabled = !o.noWords
 	var open []string
 	if o.open || o.access == nil {
 		open = []string{o.rec.Platform}

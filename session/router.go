@@ -244,7 +244,7 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		r.answer(ctx, ad, acc, in)
 		return
 	}
-	if strings.TrimSpace(in.Text) == "" && len(in.Files) == 0 {
+	if !in.Stop && strings.TrimSpace(in.Text) == "" && len(in.Files) == 0 {
 		return
 	}
 	r.markSeen(ctx, in)
@@ -256,7 +256,7 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	if t == nil {
 		return
 	}
-	if detector.IsStop(in.Text) {
+	if in.Stop || detector.IsStop(in.Text) {
 		t.stop(in.Author, stopByPerson)
 		return
 	}

@@ -186,3 +186,23 @@ func TestStopIsAcknowledgedAtOnce(t *testing.T) {
 		t.Errorf("the agent sent %d ticks and the thread shows %d: output after the stop was shown", sent, shown)
 	}
 }
+
+// TestExplicitStop: a Stop button's event (Inbound.Stop) stops the turn
+// with stop words turned off, and a stop word then is a prompt like any
+// other text.
+func TestExplicitStop(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Typing: true}, noWords: true})
+	th := e.rec.Thread("x")
+	e.say(th, ann, "slow 400")
+	e.waitOp(th, "streamed text", func(op channeltest.Op) bool { return op.Kind == channels.KindText })
+	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: ann, Stop: true, ID: "stop-button"}); err != nil {
+		t.Fatal(err)
+	}
+	if end := e.waitEnd(th); end.StopReason != "cancelled" {
+		t.Fatalf("stop reason %q, want cancelled", end.StopReason)
+	}
+	e.say(th, ann, "stop")
+	if end := e.waitEnd(th); end.StopReason == "cancelled" {
+		t.Errorf("with stop words off, \"stop\" ended a turn as cancelled; want it run as a prompt")
+	}
+}

@@ -213,7 +213,7 @@ func (s *server) deleteThread(w http.ResponseWriter, r *http.Request) {
 		if !ok || !s.live(w) {
 			return
 		}
-		s.h(s.ctx, channels.Inbound{Thread: ref(id), Author: author, Text: "/stop", ID: channels.MessageID(newID())})
+		s.h(s.ctx, channels.Inbound{Thread: ref(id), Author: author, Stop: true, ID: channels.MessageID(newID())})
 	}
 	if err := s.a.st.deleteThread(id); err != nil {
 		writeStateError(w, err)
@@ -300,7 +300,7 @@ func (s *server) stop(w http.ResponseWriter, r *http.Request) {
 	s.h(s.ctx, channels.Inbound{
 		Thread: ref(id),
 		Author: author,
-		Text:   "/stop",
+		Stop:   true,
 		ID:     channels.MessageID(eventID),
 		Reply:  s.notice(id),
 	})

@@ -398,8 +398,8 @@ func TestStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := in.next(t)
-	if ev.Text != "/stop" || !cmp.Equal(ev.Author, channels.Author{ID: "web:local", Name: "ann"}) || ev.Thread != ref(id) || ev.ID == "" || ev.Choice != nil {
-		t.Errorf("Inbound after stop = %+v, want /stop from web:local (ann) with an id", ev)
+	if !ev.Stop || ev.Text != "" || !cmp.Equal(ev.Author, channels.Author{ID: "web:local", Name: "ann"}) || ev.Thread != ref(id) || ev.ID == "" || ev.Choice != nil {
+		t.Errorf("Inbound after stop = %+v, want an explicit stop (Stop, no text) from web:local (ann) with an id", ev)
 	}
 	if b, _ := c.messages(ctx, id); len(b.Messages) != 0 {
 		t.Errorf("messages after stop = %+v, want none (a stop is not a message)", b.Messages)

@@ -312,8 +312,8 @@ func TestBrowserStop(t *testing.T) {
 		return !s.hidden && s.disabled && s.textContent === "Stopping…" && !b.hidden && b.textContent.includes("Stopping"); })()`
 	p.do("click Stop", chromedp.Click(chromedp.CSS("#stop")))
 	p.waitFor("Stopping… at once", stoppingShown)
-	if ev := in.next(t); ev.Text != "/stop" {
-		t.Fatalf("inbound = %q, want /stop", ev.Text)
+	if ev := in.next(t); !ev.Stop {
+		t.Fatalf("inbound = %+v, want an explicit stop", ev)
 	}
 	// What the session does at once: typing stops, a notice says so.
 	a.StopTyping(ctx, ref)
@@ -569,8 +569,8 @@ func TestBrowserKeyboardAndContrast(t *testing.T) {
 	in.empty(t)
 	eval[chromedp.Void](p, `document.querySelector("#prompt").value = "", 0`)
 	p.do("Escape in the empty composer", chromedp.KeyEvent("\u001b"))
-	if ev := in.next(t); ev.Text != "/stop" || ev.Thread != ref {
-		t.Fatalf("inbound = %q in %v, want /stop in %v", ev.Text, ev.Thread, ref)
+	if ev := in.next(t); !ev.Stop || ev.Thread != ref {
+		t.Fatalf("inbound = %+v, want an explicit stop in %v", ev, ref)
 	}
 	p.waitFor("Stopping… shown", `document.querySelector("#stop").textContent === "Stopping…"`)
 }

@@ -221,8 +221,8 @@ func TestBrowser(t *testing.T) {
 	}
 	p.do("click Stop", chromedp.Click(chromedp.CSS("#stop")))
 	stop := in.next(t)
-	if stop.Text != "/stop" || stop.Thread != th || stop.Author.Name != "tester" {
-		t.Fatalf("inbound after Stop = %+v, want /stop in %v by tester", stop, th)
+	if !stop.Stop || stop.Thread != th || stop.Author.Name != "tester" {
+		t.Fatalf("inbound after Stop = %+v, want an explicit stop in %v by tester", stop, th)
 	}
 	// As the session does: typing stops at once, a "Stopping…" notice is
 	// edited when the turn has ended (TestBrowserStop has the details).

@@ -50,8 +50,8 @@ func TestRenameAndDeleteThreadAPI(t *testing.T) {
 	if err := c.do(ctx, t, "DELETE", path, nil).want(http.StatusNoContent); err != nil {
 		t.Fatal(err)
 	}
-	if ev := in.next(t); ev.Text != "/stop" || ev.Thread != ref(th.ID) {
-		t.Errorf("inbound = %q in %v, want a stop in the deleted thread", ev.Text, ev.Thread)
+	if ev := in.next(t); !ev.Stop || ev.Thread != ref(th.ID) {
+		t.Errorf("inbound = %+v, want an explicit stop in the deleted thread", ev)
 	}
 	if a.st.hasThread(th.ID) {
 		t.Error("the thread is still there after DELETE")
