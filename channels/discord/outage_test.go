@@ -6,9 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpgw/gateway/dispatch"
-	"github.com/acpgw/gateway/projector"
-	"github.com/acpgw/gateway/typing"
+	"github.com/acpgw/gateway/dispatch/dispatchtest"
 )
 
 // TestOutageLosesNoText streams an answer through a real lane into the
@@ -44,71 +42,18 @@ func TestOutageLosesNoText(t *testing.T) {
 	}
 }
 
-// streamThroughOutage pushes 400 words (a tool line every 100) into a lane
-// on a, one word every 100 ms of virtual time, with the fake down from
-// second 10 for d, and drives the lane until it is idle. It returns the
-// agent's text.
+// streamThroughOutage streams 400 words through a lane into a while the
+// fake is down for d (see dispatchtest.StreamThroughOutage).
 func streamThroughOutage(t *testing.T, a *Adapter, f *fakeDiscord, mode outageMode, d time.Duration) string {
 	t.Helper()
-	start := time.Unix(1_700_000_000, 0)
-	from, until := start.Add(10*time.Second), start.Add(10*time.Second+d)
-	lane := dispatch.NewLane(dispatch.Options{
-		Adapter: a, Thread: f.threadRef(), Stream: projector.DefaultSettings(),
-		Typing: typing.Config{Mode: typing.ModeNever}, RetryFor: 15 * time.Minute,
-	})
-	now, next := start, time.Time{}
-	down := false
-	step := func() {
-		if in := !now.Before(from) && now.Before(until); in != down {
-			down = in
-			if in {
+	return dispatchtest.StreamThroughOutage(t, dispatchtest.Outage{
+		Adapter: a, Thread: f.threadRef(), Words: 400, Down: d,
+		SetDown: func(down bool) {
+			if down {
 				f.setOutage(mode)
 			} else {
 				f.setOutage(outageNone)
 			}
-		}
-		next = lane.Step(t.Context(), now)
-	}
-	advance := func(by time.Duration) {
-		target := now.Add(by)
-		for !next.IsZero() && !next.After(target) {
-			now = next
-			step()
-		}
-		now = target
-		step()
-	}
-	var text strings.Builder
-	lane.BeginTurn(now)
-	for i := range 400 {
-		w := fmt.Sprintf("word%03d ", i)
-		if i%37 == 36 {
-			w += "\n\n"
-		}
-		text.WriteString(w)
-		lane.Push(now, projector.Text{Text: w})
-		if i%100 == 50 {
-			id := projector.ToolCallID(fmt.Sprintf("call%d", i))
-			lane.Push(now, projector.Tool{ID: id, Text: "🛠️ step · running"})
-			advance(100 * time.Millisecond)
-			lane.Push(now, projector.Tool{ID: id, Text: "🛠️ step · done"})
-		}
-		advance(100 * time.Millisecond)
-	}
-	lane.Push(now, projector.TurnEnd{StopReason: "end_turn"})
-	step()
-	for i := 0; !next.IsZero(); i++ {
-		if i > 10000 {
-			t.Fatal("the lane never drained")
-		}
-		now = next
-		step()
-	}
-	if !lane.Idle() {
-		t.Fatal("the lane is not idle")
-	}
-	if now.Before(until) {
-		t.Fatalf("the lane was done at %v, before the outage ended", now.Sub(start))
-	}
-	return text.String()
+		},
+	})
 }
