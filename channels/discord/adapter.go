@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/internal/lanes"
 )
 
 // Platform is the adapter's platform name, the Platform of its ThreadRefs.
@@ -132,7 +133,7 @@ type Adapter struct {
 type running struct {
 	ctx   context.Context
 	h     func(context.Context, channels.Inbound)
-	lanes *lanes
+	lanes *lanes.Group
 	lost  chan struct{} // the gateway connection dropped (capacity 1)
 }
 
@@ -245,7 +246,7 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		return errors.New("discord: Run called twice")
 	}
 	a.started = true
-	r := &running{ctx: ctx, h: h, lanes: newLanes(), lost: make(chan struct{}, 1)}
+	r := &running{ctx: ctx, h: h, lanes: lanes.New(), lost: make(chan struct{}, 1)}
 	a.run = r
 	a.mu.Unlock()
 	a.health.Set(false, "connecting to the gateway")
@@ -308,7 +309,7 @@ func (a *Adapter) stop(r *running) {
 	a.run = nil
 	a.mu.Unlock()
 	a.health.Set(false, "not running")
-	r.lanes.close()
+	r.lanes.Close()
 	a.http.CloseIdleConnections()
 }
 
