@@ -445,9 +445,10 @@ func (a *Adapter) Limits() channels.Limits {
 // arrives; h is called afterwards with Run's context, on the inbound lane
 // of the envelope's thread: one thread's messages and clicks in order,
 // other threads meanwhile, so h may run on several goroutines at once.
-// Name lookups wait on their thread's lane only. Run returns nil once ctx ended and everything it started has stopped, and an
-// error when auth.test fails, Slack refuses the app-level token, or Run
-// is called a second time.
+// Name lookups wait on their thread's lane only. Run returns nil once ctx
+// ended and everything it started has stopped, and an error when
+// auth.test fails, Slack refuses the app-level token, or Run is called a
+// second time.
 func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
 	if ctx.Err() != nil {
 		return nil
