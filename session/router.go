@@ -142,6 +142,14 @@ func (r *Router) Add(platform string, a channels.Adapter) {
 	r.adapters[platform] = a
 }
 
+// Threads returns how many threads the router holds in memory (each with
+// its owner goroutine), for metrics. It does no I/O.
+func (r *Router) Threads() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.threads)
+}
+
 // SetPolicy replaces the policy resolver (a configuration reload); it
 // applies from each thread's next turn.
 func (r *Router) SetPolicy(f func(channels.ThreadRef, string) Policy) {
