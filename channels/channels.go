@@ -88,7 +88,8 @@ type Author struct {
 	Roles []string
 }
 
-// Inbound is a message a person wrote in a thread, or a click on a choice.
+// Inbound is a message a person wrote in a thread, a click on a choice, a
+// stop or a command: Intent tells which.
 type Inbound struct {
 	Thread ThreadRef
 	Author Author
@@ -111,6 +112,10 @@ type Inbound struct {
 	// the thread's running turn (a Stop button), whatever its Text: it
 	// needs no stop word and works with stop words turned off.
 	Stop bool
+	// Command is set when the message is one of the gateway's own
+	// commands ("/stop"; see ParseCommand); Text keeps what was written.
+	// At most one of Choice, Stop and Command is set (see Intent).
+	Command *Command
 	// Space is the guild (Discord) or workspace (Slack) the thread is in,
 	// "" where the platform has none.
 	Space string

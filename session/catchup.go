@@ -305,7 +305,7 @@ func (r *Router) sortBacklog(ctx context.Context, msgs []channels.Inbound) (run,
 			refused = append(refused, in)
 			continue
 		}
-		if detector.IsStop(in.Text) {
+		if isStop(in, detector) {
 			dropped += len(run)
 			run = nil
 			continue

@@ -12,6 +12,7 @@ import (
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/eventlog"
+	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 )
 
@@ -180,16 +181,19 @@ func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Bindin
 func (t *thread) setMeta(s *agent.Session) {
 	var m store.Meta
 	if s.Modes != nil {
-		m.CurrentMode = string(s.Modes.CurrentModeId)
-		for _, md := range s.Modes.AvailableModes {
-			m.Modes = append(m.Modes, store.Mode{ID: string(md.Id), Name: md.Name})
+		m.CurrentMode = s.Modes.Current
+		for _, md := range s.Modes.Available {
+			m.Modes = append(m.Modes, store.Mode(md))
 		}
 	}
 	if s.Models != nil {
-		m.CurrentModel = string(s.Models.CurrentModelId)
-		for _, md := range s.Models.AvailableModels {
-			m.Models = append(m.Models, store.Model{ID: string(md.ModelId), Name: md.Name})
+		m.CurrentModel = s.Models.Current
+		for _, md := range s.Models.Available {
+			m.Models = append(m.Models, store.Model(md))
 		}
+	}
+	for _, c := range s.Config {
+		m.Config = append(m.Config, projector.ConfigOption{ID: c.ID, Name: c.Name, Value: c.Value})
 	}
 	t.mu.Lock()
 	t.tr.SetMeta(m)

@@ -142,6 +142,14 @@ func (r *Router) Add(platform string, a channels.Adapter) {
 	r.adapters[platform] = a
 }
 
+// Threads returns how many threads the router holds in memory (each with
+// its owner goroutine), for metrics. It does no I/O.
+func (r *Router) Threads() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.threads)
+}
+
 // SetPolicy replaces the policy resolver (a configuration reload); it
 // applies from each thread's next turn.
 func (r *Router) SetPolicy(f func(channels.ThreadRef, string) Policy) {
@@ -240,12 +248,18 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	if !ok {
 		return
 	}
-	if in.Choice != nil {
+	intent := in.Intent()
+	switch intent {
+	case channels.IntentInvalid:
+		r.log.Warn("inbound event with more than one intent (choice, stop, command); ignored", "thread", in.Thread, "id", in.ID)
+		return
+	case channels.IntentChoice:
 		r.answer(ctx, ad, acc, in)
 		return
-	}
-	if !in.Stop && strings.TrimSpace(in.Text) == "" && len(in.Files) == 0 {
-		return
+	case channels.IntentMessage:
+		if strings.TrimSpace(in.Text) == "" && len(in.Files) == 0 {
+			return
+		}
 	}
 	r.markSeen(ctx, in)
 	if !acc.mayPrompt(in) {
@@ -256,14 +270,34 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	if t == nil {
 		return
 	}
-	if in.Stop || detector.IsStop(in.Text) {
+	if isStop(in, detector) {
 		t.stop(in.Author, stopByPerson)
+		return
+	}
+	if intent == channels.IntentCommand {
+		// Adapters deliver only the commands channels.ParseCommand
+		// knows; each is handled above.
+		r.log.Warn("gateway command not handled; ignored", "thread", in.Thread, "command", in.Command.Name)
 		return
 	}
 	if t.answerByNumber(acc, in) {
 		return
 	}
 	t.enqueue(in)
+}
+
+// isStop reports whether in asks to stop the thread's turn: a Stop
+// button, the /stop command, or a message that is a stop word.
+func isStop(in channels.Inbound, d *abort.Detector) bool {
+	switch in.Intent() {
+	case channels.IntentStop:
+		return true
+	case channels.IntentCommand:
+		return in.Command.Name == channels.CommandStop
+	case channels.IntentMessage:
+		return d.IsStop(in.Text)
+	}
+	return false
 }
 
 // Admit reports whether in's author may prompt where in was sent. When

@@ -203,13 +203,14 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 	}
 	deliver := func(ref channels.ThreadRef) {
 		r.h(ctx, channels.Inbound{
-			Thread: ref,
-			Author: in.author,
-			Text:   in.text,
-			Files:  in.files,
-			Fetch:  a.fetcher(in.files),
-			ID:     channels.MessageID(in.id),
-			Space:  in.guild,
+			Thread:  ref,
+			Author:  in.author,
+			Text:    in.text,
+			Command: channels.ParseCommand(in.text),
+			Files:   in.files,
+			Fetch:   a.fetcher(in.files),
+			ID:      channels.MessageID(in.id),
+			Space:   in.guild,
 		})
 	}
 	if in.guild == "" {

@@ -218,6 +218,7 @@ func (a *Adapter) message(ctx context.Context, ref channels.ThreadRef, ev event,
 		ID:     channels.MessageID(ev.TS),
 		Space:  team,
 	}
+	in.Command = channels.ParseCommand(in.Text)
 	if !author.Bot {
 		in.Reply = a.ephemeral(ref.Channel, ref.Thread, author.ID)
 	}

@@ -606,3 +606,45 @@ func TestCheckFollowsTheConnection(t *testing.T) {
 		t.Errorf("Check of the adapter's Channel = %v, want nil", err)
 	}
 }
+
+// TestCommands: a message that starts with a gateway command (after a
+// mention of the app, or the space Slack asks for before a slash that is
+// not its own command) arrives as that command; an agent's own slash
+// command and other text arrive as messages (trimmed, as all text).
+func TestCommands(t *testing.T) {
+	f := newFake(t, fakeOptions{})
+	f.addUser("U0ANN", "Ann")
+	a := f.adapter(t, Options{})
+	r := run(t, a, nil)
+	ctx := testCtx(t)
+	s, err := f.say(ctx, sayOptions{user: "U0ANN", text: "open a thread", mention: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.next(ctx)
+	for _, tc := range []struct {
+		text    string
+		mention bool
+		want    *channels.Command
+		wantTxt string
+	}{
+		{" /stop", false, &channels.Command{Name: channels.CommandStop}, "/stop"},
+		{"/Stop the tests", true, &channels.Command{Name: channels.CommandStop, Args: "the tests"}, "/Stop the tests"},
+		{" /compact", false, nil, "/compact"},
+		{"/stopwatch", false, nil, "/stopwatch"},
+		{"stop", false, nil, "stop"}, // a stop word: the router's stop words judge it
+	} {
+		if _, err := f.say(ctx, sayOptions{user: "U0ANN", thread: s.ts, text: tc.text, mention: tc.mention}); err != nil {
+			t.Fatal(err)
+		}
+		in := r.next(ctx)
+		wantIntent := channels.IntentMessage
+		if tc.want != nil {
+			wantIntent = channels.IntentCommand
+		}
+		if in.Intent() != wantIntent || !cmp.Equal(in.Command, tc.want) || in.Text != tc.wantTxt {
+			t.Errorf("%q (mention %v) arrived as %v, command %+v, text %q; want %v, %+v, %q",
+				tc.text, tc.mention, in.Intent(), in.Command, in.Text, wantIntent, tc.want, tc.wantTxt)
+		}
+	}
+}

@@ -267,12 +267,13 @@ func (s *server) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.h(s.ctx, channels.Inbound{
-		Thread: ref(id),
-		Author: author,
-		Text:   req.Text,
-		Files:  files,
-		ID:     channels.MessageID(msg.ID),
-		Reply:  s.notice(id),
+		Thread:  ref(id),
+		Author:  author,
+		Text:    req.Text,
+		Command: channels.ParseCommand(req.Text),
+		Files:   files,
+		ID:      channels.MessageID(msg.ID),
+		Reply:   s.notice(id),
 	})
 	writeJSON(w, http.StatusAccepted, idBody{ID: msg.ID})
 }

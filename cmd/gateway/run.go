@@ -237,6 +237,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			}
 		},
 	})
+	m.Threads(g.router.Threads)
 	for p, a := range adapters {
 		g.router.Add(p, a)
 		if c, ok := a.(channels.Checker); ok {
