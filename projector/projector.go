@@ -95,6 +95,8 @@ type turn struct {
 	metaCount  int
 	metaCapped bool
 
+	stopped *sysmsg.Stopped // someone stopped the turn (StopTurn)
+
 	tools    map[ToolCallID]*toolState
 	order    []*toolState // in first-seen order
 	deferred []*toolState // minimal mode: start lines held until informative
@@ -258,9 +260,19 @@ func (p *Projector) apply(u *Update, out []Output) []Output {
 	return p.unknown(u, out)
 }
 
+// StopTurn tells the projector that someone stopped the open turn: its
+// end (EndTurn) says s, whatever the agent's stopReason or error. Said
+// again, the last s counts.
+func (p *Projector) StopTurn(s sysmsg.Stopped) {
+	if p.inTurn {
+		p.turn.stopped = &s
+	}
+}
+
 // EndTurn closes the turn with the agent's stopReason, or with errText when
 // the prompt failed. Tools still open are finalised, a notice says why an
-// unusual turn ended, and a TurnEnd is the last output.
+// unusual turn ended (or who stopped it, see StopTurn), and a TurnEnd is
+// the last output.
 func (p *Projector) EndTurn(stopReason, errText string, out []Output) []Output {
 	if !p.inTurn {
 		return out
@@ -275,7 +287,11 @@ func (p *Projector) EndTurn(stopReason, errText string, out []Output) []Output {
 			out = p.emitTool(ts, true, out)
 		}
 	}
-	if n := endNotice(stopReason, errText); n.Text != "" {
+	if t.stopped != nil {
+		// Whatever the agent answered to the cancel, the people in the
+		// thread read who stopped the turn.
+		out = append(out, Notice{Text: sysmsg.Text(*t.stopped), Reason: NoticeTurnStopped})
+	} else if n := endNotice(stopReason, errText); n.Text != "" {
 		out = append(out, n)
 	}
 	out = append(out, TurnEnd{StopReason: stopReason, Err: errText})
