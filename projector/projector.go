@@ -302,24 +302,13 @@ func (p *Projector) EndTurn(stopReason, errText string, out []Output) []Output {
 
 func endNotice(stopReason, errText string) Notice {
 	if errText != "" {
-		return Notice{Text: sysmsg.Prefix("The agent failed: " + oneLine(errText, 300)), Reason: NoticeTurnFailed}
+		return Notice{Text: sysmsg.Text(sysmsg.Failed{Err: oneLine(errText, 300)}), Reason: NoticeTurnFailed}
 	}
-	var s string
-	switch stopReason {
-	case "", "end_turn":
+	s := sysmsg.Text(sysmsg.Ended{StopReason: oneLine(stopReason, 60)})
+	if s == "" {
 		return Notice{}
-	case "cancelled":
-		s = "Stopped."
-	case "max_tokens":
-		s = "The agent stopped: it reached its output token limit (max_tokens)."
-	case "max_turn_requests":
-		s = "The agent stopped: it reached its limit of model requests for one turn (max_turn_requests)."
-	case "refusal":
-		s = "The agent refused to continue (refusal)."
-	default:
-		s = "The agent stopped (" + oneLine(stopReason, 60) + ")."
 	}
-	return Notice{Text: sysmsg.Prefix(s), Reason: NoticeTurnStopped}
+	return Notice{Text: s, Reason: NoticeTurnStopped}
 }
 
 // text handles a reply chunk.

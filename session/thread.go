@@ -335,7 +335,7 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	errText := ""
 	if err != nil && tu.stopper == "" {
 		if exited {
-			errText = sysmsg.Crashed{Exit: describeExit(err)}.Body()
+			errText = sysmsg.Crashed{Exit: describeExit(err)}.Reason()
 		} else {
 			errText = err.Error()
 		}

@@ -62,6 +62,14 @@ func messages() []message {
 		{"StartTimeout", sysmsg.StartTimeout{After: 2 * time.Minute}},
 		{"StartFailed", sysmsg.StartFailed{Err: "exec: \"claude\": executable file not found in $PATH"}},
 		{"Crashed", sysmsg.Crashed{Exit: "exit status 2"}},
+		{"Crashed/killed", sysmsg.Crashed{Exit: "signal: killed"}},
+		{"Failed", sysmsg.Failed{Err: "Internal error: the model is overloaded"}},
+		{"Ended/end_turn", sysmsg.Ended{StopReason: "end_turn"}},
+		{"Ended/cancelled", sysmsg.Ended{StopReason: "cancelled"}},
+		{"Ended/max_tokens", sysmsg.Ended{StopReason: "max_tokens"}},
+		{"Ended/max_turn_requests", sysmsg.Ended{StopReason: "max_turn_requests"}},
+		{"Ended/refusal", sysmsg.Ended{StopReason: "refusal"}},
+		{"Ended/other", sysmsg.Ended{StopReason: "tea_break"}},
 		{"Stalled/minutes", sysmsg.Stalled{For: 5 * time.Minute}},
 		{"Stalled/one hour", sysmsg.Stalled{For: time.Hour}},
 		{"Stalled/odd", sysmsg.Stalled{For: 1500 * time.Millisecond}},
@@ -103,7 +111,12 @@ func messages() []message {
 func render(m any) (string, error) {
 	switch m := m.(type) {
 	case sysmsg.Notice:
+		if sysmsg.Text(m) == "" {
+			return "", nil // nothing is said
+		}
 		return sysmsg.Text(m) + "\n", nil
+	case interface{ Reason() string }: // a turn's error, read in its Failed notice
+		return sysmsg.Text(sysmsg.Failed{Err: m.Reason()}) + "\n", nil
 	case sysmsg.Outcome:
 		return m.Line() + "\n", nil
 	case projector.Prompt:
@@ -158,7 +171,7 @@ func TestMessagesGolden(t *testing.T) {
 }
 
 // TestEveryMessageIsGolden: each type of the package that renders a
-// sentence (a Body or Line method) has at least one variant in the golden
+// sentence (a Body, Line or Reason method) has at least one variant in the golden
 // file, so a new sentence cannot skip review.
 func TestEveryMessageIsGolden(t *testing.T) {
 	fset := token.NewFileSet()
@@ -178,7 +191,7 @@ func TestEveryMessageIsGolden(t *testing.T) {
 		{
 			for _, d := range f.Decls {
 				fn, ok := d.(*ast.FuncDecl)
-				if !ok || fn.Recv == nil || (fn.Name.Name != "Body" && fn.Name.Name != "Line") {
+				if !ok || fn.Recv == nil || (fn.Name.Name != "Body" && fn.Name.Name != "Line" && fn.Name.Name != "Reason") {
 					continue
 				}
 				rt := fn.Recv.List[0].Type

@@ -119,13 +119,38 @@ type StartFailed struct{ Err string }
 
 func (s StartFailed) Body() string { return "Couldn't start the agent: " + s.Err }
 
-// Crashed is the error of a turn whose agent process exited (Exit says
-// how, e.g. "exit status 2"). Its Body is the error the projector's
-// failure notice shows and the store records.
+// Crashed is why a turn failed whose agent process exited (Exit says
+// how, e.g. "exit status 2"). Its Reason is the turn's error: the store
+// records it, and people read it in the turn's [Failed] notice.
 type Crashed struct{ Exit string }
 
-func (c Crashed) Body() string {
+func (c Crashed) Reason() string {
 	return "its process exited (" + c.Exit + "). Your next message starts it again."
+}
+
+// Failed ends a turn whose prompt failed, for Err.
+type Failed struct{ Err string }
+
+func (f Failed) Body() string { return "The agent failed: " + f.Err }
+
+// Ended ends a turn the agent ended for StopReason, its ACP stopReason,
+// when that is worth a word: nothing for "end_turn" (or none).
+type Ended struct{ StopReason string }
+
+func (e Ended) Body() string {
+	switch e.StopReason {
+	case "", "end_turn":
+		return ""
+	case "cancelled":
+		return "Stopped."
+	case "max_tokens":
+		return "The agent stopped: it reached its output token limit (max_tokens)."
+	case "max_turn_requests":
+		return "The agent stopped: it reached its limit of model requests for one turn (max_turn_requests)."
+	case "refusal":
+		return "The agent refused to continue (refusal)."
+	}
+	return "The agent stopped (" + e.StopReason + ")."
 }
 
 // Stalled: the agent of a running turn said nothing for For.
