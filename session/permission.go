@@ -350,7 +350,8 @@ func permissionOptions(opts []agent.PermissionOption) []projector.PermissionOpti
 	return out
 }
 
-// renderPermission is the text of the prompt for req.
+// renderPermission is the text of the prompt for req, as
+// Permission shows it (TestRenderPermission reads it).
 func renderPermission(req agent.PermissionRequest, cwd string) string {
 	return projector.PermissionPrompt(req.Tool, permissionOptions(req.Options), cwd).Text
 }

@@ -36,5 +36,6 @@ func (w *stallWatch) check(now time.Time) (tell bool, next time.Duration) {
 	return true, 0
 }
 
-// stallNotice is the notice for a silence of d.
+// stallNotice is the sentence of the notice for a silence of d
+// (checkStall posts sysmsg.Stalled itself; TestStallNoticeText reads it).
 func stallNotice(d time.Duration) string { return sysmsg.Stalled{For: d}.Body() }
