@@ -14,6 +14,7 @@ import (
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 // errStartTimeout: the agent took longer than Limits.StartTimeout to start.
@@ -123,7 +124,7 @@ func (t *thread) ensureSession(ctx context.Context, held bool) (*agent.Session, 
 	}
 	if sess == nil {
 		if bound && b.SessionID != "" && !proc.CanLoad() {
-			t.laneNotice("This agent cannot resume sessions, so this is a new session: it does not remember the earlier conversation.")
+			t.laneNotice(sysmsg.NewSession{CannotResume: true})
 		}
 		t.mu.Lock()
 		t.tr = store.NewTranscript()
@@ -141,7 +142,7 @@ func (t *thread) ensureSession(ctx context.Context, held bool) (*agent.Session, 
 		perr := t.r.persist(context.WithoutCancel(ctx), t.ref, "the binding", func(ctx context.Context) error { return st.PutBinding(ctx, nb) })
 		if perr != nil {
 			t.r.log.Error("cannot save the binding; the session will not survive a restart", "thread", t.ref, "session", sess.ID, "err", perr)
-			t.laneNotice("This conversation could not be saved; it will not survive a restart.")
+			t.laneNotice(sysmsg.NotSaved{})
 		}
 	}
 	t.mu.Lock()
@@ -170,7 +171,7 @@ func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Bindin
 	sess, err := proc.LoadSession(ctx, b.SessionID, cwd, t)
 	if err != nil {
 		t.r.log.Warn("cannot resume the session", "thread", t.ref, "session", b.SessionID, "err", err)
-		t.laneNotice("Couldn't resume the earlier session, so this is a new one: the agent does not remember the earlier conversation.")
+		t.laneNotice(sysmsg.NewSession{})
 		t.detachLog(proc)
 		return nil
 	}

@@ -377,15 +377,15 @@ func (r *Router) answer(ctx context.Context, ad channels.Adapter, acc access, in
 		p = t.pendingPrompt(promptID)
 	}
 	if p == nil {
-		r.reply(ctx, ad, in, "This prompt is no longer waiting for an answer (it expired, was answered, or the gateway restarted).")
+		r.reply(ctx, ad, in, sysmsg.RefusePromptGone)
 		return
 	}
 	if !acc.mayApprove(in) {
-		r.reply(ctx, ad, in, "Sorry, only approvers can answer this prompt.")
+		r.reply(ctx, ad, in, sysmsg.RefuseNotApprover)
 		return
 	}
 	if !t.resolve(p, store.PromptAnswered, optionID, in.Author) {
-		r.reply(ctx, ad, in, "This prompt was already answered.")
+		r.reply(ctx, ad, in, sysmsg.RefuseAlreadyAnswered)
 	}
 }
 
@@ -396,7 +396,7 @@ func (r *Router) refuse(ctx context.Context, ad channels.Adapter, in channels.In
 		return
 	}
 	r.log.Info("message refused by the access policy", "thread", in.Thread, "user", in.Author.ID)
-	r.reply(ctx, ad, in, "Sorry, you don't have access to the agent here. Ask an operator to add you to the allow-list.")
+	r.reply(ctx, ad, in, sysmsg.RefuseAccess)
 }
 
 // refusedOnce reports whether a refusal should be sent to in's author in
@@ -420,7 +420,7 @@ const refusalInterval = time.Hour
 
 // reply answers privately where the platform can, else in the thread.
 // It runs on its own goroutine so the handler never blocks on I/O.
-func (r *Router) reply(ctx context.Context, ad channels.Adapter, in channels.Inbound, text string) {
+func (r *Router) reply(ctx context.Context, ad channels.Adapter, in channels.Inbound, n sysmsg.Notice) {
 	if !r.enter() {
 		return
 	}
@@ -428,9 +428,9 @@ func (r *Router) reply(ctx context.Context, ad channels.Adapter, in channels.Inb
 		defer r.wg.Done()
 		err := patiently(r.ctx, r.o.Delivery.RetryFor, func(ctx context.Context) error {
 			if in.Reply != nil {
-				return in.Reply(ctx, text)
+				return in.Reply(ctx, n.Body()) // a private answer goes unmarked
 			}
-			_, err := ad.Post(ctx, in.Thread, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)})
+			_, err := ad.Post(ctx, in.Thread, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(n)})
 			return err
 		})
 		if err != nil {
@@ -467,7 +467,7 @@ func (r *Router) expireStalePrompts(ctx context.Context, stale []store.Prompt) {
 // that works, the message is gone, or ctx ends (then it reports false).
 func (r *Router) editStalePrompt(ctx context.Context, ed channels.Editor, p store.Prompt) bool {
 	h := channels.Handle{Thread: p.Thread, ID: channels.MessageID(p.MessageID)}
-	m := channels.Message{Kind: channels.KindPermission, Text: sysmsg.Prefix("Permission prompt expired: the gateway restarted before anyone answered (" + p.Title + ").")}
+	m := channels.Message{Kind: channels.KindPermission, Text: sysmsg.Text(sysmsg.StalePrompt{Title: p.Title})}
 	return r.retry(ctx, p.Thread, "edit a stale permission prompt", func(ctx context.Context) error { return ed.Edit(ctx, h, m) })
 }
 
@@ -550,11 +550,7 @@ func (r *Router) acquire(ctx context.Context, t *thread) error {
 		return nil
 	default:
 	}
-	if ahead == 0 {
-		t.notice("Waiting for a free agent: every agent is working; yours starts as soon as one is free.")
-	} else {
-		t.notice(fmt.Sprintf("Waiting for a free agent: %d ahead of you.", ahead))
-	}
+	t.notice(sysmsg.WaitingForAgent{Ahead: ahead})
 	r.log.Info("waiting for a free agent slot", "thread", t.ref, "ahead", ahead)
 	select {
 	case <-w.granted:

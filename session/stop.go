@@ -43,7 +43,7 @@ func (t *thread) stop(by channels.Author, why stopReason) {
 		// now on its output is not shown (thread.Update), and the final
 		// notice replaces this one (endTurn).
 		tu.ack = fmt.Sprintf("stop-%d", t.turnSeq)
-		t.runner.Notice(tu.ack, sysmsg.Prefix("Stopping…"))
+		t.runner.Notice(tu.ack, sysmsg.Text(sysmsg.Stopping{}))
 	}
 	starting := tu == nil && t.active && t.startStop == nil
 	if starting {
@@ -63,11 +63,7 @@ func (t *thread) stop(by channels.Author, why stopReason) {
 			return // runTurn tells the thread once the start has ended
 		}
 		if why == stopByPerson {
-			if dropped > 0 {
-				t.notice(fmt.Sprintf("Nothing was running; dropped %d queued message(s).", dropped))
-			} else {
-				t.notice("Nothing is running.")
-			}
+			t.notice(sysmsg.NothingRunning{Dropped: dropped})
 		}
 		return
 	}
@@ -104,7 +100,8 @@ func (t *thread) stop(by channels.Author, why stopReason) {
 }
 
 // pushEnd queues the outputs of a turn's end. The final notice of a
-// stopped turn replaces its "Stopping…" notice (edited in place where the
+// stopped turn (the projector's, see Projector.StopTurn) takes the place
+// of its "Stopping…" notice (edited in place where the
 // channel can edit), in order before the TurnEnd, which is last.
 func (t *thread) pushEnd(tu *turn, outs []projector.Output) {
 	if tu.ack == "" || len(outs) < 2 {
@@ -121,42 +118,6 @@ func (t *thread) pushEnd(tu *turn, outs []projector.Output) {
 	t.runner.Push(outs[len(outs)-1])
 }
 
-// stopNotice replaces the projector's end-of-turn notice of a stopped
-// turn with one that names who stopped it.
-func (t *thread) stopNotice(tu *turn, outs []projector.Output) []projector.Output {
-	var text string
-	switch tu.reason {
-	case stopByInterrupt:
-		text = "Interrupted by a new message from " + tu.stopper + "."
-	default:
-		text = "Stopped by " + tu.stopper + "."
-	}
-	if tu.killed {
-		text += fmt.Sprintf(" The agent did not stop within %s, so it was restarted.", t.r.o.Abort.Grace)
-	}
-	kept := outs[:0]
-	for _, o := range outs {
-		if n, ok := o.(projector.Notice); ok && (n.Reason == projector.NoticeTurnStopped || n.Reason == projector.NoticeTurnFailed) {
-			continue
-		}
-		kept = append(kept, o)
-	}
-	// Before the TurnEnd, which is last.
-	n := len(kept)
-	kept = append(kept, nil)
-	copy(kept[n:], kept[n-1:])
-	kept[n-1] = projector.Notice{Text: sysmsg.Prefix(text), Reason: projector.NoticeTurnStopped}
-	return kept
-}
-
-func displayName(a channels.Author) string {
-	if a.Name != "" {
-		return a.Name
-	}
-	if a.ID != "" {
-		return a.ID
-	}
-	return "someone"
-}
+func displayName(a channels.Author) string { return sysmsg.Who(a.Name, a.ID) }
 
 func stopTyping(l *dispatch.Lane) { l.StopTyping() }

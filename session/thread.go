@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"sync"
 	"time"
@@ -157,7 +156,7 @@ func (t *thread) enqueue(in channels.Inbound) {
 		if running {
 			ahead++
 		}
-		t.notice(fmt.Sprintf("Queued: %d ahead of it. It runs when the current turn ends; say \"stop\" to cancel the turn.", ahead))
+		t.notice(sysmsg.Queued{Ahead: ahead})
 	}
 	select {
 	case t.wake <- struct{}{}:
@@ -173,8 +172,8 @@ func (t *thread) enqueue(in channels.Inbound) {
 // delivered as durably as any output: rate limits waited out, outages
 // retried for delivery.retryFor, in order with the thread's other
 // notices.
-func (t *thread) notice(text string) {
-	t.runner.Notice("", sysmsg.Prefix(text))
+func (t *thread) notice(n sysmsg.Notice) {
+	t.runner.Notice("", sysmsg.Text(n))
 }
 
 // patiently calls try until it succeeds, waiting out rate limits as
@@ -214,8 +213,8 @@ func patiently(ctx context.Context, retryFor time.Duration, try func(context.Con
 }
 
 // laneNotice posts a system line in order with the turn's output.
-func (t *thread) laneNotice(text string) {
-	t.runner.Push(projector.Notice{Text: sysmsg.Prefix(text)})
+func (t *thread) laneNotice(n sysmsg.Notice) {
+	t.runner.Push(projector.Notice{Text: sysmsg.Text(n)})
 }
 
 // run is the thread's owner loop: one turn at a time.
@@ -260,14 +259,14 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 		switch {
 		case st != nil:
 			if st.reason == stopByPerson {
-				t.notice("Stopped by " + st.stopper + " before the agent began.")
+				t.notice(sysmsg.StoppedBeforeStart{By: st.stopper})
 			}
 		case errors.Is(err, errStartTimeout):
 			t.r.log.Error("the agent did not start in time", "thread", t.ref, "err", err)
-			t.notice(fmt.Sprintf("The agent did not start within %v, so it was stopped. Your next message tries again.", t.r.startTimeout()))
+			t.notice(sysmsg.StartTimeout{After: t.r.startTimeout()})
 		case ctx.Err() == nil:
 			t.r.log.Error("cannot start the agent", "thread", t.ref, "err", err)
-			t.notice("Couldn't start the agent: " + err.Error())
+			t.notice(sysmsg.StartFailed{Err: err.Error()})
 		}
 		return
 	}
@@ -284,7 +283,7 @@ func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
 		// Stopped while the agent was starting: the prompt never runs.
 		t.mu.Unlock()
 		if st.reason == stopByPerson {
-			t.notice("Stopped by " + st.stopper + " before the agent began.")
+			t.notice(sysmsg.StoppedBeforeStart{By: st.stopper})
 		}
 		return
 	}
@@ -336,7 +335,7 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	errText := ""
 	if err != nil && tu.stopper == "" {
 		if exited {
-			errText = "its process exited (" + describeExit(err) + "). Your next message starts it again."
+			errText = sysmsg.Crashed{Exit: describeExit(err)}.Reason()
 		} else {
 			errText = err.Error()
 		}
@@ -353,10 +352,10 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 		turnRec.Used, turnRec.Size, turnRec.UsedKnown, turnRec.SizeKnown = u.Used, u.Size, u.UsedKnown, u.SizeKnown
 		turnRec.Cost, turnRec.Currency, turnRec.CostKnown = u.Cost, u.Currency, u.CostKnown
 	}
-	outs := t.proj.EndTurn(stop, errText, nil)
 	if tu.stopper != "" {
-		outs = t.stopNotice(tu, outs)
+		t.proj.StopTurn(sysmsg.Stopped{By: tu.stopper, Interrupt: tu.reason == stopByInterrupt, Killed: tu.killed, Grace: t.r.o.Abort.Grace})
 	}
+	outs := t.proj.EndTurn(stop, errText, nil)
 	recorded := make(chan struct{})
 	if t.r.o.OnTurnEnd != nil { // only the hook waits for the records
 		t.recording = append(t.recording, recorded)
@@ -489,7 +488,7 @@ func (t *thread) checkStall(tu *turn) {
 		tu.stallTimer.Reset(next)
 	}
 	if tell {
-		t.laneNotice(stallNotice(tu.stall.after))
+		t.laneNotice(sysmsg.Stalled{For: tu.stall.after})
 	}
 }
 
@@ -568,7 +567,7 @@ func (t *thread) shutdown() (cut, stopped bool) {
 	defer cancel()
 	told := false
 	if cut {
-		err := postWithin(ctx, t.ad, t.ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(interruptedNotice)})
+		err := postWithin(ctx, t.ad, t.ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(sysmsg.Interrupted{})})
 		if err != nil {
 			t.r.log.Warn("cannot tell the thread its turn was interrupted; the next start does", "thread", t.ref, "err", err)
 		}
