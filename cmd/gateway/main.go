@@ -135,7 +135,7 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if *noEdit {
 		preset.Edit = false
 	}
-	cfg, err := config.Load(*cfgPath, sets)
+	cfg, err := config.LoadOptions{Path: *cfgPath, Sets: sets, Platforms: platforms()}.Load()
 	if err != nil {
 		return err
 	}
