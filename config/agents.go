@@ -35,7 +35,7 @@ func (c Config) AgentSpec(name string) (agent.Spec, bool) {
 			Env:         env,
 			InheritEnv:  slices.Clone(a.InheritEnv),
 			Secrets:     c.secretsFor(name),
-			SecretNames: slices.Clone(SecretEnvNames),
+			SecretNames: c.SecretEnvNames(),
 			Dir:         a.Cwd,
 			AuthMethod:  a.AuthMethod,
 		}, true
@@ -51,7 +51,7 @@ func (c Config) AgentSpec(name string) (agent.Spec, bool) {
 		Name:        DemoAgent,
 		Command:     []string{exe, "demo-agent", "--state-dir", filepath.Join(c.DataDir, "demo-agent")},
 		Secrets:     c.secretsFor(name),
-		SecretNames: slices.Clone(SecretEnvNames),
+		SecretNames: c.SecretEnvNames(),
 	}, true
 }
 
@@ -81,19 +81,25 @@ func (c Config) CheckDirs() error {
 	return errors.Join(errs...)
 }
 
-// SecretEnvNames are the environment variables no agent inherits, even
-// when its inheritEnv lists them: the platform tokens' usual names and
-// the gateway's own GATEWAY_ settings (which may hold any setting, tokens
-// too).
-var SecretEnvNames = []string{"DISCORD_TOKEN", "SLACK_*_TOKEN", "GATEWAY_*"}
+// SecretEnvNames returns the environment variables no agent inherits,
+// even when its inheritEnv lists them: the platform tokens' usual names
+// (channels.SectionInfo.SecretEnv) and the gateway's own GATEWAY_
+// settings (which may hold any setting, tokens too).
+func (c Config) SecretEnvNames() []string {
+	var out []string
+	for _, s := range c.Channels.sections {
+		out = append(out, s.s.Info().SecretEnv...)
+	}
+	return append(out, EnvPrefix+"*")
+}
 
 // minAgentSecret is the shortest env value of another agent counted as a
 // secret: shorter ones are flags ("1", "true"), not credentials.
 const minAgentSecret = 8
 
 // secretsFor returns the values the agent called name must never see:
-// every secret setting of the gateway (the Discord, Slack and web
-// tokens: every field tagged secret outside agents.list), and the env
+// every secret setting of the gateway (the platforms' tokens: every field
+// tagged secret outside agents.list), and the env
 // values of the other agents (other than values this agent is given
 // itself, such as a shared key).
 func (c Config) secretsFor(name string) []string {
@@ -116,24 +122,22 @@ func (c Config) secretsFor(name string) []string {
 	return slices.Compact(out)
 }
 
-// Platforms returns the enabled platforms in the order discord, slack,
-// web. Discord is enabled when its token is set, Slack when both its tokens
-// are; the web chat when channels.web.enabled is true, or when it is unset
-// and no other platform is enabled. It does no I/O.
+// Platforms returns the enabled platforms: those that need setup and
+// have it, in their order, then those that need none (a local chat, see
+// channels.SectionInfo.Fallback), which are on when their section says so
+// or, unset, when no other platform is. It does no I/O.
 func (c Config) Platforms() []string {
 	var out []string
-	if c.Channels.Discord.Token != "" {
-		out = append(out, PlatformDiscord)
+	for _, s := range c.Channels.sections {
+		if !s.s.Info().Fallback && s.s.On(false) {
+			out = append(out, s.name)
+		}
 	}
-	if c.Channels.Slack.AppToken != "" && c.Channels.Slack.BotToken != "" {
-		out = append(out, PlatformSlack)
-	}
-	web := len(out) == 0
-	if e := c.Channels.Web.Enabled; e != nil {
-		web = *e
-	}
-	if web {
-		out = append(out, PlatformWeb)
+	othersOn := len(out) > 0
+	for _, s := range c.Channels.sections {
+		if s.s.Info().Fallback && s.s.On(othersOn) {
+			out = append(out, s.name)
+		}
 	}
 	return out
 }
@@ -149,6 +153,9 @@ func secretValues(v reflect.Value, secret bool, out *[]string) {
 	case reflect.Struct:
 		if v.Type() == durationType {
 			return
+		}
+		if view, ok := asView(v); ok {
+			v = view
 		}
 		for _, f := range fieldsOf(v.Type()) {
 			secretValues(v.FieldByIndex(f.index), secret || f.secret, out)

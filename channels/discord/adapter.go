@@ -213,19 +213,7 @@ func intents(dms bool) discordgo.Intent {
 // Limits reports Discord's limits. It does no I/O. MinPostInterval is 0:
 // Discord allows short bursts of posts, and the adapter reports a bucket
 // Discord says is exhausted as a rate limit before sending anything.
-func (a *Adapter) Limits() channels.Limits {
-	return channels.Limits{
-		MaxMessageChars: maxMessageChars,
-		MaxLines:        maxLines,
-		MinEditInterval: minEditInterval,
-		TypingInterval:  typingInterval,
-		// A bot's typing indicator disappears when it posts.
-		TypingClearedByPost: true,
-		// A prompt's whole text goes with it as a file (Prompt), in the
-		// same request: it cannot get lost or out of order.
-		MaxAttachmentBytes: maxAttachmentBytes,
-	}
-}
+func (a *Adapter) Limits() channels.Limits { return Limits() }
 
 // Run connects to the Discord gateway and delivers what people write and
 // click to h until ctx ends; then it closes the connection, waits for its

@@ -429,14 +429,7 @@ func (w withStatus) StopTyping(ctx context.Context, t channels.ThreadRef) error 
 // Limits reports Slack's limits: 3,500 characters per message, a post per
 // second and an edit per 1.2 s, and a status line refreshed every 90 s. It
 // does no I/O.
-func (a *Adapter) Limits() channels.Limits {
-	return channels.Limits{
-		MaxMessageChars: maxMessageChars,
-		MinEditInterval: minEditInterval,
-		MinPostInterval: minPostInterval,
-		TypingInterval:  typingInterval,
-	}
-}
+func (a *Adapter) Limits() channels.Limits { return Limits() }
 
 // Run detects the capabilities (if Detect was not called), connects with
 // Socket Mode and delivers what people write and click to h until ctx

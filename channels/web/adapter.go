@@ -280,6 +280,10 @@ func isLoopback(addr net.Addr) bool {
 
 // Limits reports the web chat's limits: no length limit, edits every
 // 250 ms, and a typing indicator that stays until StopTyping. No I/O.
-func (a *Adapter) Limits() channels.Limits {
+func (a *Adapter) Limits() channels.Limits { return Limits() }
+
+// Limits returns the web chat's limits, which every Adapter reports: no
+// length limit, and edits at most four times a second.
+func Limits() channels.Limits {
 	return channels.Limits{MinEditInterval: 250 * time.Millisecond}
 }

@@ -44,7 +44,21 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 }
 
 func (f *runFlags) load() (config.Config, error) {
-	return config.LoadOptions{Path: f.config, Sets: f.sets}.Load()
+	return f.options().Load()
+}
+
+func (f *runFlags) options() config.LoadOptions {
+	return config.LoadOptions{Path: f.config, Sets: f.sets, Platforms: platforms()}
+}
+
+// platforms are the chat platforms of this build, each with its adapter
+// package's config section, in the order the configuration shows them.
+func platforms() []config.Platform {
+	return []config.Platform{
+		{Name: web.Platform, Defaults: web.DefaultConfig()},
+		{Name: discord.Platform, Defaults: discord.DefaultConfig()},
+		{Name: slack.Platform, Defaults: slack.DefaultConfig()},
+	}
 }
 
 // runGateway is `gateway run`: every configured channel, or the local web
@@ -114,7 +128,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	platforms := cfg.Platforms()
 	var webLn, metricsLn net.Listener
 	if slices.Contains(platforms, "web") {
-		if webLn, err = listen(cfg, "channels.web.listen", cfg.Channels.Web.Listen, false, log); err != nil {
+		if webLn, err = listen(cfg, "channels.web.listen", config.SectionOf[web.Config](cfg, web.Platform).Listen, false, log); err != nil {
 			data.Close()
 			return nil, err
 		}
@@ -145,7 +159,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	for _, p := range platforms {
 		switch p {
 		case "web":
-			wc := cfg.Channels.Web
+			wc := config.SectionOf[web.Config](cfg, web.Platform)
 			w := web.New(web.Options{
 				Listen: wc.Listen, Listener: webLn, Token: wc.Token, Users: wc.Users, Logger: log.With("platform", "web"),
 				StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
@@ -156,7 +170,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			// serve beyond loopback without one). access.web narrows it.
 			open = append(open, "web")
 		case "discord":
-			d := cfg.Channels.Discord
+			d := config.SectionOf[discord.Config](cfg, discord.Platform)
 			a, err := discord.New(discord.Options{
 				Token: d.Token, APIBaseURL: d.APIBaseURL, DMs: d.DMs, Logger: log.With("platform", "discord"),
 				// A mention from someone without access opens no thread.
@@ -171,7 +185,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			}
 			adapters[p] = a
 		case "slack":
-			sc := cfg.Channels.Slack
+			sc := config.SectionOf[slack.Config](cfg, slack.Platform)
 			a, err := slack.New(slack.Options{
 				AppToken: sc.AppToken, BotToken: sc.BotToken, APIURL: sc.APIURL,
 				Logger: log.With("platform", "slack"),
@@ -298,7 +312,9 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	}
 	if path := cfg.File(); path != "" {
 		g.wg.Go(func() {
-			err := config.Watch(ctx, config.LoadOptions{Path: path, Sets: f.sets}, func(c config.Config) {
+			o := f.options()
+			o.Path = path
+			err := config.Watch(ctx, o, func(c config.Config) {
 				g.reload(c)
 			}, func(err error) {
 				log.Error("configuration change rejected; keeping the running settings", "err", err)
