@@ -111,6 +111,16 @@ type Inbound struct {
 	// the thread's running turn (a Stop button), whatever its Text: it
 	// needs no stop word and works with stop words turned off.
 	Stop bool
+	// Closed is set when the person deleted the thread (the web chat's
+	// Delete): its running turn is stopped, its agent process ended and
+	// its binding forgotten, so the thread's session is never resumed.
+	// Text and Files are ignored.
+	Closed bool
+	// Agent, if set, is the agent the person picked for a new thread,
+	// by its name in agents.list. It applies to a thread not bound to an
+	// agent yet; a bound thread keeps its agent. A name that is not
+	// allowed there is refused with the names that are.
+	Agent string
 	// Space is the guild (Discord) or workspace (Slack) the thread is in,
 	// "" where the platform has none.
 	Space string

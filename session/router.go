@@ -244,6 +244,10 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		r.answer(ctx, ad, acc, in)
 		return
 	}
+	if in.Closed {
+		r.close(ctx, ad, acc, in)
+		return
+	}
 	if !in.Stop && strings.TrimSpace(in.Text) == "" && len(in.Files) == 0 {
 		return
 	}
@@ -261,6 +265,9 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		return
 	}
 	if t.answerByNumber(acc, in) {
+		return
+	}
+	if in.Agent != "" && !r.pickAllowed(ctx, ad, t, in) {
 		return
 	}
 	t.enqueue(in)
@@ -328,7 +335,12 @@ func (r *Router) thread(ref channels.ThreadRef, space string, ad channels.Adapte
 	}
 	t := newThread(r, ref, space, ad, r.policy(ref, space))
 	r.threads[ref] = t
-	r.wg.Go(func() { t.run(r.ctx) })
+	ctx, end := context.WithCancel(r.ctx)
+	t.end, t.done = end, make(chan struct{})
+	r.wg.Go(func() {
+		defer close(t.done)
+		t.run(ctx)
+	})
 	return t
 }
 
