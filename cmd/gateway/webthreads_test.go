@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/chromedp/chromedp"
 	"log/slog"
 	"net/http"
 	"os"
@@ -259,4 +260,61 @@ func TestWebNewThreadPicksAgent(t *testing.T) {
 	if _, ok, _ := g.data.st.Binding(t.Context(), channels.ThreadRef{Platform: "web", Channel: web.Channel, Thread: refused}); ok {
 		t.Error("a refused pick started an agent")
 	}
+}
+
+// TestBrowserNewThreadPicksAgent: in the page, a new thread shows the
+// agents to pick from (two entries of the demo agent, "first" the
+// default); picking the second and sending runs it in that thread, and
+// the header then shows it instead of the choice.
+func TestBrowserNewThreadPicksAgent(t *testing.T) {
+	b := newTab(t)
+	cfg, f := testConfig(t, twoAgents(t))
+	g := startGateway(t, cfg, f, hooks{})
+
+	b.do("open the page", chromedp.Navigate(g.webURL), chromedp.WaitVisible(chromedp.CSS("#prompt")))
+	b.do("no name question", chromedp.Evaluate[chromedp.Void](`localStorage.setItem("acpgw.asked", "1"), 0`))
+	b.waitFor("the agents to pick", `!document.querySelector("#pick-agent").hidden &&
+		[...document.querySelectorAll("#pick-agent option")].map(o => o.value).join() === "first,second" &&
+		document.querySelector("#pick-agent").value === "first" && document.querySelector("#thread-agent").hidden`)
+	b.do("pick the second agent", chromedp.SetValue(chromedp.CSS("#pick-agent"), "second"))
+	b.shot("desktop-new-thread-agent")
+	b.send("echo picked")
+	b.waitFor("the answer", `[...document.querySelectorAll('.msg[data-role="assistant"] .text')].some(e => e.textContent === "picked")`)
+	b.waitFor("the thread's agent in the header, the choice gone", `document.querySelector("#thread-agent").textContent === "second" &&
+		!document.querySelector("#thread-agent").hidden && document.querySelector("#pick-agent").hidden`)
+	th := strings.TrimPrefix(eval[string](b, `location.hash`), "#")
+	bd, ok, err := g.data.st.Binding(t.Context(), channels.ThreadRef{Platform: "web", Channel: web.Channel, Thread: th})
+	if err != nil || !ok || bd.Agent != "second" {
+		t.Fatalf("binding of %s = %+v, %v, %v; want the agent second", th, bd, ok, err)
+	}
+
+	// The next new thread offers the default again.
+	b.do("new thread", chromedp.Click(chromedp.CSS("#new-thread")))
+	b.waitFor("the choice again, the default picked", `!document.querySelector("#pick-agent").hidden && document.querySelector("#pick-agent").value === "first"`)
+}
+
+// shot saves a screenshot as name.png in $WEB_SCREENSHOTS (for a person
+// to look at), else in the test's temporary directory.
+func (b tab) shot(name string) {
+	b.t.Helper()
+	dir := os.Getenv("WEB_SCREENSHOTS")
+	if dir == "" {
+		dir = b.t.TempDir()
+	}
+	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+	}
+	if err != nil {
+		b.t.Errorf("screenshot %s: %v", name, err)
+	}
+}
+
+func eval[T any](b tab, expr string) T {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		b.t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
 }
