@@ -114,8 +114,18 @@ type Inbound struct {
 	Stop bool
 	// Command is set when the message is one of the gateway's own
 	// commands ("/stop"; see ParseCommand); Text keeps what was written.
-	// At most one of Choice, Stop and Command is set (see Intent).
+	// At most one of Choice, Stop, Command and Closed is set (see Intent).
 	Command *Command
+	// Closed is set when the person deleted the thread (the web chat's
+	// Delete): its running turn is stopped, its agent process ended and
+	// its binding forgotten, so the thread's session is never resumed.
+	// Text and Files are ignored.
+	Closed bool
+	// Agent, if set, is the agent the person picked for a new thread,
+	// by its name in agents.list. It applies to a thread not bound to an
+	// agent yet; a bound thread keeps its agent. A name that is not
+	// allowed there is refused with the names that are.
+	Agent string
 	// Space is the guild (Discord) or workspace (Slack) the thread is in,
 	// "" where the platform has none.
 	Space string

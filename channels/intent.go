@@ -10,8 +10,9 @@ import (
 type IntentKind int
 
 const (
-	// IntentInvalid marks an event with more than one of Choice, Stop
-	// and Command set: an adapter's mistake, which the gateway ignores.
+	// IntentInvalid marks an event with more than one of Choice, Stop,
+	// Command and Closed set: an adapter's mistake, which the gateway
+	// ignores.
 	IntentInvalid IntentKind = iota
 	// IntentMessage is a prompt for the agent: Text and Files.
 	IntentMessage
@@ -22,6 +23,9 @@ const (
 	// IntentCommand is one of the gateway's own commands
 	// (Inbound.Command).
 	IntentCommand
+	// IntentClose says the thread was deleted (Inbound.Closed): its
+	// turn stops, its agent ends and its binding is forgotten.
+	IntentClose
 )
 
 func (k IntentKind) String() string {
@@ -34,13 +38,15 @@ func (k IntentKind) String() string {
 		return "choice"
 	case IntentCommand:
 		return "command"
+	case IntentClose:
+		return "close"
 	}
 	return "invalid"
 }
 
-// Intent returns what in means: a choice, a stop or a command when
-// exactly one of Choice, Stop and Command is set, a message when none is,
-// and IntentInvalid when more than one is.
+// Intent returns what in means: a choice, a stop, a command or a close
+// when exactly one of Choice, Stop, Command and Closed is set, a message
+// when none is, and IntentInvalid when more than one is.
 func (in Inbound) Intent() IntentKind {
 	kind, n := IntentMessage, 0
 	if in.Choice != nil {
@@ -51,6 +57,9 @@ func (in Inbound) Intent() IntentKind {
 	}
 	if in.Command != nil {
 		kind, n = IntentCommand, n+1
+	}
+	if in.Closed {
+		kind, n = IntentClose, n+1
 	}
 	if n > 1 {
 		return IntentInvalid

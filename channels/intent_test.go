@@ -54,6 +54,8 @@ func TestIntent(t *testing.T) {
 		{"stop and choice", Inbound{Stop: true, Choice: choice}, IntentInvalid},
 		{"stop and command", Inbound{Stop: true, Command: cmd}, IntentInvalid},
 		{"choice and command", Inbound{Choice: choice, Command: cmd}, IntentInvalid},
+		{"deleted thread", Inbound{Closed: true}, IntentClose},
+		{"deleted and stop", Inbound{Closed: true, Stop: true}, IntentInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.in.Intent(); got != tc.want {

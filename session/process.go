@@ -100,6 +100,11 @@ func (t *thread) ensureSession(ctx context.Context, held bool) (*agent.Session, 
 	name := b.Agent
 	if !bound || name == "" {
 		name = t.r.policyFor(t.ref, t.space).Agent
+		t.mu.Lock()
+		if t.pick != "" {
+			name = t.pick
+		}
+		t.mu.Unlock()
 	}
 	spec, ok := t.r.agentSpec(name)
 	if !ok {

@@ -251,10 +251,13 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	intent := in.Intent()
 	switch intent {
 	case channels.IntentInvalid:
-		r.log.Warn("inbound event with more than one intent (choice, stop, command); ignored", "thread", in.Thread, "id", in.ID)
+		r.log.Warn("inbound event with more than one intent (choice, stop, command, close); ignored", "thread", in.Thread, "id", in.ID)
 		return
 	case channels.IntentChoice:
 		r.answer(ctx, ad, acc, in)
+		return
+	case channels.IntentClose:
+		r.close(ctx, ad, acc, in)
 		return
 	case channels.IntentMessage:
 		if strings.TrimSpace(in.Text) == "" && len(in.Files) == 0 {
@@ -281,6 +284,9 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		return
 	}
 	if t.answerByNumber(acc, in) {
+		return
+	}
+	if in.Agent != "" && !r.pickAllowed(ctx, ad, t, in) {
 		return
 	}
 	t.enqueue(in)
@@ -362,7 +368,12 @@ func (r *Router) thread(ref channels.ThreadRef, space string, ad channels.Adapte
 	}
 	t := newThread(r, ref, space, ad, r.policy(ref, space))
 	r.threads[ref] = t
-	r.wg.Go(func() { t.run(r.ctx) })
+	ctx, end := context.WithCancel(r.ctx)
+	t.end, t.done = end, make(chan struct{})
+	r.wg.Go(func() {
+		defer close(t.done)
+		t.run(ctx)
+	})
 	return t
 }
 

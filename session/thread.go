@@ -59,6 +59,14 @@ type thread struct {
 
 	// cwd is the session's working directory, for permission prompts.
 	cwd string
+	// pick is the agent the thread's first message picked
+	// (Inbound.Agent), for a thread not bound yet; "" = the policy's.
+	pick string
+
+	// end stops the run loop (the thread was deleted); done is closed
+	// when it has returned.
+	end  context.CancelFunc
+	done chan struct{}
 }
 
 // turn is the state of the running turn.

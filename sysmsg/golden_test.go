@@ -88,6 +88,8 @@ func messages() []message {
 		{"Refusal/prompt gone", sysmsg.RefusePromptGone},
 		{"Refusal/already answered", sysmsg.RefuseAlreadyAnswered},
 		{"AnswerRange", sysmsg.AnswerRange{Options: 3}},
+		{"NoSuchAgent/any", sysmsg.NoSuchAgent{Name: "codex"}},
+		{"NoSuchAgent/allowed", sysmsg.NoSuchAgent{Name: "codex", Allowed: []string{"demo", "claude"}}},
 		{"ByPolicy/allowed", sysmsg.ByPolicy{Allowed: true, Policy: "approve-reads", Tool: "Read README.md"}},
 		{"ByPolicy/rejected", sysmsg.ByPolicy{Policy: "deny-all", Tool: "Run make"}},
 		{"StalePrompt", sysmsg.StalePrompt{Title: "Run make"}},

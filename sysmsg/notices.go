@@ -279,6 +279,22 @@ func (a AnswerRange) Body() string {
 	return fmt.Sprintf("Please answer with a number from 1 to %d.", a.Options)
 }
 
+// NoSuchAgent refuses a new thread's pick of an agent (Name) that cannot
+// run there; Allowed are the names that can ("" when any agent of
+// agents.list can, and Name is not one of them).
+type NoSuchAgent struct {
+	Name    string
+	Allowed []string
+}
+
+func (n NoSuchAgent) Body() string {
+	msg := "There is no agent called \"" + n.Name + "\" to pick here"
+	if len(n.Allowed) > 0 {
+		msg += "; pick one of: " + strings.Join(n.Allowed, ", ")
+	}
+	return msg + ". Your message was not sent to an agent."
+}
+
 // ByPolicy: the channel's permission policy answered a request about Tool
 // without asking anyone.
 type ByPolicy struct {

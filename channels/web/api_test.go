@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -882,9 +883,9 @@ func TestIdentityFromToken(t *testing.T) {
 
 	t.Run("me", func(t *testing.T) {
 		for tok, want := range map[string]meBody{
-			annTok:   {ID: "web:ann", Name: "ann", Fixed: true},
-			bobTok:   {ID: "web:bob", Name: "bob", Fixed: true},
-			ownerTok: {ID: "web:owner", Name: "owner"},
+			annTok:   {ID: "web:ann", Name: "ann", Fixed: true, Agents: []string{}},
+			bobTok:   {ID: "web:bob", Name: "bob", Fixed: true, Agents: []string{}},
+			ownerTok: {ID: "web:owner", Name: "owner", Agents: []string{}},
 		} {
 			r, err := c.try(ctx, "GET", "/api/me", nil, bearer(tok))
 			if err != nil {
@@ -892,7 +893,7 @@ func TestIdentityFromToken(t *testing.T) {
 			}
 			var got meBody
 			r.decode(t, &got)
-			if r.status != 200 || got != want {
+			if r.status != 200 || !reflect.DeepEqual(got, want) {
 				t.Errorf("GET /api/me with %s = %d %+v, want %+v", tok, r.status, got, want)
 			}
 		}

@@ -163,6 +163,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			w := web.New(web.Options{
 				Listen: wc.Listen, Listener: webLn, Token: wc.Token, Users: wc.Users, Logger: log.With("platform", "web"),
 				StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
+				Agents:    pickable(cfg),
 			})
 			adapters[p] = w
 			// The web chat admits people itself: token holders, or the
@@ -225,7 +226,9 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		Cwd:         cwd,
 		Registry:    data.agents,
 		Policy: func(t channels.ThreadRef, space string) session.Policy {
-			return cfg.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
+			p := cfg.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
+			p.Agents = pickable(cfg)
+			return p
 		},
 		Access: cfg.Access,
 		Open:   open,
@@ -331,7 +334,9 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 // stream, typing, busy and permission policies, stop words and access.
 func (g *gateway) reload(c config.Config) {
 	g.router.SetPolicy(func(t channels.ThreadRef, space string) session.Policy {
-		return c.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
+		p := c.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
+		p.Agents = pickable(c)
+		return p
 	})
 	g.router.SetAbort(c.Abort)
 	g.router.SetAccess(c.Access)
@@ -555,4 +560,20 @@ func (d *dataDir) Close() error {
 	err := d.st.Close()
 	d.lock.Close()
 	return err
+}
+
+// pickable returns the agents a new thread may pick: agents.default
+// first, then the rest of agents.list by name.
+func pickable(c config.Config) []string {
+	def := c.Agents.Default
+	if def == "" {
+		def = config.DemoAgent
+	}
+	names := []string{def}
+	for _, n := range slices.Sorted(maps.Keys(c.Agents.List)) {
+		if n != def {
+			names = append(names, n)
+		}
+	}
+	return names
 }
