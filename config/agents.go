@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"io/fs"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/acpgw/gateway/agent"
+	"github.com/acpgw/gateway/workspace"
 )
 
 // AgentSpec returns how to start the agent called name ("" =
@@ -53,6 +55,25 @@ func (c Config) AgentSpec(name string) (agent.Spec, bool) {
 		Secrets:     c.secretsFor(name),
 		SecretNames: c.SecretEnvNames(),
 	}, true
+}
+
+// AgentWorkspace returns the workspace settings of the agent called name
+// ("" = agents.default): its agents.list entry's workspace, workspaceDir
+// and cwd. The built-in demo agent, and an agent not listed, work in the
+// shared cwd. It does no I/O.
+func (c Config) AgentWorkspace(name string) workspace.Agent {
+	if name == "" {
+		name = c.Agents.Default
+	}
+	a, ok := c.Agents.List[name]
+	if !ok {
+		return workspace.Agent{Mode: workspace.Shared}
+	}
+	return workspace.Agent{
+		Mode:     cmp.Or(workspace.Mode(a.Workspace), workspace.Shared),
+		Cwd:      a.Cwd,
+		Template: a.WorkspaceDir,
+	}
 }
 
 // CheckDirs checks that the working directory (cwd) of every agent of

@@ -13,6 +13,7 @@ import (
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/typing"
+	"github.com/acpgw/gateway/workspace"
 )
 
 // Config is the whole configuration. Start from Default, or get one from
@@ -45,6 +46,9 @@ type Config struct {
 	Busy string `koanf:"busy" validate:"oneof=queue interrupt"`
 	// Agents are the ACP agents threads can use.
 	Agents Agents `koanf:"agents"`
+	// Workspace is how long a thread's own workspace is kept
+	// (agents.list.NAME.workspace; package workspace).
+	Workspace workspace.Config `koanf:"workspace"`
 	// EventLog is the raw NDJSON log of every agent's frames. Its dir
 	// defaults to DataDir/events; Load fills it in.
 	EventLog eventlog.Config `koanf:"eventLog"`
@@ -141,6 +145,16 @@ type AgentSpec struct {
 	// AuthMethod is the id of the ACP authentication method to use when
 	// the agent requires one ("" = the first the agent offers).
 	AuthMethod string `koanf:"authMethod"`
+	// Workspace is where the agent's threads work: "shared" (its cwd,
+	// the default), "dir" (a directory per thread) or "worktree" (a git
+	// worktree per thread of the repository at its cwd, on a branch
+	// acp/NAME of its own).
+	Workspace string `koanf:"workspace" validate:"omitempty,oneof=shared dir worktree"`
+	// WorkspaceDir is where a thread's directory or worktree goes, with
+	// {platform}, {channel} and {thread} filled in ("" =
+	// workspace.DefaultTemplate under dataDir; a relative path is under
+	// dataDir).
+	WorkspaceDir string `koanf:"workspaceDir"`
 }
 
 // Metrics is the metrics section.
@@ -197,6 +211,7 @@ func defaults(getenv func(string) (string, bool), platforms []Platform) Config {
 			StartTimeout: DefaultStartTimeout,
 			StallTimeout: DefaultStallTimeout,
 		},
+		Workspace: workspace.DefaultConfig(),
 		EventLog:  eventlog.DefaultConfig(),
 		Channels:  ch,
 		Metrics:   Metrics{Listen: DefaultMetricsListen},

@@ -15,6 +15,7 @@ import (
 	"github.com/acpgw/gateway/channels/slack"
 	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/workspace"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -578,6 +579,24 @@ agents:
 			},
 		},
 		{
+			name: "agent workspaces",
+			yaml: `
+agents:
+  list:
+    x: {command: [x], workspace: worktrees}
+    y: {command: [y], workspace: dir, workspaceDir: "/srv/ws/{platform}"}
+    z: {command: [z], workspace: dir, workspaceDir: "/srv/{user}/{thread}"}
+workspace:
+  keep: -1h
+`,
+			want: []string{
+				`agents.list.x.workspace: must be one of shared dir worktree, got "worktrees"`,
+				`agents.list.y.workspaceDir: must contain {thread}, or every thread would share one directory (allowed placeholders: {platform} {channel} {thread}), got "/srv/ws/{platform}"`,
+				`agents.list.z.workspaceDir: unknown placeholder {user} (allowed: {platform} {channel} {thread})`,
+				`workspace.keep: must be at least 0, got -1h0m0s`,
+			},
+		},
+		{
 			name: "web chat beyond loopback without a token",
 			yaml: "channels: {web: {listen: \"0.0.0.0:8484\"}}\n",
 			want: []string{
@@ -710,6 +729,35 @@ agents:
 				t.Errorf("dir, auth = %q, %q; want %q, %q", s.Dir, s.AuthMethod, tc.dir, tc.auth)
 			}
 		})
+	}
+}
+
+func TestAgentWorkspace(t *testing.T) {
+	c := mustLoad(t, `
+agents:
+  default: claude
+  list:
+    claude: {command: [c], cwd: /src, workspace: worktree}
+    codex: {command: [x], workspace: dir, workspaceDir: "ws/{thread}"}
+    plain: {command: [p], cwd: /p}
+workspace:
+  keep: 168h
+`, nil)
+	for _, tc := range []struct {
+		name string
+		want workspace.Agent
+	}{
+		{"", workspace.Agent{Mode: workspace.Worktree, Cwd: "/src"}},
+		{"codex", workspace.Agent{Mode: workspace.Dir, Template: "ws/{thread}"}},
+		{"plain", workspace.Agent{Mode: workspace.Shared, Cwd: "/p"}},
+		{"demo", workspace.Agent{Mode: workspace.Shared}},
+	} {
+		if got := c.AgentWorkspace(tc.name); got != tc.want {
+			t.Errorf("AgentWorkspace(%q) = %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+	if c.Workspace.Keep != 168*time.Hour {
+		t.Errorf("workspace.keep = %v, want 168h", c.Workspace.Keep)
 	}
 }
 

@@ -13,8 +13,11 @@ import (
 
 // platformWords are what would tell that package config knows a chat
 // platform: the names of this build's platforms and their words for
-// their spaces, and the platforms' token prefixes.
-var platformWords = regexp.MustCompile(`(?i)\b(discord|slack|web|guilds?|workspaces?|userGroups?|roles?|teams?)\b|xapp-|xoxb-`)
+// their spaces, and the platforms' token prefixes. The singular
+// "workspace" is the gateway's own word for a thread's working directory
+// (package workspace, agents.list.NAME.workspace); Slack's spaces are
+// "workspaces" in the configuration.
+var platformWords = regexp.MustCompile(`(?i)\b(discord|slack|web|guilds?|workspaces|userGroups?|roles?|teams?)\b|xapp-|xoxb-`)
 
 // TestNoPlatformNamed: package config composes the platforms' sections
 // without naming a platform (outside its tests), and imports no adapter

@@ -14,6 +14,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/typing"
+	"github.com/acpgw/gateway/workspace"
 	"github.com/go-playground/validator/v10"
 )
 
@@ -166,6 +167,9 @@ func checkAgents(a Agents) []error {
 			if !envVarName.MatchString(k) {
 				errs = append(errs, errorf(path+".env."+k, "not an environment variable name (letters, digits and _, not starting with a digit)"))
 			}
+		}
+		if why := workspace.CheckTemplate(a.List[name].WorkspaceDir); why != "" {
+			errs = append(errs, errorf(path+".workspaceDir", "%s", why))
 		}
 		for i, k := range a.List[name].InheritEnv {
 			if !envVarName.MatchString(strings.TrimSuffix(k, "*")) {
