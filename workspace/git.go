@@ -57,22 +57,27 @@ func exitCode(err error) int {
 
 func line(s string) string { return strings.TrimSpace(s) }
 
-// repoOf returns the top directory of the checkout holding cwd, and the
-// commit its HEAD is at.
-func repoOf(ctx context.Context, cwd string) (repo, head string, err error) {
-	out, err := git(ctx, cwd, nil, "rev-parse", "--show-toplevel")
+// repoOf returns the top directory of the checkout holding cwd, where cwd
+// is in it ("" at the top, else a relative path), and the commit its HEAD
+// is at.
+func repoOf(ctx context.Context, cwd string) (repo, sub, head string, err error) {
+	out, err := git(ctx, cwd, nil, "rev-parse", "--show-toplevel", "--show-prefix")
 	if errors.Is(err, ErrNoGit) {
-		return "", "", err
+		return "", "", "", err
 	}
 	if err != nil {
-		return "", "", fmt.Errorf("workspace: the agent's cwd %s is %w (workspace: worktree needs one): %v", cwd, ErrNotRepo, err)
+		return "", "", "", fmt.Errorf("workspace: the agent's cwd %s is %w (workspace: worktree needs one): %v", cwd, ErrNotRepo, err)
 	}
-	repo = line(out)
+	repo, sub, _ = strings.Cut(strings.TrimSuffix(out, "\n"), "\n")
+	sub = filepath.Clean(filepath.FromSlash(strings.TrimSuffix(sub, "/")))
+	if sub == "." {
+		sub = ""
+	}
 	out, err = git(ctx, repo, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
-		return "", "", fmt.Errorf("workspace: the repository %s has no commit yet, so there is nothing to check out: %w", repo, ErrNotRepo)
+		return "", "", "", fmt.Errorf("workspace: the repository %s has no commit yet, so there is nothing to check out: %w", repo, ErrNotRepo)
 	}
-	return repo, line(out), nil
+	return repo, sub, line(out), nil
 }
 
 // branchExists reports whether refs/heads/branch exists in repo.
@@ -139,7 +144,7 @@ func emptyOrMissing(path string) bool {
 }
 
 func (m *Manager) openWorktree(ctx context.Context, cwd string, t channels.ThreadRef, name, tmpl string) (Info, error) {
-	repo, head, err := repoOf(ctx, cwd)
+	repo, sub, head, err := repoOf(ctx, cwd)
 	if err != nil {
 		return Info{}, err
 	}
@@ -162,7 +167,7 @@ func (m *Manager) openWorktree(ctx context.Context, cwd string, t channels.Threa
 		return Info{}, fmt.Errorf("workspace: %w", err)
 	}
 	r := &record{Platform: t.Platform, Channel: t.Channel, Thread: t.Thread, Mode: Worktree,
-		Path: path, Repo: repo, Branch: branch, Start: head, Created: m.o.Now()}
+		Path: path, Sub: sub, Repo: repo, Branch: branch, Start: head, Created: m.o.Now()}
 	// Recorded first: a gateway stopped half way finds it and finishes.
 	if err := m.put(t, r); err != nil {
 		return Info{}, err
@@ -172,7 +177,17 @@ func (m *Manager) openWorktree(ctx context.Context, cwd string, t channels.Threa
 		return Info{}, fmt.Errorf("workspace: cannot make the thread's worktree: %w", err)
 	}
 	m.o.Log.Info("worktree made", "thread", t, "path", path, "branch", branch, "start", head)
-	return r.info(), nil
+	return withSub(r)
+}
+
+// withSub returns r's info, making the agent's directory inside the
+// worktree when the checkout lacks it (a directory git does not track).
+func withSub(r *record) (Info, error) {
+	in := r.info()
+	if err := os.MkdirAll(in.Path, 0o700); err != nil {
+		return Info{}, fmt.Errorf("workspace: %w", err)
+	}
+	return in, nil
 }
 
 // reopenWorktree returns the recorded worktree r, making it again when its
@@ -183,7 +198,7 @@ func (m *Manager) reopenWorktree(ctx context.Context, r *record) (Info, error) {
 		if !isWorktreeOf(ctx, r.Path, r.Repo) {
 			return Info{}, fmt.Errorf("workspace: %s is no longer a worktree of %s: %w", r.Path, r.Repo, ErrTaken)
 		}
-		return r.info(), nil
+		return withSub(r)
 	}
 	if _, err := git(ctx, r.Repo, nil, "worktree", "prune"); err != nil {
 		return Info{}, fmt.Errorf("workspace: %w", err)
@@ -200,7 +215,7 @@ func (m *Manager) reopenWorktree(ctx context.Context, r *record) (Info, error) {
 		return Info{}, fmt.Errorf("workspace: cannot make the thread's worktree again: %w", err)
 	}
 	m.o.Log.Info("worktree made again", "path", r.Path, "branch", r.Branch)
-	return r.info(), nil
+	return withSub(r)
 }
 
 // removeWorktree removes r's worktree, then its branch when it has no

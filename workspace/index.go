@@ -18,7 +18,8 @@ type record struct {
 	Channel  string    `json:"channel"`
 	Thread   string    `json:"thread"`
 	Mode     Mode      `json:"mode"`
-	Path     string    `json:"path"`
+	Path     string    `json:"path"`             // the directory; a worktree's top
+	Sub      string    `json:"sub,omitempty"`    // worktree: the agent's cwd inside the checkout
 	Repo     string    `json:"repo,omitempty"`   // worktree: the main checkout
 	Branch   string    `json:"branch,omitempty"` // worktree
 	Start    string    `json:"start,omitempty"`  // worktree: the commit the branch started at
@@ -30,7 +31,7 @@ func (r *record) ref() channels.ThreadRef {
 }
 
 func (r *record) info() Info {
-	return Info{Mode: r.Mode, Path: r.Path, Repo: r.Repo, Branch: r.Branch, Start: r.Start}
+	return Info{Mode: r.Mode, Path: filepath.Join(r.Path, r.Sub), Root: r.Path, Repo: r.Repo, Branch: r.Branch, Start: r.Start}
 }
 
 // indexFile is the index's name inside dataDir/workspaces.

@@ -77,14 +77,15 @@ func refPart(s string) string {
 	dash := false
 	for _, r := range strings.ToLower(s) {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			if dash && b.Len() > 0 {
+			sep := dash && b.Len() > 0
+			if sep && b.Len()+2 > maxBranchName || b.Len()+1 > maxBranchName {
+				break
+			}
+			if sep {
 				b.WriteByte('-')
 			}
 			dash = false
 			b.WriteRune(r)
-			if b.Len() >= maxBranchName {
-				break
-			}
 			continue
 		}
 		dash = true

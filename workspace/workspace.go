@@ -54,8 +54,12 @@ type Agent struct {
 // Info describes a thread's workspace.
 type Info struct {
 	Mode Mode
-	// Path is the thread's working directory.
+	// Path is the thread's working directory. In a worktree it is where
+	// the agent's cwd is in its checkout (the top, unless cwd is a
+	// directory inside the repository).
 	Path string
+	// Root is the thread's directory: Path, or the top of its worktree.
+	Root string
 	// Repo is the main checkout the worktree was made from (Worktree).
 	Repo string
 	// Branch is the worktree's branch, acp/NAME (Worktree).

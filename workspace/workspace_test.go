@@ -114,6 +114,40 @@ func TestWorktreePerThread(t *testing.T) {
 	}
 }
 
+func TestWorktreeOfASubdirectory(t *testing.T) {
+	repo := newRepo(t)
+	if err := os.MkdirAll(filepath.Join(repo, "svc", "api"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(repo, "svc", "api", "main.go"), "package main\n")
+	run(t, repo, "add", ".")
+	run(t, repo, "commit", "--quiet", "-m", "svc")
+	if err := os.MkdirAll(filepath.Join(repo, "scratch"), 0o755); err != nil { // not tracked
+		t.Fatal(err)
+	}
+	m := newManager(t, t.TempDir(), 0)
+	for _, tc := range []struct{ thread, sub string }{{"1", "svc/api"}, {"2", "scratch"}} {
+		ws, err := m.Open(t.Context(), workspace.Agent{Mode: workspace.Worktree, Cwd: filepath.Join(repo, tc.sub)}, ref(tc.thread), tc.sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := filepath.Join(ws.Root, tc.sub); ws.Path != want {
+			t.Errorf("path = %q, want %q (the cwd's place in the worktree)", ws.Path, want)
+		}
+		if fi, err := os.Stat(ws.Path); err != nil || !fi.IsDir() {
+			t.Errorf("stat %s: %v", ws.Path, err)
+		}
+		if got := run(t, ws.Root, "rev-parse", "--show-toplevel"); !strings.HasSuffix(got, filepath.Base(ws.Root)) {
+			t.Errorf("root %s is not the top of its checkout (%s)", ws.Root, got)
+		}
+	}
+	if in, _ := m.Info(ref("1")); in.Root == "" {
+		t.Error("Info lost the thread")
+	} else if _, err := os.Stat(filepath.Join(in.Root, "svc", "api", "main.go")); err != nil {
+		t.Error(err)
+	}
+}
+
 func TestWorktreeRestartReuses(t *testing.T) {
 	repo := newRepo(t)
 	data := t.TempDir()
