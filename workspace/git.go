@@ -10,11 +10,23 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 )
+
+// gitInherit names the variables of the gateway's environment git gets
+// besides agent.BaseEnv: where its configuration is. The gateway's
+// tokens never reach git, nor anything the repository makes it run.
+var gitInherit = []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM"}
+
+// gitSafety are options of every git run: the repository is the agent's
+// to write, so git runs none of its hooks and no file-system monitor
+// from its configuration.
+var gitSafety = []string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}
 
 // git runs git in dir with extra environment entries and returns its
 // standard output. A failure carries git's own words.
@@ -23,8 +35,9 @@ func git(ctx context.Context, dir string, env []string, args ...string) (string,
 	if err != nil {
 		return "", fmt.Errorf("workspace: %w (needed for workspace: worktree)", ErrNoGit)
 	}
-	cmd := exec.CommandContext(ctx, exe, append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), append([]string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0"}, env...)...)
+	cmd := exec.CommandContext(ctx, exe, slices.Concat([]string{"-C", dir}, gitSafety, args)...)
+	base, _ := agent.Spec{InheritEnv: gitInherit}.Environ(os.Environ())
+	cmd.Env = slices.Concat(base, []string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0"}, env)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -298,10 +311,10 @@ func (m *Manager) Diff(ctx context.Context, t channels.ThreadRef) (Diff, error) 
 		return Diff{}, fmt.Errorf("workspace: %w", err)
 	}
 	var d Diff
-	if d.Stat, err = git(ctx, r.Path, env, "diff", "--cached", "--no-color", "--no-ext-diff", "--stat", r.Start); err != nil {
+	if d.Stat, err = git(ctx, r.Path, env, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--stat", r.Start); err != nil {
 		return Diff{}, fmt.Errorf("workspace: %w", err)
 	}
-	if d.Patch, err = git(ctx, r.Path, env, "diff", "--cached", "--no-color", "--no-ext-diff", r.Start); err != nil {
+	if d.Patch, err = git(ctx, r.Path, env, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", r.Start); err != nil {
 		return Diff{}, fmt.Errorf("workspace: %w", err)
 	}
 	return d, nil

@@ -511,3 +511,45 @@ func TestConcurrentOpen(t *testing.T) {
 		t.Errorf("%d checkouts, want the main one and 3 worktrees", n)
 	}
 }
+
+// TestGitGetsNoSecrets: the repository is the agent's to write, and git
+// runs what its configuration says (hooks, filters). Git, run for a
+// thread's worktree, runs no hook, and what it does run sees none of the
+// gateway's environment beyond the basics.
+func TestGitGetsNoSecrets(t *testing.T) {
+	repo := newRepo(t)
+	t.Setenv("DISCORD_TOKEN", "discord-secret-value")
+	t.Setenv("GATEWAY_CHANNELS__SLACK__BOTTOKEN", "xoxb-secret-value")
+	out := t.TempDir()
+	hook := filepath.Join(repo, ".git", "hooks", "post-checkout")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\nenv > "+filepath.Join(out, "hook")+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	envFile := filepath.Join(out, "filter")
+	run(t, repo, "config", "filter.spy.clean", "env > "+envFile+"; cat")
+	m := newManager(t, t.TempDir(), 0)
+	ws, err := m.Open(t.Context(), workspace.Agent{Mode: workspace.Worktree, Cwd: repo}, ref("1"), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "hook")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the repository's post-checkout hook ran: %v", err)
+	}
+	write(t, filepath.Join(ws.Path, ".gitattributes"), "*.txt filter=spy\n")
+	write(t, filepath.Join(ws.Path, "a.txt"), "a\n")
+	if _, err := m.Diff(t.Context(), ref("1")); err != nil {
+		t.Fatal(err)
+	}
+	env, err := os.ReadFile(envFile)
+	if err != nil {
+		t.Fatalf("the filter did not run, so the test shows nothing: %v", err)
+	}
+	if !strings.Contains(string(env), "PATH=") {
+		t.Errorf("git's environment lacks PATH:\n%s", env)
+	}
+	for _, s := range []string{"discord-secret-value", "xoxb-secret-value", "DISCORD_TOKEN", "GATEWAY_"} {
+		if strings.Contains(string(env), s) {
+			t.Errorf("git's environment holds %q:\n%s", s, env)
+		}
+	}
+}
