@@ -2,6 +2,7 @@ package config
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"io/fs"
 	"maps"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/workspace"
@@ -81,22 +83,35 @@ func (c Config) AgentWorkspace(name string) workspace.Agent {
 // I/O; this stats them). It returns every problem joined, each naming its
 // key ("agents.list.claude.cwd: the directory /src does not exist"), or
 // nil. A relative cwd is taken from the gateway's working directory.
+//
+// For an agent with workspace: worktree, it also checks (running git) that
+// its cwd is in a git repository with a commit.
 func (c Config) CheckDirs() error {
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(c.Agents.List)) {
-		dir := c.Agents.List[name].Cwd
-		if dir == "" {
-			continue
-		}
+		a := c.Agents.List[name]
+		dir := a.Cwd
 		path := "agents.list." + name + ".cwd"
-		fi, err := os.Stat(dir)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			errs = append(errs, errorf(path, "the directory %s does not exist", dir))
-		case err != nil:
-			errs = append(errs, errorf(path, "cannot use the directory %s: %v", dir, err))
-		case !fi.IsDir():
-			errs = append(errs, errorf(path, "%s is not a directory", dir))
+		if dir == "" {
+			dir = "."
+		} else {
+			fi, err := os.Stat(dir)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				errs = append(errs, errorf(path, "the directory %s does not exist", dir))
+				continue
+			case err != nil:
+				errs = append(errs, errorf(path, "cannot use the directory %s: %v", dir, err))
+				continue
+			case !fi.IsDir():
+				errs = append(errs, errorf(path, "%s is not a directory", dir))
+				continue
+			}
+		}
+		if workspace.Mode(a.Workspace) == workspace.Worktree {
+			if err := workspace.CheckRepo(context.Background(), dir); err != nil {
+				errs = append(errs, errorf(path, "%s", strings.TrimPrefix(err.Error(), "workspace: ")))
+			}
 		}
 	}
 	return errors.Join(errs...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -855,6 +856,41 @@ agents:
 	}
 	if err := mustLoad(t, "", nil).CheckDirs(); err != nil {
 		t.Errorf("CheckDirs of the defaults: %v", err)
+	}
+}
+
+// TestCheckDirsWorktree: an agent with workspace: worktree needs its cwd
+// in a git repository with a commit (real git).
+func TestCheckDirsWorktree(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	plain, empty, repo := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, args := range [][]string{
+		{"-C", empty, "init", "--quiet"},
+		{"-C", repo, "init", "--quiet"},
+		{"-C", repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--quiet", "--allow-empty", "-m", "first"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	c := mustLoad(t, fmt.Sprintf(`
+agents:
+  list:
+    plain: {command: [x], cwd: %q, workspace: worktree}
+    empty: {command: [x], cwd: %q, workspace: worktree}
+    repo: {command: [x], cwd: %q, workspace: worktree}
+    shared: {command: [x], cwd: %q}
+`, plain, empty, repo, plain), nil)
+	err := c.CheckDirs()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "agents.list.empty.cwd: the repository "+empty+" has no commit yet") ||
+		!strings.HasPrefix(lines[1], "agents.list.plain.cwd: "+plain+" is not a git repository with a commit, which workspace: worktree needs") {
+		t.Errorf("CheckDirs =\n%v\nwant the empty and the plain directory named", err)
 	}
 }
 

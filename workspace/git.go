@@ -79,7 +79,7 @@ func repoOf(ctx context.Context, cwd string) (repo, sub, head string, err error)
 		return "", "", "", err
 	}
 	if err != nil {
-		return "", "", "", fmt.Errorf("workspace: the agent's cwd %s is %w (workspace: worktree needs one): %v", cwd, ErrNotRepo, err)
+		return "", "", "", fmt.Errorf("workspace: %s is %w, which workspace: worktree needs (%v)", cwd, ErrNotRepo, err)
 	}
 	repo, sub, _ = strings.Cut(strings.TrimSuffix(out, "\n"), "\n")
 	sub = filepath.Clean(filepath.FromSlash(strings.TrimSuffix(sub, "/")))
@@ -88,9 +88,17 @@ func repoOf(ctx context.Context, cwd string) (repo, sub, head string, err error)
 	}
 	out, err = git(ctx, repo, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
-		return "", "", "", fmt.Errorf("workspace: the repository %s has no commit yet, so there is nothing to check out: %w", repo, ErrNotRepo)
+		return "", "", "", fmt.Errorf("workspace: the repository %s has no commit yet, so there is nothing to check out (workspace: worktree needs %w)", repo, ErrNotRepo)
 	}
 	return repo, sub, line(out), nil
+}
+
+// CheckRepo returns nil when dir is in a git repository with a commit, as
+// workspace: worktree needs, and otherwise why not (ErrNoGit, ErrNotRepo,
+// with git's words). It runs git.
+func CheckRepo(ctx context.Context, dir string) error {
+	_, _, _, err := repoOf(ctx, dir)
+	return err
 }
 
 // branchExists reports whether refs/heads/branch exists in repo.
