@@ -138,10 +138,16 @@ func (m *Manager) get(t channels.ThreadRef) (*record, bool) {
 	return &c, true
 }
 
-// put records r (nil: forgets t) and saves the index.
+// put records r (nil: forgets t) and saves the index. It fails when r's
+// path is another thread's (ErrTaken).
 func (m *Manager) put(t channels.ThreadRef, r *record) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if r != nil {
+		if err := m.claimLocked(t, r.Path); err != nil {
+			return err
+		}
+	}
 	old, had := m.recs[t]
 	if r == nil {
 		delete(m.recs, t)
@@ -228,6 +234,10 @@ func (m *Manager) openDir(t channels.ThreadRef, path string) (Info, error) {
 func (m *Manager) claim(t channels.ThreadRef, path string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.claimLocked(t, path)
+}
+
+func (m *Manager) claimLocked(t channels.ThreadRef, path string) error {
 	for ref, r := range m.recs {
 		if ref != t && r.Path == path {
 			return fmt.Errorf("workspace: %s is the workspace of thread %s already (make agents.list.NAME.workspaceDir name {channel} and {thread}): %w", path, ref, ErrTaken)

@@ -553,3 +553,23 @@ func TestGitGetsNoSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateSharedByTwoThreads: a template without {channel} gives two
+// Slack threads with the same ts in two channels one directory; the
+// second is refused rather than let into the first one's files.
+func TestTemplateSharedByTwoThreads(t *testing.T) {
+	m := newManager(t, t.TempDir(), 0)
+	a := workspace.Agent{Mode: workspace.Dir, Template: "ws/{platform}/{thread}"}
+	first := channels.ThreadRef{Platform: "slack", Channel: "C1", Thread: "1700000000.000100"}
+	second := channels.ThreadRef{Platform: "slack", Channel: "C2", Thread: "1700000000.000100"}
+	if _, err := m.Open(t.Context(), a, first, ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err := m.Open(t.Context(), a, second, "")
+	if !errors.Is(err, workspace.ErrTaken) || !strings.Contains(err.Error(), "{channel}") {
+		t.Errorf("second thread: %v, want ErrTaken suggesting {channel}", err)
+	}
+	if _, ok := m.Info(second); ok {
+		t.Error("the refused thread was recorded")
+	}
+}
