@@ -112,6 +112,7 @@ type Adapter struct {
 	places  *places
 	buttons *buttonIDs
 	conns   *conns
+	resume  *resumeURL
 
 	// dial opens network connections, for REST and the websocket; tests
 	// replace it to make sure nothing but the fake is reached.
@@ -173,11 +174,12 @@ func New(o Options) (*Adapter, error) {
 		places:  newPlaces(),
 		buttons: newButtonIDs(),
 		conns:   newConns(),
+		resume:  &resumeURL{},
 		ready:   make(chan struct{}),
 	}
 	a.http = http.DefaultTransport.(*http.Transport).Clone()
 	a.http.DialContext = a.dialContext
-	tr := &transport{base: base, next: a.http, limits: newLimiter(), now: time.Now, fallback: a.runContext}
+	tr := &transport{base: base, next: a.http, limits: newLimiter(), now: time.Now, fallback: a.runContext, gateway: a.resume.lookup}
 
 	s, err := discordgo.New("Bot " + token)
 	if err != nil {
@@ -192,7 +194,12 @@ func New(o Options) (*Adapter, error) {
 	s.Dialer = &websocket.Dialer{
 		NetDialContext:   a.dialWebsocket,
 		HandshakeTimeout: 30 * time.Second,
-		Proxy:            http.ProxyFromEnvironment,
+		Proxy: func(req *http.Request) (*url.URL, error) {
+			if err := a.resume.check(req); err != nil {
+				return nil, err
+			}
+			return http.ProxyFromEnvironment(req)
+		},
 	}
 	s.Identify.Intents = intents(o.DMs)
 	s.AddHandler(a.onEvent)
@@ -246,6 +253,9 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		if ctx.Err() != nil {
 			return nil
 		}
+		if errors.Is(err, errResumeElsewhere) {
+			continue // opens again at the resume URL
+		}
 		if err == nil || errors.Is(err, discordgo.ErrWSAlreadyOpen) {
 			backoff = minBackoff
 			select {
@@ -259,6 +269,7 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		if ferr := fatal(err); ferr != nil {
 			return ferr
 		}
+		a.resume.forget() // the next attempt goes to the gateway's URL
 		a.log.Warn("discord: cannot connect to the gateway; retrying", "in", backoff, "err", err)
 		a.health.Set(false, "cannot connect to the gateway: "+err.Error())
 		t := time.NewTimer(backoff)
@@ -400,6 +411,9 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 			}
 		}
 	case *discordgo.Event:
+		if e.Type == "READY" {
+			a.resume.learn(e.RawData)
+		}
 		a.learnBotRole(e)
 	case *discordgo.ChannelCreate:
 		a.places.put(e.Channel, "")

@@ -56,7 +56,10 @@
 //
 // Run opens the gateway connection and keeps it: when it drops, or Discord
 // asks for a reconnect, the adapter resumes the session (RESUME), so events
-// sent meanwhile are replayed. Options.APIBaseURL points REST and the
+// sent meanwhile are replayed. It resumes at the resume_gateway_url that
+// READY named, as Discord requires (discordgo v0.29.0 would resume at the
+// URL it first dialled; see resumeURL); when that URL cannot be reached,
+// the next attempt goes to the gateway's URL. Options.APIBaseURL points REST and the
 // gateway discovery (GET /api/v9/gateway) at another server, such as a
 // proxy or a test fake; the websocket then goes to the URL that server
 // advertises.
