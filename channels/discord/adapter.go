@@ -91,6 +91,10 @@ type Options struct {
 	// DMs lets people talk to the bot in direct messages (it adds the
 	// direct messages intent).
 	DMs bool
+	// ToolStyle is ToolLines ("" too) or ToolCard: with ToolCard the
+	// adapter is a channels.Carder whose Cards is true, and dispatch
+	// shows a turn's tool calls as rows of progress cards (see Card).
+	ToolStyle string
 	// Admit, if set, is asked before a mention in a channel opens a
 	// thread: it reports whether the author may prompt there, and tells
 	// them when not (through the Inbound's Reply, which answers their
@@ -145,6 +149,7 @@ var (
 	_ channels.Typer    = (*Adapter)(nil)
 	_ channels.Prompter = (*Adapter)(nil)
 	_ channels.Titler   = (*Adapter)(nil)
+	_ channels.Carder   = (*Adapter)(nil)
 )
 
 // New returns an adapter for o. It does no I/O; Run connects. It returns an
@@ -156,6 +161,9 @@ func New(o Options) (*Adapter, error) {
 	}
 	if token == "" || token == "Bot" {
 		return nil, errors.New("discord: the bot token is empty")
+	}
+	if o.ToolStyle != "" && o.ToolStyle != ToolLines && o.ToolStyle != ToolCard {
+		return nil, fmt.Errorf("discord: toolStyle %q: want %q or %q", o.ToolStyle, ToolLines, ToolCard)
 	}
 	if o.APIBaseURL == "" {
 		o.APIBaseURL = DefaultAPIBaseURL

@@ -33,6 +33,12 @@
 // Inbound.Choice with a Reply that answers with an ephemeral follow-up.
 // Editing a prompt removes its buttons.
 //
+// With Options.ToolStyle ToolCard the adapter is a channels.Carder whose
+// cards are on: dispatch shows a run of tool calls as the rows of one
+// progress card (Card), a Components V2 message (flag IS_COMPONENTS_V2) of
+// one container with a text display per tool line. Such a message carries
+// no content; text stays in classic messages.
+//
 // Edits that Discord refuses because the message is gone, in an archived
 // thread (50083) or too old to edit often (30046) return an error wrapping
 // channels.ErrMessageGone, so dispatch posts anew; a post into an archived

@@ -110,7 +110,7 @@ type fakeRequest struct {
 	Method string
 	Path   string
 	Body   []byte
-	At     time.Time
+	At     time.Time // the fake's time: virtual under limitRates
 }
 
 type fakeInteraction struct {
