@@ -9,6 +9,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/session"
 )
 
 // toolStorm runs a turn through the real lane and adapter into the fake,
@@ -176,5 +177,47 @@ func TestFakeChecksComponentsV2(t *testing.T) {
 		if msg := checkComponents(c.flags, c.content, c.comps); (msg == "") != c.ok {
 			t.Errorf("%s: checkComponents = %q, want ok=%v", c.name, msg, c.ok)
 		}
+	}
+}
+
+// TestEndToEndCard runs the demo agent's tools scenario through the whole
+// gateway with toolStyle card: each run of tool calls between the agent's
+// texts is one card, the texts are classic messages in order between them,
+// and each card is edited in place until its row shows how the tool ended.
+func TestEndToEndCard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts agent processes")
+	}
+	f := newFake(t)
+	g := newGatewayWith(t, f, session.AccessRule{Guilds: []string{f.guild}}, Options{ToolStyle: ToolCard})
+	id := f.say(ann, f.channel, "tools", true)
+	th := channels.ThreadRef{Platform: Platform, Channel: f.channel, Thread: id}
+	if got := g.waitEnd(th); got != "end_turn" {
+		t.Fatalf("stop reason %q", got)
+	}
+	var shape []string
+	var cards [][]string
+	edits := 0
+	for _, m := range f.botMessages(id) {
+		if rows, ok := cardRows(m); ok {
+			shape = append(shape, "card")
+			cards = append(cards, rows)
+			edits += m.Edits
+			continue
+		}
+		if strings.TrimSpace(m.Content) != "" {
+			shape = append(shape, "text")
+		}
+	}
+	if got, want := strings.Join(shape, " "), "text card text card text card text"; got != want {
+		t.Fatalf("the thread shows %q, want %q:\n%s", got, want, g.dump(id))
+	}
+	for i, want := range []string{"Run ls -la · done", "Read main.go · done", "go test ./... · failed"} {
+		if len(cards[i]) != 1 || !strings.HasSuffix(cards[i][0], want) {
+			t.Errorf("card %d rows = %q, want one row ending %q", i, cards[i], want)
+		}
+	}
+	if edits == 0 {
+		t.Errorf("no card was edited as its tool ran:\n%s", g.dump(id))
 	}
 }
