@@ -256,14 +256,22 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	defer a.stop(r)
 
 	backoff := minBackoff
+	redirected := false // the last attempt was refused for the resume URL
 	for {
 		err := a.open(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
 		if errors.Is(err, errResumeElsewhere) {
+			if redirected {
+				// The gateway lookup was not answered with the resume
+				// URL: go where it points rather than loop.
+				a.resume.forget()
+			}
+			redirected = !redirected
 			continue // opens again at the resume URL
 		}
+		redirected = false
 		if err == nil || errors.Is(err, discordgo.ErrWSAlreadyOpen) {
 			backoff = minBackoff
 			select {
@@ -471,6 +479,10 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 	a.health.Set(true, "")
 	app := a.app
 	a.mu.Unlock()
+	caps := "post edit typing prompt title"
+	if a.Cards() {
+		caps += " card"
+	}
 	if !first {
 		a.log.Info("discord: gateway session started anew", "bot", r.User.Username)
 		return
@@ -479,7 +491,7 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 	a.log.Info("discord: connected",
 		"bot", r.User.Username, "id", r.User.ID, "guilds", len(r.Guilds),
 		"invite", InviteURL(app),
-		"capabilities", "post edit typing prompt title",
+		"capabilities", caps,
 		"dms", a.o.DMs)
 }
 
