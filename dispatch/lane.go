@@ -1,6 +1,8 @@
 // Package dispatch delivers projector outputs into a chat thread: one
 // ordered lane per thread, splitting by the channel's limits, editing tool
-// and plan messages in place through the handles it keeps, streaming text
+// and plan messages in place through the handles it keeps (or, where the
+// adapter is a channels.Carder with cards on, showing runs of tool calls as
+// the rows of progress cards: see card.go), streaming text
 // into a draft message or in blocks, pacing by the channel's limits,
 // absorbing rate limits, waiting out a platform that cannot be reached
 // (Config.RetryFor; what is given up is counted and told), holding a
