@@ -267,6 +267,22 @@ type Titler interface {
 	SetTitle(ctx context.Context, t ThreadRef, title string) error
 }
 
+// Carder is implemented by adapters that can show a turn's tool calls as
+// the rows of one message, a progress card, instead of one message each
+// (Discord's Components V2 card). Dispatch needs to know: it groups the
+// tool lines of a turn into cards and edits a card as a whole.
+type Carder interface {
+	// Cards reports whether tool calls are shown as cards (a setting of
+	// the adapter); when false dispatch posts one message per tool.
+	Cards() bool
+	// Card shows rows, in order, as one card in t: a new message when h
+	// is zero, else by replacing the rows of card h. Each row is a tool
+	// call's line (Kind KindTool, Key its call id). It blocks on I/O and
+	// returns the card's handle; its errors are those of Post (a new
+	// card) and Edit (a card that can no longer be edited).
+	Card(ctx context.Context, t ThreadRef, h Handle, rows []Message) (Handle, error)
+}
+
 // ToolDetail is what one tool call showed, for adapters that show it
 // beside the tool's line. An update carries what it has: an empty field
 // keeps what came before.

@@ -91,6 +91,10 @@ type Options struct {
 	// DMs lets people talk to the bot in direct messages (it adds the
 	// direct messages intent).
 	DMs bool
+	// ToolStyle is ToolLines ("" too) or ToolCard: with ToolCard the
+	// adapter is a channels.Carder whose Cards is true, and dispatch
+	// shows a turn's tool calls as rows of progress cards (see Card).
+	ToolStyle string
 	// Admit, if set, is asked before a mention in a channel opens a
 	// thread: it reports whether the author may prompt there, and tells
 	// them when not (through the Inbound's Reply, which answers their
@@ -112,6 +116,7 @@ type Adapter struct {
 	places  *places
 	buttons *buttonIDs
 	conns   *conns
+	resume  *resumeURL
 
 	// dial opens network connections, for REST and the websocket; tests
 	// replace it to make sure nothing but the fake is reached.
@@ -144,6 +149,7 @@ var (
 	_ channels.Typer    = (*Adapter)(nil)
 	_ channels.Prompter = (*Adapter)(nil)
 	_ channels.Titler   = (*Adapter)(nil)
+	_ channels.Carder   = (*Adapter)(nil)
 )
 
 // New returns an adapter for o. It does no I/O; Run connects. It returns an
@@ -155,6 +161,9 @@ func New(o Options) (*Adapter, error) {
 	}
 	if token == "" || token == "Bot" {
 		return nil, errors.New("discord: the bot token is empty")
+	}
+	if o.ToolStyle != "" && o.ToolStyle != ToolLines && o.ToolStyle != ToolCard {
+		return nil, fmt.Errorf("discord: toolStyle %q: want %q or %q", o.ToolStyle, ToolLines, ToolCard)
 	}
 	if o.APIBaseURL == "" {
 		o.APIBaseURL = DefaultAPIBaseURL
@@ -173,11 +182,12 @@ func New(o Options) (*Adapter, error) {
 		places:  newPlaces(),
 		buttons: newButtonIDs(),
 		conns:   newConns(),
+		resume:  &resumeURL{},
 		ready:   make(chan struct{}),
 	}
 	a.http = http.DefaultTransport.(*http.Transport).Clone()
 	a.http.DialContext = a.dialContext
-	tr := &transport{base: base, next: a.http, limits: newLimiter(), now: time.Now, fallback: a.runContext}
+	tr := &transport{base: base, next: a.http, limits: newLimiter(), now: time.Now, fallback: a.runContext, gateway: a.resume.lookup}
 
 	s, err := discordgo.New("Bot " + token)
 	if err != nil {
@@ -192,7 +202,12 @@ func New(o Options) (*Adapter, error) {
 	s.Dialer = &websocket.Dialer{
 		NetDialContext:   a.dialWebsocket,
 		HandshakeTimeout: 30 * time.Second,
-		Proxy:            http.ProxyFromEnvironment,
+		Proxy: func(req *http.Request) (*url.URL, error) {
+			if err := a.resume.check(req); err != nil {
+				return nil, err
+			}
+			return http.ProxyFromEnvironment(req)
+		},
 	}
 	s.Identify.Intents = intents(o.DMs)
 	s.AddHandler(a.onEvent)
@@ -241,11 +256,22 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	defer a.stop(r)
 
 	backoff := minBackoff
+	redirected := false // the last attempt was refused for the resume URL
 	for {
 		err := a.open(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
+		if errors.Is(err, errResumeElsewhere) {
+			if redirected {
+				// The gateway lookup was not answered with the resume
+				// URL: go where it points rather than loop.
+				a.resume.forget()
+			}
+			redirected = !redirected
+			continue // opens again at the resume URL
+		}
+		redirected = false
 		if err == nil || errors.Is(err, discordgo.ErrWSAlreadyOpen) {
 			backoff = minBackoff
 			select {
@@ -259,6 +285,7 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		if ferr := fatal(err); ferr != nil {
 			return ferr
 		}
+		a.resume.forget() // the next attempt goes to the gateway's URL
 		a.log.Warn("discord: cannot connect to the gateway; retrying", "in", backoff, "err", err)
 		a.health.Set(false, "cannot connect to the gateway: "+err.Error())
 		t := time.NewTimer(backoff)
@@ -400,6 +427,9 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 			}
 		}
 	case *discordgo.Event:
+		if e.Type == "READY" {
+			a.resume.learn(e.RawData)
+		}
 		a.learnBotRole(e)
 	case *discordgo.ChannelCreate:
 		a.places.put(e.Channel, "")
@@ -449,6 +479,10 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 	a.health.Set(true, "")
 	app := a.app
 	a.mu.Unlock()
+	caps := "post edit typing prompt title"
+	if a.Cards() {
+		caps += " card"
+	}
 	if !first {
 		a.log.Info("discord: gateway session started anew", "bot", r.User.Username)
 		return
@@ -457,7 +491,7 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 	a.log.Info("discord: connected",
 		"bot", r.User.Username, "id", r.User.ID, "guilds", len(r.Guilds),
 		"invite", InviteURL(app),
-		"capabilities", "post edit typing prompt title",
+		"capabilities", caps,
 		"dms", a.o.DMs)
 }
 

@@ -702,7 +702,9 @@ func TestRunTwice(t *testing.T) {
 
 // TestResume drops the gateway connection and asks for a reconnect; each
 // time the client resumes its session and receives what was sent while it
-// was away.
+// was away. It resumes at the resume_gateway_url of the fake's READY, a
+// URL other than the gateway's: a RESUME elsewhere is a violation the
+// fake reports.
 func TestResume(t *testing.T) {
 	f := newFake(t)
 	s := start(t, f, Options{})

@@ -17,10 +17,14 @@ type Config struct {
 	APIBaseURL string `koanf:"apiBaseURL"`
 	// DMs lets people talk to the bot in direct messages.
 	DMs bool `koanf:"dms"`
+	// ToolStyle is how a turn's tool calls show: "lines", one message
+	// per tool call edited in place, or "card", the rows of one progress
+	// card per run of tool calls (a Components V2 message).
+	ToolStyle string `koanf:"toolStyle" validate:"omitempty,oneof=lines card"`
 }
 
 // DefaultConfig returns the section's defaults.
-func DefaultConfig() Config { return Config{APIBaseURL: DefaultAPIBaseURL} }
+func DefaultConfig() Config { return Config{APIBaseURL: DefaultAPIBaseURL, ToolStyle: ToolLines} }
 
 // Info says what the configuration calls Discord's places: guilds, roles
 // and channels (a thread's parent channel).

@@ -331,6 +331,8 @@ func TestCheckCommandAgentMistakes(t *testing.T) {
 			"agents.list.x.cwd: the directory " + filepath.Join(dir, "gone") + " does not exist"},
 		{"overflow", "agents: {maxProcesses: 99999999999999999999}\n",
 			"agents.maxProcesses: too large: want an integer of at most 9223372036854775807, got 1e+20"},
+		{"discord tool style", "channels:\n  discord:\n    token: x\n    toolStyle: cards\n",
+			`channels.discord.toolStyle: must be one of lines card, got "cards"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

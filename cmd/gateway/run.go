@@ -173,7 +173,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		case "discord":
 			d := config.SectionOf[discord.Config](cfg, discord.Platform)
 			a, err := discord.New(discord.Options{
-				Token: d.Token, APIBaseURL: d.APIBaseURL, DMs: d.DMs, Logger: log.With("platform", "discord"),
+				Token: d.Token, APIBaseURL: d.APIBaseURL, DMs: d.DMs, ToolStyle: d.ToolStyle, Logger: log.With("platform", "discord"),
 				// A mention from someone without access opens no thread.
 				// The router is made below, before any event arrives.
 				Admit: func(ctx context.Context, in channels.Inbound) bool { return g.router.Admit(ctx, in) },
