@@ -79,6 +79,7 @@ type Lane struct {
 	typer    channels.Typer
 	stopper  channels.TypingStopper
 	prompter channels.Prompter
+	uploader channels.Uploader
 	thread   channels.ThreadRef
 	limits   channels.Limits
 	split    split.Limits
@@ -126,6 +127,7 @@ const (
 	itemThought
 	itemTurnEnd
 	itemPrompt
+	itemFile
 )
 
 // item is one entry of the ordered queue.
@@ -138,6 +140,7 @@ type item struct {
 	choice  channels.Choice              // itemPrompt, fitted to the channel
 	posted  func(channels.Handle, error) // itemPrompt
 	detail  []string                     // itemPrompt: messages to post before it
+	upload  *channels.Upload             // itemFile; text is its caption
 	buf     strings.Builder              // backs text for text items
 	// heldSince is when the oldest text not yet released arrived (block
 	// mode).
@@ -190,6 +193,7 @@ func NewLane(o Options) *Lane {
 	l.editor, _ = o.Adapter.(channels.Editor)
 	l.typer, _ = o.Adapter.(channels.Typer)
 	l.prompter, _ = o.Adapter.(channels.Prompter)
+	l.uploader, _ = o.Adapter.(channels.Uploader)
 	if l.typer != nil {
 		l.stopper, _ = o.Adapter.(channels.TypingStopper)
 	}
@@ -216,6 +220,9 @@ func Capabilities(a channels.Adapter) []string {
 	}
 	if _, ok := a.(channels.Prompter); ok {
 		caps = append(caps, "prompt")
+	}
+	if _, ok := a.(channels.Uploader); ok {
+		caps = append(caps, "upload")
 	}
 	return caps
 }
@@ -481,6 +488,8 @@ func (l *Lane) stepHead(ctx context.Context, now time.Time) (time.Time, bool) {
 		return l.stepText(ctx, now, it, closed)
 	case itemPrompt:
 		return l.stepPrompt(ctx, now, it)
+	case itemFile:
+		return l.stepFile(ctx, now, it)
 	}
 	if w := l.postDue(now); !w.IsZero() {
 		return w, false
