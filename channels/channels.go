@@ -213,7 +213,9 @@ type Limits struct {
 	// sends with a prompt; 0 means prompts carry no attachments.
 	MaxAttachmentBytes int
 	// MaxUploadBytes is the largest Upload.Data Uploader.Upload takes;
-	// every Uploader reports one, and 0 means the adapter takes no files.
+	// every Uploader reports one. It means nothing for an adapter that is
+	// no Uploader (one whose platform may grant uploads at run time
+	// reports it either way).
 	MaxUploadBytes int
 }
 

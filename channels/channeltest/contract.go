@@ -453,9 +453,6 @@ var pngPixel = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x
 func testUpload(t *testing.T, h Harness) {
 	up, ok := h.Adapter.(channels.Uploader)
 	if !ok {
-		if n := h.Adapter.Limits().MaxUploadBytes; n != 0 {
-			t.Errorf("Limits().MaxUploadBytes = %d, but the adapter is no Uploader", n)
-		}
 		t.Skip("not an Uploader")
 	}
 	if n := h.Adapter.Limits().MaxUploadBytes; n <= 0 {
