@@ -1,13 +1,16 @@
 package dispatch_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/sysmsg"
 	"github.com/google/go-cmp/cmp"
@@ -148,4 +151,38 @@ func TestFileLongCaption(t *testing.T) {
 	if ms := h.rec.Messages(); len(ms) < 3 || ms[len(ms)-1].File == nil {
 		t.Errorf("messages %+v: want the caption's start as text, then the file", ms)
 	}
+}
+
+// TestRunnerFile: Runner.File delivers a file in order with the outputs
+// pushed around it, on the runner's goroutine, and waits out an outage
+// (fake time).
+func TestRunnerFile(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := channeltest.New(channeltest.Options{Edit: true, Upload: true, Limits: channels.Limits{MaxUploadBytes: 1 << 20}})
+		rec.Inject(channeltest.InjectUpload, errUnreachable)
+		th := rec.Thread("t")
+		r := dispatch.Start(t.Context(), dispatch.NewLane(dispatch.Options{
+			Adapter: rec.Adapter(), Thread: th, Stream: projector.DefaultSettings(), Typing: never,
+			OnTurnEnd: func(projector.TurnEnd) { rec.NoteIn(th, channeltest.Op{Op: "turn_end"}) },
+		}))
+		defer r.Close()
+		r.BeginTurn()
+		r.Push(projector.Text{Text: "Here it comes."})
+		r.File(report)
+		r.Push(projector.Text{Text: "That was it."}, projector.TurnEnd{StopReason: "end_turn"})
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		err := rec.WaitFor(ctx, th, func(ops []channeltest.Op) bool { return len(ops) > 0 && ops[len(ops)-1].Op == "turn_end" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, op := range rec.OpsIn(th) {
+			got = append(got, op.Op+" "+op.File+op.Text)
+		}
+		want := []string{"send Here it comes.", "upload report.txtThe report.", "send That was it.", "turn_end "}
+		if !cmp.Equal(got, want) {
+			t.Errorf("(-got +want):\n%s", cmp.Diff(got, want))
+		}
+	})
 }
