@@ -18,10 +18,7 @@ import (
 // file, in as many messages as it takes.
 func (l *Lane) File(now time.Time, f channels.Upload) {
 	l.visible(now)
-	limit := l.limits.MaxUploadBytes
-	if l.uploader == nil {
-		limit = 0
-	}
+	limit := UploadLimit(l.ad)
 	if limit <= 0 || len(f.Data) > limit {
 		l.log.Info("a file cannot be shown here; posting a notice instead", "thread", l.thread, "file", f.Name, "bytes", len(f.Data), "limit", limit)
 		l.enqueue(&item{kind: itemPost, msgKind: channels.KindNotice, text: fileNotice(f, limit, false), since: now})
@@ -37,6 +34,17 @@ func (l *Lane) File(now time.Time, f channels.Upload) {
 		f.Caption = ""
 	}
 	l.enqueue(&item{kind: itemFile, msgKind: channels.KindFile, text: f.Caption, upload: &f, since: now})
+}
+
+// UploadLimit returns the size of the largest file a puts into a thread
+// (Lane.File), 0 when it takes no files: its Limits.MaxUploadBytes where
+// it is a channels.Uploader. A caller that can refuse a file early (the
+// agent's send_file) says so with it.
+func UploadLimit(a channels.Adapter) int {
+	if _, ok := a.(channels.Uploader); !ok {
+		return 0
+	}
+	return max(a.Limits().MaxUploadBytes, 0)
 }
 
 func fileNotice(f channels.Upload, limit int, refused bool) string {

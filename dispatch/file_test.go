@@ -186,3 +186,18 @@ func TestRunnerFile(t *testing.T) {
 		}
 	})
 }
+
+func TestUploadLimit(t *testing.T) {
+	for _, tc := range []struct {
+		o    channeltest.Options
+		want int
+	}{
+		{channeltest.Options{Upload: true, Limits: channels.Limits{MaxUploadBytes: 4096}}, 4096},
+		{channeltest.Options{Limits: channels.Limits{MaxUploadBytes: 4096}}, 0}, // no Uploader
+		{channeltest.Options{Upload: true}, 0},
+	} {
+		if got := dispatch.UploadLimit(channeltest.New(tc.o).Adapter()); got != tc.want {
+			t.Errorf("UploadLimit(%+v) = %d, want %d", tc.o, got, tc.want)
+		}
+	}
+}

@@ -181,3 +181,29 @@ func FuzzValidStored(f *testing.F) {
 		}
 	})
 }
+
+// TestUploadSurvivesRestart: a file message and its file are there after
+// a restart, and the link still downloads it.
+func TestUploadSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{StateFile: filepath.Join(dir, "web-chat.json"), FilesDir: filepath.Join(dir, "web-files")}
+	a := New(o)
+	id := a.st.mustCreate("t").ID
+	h, err := a.Upload(t.Context(), ref(id), channels.Upload{Name: "notes.md", Data: []byte("# notes\n"), Caption: "Notes."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	o.Listen = "127.0.0.1:0"
+	b := New(o)
+	serve(t, b, nil)
+	got, err := seenUpload(t.Context(), newClient(t, b), h)
+	if err != nil {
+		t.Fatalf("after a restart: %v", err)
+	}
+	if got.Name != "notes.md" || string(got.Data) != "# notes\n" || got.Caption != "Notes." {
+		t.Errorf("after a restart: %q %q %q, want notes.md with its bytes and caption", got.Name, got.Data, got.Caption)
+	}
+}
