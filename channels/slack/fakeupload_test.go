@@ -123,6 +123,11 @@ func (f *fakeSlack) completeUpload(w http.ResponseWriter, form url.Values) {
 	}
 	f.notifyLocked()
 	f.mu.Unlock()
+	// Slack announces the share as a file_share message of the app's
+	// bot user (without bot_id).
+	f.echo(map[string]any{"type": "message", "subtype": "file_share", "channel": ch, "channel_type": "channel",
+		"user": f.botUser, "text": comment, "ts": m.TS, "thread_ts": thread, "event_ts": m.TS, "team": f.team,
+		"upload": false, "files": out})
 	writeJSON(w, map[string]any{"ok": true, "files": out})
 }
 

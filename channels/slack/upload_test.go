@@ -79,3 +79,28 @@ func TestUploadNeedsScope(t *testing.T) {
 		t.Errorf("without files:write: Channel is an Uploader (%v), Capabilities.Upload = %v; want neither", ok, c.Upload)
 	}
 }
+
+// TestUploadEchoIgnored: Slack's file_share event for the app's own file
+// reaches nobody: the next inbound message is the person's.
+func TestUploadEchoIgnored(t *testing.T) {
+	f := newFake(t, fakeOptions{})
+	a := f.adapter(t, Options{})
+	r := run(t, a, nil)
+	ctx := testCtx(t)
+	f.addUser("U0ANN", "Ann")
+	if _, err := f.say(ctx, sayOptions{user: "U0ANN", thread: fakeThread, text: "first", mention: true}); err != nil {
+		t.Fatal(err)
+	}
+	if in := r.next(ctx); in.Text != "first" {
+		t.Fatalf("inbound %q, want first", in.Text)
+	}
+	if _, err := a.upload(ctx, ref(fakeChannel, fakeThread), channels.Upload{Name: "a.txt", Data: []byte("a"), Caption: "here"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.say(ctx, sayOptions{user: "U0ANN", thread: fakeThread, text: "second", mention: true}); err != nil {
+		t.Fatal(err)
+	}
+	if in := r.next(ctx); in.Text != "second" {
+		t.Errorf("inbound %q (files %v), want second: the app's own file share was delivered", in.Text, in.Files)
+	}
+}
