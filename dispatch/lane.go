@@ -58,7 +58,7 @@ type Options struct {
 // Observer receives delivery events, from Step. Its methods must be cheap
 // and must not block.
 type Observer interface {
-	// Delivered reports a successful "post", "edit" or "prompt" of a
+	// Delivered reports a successful "post", "edit", "prompt" or "upload" of a
 	// message of kind; latency is how long the oldest output it shows
 	// waited in the lane.
 	Delivered(op string, kind channels.Kind, latency time.Duration)
