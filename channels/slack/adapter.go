@@ -102,6 +102,7 @@ var botScopes = map[string]string{
 	"chat:write":        "posts, edits, private replies and the status line",
 	"users:read":        "people's names (users.info)",
 	"files:read":        "text files and images attached to messages, for the agent",
+	filesScope:          "files the agent sends into a thread",
 }
 
 // userGroupsScope is the scope Options.UserGroups needs.
@@ -121,6 +122,10 @@ type Capabilities struct {
 	// returns an adapter that is a channels.Typer and a
 	// channels.TypingStopper.
 	Status bool
+	// Upload reports that the bot token may share files (files:write, or
+	// Slack did not list the scopes): Channel returns an adapter that is
+	// a channels.Uploader.
+	Upload bool
 }
 
 // Interfaces returns the names of the capability interfaces the adapter
@@ -129,6 +134,9 @@ func (c Capabilities) Interfaces() []string {
 	out := []string{"Adapter", "Editor", "Prompter"}
 	if c.Status {
 		out = append(out, "Typer", "TypingStopper")
+	}
+	if c.Upload {
+		out = append(out, "Uploader")
 	}
 	return out
 }
@@ -261,6 +269,7 @@ func (a *Adapter) Detect(ctx context.Context) (Capabilities, error) {
 	a.warnMissingScopes(c.Scopes)
 	var why string
 	c.Status, why = a.probeStatus(ctx, c.Scopes)
+	c.Upload = c.Scopes == nil || slices.Contains(c.Scopes, filesScope)
 	a.mu.Lock()
 	a.caps = &c
 	a.mu.Unlock()
@@ -400,12 +409,19 @@ func (a *Adapter) capabilities() (Capabilities, bool) {
 
 // Channel returns the adapter to give the gateway: a value whose dynamic
 // type implements channels.Typer and channels.TypingStopper exactly when
-// Detect found that the status line works, and channels.Adapter,
-// channels.Editor and channels.Prompter always. Call it after Detect;
-// before, it returns the adapter without the status line. It does no I/O.
+// Detect found that the status line works, channels.Uploader exactly when
+// the token may share files, and channels.Adapter, channels.Editor and
+// channels.Prompter always. Call it after Detect; before, it returns the
+// adapter without the status line and uploads. It does no I/O.
 func (a *Adapter) Channel() channels.Adapter {
-	if c, ok := a.capabilities(); ok && c.Status {
+	c, _ := a.capabilities()
+	switch {
+	case c.Status && c.Upload:
+		return withStatusUpload{withStatus{a}}
+	case c.Status:
 		return withStatus{a}
+	case c.Upload:
+		return withUpload{a}
 	}
 	return a
 }

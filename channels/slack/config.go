@@ -86,5 +86,6 @@ func Limits() channels.Limits {
 		MinEditInterval: minEditInterval,
 		MinPostInterval: minPostInterval,
 		TypingInterval:  typingInterval,
+		MaxUploadBytes:  maxUploadBytes,
 	}
 }

@@ -2,6 +2,9 @@ package slack
 
 import (
 	"context"
+	"errors"
+	"mime"
+	"path"
 	"testing"
 
 	"github.com/acpgw/gateway/channels"
@@ -33,6 +36,16 @@ func contractHarness(o fakeOptions) func(t *testing.T) channeltest.Harness {
 			},
 			Seen: func(ctx context.Context, id channels.MessageID) (string, error) {
 				return f.seen(fakeChannel, string(id))
+			},
+			SeenUpload: func(_ context.Context, h channels.Handle) (channels.Upload, error) {
+				files, comments := f.sharedFiles(fakeChannel, fakeThread)
+				if len(files) == 0 {
+					return channels.Upload{}, errors.New("fake slack: no file shared in the thread")
+				}
+				u := files[len(files)-1]
+				// Slack tells a file's type by its name, as people
+				// download it.
+				return channels.Upload{Name: u.Title, ContentType: mime.TypeByExtension(path.Ext(u.Name)), Data: u.Body, Caption: comments[len(comments)-1]}, nil
 			},
 			MissingID: "1699999999.999999",
 			TypingShown: func(context.Context) (bool, error) {

@@ -39,16 +39,17 @@ type fakeSlack struct {
 	users      map[string]string     // user id → display name
 	groups     map[string][]string   // user group id → members
 	channels   map[string]bool
-	fails      map[string][]failure // method → failures to answer next calls with
-	files      map[string]fakeFile  // shared files by download path
-	downloads  int                  // requests for shared files
-	seq        int                  // for ts, event and envelope ids
-	conn       *fakeConn            // the current Socket Mode connection
-	opens      int                  // apps.connections.open calls
-	acks       map[string]time.Time // envelope id → when acknowledged
-	changed    chan struct{}        // closed and replaced on every change
-	outage     outageMode           // the Web API is down while set
-	outageHits int                  // Web API calls that met the outage
+	fails      map[string][]failure   // method → failures to answer next calls with
+	files      map[string]fakeFile    // shared files by download path
+	uploads    map[string]*fakeUpload // files the app uploads, by id
+	downloads  int                    // requests for shared files
+	seq        int                    // for ts, event and envelope ids
+	conn       *fakeConn              // the current Socket Mode connection
+	opens      int                    // apps.connections.open calls
+	acks       map[string]time.Time   // envelope id → when acknowledged
+	changed    chan struct{}          // closed and replaced on every change
+	outage     outageMode             // the Web API is down while set
+	outageHits int                    // Web API calls that met the outage
 
 	// users.info calls held until the test releases them
 	stalls  map[string]chan struct{} // user id → closed when its calls may answer
@@ -134,6 +135,18 @@ type fakeMessage struct {
 	Text                  string
 	Blocks                json.RawMessage // nil: none
 	User, BotID           string
+	// Files are the files the app shared with the message
+	// (files.completeUploadExternal; Text is the initial comment).
+	Files []fakeUpload
+}
+
+// fakeUpload is a file the app uploaded (files.getUploadURLExternal, then
+// a POST to its upload URL).
+type fakeUpload struct {
+	ID, Name, Title, ContentType string
+	Length                       int // as files.getUploadURLExternal said
+	Body                         []byte
+	Uploaded, Shared             bool
 }
 
 type fakeEphemeral struct {
@@ -178,6 +191,7 @@ func newFakeState(t *testing.T, o fakeOptions) *fakeSlack {
 		channels: map[string]bool{fakeChannel: true, "C0OTHER": true, "D0DM": true},
 		fails:    map[string][]failure{},
 		files:    map[string]fakeFile{},
+		uploads:  map[string]*fakeUpload{},
 		acks:     map[string]time.Time{},
 		stalls:   map[string]chan struct{}{},
 		stalled:  map[string]int{},
@@ -188,6 +202,7 @@ func newFakeState(t *testing.T, o fakeOptions) *fakeSlack {
 	mux.HandleFunc("/api/", f.serveAPI)
 	mux.HandleFunc("/link/", f.serveSocket)
 	mux.HandleFunc("GET /files-pri/", f.serveFile)
+	mux.HandleFunc("POST /upload/", f.serveUpload)
 	f.handler = mux
 	return f
 }
@@ -422,7 +437,7 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 	case "auth.test":
 		scopes := f.o.scopes
 		if scopes == "" {
-			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,users:read,files:read"
+			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,users:read,files:read,files:write"
 		}
 		w.Header().Set("X-OAuth-Scopes", scopes)
 		writeJSON(w, map[string]any{"ok": true, "url": "https://fake.slack.com/", "team": "Fake", "user": "gateway",
@@ -436,6 +451,10 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"ok": true, "url": u})
 	case "chat.postMessage":
 		f.postMessage(w, form)
+	case "files.getUploadURLExternal":
+		f.getUploadURL(w, form)
+	case "files.completeUploadExternal":
+		f.completeUpload(w, form)
 	case "chat.update":
 		f.update(w, form)
 	case "chat.postEphemeral":

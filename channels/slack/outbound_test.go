@@ -581,7 +581,7 @@ func TestLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := channels.Limits{MaxMessageChars: 3500, MinEditInterval: 1200 * time.Millisecond, MinPostInterval: time.Second, TypingInterval: 90 * time.Second}
+	want := channels.Limits{MaxMessageChars: 3500, MinEditInterval: 1200 * time.Millisecond, MinPostInterval: time.Second, TypingInterval: 90 * time.Second, MaxUploadBytes: 1 << 30}
 	if got := a.Limits(); got != want {
 		t.Errorf("Limits = %+v, want %+v", got, want)
 	}

@@ -163,6 +163,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			w := web.New(web.Options{
 				Listen: wc.Listen, Listener: webLn, Token: wc.Token, Users: wc.Users, Logger: log.With("platform", "web"),
 				StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
+				FilesDir:  filepath.Join(cfg.DataDir, "web-files"),
 				Agents:    pickable(cfg),
 			})
 			adapters[p] = w
