@@ -87,6 +87,11 @@ type Options struct {
 	// *channels.RateLimitError for the rest of the interval. Zero means
 	// a minute; negative turns the pacing off.
 	HistoryInterval time.Duration
+	// Streaming is how text and tool calls show in threads: native
+	// (chat.startStream and its chunks; "" means native) or edits
+	// (posts and chat.update). A workspace that refuses streaming gets
+	// edits: the first stream call's answer tells.
+	Streaming Streaming
 	// Logger receives the adapter's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -158,6 +163,11 @@ type Adapter struct {
 	nextHistory time.Time
 
 	health channels.Health // the Socket Mode connection
+
+	noStream    bool                 // the workspace refused chat.startStream
+	recipients  map[string][2]string // channel/thread → last author, team
+	streams     map[string]*stream   // channel/ts → a streamed message
+	openStreams map[string]*stream   // channel/thread → its open stream
 }
 
 var (

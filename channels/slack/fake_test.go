@@ -119,6 +119,11 @@ type fakeOptions struct {
 	mentionFirst bool
 	// noEcho stops the echo of the app's own posts and edits.
 	noEcho bool
+	// streams makes the fake know chat.startStream and its kin (without,
+	// they answer unknown_method, as in a workspace that cannot stream).
+	streams bool
+	// stream says how streams expire.
+	stream fakeStreams
 }
 
 // apiCall is one recorded Web API call.
@@ -134,6 +139,10 @@ type fakeMessage struct {
 	Text                  string
 	Blocks                json.RawMessage // nil: none
 	User, BotID           string
+	// Markdown: Text is Markdown (markdown_text), not mrkdwn.
+	Markdown bool
+	// Stream is set for a message started with chat.startStream.
+	Stream *fakeStream
 }
 
 type fakeEphemeral struct {
@@ -418,6 +427,9 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form := call.Form
+	if f.serveStream(w, method, form) {
+		return
+	}
 	switch method {
 	case "auth.test":
 		scopes := f.o.scopes
@@ -559,6 +571,10 @@ func (f *fakeSlack) postMessage(w http.ResponseWriter, form url.Values) {
 
 func (f *fakeSlack) update(w http.ResponseWriter, form url.Values) {
 	ch, ts, text := form.Get("channel"), form.Get("ts"), form.Get("text")
+	md := form.Get("markdown_text")
+	if md != "" {
+		text = md
+	}
 	f.mu.Lock()
 	m, ok := f.msgs[ch+"/"+ts]
 	switch {
@@ -574,9 +590,13 @@ func (f *fakeSlack) update(w http.ResponseWriter, form url.Values) {
 		f.mu.Unlock()
 		writeJSON(w, map[string]any{"ok": false, "error": "msg_too_long"})
 		return
+	case m.Stream != nil && m.Stream.streaming:
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": false, "error": "cant_update_message"})
+		return
 	}
 	before := *m
-	m.Text = text
+	m.Text, m.Markdown = text, md != ""
 	// chat.update with text and no blocks, or blocks=[], removes the blocks.
 	if b := form.Get("blocks"); b != "" && b != "[]" {
 		m.Blocks = json.RawMessage(b)

@@ -220,6 +220,7 @@ func (a *Adapter) message(ctx context.Context, ref channels.ThreadRef, ev event,
 	}
 	in.Command = channels.ParseCommand(in.Text)
 	if !author.Bot {
+		a.noteRecipient(ref, author.ID, team)
 		in.Reply = a.ephemeral(ref.Channel, ref.Thread, author.ID)
 	}
 	return in

@@ -38,6 +38,14 @@ var goneErrors = []string{"message_not_found", "cant_update_message", "edit_wind
 // unfurled. It blocks on I/O and returns a *channels.RateLimitError when
 // Slack answers 429 (nothing was posted then).
 func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Message) (channels.Handle, error) {
+	if a.native(t) {
+		if h, ok, err := a.streamPost(ctx, t, m); ok {
+			if err == nil {
+				a.restoreStatus(ctx, t)
+			}
+			return h, err
+		}
+	}
 	if err := a.pace(t.Channel, time.Now()); err != nil {
 		return channels.Handle{}, err
 	}
@@ -63,6 +71,9 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 // longer be edited (message_not_found, cant_update_message,
 // edit_window_closed).
 func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Message) error {
+	if ok, err := a.streamEdit(ctx, h, m); ok {
+		return err
+	}
 	_, _, _, err := a.api.UpdateMessageContext(ctx, h.Thread.Channel, string(h.ID),
 		slack.MsgOptionText(Mrkdwn(m.Text), false),
 		slack.MsgOptionBlocks(), // sends blocks=[]: the buttons go
@@ -88,6 +99,7 @@ func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.C
 	if t.Thread != "" {
 		opts = append(opts, slack.MsgOptionTS(t.Thread))
 	}
+	a.stopOpen(ctx, t)
 	_, ts, err := a.api.PostMessageContext(ctx, t.Channel, opts...)
 	if err != nil {
 		return channels.Handle{}, a.apiErr("chat.postMessage", err)
