@@ -319,6 +319,9 @@ func (f *fakeSlack) message(channel, ts string) (fakeMessage, bool) {
 // seen returns what a person sees of a message: its text with Slack's
 // entities decoded.
 func (f *fakeSlack) seen(channel, ts string) (string, error) {
+	if msg, key, chunk := strings.Cut(ts, taskSep); chunk {
+		return f.seenChunk(channel, msg, key)
+	}
 	m, ok := f.message(channel, ts)
 	if !ok {
 		return "", fmt.Errorf("fake slack: no message %s in %s", ts, channel)

@@ -2,6 +2,7 @@ package slack
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -127,4 +128,27 @@ func (f *fakeSlack) streamOf(ch, ts string) (fakeStream, bool) {
 	}
 	s := *m.Stream
 	return s, true
+}
+
+// seenChunk returns what a person sees of the task card key (or the plan)
+// of streamed message ts: its title, " · " and its status as a word, then
+// its details.
+func (f *fakeSlack) seenChunk(channel, ts, key string) (string, error) {
+	st, ok := f.streamOf(channel, ts)
+	if !ok {
+		return "", fmt.Errorf("fake slack: no streamed message %s in %s", ts, channel)
+	}
+	if key == "plan" {
+		return st.plan, nil
+	}
+	tk, ok := st.tasks[key]
+	if !ok {
+		return "", fmt.Errorf("fake slack: no task %s in %s", key, ts)
+	}
+	words := map[string]string{"pending": "pending", "in_progress": "running", "complete": "done", "error": "failed"}
+	out := tk.Title + " · " + words[tk.Status]
+	if tk.Details != "" {
+		out += "\n" + tk.Details
+	}
+	return out, nil
 }
