@@ -104,7 +104,8 @@ var botScopes = map[string]string{
 	"groups:history":    "messages in threads of private channels",
 	"im:history":        "direct messages",
 	"mpim:history":      "group direct messages",
-	"chat:write":        "posts, edits, private replies and the status line",
+	"chat:write":        "posts, edits, private replies, streamed answers, the status line and session titles",
+	"assistant:write":   "agent sessions: the status line and Slack's Stop button",
 	"users:read":        "people's names (users.info)",
 	"files:read":        "text files and images attached to messages, for the agent",
 }

@@ -36,6 +36,7 @@ type fakeSlack struct {
 	msgs       map[string]*fakeMessage // channel/ts → message
 	ephemerals []fakeEphemeral
 	status     map[string]fakeStatus // channel/thread → status line
+	titles     map[string]string     // channel/thread → agent session title
 	users      map[string]string     // user id → display name
 	groups     map[string][]string   // user group id → members
 	channels   map[string]bool
@@ -437,7 +438,7 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 	case "auth.test":
 		scopes := f.o.scopes
 		if scopes == "" {
-			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,users:read,files:read"
+			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,assistant:write,users:read,files:read"
 		}
 		w.Header().Set("X-OAuth-Scopes", scopes)
 		writeJSON(w, map[string]any{"ok": true, "url": "https://fake.slack.com/", "team": "Fake", "user": "gateway",

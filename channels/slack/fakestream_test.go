@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -42,6 +43,23 @@ type fakeStream struct {
 func (f *fakeSlack) serveStream(w http.ResponseWriter, method string, form url.Values) bool {
 	switch method {
 	case "chat.startStream", "chat.appendStream", "chat.stopStream":
+	case "agents.sessions.rename":
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		switch {
+		case !f.o.streams:
+			writeJSON(w, map[string]any{"ok": false, "error": "unknown_method"})
+		case !f.channels[form.Get("channel_id")]:
+			writeJSON(w, map[string]any{"ok": false, "error": "channel_not_found"})
+		default:
+			if f.titles == nil {
+				f.titles = map[string]string{}
+			}
+			f.titles[form.Get("channel_id")+"/"+form.Get("thread_ts")] = form.Get("title")
+			f.notifyLocked()
+			writeJSON(w, map[string]any{"ok": true})
+		}
+		return true
 	default:
 		return false
 	}
@@ -151,4 +169,23 @@ func (f *fakeSlack) seenChunk(channel, ts, key string) (string, error) {
 		out += "\n" + tk.Details
 	}
 	return out, nil
+}
+
+// stopButton has user press Stop on the agent session of thread: Slack
+// stops the app's open streams there and sends agent_session_stopped.
+func (f *fakeSlack) stopButton(ctx context.Context, user, channel, thread string) error {
+	f.mu.Lock()
+	stopped := []string{}
+	for _, m := range f.msgs {
+		if m.Channel == channel && m.ThreadTS == thread && m.Stream != nil && m.Stream.streaming {
+			m.Stream.streaming = false
+			stopped = append(stopped, m.TS)
+		}
+	}
+	ts := f.newTSLocked()
+	env := f.eventEnvelopeLocked(map[string]any{"type": "agent_session_stopped", "channel": channel, "thread_ts": thread,
+		"user": user, "event_ts": ts, "streaming_message_ts": stopped}, "", 0)
+	f.notifyLocked()
+	f.mu.Unlock()
+	return f.send(ctx, env)
 }
