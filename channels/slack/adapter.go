@@ -415,8 +415,11 @@ func (w withStatus) Typing(ctx context.Context, t channels.ThreadRef) error {
 	return w.setStatus(ctx, t, true)
 }
 
-// StopTyping clears the thread's status line. It blocks on I/O.
+// StopTyping clears the thread's status line and stops its open stream
+// (the turn ended, or was stopped), so the streamed message shows as
+// complete. It blocks on I/O.
 func (w withStatus) StopTyping(ctx context.Context, t channels.ThreadRef) error {
+	w.stopOpen(ctx, t)
 	return w.setStatus(ctx, t, false)
 }
 

@@ -165,6 +165,10 @@ func TestEndToEndNative(t *testing.T) {
 	if len(msgs) != 1 || msgs[0].Text != slowWords(30) || msgs[0].Stream == nil || !msgs[0].Markdown {
 		t.Fatalf("thread after the first turn:\n%s\nwant one streamed message with the words", g.dump(th))
 	}
+	err := f.waitFor(g.ctx(), "the stream stopped at the turn's end", func() bool { return !f.msgs[th.Channel+"/"+msgs[0].TS].Stream.streaming })
+	if err != nil {
+		t.Error(err)
+	}
 	if len(f.callsTo("chat.appendStream")) == 0 || len(f.callsTo("chat.postMessage")) != 0 {
 		t.Errorf("appendStream calls %d, postMessage calls %d; want the answer streamed", len(f.callsTo("chat.appendStream")), len(f.callsTo("chat.postMessage")))
 	}
