@@ -210,3 +210,38 @@ func TestEndToEndNative(t *testing.T) {
 		t.Errorf("the stopped turn wrote %d characters; the stop came late", len(m.Text))
 	}
 }
+
+// TestStatusAfterStreamStart: the status line is set again after a new
+// streamed message (Slack clears it when the app replies), not after
+// every chunk appended to the open stream.
+func TestStatusAfterStreamStart(t *testing.T) {
+	f := newFake(t, fakeOptions{streams: true})
+	a := f.adapter(t, Options{})
+	ctx := testCtx(t)
+	if _, err := a.Detect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ch := a.Channel()
+	th := ref(fakeChannel, fakeThread)
+	if err := ch.(channels.Typer).Typing(ctx, th); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ch.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if !f.statusShown(fakeChannel, fakeThread) {
+		t.Error("status line gone after the stream started")
+	}
+	for i := range 3 {
+		h, err := ch.Post(ctx, th, channels.Message{Kind: channels.KindTool, Key: "call_" + string(rune('a'+i)), Text: "🔧 x · running"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ch.(channels.Editor).Edit(ctx, h, channels.Message{Kind: channels.KindTool, Key: "call_" + string(rune('a'+i)), Text: "🔧 x · done"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(f.callsTo("assistant.threads.setStatus")); n != 2 {
+		t.Errorf("setStatus calls = %d, want 2 (Typing, and after the stream started)", n)
+	}
+}

@@ -39,9 +39,10 @@ var goneErrors = []string{"message_not_found", "cant_update_message", "edit_wind
 // Slack answers 429 (nothing was posted then).
 func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Message) (channels.Handle, error) {
 	if a.native(t) {
+		before := a.openStream(t)
 		if h, ok, err := a.streamPost(ctx, t, m); ok {
-			if err == nil {
-				a.restoreStatus(ctx, t)
+			if err == nil && a.openStream(t) != before {
+				a.restoreStatus(ctx, t) // a new message; a chunk appended to the open one is not
 			}
 			return h, err
 		}
