@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -53,6 +54,9 @@ type stream struct {
 	// hasText: the stream's own text belongs to a text handle.
 	hasText bool
 }
+
+// maxStreams bounds the streamed messages the adapter remembers.
+const maxStreams = 10000
 
 // taskSep separates a stream's ts from a chunk's key in the handles of
 // tool calls and plans shown as chunks.
@@ -156,9 +160,18 @@ func (a *Adapter) startStream(ctx context.Context, t channels.ThreadRef, m chann
 		s.text, s.hasText = m.Text, true
 	}
 	a.mu.Lock()
-	if a.streams == nil || len(a.streams) > 10000 {
+	if a.streams == nil {
 		a.streams = map[string]*stream{}
 		a.openStreams = map[string]*stream{}
+	}
+	if len(a.streams) > maxStreams {
+		// Forget ended streams first; a message forgotten is edited the
+		// classic way (or, refused, continued in a new message).
+		maps.DeleteFunc(a.streams, func(_ string, s *stream) bool { return !s.open })
+		if len(a.streams) > maxStreams {
+			clear(a.streams)
+			clear(a.openStreams)
+		}
 	}
 	a.streams[t.Channel+"/"+ts] = s
 	a.openStreams[t.Channel+"/"+t.Thread] = s
