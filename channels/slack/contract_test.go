@@ -59,8 +59,13 @@ func TestContract(t *testing.T) {
 	channeltest.RunContract(t, contractHarness(fakeOptions{}))
 }
 
-// TestContractWithoutStatus runs the suite against an app whose status
-// line is refused: the adapter is no Typer then.
+// TestContractWithoutStatus runs the suite against an app whose token
+// may not set the status line: the adapter is no Typer then.
 func TestContractWithoutStatus(t *testing.T) {
-	channeltest.RunContract(t, contractHarness(fakeOptions{statusOff: true}))
+	channeltest.RunContract(t, contractHarness(fakeOptions{statusOff: true, scopes: "app_mentions:read,channels:history,groups:history,im:history,mpim:history,users:read,files:read"}))
+}
+
+// TestContractStreaming runs the suite against a workspace that streams.
+func TestContractStreaming(t *testing.T) {
+	channeltest.RunContract(t, contractHarness(fakeOptions{streams: true}))
 }

@@ -34,6 +34,9 @@ func (a *Adapter) upload(ctx context.Context, t channels.ThreadRef, f channels.U
 	if len(f.Data) > maxUploadBytes {
 		return channels.Handle{}, channels.Permanent(fmt.Errorf("slack: upload: %s has %d bytes, more than Slack's %d", f.Name, len(f.Data), maxUploadBytes))
 	}
+	// A file ends the thread's open stream, so that later text starts a
+	// new message below the file instead of growing the one above it.
+	a.stopOpen(ctx, t)
 	if err := a.pace(t.Channel, time.Now()); err != nil {
 		return channels.Handle{}, err
 	}
