@@ -104,3 +104,37 @@ func TestUploadEchoIgnored(t *testing.T) {
 		t.Errorf("inbound %q (files %v), want second: the app's own file share was delivered", in.Text, in.Files)
 	}
 }
+
+// TestUploadEndsTheStream: with native streaming, a file shared in a
+// thread ends the stream above it, so the text that follows starts a new
+// message below the file rather than growing the one above it.
+func TestUploadEndsTheStream(t *testing.T) {
+	f := newFake(t, fakeOptions{streams: true})
+	f.addUser("U0ANN", "Ann")
+	a := f.adapter(t, Options{})
+	r := run(t, a, nil)
+	ctx := testCtx(t)
+	f.mustSay(ctx, sayOptions{user: "U0ANN", text: "hi", mention: true})
+	th := r.next(ctx).Thread
+	up, ok := a.Channel().(channels.Uploader)
+	if !ok {
+		t.Fatal("the adapter with files:write is no Uploader")
+	}
+	h, err := a.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: "Here is the report:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := up.Upload(ctx, th, channels.Upload{Name: "report.txt", Data: []byte("all good\n")}); err != nil {
+		t.Fatalf("Upload: %v", err)
+	}
+	if st, ok := f.streamOf(fakeChannel, string(h.ID)); !ok || st.streaming {
+		t.Errorf("the stream above the file is still open (stream %v)", ok)
+	}
+	after, err := a.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: "That was it."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.ID == h.ID {
+		t.Error("the text after the file was appended to the message above it")
+	}
+}
