@@ -38,6 +38,7 @@ func (c Config) AgentSpec(name string) (agent.Spec, bool) {
 			SecretNames: c.SecretEnvNames(),
 			Dir:         a.Cwd,
 			AuthMethod:  a.AuthMethod,
+			NoMCP:       a.MCP != nil && !*a.MCP,
 		}, true
 	}
 	if name != DemoAgent {
@@ -171,6 +172,17 @@ func secretValues(v reflect.Value, secret bool, out *[]string) {
 	case reflect.String:
 		if secret && v.String() != "" {
 			*out = append(*out, v.String())
+		}
+	}
+}
+
+// fillDefaults sets the defaults of the agents.list entries' settings that
+// are unset: mcp is true.
+func (a *Agents) fillDefaults() {
+	for name, spec := range a.List {
+		if spec.MCP == nil {
+			spec.MCP = new(true)
+			a.List[name] = spec
 		}
 	}
 }

@@ -141,6 +141,10 @@ type AgentSpec struct {
 	// AuthMethod is the id of the ACP authentication method to use when
 	// the agent requires one ("" = the first the agent offers).
 	AuthMethod string `koanf:"authMethod"`
+	// MCP gives the agent the gateway's MCP server (tools send_file,
+	// send_message, read_thread acting on the thread) in session/new and
+	// session/load; false keeps it out (default true).
+	MCP *bool `koanf:"mcp"`
 }
 
 // Metrics is the metrics section.
