@@ -76,11 +76,17 @@ type demo struct {
 
 func startDemo(t *testing.T, max int64, noMCP bool) *demo {
 	t.Helper()
+	return startDemoIn(t, t.TempDir(), t.TempDir(), "", max, noMCP)
+}
+
+// startDemoIn starts the demo agent with its state in state and, with a
+// session id, resumes that session with session/load.
+func startDemoIn(t *testing.T, ws, state, load string, max int64, noMCP bool) *demo {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := t.TempDir()
 	th := &mcpgate.FakeThread{}
 	srv, err := mcpgate.Open(mcpgate.Options{Dir: filepath.Join(t.TempDir(), "mcp"), Root: ws, MaxFileBytes: max, Command: exe, Logger: testlog.FailOnError(t)}, th)
 	if err != nil {
@@ -91,7 +97,7 @@ func startDemo(t *testing.T, max int64, noMCP bool) *demo {
 			t.Errorf("Close: %v", err)
 		}
 	})
-	spec := agent.Spec{Name: "demo", Command: []string{exe, "demo-agent", "--state-dir", t.TempDir()}, Env: []string{"GORACE=atexit_sleep_ms=0"}, NoMCP: noMCP}
+	spec := agent.Spec{Name: "demo", Command: []string{exe, "demo-agent", "--state-dir", state}, Env: []string{"GORACE=atexit_sleep_ms=0"}, NoMCP: noMCP}
 	p, err := agent.Start(t.Context(), spec, agent.Options{Logger: testlog.FailOnSDKError(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +108,12 @@ func startDemo(t *testing.T, max int64, noMCP bool) *demo {
 		p.Stop(ctx)
 	})
 	r := &replies{}
-	sess, err := p.NewSession(t.Context(), ws, r, srv.MCPServer())
+	var sess *agent.Session
+	if load == "" {
+		sess, err = p.NewSession(t.Context(), ws, r, srv.MCPServer())
+	} else {
+		sess, err = p.LoadSession(t.Context(), load, ws, r, srv.MCPServer())
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,5 +231,21 @@ func TestNoMCP(t *testing.T) {
 	}
 	if files, _, _ := d.th.Calls(); len(files) != 0 {
 		t.Errorf("files = %d, want none", len(files))
+	}
+}
+
+// TestLoadSessionGetsMCP: a session resumed with session/load gets the
+// MCP server too (a new socket and token, as after a gateway restart).
+func TestLoadSessionGetsMCP(t *testing.T) {
+	ws, state := t.TempDir(), t.TempDir()
+	first := startDemoIn(t, ws, state, "", 1<<20, false)
+	first.say("echo hello")
+	d := startDemoIn(t, ws, state, first.sess.ID, 1<<20, false)
+	d.th.History = []mcpgate.Message{{Author: "bob", Time: time.Unix(0, 0), Text: "hi"}}
+	if reply := d.say("read the thread"); !strings.Contains(reply, "bob: hi") {
+		t.Errorf("reply = %q, want bob's message", reply)
+	}
+	if _, _, reads := first.th.Calls(); len(reads) != 0 {
+		t.Errorf("the first session's thread was read: %v", reads)
 	}
 }
