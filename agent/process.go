@@ -47,6 +47,10 @@ type Spec struct {
 	// agent answers session/new with "authentication required" (an
 	// env-var method whose variable is in the agent's environment). "" uses the first method the agent offers.
 	AuthMethod string
+	// NoMCP keeps the gateway's MCP servers from the agent: session/new
+	// and session/load send an empty mcpServers (agents.list.NAME.mcp:
+	// false).
+	NoMCP bool
 }
 
 // Options configure a Process.

@@ -61,8 +61,9 @@ func rawAgent() {
 				send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32000,"message":"Authentication required"}}`)
 				break
 			}
-			if string(req.Params.McpServers) != "[]" {
-				send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32602,"message":"mcpServers must be an array, got ` + string(req.Params.McpServers) + `"}}`)
+			if !strings.HasPrefix(string(req.Params.McpServers), "[") {
+				msg, _ := json.Marshal("mcpServers must be an array, got " + string(req.Params.McpServers))
+				send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32602,"message":` + string(msg) + `}}`)
 				break
 			}
 			// An update for the session before the answer that names it.

@@ -149,11 +149,12 @@ func (p *Process) session(id string) *Session {
 
 // NewSession runs session/new in cwd and registers h for its updates. When
 // the agent answers "authentication required", it authenticates with the
-// Spec's method (or the first offered) and tries once more.
-func (p *Process) NewSession(ctx context.Context, cwd string, h Handler) (*Session, error) {
+// Spec's method (or the first offered) and tries once more. The agent is
+// given the MCP servers mcp unless its Spec has NoMCP.
+func (p *Process) NewSession(ctx context.Context, cwd string, h Handler, mcp ...MCPServer) (*Session, error) {
 	ctx, cancel := p.callContext(ctx)
 	defer cancel()
-	req := acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}}
+	req := acp.NewSessionRequest{Cwd: cwd, McpServers: p.mcpServers(mcp)}
 	resp, err := p.conn.NewSession(ctx, req)
 	if isAuthRequired(err) {
 		if aerr := p.authenticate(ctx); aerr != nil {
@@ -170,8 +171,9 @@ func (p *Process) NewSession(ctx context.Context, cwd string, h Handler) (*Sessi
 }
 
 // LoadSession resumes session id with session/load. The updates the agent
-// replays before answering reach h with history=true.
-func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler) (*Session, error) {
+// replays before answering reach h with history=true. The agent is given
+// the MCP servers mcp as for NewSession.
+func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler, mcp ...MCPServer) (*Session, error) {
 	if !p.CanLoad() {
 		return nil, fmt.Errorf("agent %q cannot load sessions", p.spec.Name)
 	}
@@ -180,7 +182,7 @@ func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler) (*
 	s := &Session{ID: id, p: p, h: h}
 	s.loading.Store(true)
 	p.register(s)
-	req := acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: []acp.McpServer{}}
+	req := acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: p.mcpServers(mcp)}
 	resp, err := p.conn.LoadSession(ctx, req)
 	if isAuthRequired(err) {
 		if aerr := p.authenticate(ctx); aerr != nil {

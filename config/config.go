@@ -155,6 +155,10 @@ type AgentSpec struct {
 	// workspace.DefaultTemplate under dataDir; a relative path is under
 	// dataDir).
 	WorkspaceDir string `koanf:"workspaceDir"`
+	// MCP gives the agent the gateway's MCP server (tools send_file,
+	// send_message, read_thread acting on the thread) in session/new and
+	// session/load; false keeps it out (default true).
+	MCP *bool `koanf:"mcp"`
 }
 
 // Metrics is the metrics section.

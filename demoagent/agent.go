@@ -155,6 +155,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 		return acp.NewSessionResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
 	}
 	s := a.adopt(newSession(rec, a.store))
+	s.setMCP(p.McpServers)
 	ctx, cancel := a.join(ctx)
 	defer cancel()
 	for _, u := range []acp.SessionUpdate{
@@ -199,6 +200,7 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 		}
 		s = a.adopt(newSession(rec, a.store))
 	}
+	s.setMCP(p.McpServers)
 	rec := s.snapshot()
 	ctx, cancel := a.join(ctx)
 	defer cancel()
@@ -283,7 +285,7 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	name, arg := parseCommand(text)
 	sc := findScenario(name)
 	rec := s.snapshot()
-	t := &turn{a: a, id: s.id, ctx: ctx, life: a.life, seq: countUser(rec.History) + 1, cwd: rec.Cwd, images: images}
+	t := &turn{a: a, id: s.id, ctx: ctx, life: a.life, seq: countUser(rec.History) + 1, cwd: rec.Cwd, images: images, mcp: s.mcpServers()}
 	a.log.Debug("prompt", "session", s.id, "scenario", sc.name)
 	stop, err := sc.run(t, arg)
 	if errors.Is(err, errCrashed) {

@@ -42,6 +42,9 @@ func scenarioTable() []scenario {
 		{"max-tokens", "max-tokens", "short text, then stop reason max_tokens", runMaxTokens},
 		{"refuse", "refuse", "stop reason refusal", runRefuse},
 		{"error", "error", "the prompt fails with a JSON-RPC internal error", runError},
+		{"write", "write a file and send it", "writes demo-report.txt in the working directory and posts it with the send_file tool of the MCP server it was given", runWriteAndSend},
+		{"send", "send <path>", "calls send_file with <path> as is (to see what the gateway refuses)", runSendPath},
+		{"read", "read the thread", "calls the read_thread tool of the MCP server it was given and says what it got", runReadThread},
 		{"stop", "stop", "says there is nothing to stop (cancel is session/cancel)", runStop},
 	}
 }
