@@ -1,0 +1,110 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// NodeOptions configure an embedded JetStream node.
+type NodeOptions struct {
+	// StoreDir holds JetStream's files; a node restarted on the same
+	// directory keeps its streams and buckets. Required.
+	StoreDir string
+	// Listen is the client host:port (port 0 picks a free one).
+	Listen string
+	// Name is the server's name, unique in a NATS cluster ("" = derived
+	// from Listen by the server).
+	Name string
+	// ClusterName names the NATS cluster the node routes in (with
+	// ClusterListen).
+	ClusterName string
+	// ClusterListen is the host:port for routes from the other nodes
+	// (port 0 picks a free one); "" runs the node alone.
+	ClusterListen string
+	// Routes are the other nodes' route addresses (host:port).
+	Routes []string
+}
+
+// Node is an embedded JetStream node, in this process.
+type Node struct {
+	s *server.Server
+}
+
+// StartNode starts a node and waits until it accepts clients.
+func StartNode(o NodeOptions) (*Node, error) {
+	if o.StoreDir == "" {
+		return nil, errors.New("cluster: a node needs a store directory")
+	}
+	host, port, err := splitHostPort(o.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: listen %q: %w", o.Listen, err)
+	}
+	opts := &server.Options{
+		ServerName: o.Name,
+		Host:       host,
+		Port:       port,
+		JetStream:  true,
+		StoreDir:   o.StoreDir,
+		NoSigs:     true,
+		NoLog:      true,
+	}
+	if o.ClusterListen != "" {
+		ch, cp, err := splitHostPort(o.ClusterListen)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: cluster listen %q: %w", o.ClusterListen, err)
+		}
+		opts.Cluster = server.ClusterOpts{Name: o.ClusterName, Host: ch, Port: cp}
+		for _, r := range o.Routes {
+			opts.Routes = append(opts.Routes, &url.URL{Scheme: "nats-route", Host: r})
+		}
+	}
+	s, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: node: %w", err)
+	}
+	s.Start()
+	if !s.ReadyForConnections(30 * time.Second) {
+		s.Shutdown()
+		return nil, errors.New("cluster: node did not start accepting clients within 30s")
+	}
+	return &Node{s: s}, nil
+}
+
+// splitHostPort parses host:port, the port 0 meaning any free port.
+func splitHostPort(hp string) (string, int, error) {
+	h, p, err := net.SplitHostPort(hp)
+	if err != nil {
+		return "", 0, err
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 0 || n > 65535 {
+		return "", 0, fmt.Errorf("bad port %q", p)
+	}
+	if n == 0 {
+		n = server.RANDOM_PORT
+	}
+	return h, n, nil
+}
+
+// ClientURL is the nats:// URL clients connect to.
+func (n *Node) ClientURL() string { return n.s.ClientURL() }
+
+// ClusterAddr is the host:port other nodes route to ("" when alone).
+func (n *Node) ClusterAddr() string {
+	if a := n.s.ClusterAddr(); a != nil {
+		return a.String()
+	}
+	return ""
+}
+
+// Shutdown stops the node and waits until it has stopped.
+func (n *Node) Shutdown() {
+	n.s.Shutdown()
+	n.s.WaitForShutdown()
+}
