@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/natsnode"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // startNode starts an embedded node on a free port in dir; it stops with
 // the test.
-func startNode(t testing.TB, dir string) *cluster.Node {
+func startNode(t testing.TB, dir string) *natsnode.Node {
 	t.Helper()
-	n, err := cluster.StartNode(cluster.NodeOptions{StoreDir: dir, Listen: "127.0.0.1:0"})
+	n, err := natsnode.Start(natsnode.Options{StoreDir: dir, Listen: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/natsnode"
 )
 
 func TestLeaseClaimRenewRelease(t *testing.T) {
@@ -124,7 +125,7 @@ func TestLeaseExpiryHandsOver(t *testing.T) {
 // A node restarted on its store directory keeps the bucket and its leases.
 func TestLeaseSurvivesNodeRestart(t *testing.T) {
 	dir := t.TempDir()
-	n, err := cluster.StartNode(cluster.NodeOptions{StoreDir: dir, Listen: "127.0.0.1:0"})
+	n, err := natsnode.Start(natsnode.Options{StoreDir: dir, Listen: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@
 //	gateway check [flags]         validate and print the configuration
 //	gateway replay [flags] FILE   preview a recorded ACP session as chat operations
 //	gateway demo-agent [flags]    serve the scripted demo ACP agent on stdio
+//	gateway nats --store DIR      run an embedded NATS JetStream node
 //	gateway help                  show usage
 package main
 
@@ -70,6 +71,8 @@ commands:
   demo-agent
            serve the scripted demo ACP agent on stdin/stdout (the
            embedded default agent; send it "help" for its scenarios)
+  nats     run an embedded NATS JetStream node (--store DIR) for trying a
+           cluster on one machine
   help     show this help (also -h, --help)
 `
 
@@ -90,6 +93,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runGateway(ctx, args, stdout, stderr)
 	case "check":
 		return runCheck(args, stdout, stderr)
+	case "nats":
+		return runNATS(ctx, args, stdout, stderr)
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", cmd)

@@ -1,4 +1,6 @@
-package cluster
+// Package natsnode runs an embedded NATS JetStream node in this process, for
+// gateway nats (trying a cluster on one machine) and for tests.
+package natsnode
 
 import (
 	"errors"
@@ -11,8 +13,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
-// NodeOptions configure an embedded JetStream node.
-type NodeOptions struct {
+// Options configure an embedded JetStream node.
+type Options struct {
 	// StoreDir holds JetStream's files; a node restarted on the same
 	// directory keeps its streams and buckets. Required.
 	StoreDir string
@@ -36,14 +38,14 @@ type Node struct {
 	s *server.Server
 }
 
-// StartNode starts a node and waits until it accepts clients.
-func StartNode(o NodeOptions) (*Node, error) {
+// Start starts a node and waits until it accepts clients.
+func Start(o Options) (*Node, error) {
 	if o.StoreDir == "" {
-		return nil, errors.New("cluster: a node needs a store directory")
+		return nil, errors.New("natsnode: a node needs a store directory")
 	}
 	host, port, err := splitHostPort(o.Listen)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: listen %q: %w", o.Listen, err)
+		return nil, fmt.Errorf("natsnode: listen %q: %w", o.Listen, err)
 	}
 	opts := &server.Options{
 		ServerName: o.Name,
@@ -57,7 +59,7 @@ func StartNode(o NodeOptions) (*Node, error) {
 	if o.ClusterListen != "" {
 		ch, cp, err := splitHostPort(o.ClusterListen)
 		if err != nil {
-			return nil, fmt.Errorf("cluster: cluster listen %q: %w", o.ClusterListen, err)
+			return nil, fmt.Errorf("natsnode: cluster listen %q: %w", o.ClusterListen, err)
 		}
 		opts.Cluster = server.ClusterOpts{Name: o.ClusterName, Host: ch, Port: cp}
 		for _, r := range o.Routes {
@@ -66,12 +68,12 @@ func StartNode(o NodeOptions) (*Node, error) {
 	}
 	s, err := server.NewServer(opts)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: node: %w", err)
+		return nil, fmt.Errorf("natsnode: node: %w", err)
 	}
 	s.Start()
 	if !s.ReadyForConnections(30 * time.Second) {
 		s.Shutdown()
-		return nil, errors.New("cluster: node did not start accepting clients within 30s")
+		return nil, errors.New("natsnode: node did not start accepting clients within 30s")
 	}
 	return &Node{s: s}, nil
 }
