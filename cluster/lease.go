@@ -55,6 +55,7 @@ func threadKey(thread string) string { return base64.RawURLEncoding.EncodeToStri
 type Leases struct {
 	kv    jetstream.KeyValue
 	owner string
+	ttl   time.Duration
 	value []byte
 }
 
@@ -84,11 +85,14 @@ func OpenLeases(ctx context.Context, js jetstream.JetStream, o LeaseOptions) (*L
 		return nil, fmt.Errorf("cluster: lease bucket: %w", err)
 	}
 	v, _ := json.Marshal(leaseValue{Owner: o.Owner})
-	return &Leases{kv: kv, owner: o.Owner, value: v}, nil
+	return &Leases{kv: kv, owner: o.Owner, ttl: o.TTL, value: v}, nil
 }
 
 // Owner is this worker's id.
 func (l *Leases) Owner() string { return l.owner }
+
+// TTL is how long a lease lasts without a renewal.
+func (l *Leases) TTL() time.Duration { return l.ttl }
 
 // Claim takes the thread if nobody holds it. A thread this worker already
 // holds is returned as it is. A thread another worker holds gives ErrHeld

@@ -1,0 +1,194 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/internal/testlog"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// handled is one event a worker's handler got.
+type handled struct {
+	worker string
+	ev     cluster.Event
+}
+
+// worker is a Router with its own connection, as one worker process.
+type worker struct {
+	id     string
+	leases *cluster.Leases
+	reg    *cluster.Registry
+	router *cluster.Router
+}
+
+// startWorker runs a worker until the test ends; its handler reports to got.
+func startWorker(t *testing.T, url, id string, ttl time.Duration, agents []string, load int, got chan<- handled) *worker {
+	t.Helper()
+	nc, js := connect(t, url)
+	ctx := ctxFor(t)
+	w := &worker{id: id, leases: openLeases(t, js, id, ttl, 1)}
+	reg, err := cluster.OpenRegistry(ctx, js, cluster.RegistryOptions{Cluster: "test", TTL: ttl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.reg = reg
+	in := openInbound(t, js)
+	w.router = cluster.NewRouter(cluster.RouterOptions{
+		Cluster: "test", Conn: nc, Leases: w.leases, Registry: reg, Inbound: in,
+		Agents: agents, Load: func() int { return load },
+		Retry: 20 * time.Millisecond,
+		Log:   testlog.FailOnError(t),
+		Handle: func(_ context.Context, ev cluster.Event) error {
+			got <- handled{id, ev}
+			return nil
+		},
+	})
+	rctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.router.Run(rctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+		reg.Close()
+	})
+	return w
+}
+
+func openInbound(t testing.TB, js jetstream.JetStream) *cluster.Inbound {
+	t.Helper()
+	in, err := cluster.OpenInbound(ctxFor(t), js, cluster.InboundOptions{Cluster: "test", DuplicateWindow: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func receive(t *testing.T, got <-chan handled) handled {
+	t.Helper()
+	select {
+	case h := <-got:
+		return h
+	case <-time.After(30 * time.Second):
+		t.Fatal("no event handled within 30s")
+		return handled{}
+	}
+}
+
+// A redelivered event (the same Slack event_id) is dropped by the stream:
+// the worker handles it once.
+func TestInboundDuplicateDropped(t *testing.T) {
+	n := startNode(t, t.TempDir())
+	got := make(chan handled, 10)
+	startWorker(t, n.ClientURL(), "w1", time.Minute, nil, 0, got)
+	_, js := connect(t, n.ClientURL())
+	in := openInbound(t, js)
+	ctx := ctxFor(t)
+	for i, ev := range []cluster.Event{
+		{ID: "slack:Ev1", Thread: "slack/T/C/1.0", Data: []byte("first")},
+		{ID: "slack:Ev1", Thread: "slack/T/C/1.0", Data: []byte("first, redelivered")},
+		{ID: "slack:Ev2", Thread: "slack/T/C/1.0", Data: []byte("second")},
+	} {
+		dup, err := in.Publish(ctx, ev)
+		if err != nil || dup != (i == 1) {
+			t.Fatalf("publish %d: duplicate=%v err=%v", i, dup, err)
+		}
+	}
+	for _, want := range []string{"first", "second"} {
+		if h := receive(t, got); string(h.ev.Data) != want {
+			t.Fatalf("handled %q, want %q", h.ev.Data, want)
+		}
+	}
+	select {
+	case h := <-got:
+		t.Fatalf("handled %q once more", h.ev.Data)
+	default:
+	}
+}
+
+// A thread nobody holds goes to the least loaded worker that can run its
+// agent, whichever worker the stream delivered it to; its later events
+// follow it there, in order.
+func TestRouterPlacement(t *testing.T) {
+	n := startNode(t, t.TempDir())
+	got := make(chan handled, 100)
+	ws := []*worker{
+		startWorker(t, n.ClientURL(), "busy", time.Minute, []string{"demo", "codex"}, 5, got),
+		startWorker(t, n.ClientURL(), "demo1", time.Minute, []string{"demo"}, 0, got),
+		startWorker(t, n.ClientURL(), "codex1", time.Minute, []string{"codex"}, 0, got),
+	}
+	ctx := ctxFor(t)
+	for _, w := range ws {
+		if err := w.reg.Await(ctx, func(all []cluster.WorkerInfo) bool { return len(all) == 3 }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, js := connect(t, n.ClientURL())
+	in := openInbound(t, js)
+	want := map[string]string{"demo": "demo1", "codex": "codex1", "claude": "busy"}
+	const threads, perThread = 6, 4
+	for i := range perThread {
+		for th := range threads {
+			agent := []string{"demo", "codex", "claude"}[th%3]
+			if agent == "claude" {
+				agent = "" // any worker: still the least loaded
+				if i == 0 {
+					want[""] = ""
+				}
+			}
+			ev := cluster.Event{ID: fmt.Sprintf("discord:%d-%d", th, i), Thread: thread(th), Agent: agent, Data: fmt.Appendf(nil, "%d", i)}
+			if _, err := in.Publish(ctx, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	next := map[string]int{}
+	for range threads * perThread {
+		h := receive(t, got)
+		if w := want[h.ev.Agent]; w != "" && h.worker != w {
+			t.Errorf("%s (agent %q) went to %s, want %s", h.ev.ID, h.ev.Agent, h.worker, w)
+		}
+		if h.ev.Agent == "" && h.worker == "busy" {
+			t.Errorf("%s (any agent) went to the busiest worker", h.ev.ID)
+		}
+		if string(h.ev.Data) != fmt.Sprint(next[h.ev.Thread]) {
+			t.Errorf("%s: event %s of its thread came after %d", h.ev.ID, h.ev.Data, next[h.ev.Thread])
+		}
+		next[h.ev.Thread]++
+		l, held, err := ws[0].leases.Holder(ctx, h.ev.Thread)
+		if err != nil || !held || l.Owner != h.worker {
+			t.Errorf("%s handled by %s, lease %+v held=%v err=%v", h.ev.ID, h.worker, l, held, err)
+		}
+	}
+}
+
+// A worker that died holding a thread loses it after the TTL; the thread's
+// next event is then claimed and handled by a live worker.
+func TestRouterDeadOwnerHandsOver(t *testing.T) {
+	n := startNode(t, t.TempDir())
+	_, js := connect(t, n.ClientURL())
+	ctx := ctxFor(t)
+	if _, err := openLeases(t, js, "dead", time.Second, 1).Claim(ctx, thread(3)); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan handled, 10)
+	live := startWorker(t, n.ClientURL(), "live", time.Second, nil, 0, got)
+	if _, err := openInbound(t, js).Publish(ctx, cluster.Event{ID: "discord:42", Thread: thread(3), Data: []byte("hello")}); err != nil {
+		t.Fatal(err)
+	}
+	if h := receive(t, got); h.worker != "live" || string(h.ev.Data) != "hello" {
+		t.Fatalf("handled %+v", h)
+	}
+	if l, _, _ := live.leases.Holder(ctx, thread(3)); l.Owner != "live" {
+		t.Fatalf("lease %+v, want live's", l)
+	}
+	if got := live.router.Owned(); len(got) != 1 || got[0] != thread(3) {
+		t.Fatalf("live owns %v", got)
+	}
+}
+
