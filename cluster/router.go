@@ -26,10 +26,10 @@ type RouterOptions struct {
 	// Agents are the agents this worker can run, announced with its load
 	// (the threads it holds, or Load's answer) every third of the lease
 	// TTL.
-	Agents []string
-	Load   func() int
-	Inbound  *Inbound
-	Handle   Handler
+	Agents  []string
+	Load    func() int
+	Inbound *Inbound
+	Handle  Handler
 	// Lost is told of a thread whose lease could not be renewed (it
 	// expired; another worker may hold it now): the worker must stop
 	// acting for it. May be nil.

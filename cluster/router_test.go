@@ -191,4 +191,3 @@ func TestRouterDeadOwnerHandsOver(t *testing.T) {
 		t.Fatalf("live owns %v", got)
 	}
 }
-
