@@ -99,7 +99,17 @@ func (l *Leases) TTL() time.Duration { return l.ttl }
 // and a Lease naming the holder.
 func (l *Leases) Claim(ctx context.Context, thread string) (Lease, error) {
 	key := threadKey(thread)
-	for range 3 { // a lease may expire between Create and Get
+	// Between Create and Get the lease may expire, and on a cluster Get may
+	// read a replica that has not yet seen the write Create ran into: try
+	// again, a little later each time.
+	for try := range 10 {
+		if try > 0 {
+			select {
+			case <-ctx.Done():
+				return Lease{}, ctx.Err()
+			case <-time.After(time.Duration(try) * 5 * time.Millisecond):
+			}
+		}
 		rev, err := l.kv.Create(ctx, key, l.value)
 		if err == nil {
 			return Lease{Thread: thread, Owner: l.owner, Revision: rev}, nil

@@ -29,7 +29,9 @@ type Options struct {
 	// ClusterListen is the host:port for routes from the other nodes
 	// (port 0 picks a free one); "" runs the node alone.
 	ClusterListen string
-	// Routes are the other nodes' route addresses (host:port).
+	// Routes are the nodes' route addresses (host:port); with ClusterListen
+	// at least one is required (JetStream asks for it), and this node's own
+	// address may be among them, so every node can get the same list.
 	Routes []string
 }
 
@@ -60,6 +62,9 @@ func Start(o Options) (*Node, error) {
 		ch, cp, err := splitHostPort(o.ClusterListen)
 		if err != nil {
 			return nil, fmt.Errorf("natsnode: cluster listen %q: %w", o.ClusterListen, err)
+		}
+		if len(o.Routes) == 0 {
+			return nil, errors.New("natsnode: a clustered node needs routes (its own address may be among them)")
 		}
 		opts.Cluster = server.ClusterOpts{Name: o.ClusterName, Host: ch, Port: cp}
 		for _, r := range o.Routes {
