@@ -50,8 +50,18 @@ type InboundOptions struct {
 
 // OpenInbound creates or opens the inbound stream.
 func OpenInbound(ctx context.Context, js jetstream.JetStream, o InboundOptions) (*Inbound, error) {
+	name := o.Cluster + "_inbound"
+	// An existing stream as wanted is used as it is: rewriting its config
+	// on every start races (in nats-server 2.15.2) with consumers being
+	// created by workers already running.
+	if s, err := js.Stream(ctx, name); err == nil {
+		c := s.CachedInfo().Config
+		if c.Duplicates == o.DuplicateWindow && c.Replicas == max(o.Replicas, 1) {
+			return &Inbound{js: js, stream: s, cluster: o.Cluster}, nil
+		}
+	}
 	s, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        o.Cluster + "_inbound",
+		Name:        name,
 		Description: "inbound chat events, one subject per thread",
 		Subjects:    []string{o.Cluster + ".in.>"},
 		Retention:   jetstream.WorkQueuePolicy,

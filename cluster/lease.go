@@ -72,7 +72,7 @@ func OpenLeases(ctx context.Context, js jetstream.JetStream, o LeaseOptions) (*L
 	if o.Owner == "" || o.TTL <= 0 {
 		return nil, errors.New("cluster: leases need an owner and a TTL")
 	}
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	kv, err := openBucket(ctx, js, jetstream.KeyValueConfig{
 		Bucket:         o.Cluster + "_leases",
 		Description:    "thread leases: one owning worker per thread",
 		History:        1,
@@ -205,4 +205,19 @@ func (l *Leases) WaitFree(ctx context.Context, thread string) error {
 			}
 		}
 	}
+}
+
+// openBucket opens the bucket cfg names as it is when its TTL and replicas
+// are as wanted, else creates it or updates it: rewriting a stream's config
+// on every start races (in nats-server 2.15.2) with consumers (watches)
+// being created by workers already running.
+func openBucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	if kv, err := js.KeyValue(ctx, cfg.Bucket); err == nil {
+		if st, err := kv.Status(ctx); err == nil && st.TTL() == cfg.TTL && st.LimitMarkerTTL() == cfg.LimitMarkerTTL {
+			if b, ok := st.(*jetstream.KeyValueBucketStatus); !ok || b.StreamInfo().Config.Replicas == cfg.Replicas {
+				return kv, nil
+			}
+		}
+	}
+	return js.CreateOrUpdateKeyValue(ctx, cfg)
 }

@@ -65,7 +65,7 @@ type RegistryOptions struct {
 // OpenRegistry creates or opens the worker bucket and returns once its
 // view holds the workers there. Close stops it.
 func OpenRegistry(ctx context.Context, js jetstream.JetStream, o RegistryOptions) (*Registry, error) {
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	kv, err := openBucket(ctx, js, jetstream.KeyValueConfig{
 		Bucket:         o.Cluster + "_workers",
 		Description:    "live workers: load and agents, for placement",
 		History:        1,

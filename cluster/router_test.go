@@ -23,6 +23,7 @@ type worker struct {
 	leases *cluster.Leases
 	reg    *cluster.Registry
 	router *cluster.Router
+	lost   chan string // threads whose lease the router lost
 }
 
 // startWorker runs a worker until the test ends; its handler reports to got.
@@ -30,7 +31,7 @@ func startWorker(t *testing.T, url, id string, ttl time.Duration, agents []strin
 	t.Helper()
 	nc, js := connect(t, url)
 	ctx := ctxFor(t)
-	w := &worker{id: id, leases: openLeases(t, js, id, ttl, 1)}
+	w := &worker{id: id, leases: openLeases(t, js, id, ttl, 1), lost: make(chan string, 10)}
 	reg, err := cluster.OpenRegistry(ctx, js, cluster.RegistryOptions{Cluster: "test", TTL: ttl})
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +42,7 @@ func startWorker(t *testing.T, url, id string, ttl time.Duration, agents []strin
 		Cluster: "test", Conn: nc, Leases: w.leases, Registry: reg, Inbound: in,
 		Agents: agents, Load: func() int { return load },
 		Retry: 20 * time.Millisecond,
+		Lost:  func(thread string) { w.lost <- thread },
 		Log:   testlog.FailOnError(t),
 		Handle: func(_ context.Context, ev cluster.Event) error {
 			got <- handled{id, ev}
@@ -189,5 +191,42 @@ func TestRouterDeadOwnerHandsOver(t *testing.T) {
 	}
 	if got := live.router.Owned(); len(got) != 1 || got[0] != thread(3) {
 		t.Fatalf("live owns %v", got)
+	}
+}
+
+// A worker whose lease was taken from it (it expired while the worker was
+// cut off, and was claimed elsewhere) is told at its next renewal, and
+// stops counting the thread as its own.
+func TestRouterToldOfLostLease(t *testing.T) {
+	n := startNode(t, t.TempDir())
+	got := make(chan handled, 10)
+	w := startWorker(t, n.ClientURL(), "w1", 300*time.Millisecond, nil, 0, got)
+	_, js := connect(t, n.ClientURL())
+	ctx := ctxFor(t)
+	if _, err := openInbound(t, js).Publish(ctx, cluster.Event{ID: "web:1", Thread: thread(5)}); err != nil {
+		t.Fatal(err)
+	}
+	receive(t, got)
+	other := openLeases(t, js, "w2", 300*time.Millisecond, 1)
+	h, held, err := other.Holder(ctx, thread(5))
+	if err != nil || !held || h.Owner != "w1" {
+		t.Fatalf("holder %+v %v %v", h, held, err)
+	}
+	if err := other.Release(ctx, h); err != nil { // as if it had expired
+		t.Fatal(err)
+	}
+	if _, err := other.Claim(ctx, thread(5)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case th := <-w.lost:
+		if th != thread(5) {
+			t.Fatalf("lost %q", th)
+		}
+	case <-ctx.Done():
+		t.Fatal("the worker was not told it lost the thread")
+	}
+	if owned := w.router.Owned(); len(owned) != 0 {
+		t.Fatalf("still owns %v", owned)
 	}
 }

@@ -23,7 +23,7 @@ func runNATS(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	name := fs.String("name", "", "server `name`, unique in a cluster (default: derived by the server)")
 	clusterListen := fs.String("cluster", "", "route `host:port` for the other nodes; empty runs the node alone")
 	clusterName := fs.String("cluster-name", "gateway", "the NATS cluster's `name` (with --cluster)")
-	routes := fs.String("routes", "", "the other nodes' route addresses, comma-separated `host:port,...` (with --cluster)")
+	routes := fs.String("routes", "", "every node's route address, comma-separated `host:port,...` (required with --cluster; this node's own may be listed)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gateway nats --store DIR [--listen HOST:PORT] [--name NAME] [--cluster HOST:PORT --cluster-name NAME --routes HOST:PORT,...]")
 		fs.PrintDefaults()
@@ -39,8 +39,8 @@ func runNATS(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fs.Usage()
 		return errors.New("nats: --store DIR is required")
 	}
-	if *routes != "" && *clusterListen == "" {
-		return errors.New("nats: --routes needs --cluster (this node's route address)")
+	if (*routes != "") != (*clusterListen != "") {
+		return errors.New("nats: --cluster and --routes go together (every node can get the same --routes, its own address among them)")
 	}
 	o := natsnode.Options{StoreDir: *store, Listen: *listen, Name: *name, ClusterName: *clusterName, ClusterListen: *clusterListen}
 	for r := range strings.SplitSeq(*routes, ",") {

@@ -61,3 +61,10 @@ func TestNATSCommandNeedsStore(t *testing.T) {
 		t.Fatalf("nats without --store: %v, %q", err, errOut)
 	}
 }
+
+func TestNATSCommandClusterNeedsRoutes(t *testing.T) {
+	_, _, err := runCLI(t, "", "nats", "--store", t.TempDir(), "--cluster", "127.0.0.1:0")
+	if err == nil || !strings.Contains(err.Error(), "--cluster and --routes go together") {
+		t.Fatalf("nats --cluster without --routes: %v", err)
+	}
+}
