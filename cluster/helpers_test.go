@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,3 +56,8 @@ func openLeases(t testing.TB, js jetstream.JetStream, owner string, ttl time.Dur
 }
 
 func thread(i int) string { return fmt.Sprintf("discord/guild/%d", i) }
+
+// atomicInt hands out 0, 1, 2, ...
+type atomicInt struct{ n atomic.Int64 }
+
+func (a *atomicInt) add() int { return int(a.n.Add(1) - 1) }
