@@ -36,8 +36,10 @@ func FuzzDecodeWorker(f *testing.F) {
 func FuzzEventOf(f *testing.F) {
 	f.Add("slack:Ev1", "slack/T/C/1.0", "demo", []byte("x"))
 	f.Add("", "t", "", []byte(nil))
+	f.Add("a", "t", "", []byte("12x"))
 	f.Fuzz(func(t *testing.T, id, thread, agent string, data []byte) {
 		h := nats.Header{}
+		h.Set(hdrSeq, string(data))
 		h.Set("Nats-Msg-Id", id)
 		h.Set(hdrThread, thread)
 		h.Set(hdrAgent, agent)

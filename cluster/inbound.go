@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -24,12 +25,17 @@ type Event struct {
 	Agent string
 	// Data is the event itself, encoded by the edge.
 	Data []byte
+	// Seq is the event's sequence in the inbound stream (set on
+	// delivery): events of one thread reach its owner from the stream
+	// and forwarded by other workers, so the owner orders them by Seq.
+	Seq uint64
 }
 
 // Headers of an inbound message besides Nats-Msg-Id.
 const (
 	hdrThread = "Gateway-Thread"
 	hdrAgent  = "Gateway-Agent"
+	hdrSeq    = "Gateway-Seq" // on a forwarded event
 )
 
 // Inbound is the cluster's inbound stream, <cluster>_inbound: a work queue
@@ -99,6 +105,13 @@ func (in *Inbound) Publish(ctx context.Context, ev Event) (duplicate bool, err e
 // another worker).
 func eventOf(h nats.Header, data []byte) (Event, error) {
 	ev := Event{ID: h.Get(jetstream.MsgIDHeader), Thread: h.Get(hdrThread), Agent: h.Get(hdrAgent), Data: data}
+	if s := h.Get(hdrSeq); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return Event{}, fmt.Errorf("cluster: forwarded event with a bad sequence %q", s)
+		}
+		ev.Seq = n
+	}
 	if ev.ID == "" || ev.Thread == "" {
 		return Event{}, errors.New("cluster: inbound message without an id or a thread")
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -121,6 +122,9 @@ func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
 		_ = m.Term()
 		return
 	}
+	if md, err := m.Metadata(); err == nil {
+		ev.Seq = md.Sequence.Stream
+	}
 	owner, err := r.acquire(ctx, ev, false)
 	switch {
 	case err != nil:
@@ -128,7 +132,7 @@ func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
 	case owner == r.me:
 		err = r.o.Handle(ctx, ev)
 	default:
-		err = r.forward(ctx, owner, m)
+		err = r.forward(ctx, owner, m, ev.Seq)
 	}
 	if err != nil {
 		_ = m.NakWithDelay(r.o.Retry)
@@ -138,9 +142,12 @@ func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
 }
 
 // forward asks owner to take the event; its empty answer means taken.
-func (r *Router) forward(ctx context.Context, owner string, m jetstream.Msg) error {
+func (r *Router) forward(ctx context.Context, owner string, m jetstream.Msg, seq uint64) error {
 	fm := nats.NewMsg(r.o.Cluster + ".worker." + owner)
-	fm.Header = m.Headers()
+	for k, v := range m.Headers() {
+		fm.Header[k] = v
+	}
+	fm.Header.Set(hdrSeq, strconv.FormatUint(seq, 10))
 	fm.Data = m.Data()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

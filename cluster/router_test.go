@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +25,7 @@ type worker struct {
 	reg    *cluster.Registry
 	router *cluster.Router
 	lost   chan string // threads whose lease the router lost
+	stop   func()      // stops the router and waits for it (once)
 }
 
 // startWorker runs a worker until the test ends; its handler reports to got.
@@ -52,13 +54,14 @@ func startWorker(t *testing.T, url, id string, ttl time.Duration, agents []strin
 	rctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.router.Run(rctx) }()
-	t.Cleanup(func() {
+	w.stop = sync.OnceFunc(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Error(err)
 		}
 		reg.Close()
 	})
+	t.Cleanup(w.stop)
 	return w
 }
 
@@ -150,6 +153,7 @@ func TestRouterPlacement(t *testing.T) {
 		}
 	}
 	next := map[string]int{}
+	lastSeq := map[string]uint64{}
 	for range threads * perThread {
 		h := receive(t, got)
 		if w := want[h.ev.Agent]; w != "" && h.worker != w {
@@ -162,6 +166,10 @@ func TestRouterPlacement(t *testing.T) {
 			t.Errorf("%s: event %s of its thread came after %d", h.ev.ID, h.ev.Data, next[h.ev.Thread])
 		}
 		next[h.ev.Thread]++
+		if h.ev.Seq <= lastSeq[h.ev.Thread] {
+			t.Errorf("%s: sequence %d after %d", h.ev.ID, h.ev.Seq, lastSeq[h.ev.Thread])
+		}
+		lastSeq[h.ev.Thread] = h.ev.Seq
 		l, held, err := ws[0].leases.Holder(ctx, h.ev.Thread)
 		if err != nil || !held || l.Owner != h.worker {
 			t.Errorf("%s handled by %s, lease %+v held=%v err=%v", h.ev.ID, h.worker, l, held, err)
@@ -228,5 +236,34 @@ func TestRouterToldOfLostLease(t *testing.T) {
 	}
 	if owned := w.router.Owned(); len(owned) != 0 {
 		t.Fatalf("still owns %v", owned)
+	}
+}
+
+// A worker that stops (drains) withdraws from placement and releases its
+// threads at once, instead of after the TTL.
+func TestRouterReleasesOnStop(t *testing.T) {
+	n := startNode(t, t.TempDir())
+	got := make(chan handled, 10)
+	w := startWorker(t, n.ClientURL(), "w1", time.Hour, []string{"demo"}, 0, got)
+	_, js := connect(t, n.ClientURL())
+	ctx := ctxFor(t)
+	if _, err := openInbound(t, js).Publish(ctx, cluster.Event{ID: "web:1", Thread: thread(8), Agent: "demo"}); err != nil {
+		t.Fatal(err)
+	}
+	receive(t, got)
+	if _, held, _ := w.leases.Holder(ctx, thread(8)); !held {
+		t.Fatal("not held while the worker runs")
+	}
+	reg, err := cluster.OpenRegistry(ctx, js, cluster.RegistryOptions{Cluster: "test", TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	w.stop()
+	if _, held, err := w.leases.Holder(ctx, thread(8)); held || err != nil {
+		t.Fatalf("still held after the worker stopped (err %v)", err)
+	}
+	if err := reg.Await(ctx, func(ws []cluster.WorkerInfo) bool { return len(ws) == 0 }); err != nil {
+		t.Fatalf("the stopped worker is still announced: %v", reg.Workers())
 	}
 }
