@@ -15,7 +15,7 @@ import (
 
 // startCluster starts three nodes routed on loopback; they stop with the
 // test.
-func startCluster(t *testing.T) []*natsnode.Node {
+func startCluster(t testing.TB) []*natsnode.Node {
 	t.Helper()
 	var routes []string
 	for range 3 {
