@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/abort"
+	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/projector"
@@ -60,6 +61,9 @@ type Config struct {
 	Channels Channels `koanf:"channels"`
 	// Metrics is the local HTTP endpoint for /healthz, /readyz and /metrics.
 	Metrics Metrics `koanf:"metrics"`
+	// Cluster is where the NATS cluster of gateway edge and gateway
+	// worker is (package cluster); gateway run ignores it.
+	Cluster cluster.Config `koanf:"cluster"`
 	// Overrides change acp.stream, typing, busy, permissions and agent
 	// per platform, space of the platform, and channel.
 	Overrides Overrides `koanf:"overrides"`
@@ -219,6 +223,7 @@ func defaults(getenv func(string) (string, bool), platforms []Platform) Config {
 		EventLog:  eventlog.DefaultConfig(),
 		Channels:  ch,
 		Metrics:   Metrics{Listen: DefaultMetricsListen},
+		Cluster:   cluster.DefaultConfig(),
 		Overrides: newOverrides(ch.sections),
 	}
 }

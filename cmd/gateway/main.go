@@ -7,6 +7,7 @@
 //	gateway replay [flags] FILE   preview a recorded ACP session as chat operations
 //	gateway demo-agent [flags]    serve the scripted demo ACP agent on stdio
 //	gateway mcp                   the gateway's MCP server for one session (agents start it)
+//	gateway nats --store DIR      run an embedded NATS JetStream node
 //	gateway help                  show usage
 package main
 
@@ -75,6 +76,8 @@ commands:
   mcp      serve one session's MCP tools (send_file, send_message,
            read_thread) on stdin/stdout; agents start it, told its socket
            and token in their environment
+  nats     run an embedded NATS JetStream node (--store DIR) for trying a
+           cluster on one machine
   help     show this help (also -h, --help)
 `
 
@@ -97,6 +100,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runGateway(ctx, args, stdout, stderr)
 	case "check":
 		return runCheck(args, stdout, stderr)
+	case "nats":
+		return runNATS(ctx, args, stdout, stderr)
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", cmd)
