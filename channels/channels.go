@@ -120,8 +120,20 @@ type Inbound struct {
 	Stop bool
 	// Command is set when the message is one of the gateway's own
 	// commands ("/stop"; see ParseCommand); Text keeps what was written.
-	// At most one of Choice, Stop, Command and Closed is set (see Intent).
+	// At most one of Choice, Stop, Command, Closed, Form and Reaction
+	// is set (see Intent).
 	Command *Command
+	// Suggest, set together with Command, asks for values of the
+	// command's argument as people type it (Command.Args holds what they
+	// typed so far); the gateway answers by calling it. It is not a
+	// command to run.
+	Suggest SuggestFunc
+	// Form is set when the event answers a form the gateway showed
+	// (Former).
+	Form *FormAnswer
+	// Reaction is set when a person added or removed a reaction on a
+	// message of the thread.
+	Reaction *Reaction
 	// Closed is set when the person deleted the thread (the web chat's
 	// Delete): its running turn is stopped, its agent process ended and
 	// its binding forgotten, so the thread's session is never resumed.
