@@ -164,7 +164,8 @@ func (p *Process) NewSession(ctx context.Context, cwd string, h Handler) (*Sessi
 	if err != nil {
 		return nil, p.callError("session/new", err)
 	}
-	s := &Session{ID: string(resp.SessionId), Modes: modes(resp.Modes), Models: models(resp.Models), Config: configOptions(resp.ConfigOptions), p: p, h: h}
+	config := configOptions(resp.ConfigOptions)
+	s := &Session{ID: string(resp.SessionId), Modes: modes(resp.Modes), Models: modelsOf(config), Config: config, p: p, h: h}
 	p.register(s)
 	return s, nil
 }
@@ -193,7 +194,8 @@ func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler) (*
 		p.unregister(id)
 		return nil, p.callError("session/load", err)
 	}
-	s.Modes, s.Models, s.Config = modes(resp.Modes), models(resp.Models), configOptions(resp.ConfigOptions)
+	s.Config = configOptions(resp.ConfigOptions)
+	s.Modes, s.Models = modes(resp.Modes), modelsOf(s.Config)
 	s.loading.Store(false)
 	return s, nil
 }

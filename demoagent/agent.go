@@ -387,3 +387,8 @@ func (a *agent) CloseSession(context.Context, acp.CloseSessionRequest) (acp.Clos
 func (a *agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
 	return acp.SetSessionConfigOptionResponse{}, a.unsupported(acp.AgentMethodSessionSetConfigOption)
 }
+
+// Logout is not supported.
+func (a *agent) Logout(context.Context, acp.LogoutRequest) (acp.LogoutResponse, error) {
+	return acp.LogoutResponse{}, a.unsupported(acp.AgentMethodLogout)
+}
