@@ -126,3 +126,11 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+func sessionInfos(in []acp.SessionInfo) []SessionInfo {
+	out := make([]SessionInfo, 0, len(in))
+	for _, s := range in {
+		out = append(out, SessionInfo{ID: string(s.SessionId), Cwd: s.Cwd, Title: deref(s.Title), UpdatedAt: deref(s.UpdatedAt)})
+	}
+	return out
+}

@@ -178,7 +178,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 	}
 	log.Info("agent started", "pid", cmd.Process.Pid, "command", spec.Command)
 
-	p.tap = &tap{log: log, stdin: stdin, onUpdate: p.update, sink: o.Frames}
+	p.tap = &tap{log: log, stdin: stdin, onUpdate: p.update, onElicit: p.elicit, sink: o.Frames}
 	sdkIn, sdkOut := io.Pipe()
 	p.conn = acp.NewClientSideConnection(&client{p: p}, p.tap, sdkIn)
 	p.conn.SetLogger(log.With("component", "acp-sdk"))
@@ -286,8 +286,11 @@ func (p *Process) initialize(ctx context.Context) error {
 	resp, err := p.conn.Initialize(ctx, acp.InitializeRequest{
 		ProtocolVersion: ProtocolVersion,
 		ClientInfo:      &acp.Implementation{Name: "acp-gateway", Version: "0.1"},
-		// No fs and no terminal: the agent works in its own cwd.
-		ClientCapabilities: acp.ClientCapabilities{},
+		// No fs and no terminal: the agent works in its own cwd. Questions
+		// (elicitation) in both modes: a form, or a link to open.
+		ClientCapabilities: acp.ClientCapabilities{Elicitation: &acp.ElicitationCapabilities{
+			Form: &acp.ElicitationFormCapabilities{}, Url: &acp.ElicitationUrlCapabilities{},
+		}},
 	})
 	if err != nil {
 		return p.callError("initialize", err)
