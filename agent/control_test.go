@@ -312,3 +312,42 @@ func TestDemoElicitation(t *testing.T) {
 }
 
 func cmpDiff(want, got any) string { return cmp.Diff(want, got) }
+
+// TestRawBadQuestions: questions that cannot be shown get the JSON-RPC
+// invalid params error saying why (no session, a field type a form cannot
+// take, an unknown mode); a question for an unknown session is cancelled.
+// The Questioner is never called for them, and the turn goes on.
+func TestRawBadQuestions(t *testing.T) {
+	p := start(t, rawSpec(), agent.Options{})
+	h := &asker{answer: agent.Answer{Action: agent.Accept}}
+	s, err := p.NewSession(t.Context(), t.TempDir(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stop, err := s.Prompt(t.Context(), "elicit-bad"); err != nil || stop != "end_turn" {
+		t.Fatalf("Prompt = %q, %v", stop, err)
+	}
+	got := map[string]string{}
+	for _, line := range h.texts()[1:] { // after the early chunk of session/new
+		for _, id := range []string{"q1", "q2", "q3", "q4"} {
+			if strings.Contains(line, `"id":"`+id+`"`) {
+				got[id] = line
+			}
+		}
+	}
+	for id, want := range map[string][]string{
+		"q1": {`"code":-32602`, "no sessionId"},
+		"q2": {`"code":-32602`, `field \"x\": type \"object\"`},
+		"q3": {`"code":-32602`, `mode \"carrier-pigeon\"`},
+		"q4": {`"result":{"action":"cancel"}`},
+	} {
+		for _, w := range want {
+			if !strings.Contains(got[id], w) {
+				t.Errorf("answer to %s = %q, want it to contain %s", id, got[id], w)
+			}
+		}
+	}
+	if len(h.asked) != 0 {
+		t.Errorf("the Questioner was asked %+v; want none", h.asked)
+	}
+}
