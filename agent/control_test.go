@@ -351,3 +351,28 @@ func TestRawBadQuestions(t *testing.T) {
 		t.Errorf("the Questioner was asked %+v; want none", h.asked)
 	}
 }
+
+// TestSteeringUpdatesReachHandler: usage (with cost), mode and config
+// option updates reach the Handler as the gateway's types.
+func TestSteeringUpdatesReachHandler(t *testing.T) {
+	p := start(t, rawSpec(), agent.Options{})
+	var rec recorder
+	s, err := p.NewSession(t.Context(), t.TempDir(), &rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prompt(t.Context(), "steer-updates"); err != nil {
+		t.Fatal(err)
+	}
+	u := rec.tagged(projector.TagUsage)
+	if len(u) != 1 || u[0].Usage != (projector.UsageUpdate{Used: 31000, Size: 200000, UsedKnown: true, SizeKnown: true, Cost: 0.21, Currency: "USD", CostKnown: true}) {
+		t.Errorf("usage updates = %+v", u)
+	}
+	if m := rec.tagged(projector.TagCurrentMode); len(m) != 1 || m[0].ModeID != "plan" {
+		t.Errorf("mode updates = %+v", m)
+	}
+	c := rec.tagged(projector.TagConfigOption)
+	if len(c) != 1 || len(c[0].Config) != 1 || c[0].Config[0] != (projector.ConfigOption{ID: "model", Name: "Model", Value: "big"}) {
+		t.Errorf("config option updates = %+v", c)
+	}
+}
