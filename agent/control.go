@@ -114,12 +114,16 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 	return nil
 }
 
-// Close ends the session: its Handler receives nothing more, and the agent
+// Close ends the session: its Handler receives nothing more (later
+// updates for it are dropped, until it is loaded again), and the agent
 // is sent session/close when it advertises it (it reports whether it was
 // sent). An agent without session/close keeps the session; it goes when
 // the process stops.
 func (s *Session) Close(ctx context.Context) (sent bool, err error) {
-	s.p.unregister(s.ID)
+	s.p.mu.Lock()
+	delete(s.p.sessions, s.ID)
+	s.p.closed[s.ID] = true
+	s.p.mu.Unlock()
 	if !s.p.CanClose() {
 		return false, nil
 	}

@@ -85,6 +85,7 @@ type Process struct {
 	mu       sync.Mutex // guards the fields below
 	sessions map[string]*Session
 	early    map[string][]projector.Update // updates for sessions not registered yet
+	closed   map[string]bool               // sessions closed by Close: their updates are dropped
 
 	exited  chan struct{} // closed when the process has been reaped
 	exitErr error         // set before exited is closed
@@ -109,6 +110,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 		grace:    o.StopGrace,
 		sessions: map[string]*Session{},
 		early:    map[string][]projector.Update{},
+		closed:   map[string]bool{},
 		exited:   make(chan struct{}),
 	}
 	if p.grace <= 0 {

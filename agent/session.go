@@ -122,6 +122,9 @@ func (p *Process) update(u projector.Update) {
 		s.h.Update(u, s.loading.Load())
 		return
 	}
+	if p.closed[u.SessionID] {
+		return
+	}
 	q := p.early[u.SessionID]
 	if len(q) >= maxEarly {
 		p.log.Warn("too many updates for an unknown session; dropped", "session", u.SessionID)
@@ -138,6 +141,7 @@ func (p *Process) register(s *Session) {
 		s.h.Update(u, s.loading.Load())
 	}
 	delete(p.early, s.ID)
+	delete(p.closed, s.ID)
 	p.sessions[s.ID] = s
 }
 
