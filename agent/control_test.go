@@ -128,8 +128,8 @@ func toAgent(in []projector.ConfigOption) []agent.ConfigOption {
 func TestDemoListAndClose(t *testing.T) {
 	var fr frames
 	p := start(t, demoSpec(t.TempDir()), agent.Options{Frames: fr.sink})
-	if !p.CanList() || !p.CanClose() || p.CanResume() {
-		t.Errorf("CanList %v CanClose %v CanResume %v, want true true false", p.CanList(), p.CanClose(), p.CanResume())
+	if !p.CanList() || !p.CanClose() || !p.CanResume() {
+		t.Errorf("CanList %v CanClose %v CanResume %v, want all true", p.CanList(), p.CanClose(), p.CanResume())
 	}
 	cwd1, cwd2 := t.TempDir(), t.TempDir()
 	s1, err := p.NewSession(t.Context(), cwd1, &recorder{})
@@ -168,6 +168,23 @@ func TestDemoListAndClose(t *testing.T) {
 	}
 	if _, err := s1.Close(t.Context()); err == nil {
 		t.Error("a second Close succeeded; want the agent's resource not found")
+	}
+
+	// Resumed, the session answers again, with no history replayed and
+	// its config options reported.
+	var rec recorder
+	r, err := p.ResumeSession(t.Context(), s1.ID, cwd1, &rec)
+	if err != nil {
+		t.Fatalf("ResumeSession: %v", err)
+	}
+	if len(rec.updates) != 0 || option(r.Config, "model").Value != "demo-fast" || r.Modes == nil {
+		t.Errorf("resume: updates %+v, config %+v, modes %+v; want no history, the options and the modes", rec.updates, r.Config, r.Modes)
+	}
+	if _, err := r.Prompt(t.Context(), "echo again"); err != nil || strings.Join(rec.texts(), "") != "again" {
+		t.Errorf("Prompt after resume = %v, texts %q", err, rec.texts())
+	}
+	if _, err := p.ResumeSession(t.Context(), "demo-nope", cwd1, &recorder{}); err == nil {
+		t.Error("resuming an unknown session succeeded")
 	}
 	fr.mu.Lock()
 	defer fr.mu.Unlock()

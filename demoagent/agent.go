@@ -94,6 +94,7 @@ func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.In
 			PromptCapabilities: acp.PromptCapabilities{Image: !a.noImages},
 			SessionCapabilities: acp.SessionCapabilities{
 				List: &acp.SessionListCapabilities{}, Close: &acp.SessionCloseCapabilities{},
+				Resume: &acp.SessionResumeCapabilities{},
 			},
 		},
 		AuthMethods: methods,
@@ -375,11 +376,6 @@ func (a *agent) unsupported(method string) error {
 	}
 	defer done()
 	return acp.NewMethodNotFound(method)
-}
-
-// ResumeSession is not supported.
-func (a *agent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
-	return acp.ResumeSessionResponse{}, a.unsupported(acp.AgentMethodSessionResume)
 }
 
 // Logout is not supported.

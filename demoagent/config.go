@@ -2,6 +2,7 @@ package demoagent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -182,6 +183,41 @@ func (a *agent) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (ac
 	s.cancelAll()
 	a.log.Debug("session closed", "session", p.SessionId)
 	return acp.CloseSessionResponse{}, nil
+}
+
+// ResumeSession opens a saved session like LoadSession but replays no
+// history. mcpServers may be absent (the SDK omits an empty list). Errors
+// as for LoadSession.
+func (a *agent) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	done, err := a.enter()
+	if err != nil {
+		return acp.ResumeSessionResponse{}, err
+	}
+	defer done()
+	if err := a.authRequired(); err != nil {
+		return acp.ResumeSessionResponse{}, err
+	}
+	mcp := p.McpServers
+	if mcp == nil {
+		mcp = []acp.McpServer{}
+	}
+	if err := checkSetup(p.Cwd, mcp); err != nil {
+		return acp.ResumeSessionResponse{}, err
+	}
+	s := a.lookup(p.SessionId)
+	if s == nil {
+		rec, err := a.store.load(string(p.SessionId))
+		if errors.Is(err, errNoSession) {
+			return acp.ResumeSessionResponse{}, resourceNotFound(p.SessionId)
+		}
+		if err != nil {
+			return acp.ResumeSessionResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
+		}
+		s = a.adopt(newSession(rec, a.store))
+	}
+	rec := s.snapshot()
+	a.log.Debug("session resumed", "session", s.id)
+	return acp.ResumeSessionResponse{Modes: modeState(rec.Mode), ConfigOptions: configOptions(rec)}, nil
 }
 
 type listed struct {
