@@ -307,6 +307,10 @@ func TestDemoElicitation(t *testing.T) {
 			c.want.SessionID = s.ID
 			if c.want.URL != "" {
 				c.want.ElicitationID = "login-" + s.ID
+				if q.Completed == nil {
+					t.Error("a url question without Completed")
+				}
+				c.want.Completed = q.Completed
 			}
 			if diff := cmpDiff(c.want, q); diff != "" {
 				t.Errorf("question (-want +got):\n%s", diff)
@@ -391,5 +395,34 @@ func TestSteeringUpdatesReachHandler(t *testing.T) {
 	c := rec.tagged(projector.TagConfigOption)
 	if len(c) != 1 || len(c[0].Config) != 1 || c[0].Config[0] != (projector.ConfigOption{ID: "model", Name: "Model", Value: "big"}) {
 		t.Errorf("config option updates = %+v", c)
+	}
+}
+
+// waiter answers a url question Accept once the agent reports it done.
+type waiter struct{ recorder }
+
+func (w *waiter) Question(ctx context.Context, q agent.Question) agent.Answer {
+	select {
+	case <-q.Completed:
+		return agent.Answer{Action: agent.Accept}
+	case <-ctx.Done():
+		return agent.Answer{Action: agent.Cancel}
+	}
+}
+
+// TestRawURLQuestionCompleted: elicitation/complete from the agent closes
+// the waiting url question's Completed channel.
+func TestRawURLQuestionCompleted(t *testing.T) {
+	p := start(t, rawSpec(), agent.Options{})
+	var w waiter
+	s, err := p.NewSession(t.Context(), t.TempDir(), &w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prompt(t.Context(), "elicit-url-done"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(w.texts(), ""); !strings.Contains(got, `"id":"u1","result":{"action":"accept"}}`) {
+		t.Errorf("answer = %q, want accept", got)
 	}
 }

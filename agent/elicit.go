@@ -34,6 +34,11 @@ type Question struct {
 	Mode string
 	// URL and ElicitationID are set in url mode.
 	URL, ElicitationID string
+	// Completed, in url mode, is closed when the agent says with
+	// elicitation/complete that the person finished at the URL while
+	// the question waits: the Questioner may then answer Accept itself.
+	// Nil in form mode.
+	Completed <-chan struct{}
 	// Title and Description of the form, if the schema gives them.
 	Title, Description string
 	// Fields of a form, in the schema's order when the agent's JSON keeps
@@ -288,9 +293,6 @@ func answerResult(a Answer) []byte {
 	switch a.Action {
 	case Accept:
 		r.Content = a.Content
-		if r.Content == nil {
-			r.Content = map[string]any{}
-		}
 	case Decline:
 	default:
 		r.Action = Cancel
@@ -308,15 +310,35 @@ func answerResult(a Answer) []byte {
 // params, copies) on its own goroutine, owned by the process: its context
 // ends when the process exits.
 func (p *Process) elicit(id, params []byte) {
+	// Parsed and registered here, on the reader goroutine, so that an
+	// elicitation/complete on the next line finds the question waiting.
+	q, err := ParseQuestion(params)
+	if err != nil {
+		p.log.Warn("cannot show an agent's question; answered invalid params", "err", err)
+		msg, _ := json.Marshal(err.Error())
+		p.tap.respond(id, nil, []byte(`{"code":-32602,"message":`+string(msg)+`}`))
+		return
+	}
+	registered := false
+	if q.Mode == "url" && q.ElicitationID != "" {
+		done := make(chan struct{})
+		q.Completed = done
+		p.mu.Lock()
+		if _, dup := p.waiting[q.ElicitationID]; !dup {
+			p.waiting[q.ElicitationID] = done
+			registered = true
+		}
+		p.mu.Unlock()
+	}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		q, err := ParseQuestion(params)
-		if err != nil {
-			p.log.Warn("cannot show an agent's question; answered invalid params", "err", err)
-			msg, _ := json.Marshal(err.Error())
-			p.tap.respond(id, nil, []byte(`{"code":-32602,"message":`+string(msg)+`}`))
-			return
+		if registered {
+			defer func() {
+				p.mu.Lock()
+				delete(p.waiting, q.ElicitationID)
+				p.mu.Unlock()
+			}()
 		}
 		a := Answer{Action: Cancel}
 		s := p.session(q.SessionID)
@@ -332,6 +354,19 @@ func (p *Process) elicit(id, params []byte) {
 		}
 		p.tap.respond(id, answerResult(a), nil)
 	}()
+}
+
+// completed closes the Completed channel of the url question waiting
+// with elicitationID, if any (elicitation/complete from the agent).
+func (p *Process) completed(elicitationID string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if done, ok := p.waiting[elicitationID]; ok {
+		close(done)
+		delete(p.waiting, elicitationID)
+		return
+	}
+	p.log.Debug("elicitation/complete for no waiting question", "elicitation", elicitationID)
 }
 
 func (s *Session) questioner() (Questioner, bool) {

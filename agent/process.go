@@ -86,6 +86,7 @@ type Process struct {
 	sessions map[string]*Session
 	early    map[string][]projector.Update // updates for sessions not registered yet
 	closed   map[string]bool               // sessions closed by Close: their updates are dropped
+	waiting  map[string]chan struct{}      // url questions waiting, by elicitation id
 
 	exited  chan struct{} // closed when the process has been reaped
 	exitErr error         // set before exited is closed
@@ -111,6 +112,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 		sessions: map[string]*Session{},
 		early:    map[string][]projector.Update{},
 		closed:   map[string]bool{},
+		waiting:  map[string]chan struct{}{},
 		exited:   make(chan struct{}),
 	}
 	if p.grace <= 0 {

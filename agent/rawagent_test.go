@@ -131,6 +131,11 @@ func rawAgent() {
 				send(`{"jsonrpc":"2.0","id":"q2","method":"elicitation/create","params":{"sessionId":"raw-1","mode":"form","message":"m","requestedSchema":{"type":"object","properties":{"x":{"type":"object"}}}}}`)
 				send(`{"jsonrpc":"2.0","id":"q3","method":"elicitation/create","params":{"sessionId":"raw-1","mode":"carrier-pigeon","message":"m"}}`)
 				send(`{"jsonrpc":"2.0","id":"q4","method":"elicitation/create","params":{"sessionId":"nope","mode":"url","message":"m","url":"https://example.com","elicitationId":"e"}}`)
+			case text == "elicit-url-done":
+				// A url question the agent itself reports done.
+				asking, awaited = req.ID, 1
+				send(`{"jsonrpc":"2.0","id":"u1","method":"elicitation/create","params":{"sessionId":"raw-1","mode":"url","message":"Sign in","url":"https://example.com/in","elicitationId":"el-1"}}`)
+				send(`{"jsonrpc":"2.0","method":"elicitation/complete","params":{"elicitationId":"el-1"}}`)
 			case text == "steer-updates":
 				update(sid, `{"sessionUpdate":"usage_update","used":31000,"size":200000,"cost":{"amount":0.21,"currency":"USD"}}`)
 				update(sid, `{"sessionUpdate":"current_mode_update","currentModeId":"plan"}`)
