@@ -122,6 +122,9 @@ func (p *Process) update(u projector.Update) {
 		s.h.Update(u, s.loading.Load())
 		return
 	}
+	if p.closed[u.SessionID] {
+		return
+	}
 	q := p.early[u.SessionID]
 	if len(q) >= maxEarly {
 		p.log.Warn("too many updates for an unknown session; dropped", "session", u.SessionID)
@@ -138,6 +141,7 @@ func (p *Process) register(s *Session) {
 		s.h.Update(u, s.loading.Load())
 	}
 	delete(p.early, s.ID)
+	delete(p.closed, s.ID)
 	p.sessions[s.ID] = s
 }
 
@@ -165,7 +169,8 @@ func (p *Process) NewSession(ctx context.Context, cwd string, h Handler, mcp ...
 	if err != nil {
 		return nil, p.callError("session/new", err)
 	}
-	s := &Session{ID: string(resp.SessionId), Modes: modes(resp.Modes), Models: models(resp.Models), Config: configOptions(resp.ConfigOptions), p: p, h: h}
+	config := configOptions(resp.ConfigOptions)
+	s := &Session{ID: string(resp.SessionId), Modes: modes(resp.Modes), Models: modelsOf(config), Config: config, p: p, h: h}
 	p.register(s)
 	return s, nil
 }
@@ -195,7 +200,8 @@ func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler, mc
 		p.unregister(id)
 		return nil, p.callError("session/load", err)
 	}
-	s.Modes, s.Models, s.Config = modes(resp.Modes), models(resp.Models), configOptions(resp.ConfigOptions)
+	s.Config = configOptions(resp.ConfigOptions)
+	s.Modes, s.Models = modes(resp.Modes), modelsOf(s.Config)
 	s.loading.Store(false)
 	return s, nil
 }

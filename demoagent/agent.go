@@ -92,6 +92,10 @@ func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.In
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        !a.noLoad,
 			PromptCapabilities: acp.PromptCapabilities{Image: !a.noImages},
+			SessionCapabilities: acp.SessionCapabilities{
+				List: &acp.SessionListCapabilities{}, Close: &acp.SessionCloseCapabilities{},
+				Resume: &acp.SessionResumeCapabilities{},
+			},
 		},
 		AuthMethods: methods,
 	}, nil
@@ -170,7 +174,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 		}
 	}
 	a.log.Debug("session created", "session", s.id, "cwd", p.Cwd)
-	return acp.NewSessionResponse{SessionId: s.id, Modes: modeState(modeDefault)}, nil
+	return acp.NewSessionResponse{SessionId: s.id, Modes: modeState(modeDefault), ConfigOptions: configOptions(rec)}, nil
 }
 
 // LoadSession reads a session saved by this or an earlier process and
@@ -214,7 +218,7 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 		}
 	}
 	a.log.Debug("session loaded", "session", s.id, "messages", len(rec.History))
-	return acp.LoadSessionResponse{Modes: modeState(rec.Mode)}, nil
+	return acp.LoadSessionResponse{Modes: modeState(rec.Mode), ConfigOptions: configOptions(rec)}, nil
 }
 
 // SetSessionMode switches between the default and plan modes and saves it
@@ -234,6 +238,12 @@ func (a *agent) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest)
 	}
 	if err := s.change(func(r *record) { r.Mode = string(p.ModeId) }); err != nil {
 		return acp.SetSessionModeResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	// The mode is also a config option: say it changed.
+	ctx, cancel := a.join(ctx)
+	defer cancel()
+	if err := a.announceOptions(ctx, s.id, configOptions(s.snapshot()), true, string(p.ModeId)); err != nil {
+		return acp.SetSessionModeResponse{}, err
 	}
 	return acp.SetSessionModeResponse{}, nil
 }
@@ -370,22 +380,7 @@ func (a *agent) unsupported(method string) error {
 	return acp.NewMethodNotFound(method)
 }
 
-// ListSessions is not supported.
-func (a *agent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
-	return acp.ListSessionsResponse{}, a.unsupported(acp.AgentMethodSessionList)
-}
-
-// ResumeSession is not supported.
-func (a *agent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
-	return acp.ResumeSessionResponse{}, a.unsupported(acp.AgentMethodSessionResume)
-}
-
-// CloseSession is not supported.
-func (a *agent) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
-	return acp.CloseSessionResponse{}, a.unsupported(acp.AgentMethodSessionClose)
-}
-
-// SetSessionConfigOption is not supported.
-func (a *agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
-	return acp.SetSessionConfigOptionResponse{}, a.unsupported(acp.AgentMethodSessionSetConfigOption)
+// Logout is not supported.
+func (a *agent) Logout(context.Context, acp.LogoutRequest) (acp.LogoutResponse, error) {
+	return acp.LogoutResponse{}, a.unsupported(acp.AgentMethodLogout)
 }
