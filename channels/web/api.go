@@ -44,6 +44,8 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /api/threads/{id}/messages", s.postMessage)
 	mux.HandleFunc("POST /api/threads/{id}/stop", s.stop)
 	mux.HandleFunc("POST /api/threads/{id}/prompts/{msg}/answer", s.answer)
+	mux.HandleFunc("POST /api/threads/{id}/forms/{msg}/answer", s.answerForm)
+	mux.HandleFunc("POST /api/threads/{id}/commands", s.command)
 	mux.HandleFunc("GET /api/threads/{id}/events", s.threadEvents)
 	mux.HandleFunc("GET /api/socket", s.listSocket)
 	mux.HandleFunc("GET /api/threads/{id}/socket", s.threadSocket)
@@ -226,6 +228,8 @@ func (s *server) deleteThread(w http.ResponseWriter, r *http.Request) {
 type messagesBody struct {
 	Messages []message `json:"messages"`
 	Typing   bool      `json:"typing"`
+	// Session is the thread's session, once the gateway showed it.
+	Session *sessionView `json:"session,omitempty"`
 }
 
 func (s *server) listMessages(w http.ResponseWriter, r *http.Request) {
@@ -234,7 +238,7 @@ func (s *server) listMessages(w http.ResponseWriter, r *http.Request) {
 		writeStateError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, messagesBody{Messages: msgs, Typing: typing})
+	writeJSON(w, http.StatusOK, messagesBody{Messages: msgs, Typing: typing, Session: s.a.st.session(r.PathValue("id"))})
 }
 
 // idBody is the JSON of accepted posts.
@@ -346,6 +350,93 @@ func (s *server) answer(w http.ResponseWriter, r *http.Request) {
 		Choice: &channels.ChoiceAnswer{
 			Prompt:   channels.Handle{Thread: ref(id), ID: channels.MessageID(msgID)},
 			OptionID: req.OptionID,
+		},
+		Reply: rep.reply,
+	})
+	writeJSON(w, http.StatusAccepted, idBody{ID: eventID, Reply: rep.wait(r.Context(), s.ctx, s.a.replyWait)})
+}
+
+// command serves POST /api/threads/{id}/commands: {"name": "model",
+// "args": "opus"} gives the gateway's command name as Inbound.Command
+// directly (the header's menus), whether or not a message would parse
+// as it. Nothing is added to the thread; the gateway answers there.
+func (s *server) command(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	req, err := parseCommandRequest(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	author, ok := s.author(w, r, req.authorFields)
+	if !ok || !s.live(w) {
+		return
+	}
+	if !s.a.st.hasThread(id) {
+		writeStateError(w, errNoThread)
+		return
+	}
+	text := "/" + req.Name
+	if req.Args != "" {
+		text += " " + req.Args
+	}
+	eventID := newID()
+	s.h(s.ctx, channels.Inbound{
+		Thread:  ref(id),
+		Author:  author,
+		Text:    text,
+		Command: &channels.Command{Name: req.Name, Args: req.Args},
+		ID:      channels.MessageID(eventID),
+		Reply:   s.notice(id),
+	})
+	writeJSON(w, http.StatusAccepted, idBody{ID: eventID})
+}
+
+// answerForm serves POST /api/threads/{id}/forms/{msg}/answer: a
+// person's answer to a form, checked against it, arrives as
+// Inbound.Form.
+func (s *server) answerForm(w http.ResponseWriter, r *http.Request) {
+	id, msgID := r.PathValue("id"), r.PathValue("msg")
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	req, err := parseFormRequest(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	author, ok := s.author(w, r, req.authorFields)
+	if !ok || !s.live(w) {
+		return
+	}
+	m, err := s.a.st.message(id, msgID)
+	if err != nil {
+		writeStateError(w, err)
+		return
+	}
+	if m.Form == nil {
+		writeError(w, http.StatusConflict, "this message has no form to answer (already answered, or not a form)")
+		return
+	}
+	values, err := checkAnswer(m.Form, req.Action, req.Values)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	rep := &replier{got: make(chan struct{}), late: s.notice(id), waiting: true}
+	eventID := newID()
+	s.h(s.ctx, channels.Inbound{
+		Thread: ref(id),
+		Author: author,
+		ID:     channels.MessageID(eventID),
+		Form: &channels.FormAnswer{
+			Form:   channels.Handle{Thread: ref(id), ID: channels.MessageID(msgID)},
+			Action: req.Action,
+			Values: values,
 		},
 		Reply: rep.reply,
 	})

@@ -62,6 +62,11 @@ func streamEvents(ctx context.Context, stop <-chan struct{}, w io.Writer, flush 
 		if err := writeEvent(w, newEvent("typing", typingBody{Typing: snap.typing}, mustJSON)); err != nil {
 			return err
 		}
+		if snap.session != nil {
+			if err := writeEvent(w, newEvent("session", snap.session, mustJSON)); err != nil {
+				return err
+			}
+		}
 	}
 	if err := flush(); err != nil {
 		return err

@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/acpgw/gateway/channels"
 )
 
 // Bounds of request bodies.
@@ -246,4 +249,72 @@ func jsonKind(k string) string {
 		return "a string"
 	}
 	return k
+}
+
+// commandRequest is the body of POST /api/threads/{id}/commands.
+type commandRequest struct {
+	authorFields
+	// Name is the command's name without the slash; Args its argument.
+	Name string `json:"name"`
+	Args string `json:"args"`
+}
+
+// commandName is what a command's name may be.
+var commandName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+
+// parseCommandRequest decodes and checks the body of a command.
+func parseCommandRequest(body []byte) (commandRequest, error) {
+	var req commandRequest
+	if err := decodeJSON(body, &req); err != nil {
+		return commandRequest{}, err
+	}
+	if err := req.check(); err != nil {
+		return commandRequest{}, err
+	}
+	req.Name = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(req.Name), "/"))
+	if !commandName.MatchString(req.Name) {
+		return commandRequest{}, fmt.Errorf(`"name" must be a command's name (a-z, 0-9, '-', '_', at most 32), not %q`, req.Name)
+	}
+	req.Args = strings.TrimSpace(req.Args)
+	if err := checkLine("args", req.Args, 500); err != nil {
+		return commandRequest{}, err
+	}
+	return req, nil
+}
+
+// formRequest is the body of POST /api/threads/{id}/forms/{msg}/answer.
+type formRequest struct {
+	authorFields
+	Action channels.FormAction `json:"action"`
+	// Values are the fields' values by field id (see FormAnswer).
+	Values map[string][]string `json:"values"`
+}
+
+// maxFormBytes bounds all the values of a form's answer.
+const maxFormBytes = 256 << 10
+
+// parseFormRequest decodes and checks the body of a form's answer; the
+// values are checked against the form by checkAnswer.
+func parseFormRequest(body []byte) (formRequest, error) {
+	var req formRequest
+	if err := decodeJSON(body, &req); err != nil {
+		return formRequest{}, err
+	}
+	if err := req.check(); err != nil {
+		return formRequest{}, err
+	}
+	if req.Action == "" {
+		return formRequest{}, errors.New(`"action" is required: accept, decline or cancel`)
+	}
+	n := 0
+	for id, vs := range req.Values {
+		n += len(id)
+		for _, v := range vs {
+			n += len(v)
+		}
+	}
+	if n > maxFormBytes {
+		return formRequest{}, fmt.Errorf(`"values" have %d bytes, at most %d are allowed`, n, maxFormBytes)
+	}
+	return req, nil
 }

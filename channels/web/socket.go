@@ -98,6 +98,9 @@ func streamSocket(stop, closed <-chan struct{}, conn *websocket.Conn, sub *subsc
 			first = append(first, newEvent("message", m, mustJSON))
 		}
 		first = append(first, newEvent("typing", typingBody{Typing: snap.typing}, mustJSON))
+		if snap.session != nil {
+			first = append(first, newEvent("session", snap.session, mustJSON))
+		}
 	}
 	for _, ev := range first {
 		if err := send(ev); err != nil {

@@ -117,6 +117,11 @@ type message struct {
 	// Updated is when the gateway last edited the message (an answered
 	// prompt); zero for a message never edited.
 	Updated time.Time `json:"updated,omitzero"`
+	// Form is the form a message of kind "form" asks, until it is
+	// answered (edited).
+	Form *formView `json:"form,omitempty"`
+	// Reactions are the gateway's reactions on the message, emoji.
+	Reactions []string `json:"reactions,omitempty"`
 }
 
 // threadInfo is one entry of the thread list, as the API shows it.
@@ -199,6 +204,9 @@ type thread struct {
 	// maxToolDetails).
 	tools     map[string]*toolDetail
 	toolOrder []string
+	// session is what the thread's session is (the header), nil until
+	// the gateway shows it; not saved.
+	session *sessionView
 }
 
 func (t *thread) info() threadInfo {
@@ -500,6 +508,7 @@ func (s *store) editMessage(id, msgID, kind, key, text string) error {
 	}
 	edited.Updated = s.now()
 	edited.Options = nil
+	edited.Form = nil
 	edited.Edits++
 	// A new message replaces the old one: a stored message never changes,
 	// so a save can read it without the lock.
@@ -573,6 +582,61 @@ type snapshot struct {
 	threads  []threadInfo
 	messages []message // nil for the thread-list stream
 	typing   bool
+	session  *sessionView // nil until the gateway shows it
+}
+
+// setSession records the session of thread id and publishes it as a
+// "session" event. Unknown threads are ignored.
+func (s *store) setSession(id string, v *sessionView) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil {
+		return
+	}
+	t.session = v
+	s.publishLocked(t, newEvent("session", v, s.encode))
+}
+
+// session returns the session of thread id, nil when not shown yet.
+func (s *store) session(id string) *sessionView {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.threads[id]; t != nil {
+		return t.session
+	}
+	return nil
+}
+
+// react adds or removes an emoji of the gateway's reactions on message
+// msgID of thread id, and publishes the message when that changes it.
+func (s *store) react(id, msgID, emoji string, add bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[id]
+	if t == nil {
+		return errNoThread
+	}
+	m := t.byID[msgID]
+	if m == nil {
+		return errNoMessage
+	}
+	rs, changed := withReaction(m.Reactions, emoji, add)
+	if !changed {
+		return nil
+	}
+	edited := *m
+	edited.Reactions = rs
+	t.byID[msgID] = &edited
+	for i := len(t.msgs) - 1; i >= 0; i-- {
+		if t.msgs[i] == m {
+			t.msgs[i] = &edited
+			break
+		}
+	}
+	s.markLocked(t)
+	s.publishMessageLocked(t, edited)
+	return nil
 }
 
 // subscribe starts a stream of the events of thread id ("" for the thread
@@ -593,7 +657,7 @@ func (s *store) subscribe(id string) (*subscriber, snapshot, error) {
 		return nil, snapshot{}, errNoThread
 	}
 	t.subs[sub] = struct{}{}
-	snap.messages, snap.typing = t.copyLocked(), t.typing
+	snap.messages, snap.typing, snap.session = t.copyLocked(), t.typing, t.session
 	return sub, snap, nil
 }
 
