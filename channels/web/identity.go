@@ -129,12 +129,15 @@ type meBody struct {
 	// Agents are the agents a new thread may pick (Options.Agents), the
 	// default first.
 	Agents []string `json:"agents"`
+	// Commands are the gateway's commands (channels.Commands), for the
+	// palette of a thread whose session is not shown yet.
+	Commands []commandView `json:"commands"`
 }
 
 // me serves GET /api/me: who the request's token says its sender is.
 func (s *server) me(w http.ResponseWriter, r *http.Request) {
 	who := identityOf(r)
-	writeJSON(w, http.StatusOK, meBody{ID: who.id, Name: who.name, Fixed: who.fixed, Agents: s.a.agents()})
+	writeJSON(w, http.StatusOK, meBody{ID: who.id, Name: who.name, Fixed: who.fixed, Agents: s.a.agents(), Commands: sessionViewOf(channels.SessionInfo{Commands: channels.Commands()}).Commands})
 }
 
 // agents returns Options.Agents, never nil (the JSON shows a list).
