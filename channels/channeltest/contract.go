@@ -47,6 +47,15 @@ type Harness struct {
 	// reports for them, where a test cannot choose ids (the web chat's
 	// come from its tokens). Optional; nil keeps the author as it is.
 	Author func(channels.Author) channels.Author
+	// AnswerForm simulates a person answering form h (a
+	// channels.Former's) with action and values by field id, through the
+	// platform, so that it arrives via Run's handler as Inbound.Form.
+	// Optional; nil skips the Form check.
+	AnswerForm func(ctx context.Context, author channels.Author, h channels.Handle, action channels.FormAction, values map[string][]string) error
+	// SeenReactions returns the app's reactions on message h as a person
+	// sees them (a channels.Reactor's). Optional; nil skips the React
+	// check.
+	SeenReactions func(ctx context.Context, h channels.Handle) ([]string, error)
 }
 
 // author returns a as the platform reports it.
@@ -80,6 +89,8 @@ var contractCases = []struct {
 	{"RunStops", testRunStops},
 	{"RunDoneContext", testRunDoneContext},
 	{"Capabilities", testCapabilities},
+	{"Form", testForm},
+	{"React", testReact},
 }
 
 // RunContract runs the channel contract suite as subtests of t. Each subtest
@@ -112,6 +123,11 @@ var contractCases = []struct {
 //     also when the context ended before the call, and leaves no goroutine
 //     behind.
 //   - No advertised capability fails with "not supported".
+//   - A Former's form shows its question; an answer comes back as
+//     Inbound.Form with the form's handle, action and values; an edit
+//     folds it (when the harness has AnswerForm).
+//   - A Reactor's reactions show once each, in order, and Unreact
+//     removes one (when the harness has SeenReactions).
 //
 // The goroutine check looks at all goroutines of the process, so do not run
 // RunContract in parallel with other tests.

@@ -16,7 +16,7 @@ func TestContract(t *testing.T) {
 	channeltest.RunContract(t, func(t *testing.T) channeltest.Harness {
 		// The suite's people are named tokens: the web chat takes who
 		// someone is from their token.
-		tokens := map[string]string{"writer": "writer-token", "clicker": "clicker-token"}
+		tokens := map[string]string{"writer": "writer-token", "clicker": "clicker-token", "answerer": "answerer-token"}
 		a := New(Options{Listen: "127.0.0.1:0", Users: tokens, FilesDir: t.TempDir()})
 		// The suite's handler never replies; keep clicks quick.
 		a.replyWait = 10 * time.Millisecond
@@ -83,6 +83,32 @@ func TestContract(t *testing.T) {
 			Author: func(au channels.Author) channels.Author {
 				name := strings.ToLower(au.Name)
 				return channels.Author{ID: IDPrefix + name, Name: name}
+			},
+			AnswerForm: func(ctx context.Context, au channels.Author, h channels.Handle, action channels.FormAction, values map[string][]string) error {
+				if err := ready(ctx); err != nil {
+					return err
+				}
+				body := map[string]any{"author": au.Name, "authorId": au.ID, "action": action, "values": values}
+				r, err := c.try(ctx, "POST", "/api/threads/"+h.Thread.Thread+"/forms/"+string(h.ID)+"/answer", body, bearer(tokens[au.Name]))
+				if err != nil {
+					return err
+				}
+				return r.want(http.StatusAccepted)
+			},
+			SeenReactions: func(ctx context.Context, h channels.Handle) ([]string, error) {
+				if err := ready(ctx); err != nil {
+					return nil, err
+				}
+				b, err := c.messages(ctx, h.Thread.Thread)
+				if err != nil {
+					return nil, err
+				}
+				for _, m := range b.Messages {
+					if m.ID == string(h.ID) {
+						return m.Reactions, nil
+					}
+				}
+				return nil, fmt.Errorf("message %q not in the thread", h.ID)
 			},
 			MissingID: "000000000000",
 			TypingShown: func(ctx context.Context) (bool, error) {
