@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/google/go-cmp/cmp"
@@ -294,4 +297,66 @@ func TestReact(t *testing.T) {
 	if err := a.React(ctx, h, ""); err == nil {
 		t.Error("React with no emoji succeeded")
 	}
+}
+
+func FuzzParseCommandRequest(f *testing.F) {
+	for _, s := range append(seeds, `{"name":"model","args":"deep"}`, `{"name":"/Set","args":" a b "}`, `{"name":"x y"}`) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := parseCommandRequest(body)
+		if err != nil {
+			return
+		}
+		checkAuthor(t, req.authorFields)
+		if !commandName.MatchString(req.Name) || req.Args != strings.TrimSpace(req.Args) || strings.ContainsFunc(req.Args, unicode.IsControl) || !utf8.ValidString(req.Args) {
+			t.Errorf("accepted command %q %q", req.Name, req.Args)
+		}
+	})
+}
+
+// FuzzFormAnswer decodes an answer and checks it against the demo form:
+// what is accepted fits the form.
+func FuzzFormAnswer(f *testing.F) {
+	for _, s := range append(seeds,
+		`{"action":"accept","values":{"name":["web"],"env":["prod"],"count":["3"],"regions":["eu","ap"],"dry":["true"]}}`,
+		`{"action":"decline"}`, `{"action":"accept","values":{"count":["1e400"]}}`) {
+		f.Add([]byte(s))
+	}
+	fv, err := checkForm(demoForm())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := parseFormRequest(body)
+		if err != nil {
+			return
+		}
+		checkAuthor(t, req.authorFields)
+		vals, err := checkAnswer(fv, req.Action, req.Values)
+		if err != nil {
+			return
+		}
+		if req.Action != channels.FormAccept {
+			if vals != nil {
+				t.Errorf("%s with values %v", req.Action, vals)
+			}
+			return
+		}
+		if len(vals["name"]) != 1 || len(vals["env"]) != 1 || utf8.RuneCountInString(vals["name"][0]) > 20 {
+			t.Errorf("accepted %v without the required fields, or a name too long", vals)
+		}
+		if c := vals["count"]; len(c) == 1 {
+			if n, err := strconv.ParseFloat(c[0], 64); err != nil || n < 1 || n > 5 {
+				t.Errorf("accepted count %q", c[0])
+			}
+		}
+		for id, vs := range vals {
+			for _, v := range vs {
+				if v == "" || !utf8.ValidString(v) {
+					t.Errorf("accepted %s = %q", id, v)
+				}
+			}
+		}
+	})
 }
