@@ -882,10 +882,21 @@ func TestIdentityFromToken(t *testing.T) {
 	answer := "/api/threads/" + id + "/prompts/" + string(prompt.ID) + "/answer"
 
 	t.Run("me", func(t *testing.T) {
+		// The gateway's commands (channels.Commands), for the palette.
+		var cmds []commandView
+		for _, c := range channels.Commands() {
+			cmds = append(cmds, commandView{Name: c.Name, Description: c.Description})
+			if c.Arg != nil {
+				cmds[len(cmds)-1].Arg = c.Arg.Name
+			}
+		}
+		if cmds[0] != (commandView{Name: "stop", Description: "Stop the running turn"}) {
+			t.Errorf("first command = %+v, want stop", cmds[0])
+		}
 		for tok, want := range map[string]meBody{
-			annTok:   {ID: "web:ann", Name: "ann", Fixed: true, Agents: []string{}},
-			bobTok:   {ID: "web:bob", Name: "bob", Fixed: true, Agents: []string{}},
-			ownerTok: {ID: "web:owner", Name: "owner", Agents: []string{}},
+			annTok:   {ID: "web:ann", Name: "ann", Fixed: true, Agents: []string{}, Commands: cmds},
+			bobTok:   {ID: "web:bob", Name: "bob", Fixed: true, Agents: []string{}, Commands: cmds},
+			ownerTok: {ID: "web:owner", Name: "owner", Agents: []string{}, Commands: cmds},
 		} {
 			r, err := c.try(ctx, "GET", "/api/me", nil, bearer(tok))
 			if err != nil {
