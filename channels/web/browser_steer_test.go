@@ -47,6 +47,12 @@ func steerIn(t *testing.T, name string, view chromedp.Action[chromedp.Void]) {
 		t.Error("the page overflows sideways with the session header")
 	}
 
+	// A session without settings shows its values as text.
+	a.ShowSession(ref, channels.SessionInfo{Agent: "demo", Model: "Opus", Mode: "Plan"})
+	p.waitFor("the plain session", `document.querySelector("#session").textContent === "demoOpusPlan"`)
+	a.ShowSession(ref, demoSession())
+	p.waitFor("the session again", `document.querySelector("#session").textContent.includes("21% context")`)
+
 	// A header menu, by keyboard: the current value is marked and
 	// focused; Down and Enter pick the next one.
 	p.do("open the model menu", chromedp.Focus(chromedp.CSS(`#session [data-setting="model"]`)), chromedp.KeyEvent("\r"))
