@@ -68,6 +68,9 @@ func steerIn(t *testing.T, name string, view chromedp.Action[chromedp.Void]) {
 	}
 	p.waitFor("the menu closed, focus back on its button", `!document.querySelector("#session .menu") && document.activeElement.dataset.setting === "model"`)
 	p.do("pick a verbosity by click", chromedp.Click(chromedp.CSS(`#session [data-setting="verbosity"]`)))
+	if r := eval[bool](p, `document.querySelector("#session .menu").getBoundingClientRect().right <= innerWidth`); !r {
+		t.Error("the rightmost menu goes past the screen's edge")
+	}
 	p.do("click chatty", chromedp.Click(chromedp.CSS(`#session .menu [data-value="chatty"]`)))
 	if ev := in.next(t); !cmp.Equal(ev.Command, &channels.Command{Name: "set", Args: "verbosity chatty"}) {
 		t.Errorf("the verbosity menu sent %+v, want /set verbosity chatty", ev.Command)
