@@ -95,6 +95,10 @@ type Options struct {
 	// adapter is a channels.Carder whose Cards is true, and dispatch
 	// shows a turn's tool calls as rows of progress cards (see Card).
 	ToolStyle string
+	// Guilds, if set, are the guilds the bot serves (access.discord.guilds):
+	// its application commands are registered in each of them, where they
+	// appear at once, rather than globally.
+	Guilds []string
 	// Admit, if set, is asked before a mention in a channel opens a
 	// thread: it reports whether the author may prompt there, and tells
 	// them when not (through the Inbound's Reply, which answers their
@@ -117,6 +121,8 @@ type Adapter struct {
 	buttons *buttonIDs
 	conns   *conns
 	resume  *resumeURL
+	// commands serialises the registrations of application commands.
+	commands commandSet
 
 	// dial opens network connections, for REST and the websocket; tests
 	// replace it to make sure nothing but the fake is reached.
@@ -143,14 +149,15 @@ type running struct {
 }
 
 var (
-	_ channels.Checker  = (*Adapter)(nil)
-	_ channels.Adapter  = (*Adapter)(nil)
-	_ channels.Editor   = (*Adapter)(nil)
-	_ channels.Typer    = (*Adapter)(nil)
-	_ channels.Prompter = (*Adapter)(nil)
-	_ channels.Uploader = (*Adapter)(nil)
-	_ channels.Titler   = (*Adapter)(nil)
-	_ channels.Carder   = (*Adapter)(nil)
+	_ channels.Checker   = (*Adapter)(nil)
+	_ channels.Adapter   = (*Adapter)(nil)
+	_ channels.Editor    = (*Adapter)(nil)
+	_ channels.Typer     = (*Adapter)(nil)
+	_ channels.Prompter  = (*Adapter)(nil)
+	_ channels.Uploader  = (*Adapter)(nil)
+	_ channels.Titler    = (*Adapter)(nil)
+	_ channels.Carder    = (*Adapter)(nil)
+	_ channels.Commander = (*Adapter)(nil)
 )
 
 // New returns an adapter for o. It does no I/O; Run connects. It returns an
@@ -489,6 +496,9 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 		return
 	}
 	close(a.ready)
+	if r := a.current(); r != nil {
+		r.lanes.Do("commands", func() { a.registerAtStart(r.ctx) })
+	}
 	a.log.Info("discord: connected",
 		"bot", r.User.Username, "id", r.User.ID, "guilds", len(r.Guilds),
 		"invite", InviteURL(app),

@@ -42,6 +42,8 @@ type fakeDiscord struct {
 	requests      []fakeRequest
 	typing        map[string]time.Time
 	interactions  map[string]*fakeInteraction // by token
+	appCommands   map[string][]fakeAppCommand // registered, by guild ("" global)
+	commandPuts   int                         // bulk overwrites
 	followups     []fakeFollowup
 	violations    []string // protocol misuse seen, for tests to assert none
 	injections    []*injection
@@ -121,6 +123,9 @@ type fakeInteraction struct {
 	AckType int
 	First   string // the first request about it: "ack", "followup" or "edit"
 	Message string // the message whose button was clicked
+	AckBody []byte // the body of the interaction's response
+	// Original is the content the deferred response was edited to.
+	Original *string
 }
 
 type fakeFollowup struct {

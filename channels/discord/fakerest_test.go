@@ -147,6 +147,14 @@ func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
 		f.ack(w, segs[2], body)
 	case len(segs) == 3 && route == "POST webhooks":
 		f.followup(w, segs[1], segs[2], body)
+	case route == "PUT applications" && (len(segs) == 3 && segs[2] == "commands" || len(segs) == 5 && segs[2] == "guilds" && segs[4] == "commands"):
+		guild := ""
+		if len(segs) == 5 {
+			guild = segs[3]
+		}
+		f.putCommands(w, segs[1], guild, body)
+	case len(segs) == 5 && route == "PATCH webhooks" && segs[3] == "messages" && segs[4] == "@original":
+		f.editOriginal(w, segs[1], segs[2], body)
 	default:
 		f.violate("unexpected request %s %s", r.Method, path)
 		writeError(w, 404, 0, "404: Not Found")
@@ -430,6 +438,7 @@ func (f *fakeDiscord) ack(w http.ResponseWriter, token string, body []byte) {
 	}
 	in.Acked = time.Now()
 	in.AckType = b.Type
+	in.AckBody = body
 	f.changedLocked()
 	w.WriteHeader(http.StatusNoContent)
 }

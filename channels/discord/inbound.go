@@ -405,6 +405,12 @@ func (a *Adapter) onInteraction(i *discordgo.Interaction) {
 	if r == nil {
 		return
 	}
+	if s, ok := readSlash(i); ok {
+		if !r.lanes.Do("interaction/"+i.ID, func() { a.deliverSlash(r, i, s) }) {
+			a.log.Warn("discord: inbound backlog full; command dropped", "channel", s.channel)
+		}
+		return
+	}
 	c, ok := readClick(i)
 	if !ok {
 		return
