@@ -123,6 +123,7 @@ type Adapter struct {
 	resume  *resumeURL
 	// commands serialises the registrations of application commands.
 	commands commandSet
+	forms    forms // the forms shown and not answered yet
 
 	// dial opens network connections, for REST and the websocket; tests
 	// replace it to make sure nothing but the fake is reached.
@@ -158,6 +159,7 @@ var (
 	_ channels.Titler    = (*Adapter)(nil)
 	_ channels.Carder    = (*Adapter)(nil)
 	_ channels.Commander = (*Adapter)(nil)
+	_ channels.Former    = (*Adapter)(nil)
 )
 
 // New returns an adapter for o. It does no I/O; Run connects. It returns an

@@ -38,6 +38,12 @@ func contract(t *testing.T, style string) {
 				return nil
 			},
 			Click: func(_ context.Context, who channels.Author, h channels.Handle, optionID string) error {
+				if m, ok := f.message(string(h.ID)); ok {
+					if menu, _, ok := selectMenu(m); ok {
+						f.pick(asUser(who), h.Thread.Thread, string(h.ID), menu, optionID)
+						return nil
+					}
+				}
 				f.click(asUser(who), h.Thread.Thread, string(h.ID), optionID)
 				return nil
 			},

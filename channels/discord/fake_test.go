@@ -526,6 +526,17 @@ func (f *fakeDiscord) send(who fakeUser, channel, content string, mentions []map
 // click makes person click the button customID of message msg in channel
 // and returns the interaction's token.
 func (f *fakeDiscord) click(who fakeUser, channel, msg, customID string) string {
+	return f.component(who, channel, msg, map[string]any{"custom_id": customID, "component_type": 2})
+}
+
+// pick makes person pick value in the select menu customID of message msg
+// in channel and returns the interaction's token.
+func (f *fakeDiscord) pick(who fakeUser, channel, msg, customID, value string) string {
+	return f.component(who, channel, msg, map[string]any{"custom_id": customID, "component_type": 3, "values": []string{value}})
+}
+
+// component dispatches a component interaction with data on message msg.
+func (f *fakeDiscord) component(who fakeUser, channel, msg string, data map[string]any) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	id := f.newIDLocked()
@@ -538,7 +549,7 @@ func (f *fakeDiscord) click(who fakeUser, channel, msg, customID string) string 
 		"token":          token,
 		"version":        1,
 		"channel_id":     channel,
-		"data":           map[string]any{"custom_id": customID, "component_type": 2},
+		"data":           data,
 		"message":        map[string]any{"id": msg, "channel_id": channel, "content": "", "type": 0},
 	}
 	if ch := f.chans[channel]; ch != nil && ch.Guild != "" {

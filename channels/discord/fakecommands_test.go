@@ -152,3 +152,105 @@ func (f *fakeDiscord) slash(who fakeUser, channel, name, opt, arg string, autoco
 	f.dispatchLocked("INTERACTION_CREATE", d)
 	return token
 }
+
+// checkModal checks a modal response (type 9) as Discord does: a title of
+// 1 to 45 characters, a custom id, 1 to 5 action rows of one text input
+// each, labels of 1 to 45 characters. It returns Discord's error message,
+// "" when the modal is valid.
+func checkModal(body []byte) string {
+	var b struct {
+		Data struct {
+			CustomID   string `json:"custom_id"`
+			Title      string `json:"title"`
+			Components []struct {
+				Type       int `json:"type"`
+				Components []struct {
+					Type     int    `json:"type"`
+					CustomID string `json:"custom_id"`
+					Label    string `json:"label"`
+					Style    int    `json:"style"`
+				} `json:"components"`
+			} `json:"components"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		return "Invalid Form Body: " + err.Error()
+	}
+	d := b.Data
+	if n := utf8.RuneCountInString(d.Title); n < 1 || n > 45 || d.CustomID == "" {
+		return "Invalid Form Body: modal title or custom_id"
+	}
+	if len(d.Components) < 1 || len(d.Components) > 5 {
+		return fmt.Sprintf("Invalid Form Body: a modal with %d rows", len(d.Components))
+	}
+	for _, r := range d.Components {
+		if r.Type != 1 || len(r.Components) != 1 {
+			return "Invalid Form Body: a modal row must hold one text input"
+		}
+		in := r.Components[0]
+		if n := utf8.RuneCountInString(in.Label); in.Type != 4 || in.CustomID == "" || n < 1 || n > 45 || (in.Style != 1 && in.Style != 2) {
+			return "Invalid Form Body: a bad text input"
+		}
+	}
+	return ""
+}
+
+// modalInputs returns the custom ids of the text inputs of the modal that
+// interaction token was answered with.
+func (f *fakeDiscord) modalInputs(token string) (modalID string, inputs []string) {
+	var b struct {
+		Data struct {
+			CustomID   string `json:"custom_id"`
+			Components []struct {
+				Components []struct {
+					CustomID string `json:"custom_id"`
+				} `json:"components"`
+			} `json:"components"`
+		} `json:"data"`
+	}
+	json.Unmarshal(f.interaction(token).AckBody, &b)
+	for _, r := range b.Data.Components {
+		for _, c := range r.Components {
+			inputs = append(inputs, c.CustomID)
+		}
+	}
+	return b.Data.CustomID, inputs
+}
+
+// submit makes who submit the modal modalID, opened from message msg in
+// channel, with values by the inputs' custom ids, and returns the
+// interaction's token.
+func (f *fakeDiscord) submit(who fakeUser, channel, msg, modalID string, values map[string]string) string {
+	var rows []any
+	for id, v := range values {
+		rows = append(rows, map[string]any{"type": 1, "components": []any{map[string]any{"type": 4, "custom_id": id, "value": v}}})
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id := f.newIDLocked()
+	token := "itoken-" + id
+	f.interactions[token] = &fakeInteraction{ID: id, Token: token, Sent: time.Now(), Message: msg}
+	d := map[string]any{
+		"id":             id,
+		"application_id": f.app,
+		"type":           5,
+		"token":          token,
+		"version":        1,
+		"channel_id":     channel,
+		"data":           map[string]any{"custom_id": modalID, "components": rows},
+		"message":        map[string]any{"id": msg, "channel_id": channel, "content": "", "type": 0},
+	}
+	if ch := f.chans[channel]; ch != nil && ch.Guild != "" {
+		d["guild_id"] = ch.Guild
+		d["member"] = map[string]any{"user": userJSON(who), "roles": nonNil(who.Roles)}
+	} else {
+		d["user"] = userJSON(who)
+	}
+	f.dispatchLocked("INTERACTION_CREATE", d)
+	return token
+}
+
+// pickValues is pick with any number of values (a multi select).
+func (f *fakeDiscord) pickValues(who fakeUser, channel, msg, customID string, values []string) string {
+	return f.component(who, channel, msg, map[string]any{"custom_id": customID, "component_type": 3, "values": nonNil(values)})
+}

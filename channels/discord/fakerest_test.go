@@ -436,6 +436,12 @@ func (f *fakeDiscord) ack(w http.ResponseWriter, token string, body []byte) {
 		writeError(w, 404, 10062, "Unknown interaction")
 		return
 	}
+	if b.Type == 9 {
+		if msg := checkModal(body); msg != "" {
+			writeError(w, 400, 50035, msg)
+			return
+		}
+	}
 	in.Acked = time.Now()
 	in.AckType = b.Type
 	in.AckBody = body
