@@ -47,6 +47,10 @@ type Harness struct {
 	// reports for them, where a test cannot choose ids (the web chat's
 	// come from its tokens). Optional; nil keeps the author as it is.
 	Author func(channels.Author) channels.Author
+	// Reactions returns the app's own reactions on message id, for a
+	// channels.Reactor. Optional; nil checks only that React and Unreact
+	// succeed.
+	Reactions func(ctx context.Context, id channels.MessageID) ([]string, error)
 }
 
 // author returns a as the platform reports it.
@@ -80,6 +84,10 @@ var contractCases = []struct {
 	{"RunStops", testRunStops},
 	{"RunDoneContext", testRunDoneContext},
 	{"Capabilities", testCapabilities},
+	{"PromptMany", testPromptMany},
+	{"Form", testForm},
+	{"React", testReact},
+	{"Commands", testCommands},
 }
 
 // RunContract runs the channel contract suite as subtests of t. Each subtest
@@ -111,6 +119,13 @@ var contractCases = []struct {
 //   - Run returns nil (not context.Canceled) soon after its context ends,
 //     also when the context ended before the call, and leaves no goroutine
 //     behind.
+//   - A Prompter takes a choice of up to 25 options (shown as buttons or
+//     a menu), and a pick comes back as Inbound.Choice.
+//   - A Former's Form returns a known handle, and a person sees the
+//     question.
+//   - A Reactor's React and Unreact return nil on a message of the
+//     thread, and the app's reaction is there, then gone.
+//   - A Commander's SetCommands takes the gateway's commands.
 //   - No advertised capability fails with "not supported".
 //
 // The goroutine check looks at all goroutines of the process, so do not run

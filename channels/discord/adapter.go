@@ -29,6 +29,7 @@ const DefaultAPIBaseURL = "https://discord.com"
 
 // Discord's permission bits the bot asks for in its invite URL.
 const (
+	permAddReactions          int64 = 1 << 6
 	permViewChannel           int64 = 1 << 10
 	permSendMessages          int64 = 1 << 11
 	permReadMessageHistory    int64 = 1 << 16
@@ -36,12 +37,13 @@ const (
 	permSendMessagesInThreads int64 = 1 << 38
 )
 
-// Permissions is the permission integer of the invite URL (309237713920):
+// Permissions is the permission integer of the invite URL (309237713984):
 // View Channels, Send Messages, Read Message History, Create Public
-// Threads and Send Messages in Threads. Renaming needs no Manage Threads:
+// Threads, Send Messages in Threads and Add Reactions (the gateway marks
+// messages as taken and done). Renaming needs no Manage Threads:
 // the bot renames only threads it opened, which their creator may do.
 const Permissions = permViewChannel | permSendMessages | permReadMessageHistory |
-	permCreatePublicThreads | permSendMessagesInThreads
+	permCreatePublicThreads | permSendMessagesInThreads | permAddReactions
 
 // InviteURL returns the URL that adds the bot with application (client) id
 // clientID to a server, with Permissions.
@@ -160,6 +162,7 @@ var (
 	_ channels.Carder    = (*Adapter)(nil)
 	_ channels.Commander = (*Adapter)(nil)
 	_ channels.Former    = (*Adapter)(nil)
+	_ channels.Reactor   = (*Adapter)(nil)
 )
 
 // New returns an adapter for o. It does no I/O; Run connects. It returns an
@@ -225,12 +228,13 @@ func New(o Options) (*Adapter, error) {
 	return a, nil
 }
 
-// intents are the gateway intents the adapter needs. Message content is
-// privileged: it must be enabled for the bot in the Developer Portal.
+// intents are the gateway intents the adapter needs: reactions too (a
+// reaction can stop a turn). Message content is privileged: it must be
+// enabled for the bot in the Developer Portal.
 func intents(dms bool) discordgo.Intent {
-	i := discordgo.IntentsGuilds | discordgo.IntentsGuildMessages | discordgo.IntentMessageContent
+	i := discordgo.IntentsGuilds | discordgo.IntentsGuildMessages | discordgo.IntentMessageContent | discordgo.IntentsGuildMessageReactions
 	if dms {
-		i |= discordgo.IntentsDirectMessages
+		i |= discordgo.IntentsDirectMessages | discordgo.IntentsDirectMessageReactions
 	}
 	return i
 }
@@ -468,6 +472,14 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 	case *discordgo.InteractionCreate:
 		if e.Interaction != nil {
 			a.onInteraction(e.Interaction)
+		}
+	case *discordgo.MessageReactionAdd:
+		if rc, ok := readReaction(e.MessageReaction, e.Member, false); ok {
+			a.onReaction(rc)
+		}
+	case *discordgo.MessageReactionRemove:
+		if rc, ok := readReaction(e.MessageReaction, nil, true); ok {
+			a.onReaction(rc)
 		}
 	}
 }

@@ -38,24 +38,24 @@ func TestNewRejects(t *testing.T) {
 }
 
 func TestPermissionsAndInvite(t *testing.T) {
-	if got, want := Permissions, int64(309237713920); got != want {
+	if got, want := Permissions, int64(309237713984); got != want {
 		t.Errorf("Permissions = %d, want %d", got, want)
 	}
 	got := InviteURL("123")
-	want := "https://discord.com/oauth2/authorize?client_id=123&permissions=309237713920&scope=bot"
+	want := "https://discord.com/oauth2/authorize?client_id=123&permissions=309237713984&scope=bot"
 	if got != want {
 		t.Errorf("InviteURL = %q, want %q", got, want)
 	}
 }
 
 func TestIntents(t *testing.T) {
-	const content, dms = 1 << 15, 1 << 12
+	const content, dms, reactions, dmReactions = 1 << 15, 1 << 12, 1 << 10, 1 << 13
 	for _, tc := range []struct {
 		dms  bool
 		want int
 	}{
-		{false, 1<<0 | 1<<9 | content},
-		{true, 1<<0 | 1<<9 | content | dms},
+		{false, 1<<0 | 1<<9 | content | reactions},
+		{true, 1<<0 | 1<<9 | content | reactions | dms | dmReactions},
 	} {
 		if got := int(intents(tc.dms)); got != tc.want {
 			t.Errorf("intents(%v) = %b, want %b", tc.dms, got, tc.want)

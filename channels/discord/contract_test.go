@@ -68,6 +68,9 @@ func contract(t *testing.T, style string) {
 				file := m.Files[0]
 				return channels.Upload{Name: file.Name, ContentType: file.ContentType, Data: file.Body, Caption: m.Content}, nil
 			},
+			Reactions: func(_ context.Context, id channels.MessageID) ([]string, error) {
+				return f.botReactions(string(id)), nil
+			},
 			MissingID: "1099999999999999999",
 			TypingShown: func(context.Context) (bool, error) {
 				return f.typingShown(f.thread), nil

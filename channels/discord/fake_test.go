@@ -44,6 +44,8 @@ type fakeDiscord struct {
 	interactions  map[string]*fakeInteraction // by token
 	appCommands   map[string][]fakeAppCommand // registered, by guild ("" global)
 	commandPuts   int                         // bulk overwrites
+	intents       discordIntent               // of the last identify
+	reactions     map[string][]string         // the bot's reactions by message id
 	followups     []fakeFollowup
 	violations    []string // protocol misuse seen, for tests to assert none
 	injections    []*injection

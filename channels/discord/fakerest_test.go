@@ -145,6 +145,8 @@ func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
 		f.editChannel(w, segs[1], body)
 	case len(segs) == 4 && route == "POST interactions" && segs[3] == "callback":
 		f.ack(w, segs[2], body)
+	case len(segs) == 7 && (route == "PUT channels" || route == "DELETE channels") && segs[2] == "messages" && segs[4] == "reactions" && segs[6] == "@me":
+		f.botReaction(w, r, segs[1], segs[3], segs[5])
 	case len(segs) == 3 && route == "POST webhooks":
 		f.followup(w, segs[1], segs[2], body)
 	case route == "PUT applications" && (len(segs) == 3 && segs[2] == "commands" || len(segs) == 5 && segs[2] == "guilds" && segs[4] == "commands"):
