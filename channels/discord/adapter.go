@@ -501,7 +501,7 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 	a.health.Set(true, "")
 	app := a.app
 	a.mu.Unlock()
-	caps := "post edit typing prompt title"
+	caps := "post edit typing prompt title commands forms reactions"
 	if a.Cards() {
 		caps += " card"
 	}

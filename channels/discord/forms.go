@@ -87,6 +87,19 @@ func (fs *forms) forget(id string) {
 	delete(fs.open, id)
 }
 
+// picked returns a copy of the picks made so far in form id.
+func (fs *forms) picked(id string) map[int][]string {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	out := map[int][]string{}
+	if f := fs.open[id]; f != nil {
+		for k, v := range f.picks {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // pick records the values picked in field i of form id.
 func (fs *forms) pick(id string, i int, values []string) bool {
 	fs.mu.Lock()
@@ -232,7 +245,7 @@ func (a *Adapter) deliverFormClick(r *running, i *discordgo.Interaction, c click
 			}
 			return
 		}
-		values, why := formValues(of, nil)
+		values, why := formValues(of.form, a.forms.picked(c.message), nil)
 		if why != "" {
 			a.respond(ctx, i, why)
 			return
@@ -335,7 +348,7 @@ func (a *Adapter) deliverModal(r *running, i *discordgo.Interaction, msg string,
 		a.respond(ctx, i, "This question is no longer open.")
 		return
 	}
-	values, why := formValues(of, texts)
+	values, why := formValues(of.form, a.forms.picked(msg), texts)
 	if why != "" {
 		a.respond(ctx, i, why)
 		return
@@ -345,18 +358,19 @@ func (a *Adapter) deliverModal(r *running, i *discordgo.Interaction, msg string,
 	a.deliverForm(r, i, c, of, channels.FormAccept, values)
 }
 
-// formValues returns the answer to form of: the picks made, and texts
-// by field index; why says what is wrong ("" when nothing is).
-func formValues(of *openForm, texts map[int]string) (map[string][]string, string) {
+// formValues returns the answer to form f: picks, the values picked in
+// its selects, and texts, those of its modal, by field index; why says
+// what is wrong ("" when nothing is).
+func formValues(f channels.Form, picks map[int][]string, texts map[int]string) (map[string][]string, string) {
 	values := map[string][]string{}
 	var problems []string
-	for i, fd := range of.form.Fields {
+	for i, fd := range f.Fields {
 		label := strings.TrimSpace(fd.Label)
 		if label == "" {
 			label = fd.ID
 		}
 		if !inModal(fd.Kind) {
-			picked := of.picks[i]
+			picked := picks[i]
 			if picked == nil && fd.Default != "" {
 				for _, d := range strings.Split(fd.Default, ",") {
 					picked = append(picked, strings.TrimSpace(d))

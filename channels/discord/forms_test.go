@@ -148,3 +148,38 @@ func TestFormURL(t *testing.T) {
 		t.Fatalf("inbound = %+v, want an accept without values", in.Form)
 	}
 }
+
+// TestFormValues: numbers must be numbers within their bounds, texts
+// within their lengths, required fields filled; defaults stand for
+// choices not picked.
+func TestFormValues(t *testing.T) {
+	one, ten, three := 1.0, 10.0, 3.0
+	f := channels.Form{Fields: []channels.Field{
+		{ID: "n", Label: "N", Kind: channels.FieldNumber, Min: &one, Max: &ten, Required: true},
+		{ID: "s", Label: "S", Kind: channels.FieldText, Max: &three},
+		{ID: "c", Label: "C", Kind: channels.FieldMulti, Default: "a,b", Options: []channels.Option{{ID: "a"}, {ID: "b"}}},
+	}}
+	for _, tc := range []struct {
+		texts map[int]string
+		why   string // a part of the refusal; "" accepted
+	}{
+		{map[int]string{0: "2.5", 1: "abc"}, ""},
+		{map[int]string{0: " 10 "}, ""},
+		{map[int]string{0: "0"}, "at least 1"},
+		{map[int]string{0: "11"}, "at most 10"},
+		{map[int]string{0: "1e"}, "not a number"},
+		{map[int]string{1: "ab"}, "required"},
+		{map[int]string{0: "3", 1: "abcd"}, "at most 3 characters"},
+	} {
+		values, why := formValues(f, nil, tc.texts)
+		if tc.why == "" {
+			if why != "" || values["n"] == nil || !slices.Equal(values["c"], []string{"a", "b"}) {
+				t.Errorf("formValues(%v) = %q, %q; want accepted with the default choices", tc.texts, values, why)
+			}
+			continue
+		}
+		if !strings.Contains(why, tc.why) || values != nil {
+			t.Errorf("formValues(%v) = %q, %q; want a refusal saying %q", tc.texts, values, why, tc.why)
+		}
+	}
+}
