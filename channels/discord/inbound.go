@@ -420,7 +420,8 @@ func (a *Adapter) onInteraction(i *discordgo.Interaction) {
 		return
 	}
 	if msg, texts, ok := readModal(i); ok {
-		if !r.lanes.Do("interaction/"+i.ID, func() { a.deliverModal(r, i, msg, texts) }) {
+		// A form's interactions keep their order: a pick, then Answer.
+		if !r.lanes.Do("form/"+msg, func() { a.deliverModal(r, i, msg, texts) }) {
 			a.log.Warn("discord: inbound backlog full; form answer dropped", "channel", i.ChannelID)
 		}
 		return
@@ -430,7 +431,7 @@ func (a *Adapter) onInteraction(i *discordgo.Interaction) {
 		return
 	}
 	if strings.HasPrefix(c.customID, formPrefix) {
-		if !r.lanes.Do("interaction/"+i.ID, func() { a.deliverFormClick(r, i, c) }) {
+		if !r.lanes.Do("form/"+c.message, func() { a.deliverFormClick(r, i, c) }) {
 			a.log.Warn("discord: inbound backlog full; form click dropped", "channel", c.channel)
 		}
 		return
