@@ -50,11 +50,11 @@ type Harness struct {
 	// AnswerForm simulates a person answering form h (a
 	// channels.Former's) with action and values by field id, through the
 	// platform, so that it arrives via Run's handler as Inbound.Form.
-	// Optional; nil skips the Form check.
+	// Optional; nil checks only that the form shows its question.
 	AnswerForm func(ctx context.Context, author channels.Author, h channels.Handle, action channels.FormAction, values map[string][]string) error
 	// SeenReactions returns the app's reactions on message h as a person
-	// sees them (a channels.Reactor's). Optional; nil skips the React
-	// check.
+	// sees them (a channels.Reactor's). Optional; nil checks only that
+	// React and Unreact succeed.
 	SeenReactions func(ctx context.Context, h channels.Handle) ([]string, error)
 }
 
@@ -89,8 +89,10 @@ var contractCases = []struct {
 	{"RunStops", testRunStops},
 	{"RunDoneContext", testRunDoneContext},
 	{"Capabilities", testCapabilities},
+	{"PromptMany", testPromptMany},
 	{"Form", testForm},
 	{"React", testReact},
+	{"Commands", testCommands},
 }
 
 // RunContract runs the channel contract suite as subtests of t. Each subtest
@@ -122,12 +124,16 @@ var contractCases = []struct {
 //   - Run returns nil (not context.Canceled) soon after its context ends,
 //     also when the context ended before the call, and leaves no goroutine
 //     behind.
+//   - A Prompter takes a choice of up to 25 options (shown as buttons or
+//     a menu), and a pick comes back as Inbound.Choice.
+//   - A Commander's SetCommands takes the gateway's commands.
 //   - No advertised capability fails with "not supported".
 //   - A Former's form shows its question; an answer comes back as
 //     Inbound.Form with the form's handle, action and values; an edit
-//     folds it (when the harness has AnswerForm).
-//   - A Reactor's reactions show once each, in order, and Unreact
-//     removes one (when the harness has SeenReactions).
+//     folds it (the answer when the harness has AnswerForm).
+//   - A Reactor's React and Unreact succeed; its reactions show once
+//     each, in order, and Unreact removes one (when the harness has
+//     SeenReactions).
 //
 // The goroutine check looks at all goroutines of the process, so do not run
 // RunContract in parallel with other tests.

@@ -14,8 +14,8 @@ import (
 // form to its line.
 func testForm(t *testing.T, h Harness) {
 	fm, ok := h.Adapter.(channels.Former)
-	if !ok || h.AnswerForm == nil {
-		t.Skip("not a Former, or the harness cannot answer forms")
+	if !ok {
+		t.Skip("not a Former")
 	}
 	ctx := waitCtx(t)
 	run := startRun(t, h.Adapter)
@@ -30,6 +30,9 @@ func testForm(t *testing.T, h Harness) {
 	checkHandle(t, "Form", h, hd)
 	if seen, err := h.Seen(ctx, hd.ID); err != nil || !strings.Contains(seen, question) {
 		t.Errorf("Seen after Form = %q, %v; want it to contain %q", seen, err, question)
+	}
+	if h.AnswerForm == nil {
+		return // the harness cannot answer forms
 	}
 	author := h.author(channels.Author{ID: "u-answerer", Name: "Answerer"})
 	values := map[string][]string{"env": {"prod"}, "note": {"after lunch"}}
@@ -61,8 +64,8 @@ func testForm(t *testing.T, h Harness) {
 // it is added, and goes away with Unreact.
 func testReact(t *testing.T, h Harness) {
 	r, ok := h.Adapter.(channels.Reactor)
-	if !ok || h.SeenReactions == nil {
-		t.Skip("not a Reactor, or the harness cannot see reactions")
+	if !ok {
+		t.Skip("not a Reactor")
 	}
 	ctx := waitCtx(t)
 	startRun(t, h.Adapter)
@@ -72,13 +75,17 @@ func testReact(t *testing.T, h Harness) {
 			t.Fatalf("React(%s): %v", e, err)
 		}
 	}
-	if got, err := h.SeenReactions(ctx, hd); err != nil || !slices.Equal(got, []string{"👀", "✅"}) {
-		t.Errorf("reactions = %q, %v; want [👀 ✅]", got, err)
+	if h.SeenReactions != nil {
+		if got, err := h.SeenReactions(ctx, hd); err != nil || !slices.Equal(got, []string{"👀", "✅"}) {
+			t.Errorf("reactions = %q, %v; want [👀 ✅]", got, err)
+		}
 	}
 	if err := r.Unreact(ctx, hd, "👀"); err != nil {
 		t.Fatalf("Unreact: %v", err)
 	}
-	if got, err := h.SeenReactions(ctx, hd); err != nil || !slices.Equal(got, []string{"✅"}) {
-		t.Errorf("reactions after Unreact = %q, %v; want [✅]", got, err)
+	if h.SeenReactions != nil {
+		if got, err := h.SeenReactions(ctx, hd); err != nil || !slices.Equal(got, []string{"✅"}) {
+			t.Errorf("reactions after Unreact = %q, %v; want [✅]", got, err)
+		}
 	}
 }

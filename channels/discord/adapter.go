@@ -29,6 +29,7 @@ const DefaultAPIBaseURL = "https://discord.com"
 
 // Discord's permission bits the bot asks for in its invite URL.
 const (
+	permAddReactions          int64 = 1 << 6
 	permViewChannel           int64 = 1 << 10
 	permSendMessages          int64 = 1 << 11
 	permReadMessageHistory    int64 = 1 << 16
@@ -36,12 +37,13 @@ const (
 	permSendMessagesInThreads int64 = 1 << 38
 )
 
-// Permissions is the permission integer of the invite URL (309237713920):
+// Permissions is the permission integer of the invite URL (309237713984):
 // View Channels, Send Messages, Read Message History, Create Public
-// Threads and Send Messages in Threads. Renaming needs no Manage Threads:
+// Threads, Send Messages in Threads and Add Reactions (the gateway marks
+// messages as taken and done). Renaming needs no Manage Threads:
 // the bot renames only threads it opened, which their creator may do.
 const Permissions = permViewChannel | permSendMessages | permReadMessageHistory |
-	permCreatePublicThreads | permSendMessagesInThreads
+	permCreatePublicThreads | permSendMessagesInThreads | permAddReactions
 
 // InviteURL returns the URL that adds the bot with application (client) id
 // clientID to a server, with Permissions.
@@ -95,6 +97,10 @@ type Options struct {
 	// adapter is a channels.Carder whose Cards is true, and dispatch
 	// shows a turn's tool calls as rows of progress cards (see Card).
 	ToolStyle string
+	// Guilds, if set, are the guilds the bot serves (access.discord.guilds):
+	// its application commands are registered in each of them, where they
+	// appear at once, rather than globally.
+	Guilds []string
 	// Admit, if set, is asked before a mention in a channel opens a
 	// thread: it reports whether the author may prompt there, and tells
 	// them when not (through the Inbound's Reply, which answers their
@@ -117,6 +123,9 @@ type Adapter struct {
 	buttons *buttonIDs
 	conns   *conns
 	resume  *resumeURL
+	// commands serialises the registrations of application commands.
+	commands commandSet
+	forms    forms // the forms shown and not answered yet
 
 	// dial opens network connections, for REST and the websocket; tests
 	// replace it to make sure nothing but the fake is reached.
@@ -143,14 +152,17 @@ type running struct {
 }
 
 var (
-	_ channels.Checker  = (*Adapter)(nil)
-	_ channels.Adapter  = (*Adapter)(nil)
-	_ channels.Editor   = (*Adapter)(nil)
-	_ channels.Typer    = (*Adapter)(nil)
-	_ channels.Prompter = (*Adapter)(nil)
-	_ channels.Uploader = (*Adapter)(nil)
-	_ channels.Titler   = (*Adapter)(nil)
-	_ channels.Carder   = (*Adapter)(nil)
+	_ channels.Checker   = (*Adapter)(nil)
+	_ channels.Adapter   = (*Adapter)(nil)
+	_ channels.Editor    = (*Adapter)(nil)
+	_ channels.Typer     = (*Adapter)(nil)
+	_ channels.Prompter  = (*Adapter)(nil)
+	_ channels.Uploader  = (*Adapter)(nil)
+	_ channels.Titler    = (*Adapter)(nil)
+	_ channels.Carder    = (*Adapter)(nil)
+	_ channels.Commander = (*Adapter)(nil)
+	_ channels.Former    = (*Adapter)(nil)
+	_ channels.Reactor   = (*Adapter)(nil)
 )
 
 // New returns an adapter for o. It does no I/O; Run connects. It returns an
@@ -216,12 +228,13 @@ func New(o Options) (*Adapter, error) {
 	return a, nil
 }
 
-// intents are the gateway intents the adapter needs. Message content is
-// privileged: it must be enabled for the bot in the Developer Portal.
+// intents are the gateway intents the adapter needs: reactions too (a
+// reaction can stop a turn). Message content is privileged: it must be
+// enabled for the bot in the Developer Portal.
 func intents(dms bool) discordgo.Intent {
-	i := discordgo.IntentsGuilds | discordgo.IntentsGuildMessages | discordgo.IntentMessageContent
+	i := discordgo.IntentsGuilds | discordgo.IntentsGuildMessages | discordgo.IntentMessageContent | discordgo.IntentsGuildMessageReactions
 	if dms {
-		i |= discordgo.IntentsDirectMessages
+		i |= discordgo.IntentsDirectMessages | discordgo.IntentsDirectMessageReactions
 	}
 	return i
 }
@@ -460,6 +473,14 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 		if e.Interaction != nil {
 			a.onInteraction(e.Interaction)
 		}
+	case *discordgo.MessageReactionAdd:
+		if rc, ok := readReaction(e.MessageReaction, e.Member, false); ok {
+			a.onReaction(rc)
+		}
+	case *discordgo.MessageReactionRemove:
+		if rc, ok := readReaction(e.MessageReaction, nil, true); ok {
+			a.onReaction(rc)
+		}
 	}
 }
 
@@ -480,7 +501,7 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 	a.health.Set(true, "")
 	app := a.app
 	a.mu.Unlock()
-	caps := "post edit typing prompt title"
+	caps := "post edit typing prompt title commands forms reactions"
 	if a.Cards() {
 		caps += " card"
 	}
@@ -489,6 +510,9 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 		return
 	}
 	close(a.ready)
+	if r := a.current(); r != nil {
+		r.lanes.Do("commands", func() { a.registerAtStart(r.ctx) })
+	}
 	a.log.Info("discord: connected",
 		"bot", r.User.Username, "id", r.User.ID, "guilds", len(r.Guilds),
 		"invite", InviteURL(app),

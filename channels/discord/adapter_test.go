@@ -38,24 +38,24 @@ func TestNewRejects(t *testing.T) {
 }
 
 func TestPermissionsAndInvite(t *testing.T) {
-	if got, want := Permissions, int64(309237713920); got != want {
+	if got, want := Permissions, int64(309237713984); got != want {
 		t.Errorf("Permissions = %d, want %d", got, want)
 	}
 	got := InviteURL("123")
-	want := "https://discord.com/oauth2/authorize?client_id=123&permissions=309237713920&scope=bot"
+	want := "https://discord.com/oauth2/authorize?client_id=123&permissions=309237713984&scope=bot"
 	if got != want {
 		t.Errorf("InviteURL = %q, want %q", got, want)
 	}
 }
 
 func TestIntents(t *testing.T) {
-	const content, dms = 1 << 15, 1 << 12
+	const content, dms, reactions, dmReactions = 1 << 15, 1 << 12, 1 << 10, 1 << 13
 	for _, tc := range []struct {
 		dms  bool
 		want int
 	}{
-		{false, 1<<0 | 1<<9 | content},
-		{true, 1<<0 | 1<<9 | content | dms},
+		{false, 1<<0 | 1<<9 | content | reactions},
+		{true, 1<<0 | 1<<9 | content | reactions | dms | dmReactions},
 	} {
 		if got := int(intents(tc.dms)); got != tc.want {
 			t.Errorf("intents(%v) = %b, want %b", tc.dms, got, tc.want)
@@ -285,9 +285,9 @@ func TestPromptButtons(t *testing.T) {
 	long := strings.Repeat("x", 150)
 	opts := []channels.Option{
 		{ID: "p1/allow_once", Label: "Allow", Style: "primary"},
-		{ID: "p1/allow_always", Label: strings.Repeat("Always ", 20), Style: ""},
+		{ID: "p1/allow_always", Label: strings.Repeat("Always ", 11), Style: ""},
 		{ID: "p1/reject_once", Label: "Reject", Style: "danger"},
-		{ID: "p1/a", Label: "A"}, {ID: "p1/b", Label: "B"}, {ID: long, Label: "Long id"},
+		{ID: "p1/a", Label: "A"}, {ID: long, Label: "Long id"},
 	}
 	h, err := s.a.Prompt(ctx, f.threadRef(), channels.Choice{Text: "Allow the edit?", Options: opts})
 	if err != nil {
@@ -306,8 +306,8 @@ func TestPromptButtons(t *testing.T) {
 	if err := json.Unmarshal(m.Components, &rows); err != nil {
 		t.Fatalf("components %s: %v", m.Components, err)
 	}
-	if len(rows) != 2 || len(rows[0].Components) != 5 || len(rows[1].Components) != 1 {
-		t.Fatalf("components = %s, want a row of 5 buttons and a row of 1", m.Components)
+	if len(rows) != 1 || len(rows[0].Components) != 5 {
+		t.Fatalf("components = %s, want a row of 5 buttons", m.Components)
 	}
 	b := rows[0].Components
 	if b[0].Style != 1 || b[1].Style != 2 || b[2].Style != 4 {
@@ -319,7 +319,7 @@ func TestPromptButtons(t *testing.T) {
 	if b[0].CustomID != "p1/allow_once" {
 		t.Errorf("custom_id = %q, want the option id", b[0].CustomID)
 	}
-	longButton := rows[1].Components[0].CustomID
+	longButton := rows[0].Components[4].CustomID
 	if n := utf8.RuneCountInString(longButton); n > 100 {
 		t.Errorf("custom_id of %d characters, want at most 100", n)
 	}

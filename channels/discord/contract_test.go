@@ -38,6 +38,12 @@ func contract(t *testing.T, style string) {
 				return nil
 			},
 			Click: func(_ context.Context, who channels.Author, h channels.Handle, optionID string) error {
+				if m, ok := f.message(string(h.ID)); ok {
+					if menu, _, ok := selectMenu(m); ok {
+						f.pick(asUser(who), h.Thread.Thread, string(h.ID), menu, optionID)
+						return nil
+					}
+				}
 				f.click(asUser(who), h.Thread.Thread, string(h.ID), optionID)
 				return nil
 			},
@@ -61,6 +67,9 @@ func contract(t *testing.T, style string) {
 				}
 				file := m.Files[0]
 				return channels.Upload{Name: file.Name, ContentType: file.ContentType, Data: file.Body, Caption: m.Content}, nil
+			},
+			SeenReactions: func(_ context.Context, h channels.Handle) ([]string, error) {
+				return f.botReactions(string(h.ID)), nil
 			},
 			MissingID: "1099999999999999999",
 			TypingShown: func(context.Context) (bool, error) {

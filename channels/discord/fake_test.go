@@ -42,6 +42,10 @@ type fakeDiscord struct {
 	requests      []fakeRequest
 	typing        map[string]time.Time
 	interactions  map[string]*fakeInteraction // by token
+	appCommands   map[string][]fakeAppCommand // registered, by guild ("" global)
+	commandPuts   int                         // bulk overwrites
+	intents       discordIntent               // of the last identify
+	reactions     map[string][]string         // the bot's reactions by message id
 	followups     []fakeFollowup
 	violations    []string // protocol misuse seen, for tests to assert none
 	injections    []*injection
@@ -121,6 +125,9 @@ type fakeInteraction struct {
 	AckType int
 	First   string // the first request about it: "ack", "followup" or "edit"
 	Message string // the message whose button was clicked
+	AckBody []byte // the body of the interaction's response
+	// Original is the content the deferred response was edited to.
+	Original *string
 }
 
 type fakeFollowup struct {
@@ -521,6 +528,17 @@ func (f *fakeDiscord) send(who fakeUser, channel, content string, mentions []map
 // click makes person click the button customID of message msg in channel
 // and returns the interaction's token.
 func (f *fakeDiscord) click(who fakeUser, channel, msg, customID string) string {
+	return f.component(who, channel, msg, map[string]any{"custom_id": customID, "component_type": 2})
+}
+
+// pick makes person pick value in the select menu customID of message msg
+// in channel and returns the interaction's token.
+func (f *fakeDiscord) pick(who fakeUser, channel, msg, customID, value string) string {
+	return f.component(who, channel, msg, map[string]any{"custom_id": customID, "component_type": 3, "values": []string{value}})
+}
+
+// component dispatches a component interaction with data on message msg.
+func (f *fakeDiscord) component(who fakeUser, channel, msg string, data map[string]any) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	id := f.newIDLocked()
@@ -533,7 +551,7 @@ func (f *fakeDiscord) click(who fakeUser, channel, msg, customID string) string 
 		"token":          token,
 		"version":        1,
 		"channel_id":     channel,
-		"data":           map[string]any{"custom_id": customID, "component_type": 2},
+		"data":           data,
 		"message":        map[string]any{"id": msg, "channel_id": channel, "content": "", "type": 0},
 	}
 	if ch := f.chans[channel]; ch != nil && ch.Guild != "" {

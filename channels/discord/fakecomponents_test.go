@@ -15,6 +15,11 @@ type fakeComponent struct {
 	Content    *string         `json:"content"`
 	CustomID   string          `json:"custom_id"`
 	Components []fakeComponent `json:"components"`
+	// Options are a string select's options.
+	Options []struct {
+		Label string `json:"label"`
+		Value string `json:"value"`
+	} `json:"options"`
 }
 
 // checkComponents checks a message's components as Discord does: the
@@ -47,6 +52,18 @@ func checkComponents(flags int, content *string, raw json.RawMessage) string {
 			case 2: // button
 				if parent != 1 {
 					return "button outside an action row"
+				}
+			case 3: // string select
+				if parent != 1 {
+					return "select menu outside an action row"
+				}
+				if len(c.Options) < 1 || len(c.Options) > 25 {
+					return fmt.Sprintf("select menu with %d options, want 1 to 25", len(c.Options))
+				}
+				for _, o := range c.Options {
+					if n := utf8.RuneCountInString(o.Label); n < 1 || n > 100 || o.Value == "" || utf8.RuneCountInString(o.Value) > 100 {
+						return "select option with a bad label or value"
+					}
 				}
 			case 10, 17: // text display, container
 				if !v2 {
@@ -103,4 +120,24 @@ func cardRows(m fakeMessage) (rows []string, ok bool) {
 		}
 	}
 	return rows, true
+}
+
+// selectMenu returns the custom id and option values of the first string
+// select of message m; ok is false when it has none.
+func selectMenu(m fakeMessage) (customID string, values []string, ok bool) {
+	var top []fakeComponent
+	if json.Unmarshal(m.Components, &top) != nil {
+		return "", nil, false
+	}
+	for _, row := range top {
+		for _, c := range row.Components {
+			if c.Type == 3 {
+				for _, o := range c.Options {
+					values = append(values, o.Value)
+				}
+				return c.CustomID, values, true
+			}
+		}
+	}
+	return "", nil, false
 }

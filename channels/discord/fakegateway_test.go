@@ -161,6 +161,7 @@ func (f *fakeDiscord) identify(c *fakeConn, raw json.RawMessage) bool {
 		return closeWith(4014, "Disallowed intent(s).")
 	}
 	f.identifies++
+	f.intents = d.Intents
 	f.session = "session-" + f.newIDLocked()
 	f.log = nil
 	if f.conn != nil && f.conn != c {

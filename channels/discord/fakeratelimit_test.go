@@ -25,6 +25,8 @@ type fakeBucket struct {
 var (
 	fakeMessagesBucket = fakeBucket{id: "80c17d2f203122d936070c88c8d10f33", limit: 5, window: 5 * time.Second}
 	fakeTypingBucket   = fakeBucket{id: "4bd1e2f5c9b0a7d3e6f8a1c2b3d4e5f6", limit: 5, window: 5 * time.Second}
+	// Reactions: one per quarter second and channel, whatever the emoji.
+	fakeReactionsBucket = fakeBucket{id: "5c2f0e9a8b7d6c5e4f3a2b1c0d9e8f7a", limit: 1, window: 250 * time.Millisecond}
 )
 
 // fakeWindow counts the requests of one bucket and channel.
@@ -43,6 +45,8 @@ func fakeBucketOf(method string, segs []string) (fakeBucket, string, bool) {
 	case method == "POST" && len(segs) == 3 && segs[2] == "messages",
 		method == "PATCH" && len(segs) == 4 && segs[2] == "messages":
 		return fakeMessagesBucket, segs[1], true
+	case len(segs) == 7 && segs[4] == "reactions":
+		return fakeReactionsBucket, segs[1], true
 	case method == "POST" && len(segs) == 3 && segs[2] == "typing":
 		return fakeTypingBucket, segs[1], true
 	}

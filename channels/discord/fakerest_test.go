@@ -145,8 +145,18 @@ func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
 		f.editChannel(w, segs[1], body)
 	case len(segs) == 4 && route == "POST interactions" && segs[3] == "callback":
 		f.ack(w, segs[2], body)
+	case len(segs) == 7 && (route == "PUT channels" || route == "DELETE channels") && segs[2] == "messages" && segs[4] == "reactions" && segs[6] == "@me":
+		f.botReaction(w, r, segs[1], segs[3], segs[5])
 	case len(segs) == 3 && route == "POST webhooks":
 		f.followup(w, segs[1], segs[2], body)
+	case route == "PUT applications" && (len(segs) == 3 && segs[2] == "commands" || len(segs) == 5 && segs[2] == "guilds" && segs[4] == "commands"):
+		guild := ""
+		if len(segs) == 5 {
+			guild = segs[3]
+		}
+		f.putCommands(w, segs[1], guild, body)
+	case len(segs) == 5 && route == "PATCH webhooks" && segs[3] == "messages" && segs[4] == "@original":
+		f.editOriginal(w, segs[1], segs[2], body)
 	default:
 		f.violate("unexpected request %s %s", r.Method, path)
 		writeError(w, 404, 0, "404: Not Found")
@@ -428,8 +438,15 @@ func (f *fakeDiscord) ack(w http.ResponseWriter, token string, body []byte) {
 		writeError(w, 404, 10062, "Unknown interaction")
 		return
 	}
+	if b.Type == 9 {
+		if msg := checkModal(body); msg != "" {
+			writeError(w, 400, 50035, msg)
+			return
+		}
+	}
 	in.Acked = time.Now()
 	in.AckType = b.Type
+	in.AckBody = body
 	f.changedLocked()
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -372,8 +372,9 @@ type click struct {
 	author   channels.Author
 }
 
-// readClick turns an INTERACTION_CREATE into a click. It returns false for
-// interactions that are not a button click on a message.
+// readClick turns an INTERACTION_CREATE into a click: a button's, or a
+// pick in a choice's select menu (its value is the option's custom id).
+// It returns false for interactions that are neither.
 func readClick(i *discordgo.Interaction) (click, bool) {
 	if i == nil || i.Type != discordgo.InteractionMessageComponent || i.ID == "" || i.Token == "" {
 		return click{}, false
@@ -382,11 +383,18 @@ func readClick(i *discordgo.Interaction) (click, bool) {
 	if !ok || d.CustomID == "" || i.Message == nil || i.Message.ID == "" {
 		return click{}, false
 	}
+	id := d.CustomID
+	if d.ComponentType == discordgo.SelectMenuComponent && d.CustomID == choiceMenuID {
+		if len(d.Values) != 1 || d.Values[0] == "" {
+			return click{}, false
+		}
+		id = d.Values[0] // the picked option of a choice's menu
+	}
 	c := click{
 		channel:  i.ChannelID,
 		guild:    i.GuildID,
 		message:  i.Message.ID,
-		customID: d.CustomID,
+		customID: id,
 		author:   author(i.User, i.Member),
 	}
 	if c.channel == "" {
@@ -405,8 +413,27 @@ func (a *Adapter) onInteraction(i *discordgo.Interaction) {
 	if r == nil {
 		return
 	}
+	if s, ok := readSlash(i); ok {
+		if !r.lanes.Do("interaction/"+i.ID, func() { a.deliverSlash(r, i, s) }) {
+			a.log.Warn("discord: inbound backlog full; command dropped", "channel", s.channel)
+		}
+		return
+	}
+	if msg, texts, ok := readModal(i); ok {
+		// A form's interactions keep their order: a pick, then Answer.
+		if !r.lanes.Do("form/"+msg, func() { a.deliverModal(r, i, msg, texts) }) {
+			a.log.Warn("discord: inbound backlog full; form answer dropped", "channel", i.ChannelID)
+		}
+		return
+	}
 	c, ok := readClick(i)
 	if !ok {
+		return
+	}
+	if strings.HasPrefix(c.customID, formPrefix) {
+		if !r.lanes.Do("form/"+c.message, func() { a.deliverFormClick(r, i, c) }) {
+			a.log.Warn("discord: inbound backlog full; form click dropped", "channel", c.channel)
+		}
 		return
 	}
 	if !r.lanes.Do("interaction/"+i.ID, func() { a.deliverClick(r, i, c) }) {

@@ -99,6 +99,7 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 	if err != nil {
 		return editError(err)
 	}
+	a.forms.forget(string(h.ID)) // a form folded to its answer is closed
 	return nil
 }
 
@@ -122,10 +123,12 @@ const (
 	maxLabel      = 80
 )
 
-// Prompt posts c in t with one button per option, five to a row, and
+// Prompt posts c in t with one button per option, five to a row (or a
+// select menu when c has more than five options or long labels), and
 // c.Attachment, if any, as a text file of the same message; it returns
 // the message's handle. It blocks on I/O. It returns an error when c has
-// more than 25 options, which Discord cannot show as buttons.
+// more than 25 options, which Discord can show neither as buttons nor in a
+// menu.
 func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.Choice) (channels.Handle, error) {
 	ch, err := channelOf(t)
 	if err != nil {
@@ -138,9 +141,13 @@ func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.C
 	if content == "" {
 		content = "…"
 	}
+	rows := a.buttonRows(c.Options)
+	if asMenu(c.Options) {
+		rows = a.selectMenu(c.Options)
+	}
 	send := &discordgo.MessageSend{
 		Content:         content,
-		Components:      a.buttonRows(c.Options),
+		Components:      rows,
 		AllowedMentions: noMentions(),
 	}
 	if f := c.Attachment; f != nil {
@@ -151,6 +158,45 @@ func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.C
 		return channels.Handle{}, apiError("prompt", err)
 	}
 	return channels.Handle{Thread: t, ID: channels.MessageID(msg.ID)}, nil
+}
+
+// A choice shows as a select menu rather than buttons when it has more
+// than menuAfter options (more than a row of buttons is hard to read) or
+// a label a button would cut (over maxLabel characters; a menu's option
+// shows 100).
+const (
+	menuAfter    = 5
+	menuLabel    = 40
+	maxMenuLabel = 100 // Discord's limit of a select option's label
+	choiceMenuID = "acpgw:choice"
+	menuHolder   = "Choose…"
+)
+
+// asMenu reports whether opts show as a select menu.
+func asMenu(opts []channels.Option) bool {
+	if len(opts) > menuAfter {
+		return true
+	}
+	for _, o := range opts {
+		if utf8.RuneCountInString(strings.TrimSpace(o.Label)) > maxLabel {
+			return true
+		}
+	}
+	return false
+}
+
+// selectMenu lays out opts as one string select menu; a pick arrives as
+// a component interaction whose value is the option's custom id.
+func (a *Adapter) selectMenu(opts []channels.Option) []discordgo.MessageComponent {
+	menu := discordgo.SelectMenu{MenuType: discordgo.StringSelectMenu, CustomID: choiceMenuID, Placeholder: menuHolder}
+	for _, o := range opts {
+		label := clip(strings.TrimSpace(o.Label), maxMenuLabel)
+		if label == "" {
+			label = clip(o.ID, maxMenuLabel)
+		}
+		menu.Options = append(menu.Options, discordgo.SelectMenuOption{Label: label, Value: a.buttons.customID(o.ID)})
+	}
+	return []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{menu}}}
 }
 
 // buttonRows lays out one button per option in action rows.

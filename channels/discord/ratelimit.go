@@ -70,6 +70,8 @@ func routeOf(method, path string) route {
 				major += "/" + s
 			}
 			segs[i] = "{token}"
+		case prev == "reactions" && s != "":
+			segs[i] = "{emoji}" // one bucket for every emoji
 		case isSnowflake(s):
 			segs[i] = "{id}"
 		}

@@ -32,6 +32,8 @@ func TestRouteOf(t *testing.T) {
 		{"POST", "/api/v9/interactions/55/tok/callback", route{"POST /interactions/{interaction}/{token}/callback", "interactions/55/tok"}},
 		{"POST", "/api/v9/webhooks/9/tok", route{"POST /webhooks/{webhook}/{token}", "webhooks/9/tok"}},
 		{"PATCH", "/api/v9/webhooks/9/tok/messages/@original", route{"PATCH /webhooks/{webhook}/{token}/messages/@original", "webhooks/9/tok"}},
+		{"PUT", "/api/v9/channels/123/messages/456/reactions/🛑/@me", route{"PUT /channels/{channel}/messages/{id}/reactions/{emoji}/@me", "channels/123"}},
+		{"DELETE", "/api/v9/channels/123/messages/457/reactions/ok:42/@me", route{"DELETE /channels/{channel}/messages/{id}/reactions/{emoji}/@me", "channels/123"}},
 		{"GET", "/api/v9/gateway", route{"GET /gateway", ""}},
 		{"GET", "/api/v9/users/@me", route{"GET /users/@me", ""}},
 		{"GET", "/other/1", route{"GET /other/{id}", ""}},

@@ -175,6 +175,9 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			d := config.SectionOf[discord.Config](cfg, discord.Platform)
 			a, err := discord.New(discord.Options{
 				Token: d.Token, APIBaseURL: d.APIBaseURL, DMs: d.DMs, ToolStyle: d.ToolStyle, Logger: log.With("platform", "discord"),
+				// Commands are registered in the allowed guilds, where
+				// they appear at once.
+				Guilds: cfg.Access["discord"].Guilds,
 				// A mention from someone without access opens no thread.
 				// The router is made below, before any event arrives.
 				Admit: func(ctx context.Context, in channels.Inbound) bool { return g.router.Admit(ctx, in) },

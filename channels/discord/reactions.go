@@ -1,0 +1,137 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// React adds the app's reaction emoji (the emoji itself, or a custom
+// one's "name:id") to message h. It blocks on I/O and returns a
+// *channels.RateLimitError when Discord asks to wait (reactions have a
+// small bucket of their own).
+func (a *Adapter) React(ctx context.Context, h channels.Handle, emoji string) error {
+	ch, e, err := reactionTarget(h, emoji)
+	if err != nil {
+		return err
+	}
+	if err := a.s.MessageReactionAdd(ch, string(h.ID), e, requestOptions(ctx)...); err != nil {
+		return apiError("react", err)
+	}
+	return nil
+}
+
+// Unreact removes the app's reaction emoji from message h. It blocks on
+// I/O and returns a *channels.RateLimitError when Discord asks to wait.
+func (a *Adapter) Unreact(ctx context.Context, h channels.Handle, emoji string) error {
+	ch, e, err := reactionTarget(h, emoji)
+	if err != nil {
+		return err
+	}
+	if err := a.s.MessageReactionRemove(ch, string(h.ID), e, "@me", requestOptions(ctx)...); err != nil {
+		return apiError("react", err)
+	}
+	return nil
+}
+
+// reactionTarget returns the channel of h and emoji escaped for the path
+// of a reaction's URL.
+func reactionTarget(h channels.Handle, emoji string) (string, string, error) {
+	ch, err := channelOf(h.Thread)
+	if err != nil {
+		return "", "", err
+	}
+	if !h.Known() {
+		return "", "", channels.Permanent(errors.New("discord: react: the handle has no message id"))
+	}
+	emoji = strings.TrimSpace(emoji)
+	if emoji == "" {
+		return "", "", channels.Permanent(errors.New("discord: react: no emoji"))
+	}
+	return ch, url.PathEscape(emoji), nil
+}
+
+// reacted is a reaction event as the adapter reads it.
+type reacted struct {
+	channel string
+	guild   string
+	message string
+	emoji   string
+	user    string
+	member  *discordgo.Member
+	removed bool
+}
+
+// readReaction turns a MESSAGE_REACTION_ADD or _REMOVE into a reacted. It
+// returns false when the event lacks what delivery needs.
+func readReaction(r *discordgo.MessageReaction, member *discordgo.Member, removed bool) (reacted, bool) {
+	if r == nil || r.UserID == "" || r.MessageID == "" || r.ChannelID == "" {
+		return reacted{}, false
+	}
+	e := r.Emoji.Name
+	if r.Emoji.ID != "" {
+		e = r.Emoji.Name + ":" + r.Emoji.ID // a custom emoji, as React takes it
+	}
+	if e == "" {
+		return reacted{}, false
+	}
+	return reacted{channel: r.ChannelID, guild: r.GuildID, message: r.MessageID, emoji: e, user: r.UserID, member: member, removed: removed}, true
+}
+
+// onReaction queues a reaction for delivery, in order with its channel's
+// messages.
+func (a *Adapter) onReaction(rc reacted) {
+	r := a.current()
+	if r == nil || rc.user == a.botID() {
+		return
+	}
+	if !r.lanes.Do(rc.channel, func() { a.deliverReaction(r, rc) }) {
+		a.log.Warn("discord: inbound backlog full; reaction dropped", "channel", rc.channel)
+	}
+}
+
+// deliverReaction hands a reaction in a thread the gateway is part of (or
+// a DM, when DMs are on) to the Run's handler as Inbound.Reaction.
+func (a *Adapter) deliverReaction(r *running, rc reacted) {
+	ctx := r.ctx
+	if ctx.Err() != nil {
+		return
+	}
+	ref := channels.ThreadRef{Platform: Platform, Channel: rc.channel, Thread: rc.channel}
+	if rc.guild == "" {
+		if !a.o.DMs {
+			return
+		}
+	} else {
+		p, err := a.place(ctx, rc.channel)
+		if err != nil {
+			if ctx.Err() == nil {
+				a.log.Warn("discord: cannot look up a reaction's channel", "channel", rc.channel, "err", err)
+			}
+			return
+		}
+		if !p.thread() || (p.owner != a.botID() && !a.places.isBound(rc.channel)) {
+			return // not a thread of the gateway's
+		}
+		if p.parent != "" {
+			ref.Channel = p.parent
+		}
+	}
+	var u *discordgo.User
+	if rc.member == nil || rc.member.User == nil {
+		u = &discordgo.User{ID: rc.user}
+	}
+	who := author(u, rc.member)
+	who.ID = rc.user
+	r.h(ctx, channels.Inbound{
+		Thread:   ref,
+		Author:   who,
+		Space:    rc.guild,
+		Reaction: &channels.Reaction{Message: channels.MessageID(rc.message), Emoji: rc.emoji, Removed: rc.removed},
+	})
+}
