@@ -92,6 +92,10 @@ type Options struct {
 	// (posts and chat.update). A workspace that refuses streaming gets
 	// edits: the first stream call's answer tells.
 	Streaming Streaming
+	// CommandPrefix starts a gateway command typed in a thread ("!model
+	// x" for "!"); "" means DefaultCommandPrefix. New rejects a prefix
+	// Config.Validate would.
+	CommandPrefix string
 	// Logger receives the adapter's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -213,6 +217,12 @@ func New(o Options) (*Adapter, error) {
 		return nil, err
 	}
 	o.APIURL = api
+	if o.CommandPrefix == "" {
+		o.CommandPrefix = DefaultCommandPrefix
+	}
+	if err := checkCommandPrefix(o.CommandPrefix); err != nil {
+		return nil, fmt.Errorf("slack: command prefix: %w", err)
+	}
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -411,3 +411,18 @@ func (f *fakeSlack) acked(id string) bool {
 func (f *fakeSlack) waitAck(ctx context.Context, id string) error {
 	return f.waitFor(ctx, "the ack of "+id, func() bool { _, ok := f.acks[id]; return ok })
 }
+
+// slash has user give the app's slash command with text in channel, as
+// Slack sends it over Socket Mode: a slash_commands envelope.
+func (f *fakeSlack) slash(ctx context.Context, user, channel, command, text string) (string, error) {
+	f.mu.Lock()
+	env := fmt.Sprintf("env-%06d", f.nextLocked())
+	name := f.users[user]
+	payload := map[string]any{
+		"token": "verification-token", "team_id": f.team, "team_domain": "fake", "channel_id": channel, "channel_name": "general",
+		"user_id": user, "user_name": strings.ToLower(name), "command": command, "text": text, "api_app_id": f.appID,
+		"is_enterprise_install": "false", "response_url": "https://hooks.slack.invalid/commands/" + env, "trigger_id": "trigger-" + env,
+	}
+	f.mu.Unlock()
+	return env, f.send(ctx, map[string]any{"envelope_id": env, "type": "slash_commands", "accepts_response_payload": true, "payload": payload})
+}

@@ -130,3 +130,23 @@ func FuzzInboundText(f *testing.F) {
 const seedStopped = `{"type":"event_callback","team_id":"T0FAKE","event_id":"Ev9","event":{"type":"agent_session_stopped",` +
 	`"channel":"C0FAKE","thread_ts":"1700000000.000001","user":"U0ANN","event_ts":"1700000009.000001",` +
 	`"streaming_message_ts":["1700000002.000001"]}}`
+
+// FuzzDecodeSlash: a slash command's payload decodes without a panic,
+// and one that decodes names a channel and a user.
+func FuzzDecodeSlash(f *testing.F) {
+	for _, s := range []string{
+		`{"command":"/agent","text":"fix it","channel_id":"C1","user_id":"U1","user_name":"ann","team_id":"T1"}`,
+		`{"channel_id":5,"user_id":"U1"}`, `{}`, `null`, `[]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		sc, err := decodeSlash(payload)
+		if err != nil {
+			return
+		}
+		if sc.Channel == "" || sc.UserID == "" {
+			t.Fatalf("decodeSlash(%q) = %+v", payload, sc)
+		}
+	})
+}

@@ -3,9 +3,13 @@ package slack
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
+	"time"
+	"unicode"
 
+	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/acpgw/gateway/channels"
@@ -135,6 +139,21 @@ func (a *Adapter) queue(in *inbound, it item) {
 			}
 			return out
 		}
+	case socketmode.RequestTypeSlashCommands:
+		sc, err := decodeSlash(it.payload)
+		if err != nil {
+			a.log.Debug("slack: slash command ignored", "err", err)
+			return
+		}
+		// The thread does not exist yet: the person's slash commands in
+		// one channel keep their order.
+		key = sc.Channel + "/slash/" + sc.UserID
+		deliver = func() []channels.Inbound {
+			if m, ok := a.fromSlash(in.ctx, sc); ok {
+				return []channels.Inbound{m}
+			}
+			return nil
+		}
 	default:
 		return
 	}
@@ -246,12 +265,103 @@ func (a *Adapter) message(ctx context.Context, ref channels.ThreadRef, ev event,
 		ID:     channels.MessageID(ev.TS),
 		Space:  team,
 	}
-	in.Command = channels.ParseCommand(in.Text)
+	in.Command = a.command(string(ev.Text), in.Text, me.BotUserID)
 	if !author.Bot {
 		a.noteRecipient(ref, author.ID, team)
 		in.Reply = a.ephemeral(ref.Channel, ref.Thread, author.ID)
 	}
 	return in
+}
+
+// command returns the gateway command in a message whose Slack text is
+// raw and whose plain text (the leading mention removed) is text, nil
+// when it gives none. A command is "/name" (from a client that lets it
+// through), the command prefix and a name ("!model x"), or a name right
+// after a mention of the app ("@bot model x"); other text, and names the
+// gateway does not know, are prompts.
+func (a *Adapter) command(raw, text, botUserID string) *channels.Command {
+	if c := channels.ParseCommand(text); c != nil {
+		return c
+	}
+	if rest, ok := strings.CutPrefix(text, a.o.CommandPrefix); ok && rest != "" && !unicode.IsSpace(rune(rest[0])) {
+		return channels.ParseCommand("/" + rest)
+	}
+	if text != "" && hasLeadingMention(raw, botUserID) {
+		return channels.ParseCommand("/" + text)
+	}
+	return nil
+}
+
+// hasLeadingMention reports whether the Slack text raw starts with a
+// mention of the user botUserID.
+func hasLeadingMention(raw, botUserID string) bool {
+	if botUserID == "" {
+		return false
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(raw), "<@"+botUserID)
+	return ok && rest != "" && (rest[0] == '>' || rest[0] == '|')
+}
+
+// fromSlash answers the app's slash command sc, acknowledged already:
+// its text is posted as the first message of a new thread in the channel
+// (naming the person), the thread is bound, and the text arrives as a
+// prompt in it. Without text, or when the post fails, the person is
+// told privately and nothing is delivered.
+func (a *Adapter) fromSlash(ctx context.Context, sc slash) (channels.Inbound, bool) {
+	me, _ := a.capabilities()
+	tell := a.ephemeral(sc.Channel, "", sc.UserID)
+	text := strings.TrimSpace(unescape(sc.Text))
+	if text == "" {
+		if err := tell(ctx, "Write what the agent should do after "+firstNonEmpty(sc.Command, "the command")+", for example `"+firstNonEmpty(sc.Command, "/agent")+" fix the failing test`."); err != nil {
+			a.log.Warn("slack: cannot answer an empty slash command", "err", err)
+		}
+		return channels.Inbound{}, false
+	}
+	ts, err := a.postFirst(ctx, sc.Channel, "<@"+sc.UserID+">: "+Mrkdwn(text))
+	if err != nil {
+		a.log.Warn("slack: cannot start a thread for a slash command", "channel", sc.Channel, "err", err)
+		if err := tell(ctx, "I cannot post in this channel; invite the app first (`/invite @app`)."); err != nil {
+			a.log.Debug("slack: cannot answer a slash command", "err", err)
+		}
+		return channels.Inbound{}, false
+	}
+	a.seen.bind(sc.Channel, ts)
+	a.seen.first(a.seen.messages, sc.Channel+"/"+ts)
+	ref := channels.ThreadRef{Platform: Platform, Channel: sc.Channel, Thread: ts}
+	team := firstNonEmpty(sc.Team, me.TeamID)
+	a.noteRecipient(ref, sc.UserID, team)
+	return channels.Inbound{
+		Thread: ref,
+		Author: channels.Author{ID: sc.UserID, Name: a.users.name(ctx, sc.UserID, sc.UserName), Roles: a.users.roles(ctx, sc.UserID)},
+		Text:   text,
+		ID:     channels.MessageID(ts),
+		Space:  team,
+		Reply:  a.ephemeral(sc.Channel, ts, sc.UserID),
+	}, true
+}
+
+// postFirst posts text at the top of channel, waiting out the channel's
+// pacing, and returns the message's ts.
+func (a *Adapter) postFirst(ctx context.Context, channel, text string) (string, error) {
+	for {
+		err := a.pace(channel, time.Now())
+		rl, ok := errors.AsType[*channels.RateLimitError](err)
+		if !ok {
+			break
+		}
+		t := time.NewTimer(rl.RetryAfter)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", ctx.Err()
+		case <-t.C:
+		}
+	}
+	_, ts, err := a.api.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false))
+	if err != nil {
+		return "", a.apiErr("chat.postMessage", err)
+	}
+	return ts, nil
 }
 
 // isBound reports whether ref is bound, asking Options.KnownThread about

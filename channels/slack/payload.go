@@ -208,6 +208,39 @@ func decodeClicks(payload []byte) ([]click, error) {
 	return out, nil
 }
 
+// slash is the payload of a slash_commands envelope: the app's slash
+// command given in a channel.
+type slash struct {
+	Command  string
+	Text     string
+	Channel  string
+	UserID   string
+	UserName string
+	Team     string
+}
+
+// decodeSlash decodes the payload of a slash_commands envelope. It
+// returns an error for malformed JSON and for a command without a
+// channel or a user.
+func decodeSlash(payload []byte) (slash, error) {
+	var p struct {
+		Command   str `json:"command"`
+		Text      str `json:"text"`
+		ChannelID str `json:"channel_id"`
+		UserID    str `json:"user_id"`
+		UserName  str `json:"user_name"`
+		TeamID    str `json:"team_id"`
+	}
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return slash{}, fmt.Errorf("decode slash command: %w", err)
+	}
+	if p.ChannelID == "" || p.UserID == "" {
+		return slash{}, errNotAnEvent
+	}
+	return slash{Command: string(p.Command), Text: string(p.Text), Channel: string(p.ChannelID),
+		UserID: string(p.UserID), UserName: string(p.UserName), Team: string(p.TeamID)}, nil
+}
+
 // envelope is the part of a Socket Mode message needed to acknowledge and
 // route it when slack-go could not parse it.
 type envelope struct {
