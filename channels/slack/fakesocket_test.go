@@ -313,8 +313,9 @@ func (f *fakeSlack) redeliver(ctx context.Context, env map[string]any, n int) (s
 	return again["envelope_id"].(string), f.send(ctx, again)
 }
 
-// click has user press the button of option on message ts, as Slack
-// sends it: an interactive envelope with a block_actions payload. It fails
+// click has user press the button of option on message ts, or pick it
+// in a select menu, as Slack sends it: an interactive envelope with a
+// block_actions payload. It fails
 // when the message has no such button (it was never shown, or removed).
 func (f *fakeSlack) click(ctx context.Context, user, channel, ts, option string) (string, error) {
 	f.mu.Lock()
@@ -333,6 +334,10 @@ func (f *fakeSlack) click(ctx context.Context, user, channel, ts, option string)
 			Text     struct {
 				Text string `json:"text"`
 			} `json:"text"`
+			Options []struct {
+				Value string          `json:"value"`
+				Text  json.RawMessage `json:"text"`
+			} `json:"options"`
 		} `json:"elements"`
 	}
 	_ = json.Unmarshal(m.Blocks, &blocks)
@@ -343,6 +348,19 @@ func (f *fakeSlack) click(ctx context.Context, user, channel, ts, option string)
 				action = map[string]any{"action_id": e.ActionID, "block_id": b.BlockID, "value": e.Value, "type": "button",
 					"text":      map[string]any{"type": "plain_text", "text": e.Text.Text, "emoji": true},
 					"action_ts": fmt.Sprintf("1700000200.%06d", f.nextLocked())}
+			}
+			if b.Type == "actions" && e.Type == "static_select" {
+				if len(e.Options) > 100 {
+					f.mu.Unlock()
+					return "", fmt.Errorf("fake slack: message %s has a select of %d options (at most 100)", ts, len(e.Options))
+				}
+				for _, o := range e.Options {
+					if o.Value == option {
+						action = map[string]any{"action_id": e.ActionID, "block_id": b.BlockID, "type": "static_select",
+							"selected_option": map[string]any{"value": o.Value, "text": o.Text},
+							"action_ts":       fmt.Sprintf("1700000200.%06d", f.nextLocked())}
+					}
+				}
 			}
 		}
 	}

@@ -81,7 +81,8 @@ func FuzzDecodeEvent(f *testing.F) {
 }
 
 func FuzzDecodeClicks(f *testing.F) {
-	for _, s := range []string{seedClick, `{"type":"block_actions"}`, `{"type":"block_actions","actions":[{}]}`} {
+	for _, s := range []string{seedClick, `{"type":"block_actions"}`, `{"type":"block_actions","actions":[{}]}`,
+		`{"type":"block_actions","user":{"id":"U1"},"channel":{"id":"C1"},"container":{"message_ts":"1.2"},"actions":[{"type":"static_select","action_id":"choice-select-0","selected_option":{"value":"m/1"}},{"type":"static_select","action_id":"choice-select-1"}]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, payload []byte) {

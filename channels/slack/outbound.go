@@ -26,6 +26,12 @@ const (
 	maxActionID     = 255
 	maxValue        = 2000
 	maxButtonsBlock = 25 // elements of an actions block
+	// maxButtons is the most options a prompt shows as buttons; more
+	// are a select menu.
+	maxButtons       = 5
+	maxSelectOptions = 100 // options of a static_select
+	maxOptionText    = 75  // plain_text of a select's option
+	maxOptionValue   = 150 // value of a select's option
 )
 
 // goneErrors are the chat.update errors that mean the message cannot be
@@ -87,7 +93,8 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 
 // Prompt posts c in the thread t as Block Kit: section blocks with the
 // text and an actions block with one button per option (action_id and
-// value are the option id; style primary or danger). Clicks come back
+// value are the option id; style primary or danger), or, for more than
+// five options, a select menu (static_select) of them. Clicks come back
 // through Run's handler as Inbound.Choice. It blocks on I/O and returns a
 // *channels.RateLimitError when Slack answers 429.
 func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.Choice) (channels.Handle, error) {
@@ -121,6 +128,9 @@ func promptBlocks(text string, options []channels.Option) []slack.Block {
 	for _, chunk := range chunks(text, maxSectionChars) {
 		blocks = append(blocks, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, chunk, false, false), nil, nil))
 	}
+	if len(options) > maxButtons {
+		return append(blocks, selectBlocks(options)...)
+	}
 	var buttons []slack.BlockElement
 	flush := func() {
 		if len(buttons) > 0 {
@@ -148,6 +158,28 @@ func promptBlocks(text string, options []channels.Option) []slack.Block {
 	}
 	flush()
 	return blocks
+}
+
+// selectBlocks returns an actions block with static_select menus of the
+// options, 100 per menu (a menu's limit). Picking one arrives as a
+// block_actions payload whose selected_option's value is the option id.
+func selectBlocks(options []channels.Option) []slack.Block {
+	var menus []slack.BlockElement
+	for start := 0; start < len(options) && len(menus) < maxButtonsBlock; start += maxSelectOptions {
+		part := options[start:min(start+maxSelectOptions, len(options))]
+		opts := make([]*slack.OptionBlockObject, len(part))
+		for i, o := range part {
+			label := truncate(firstNonEmpty(o.Label, o.ID), maxOptionText)
+			opts[i] = slack.NewOptionBlockObject(truncate(o.ID, maxOptionValue), slack.NewTextBlockObject(slack.PlainTextType, label, true, false), nil)
+		}
+		placeholder := "Choose…"
+		if len(options) > maxSelectOptions {
+			placeholder = fmt.Sprintf("Choose (%d–%d)…", start+1, start+len(part))
+		}
+		menus = append(menus, slack.NewOptionsSelectBlockElement(slack.OptTypeStatic,
+			slack.NewTextBlockObject(slack.PlainTextType, placeholder, true, false), "choice-select-"+strconv.Itoa(len(menus)), opts...))
+	}
+	return []slack.Block{slack.NewActionBlock("choice-select", menus...)}
 }
 
 // chunks cuts s into pieces of at most n code points, preferring line

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // The payload decoders read only the fields the adapter uses, into its own
@@ -105,7 +106,8 @@ func (p *profile) best() string {
 }
 
 // blockActions is the payload of an interactive envelope of type
-// block_actions: a click on a button.
+// block_actions: a click on a button, or an option picked in a select
+// menu.
 type blockActions struct {
 	Type str `json:"type"`
 	User struct {
@@ -128,10 +130,15 @@ type blockActions struct {
 	} `json:"container"`
 	Message *innerMessage `json:"message"`
 	Actions []struct {
+		Type     str `json:"type"`
 		ActionID str `json:"action_id"`
 		BlockID  str `json:"block_id"`
 		Value    str `json:"value"`
 		ActionTS str `json:"action_ts"`
+		// SelectedOption is the option picked in a select menu.
+		SelectedOption *struct {
+			Value str `json:"value"`
+		} `json:"selected_option"`
 	} `json:"actions"`
 }
 
@@ -188,6 +195,11 @@ func decodeClicks(payload []byte) ([]click, error) {
 	var out []click
 	for _, a := range ba.Actions {
 		opt := firstNonEmpty(string(a.Value), string(a.ActionID))
+		if a.SelectedOption != nil {
+			opt = string(a.SelectedOption.Value)
+		} else if strings.HasSuffix(string(a.Type), "select") {
+			continue // a menu cleared: nothing picked
+		}
 		if opt == "" {
 			continue
 		}

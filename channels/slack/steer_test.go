@@ -1,6 +1,8 @@
 package slack
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -134,5 +136,59 @@ func TestSlashCommandStartsThread(t *testing.T) {
 	f.mustSay(ctx, sayOptions{user: "U0ANN", thread: m.TS, text: "marker"})
 	if next := r.next(ctx); next.Text != "marker" {
 		t.Errorf("after an empty slash command, inbound = %q, want nothing before the marker", next.Text)
+	}
+}
+
+// TestChoiceAsSelect: a choice of more than five options is a select
+// menu, not buttons; picking one arrives as Inbound.Choice; five options
+// stay buttons; 150 options are two menus, each within Slack's 100.
+func TestChoiceAsSelect(t *testing.T) {
+	f := newFake(t, fakeOptions{})
+	f.addUser("U0ANN", "Ann")
+	a := f.adapter(t, Options{})
+	r := run(t, a, nil)
+	ctx := testCtx(t)
+	th := ref(fakeChannel, fakeThread)
+	opts := func(n int) []channels.Option {
+		var out []channels.Option
+		for i := range n {
+			out = append(out, channels.Option{ID: fmt.Sprintf("model/%d", i), Label: fmt.Sprintf("Model %d", i)})
+		}
+		return out
+	}
+	h, err := a.Prompt(ctx, th, channels.Choice{Text: "Which model?", Options: opts(7)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := f.message(fakeChannel, string(h.ID))
+	if strings.Contains(string(m.Blocks), `"button"`) || !strings.Contains(string(m.Blocks), `"static_select"`) {
+		t.Fatalf("blocks of a 7-option choice = %s, want a static_select and no buttons", m.Blocks)
+	}
+	if _, err := f.click(ctx, "U0ANN", fakeChannel, string(h.ID), "model/6"); err != nil {
+		t.Fatal(err)
+	}
+	in := r.next(ctx)
+	if in.Intent() != channels.IntentChoice || !cmp.Equal(*in.Choice, channels.ChoiceAnswer{Prompt: h, OptionID: "model/6"}) {
+		t.Errorf("pick = %v %+v, want the choice model/6 of %v", in.Intent(), in.Choice, h)
+	}
+
+	h5, err := a.Prompt(ctx, th, channels.Choice{Text: "Which?", Options: opts(5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m5, _ := f.message(fakeChannel, string(h5.ID))
+	if strings.Count(string(m5.Blocks), `"button"`) != 5 || strings.Contains(string(m5.Blocks), "select") {
+		t.Errorf("blocks of a 5-option choice = %s, want five buttons", m5.Blocks)
+	}
+
+	big, err := a.Prompt(ctx, th, channels.Choice{Text: "Which of many?", Options: opts(150)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.click(ctx, "U0ANN", fakeChannel, string(big.ID), "model/149"); err != nil {
+		t.Fatal(err)
+	}
+	if in := r.next(ctx); in.Choice == nil || in.Choice.OptionID != "model/149" {
+		t.Errorf("pick in the second menu = %+v, want model/149", in.Choice)
 	}
 }
