@@ -141,7 +141,7 @@ type Capabilities struct {
 // Interfaces returns the names of the capability interfaces the adapter
 // returned by Channel implements, for logs.
 func (c Capabilities) Interfaces() []string {
-	out := []string{"Adapter", "Editor", "Prompter"}
+	out := []string{"Adapter", "Editor", "Prompter", "Former"}
 	if c.Status {
 		out = append(out, "Typer", "TypingStopper")
 	}
@@ -184,6 +184,7 @@ type Adapter struct {
 	recipients  map[string][2]string // channel/thread → last author, team
 	streams     map[string]*stream   // channel/ts → a streamed message
 	openStreams map[string]*stream   // channel/thread → its open stream
+	forms       *lru[*openForm]      // channel/ts of a form message → the form
 }
 
 var (
@@ -530,7 +531,11 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, in *
 		if evt.Request == nil {
 			return
 		}
-		a.ack(ctx, sm, evt.Request.EnvelopeID)
+		var resp any
+		if evt.Type == socketmode.EventTypeInteractive {
+			resp = a.viewAck(evt.Request.Payload) // errors shown in a form's modal
+		}
+		a.ack(ctx, sm, evt.Request.EnvelopeID, resp)
 		a.queue(in, item{kind: evt.Request.Type, payload: evt.Request.Payload, retry: evt.Request.RetryAttempt})
 	case socketmode.EventTypeErrorBadMessage:
 		// slack-go could not parse the envelope (an event type it does not
@@ -546,7 +551,11 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, in *
 			return
 		}
 		if env.EnvelopeID != "" {
-			a.ack(ctx, sm, string(env.EnvelopeID))
+			var resp any
+			if env.Type == socketmode.RequestTypeInteractive {
+				resp = a.viewAck(env.Payload)
+			}
+			a.ack(ctx, sm, string(env.EnvelopeID), resp)
 		}
 		a.log.Debug("slack: slack-go could not parse an envelope", "type", env.Type, "err", bad.Cause)
 		a.queue(in, item{kind: string(env.Type), payload: env.Payload})
@@ -578,12 +587,13 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, in *
 // Check reports whether the adapter is connected to Slack.
 func (a *Adapter) Check() error { return a.health.Check() }
 
-// ack acknowledges the envelope id. It does not wait for the write.
-func (a *Adapter) ack(ctx context.Context, sm *socketmode.Client, id string) {
+// ack acknowledges the envelope id, with payload (nil: none). It does
+// not wait for the write.
+func (a *Adapter) ack(ctx context.Context, sm *socketmode.Client, id string, payload any) {
 	if id == "" {
 		return
 	}
-	if err := sm.AckCtx(ctx, id, nil); err != nil && ctx.Err() == nil {
+	if err := sm.AckCtx(ctx, id, payload); err != nil && ctx.Err() == nil {
 		a.log.Warn("slack: cannot acknowledge an envelope", "envelope", id, "err", err)
 	}
 }

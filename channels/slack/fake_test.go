@@ -57,6 +57,16 @@ type fakeSlack struct {
 	stalled map[string]int           // user id → calls that met a stall
 	// threads of the events sent, in order: where the adapter's lanes run
 	eventThreads []eventThread
+	triggers     map[string]string // trigger_id of a click → its user, until used
+	views        []fakeView        // modals opened (views.open)
+	ackPayloads  map[string]json.RawMessage
+	reactions    map[string][]string // channel/ts → the app's reactions (names)
+}
+
+// fakeView is a modal the app opened for a person.
+type fakeView struct {
+	ID, User string
+	View     json.RawMessage
 }
 
 // eventThread is the thread of a sent event: the thread_ts it names,
@@ -206,6 +216,10 @@ func newFakeState(t *testing.T, o fakeOptions) *fakeSlack {
 		stalls:   map[string]chan struct{}{},
 		stalled:  map[string]int{},
 		changed:  make(chan struct{}),
+
+		triggers:    map[string]string{},
+		ackPayloads: map[string]json.RawMessage{},
+		reactions:   map[string][]string{},
 	}
 	f.msgs[fakeChannel+"/"+fakeThread] = &fakeMessage{Channel: fakeChannel, TS: fakeThread, Text: "the thread's first message", User: "U0ANN"}
 	mux := http.NewServeMux()
@@ -465,6 +479,8 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 		f.mu.Unlock()
 		u := "ws" + strings.TrimPrefix(f.srvURL(), "http") + fmt.Sprintf("/link/?ticket=%d", n)
 		writeJSON(w, map[string]any{"ok": true, "url": u})
+	case "views.open":
+		f.openView(w, call.JSON)
 	case "chat.postMessage":
 		f.postMessage(w, form)
 	case "files.getUploadURLExternal":
@@ -670,4 +686,30 @@ func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // ref returns the ThreadRef of a thread in the fake.
 func ref(channel, thread string) channels.ThreadRef {
 	return channels.ThreadRef{Platform: Platform, Channel: channel, Thread: thread}
+}
+
+// openView answers views.open: the trigger must come from a click and is
+// used once, as on Slack (where it also expires after 3 s).
+func (f *fakeSlack) openView(w http.ResponseWriter, body []byte) {
+	var req struct {
+		TriggerID string          `json:"trigger_id"`
+		View      json.RawMessage `json:"view"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil || len(req.View) == 0 {
+		writeJSON(w, map[string]any{"ok": false, "error": "invalid_arguments"})
+		return
+	}
+	f.mu.Lock()
+	user, ok := f.triggers[req.TriggerID]
+	if !ok {
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": false, "error": "invalid_trigger_id"})
+		return
+	}
+	delete(f.triggers, req.TriggerID)
+	id := fmt.Sprintf("V%06d", f.nextLocked())
+	f.views = append(f.views, fakeView{ID: id, User: user, View: req.View})
+	f.notifyLocked()
+	f.mu.Unlock()
+	writeJSON(w, map[string]any{"ok": true, "view": map[string]any{"id": id, "hash": "h-" + id}})
 }

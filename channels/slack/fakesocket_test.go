@@ -71,12 +71,16 @@ func (f *fakeSlack) serveSocket(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		var ack struct {
-			EnvelopeID string `json:"envelope_id"`
+			EnvelopeID string          `json:"envelope_id"`
+			Payload    json.RawMessage `json:"payload"`
 		}
 		if json.Unmarshal(data, &ack) == nil && ack.EnvelopeID != "" {
 			f.mu.Lock()
 			if _, dup := f.acks[ack.EnvelopeID]; !dup {
 				f.acks[ack.EnvelopeID] = time.Now()
+				if len(ack.Payload) > 0 && string(ack.Payload) != "null" {
+					f.ackPayloads[ack.EnvelopeID] = ack.Payload
+				}
 			}
 			f.notifyLocked()
 			f.mu.Unlock()
@@ -370,6 +374,7 @@ func (f *fakeSlack) click(ctx context.Context, user, channel, ts, option string)
 	}
 	name := f.users[user]
 	env := fmt.Sprintf("env-%06d", f.nextLocked())
+	f.triggers["trigger-"+env] = user
 	payload := map[string]any{
 		"type":       "block_actions",
 		"user":       map[string]any{"id": user, "username": strings.ToLower(name), "name": strings.ToLower(name), "team_id": f.team},
@@ -443,4 +448,99 @@ func (f *fakeSlack) slash(ctx context.Context, user, channel, command, text stri
 	}
 	f.mu.Unlock()
 	return env, f.send(ctx, map[string]any{"envelope_id": env, "type": "slash_commands", "accepts_response_payload": true, "payload": payload})
+}
+
+// ackPayload returns the payload envelope id was acknowledged with, nil
+// for none.
+func (f *fakeSlack) ackPayload(id string) json.RawMessage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ackPayloads[id]
+}
+
+// openedViews returns the modals the app opened.
+func (f *fakeSlack) openedViews() []fakeView {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.views)
+}
+
+// submitView has the person whose modal view is submit it with answers
+// by the label of each input block, as Slack sends it: a view_submission
+// payload whose state holds each element's value in its type's shape (a
+// multi-select's answer is option values separated by commas; a
+// checkbox's "true" checks it). Unanswered blocks have no value.
+func (f *fakeSlack) submitView(ctx context.Context, v fakeView, answers map[string]string) (string, error) {
+	return f.sendView(ctx, v, "view_submission", answers)
+}
+
+// closeView has the person close modal v, as Slack sends it with
+// notify_on_close: a view_closed payload.
+func (f *fakeSlack) closeView(ctx context.Context, v fakeView) (string, error) {
+	return f.sendView(ctx, v, "view_closed", nil)
+}
+
+func (f *fakeSlack) sendView(ctx context.Context, v fakeView, kind string, answers map[string]string) (string, error) {
+	var view struct {
+		CallbackID      string `json:"callback_id"`
+		PrivateMetadata string `json:"private_metadata"`
+		Blocks          []struct {
+			Type    string `json:"type"`
+			BlockID string `json:"block_id"`
+			Label   struct {
+				Text string `json:"text"`
+			} `json:"label"`
+			Element struct {
+				Type     string `json:"type"`
+				ActionID string `json:"action_id"`
+			} `json:"element"`
+		} `json:"blocks"`
+	}
+	if err := json.Unmarshal(v.View, &view); err != nil {
+		return "", err
+	}
+	values := map[string]any{}
+	for _, b := range view.Blocks {
+		if b.Type != "input" {
+			continue
+		}
+		ans, ok := answers[b.Label.Text]
+		st := map[string]any{"type": b.Element.Type}
+		switch b.Element.Type {
+		case "static_select":
+			st["selected_option"] = nil
+			if ok {
+				st["selected_option"] = map[string]any{"value": ans, "text": map[string]any{"type": "plain_text", "text": ans}}
+			}
+		case "multi_static_select", "checkboxes":
+			sel := []any{}
+			for a := range strings.SplitSeq(ans, ",") {
+				if ok && a != "" && (b.Element.Type != "checkboxes" || a == "true") {
+					sel = append(sel, map[string]any{"value": a})
+				}
+			}
+			st["selected_options"] = sel
+		default:
+			st["value"] = nil
+			if ok {
+				st["value"] = ans
+			}
+		}
+		values[b.BlockID] = map[string]any{b.Element.ActionID: st}
+	}
+	f.mu.Lock()
+	env := fmt.Sprintf("env-%06d", f.nextLocked())
+	name := f.users[v.User]
+	f.mu.Unlock()
+	payload := map[string]any{
+		"type": kind, "team": map[string]any{"id": f.team, "domain": "fake"},
+		"user":       map[string]any{"id": v.User, "username": strings.ToLower(name), "name": strings.ToLower(name), "team_id": f.team},
+		"api_app_id": f.appID, "token": "verification-token", "trigger_id": "trigger-" + env,
+		"view": map[string]any{"id": v.ID, "hash": "h-" + v.ID + "-" + env, "type": "modal", "callback_id": view.CallbackID,
+			"private_metadata": view.PrivateMetadata, "state": map[string]any{"values": values}, "blocks": view.Blocks},
+	}
+	if kind == "view_closed" {
+		payload["is_cleared"] = false
+	}
+	return env, f.send(ctx, map[string]any{"envelope_id": env, "type": "interactive", "accepts_response_payload": true, "payload": payload})
 }

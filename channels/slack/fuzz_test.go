@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/acpgw/gateway/channels"
 )
 
 // Seeds shaped like what Slack sends.
@@ -148,6 +150,38 @@ func FuzzDecodeSlash(f *testing.F) {
 		}
 		if sc.Channel == "" || sc.UserID == "" {
 			t.Fatalf("decodeSlash(%q) = %+v", payload, sc)
+		}
+	})
+}
+
+// FuzzDecodeView: a modal's payload decodes without a panic; one that
+// decodes names a user and the form's message, and its values never
+// break formValues.
+func FuzzDecodeView(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"view_submission","user":{"id":"U1"},"view":{"id":"V1","callback_id":"gateway-form","private_metadata":"C1/1.2","state":{"values":{"field-0":{"value":{"type":"plain_text_input","value":"x"}},"field-1":{"value":{"selected_options":[{"value":"a"}]}}}}}}`,
+		`{"type":"view_closed","user":{"id":"U1"},"view":{"callback_id":"gateway-form","private_metadata":"C1/"}}`,
+		`{"type":"view_submission","view":{"state":{"values":{"a":null}}}}`, `{}`, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	form := &openForm{f: channels.Form{Fields: []channels.Field{
+		{ID: "t", Kind: channels.FieldText, Required: true, Max: ptr(3)},
+		{ID: "m", Kind: channels.FieldMulti, Options: []channels.Option{{ID: "a"}}},
+		{ID: "n", Kind: channels.FieldNumber, Min: ptr(0)},
+		{ID: "c", Kind: channels.FieldChoice}, {ID: "b", Kind: channels.FieldBool},
+	}}}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		v, err := decodeView(payload)
+		if err != nil {
+			return
+		}
+		if v.UserID == "" || v.Channel == "" || v.MessageTS == "" || (v.Type != "view_submission" && v.Type != "view_closed") {
+			t.Fatalf("decodeView(%q) = %+v", payload, v)
+		}
+		values, errs := formValues(form, v.State)
+		if (values == nil) == (errs == nil) {
+			t.Fatalf("formValues = %v, %v: want exactly one", values, errs)
 		}
 	})
 }

@@ -123,6 +123,21 @@ func (a *Adapter) queue(in *inbound, it item) {
 			return nil
 		}
 	case socketmode.RequestTypeInteractive:
+		if v, err := decodeView(it.payload); err == nil {
+			of, ok := a.form(v.Channel, v.MessageTS)
+			if !ok {
+				a.log.Info("slack: an answer to a form no longer open", "channel", v.Channel, "form", v.MessageTS)
+				return
+			}
+			key = of.h.Thread.Channel + "/" + of.h.Thread.Thread
+			deliver = func() []channels.Inbound {
+				if m, ok := a.fromView(in.ctx, v); ok {
+					return []channels.Inbound{m}
+				}
+				return nil
+			}
+			break
+		}
 		clicks, err := decodeClicks(it.payload)
 		if err != nil {
 			a.log.Debug("slack: interaction ignored", "err", err)
@@ -417,14 +432,18 @@ func (a *Adapter) fromClick(ctx context.Context, c click) (channels.Inbound, boo
 	}
 	me, _ := a.capabilities()
 	ref := channels.ThreadRef{Platform: Platform, Channel: c.Channel, Thread: firstNonEmpty(c.ThreadTS, c.MessageTS)}
-	return channels.Inbound{
+	in := channels.Inbound{
 		Thread: ref,
 		Author: channels.Author{ID: c.UserID, Name: a.users.name(ctx, c.UserID, c.UserName), Roles: a.users.roles(ctx, c.UserID)},
 		ID:     channels.MessageID(firstNonEmpty(c.ActionTS, c.MessageTS)),
 		Choice: &channels.ChoiceAnswer{Prompt: channels.Handle{Thread: ref, ID: channels.MessageID(c.MessageTS)}, OptionID: c.OptionID},
 		Space:  firstNonEmpty(c.Team, me.TeamID),
 		Reply:  a.ephemeral(c.Channel, ref.Thread, c.UserID),
-	}, true
+	}
+	if m, deliver, isForm := a.formClick(ctx, c, in); isForm {
+		return m, deliver
+	}
+	return in, true
 }
 
 // inboundText turns the text of a Slack message into what the person

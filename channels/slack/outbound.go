@@ -86,6 +86,7 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 		slack.MsgOptionBlocks(), // sends blocks=[]: the buttons go
 	)
 	if err == nil || errors.Is(a.apiErr("", err), channels.ErrMessageGone) {
+		a.formFolded(h)
 		a.promptAnswered(ctx, h) // a prompt edited is answered
 	}
 	return a.apiErr("chat.update", err)

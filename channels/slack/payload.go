@@ -128,8 +128,9 @@ type blockActions struct {
 		ChannelID str `json:"channel_id"`
 		ThreadTS  str `json:"thread_ts"`
 	} `json:"container"`
-	Message *innerMessage `json:"message"`
-	Actions []struct {
+	Message   *innerMessage `json:"message"`
+	TriggerID str           `json:"trigger_id"`
+	Actions   []struct {
 		Type     str `json:"type"`
 		ActionID str `json:"action_id"`
 		BlockID  str `json:"block_id"`
@@ -152,6 +153,7 @@ type click struct {
 	ThreadTS  string // the thread of that message ("" when top-level)
 	OptionID  string
 	ActionTS  string
+	TriggerID string // opens a modal (views.open) for a few seconds
 }
 
 // errNotAnEvent is returned for payloads the adapter has no use for.
@@ -212,6 +214,7 @@ func decodeClicks(payload []byte) ([]click, error) {
 			ThreadTS:  threadTS,
 			OptionID:  opt,
 			ActionTS:  string(a.ActionTS),
+			TriggerID: string(ba.TriggerID),
 		})
 	}
 	if len(out) == 0 {
@@ -251,6 +254,75 @@ func decodeSlash(payload []byte) (slash, error) {
 	}
 	return slash{Command: string(p.Command), Text: string(p.Text), Channel: string(p.ChannelID),
 		UserID: string(p.UserID), UserName: string(p.UserName), Team: string(p.TeamID)}, nil
+}
+
+// stateValue is the value of one element of a submitted modal.
+type stateValue struct {
+	Type           str `json:"type"`
+	Value          str `json:"value"`
+	SelectedOption *struct {
+		Value str `json:"value"`
+	} `json:"selected_option"`
+	SelectedOptions []struct {
+		Value str `json:"value"`
+	} `json:"selected_options"`
+}
+
+// view is a form's modal submitted (view_submission) or closed
+// (view_closed).
+type view struct {
+	Type      string // "view_submission" or "view_closed"
+	UserID    string
+	UserName  string
+	Team      string
+	ViewID    string
+	Hash      string
+	Channel   string // the form message's channel and ts, from private_metadata
+	MessageTS string
+	// State holds the submitted values by block id and action id.
+	State map[string]map[string]stateValue
+}
+
+// decodeView decodes the payload of an interactive envelope about a
+// form's modal. It returns an error for malformed JSON, for other
+// interactions and for modals that are not the gateway's forms.
+func decodeView(payload []byte) (view, error) {
+	var p struct {
+		Type str `json:"type"`
+		User struct {
+			ID       str `json:"id"`
+			Username str `json:"username"`
+			Name     str `json:"name"`
+			TeamID   str `json:"team_id"`
+		} `json:"user"`
+		Team struct {
+			ID str `json:"id"`
+		} `json:"team"`
+		View struct {
+			ID              str `json:"id"`
+			Hash            str `json:"hash"`
+			CallbackID      str `json:"callback_id"`
+			PrivateMetadata str `json:"private_metadata"`
+			State           struct {
+				Values map[string]map[string]stateValue `json:"values"`
+			} `json:"state"`
+		} `json:"view"`
+	}
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return view{}, fmt.Errorf("decode view: %w", err)
+	}
+	if (p.Type != "view_submission" && p.Type != "view_closed") || p.View.CallbackID != formCallbackID || p.User.ID == "" {
+		return view{}, errNotAnEvent
+	}
+	channel, ts, ok := strings.Cut(string(p.View.PrivateMetadata), "/")
+	if !ok || channel == "" || ts == "" {
+		return view{}, errNotAnEvent
+	}
+	return view{
+		Type: string(p.Type), UserID: string(p.User.ID), UserName: firstNonEmpty(string(p.User.Name), string(p.User.Username)),
+		Team: firstNonEmpty(string(p.Team.ID), string(p.User.TeamID)), ViewID: string(p.View.ID), Hash: string(p.View.Hash),
+		Channel: channel, MessageTS: ts, State: p.View.State.Values,
+	}, nil
 }
 
 // envelope is the part of a Socket Mode message needed to acknowledge and
