@@ -66,7 +66,9 @@ func (a *Adapter) Form(ctx context.Context, t channels.ThreadRef, f channels.For
 	for _, chunk := range chunks(text, maxSectionChars) {
 		blocks = append(blocks, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, chunk, false, false), nil, nil))
 	}
-	label := func(s string) *slack.TextBlockObject { return slack.NewTextBlockObject(slack.PlainTextType, s, true, false) }
+	label := func(s string) *slack.TextBlockObject {
+		return slack.NewTextBlockObject(slack.PlainTextType, s, true, false)
+	}
 	var buttons []slack.BlockElement
 	if f.URL != "" {
 		buttons = append(buttons,
