@@ -87,6 +87,12 @@ type Options struct {
 	// *channels.RateLimitError for the rest of the interval. Zero means
 	// a minute; negative turns the pacing off.
 	HistoryInterval time.Duration
+	// ReactionInterval is the shortest time between two reaction calls
+	// (reactions.add, reactions.remove; Slack's Tier 3, about 50 a
+	// minute). A call that comes sooner returns a
+	// *channels.RateLimitError for the rest of the interval. Zero means
+	// 1.2 s; negative turns the pacing off.
+	ReactionInterval time.Duration
 	// Streaming is how text and tool calls show in threads: native
 	// (chat.startStream and its chunks; "" means native) or edits
 	// (posts and chat.update). A workspace that refuses streaming gets
@@ -113,6 +119,8 @@ var botScopes = map[string]string{
 	"users:read":        "people's names (users.info)",
 	"files:read":        "text files and images attached to messages, for the agent",
 	filesScope:          "files the agent sends into a thread",
+	"reactions:write":   "the app's reactions on people's messages: taken, queued, done",
+	"reactions:read":    "people's reactions in the app's threads (🛑 stops the turn)",
 }
 
 // userGroupsScope is the scope Options.UserGroups needs.
@@ -141,7 +149,7 @@ type Capabilities struct {
 // Interfaces returns the names of the capability interfaces the adapter
 // returned by Channel implements, for logs.
 func (c Capabilities) Interfaces() []string {
-	out := []string{"Adapter", "Editor", "Prompter", "Former"}
+	out := []string{"Adapter", "Editor", "Prompter", "Former", "Reactor"}
 	if c.Status {
 		out = append(out, "Typer", "TypingStopper")
 	}
@@ -185,6 +193,8 @@ type Adapter struct {
 	streams     map[string]*stream   // channel/ts → a streamed message
 	openStreams map[string]*stream   // channel/thread → its open stream
 	forms       *lru[*openForm]      // channel/ts of a form message → the form
+	// nextReaction is when the next reactions.add or .remove may go.
+	nextReaction time.Time
 }
 
 var (

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -467,7 +468,7 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 	case "auth.test":
 		scopes := f.o.scopes
 		if scopes == "" {
-			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,assistant:write,users:read,files:read,files:write"
+			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,assistant:write,users:read,files:read,files:write,reactions:read,reactions:write"
 		}
 		w.Header().Set("X-OAuth-Scopes", scopes)
 		writeJSON(w, map[string]any{"ok": true, "url": "https://fake.slack.com/", "team": "Fake", "user": "gateway",
@@ -479,6 +480,8 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 		f.mu.Unlock()
 		u := "ws" + strings.TrimPrefix(f.srvURL(), "http") + fmt.Sprintf("/link/?ticket=%d", n)
 		writeJSON(w, map[string]any{"ok": true, "url": u})
+	case "reactions.add", "reactions.remove":
+		f.reactTo(w, method == "reactions.remove", form)
 	case "views.open":
 		f.openView(w, call.JSON)
 	case "chat.postMessage":
@@ -712,4 +715,39 @@ func (f *fakeSlack) openView(w http.ResponseWriter, body []byte) {
 	f.notifyLocked()
 	f.mu.Unlock()
 	writeJSON(w, map[string]any{"ok": true, "view": map[string]any{"id": id, "hash": "h-" + id}})
+}
+
+// reactTo answers reactions.add and reactions.remove as Slack does:
+// already_reacted and no_reaction when there is nothing to do.
+func (f *fakeSlack) reactTo(w http.ResponseWriter, remove bool, form url.Values) {
+	ch, ts, name := form.Get("channel"), form.Get("timestamp"), form.Get("name")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.msgs[ch+"/"+ts]; !ok {
+		writeJSON(w, map[string]any{"ok": false, "error": "message_not_found"})
+		return
+	}
+	key := ch + "/" + ts
+	has := slices.Contains(f.reactions[key], name)
+	switch {
+	case !remove && has:
+		writeJSON(w, map[string]any{"ok": false, "error": "already_reacted"})
+		return
+	case remove && !has:
+		writeJSON(w, map[string]any{"ok": false, "error": "no_reaction"})
+		return
+	case remove:
+		f.reactions[key] = slices.DeleteFunc(f.reactions[key], func(n string) bool { return n == name })
+	default:
+		f.reactions[key] = append(f.reactions[key], name)
+	}
+	f.notifyLocked()
+	writeJSON(w, map[string]any{"ok": true})
+}
+
+// reactionsOn returns the app's reactions on message channel/ts.
+func (f *fakeSlack) reactionsOn(channel, ts string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.reactions[channel+"/"+ts])
 }

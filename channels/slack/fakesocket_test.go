@@ -544,3 +544,23 @@ func (f *fakeSlack) sendView(ctx context.Context, v fakeView, kind string, answe
 	}
 	return env, f.send(ctx, map[string]any{"envelope_id": env, "type": "interactive", "accepts_response_payload": true, "payload": payload})
 }
+
+// react has user add (or remove) the reaction name on message ts of
+// channel, as Slack sends it: a reaction_added (reaction_removed) event
+// that names the message only by its channel and ts.
+func (f *fakeSlack) react(ctx context.Context, user, channel, ts, name string, removed bool) error {
+	kind := "reaction_added"
+	if removed {
+		kind = "reaction_removed"
+	}
+	f.mu.Lock()
+	itemUser := ""
+	if m, ok := f.msgs[channel+"/"+ts]; ok {
+		itemUser = m.User
+	}
+	now := fmt.Sprintf("1700000300.%06d", f.nextLocked())
+	env := f.eventEnvelopeLocked(map[string]any{"type": kind, "user": user, "reaction": name, "item_user": itemUser,
+		"item": map[string]any{"type": "message", "channel": channel, "ts": ts}, "event_ts": now}, "", 0)
+	f.mu.Unlock()
+	return f.send(ctx, env)
+}

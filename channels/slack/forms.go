@@ -93,6 +93,7 @@ func (a *Adapter) Form(ctx context.Context, t channels.ThreadRef, f channels.For
 		return channels.Handle{}, a.apiErr("chat.postMessage", err)
 	}
 	h := channels.Handle{Thread: t, ID: channels.MessageID(ts)}
+	a.seen.place(t.Channel, ts, t.Thread)
 	a.mu.Lock()
 	if a.forms == nil {
 		a.forms = newLRU[*openForm](maxOpenForms)

@@ -38,6 +38,7 @@ const (
 	maxSeenClicks   = 1024  // button clicks already delivered
 	maxBoundThreads = 10000 // threads bound by a mention
 	maxUnknown      = 4096  // threads Options.KnownThread did not know
+	maxPlaced       = 20000 // messages whose thread is remembered, for reactions
 )
 
 // state is what the inbound path remembers: what it delivered, and which
@@ -49,6 +50,7 @@ type state struct {
 	clicks   *lru[struct{}]
 	bound    *lru[struct{}]
 	unknown  *lru[struct{}]
+	threads  *lru[string] // channel/ts of a message → its thread, for reactions
 }
 
 func newState() *state {
@@ -58,6 +60,7 @@ func newState() *state {
 		clicks:   newLRU[struct{}](maxSeenClicks),
 		bound:    newLRU[struct{}](maxBoundThreads),
 		unknown:  newLRU[struct{}](maxUnknown),
+		threads:  newLRU[string](maxPlaced),
 	}
 }
 
@@ -90,6 +93,23 @@ func (s *state) isBound(channel, thread string) (bound, known bool) {
 	return false, no
 }
 
+// place remembers that message channel/ts is in thread.
+func (s *state) place(channel, ts, thread string) {
+	if ts == "" || thread == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.threads.put(channel+"/"+ts, thread)
+}
+
+// threadOf returns the thread of message channel/ts, if remembered.
+func (s *state) threadOf(channel, ts string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.threads.get(channel + "/" + ts)
+}
+
 // markUnknown remembers that Options.KnownThread did not know the thread.
 func (s *state) markUnknown(channel, thread string) {
 	s.mu.Lock()
@@ -116,6 +136,9 @@ func (a *Adapter) queue(in *inbound, it item) {
 			return
 		}
 		key = string(cb.Event.Channel) + "/" + firstNonEmpty(string(cb.Event.ThreadTS), string(cb.Event.TS))
+		if th, ok := a.seen.threadOf(string(cb.Event.Channel), string(cb.Event.Item.TS)); ok && cb.Event.Item.TS != "" {
+			key = string(cb.Event.Channel) + "/" + th // a reaction: the lane of its message's thread
+		}
 		deliver = func() []channels.Inbound {
 			if m, ok := a.fromEvent(in.ctx, cb, it.retry); ok {
 				return []channels.Inbound{m}
@@ -209,11 +232,17 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 	if ev.Type == "agent_session_stopped" {
 		return a.stopped(ctx, ev, firstNonEmpty(string(cb.TeamID), me.TeamID))
 	}
-	if isOwn(ev, me) || ev.TS == "" {
-		return channels.Inbound{}, false
+	if ev.Type == "reaction_added" || ev.Type == "reaction_removed" {
+		return a.fromReaction(ctx, ev, firstNonEmpty(string(cb.TeamID), me.TeamID), me)
 	}
 	channel := string(ev.Channel)
 	thread := firstNonEmpty(string(ev.ThreadTS), string(ev.TS))
+	if isOwn(ev, me) || ev.TS == "" {
+		if ev.Type == "message" && ev.Subtype == "" && ev.TS != "" {
+			a.seen.place(channel, string(ev.TS), thread) // the app's own post
+		}
+		return channels.Inbound{}, false
+	}
 	ref := channels.ThreadRef{Platform: Platform, Channel: channel, Thread: thread}
 	switch ev.Type {
 	case "app_mention":
@@ -238,6 +267,7 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 		a.log.Debug("slack: message already delivered", "thread", ref, "ts", ev.TS, "event", ev.Type)
 		return channels.Inbound{}, false
 	}
+	a.seen.place(channel, string(ev.TS), thread)
 	return a.message(ctx, ref, ev, firstNonEmpty(string(cb.TeamID), me.TeamID), me), true
 }
 
@@ -342,6 +372,7 @@ func (a *Adapter) fromSlash(ctx context.Context, sc slash) (channels.Inbound, bo
 	}
 	a.seen.bind(sc.Channel, ts)
 	a.seen.first(a.seen.messages, sc.Channel+"/"+ts)
+	a.seen.place(sc.Channel, ts, ts)
 	ref := channels.ThreadRef{Platform: Platform, Channel: sc.Channel, Thread: ts}
 	team := firstNonEmpty(sc.Team, me.TeamID)
 	a.noteRecipient(ref, sc.UserID, team)

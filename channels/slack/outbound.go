@@ -68,6 +68,7 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 		return channels.Handle{}, a.apiErr("chat.postMessage", err)
 	}
 	a.restoreStatus(ctx, t)
+	a.seen.place(t.Channel, ts, t.Thread)
 	return channels.Handle{Thread: t, ID: channels.MessageID(ts)}, nil
 }
 
@@ -117,6 +118,7 @@ func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.C
 		return channels.Handle{}, a.apiErr("chat.postMessage", err)
 	}
 	h := channels.Handle{Thread: t, ID: channels.MessageID(ts)}
+	a.seen.place(t.Channel, ts, t.Thread)
 	a.promptOpened(ctx, h)
 	return h, nil
 }

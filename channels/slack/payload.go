@@ -63,6 +63,14 @@ type event struct {
 	// StreamingMessageTS are the app's streams Slack stopped, on
 	// agent_session_stopped.
 	StreamingMessageTS []str `json:"streaming_message_ts"`
+	// Reaction (the emoji's name) and Item (the message reacted to) are
+	// set on reaction_added and reaction_removed.
+	Reaction str `json:"reaction"`
+	Item     struct {
+		Type    str `json:"type"`
+		Channel str `json:"channel"`
+		TS      str `json:"ts"`
+	} `json:"item"`
 }
 
 // file is a file shared in a message.
@@ -166,6 +174,12 @@ func decodeEvent(payload []byte) (eventCallback, error) {
 	var cb eventCallback
 	if err := json.Unmarshal(payload, &cb); err != nil {
 		return eventCallback{}, fmt.Errorf("decode event: %w", err)
+	}
+	if (cb.Event.Type == "reaction_added" || cb.Event.Type == "reaction_removed") && cb.Event.Channel == "" {
+		if cb.Event.Item.TS == "" {
+			return eventCallback{}, errNotAnEvent
+		}
+		cb.Event.Channel = cb.Event.Item.Channel // a reaction names its channel in its item
 	}
 	if cb.Type != "event_callback" || cb.Event.Type == "" || cb.Event.Channel == "" {
 		return eventCallback{}, errNotAnEvent
