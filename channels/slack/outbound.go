@@ -50,6 +50,9 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 			if err == nil && a.openStream(t) != before {
 				a.restoreStatus(ctx, t) // a new message; a chunk appended to the open one is not
 			}
+			if err == nil {
+				a.seen.place(t.Channel, string(h.ID), t.Thread)
+			}
 			return h, err
 		}
 	}
