@@ -138,8 +138,16 @@ func (a *Adapter) formClick(ctx context.Context, c click, in channels.Inbound) (
 	default:
 		return channels.Inbound{}, false, false
 	}
+	if c.OptionID == formLink {
+		return channels.Inbound{}, false, true // the browser opens the link
+	}
 	of, ok := a.form(c.Channel, c.MessageTS)
-	if !ok || c.OptionID == formLink {
+	if !ok {
+		if in.Reply != nil {
+			if err := in.Reply(ctx, "This question is no longer open."); err != nil {
+				a.log.Debug("slack: cannot tell about a closed form", "err", err)
+			}
+		}
 		return channels.Inbound{}, false, true
 	}
 	in.Choice = nil

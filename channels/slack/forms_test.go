@@ -137,3 +137,37 @@ func TestFormURL(t *testing.T) {
 		t.Error("a URL form opened a modal")
 	}
 }
+
+// TestFormNoLongerOpen: a click on the button of a form the adapter no
+// longer knows (forgotten over a restart) delivers nothing and tells the
+// person privately.
+func TestFormNoLongerOpen(t *testing.T) {
+	f := newFake(t, fakeOptions{})
+	f.addUser("U0ANN", "Ann")
+	a := f.adapter(t, Options{})
+	r := run(t, a, nil)
+	ctx := testCtx(t)
+	th := ref(fakeChannel, fakeThread)
+	h, err := a.Form(ctx, th, channels.Form{Text: "Go on?", Fields: []channels.Field{{ID: "x", Label: "X", Kind: channels.FieldText}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.formFolded(h) // as after a restart
+	if _, err := f.click(ctx, "U0ANN", fakeChannel, string(h.ID), formDecline); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.waitFor(ctx, "a private note", func() bool {
+		for _, e := range f.ephemerals {
+			if e.User == "U0ANN" && e.Text == "This question is no longer open." {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.mustSay(ctx, sayOptions{user: "U0ANN", thread: fakeThread, text: "marker", mention: true})
+	if in := r.next(ctx); in.Text != "marker" {
+		t.Errorf("inbound = %+v, want nothing before the marker", in)
+	}
+}
