@@ -36,6 +36,20 @@ type Harness struct {
 	// is a channels.Uploader, and ignored otherwise.
 	SeenUpload func(ctx context.Context, h channels.Handle) (channels.Upload, error)
 
+	// Answer simulates a person submitting form h with values by field
+	// label (the form's fields as the platform shows them), so that it
+	// arrives via Run's handler as Inbound.Form. It is required when the
+	// adapter is a channels.Former, and ignored otherwise.
+	Answer func(ctx context.Context, author channels.Author, h channels.Handle, values map[string]string) error
+	// Reactions returns the emoji the app's own reactions on message h
+	// show, in the gateway's form ("👀"). It is required when the adapter
+	// is a channels.Reactor, and ignored otherwise.
+	Reactions func(ctx context.Context, h channels.Handle) ([]string, error)
+	// React simulates a person adding emoji to message h, so that it
+	// arrives via Run's handler as Inbound.Reaction. Optional; nil skips
+	// that check.
+	React func(ctx context.Context, author channels.Author, h channels.Handle, emoji string) error
+
 	// MissingID is a message id in the platform's format that names no
 	// message in Thread, for the edit-of-a-missing-message check. Optional;
 	// "" means "0".
@@ -85,6 +99,8 @@ var contractCases = []struct {
 	{"Prompt", testPrompt},
 	{"Card", testCard},
 	{"Upload", testUpload},
+	{"Form", testForm},
+	{"React", testReact},
 	{"Inject", testInject},
 	{"RunStops", testRunStops},
 	{"RunDoneContext", testRunDoneContext},
@@ -118,6 +134,13 @@ var contractCases = []struct {
 //   - An Uploader reports Limits.MaxUploadBytes > 0; a file it uploads
 //     reaches the thread with its name and exact bytes, its media type
 //     (given, or guessed from the name) and its caption.
+//   - A Former's Form returns a known handle, a person sees its text, and
+//     an answer comes back through Run's handler as Inbound.Form accept
+//     with that handle and the values by field id.
+//   - A Reactor's reactions show on the message; adding one already
+//     there and removing one not there are no errors; a person's reaction
+//     on a message of a thread the app is in comes back as
+//     Inbound.Reaction (where the harness can react).
 //   - Text a person writes comes back through Run's handler with the text,
 //     the author, the thread and a message id. Inbound messages from bots
 //     (Author.Bot) are ignored by the suite.
@@ -163,6 +186,12 @@ func checkHarness(t *testing.T, h Harness) {
 	}
 	if _, ok := h.Adapter.(channels.Uploader); ok && h.SeenUpload == nil {
 		t.Fatal("harness: the adapter is an Uploader but SeenUpload is nil")
+	}
+	if _, ok := h.Adapter.(channels.Former); ok && h.Answer == nil {
+		t.Fatal("harness: the adapter is a Former but Answer is nil")
+	}
+	if _, ok := h.Adapter.(channels.Reactor); ok && h.Reactions == nil {
+		t.Fatal("harness: the adapter is a Reactor but Reactions is nil")
 	}
 }
 
@@ -523,6 +552,99 @@ func testPrompt(t *testing.T, h Harness) {
 	}
 }
 
+func testForm(t *testing.T, h Harness) {
+	fm, ok := h.Adapter.(channels.Former)
+	if !ok {
+		t.Skip("not a Former")
+	}
+	ctx := waitCtx(t)
+	run := startRun(t, h.Adapter)
+	const question = "Which branch should I use?"
+	hd, err := fm.Form(ctx, h.Thread, channels.Form{Title: "Branch", Text: question, Fields: []channels.Field{
+		{ID: "branch", Label: "Branch", Kind: channels.FieldText, Required: true},
+	}})
+	if err != nil {
+		t.Fatalf("Form: %v", err)
+	}
+	checkHandle(t, "Form", h, hd)
+	if seen, err := h.Seen(ctx, hd.ID); err != nil || !strings.Contains(seen, question) {
+		t.Errorf("Seen after Form = %q, %v; want it to contain %q", seen, err, question)
+	}
+	author := h.author(channels.Author{ID: "u-answerer", Name: "Answerer"})
+	if err := h.Answer(ctx, author, hd, map[string]string{"Branch": "main"}); err != nil {
+		t.Fatalf("Answer: %v", err)
+	}
+	in := run.next(ctx, t)
+	if in.Form == nil {
+		t.Fatalf("inbound after Answer = %+v, want a Form", in)
+	}
+	if got := *in.Form; got.Form.ID != hd.ID || got.Action != channels.FormAccept || len(got.Values["branch"]) != 1 || got.Values["branch"][0] != "main" {
+		t.Errorf("inbound Form = %+v, want an accept of %q with branch=main", got, hd.ID)
+	}
+	if in.Thread != h.Thread || in.Author.ID != author.ID {
+		t.Errorf("inbound after Answer in %v by %q, want %v by %q", in.Thread, in.Author.ID, h.Thread, author.ID)
+	}
+}
+
+func testReact(t *testing.T, h Harness) {
+	re, ok := h.Adapter.(channels.Reactor)
+	if !ok {
+		t.Skip("not a Reactor")
+	}
+	ctx := waitCtx(t)
+	run := startRun(t, h.Adapter)
+	// A person's message first: on some platforms it makes the thread
+	// the app's.
+	author := h.author(channels.Author{ID: "u-reactor", Name: "Reactor"})
+	if err := h.Inject(ctx, author, "react check"); err != nil {
+		t.Fatalf("Inject: %v", err)
+	}
+	run.next(ctx, t)
+	hd, err := h.Adapter.Post(ctx, h.Thread, channels.Message{Kind: channels.KindText, Text: "reaction check"})
+	if err != nil {
+		t.Fatalf("Post: %v", err)
+	}
+	has := func(emoji string) bool {
+		t.Helper()
+		got, err := h.Reactions(ctx, hd)
+		if err != nil {
+			t.Fatalf("Reactions: %v", err)
+		}
+		for _, e := range got {
+			if e == emoji {
+				return true
+			}
+		}
+		return false
+	}
+	for range 2 {
+		if err := re.React(ctx, hd, "👀"); err != nil {
+			t.Fatalf("React 👀: %v", err)
+		}
+	}
+	if !has("👀") {
+		t.Error("the app's 👀 does not show on the message")
+	}
+	for range 2 {
+		if err := re.Unreact(ctx, hd, "👀"); err != nil {
+			t.Fatalf("Unreact 👀: %v", err)
+		}
+	}
+	if has("👀") {
+		t.Error("the app's 👀 still shows after Unreact")
+	}
+	if h.React == nil {
+		return
+	}
+	if err := h.React(ctx, author, hd, "🛑"); err != nil {
+		t.Fatalf("React (a person): %v", err)
+	}
+	in := run.next(ctx, t)
+	if in.Reaction == nil || in.Reaction.Message != hd.ID || in.Reaction.Emoji != "🛑" || in.Reaction.Removed {
+		t.Errorf("inbound after a person's 🛑 = %+v, want the reaction 🛑 on %q", in, hd.ID)
+	}
+}
+
 // pngPixel is a 1×1 PNG: binary data with bytes that are not UTF-8.
 var pngPixel = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99=\x1d\x00\x00\x00\x00IEND\xaeB`\x82")
 
@@ -671,6 +793,13 @@ func testCapabilities(t *testing.T, h Harness) {
 	if up, ok := h.Adapter.(channels.Uploader); ok {
 		_, err := up.Upload(ctx, h.Thread, channels.Upload{Name: "check.txt", Data: []byte("capability check\n")})
 		check("Uploader", err)
+	}
+	if fm, ok := h.Adapter.(channels.Former); ok {
+		_, err := fm.Form(ctx, h.Thread, channels.Form{Text: "capability check", Fields: []channels.Field{{ID: "x", Label: "X", Kind: channels.FieldText}}})
+		check("Former", err)
+	}
+	if re, ok := h.Adapter.(channels.Reactor); ok {
+		check("Reactor", re.React(ctx, hd, "✅"))
 	}
 	t.Logf("capabilities: %q", caps)
 }

@@ -87,11 +87,21 @@ type Options struct {
 	// *channels.RateLimitError for the rest of the interval. Zero means
 	// a minute; negative turns the pacing off.
 	HistoryInterval time.Duration
+	// ReactionInterval is the shortest time between two reaction calls
+	// (reactions.add, reactions.remove; Slack's Tier 3, about 50 a
+	// minute). A call that comes sooner returns a
+	// *channels.RateLimitError for the rest of the interval. Zero means
+	// 1.2 s; negative turns the pacing off.
+	ReactionInterval time.Duration
 	// Streaming is how text and tool calls show in threads: native
 	// (chat.startStream and its chunks; "" means native) or edits
 	// (posts and chat.update). A workspace that refuses streaming gets
 	// edits: the first stream call's answer tells.
 	Streaming Streaming
+	// CommandPrefix starts a gateway command typed in a thread ("!model
+	// x" for "!"); "" means DefaultCommandPrefix. New rejects a prefix
+	// Config.Validate would.
+	CommandPrefix string
 	// Logger receives the adapter's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -109,6 +119,8 @@ var botScopes = map[string]string{
 	"users:read":        "people's names (users.info)",
 	"files:read":        "text files and images attached to messages, for the agent",
 	filesScope:          "files the agent sends into a thread",
+	"reactions:write":   "the app's reactions on people's messages: taken, queued, done",
+	"reactions:read":    "people's reactions in the app's threads (🛑 stops the turn)",
 }
 
 // userGroupsScope is the scope Options.UserGroups needs.
@@ -137,7 +149,7 @@ type Capabilities struct {
 // Interfaces returns the names of the capability interfaces the adapter
 // returned by Channel implements, for logs.
 func (c Capabilities) Interfaces() []string {
-	out := []string{"Adapter", "Editor", "Prompter"}
+	out := []string{"Adapter", "Editor", "Prompter", "Former", "Reactor"}
 	if c.Status {
 		out = append(out, "Typer", "TypingStopper")
 	}
@@ -180,6 +192,9 @@ type Adapter struct {
 	recipients  map[string][2]string // channel/thread → last author, team
 	streams     map[string]*stream   // channel/ts → a streamed message
 	openStreams map[string]*stream   // channel/thread → its open stream
+	forms       *lru[*openForm]      // channel/ts of a form message → the form
+	// nextReaction is when the next reactions.add or .remove may go.
+	nextReaction time.Time
 }
 
 var (
@@ -213,6 +228,12 @@ func New(o Options) (*Adapter, error) {
 		return nil, err
 	}
 	o.APIURL = api
+	if o.CommandPrefix == "" {
+		o.CommandPrefix = DefaultCommandPrefix
+	}
+	if err := checkCommandPrefix(o.CommandPrefix); err != nil {
+		return nil, fmt.Errorf("slack: command prefix: %w", err)
+	}
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -520,7 +541,11 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, in *
 		if evt.Request == nil {
 			return
 		}
-		a.ack(ctx, sm, evt.Request.EnvelopeID)
+		var resp any
+		if evt.Type == socketmode.EventTypeInteractive {
+			resp = a.viewAck(evt.Request.Payload) // errors shown in a form's modal
+		}
+		a.ack(ctx, sm, evt.Request.EnvelopeID, resp)
 		a.queue(in, item{kind: evt.Request.Type, payload: evt.Request.Payload, retry: evt.Request.RetryAttempt})
 	case socketmode.EventTypeErrorBadMessage:
 		// slack-go could not parse the envelope (an event type it does not
@@ -536,7 +561,11 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, in *
 			return
 		}
 		if env.EnvelopeID != "" {
-			a.ack(ctx, sm, string(env.EnvelopeID))
+			var resp any
+			if env.Type == socketmode.RequestTypeInteractive {
+				resp = a.viewAck(env.Payload)
+			}
+			a.ack(ctx, sm, string(env.EnvelopeID), resp)
 		}
 		a.log.Debug("slack: slack-go could not parse an envelope", "type", env.Type, "err", bad.Cause)
 		a.queue(in, item{kind: string(env.Type), payload: env.Payload})
@@ -568,12 +597,13 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, in *
 // Check reports whether the adapter is connected to Slack.
 func (a *Adapter) Check() error { return a.health.Check() }
 
-// ack acknowledges the envelope id. It does not wait for the write.
-func (a *Adapter) ack(ctx context.Context, sm *socketmode.Client, id string) {
+// ack acknowledges the envelope id, with payload (nil: none). It does
+// not wait for the write.
+func (a *Adapter) ack(ctx context.Context, sm *socketmode.Client, id string, payload any) {
 	if id == "" {
 		return
 	}
-	if err := sm.AckCtx(ctx, id, nil); err != nil && ctx.Err() == nil {
+	if err := sm.AckCtx(ctx, id, payload); err != nil && ctx.Err() == nil {
 		a.log.Warn("slack: cannot acknowledge an envelope", "envelope", id, "err", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/acpgw/gateway/channels"
 )
@@ -25,6 +27,12 @@ type Config struct {
 	// text, tool calls as task cards, the plan) where the workspace
 	// accepts it, else edits; "edits" posts messages and edits them.
 	Streaming Streaming `koanf:"streaming" validate:"oneof=native edits"`
+	// CommandPrefix starts a gateway command typed in a thread ("!model
+	// x"): Slack clients take a message that starts with "/" as one of
+	// Slack's slash commands and send no app slash command from a thread.
+	// One to three characters, no space, not "/". A command also works
+	// after a mention of the app ("@bot model x").
+	CommandPrefix string `koanf:"commandPrefix"`
 }
 
 // Token prefixes: the kind of each token.
@@ -34,7 +42,9 @@ const (
 )
 
 // DefaultConfig returns the section's defaults.
-func DefaultConfig() Config { return Config{APIURL: DefaultAPIURL, Streaming: StreamingNative} }
+func DefaultConfig() Config {
+	return Config{APIURL: DefaultAPIURL, Streaming: StreamingNative, CommandPrefix: DefaultCommandPrefix}
+}
 
 // Info says what the configuration calls Slack's places: workspaces (team
 // ids), user groups and channels.
@@ -67,6 +77,9 @@ func (c Config) Validate(path string, _ bool) []error {
 	if u, err := url.Parse(c.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		add("apiURL", "want an http or https URL, got %q", c.APIURL)
 	}
+	if err := checkCommandPrefix(c.CommandPrefix); err != nil {
+		add("commandPrefix", "%v", err)
+	}
 	switch {
 	case c.AppToken != "" && c.BotToken == "":
 		add("botToken", "is required when appToken is set")
@@ -93,4 +106,24 @@ func Limits() channels.Limits {
 		TypingInterval:  typingInterval,
 		MaxUploadBytes:  maxUploadBytes,
 	}
+}
+
+// DefaultCommandPrefix is the default of Config.CommandPrefix.
+const DefaultCommandPrefix = "!"
+
+// checkCommandPrefix says what is wrong with a command prefix, nil when
+// it may be used.
+func checkCommandPrefix(p string) error {
+	n := utf8.RuneCountInString(p)
+	switch {
+	case n < 1 || n > 3:
+		return fmt.Errorf("want one to three characters such as %q, got %q", DefaultCommandPrefix, p)
+	case strings.IndexFunc(p, unicode.IsSpace) >= 0:
+		return fmt.Errorf("must not contain a space, got %q", p)
+	case strings.HasPrefix(p, "/"):
+		return fmt.Errorf("must not start with \"/\" (Slack takes such messages as its own slash commands), got %q", p)
+	case strings.HasPrefix(p, "<") || strings.HasPrefix(p, "&"):
+		return fmt.Errorf("must not start with \"<\" or \"&\" (Slack's markup), got %q", p)
+	}
+	return nil
 }

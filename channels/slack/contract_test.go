@@ -16,7 +16,7 @@ import (
 func contractHarness(o fakeOptions) func(t *testing.T) channeltest.Harness {
 	return func(t *testing.T) channeltest.Harness {
 		f := newFake(t, o)
-		a := f.adapter(t, Options{})
+		a := f.adapter(t, Options{ReactionInterval: -1})
 		if _, err := a.Detect(t.Context()); err != nil {
 			t.Fatalf("Detect: %v", err)
 		}
@@ -46,6 +46,32 @@ func contractHarness(o fakeOptions) func(t *testing.T) channeltest.Harness {
 				// Slack tells a file's type by its name, as people
 				// download it.
 				return channels.Upload{Name: u.Title, ContentType: mime.TypeByExtension(path.Ext(u.Name)), Data: u.Body, Caption: comments[len(comments)-1]}, nil
+			},
+			Answer: func(ctx context.Context, author channels.Author, h channels.Handle, values map[string]string) error {
+				f.addUser(author.ID, author.Name)
+				n := len(f.openedViews())
+				if _, err := f.click(ctx, author.ID, h.Thread.Channel, string(h.ID), formAnswer); err != nil {
+					return err
+				}
+				if err := f.waitFor(ctx, "a modal", func() bool { return len(f.views) > n }); err != nil {
+					return err
+				}
+				_, err := f.submitView(ctx, f.openedViews()[n], values)
+				return err
+			},
+			Reactions: func(_ context.Context, h channels.Handle) ([]string, error) {
+				var out []string
+				for _, name := range f.reactionsOn(h.Thread.Channel, string(h.ID)) {
+					out = append(out, firstNonEmpty(emojiOf[name], name))
+				}
+				return out, nil
+			},
+			React: func(ctx context.Context, author channels.Author, h channels.Handle, emoji string) error {
+				name, err := slackEmoji(emoji)
+				if err != nil {
+					return err
+				}
+				return f.react(ctx, author.ID, h.Thread.Channel, string(h.ID), name, false)
 			},
 			MissingID: "1699999999.999999",
 			TypingShown: func(context.Context) (bool, error) {

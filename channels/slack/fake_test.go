@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -57,6 +58,16 @@ type fakeSlack struct {
 	stalled map[string]int           // user id → calls that met a stall
 	// threads of the events sent, in order: where the adapter's lanes run
 	eventThreads []eventThread
+	triggers     map[string]string // trigger_id of a click → its user, until used
+	views        []fakeView        // modals opened (views.open)
+	ackPayloads  map[string]json.RawMessage
+	reactions    map[string][]string // channel/ts → the app's reactions (names)
+}
+
+// fakeView is a modal the app opened for a person.
+type fakeView struct {
+	ID, User string
+	View     json.RawMessage
 }
 
 // eventThread is the thread of a sent event: the thread_ts it names,
@@ -206,6 +217,10 @@ func newFakeState(t *testing.T, o fakeOptions) *fakeSlack {
 		stalls:   map[string]chan struct{}{},
 		stalled:  map[string]int{},
 		changed:  make(chan struct{}),
+
+		triggers:    map[string]string{},
+		ackPayloads: map[string]json.RawMessage{},
+		reactions:   map[string][]string{},
 	}
 	f.msgs[fakeChannel+"/"+fakeThread] = &fakeMessage{Channel: fakeChannel, TS: fakeThread, Text: "the thread's first message", User: "U0ANN"}
 	mux := http.NewServeMux()
@@ -453,7 +468,7 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 	case "auth.test":
 		scopes := f.o.scopes
 		if scopes == "" {
-			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,assistant:write,users:read,files:read,files:write"
+			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,assistant:write,users:read,files:read,files:write,reactions:read,reactions:write"
 		}
 		w.Header().Set("X-OAuth-Scopes", scopes)
 		writeJSON(w, map[string]any{"ok": true, "url": "https://fake.slack.com/", "team": "Fake", "user": "gateway",
@@ -465,6 +480,10 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 		f.mu.Unlock()
 		u := "ws" + strings.TrimPrefix(f.srvURL(), "http") + fmt.Sprintf("/link/?ticket=%d", n)
 		writeJSON(w, map[string]any{"ok": true, "url": u})
+	case "reactions.add", "reactions.remove":
+		f.reactTo(w, method == "reactions.remove", form)
+	case "views.open":
+		f.openView(w, call.JSON)
 	case "chat.postMessage":
 		f.postMessage(w, form)
 	case "files.getUploadURLExternal":
@@ -670,4 +689,65 @@ func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // ref returns the ThreadRef of a thread in the fake.
 func ref(channel, thread string) channels.ThreadRef {
 	return channels.ThreadRef{Platform: Platform, Channel: channel, Thread: thread}
+}
+
+// openView answers views.open: the trigger must come from a click and is
+// used once, as on Slack (where it also expires after 3 s).
+func (f *fakeSlack) openView(w http.ResponseWriter, body []byte) {
+	var req struct {
+		TriggerID string          `json:"trigger_id"`
+		View      json.RawMessage `json:"view"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil || len(req.View) == 0 {
+		writeJSON(w, map[string]any{"ok": false, "error": "invalid_arguments"})
+		return
+	}
+	f.mu.Lock()
+	user, ok := f.triggers[req.TriggerID]
+	if !ok {
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": false, "error": "invalid_trigger_id"})
+		return
+	}
+	delete(f.triggers, req.TriggerID)
+	id := fmt.Sprintf("V%06d", f.nextLocked())
+	f.views = append(f.views, fakeView{ID: id, User: user, View: req.View})
+	f.notifyLocked()
+	f.mu.Unlock()
+	writeJSON(w, map[string]any{"ok": true, "view": map[string]any{"id": id, "hash": "h-" + id}})
+}
+
+// reactTo answers reactions.add and reactions.remove as Slack does:
+// already_reacted and no_reaction when there is nothing to do.
+func (f *fakeSlack) reactTo(w http.ResponseWriter, remove bool, form url.Values) {
+	ch, ts, name := form.Get("channel"), form.Get("timestamp"), form.Get("name")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.msgs[ch+"/"+ts]; !ok {
+		writeJSON(w, map[string]any{"ok": false, "error": "message_not_found"})
+		return
+	}
+	key := ch + "/" + ts
+	has := slices.Contains(f.reactions[key], name)
+	switch {
+	case !remove && has:
+		writeJSON(w, map[string]any{"ok": false, "error": "already_reacted"})
+		return
+	case remove && !has:
+		writeJSON(w, map[string]any{"ok": false, "error": "no_reaction"})
+		return
+	case remove:
+		f.reactions[key] = slices.DeleteFunc(f.reactions[key], func(n string) bool { return n == name })
+	default:
+		f.reactions[key] = append(f.reactions[key], name)
+	}
+	f.notifyLocked()
+	writeJSON(w, map[string]any{"ok": true})
+}
+
+// reactionsOn returns the app's reactions on message channel/ts.
+func (f *fakeSlack) reactionsOn(channel, ts string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.reactions[channel+"/"+ts])
 }

@@ -71,12 +71,16 @@ func (f *fakeSlack) serveSocket(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		var ack struct {
-			EnvelopeID string `json:"envelope_id"`
+			EnvelopeID string          `json:"envelope_id"`
+			Payload    json.RawMessage `json:"payload"`
 		}
 		if json.Unmarshal(data, &ack) == nil && ack.EnvelopeID != "" {
 			f.mu.Lock()
 			if _, dup := f.acks[ack.EnvelopeID]; !dup {
 				f.acks[ack.EnvelopeID] = time.Now()
+				if len(ack.Payload) > 0 && string(ack.Payload) != "null" {
+					f.ackPayloads[ack.EnvelopeID] = ack.Payload
+				}
 			}
 			f.notifyLocked()
 			f.mu.Unlock()
@@ -313,8 +317,9 @@ func (f *fakeSlack) redeliver(ctx context.Context, env map[string]any, n int) (s
 	return again["envelope_id"].(string), f.send(ctx, again)
 }
 
-// click has user press the button of option on message ts, as Slack
-// sends it: an interactive envelope with a block_actions payload. It fails
+// click has user press the button of option on message ts, or pick it
+// in a select menu, as Slack sends it: an interactive envelope with a
+// block_actions payload. It fails
 // when the message has no such button (it was never shown, or removed).
 func (f *fakeSlack) click(ctx context.Context, user, channel, ts, option string) (string, error) {
 	f.mu.Lock()
@@ -333,6 +338,10 @@ func (f *fakeSlack) click(ctx context.Context, user, channel, ts, option string)
 			Text     struct {
 				Text string `json:"text"`
 			} `json:"text"`
+			Options []struct {
+				Value string          `json:"value"`
+				Text  json.RawMessage `json:"text"`
+			} `json:"options"`
 		} `json:"elements"`
 	}
 	_ = json.Unmarshal(m.Blocks, &blocks)
@@ -344,6 +353,19 @@ func (f *fakeSlack) click(ctx context.Context, user, channel, ts, option string)
 					"text":      map[string]any{"type": "plain_text", "text": e.Text.Text, "emoji": true},
 					"action_ts": fmt.Sprintf("1700000200.%06d", f.nextLocked())}
 			}
+			if b.Type == "actions" && e.Type == "static_select" {
+				if len(e.Options) > 100 {
+					f.mu.Unlock()
+					return "", fmt.Errorf("fake slack: message %s has a select of %d options (at most 100)", ts, len(e.Options))
+				}
+				for _, o := range e.Options {
+					if o.Value == option {
+						action = map[string]any{"action_id": e.ActionID, "block_id": b.BlockID, "type": "static_select",
+							"selected_option": map[string]any{"value": o.Value, "text": o.Text},
+							"action_ts":       fmt.Sprintf("1700000200.%06d", f.nextLocked())}
+					}
+				}
+			}
 		}
 	}
 	if action == nil {
@@ -352,6 +374,7 @@ func (f *fakeSlack) click(ctx context.Context, user, channel, ts, option string)
 	}
 	name := f.users[user]
 	env := fmt.Sprintf("env-%06d", f.nextLocked())
+	f.triggers["trigger-"+env] = user
 	payload := map[string]any{
 		"type":       "block_actions",
 		"user":       map[string]any{"id": user, "username": strings.ToLower(name), "name": strings.ToLower(name), "team_id": f.team},
@@ -410,4 +433,134 @@ func (f *fakeSlack) acked(id string) bool {
 // waitAck waits until envelope id is acknowledged.
 func (f *fakeSlack) waitAck(ctx context.Context, id string) error {
 	return f.waitFor(ctx, "the ack of "+id, func() bool { _, ok := f.acks[id]; return ok })
+}
+
+// slash has user give the app's slash command with text in channel, as
+// Slack sends it over Socket Mode: a slash_commands envelope.
+func (f *fakeSlack) slash(ctx context.Context, user, channel, command, text string) (string, error) {
+	f.mu.Lock()
+	env := fmt.Sprintf("env-%06d", f.nextLocked())
+	name := f.users[user]
+	payload := map[string]any{
+		"token": "verification-token", "team_id": f.team, "team_domain": "fake", "channel_id": channel, "channel_name": "general",
+		"user_id": user, "user_name": strings.ToLower(name), "command": command, "text": text, "api_app_id": f.appID,
+		"is_enterprise_install": "false", "response_url": "https://hooks.slack.invalid/commands/" + env, "trigger_id": "trigger-" + env,
+	}
+	f.mu.Unlock()
+	return env, f.send(ctx, map[string]any{"envelope_id": env, "type": "slash_commands", "accepts_response_payload": true, "payload": payload})
+}
+
+// ackPayload returns the payload envelope id was acknowledged with, nil
+// for none.
+func (f *fakeSlack) ackPayload(id string) json.RawMessage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ackPayloads[id]
+}
+
+// openedViews returns the modals the app opened.
+func (f *fakeSlack) openedViews() []fakeView {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.views)
+}
+
+// submitView has the person whose modal view is submit it with answers
+// by the label of each input block, as Slack sends it: a view_submission
+// payload whose state holds each element's value in its type's shape (a
+// multi-select's answer is option values separated by commas; a
+// checkbox's "true" checks it). Unanswered blocks have no value.
+func (f *fakeSlack) submitView(ctx context.Context, v fakeView, answers map[string]string) (string, error) {
+	return f.sendView(ctx, v, "view_submission", answers)
+}
+
+// closeView has the person close modal v, as Slack sends it with
+// notify_on_close: a view_closed payload.
+func (f *fakeSlack) closeView(ctx context.Context, v fakeView) (string, error) {
+	return f.sendView(ctx, v, "view_closed", nil)
+}
+
+func (f *fakeSlack) sendView(ctx context.Context, v fakeView, kind string, answers map[string]string) (string, error) {
+	var view struct {
+		CallbackID      string `json:"callback_id"`
+		PrivateMetadata string `json:"private_metadata"`
+		Blocks          []struct {
+			Type    string `json:"type"`
+			BlockID string `json:"block_id"`
+			Label   struct {
+				Text string `json:"text"`
+			} `json:"label"`
+			Element struct {
+				Type     string `json:"type"`
+				ActionID string `json:"action_id"`
+			} `json:"element"`
+		} `json:"blocks"`
+	}
+	if err := json.Unmarshal(v.View, &view); err != nil {
+		return "", err
+	}
+	values := map[string]any{}
+	for _, b := range view.Blocks {
+		if b.Type != "input" {
+			continue
+		}
+		ans, ok := answers[b.Label.Text]
+		st := map[string]any{"type": b.Element.Type}
+		switch b.Element.Type {
+		case "static_select":
+			st["selected_option"] = nil
+			if ok {
+				st["selected_option"] = map[string]any{"value": ans, "text": map[string]any{"type": "plain_text", "text": ans}}
+			}
+		case "multi_static_select", "checkboxes":
+			sel := []any{}
+			for a := range strings.SplitSeq(ans, ",") {
+				if ok && a != "" && (b.Element.Type != "checkboxes" || a == "true") {
+					sel = append(sel, map[string]any{"value": a})
+				}
+			}
+			st["selected_options"] = sel
+		default:
+			st["value"] = nil
+			if ok {
+				st["value"] = ans
+			}
+		}
+		values[b.BlockID] = map[string]any{b.Element.ActionID: st}
+	}
+	f.mu.Lock()
+	env := fmt.Sprintf("env-%06d", f.nextLocked())
+	name := f.users[v.User]
+	f.mu.Unlock()
+	payload := map[string]any{
+		"type": kind, "team": map[string]any{"id": f.team, "domain": "fake"},
+		"user":       map[string]any{"id": v.User, "username": strings.ToLower(name), "name": strings.ToLower(name), "team_id": f.team},
+		"api_app_id": f.appID, "token": "verification-token", "trigger_id": "trigger-" + env,
+		"view": map[string]any{"id": v.ID, "hash": "h-" + v.ID + "-" + env, "type": "modal", "callback_id": view.CallbackID,
+			"private_metadata": view.PrivateMetadata, "state": map[string]any{"values": values}, "blocks": view.Blocks},
+	}
+	if kind == "view_closed" {
+		payload["is_cleared"] = false
+	}
+	return env, f.send(ctx, map[string]any{"envelope_id": env, "type": "interactive", "accepts_response_payload": true, "payload": payload})
+}
+
+// react has user add (or remove) the reaction name on message ts of
+// channel, as Slack sends it: a reaction_added (reaction_removed) event
+// that names the message only by its channel and ts.
+func (f *fakeSlack) react(ctx context.Context, user, channel, ts, name string, removed bool) error {
+	kind := "reaction_added"
+	if removed {
+		kind = "reaction_removed"
+	}
+	f.mu.Lock()
+	itemUser := ""
+	if m, ok := f.msgs[channel+"/"+ts]; ok {
+		itemUser = m.User
+	}
+	now := fmt.Sprintf("1700000300.%06d", f.nextLocked())
+	env := f.eventEnvelopeLocked(map[string]any{"type": kind, "user": user, "reaction": name, "item_user": itemUser,
+		"item": map[string]any{"type": "message", "channel": channel, "ts": ts}, "event_ts": now}, "", 0)
+	f.mu.Unlock()
+	return f.send(ctx, env)
 }

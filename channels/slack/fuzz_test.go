@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/acpgw/gateway/channels"
 )
 
 // Seeds shaped like what Slack sends.
@@ -65,7 +67,9 @@ func TestDecodeClicks(t *testing.T) {
 }
 
 func FuzzDecodeEvent(f *testing.F) {
-	for _, s := range []string{seedMessage, seedMention, seedChanged, seedStopped, `{}`, `null`, `{"event":null}`} {
+	for _, s := range []string{seedMessage, seedMention, seedChanged, seedStopped, `{}`, `null`, `{"event":null}`,
+		`{"type":"event_callback","event":{"type":"reaction_added","user":"U1","reaction":"octagonal_sign","item":{"type":"message","channel":"C1","ts":"1.2"}}}`,
+		`{"type":"event_callback","event":{"type":"reaction_removed","item":{"channel":"C1"}}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, payload []byte) {
@@ -81,7 +85,8 @@ func FuzzDecodeEvent(f *testing.F) {
 }
 
 func FuzzDecodeClicks(f *testing.F) {
-	for _, s := range []string{seedClick, `{"type":"block_actions"}`, `{"type":"block_actions","actions":[{}]}`} {
+	for _, s := range []string{seedClick, `{"type":"block_actions"}`, `{"type":"block_actions","actions":[{}]}`,
+		`{"type":"block_actions","user":{"id":"U1"},"channel":{"id":"C1"},"container":{"message_ts":"1.2"},"actions":[{"type":"static_select","action_id":"choice-select-0","selected_option":{"value":"m/1"}},{"type":"static_select","action_id":"choice-select-1"}]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, payload []byte) {
@@ -130,3 +135,55 @@ func FuzzInboundText(f *testing.F) {
 const seedStopped = `{"type":"event_callback","team_id":"T0FAKE","event_id":"Ev9","event":{"type":"agent_session_stopped",` +
 	`"channel":"C0FAKE","thread_ts":"1700000000.000001","user":"U0ANN","event_ts":"1700000009.000001",` +
 	`"streaming_message_ts":["1700000002.000001"]}}`
+
+// FuzzDecodeSlash: a slash command's payload decodes without a panic,
+// and one that decodes names a channel and a user.
+func FuzzDecodeSlash(f *testing.F) {
+	for _, s := range []string{
+		`{"command":"/agent","text":"fix it","channel_id":"C1","user_id":"U1","user_name":"ann","team_id":"T1"}`,
+		`{"channel_id":5,"user_id":"U1"}`, `{}`, `null`, `[]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		sc, err := decodeSlash(payload)
+		if err != nil {
+			return
+		}
+		if sc.Channel == "" || sc.UserID == "" {
+			t.Fatalf("decodeSlash(%q) = %+v", payload, sc)
+		}
+	})
+}
+
+// FuzzDecodeView: a modal's payload decodes without a panic; one that
+// decodes names a user and the form's message, and its values never
+// break formValues.
+func FuzzDecodeView(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"view_submission","user":{"id":"U1"},"view":{"id":"V1","callback_id":"gateway-form","private_metadata":"C1/1.2","state":{"values":{"field-0":{"value":{"type":"plain_text_input","value":"x"}},"field-1":{"value":{"selected_options":[{"value":"a"}]}}}}}}`,
+		`{"type":"view_closed","user":{"id":"U1"},"view":{"callback_id":"gateway-form","private_metadata":"C1/"}}`,
+		`{"type":"view_submission","view":{"state":{"values":{"a":null}}}}`, `{}`, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	form := &openForm{f: channels.Form{Fields: []channels.Field{
+		{ID: "t", Kind: channels.FieldText, Required: true, Max: ptr(3)},
+		{ID: "m", Kind: channels.FieldMulti, Options: []channels.Option{{ID: "a"}}},
+		{ID: "n", Kind: channels.FieldNumber, Min: ptr(0)},
+		{ID: "c", Kind: channels.FieldChoice}, {ID: "b", Kind: channels.FieldBool},
+	}}}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		v, err := decodeView(payload)
+		if err != nil {
+			return
+		}
+		if v.UserID == "" || v.Channel == "" || v.MessageTS == "" || (v.Type != "view_submission" && v.Type != "view_closed") {
+			t.Fatalf("decodeView(%q) = %+v", payload, v)
+		}
+		values, errs := formValues(form, v.State)
+		if (values == nil) == (errs == nil) {
+			t.Fatalf("formValues = %v, %v: want exactly one", values, errs)
+		}
+	})
+}

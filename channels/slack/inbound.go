@@ -3,9 +3,13 @@ package slack
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
+	"time"
+	"unicode"
 
+	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/acpgw/gateway/channels"
@@ -34,6 +38,7 @@ const (
 	maxSeenClicks   = 1024  // button clicks already delivered
 	maxBoundThreads = 10000 // threads bound by a mention
 	maxUnknown      = 4096  // threads Options.KnownThread did not know
+	maxPlaced       = 20000 // messages whose thread is remembered, for reactions
 )
 
 // state is what the inbound path remembers: what it delivered, and which
@@ -45,6 +50,7 @@ type state struct {
 	clicks   *lru[struct{}]
 	bound    *lru[struct{}]
 	unknown  *lru[struct{}]
+	threads  *lru[string] // channel/ts of a message → its thread, for reactions
 }
 
 func newState() *state {
@@ -54,6 +60,7 @@ func newState() *state {
 		clicks:   newLRU[struct{}](maxSeenClicks),
 		bound:    newLRU[struct{}](maxBoundThreads),
 		unknown:  newLRU[struct{}](maxUnknown),
+		threads:  newLRU[string](maxPlaced),
 	}
 }
 
@@ -86,6 +93,23 @@ func (s *state) isBound(channel, thread string) (bound, known bool) {
 	return false, no
 }
 
+// place remembers that message channel/ts is in thread.
+func (s *state) place(channel, ts, thread string) {
+	if ts == "" || thread == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.threads.put(channel+"/"+ts, thread)
+}
+
+// threadOf returns the thread of message channel/ts, if remembered.
+func (s *state) threadOf(channel, ts string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.threads.get(channel + "/" + ts)
+}
+
 // markUnknown remembers that Options.KnownThread did not know the thread.
 func (s *state) markUnknown(channel, thread string) {
 	s.mu.Lock()
@@ -112,6 +136,9 @@ func (a *Adapter) queue(in *inbound, it item) {
 			return
 		}
 		key = string(cb.Event.Channel) + "/" + firstNonEmpty(string(cb.Event.ThreadTS), string(cb.Event.TS))
+		if th, ok := a.seen.threadOf(string(cb.Event.Channel), string(cb.Event.Item.TS)); ok && cb.Event.Item.TS != "" {
+			key = string(cb.Event.Channel) + "/" + th // a reaction: the lane of its message's thread
+		}
 		deliver = func() []channels.Inbound {
 			if m, ok := a.fromEvent(in.ctx, cb, it.retry); ok {
 				return []channels.Inbound{m}
@@ -119,6 +146,21 @@ func (a *Adapter) queue(in *inbound, it item) {
 			return nil
 		}
 	case socketmode.RequestTypeInteractive:
+		if v, err := decodeView(it.payload); err == nil {
+			of, ok := a.form(v.Channel, v.MessageTS)
+			if !ok {
+				a.log.Info("slack: an answer to a form no longer open", "channel", v.Channel, "form", v.MessageTS)
+				return
+			}
+			key = of.h.Thread.Channel + "/" + of.h.Thread.Thread
+			deliver = func() []channels.Inbound {
+				if m, ok := a.fromView(in.ctx, v); ok {
+					return []channels.Inbound{m}
+				}
+				return nil
+			}
+			break
+		}
 		clicks, err := decodeClicks(it.payload)
 		if err != nil {
 			a.log.Debug("slack: interaction ignored", "err", err)
@@ -134,6 +176,21 @@ func (a *Adapter) queue(in *inbound, it item) {
 				}
 			}
 			return out
+		}
+	case socketmode.RequestTypeSlashCommands:
+		sc, err := decodeSlash(it.payload)
+		if err != nil {
+			a.log.Debug("slack: slash command ignored", "err", err)
+			return
+		}
+		// The thread does not exist yet: the person's slash commands in
+		// one channel keep their order.
+		key = sc.Channel + "/slash/" + sc.UserID
+		deliver = func() []channels.Inbound {
+			if m, ok := a.fromSlash(in.ctx, sc); ok {
+				return []channels.Inbound{m}
+			}
+			return nil
 		}
 	default:
 		return
@@ -175,11 +232,17 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 	if ev.Type == "agent_session_stopped" {
 		return a.stopped(ctx, ev, firstNonEmpty(string(cb.TeamID), me.TeamID))
 	}
-	if isOwn(ev, me) || ev.TS == "" {
-		return channels.Inbound{}, false
+	if ev.Type == "reaction_added" || ev.Type == "reaction_removed" {
+		return a.fromReaction(ctx, ev, firstNonEmpty(string(cb.TeamID), me.TeamID), me)
 	}
 	channel := string(ev.Channel)
 	thread := firstNonEmpty(string(ev.ThreadTS), string(ev.TS))
+	if isOwn(ev, me) || ev.TS == "" {
+		if ev.Type == "message" && ev.Subtype == "" && ev.TS != "" {
+			a.seen.place(channel, string(ev.TS), thread) // the app's own post
+		}
+		return channels.Inbound{}, false
+	}
 	ref := channels.ThreadRef{Platform: Platform, Channel: channel, Thread: thread}
 	switch ev.Type {
 	case "app_mention":
@@ -204,6 +267,7 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 		a.log.Debug("slack: message already delivered", "thread", ref, "ts", ev.TS, "event", ev.Type)
 		return channels.Inbound{}, false
 	}
+	a.seen.place(channel, string(ev.TS), thread)
 	return a.message(ctx, ref, ev, firstNonEmpty(string(cb.TeamID), me.TeamID), me), true
 }
 
@@ -246,12 +310,104 @@ func (a *Adapter) message(ctx context.Context, ref channels.ThreadRef, ev event,
 		ID:     channels.MessageID(ev.TS),
 		Space:  team,
 	}
-	in.Command = channels.ParseCommand(in.Text)
+	in.Command = a.command(string(ev.Text), in.Text, me.BotUserID)
 	if !author.Bot {
 		a.noteRecipient(ref, author.ID, team)
 		in.Reply = a.ephemeral(ref.Channel, ref.Thread, author.ID)
 	}
 	return in
+}
+
+// command returns the gateway command in a message whose Slack text is
+// raw and whose plain text (the leading mention removed) is text, nil
+// when it gives none. A command is "/name" (from a client that lets it
+// through), the command prefix and a name ("!model x"), or a name right
+// after a mention of the app ("@bot model x"); other text, and names the
+// gateway does not know, are prompts.
+func (a *Adapter) command(raw, text, botUserID string) *channels.Command {
+	if c := channels.ParseCommand(text); c != nil {
+		return c
+	}
+	if rest, ok := strings.CutPrefix(text, a.o.CommandPrefix); ok && rest != "" && !unicode.IsSpace(rune(rest[0])) {
+		return channels.ParseCommand("/" + rest)
+	}
+	if text != "" && hasLeadingMention(raw, botUserID) {
+		return channels.ParseCommand("/" + text)
+	}
+	return nil
+}
+
+// hasLeadingMention reports whether the Slack text raw starts with a
+// mention of the user botUserID.
+func hasLeadingMention(raw, botUserID string) bool {
+	if botUserID == "" {
+		return false
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(raw), "<@"+botUserID)
+	return ok && rest != "" && (rest[0] == '>' || rest[0] == '|')
+}
+
+// fromSlash answers the app's slash command sc, acknowledged already:
+// its text is posted as the first message of a new thread in the channel
+// (naming the person), the thread is bound, and the text arrives as a
+// prompt in it. Without text, or when the post fails, the person is
+// told privately and nothing is delivered.
+func (a *Adapter) fromSlash(ctx context.Context, sc slash) (channels.Inbound, bool) {
+	me, _ := a.capabilities()
+	tell := a.ephemeral(sc.Channel, "", sc.UserID)
+	text := strings.TrimSpace(unescape(sc.Text))
+	if text == "" {
+		if err := tell(ctx, "Write what the agent should do after "+firstNonEmpty(sc.Command, "the command")+", for example `"+firstNonEmpty(sc.Command, "/agent")+" fix the failing test`."); err != nil {
+			a.log.Warn("slack: cannot answer an empty slash command", "err", err)
+		}
+		return channels.Inbound{}, false
+	}
+	ts, err := a.postFirst(ctx, sc.Channel, "<@"+sc.UserID+">: "+Mrkdwn(text))
+	if err != nil {
+		a.log.Warn("slack: cannot start a thread for a slash command", "channel", sc.Channel, "err", err)
+		if err := tell(ctx, "I cannot post in this channel; invite the app first (`/invite @app`)."); err != nil {
+			a.log.Debug("slack: cannot answer a slash command", "err", err)
+		}
+		return channels.Inbound{}, false
+	}
+	a.seen.bind(sc.Channel, ts)
+	a.seen.first(a.seen.messages, sc.Channel+"/"+ts)
+	a.seen.place(sc.Channel, ts, ts)
+	ref := channels.ThreadRef{Platform: Platform, Channel: sc.Channel, Thread: ts}
+	team := firstNonEmpty(sc.Team, me.TeamID)
+	a.noteRecipient(ref, sc.UserID, team)
+	return channels.Inbound{
+		Thread: ref,
+		Author: channels.Author{ID: sc.UserID, Name: a.users.name(ctx, sc.UserID, sc.UserName), Roles: a.users.roles(ctx, sc.UserID)},
+		Text:   text,
+		ID:     channels.MessageID(ts),
+		Space:  team,
+		Reply:  a.ephemeral(sc.Channel, ts, sc.UserID),
+	}, true
+}
+
+// postFirst posts text at the top of channel, waiting out the channel's
+// pacing, and returns the message's ts.
+func (a *Adapter) postFirst(ctx context.Context, channel, text string) (string, error) {
+	for {
+		err := a.pace(channel, time.Now())
+		rl, ok := errors.AsType[*channels.RateLimitError](err)
+		if !ok {
+			break
+		}
+		t := time.NewTimer(rl.RetryAfter)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", ctx.Err()
+		case <-t.C:
+		}
+	}
+	_, ts, err := a.api.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false))
+	if err != nil {
+		return "", a.apiErr("chat.postMessage", err)
+	}
+	return ts, nil
 }
 
 // isBound reports whether ref is bound, asking Options.KnownThread about
@@ -307,14 +463,18 @@ func (a *Adapter) fromClick(ctx context.Context, c click) (channels.Inbound, boo
 	}
 	me, _ := a.capabilities()
 	ref := channels.ThreadRef{Platform: Platform, Channel: c.Channel, Thread: firstNonEmpty(c.ThreadTS, c.MessageTS)}
-	return channels.Inbound{
+	in := channels.Inbound{
 		Thread: ref,
 		Author: channels.Author{ID: c.UserID, Name: a.users.name(ctx, c.UserID, c.UserName), Roles: a.users.roles(ctx, c.UserID)},
 		ID:     channels.MessageID(firstNonEmpty(c.ActionTS, c.MessageTS)),
 		Choice: &channels.ChoiceAnswer{Prompt: channels.Handle{Thread: ref, ID: channels.MessageID(c.MessageTS)}, OptionID: c.OptionID},
 		Space:  firstNonEmpty(c.Team, me.TeamID),
 		Reply:  a.ephemeral(c.Channel, ref.Thread, c.UserID),
-	}, true
+	}
+	if m, deliver, isForm := a.formClick(ctx, c, in); isForm {
+		return m, deliver
+	}
+	return in, true
 }
 
 // inboundText turns the text of a Slack message into what the person

@@ -3,6 +3,7 @@ package slack
 import (
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -15,6 +16,9 @@ type manifest struct {
 			MessagesTabEnabled         bool `yaml:"messages_tab_enabled"`
 			MessagesTabReadOnlyEnabled bool `yaml:"messages_tab_read_only_enabled"`
 		} `yaml:"app_home"`
+		SlashCommands []struct {
+			Command string `yaml:"command"`
+		} `yaml:"slash_commands"`
 		BotUser struct {
 			DisplayName string `yaml:"display_name"`
 		} `yaml:"bot_user"`
@@ -59,6 +63,9 @@ func TestManifest(t *testing.T) {
 	if m.Features.BotUser.DisplayName == "" {
 		t.Error("features.bot_user.display_name is empty")
 	}
+	if len(m.Features.SlashCommands) != 1 || !strings.HasPrefix(m.Features.SlashCommands[0].Command, "/") {
+		t.Errorf("features.slash_commands = %+v, want the one command that starts a thread", m.Features.SlashCommands)
+	}
 	scopes := m.OAuthConfig.Scopes.Bot
 	for s, what := range botScopes {
 		if !slices.Contains(scopes, s) {
@@ -73,7 +80,7 @@ func TestManifest(t *testing.T) {
 			t.Errorf("oauth_config.scopes.bot lists %s, which the adapter does not use", s)
 		}
 	}
-	for _, ev := range []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim", "agent_session_stopped"} {
+	for _, ev := range []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim", "agent_session_stopped", "reaction_added", "reaction_removed"} {
 		if !slices.Contains(m.Settings.EventSubscriptions.BotEvents, ev) {
 			t.Errorf("settings.event_subscriptions.bot_events lacks %s", ev)
 		}

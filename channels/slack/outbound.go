@@ -26,6 +26,12 @@ const (
 	maxActionID     = 255
 	maxValue        = 2000
 	maxButtonsBlock = 25 // elements of an actions block
+	// maxButtons is the most options a prompt shows as buttons; more
+	// are a select menu.
+	maxButtons       = 5
+	maxSelectOptions = 100 // options of a static_select
+	maxOptionText    = 75  // plain_text of a select's option
+	maxOptionValue   = 150 // value of a select's option
 )
 
 // goneErrors are the chat.update errors that mean the message cannot be
@@ -43,6 +49,9 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 		if h, ok, err := a.streamPost(ctx, t, m); ok {
 			if err == nil && a.openStream(t) != before {
 				a.restoreStatus(ctx, t) // a new message; a chunk appended to the open one is not
+			}
+			if err == nil {
+				a.seen.place(t.Channel, string(h.ID), t.Thread)
 			}
 			return h, err
 		}
@@ -62,6 +71,7 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 		return channels.Handle{}, a.apiErr("chat.postMessage", err)
 	}
 	a.restoreStatus(ctx, t)
+	a.seen.place(t.Channel, ts, t.Thread)
 	return channels.Handle{Thread: t, ID: channels.MessageID(ts)}, nil
 }
 
@@ -80,6 +90,7 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 		slack.MsgOptionBlocks(), // sends blocks=[]: the buttons go
 	)
 	if err == nil || errors.Is(a.apiErr("", err), channels.ErrMessageGone) {
+		a.formFolded(h)
 		a.promptAnswered(ctx, h) // a prompt edited is answered
 	}
 	return a.apiErr("chat.update", err)
@@ -87,7 +98,8 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 
 // Prompt posts c in the thread t as Block Kit: section blocks with the
 // text and an actions block with one button per option (action_id and
-// value are the option id; style primary or danger). Clicks come back
+// value are the option id; style primary or danger), or, for more than
+// five options, a select menu (static_select) of them. Clicks come back
 // through Run's handler as Inbound.Choice. It blocks on I/O and returns a
 // *channels.RateLimitError when Slack answers 429.
 func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.Choice) (channels.Handle, error) {
@@ -109,6 +121,7 @@ func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.C
 		return channels.Handle{}, a.apiErr("chat.postMessage", err)
 	}
 	h := channels.Handle{Thread: t, ID: channels.MessageID(ts)}
+	a.seen.place(t.Channel, ts, t.Thread)
 	a.promptOpened(ctx, h)
 	return h, nil
 }
@@ -120,6 +133,9 @@ func promptBlocks(text string, options []channels.Option) []slack.Block {
 	var blocks []slack.Block
 	for _, chunk := range chunks(text, maxSectionChars) {
 		blocks = append(blocks, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, chunk, false, false), nil, nil))
+	}
+	if len(options) > maxButtons {
+		return append(blocks, selectBlocks(options)...)
 	}
 	var buttons []slack.BlockElement
 	flush := func() {
@@ -148,6 +164,28 @@ func promptBlocks(text string, options []channels.Option) []slack.Block {
 	}
 	flush()
 	return blocks
+}
+
+// selectBlocks returns an actions block with static_select menus of the
+// options, 100 per menu (a menu's limit). Picking one arrives as a
+// block_actions payload whose selected_option's value is the option id.
+func selectBlocks(options []channels.Option) []slack.Block {
+	var menus []slack.BlockElement
+	for start := 0; start < len(options) && len(menus) < maxButtonsBlock; start += maxSelectOptions {
+		part := options[start:min(start+maxSelectOptions, len(options))]
+		opts := make([]*slack.OptionBlockObject, len(part))
+		for i, o := range part {
+			label := truncate(firstNonEmpty(o.Label, o.ID), maxOptionText)
+			opts[i] = slack.NewOptionBlockObject(truncate(o.ID, maxOptionValue), slack.NewTextBlockObject(slack.PlainTextType, label, true, false), nil)
+		}
+		placeholder := "Choose…"
+		if len(options) > maxSelectOptions {
+			placeholder = fmt.Sprintf("Choose (%d–%d)…", start+1, start+len(part))
+		}
+		menus = append(menus, slack.NewOptionsSelectBlockElement(slack.OptTypeStatic,
+			slack.NewTextBlockObject(slack.PlainTextType, placeholder, true, false), "choice-select-"+strconv.Itoa(len(menus)), opts...))
+	}
+	return []slack.Block{slack.NewActionBlock("choice-select", menus...)}
 }
 
 // chunks cuts s into pieces of at most n code points, preferring line

@@ -182,6 +182,10 @@ type block struct {
 		Value    string `json:"value"`
 		Style    string `json:"style,omitempty"`
 		Text     text   `json:"text"`
+		Options  []struct {
+			Value string `json:"value"`
+			Text  text   `json:"text"`
+		} `json:"options,omitempty"`
 	} `json:"elements,omitempty"`
 }
 
@@ -279,12 +283,29 @@ func TestPromptBlocksLimits(t *testing.T) {
 	if err := json.Unmarshal(data, &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 3 || got[1].Type != "actions" || len(got[1].Elements) != 25 || len(got[2].Elements) != 5 {
-		t.Fatalf("blocks: %d; want a section and two actions blocks of 25 and 5 buttons", len(got))
+	if len(got) != 2 || got[1].Type != "actions" || len(got[1].Elements) != 1 || got[1].Elements[0].Type != "static_select" {
+		t.Fatalf("blocks: %s; want a section and an actions block with one select menu", data)
+	}
+	if n := len(got[1].Elements[0].Options); n != 30 {
+		t.Errorf("select options = %d, want 30", n)
+	}
+	for _, o := range got[1].Elements[0].Options {
+		if len([]rune(o.Text.Text)) > maxOptionText || len([]rune(o.Value)) > maxOptionValue {
+			t.Errorf("select option label %d characters, value %d characters", len([]rune(o.Text.Text)), len([]rune(o.Value)))
+		}
+	}
+	blocks = promptBlocks("question", opts[:maxButtons])
+	data, _ = json.Marshal(blocks)
+	got = nil
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || len(got[1].Elements) != maxButtons {
+		t.Fatalf("blocks: %s; want a section and an actions block of %d buttons", data, maxButtons)
 	}
 	for _, e := range got[1].Elements {
-		if len(e.ActionID) > maxActionID || len([]rune(e.Text.Text)) > maxButtonLabel || len(e.Value) > maxValue {
-			t.Errorf("button action_id %d bytes, label %d characters, value %d bytes", len(e.ActionID), len([]rune(e.Text.Text)), len(e.Value))
+		if e.Type != "button" || len(e.ActionID) > maxActionID || len([]rune(e.Text.Text)) > maxButtonLabel || len(e.Value) > maxValue {
+			t.Errorf("%s action_id %d bytes, label %d characters, value %d bytes", e.Type, len(e.ActionID), len([]rune(e.Text.Text)), len(e.Value))
 		}
 	}
 }

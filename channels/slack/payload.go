@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // The payload decoders read only the fields the adapter uses, into its own
@@ -62,6 +63,14 @@ type event struct {
 	// StreamingMessageTS are the app's streams Slack stopped, on
 	// agent_session_stopped.
 	StreamingMessageTS []str `json:"streaming_message_ts"`
+	// Reaction (the emoji's name) and Item (the message reacted to) are
+	// set on reaction_added and reaction_removed.
+	Reaction str `json:"reaction"`
+	Item     struct {
+		Type    str `json:"type"`
+		Channel str `json:"channel"`
+		TS      str `json:"ts"`
+	} `json:"item"`
 }
 
 // file is a file shared in a message.
@@ -105,7 +114,8 @@ func (p *profile) best() string {
 }
 
 // blockActions is the payload of an interactive envelope of type
-// block_actions: a click on a button.
+// block_actions: a click on a button, or an option picked in a select
+// menu.
 type blockActions struct {
 	Type str `json:"type"`
 	User struct {
@@ -126,12 +136,18 @@ type blockActions struct {
 		ChannelID str `json:"channel_id"`
 		ThreadTS  str `json:"thread_ts"`
 	} `json:"container"`
-	Message *innerMessage `json:"message"`
-	Actions []struct {
+	Message   *innerMessage `json:"message"`
+	TriggerID str           `json:"trigger_id"`
+	Actions   []struct {
+		Type     str `json:"type"`
 		ActionID str `json:"action_id"`
 		BlockID  str `json:"block_id"`
 		Value    str `json:"value"`
 		ActionTS str `json:"action_ts"`
+		// SelectedOption is the option picked in a select menu.
+		SelectedOption *struct {
+			Value str `json:"value"`
+		} `json:"selected_option"`
 	} `json:"actions"`
 }
 
@@ -145,6 +161,7 @@ type click struct {
 	ThreadTS  string // the thread of that message ("" when top-level)
 	OptionID  string
 	ActionTS  string
+	TriggerID string // opens a modal (views.open) for a few seconds
 }
 
 // errNotAnEvent is returned for payloads the adapter has no use for.
@@ -157,6 +174,12 @@ func decodeEvent(payload []byte) (eventCallback, error) {
 	var cb eventCallback
 	if err := json.Unmarshal(payload, &cb); err != nil {
 		return eventCallback{}, fmt.Errorf("decode event: %w", err)
+	}
+	if (cb.Event.Type == "reaction_added" || cb.Event.Type == "reaction_removed") && cb.Event.Channel == "" {
+		if cb.Event.Item.TS == "" {
+			return eventCallback{}, errNotAnEvent
+		}
+		cb.Event.Channel = cb.Event.Item.Channel // a reaction names its channel in its item
 	}
 	if cb.Type != "event_callback" || cb.Event.Type == "" || cb.Event.Channel == "" {
 		return eventCallback{}, errNotAnEvent
@@ -188,6 +211,11 @@ func decodeClicks(payload []byte) ([]click, error) {
 	var out []click
 	for _, a := range ba.Actions {
 		opt := firstNonEmpty(string(a.Value), string(a.ActionID))
+		if a.SelectedOption != nil {
+			opt = string(a.SelectedOption.Value)
+		} else if strings.HasSuffix(string(a.Type), "select") {
+			continue // a menu cleared: nothing picked
+		}
 		if opt == "" {
 			continue
 		}
@@ -200,12 +228,115 @@ func decodeClicks(payload []byte) ([]click, error) {
 			ThreadTS:  threadTS,
 			OptionID:  opt,
 			ActionTS:  string(a.ActionTS),
+			TriggerID: string(ba.TriggerID),
 		})
 	}
 	if len(out) == 0 {
 		return nil, errNotAnEvent
 	}
 	return out, nil
+}
+
+// slash is the payload of a slash_commands envelope: the app's slash
+// command given in a channel.
+type slash struct {
+	Command  string
+	Text     string
+	Channel  string
+	UserID   string
+	UserName string
+	Team     string
+}
+
+// decodeSlash decodes the payload of a slash_commands envelope. It
+// returns an error for malformed JSON and for a command without a
+// channel or a user.
+func decodeSlash(payload []byte) (slash, error) {
+	var p struct {
+		Command   str `json:"command"`
+		Text      str `json:"text"`
+		ChannelID str `json:"channel_id"`
+		UserID    str `json:"user_id"`
+		UserName  str `json:"user_name"`
+		TeamID    str `json:"team_id"`
+	}
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return slash{}, fmt.Errorf("decode slash command: %w", err)
+	}
+	if p.ChannelID == "" || p.UserID == "" {
+		return slash{}, errNotAnEvent
+	}
+	return slash{Command: string(p.Command), Text: string(p.Text), Channel: string(p.ChannelID),
+		UserID: string(p.UserID), UserName: string(p.UserName), Team: string(p.TeamID)}, nil
+}
+
+// stateValue is the value of one element of a submitted modal.
+type stateValue struct {
+	Type           str `json:"type"`
+	Value          str `json:"value"`
+	SelectedOption *struct {
+		Value str `json:"value"`
+	} `json:"selected_option"`
+	SelectedOptions []struct {
+		Value str `json:"value"`
+	} `json:"selected_options"`
+}
+
+// view is a form's modal submitted (view_submission) or closed
+// (view_closed).
+type view struct {
+	Type      string // "view_submission" or "view_closed"
+	UserID    string
+	UserName  string
+	Team      string
+	ViewID    string
+	Hash      string
+	Channel   string // the form message's channel and ts, from private_metadata
+	MessageTS string
+	// State holds the submitted values by block id and action id.
+	State map[string]map[string]stateValue
+}
+
+// decodeView decodes the payload of an interactive envelope about a
+// form's modal. It returns an error for malformed JSON, for other
+// interactions and for modals that are not the gateway's forms.
+func decodeView(payload []byte) (view, error) {
+	var p struct {
+		Type str `json:"type"`
+		User struct {
+			ID       str `json:"id"`
+			Username str `json:"username"`
+			Name     str `json:"name"`
+			TeamID   str `json:"team_id"`
+		} `json:"user"`
+		Team struct {
+			ID str `json:"id"`
+		} `json:"team"`
+		View struct {
+			ID              str `json:"id"`
+			Hash            str `json:"hash"`
+			CallbackID      str `json:"callback_id"`
+			PrivateMetadata str `json:"private_metadata"`
+			State           struct {
+				Values map[string]map[string]stateValue `json:"values"`
+			} `json:"state"`
+		} `json:"view"`
+	}
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return view{}, fmt.Errorf("decode view: %w", err)
+	}
+	if (p.Type != "view_submission" && p.Type != "view_closed") || p.View.CallbackID != formCallbackID || p.User.ID == "" {
+		return view{}, errNotAnEvent
+	}
+	channel, ts, ok := strings.Cut(string(p.View.PrivateMetadata), "/")
+	if !ok || channel == "" || ts == "" {
+		return view{}, errNotAnEvent
+	}
+	return view{
+		Type: string(p.Type), UserID: string(p.User.ID), UserName: firstNonEmpty(string(p.User.Name), string(p.User.Username)),
+		Team: firstNonEmpty(string(p.Team.ID), string(p.User.TeamID)), ViewID: string(p.View.ID), Hash: string(p.View.Hash),
+		Channel: channel, MessageTS: ts, State: p.View.State.Values,
+	}, nil
 }
 
 // envelope is the part of a Socket Mode message needed to acknowledge and

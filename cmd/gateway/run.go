@@ -193,8 +193,8 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			sc := config.SectionOf[slack.Config](cfg, slack.Platform)
 			a, err := slack.New(slack.Options{
 				AppToken: sc.AppToken, BotToken: sc.BotToken, APIURL: sc.APIURL,
-				Streaming: sc.Streaming,
-				Logger:    log.With("platform", "slack"),
+				Streaming: sc.Streaming, CommandPrefix: sc.CommandPrefix,
+				Logger: log.With("platform", "slack"),
 				// Threads bound before a restart keep working without a
 				// new mention.
 				KnownThread: func(ctx context.Context, t channels.ThreadRef) bool {
