@@ -38,9 +38,12 @@ type Harness struct {
 
 	// Answer simulates a person submitting form h with values by field
 	// label (the form's fields as the platform shows them), so that it
-	// arrives via Run's handler as Inbound.Form. It is required when the
-	// adapter is a channels.Former, and ignored otherwise.
-	Answer func(ctx context.Context, author channels.Author, h channels.Handle, values map[string]string) error
+	// arrives via Run's handler as Inbound.Form. AnswerForm does the same
+	// with an action and values by field id, where the platform takes
+	// those. A Former's harness sets one of them, or neither where the
+	// fake cannot answer yet (the suite then checks only the question).
+	Answer     func(ctx context.Context, author channels.Author, h channels.Handle, values map[string]string) error
+	AnswerForm func(ctx context.Context, author channels.Author, h channels.Handle, action channels.FormAction, values map[string][]string) error
 	// Reactions returns the emoji the app's own reactions on message h
 	// show, in the gateway's form ("👀"). It is required when the adapter
 	// is a channels.Reactor, and ignored otherwise.
@@ -61,15 +64,6 @@ type Harness struct {
 	// reports for them, where a test cannot choose ids (the web chat's
 	// come from its tokens). Optional; nil keeps the author as it is.
 	Author func(channels.Author) channels.Author
-	// AnswerForm simulates a person answering form h (a
-	// channels.Former's) with action and values by field id, through the
-	// platform, so that it arrives via Run's handler as Inbound.Form.
-	// Optional; nil checks only that the form shows its question.
-	AnswerForm func(ctx context.Context, author channels.Author, h channels.Handle, action channels.FormAction, values map[string][]string) error
-	// SeenReactions returns the app's reactions on message h as a person
-	// sees them (a channels.Reactor's). Optional; nil checks only that
-	// React and Unreact succeed.
-	SeenReactions func(ctx context.Context, h channels.Handle) ([]string, error)
 }
 
 // author returns a as the platform reports it.
@@ -106,8 +100,6 @@ var contractCases = []struct {
 	{"RunDoneContext", testRunDoneContext},
 	{"Capabilities", testCapabilities},
 	{"PromptMany", testPromptMany},
-	{"Form", testForm},
-	{"React", testReact},
 	{"Commands", testCommands},
 }
 
@@ -137,8 +129,8 @@ var contractCases = []struct {
 //   - A Former's Form returns a known handle, a person sees its text, and
 //     an answer comes back through Run's handler as Inbound.Form accept
 //     with that handle and the values by field id.
-//   - A Reactor's reactions show on the message; adding one already
-//     there and removing one not there are no errors; a person's reaction
+//   - A Reactor's reactions show on the message once each, in order;
+//     adding one already there and removing one not there are no errors; a person's reaction
 //     on a message of a thread the app is in comes back as
 //     Inbound.Reaction (where the harness can react).
 //   - Text a person writes comes back through Run's handler with the text,
@@ -151,12 +143,8 @@ var contractCases = []struct {
 //     a menu), and a pick comes back as Inbound.Choice.
 //   - A Commander's SetCommands takes the gateway's commands.
 //   - No advertised capability fails with "not supported".
-//   - A Former's form shows its question; an answer comes back as
-//     Inbound.Form with the form's handle, action and values; an edit
-//     folds it (the answer when the harness has AnswerForm).
-//   - A Reactor's React and Unreact succeed; its reactions show once
-//     each, in order, and Unreact removes one (when the harness has
-//     SeenReactions).
+//   - A Former's form, once answered, can be folded by an edit (where the
+//     harness answers by id).
 //
 // The goroutine check looks at all goroutines of the process, so do not run
 // RunContract in parallel with other tests.
@@ -186,9 +174,6 @@ func checkHarness(t *testing.T, h Harness) {
 	}
 	if _, ok := h.Adapter.(channels.Uploader); ok && h.SeenUpload == nil {
 		t.Fatal("harness: the adapter is an Uploader but SeenUpload is nil")
-	}
-	if _, ok := h.Adapter.(channels.Former); ok && h.Answer == nil {
-		t.Fatal("harness: the adapter is a Former but Answer is nil")
 	}
 	if _, ok := h.Adapter.(channels.Reactor); ok && h.Reactions == nil {
 		t.Fatal("harness: the adapter is a Reactor but Reactions is nil")
@@ -549,99 +534,6 @@ func testPrompt(t *testing.T, h Harness) {
 	}
 	if in.Author.ID != author.ID {
 		t.Errorf("inbound Author.ID after Click = %q, want %q", in.Author.ID, author.ID)
-	}
-}
-
-func testForm(t *testing.T, h Harness) {
-	fm, ok := h.Adapter.(channels.Former)
-	if !ok {
-		t.Skip("not a Former")
-	}
-	ctx := waitCtx(t)
-	run := startRun(t, h.Adapter)
-	const question = "Which branch should I use?"
-	hd, err := fm.Form(ctx, h.Thread, channels.Form{Title: "Branch", Text: question, Fields: []channels.Field{
-		{ID: "branch", Label: "Branch", Kind: channels.FieldText, Required: true},
-	}})
-	if err != nil {
-		t.Fatalf("Form: %v", err)
-	}
-	checkHandle(t, "Form", h, hd)
-	if seen, err := h.Seen(ctx, hd.ID); err != nil || !strings.Contains(seen, question) {
-		t.Errorf("Seen after Form = %q, %v; want it to contain %q", seen, err, question)
-	}
-	author := h.author(channels.Author{ID: "u-answerer", Name: "Answerer"})
-	if err := h.Answer(ctx, author, hd, map[string]string{"Branch": "main"}); err != nil {
-		t.Fatalf("Answer: %v", err)
-	}
-	in := run.next(ctx, t)
-	if in.Form == nil {
-		t.Fatalf("inbound after Answer = %+v, want a Form", in)
-	}
-	if got := *in.Form; got.Form.ID != hd.ID || got.Action != channels.FormAccept || len(got.Values["branch"]) != 1 || got.Values["branch"][0] != "main" {
-		t.Errorf("inbound Form = %+v, want an accept of %q with branch=main", got, hd.ID)
-	}
-	if in.Thread != h.Thread || in.Author.ID != author.ID {
-		t.Errorf("inbound after Answer in %v by %q, want %v by %q", in.Thread, in.Author.ID, h.Thread, author.ID)
-	}
-}
-
-func testReact(t *testing.T, h Harness) {
-	re, ok := h.Adapter.(channels.Reactor)
-	if !ok {
-		t.Skip("not a Reactor")
-	}
-	ctx := waitCtx(t)
-	run := startRun(t, h.Adapter)
-	// A person's message first: on some platforms it makes the thread
-	// the app's.
-	author := h.author(channels.Author{ID: "u-reactor", Name: "Reactor"})
-	if err := h.Inject(ctx, author, "react check"); err != nil {
-		t.Fatalf("Inject: %v", err)
-	}
-	run.next(ctx, t)
-	hd, err := h.Adapter.Post(ctx, h.Thread, channels.Message{Kind: channels.KindText, Text: "reaction check"})
-	if err != nil {
-		t.Fatalf("Post: %v", err)
-	}
-	has := func(emoji string) bool {
-		t.Helper()
-		got, err := h.Reactions(ctx, hd)
-		if err != nil {
-			t.Fatalf("Reactions: %v", err)
-		}
-		for _, e := range got {
-			if e == emoji {
-				return true
-			}
-		}
-		return false
-	}
-	for range 2 {
-		if err := re.React(ctx, hd, "👀"); err != nil {
-			t.Fatalf("React 👀: %v", err)
-		}
-	}
-	if !has("👀") {
-		t.Error("the app's 👀 does not show on the message")
-	}
-	for range 2 {
-		if err := re.Unreact(ctx, hd, "👀"); err != nil {
-			t.Fatalf("Unreact 👀: %v", err)
-		}
-	}
-	if has("👀") {
-		t.Error("the app's 👀 still shows after Unreact")
-	}
-	if h.React == nil {
-		return
-	}
-	if err := h.React(ctx, author, hd, "🛑"); err != nil {
-		t.Fatalf("React (a person): %v", err)
-	}
-	in := run.next(ctx, t)
-	if in.Reaction == nil || in.Reaction.Message != hd.ID || in.Reaction.Emoji != "🛑" || in.Reaction.Removed {
-		t.Errorf("inbound after a person's 🛑 = %+v, want the reaction 🛑 on %q", in, hd.ID)
 	}
 }
 

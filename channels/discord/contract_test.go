@@ -68,7 +68,7 @@ func contract(t *testing.T, style string) {
 				file := m.Files[0]
 				return channels.Upload{Name: file.Name, ContentType: file.ContentType, Data: file.Body, Caption: m.Content}, nil
 			},
-			SeenReactions: func(_ context.Context, h channels.Handle) ([]string, error) {
+			Reactions: func(_ context.Context, h channels.Handle) ([]string, error) {
 				return f.botReactions(string(h.ID)), nil
 			},
 			MissingID: "1099999999999999999",

@@ -322,7 +322,8 @@ func (a *Adapter) message(ctx context.Context, ref channels.ThreadRef, ev event,
 // raw and whose plain text (the leading mention removed) is text, nil
 // when it gives none. A command is "/name" (from a client that lets it
 // through), the command prefix and a name ("!model x"), or a name right
-// after a mention of the app ("@bot model x"); other text, and names the
+// after a mention of the app ("@bot model x"; a command without an
+// argument only when nothing follows it); other text, and names the
 // gateway does not know, are prompts.
 func (a *Adapter) command(raw, text, botUserID string) *channels.Command {
 	if c := channels.ParseCommand(text); c != nil {
@@ -332,9 +333,26 @@ func (a *Adapter) command(raw, text, botUserID string) *channels.Command {
 		return channels.ParseCommand("/" + rest)
 	}
 	if text != "" && hasLeadingMention(raw, botUserID) {
-		return channels.ParseCommand("/" + text)
+		// After a mention people also write prompts: "@bot stop the
+		// server" asks the agent to do something. A command that takes
+		// no argument is one only when nothing follows its name.
+		c := channels.ParseCommand("/" + text)
+		if c != nil && c.Args != "" && !takesArg(c.Name) {
+			return nil
+		}
+		return c
 	}
 	return nil
+}
+
+// takesArg reports whether the gateway command name takes an argument.
+func takesArg(name string) bool {
+	for _, c := range channels.Commands() {
+		if c.Name == name {
+			return c.Arg != nil
+		}
+	}
+	return false
 }
 
 // hasLeadingMention reports whether the Slack text raw starts with a

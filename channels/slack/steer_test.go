@@ -38,9 +38,18 @@ func TestPrefixCommands(t *testing.T) {
 		cases = append(cases,
 			tc{"!" + c.Name, false, &channels.Command{Name: c.Name}},
 			tc{"!" + c.Name + " some args ", false, &channels.Command{Name: c.Name, Args: "some args"}},
-			tc{c.Name + " x", true, &channels.Command{Name: c.Name, Args: "x"}},
+			tc{c.Name, true, &channels.Command{Name: c.Name}},
 			tc{c.Name, false, nil}, // a stop word, or a prompt: not a command
 		)
+	}
+	for _, c := range channels.Commands() {
+		// After a mention, "stop the server" is a prompt for the agent;
+		// a command with an argument takes what follows.
+		want := &channels.Command{Name: c.Name, Args: "the server"}
+		if c.Arg == nil {
+			want = nil
+		}
+		cases = append(cases, tc{c.Name + " the server", true, want})
 	}
 	for _, c := range cases {
 		f.mustSay(ctx, sayOptions{user: "U0ANN", thread: s.ts, text: c.text, mention: c.mention})

@@ -95,7 +95,7 @@ func TestContract(t *testing.T) {
 				}
 				return r.want(http.StatusAccepted)
 			},
-			SeenReactions: func(ctx context.Context, h channels.Handle) ([]string, error) {
+			Reactions: func(ctx context.Context, h channels.Handle) ([]string, error) {
 				if err := ready(ctx); err != nil {
 					return nil, err
 				}
