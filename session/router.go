@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -11,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/acpgw/gateway/abort"
@@ -256,14 +256,8 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	if t == nil {
 		return
 	}
-	if in.Stop || detector.IsStop(in.Text) {
-		t.stop(in.Author, stopByPerson)
-		return
-	}
-	if t.answerByNumber(acc, in) {
-		return
-	}
-	t.enqueue(in)
+	stop := in.Stop || detector.IsStop(in.Text)
+	t.inbox.send(inboundEv{in: in, acc: acc, stop: stop, caught: !stop && r.caught(in)})
 }
 
 // Admit reports whether in's author may prompt where in was sent. When
@@ -328,30 +322,19 @@ func (r *Router) thread(ref channels.ThreadRef, space string, ad channels.Adapte
 	}
 	t := newThread(r, ref, space, ad, r.policy(ref, space))
 	r.threads[ref] = t
-	r.wg.Go(func() { t.run(r.ctx) })
+	r.wg.Go(t.run)
 	return t
 }
 
-// answer handles a click on a prompt option.
+// answer handles a click on a prompt option: the thread's owner answers
+// it, or says why not.
 func (r *Router) answer(ctx context.Context, ad channels.Adapter, acc access, in channels.Inbound) {
 	promptID, optionID, ok := strings.Cut(in.Choice.OptionID, optionSep)
 	r.mu.Lock()
 	t := r.threads[in.Thread]
 	r.mu.Unlock()
-	var p *pending
-	if ok && t != nil {
-		p = t.pendingPrompt(promptID)
-	}
-	if p == nil {
+	if !ok || t == nil || !t.inbox.send(choiceEv{in: in, acc: acc, promptID: promptID, optionID: optionID}) {
 		r.reply(ctx, ad, in, "This prompt is no longer waiting for an answer (it expired, was answered, or the gateway restarted).")
-		return
-	}
-	if !acc.mayApprove(in) {
-		r.reply(ctx, ad, in, "Sorry, only approvers can answer this prompt.")
-		return
-	}
-	if !t.resolve(p, store.PromptAnswered, optionID, in.Author) {
-		r.reply(ctx, ad, in, "This prompt was already answered.")
 	}
 }
 
@@ -468,22 +451,21 @@ func (r *Router) shutdown() {
 	}
 	r.mu.Unlock()
 	r.log.Info("shutting down: cancelling running turns and stopping agents", "threads", len(threads))
-	var wg sync.WaitGroup
-	var cut, stopped atomic.Int64
 	for _, t := range threads {
-		wg.Go(func() {
-			c, s := t.shutdown()
-			if c {
-				cut.Add(1)
-			}
-			if s {
-				stopped.Add(1)
-			}
-		})
+		t.inbox.send(Shutdown{})
 	}
-	wg.Wait()
+	var cut, stopped int
+	for _, t := range threads {
+		<-t.done
+		if t.cut {
+			cut++
+		}
+		if t.stopped {
+			stopped++
+		}
+	}
 	r.wg.Wait()
-	r.log.Info("shut down", "turnsInterrupted", cut.Load(), "agentsStopped", stopped.Load())
+	r.log.Info("shut down", "turnsInterrupted", cut, "agentsStopped", stopped)
 }
 
 // waiter is a thread waiting for a process slot.
@@ -564,22 +546,27 @@ func (r *Router) giveWay() {
 }
 
 // reapIdle stops the least recently used idle agent of a thread other
-// than except; its slot goes to the first in line.
+// than except; its slot goes to the first in line. It asks the threads'
+// owners, most idle first, until one stops its agent.
 func (r *Router) reapIdle(except *thread) {
+	type idle struct {
+		t  *thread
+		at int64
+	}
 	r.mu.Lock()
-	var lru *thread
-	var lruAt time.Time
+	var idles []idle
 	for _, o := range r.threads {
-		if o == except {
-			continue
-		}
-		if at, ok := o.idleSince(); ok && (lru == nil || at.Before(lruAt)) {
-			lru, lruAt = o, at
+		if at := o.idle.Load(); o != except && at != 0 {
+			idles = append(idles, idle{o, at})
 		}
 	}
 	r.mu.Unlock()
-	if lru != nil {
-		lru.reap("to make room for another thread")
+	slices.SortFunc(idles, func(a, b idle) int { return cmp.Compare(a.at, b.at) })
+	for _, o := range idles {
+		reply := make(chan bool, 1)
+		if o.t.inbox.send(reapEv{why: "to make room for another thread", reply: reply}) && <-reply {
+			return
+		}
 	}
 }
 
