@@ -116,8 +116,9 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 	case ProcessExited:
 		fx = m.agentExited(fx)
 	case PermissionAsked:
-		if m.turn != nil && m.turn.stop != nil {
-			// Asked after a stop: nobody is shown the question.
+		if m.shutting || (m.turn != nil && m.turn.stop != nil) {
+			// Asked after a stop (or the shutdown): nobody is shown the
+			// question.
 			fx = append(fx, SettlePrompt{ID: e.ID, Status: store.PromptCancelled, Unshown: true})
 			break
 		}

@@ -322,6 +322,7 @@ func TestMachine(t *testing.T) {
 			{ev: PermissionAsked{ID: "p1", Timeout: time.Minute}, want: []string{"0s show p1"}},
 			{wait: time.Second, ev: Shutdown{}, want: []string{"1s tell-interrupted", "1s settle p1 expired shutdown", "1s cancel-turn"}},
 			{ev: msg(mAnn, "late")},
+			{ev: PermissionAsked{ID: "p2", Timeout: time.Minute}, want: []string{"1s settle p2 cancelled unshown"}},
 			{wait: time.Second, ev: TurnDone{StopReason: "cancelled"}, want: []string{"2s end #1 cancelled cut", "2s stop-agent shutdown", "2s exit"}},
 		}}},
 		{"shutdown mid-turn, the agent ignores the cancel", cfg, [][]step{busy, {

@@ -65,7 +65,7 @@ type Options struct {
 	OnTurnFinished func(t channels.ThreadRef, stopReason string, err error)
 	// OnUpdate, if set, sees every live update's raw tag and, when it
 	// showed nothing, why (projector.Suppressed); for metrics. It runs on
-	// the agent's reader goroutine and must be cheap.
+	// the thread's owner goroutine and must be cheap.
 	OnUpdate func(tag, suppressed string)
 	// Observer, if set, returns the delivery observer for a platform's
 	// lanes (metrics).
