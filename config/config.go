@@ -46,6 +46,8 @@ type Config struct {
 	Busy string `koanf:"busy" validate:"oneof=queue interrupt"`
 	// Agents are the ACP agents threads can use.
 	Agents Agents `koanf:"agents"`
+	// Threads is when idle threads leave memory (package session).
+	Threads session.Threads `koanf:"threads"`
 	// EventLog is the raw NDJSON log of every agent's frames. Its dir
 	// defaults to DataDir/events; Load fills it in.
 	EventLog eventlog.Config `koanf:"eventLog"`
@@ -296,6 +298,7 @@ func defaults(getenv func(string) (string, bool)) Config {
 			StartTimeout: DefaultStartTimeout,
 			StallTimeout: DefaultStallTimeout,
 		},
+		Threads:  session.DefaultThreads(),
 		EventLog: eventlog.DefaultConfig(),
 		Channels: Channels{
 			Web:     Web{Listen: DefaultWebListen},

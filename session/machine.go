@@ -27,6 +27,10 @@ type Machine struct {
 	shutting bool
 	exited   bool // Exit was given
 	seq      int  // turns begun
+	// evictAt is when the bare thread is dropped (zero: not armed);
+	// checking: CheckLane was given and LaneIdle not yet applied.
+	evictAt  time.Time
+	checking bool
 }
 
 // AgentPhase is where the thread's agent process is.
@@ -149,12 +153,37 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 	case Tick:
 	case Configure:
 		m.cfg = e.Config
+	case LaneIdle:
+		if m.checking {
+			m.checking = false
+			if e.Idle && m.bare() {
+				fx = append(fx, Evict{})
+			}
+		}
 	default:
 		panic(fmt.Sprintf("session: unknown event %T", e))
 	}
 	fx = m.due(now, fx)
 	fx = m.next(now, fx)
+	m.armEviction(now)
 	return m.wake(), fx
+}
+
+// bare reports whether the thread holds nothing: no agent, no message
+// running or queued, no prompt, no shutdown.
+func (m *Machine) bare() bool {
+	return m.agent == AgentNone && !m.Active() && len(m.queue) == 0 && len(m.prompts) == 0 && !m.shutting
+}
+
+// armEviction arms the eviction of a bare thread, and disarms it when
+// the thread holds something again.
+func (m *Machine) armEviction(now time.Time) {
+	switch {
+	case !m.bare():
+		m.evictAt, m.checking = time.Time{}, false
+	case m.evictAt.IsZero() && !m.checking && m.cfg.EvictAfter > 0:
+		m.evictAt = now.Add(m.cfg.EvictAfter)
+	}
 }
 
 // prompt queues a message under the busy policy.
@@ -391,6 +420,10 @@ func (m *Machine) due(now time.Time, fx []Effect) []Effect {
 	if !m.reapAt.IsZero() && !now.Before(m.reapAt) {
 		fx = m.reap("idle for "+m.cfg.IdleTimeout.String(), fx)
 	}
+	if !m.evictAt.IsZero() && !now.Before(m.evictAt) && m.bare() {
+		m.evictAt, m.checking = time.Time{}, true
+		fx = append(fx, CheckLane{})
+	}
 	if m.shutting && !m.exited && m.turn == nil && m.start == nil {
 		m.exited = true
 		if m.agent != AgentNone {
@@ -442,6 +475,7 @@ func (m *Machine) wake() time.Time {
 		at(s.deadline)
 	}
 	at(m.reapAt)
+	at(m.evictAt)
 	return w
 }
 

@@ -138,6 +138,10 @@ func describeEffect(f Effect) string {
 		return "tell-interrupted"
 	case Exit:
 		return "exit"
+	case CheckLane:
+		return "check-lane"
+	case Evict:
+		return "evict"
 	}
 	return fmt.Sprintf("%T", f)
 }
@@ -167,6 +171,8 @@ func TestMachine(t *testing.T) {
 	interrupt.Busy = BusyInterrupt
 	stall := cfg
 	stall.StallTimeout = 30 * time.Second
+	evict := cfg
+	evict.EvictAfter = 10 * time.Minute
 
 	// ready runs a first turn to its end so that the agent is ready.
 	ready := []step{
@@ -338,6 +344,38 @@ func TestMachine(t *testing.T) {
 		{"shutdown while idle", cfg, [][]step{ready, {
 			{ev: Shutdown{}, want: []string{"2s stop-agent shutdown", "2s exit"}},
 			{ev: Shutdown{}},
+		}}},
+		{"a bare thread is evicted", evict, [][]step{{
+			{ev: StopIn{By: mAnn}, want: []string{"0s notice nothing running, 0 dropped"}},
+			{wait: 10 * time.Minute, want: []string{"10m0s check-lane"}},
+			{wait: time.Second, ev: LaneIdle{Idle: true}, want: []string{"10m1s evict"}},
+		}}},
+		{"eviction waits for the lane", evict, [][]step{{
+			{ev: StopIn{By: mAnn}, want: []string{"0s notice nothing running, 0 dropped"}},
+			{wait: 10 * time.Minute, want: []string{"10m0s check-lane"}},
+			{ev: LaneIdle{Idle: false}},
+			{wait: 10 * time.Minute, want: []string{"20m0s check-lane"}},
+			{ev: LaneIdle{Idle: true}, want: []string{"20m0s evict"}},
+		}}},
+		{"a message during the lane check keeps the thread", evict, [][]step{{
+			{ev: StopIn{By: mAnn}, want: []string{"0s notice nothing running, 0 dropped"}},
+			{wait: 10 * time.Minute, want: []string{"10m0s check-lane"}},
+			{ev: msg(mAnn, "hello"), want: []string{"10m0s start-agent new hello"}},
+			{ev: LaneIdle{Idle: true}},
+			{ev: AgentStarted{Err: errors.New("no such file")}, want: []string{"10m0s typing-off", "10m0s notice start failed: no such file"}},
+			{wait: 10 * time.Minute, want: []string{"20m0s check-lane"}},
+		}}},
+		{"no eviction while the agent lives", evict, [][]step{ready, {
+			{wait: 10 * time.Minute, want: []string{"10m2s stop-agent idle for 10m0s"}},
+			{wait: 10 * time.Minute, want: []string{"20m2s check-lane"}},
+		}}},
+		{"no eviction while a prompt waits", evict, [][]step{busy, {
+			{ev: PermissionAsked{ID: "p1", Timeout: time.Hour}, want: []string{"0s show p1"}},
+			{ev: ProcessExited{}},
+			{ev: TurnDone{Err: errCrash, Exited: true}, want: []string{"0s end #1  err exited", "0s drop-agent"}},
+			{wait: 30 * time.Minute},
+			{ev: PermissionWithdrawn{ID: "p1"}, want: []string{"30m0s settle p1 cancelled by the agent"}},
+			{wait: 10 * time.Minute, want: []string{"40m0s check-lane"}},
 		}}},
 	}
 	for _, tc := range cases {

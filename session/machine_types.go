@@ -76,6 +76,9 @@ type (
 	Tick struct{}
 	// Configure replaces the settings (a turn's policy, a reload).
 	Configure struct{ Config MachineConfig }
+	// LaneIdle answers CheckLane: whether the delivery lane has nothing
+	// left to deliver.
+	LaneIdle struct{ Idle bool }
 )
 
 func (PromptIn) isEvent()            {}
@@ -93,6 +96,7 @@ func (ReapIdle) isEvent()            {}
 func (Shutdown) isEvent()            {}
 func (Tick) isEvent()                {}
 func (Configure) isEvent()           {}
+func (LaneIdle) isEvent()            {}
 
 // Effect is what the machine asks its owner to do, in order.
 type Effect interface{ isEffect() }
@@ -157,6 +161,13 @@ type (
 	TellInterrupted struct{}
 	// Exit: the thread is done (after Shutdown); its owner returns.
 	Exit struct{}
+	// CheckLane asks whether the delivery lane is idle (LaneIdle).
+	CheckLane struct{}
+	// Evict drops the thread: it has no agent, no turn, nothing queued
+	// and an idle lane, and has had nothing to do for EvictAfter. The
+	// owner returns unless an event came meanwhile; the next message
+	// brings the thread back from the store.
+	Evict struct{}
 )
 
 func (StartAgent) isEffect()       {}
@@ -175,6 +186,8 @@ func (NotApprover) isEffect()      {}
 func (EndTurn) isEffect()          {}
 func (TellInterrupted) isEffect()  {}
 func (Exit) isEffect()             {}
+func (CheckLane) isEffect()        {}
+func (Evict) isEffect()            {}
 
 // NoticeKind says which notice a Notify carries.
 type NoticeKind uint8
@@ -236,4 +249,5 @@ type MachineConfig struct {
 	StartTimeout time.Duration // 0: none
 	IdleTimeout  time.Duration // 0: never reaped
 	StallTimeout time.Duration // 0: silence is never told
+	EvictAfter   time.Duration // 0: the thread is never dropped
 }

@@ -52,6 +52,18 @@ func (b *inbox) take() []any {
 	return e
 }
 
+// closeIfEmpty refuses events from now on, unless some wait; it reports
+// whether it closed the inbox.
+func (b *inbox) closeIfEmpty() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.events) > 0 {
+		return false
+	}
+	b.closed = true
+	return true
+}
+
 // close refuses events from now on and returns those not taken.
 func (b *inbox) close() []any {
 	b.mu.Lock()
@@ -116,18 +128,18 @@ type (
 )
 
 // run is the thread's owner loop. It returns once the machine has
-// exited (after Shutdown).
+// exited (after Shutdown), or the thread was evicted.
 func (t *thread) run() {
 	defer close(t.done)
 	defer t.runner.Close()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
-	for !t.m.Exited() {
+	for !t.m.Exited() && !t.evicted {
 		for _, e := range t.inbox.take() {
 			t.handle(e)
 		}
-		if t.m.Exited() {
+		if t.m.Exited() || t.evicted {
 			break
 		}
 		var tc <-chan time.Time

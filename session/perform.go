@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/sysmsg"
 )
@@ -80,6 +81,10 @@ func (t *thread) perform(f Effect) {
 	case TellInterrupted:
 		t.tellInterrupted()
 	case Exit:
+	case CheckLane:
+		t.runner.Do(func(l *dispatch.Lane) { t.inbox.send(LaneIdle{Idle: l.Idle()}) })
+	case Evict:
+		t.evicted = t.r.evict(t)
 	default:
 		t.r.log.Error("unknown effect", "thread", t.ref, "effect", fmt.Sprintf("%T", f))
 	}

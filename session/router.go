@@ -73,6 +73,8 @@ type Options struct {
 	// CatchUp configures the answering of messages sent to bound threads
 	// while the gateway was down (off when its Window is zero).
 	CatchUp CatchUp
+	// Threads is the threads section: when idle threads leave memory.
+	Threads Threads
 	// OnAgent, if set, is told when a thread's agent process starts
 	// ("started") and when the thread lets it go ("stopped": reaped or
 	// shut down; "exited": it died on its own), for metrics and tests.
@@ -257,7 +259,14 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		return
 	}
 	stop := in.Stop || detector.IsStop(in.Text)
-	t.inbox.send(inboundEv{in: in, acc: acc, stop: stop, caught: !stop && r.caught(in)})
+	ev := inboundEv{in: in, acc: acc, stop: stop, caught: !stop && r.caught(in)}
+	for !t.inbox.send(ev) {
+		// Evicted just now: a new owner takes the thread up from the
+		// store (or the router is shutting down: nil).
+		if t = r.thread(in.Thread, in.Space, ad); t == nil {
+			return
+		}
+	}
 }
 
 // Admit reports whether in's author may prompt where in was sent. When
@@ -324,6 +333,28 @@ func (r *Router) thread(ref channels.ThreadRef, space string, ad channels.Adapte
 	r.threads[ref] = t
 	r.wg.Go(t.run)
 	return t
+}
+
+// evict drops t, which has had nothing to do for Threads.EvictAfter, from
+// the threads in memory, unless an event for it came meanwhile; it
+// reports whether it did. Its next message starts a new owner, which
+// resumes the thread from the store.
+func (r *Router) evict(t *thread) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.threads[t.ref] != t || !t.inbox.closeIfEmpty() {
+		return false
+	}
+	delete(r.threads, t.ref)
+	r.log.Info("idle thread evicted", "thread", t.ref)
+	return true
+}
+
+// Threads returns how many threads are in memory.
+func (r *Router) Threads() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.threads)
 }
 
 // answer handles a click on a prompt option: the thread's owner answers

@@ -52,6 +52,7 @@ type thread struct {
 	cur         *turn              // the running turn
 	replyTo     *channels.Inbound  // the click being answered
 	told        bool               // the shutdown told the thread its turn was cut off
+	evicted     bool               // dropped from the router (Evict): the owner returns
 	// What the shutdown did, read by Router.shutdown once done is closed.
 	cut, stopped bool
 
@@ -137,6 +138,7 @@ func (r *Router) machineConfigLocked(policy Policy) MachineConfig {
 		StartTimeout: r.startTimeout(),
 		IdleTimeout:  r.o.Limits.IdleTimeout,
 		StallTimeout: r.o.Limits.StallTimeout,
+		EvictAfter:   r.o.Threads.EvictAfter,
 	}
 }
 
