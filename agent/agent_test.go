@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/internal/testlog"
 	"github.com/acpgw/gateway/projector"
@@ -401,5 +403,49 @@ func TestLongStderrLine(t *testing.T) {
 	}
 	if !long || !after {
 		t.Errorf("logged the long line: %v, the line after it: %v", long, after)
+	}
+}
+
+// TestSessionModesModelsAndConfig: what session/new reports about modes,
+// models and config options reaches the Session as the gateway's own
+// types, every field read (descriptions, categories, grouped choices).
+func TestSessionModesModelsAndConfig(t *testing.T) {
+	const extra = `,"modes":{"currentModeId":"code","availableModes":[{"id":"ask","name":"Ask","description":"asks first"},{"id":"code","name":"Code"}]}` +
+		`,"models":{"currentModelId":"m2","availableModels":[{"modelId":"m1","name":"Small","description":"fast"},{"modelId":"m2","name":"Large"}]}` +
+		`,"configOptions":[` +
+		`{"type":"select","id":"effort","name":"Effort","category":"thought_level","currentValue":"high","options":[{"value":"low","name":"Low"},{"value":"high","name":"High","description":"slow"}]},` +
+		`{"type":"select","id":"model","name":"Model","currentValue":"b","options":[{"group":"g1","name":"Fast ones","options":[{"value":"a","name":"A"}]},{"group":"g2","name":"Smart ones","options":[{"value":"b","name":"B"}]}]},` +
+		`{"type":"boolean","id":"web","name":"Web search","description":"may search","currentValue":true}]`
+	p := start(t, rawSpec("RAW_AGENT_NEW_RESULT="+extra), agent.Options{})
+	s, err := p.NewSession(t.Context(), t.TempDir(), &recorder{})
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	wantModes := &agent.Modes{Current: "code", Available: []agent.Mode{{ID: "ask", Name: "Ask", Description: "asks first"}, {ID: "code", Name: "Code"}}}
+	wantModels := &agent.Models{Current: "m2", Available: []agent.Model{{ID: "m1", Name: "Small", Description: "fast"}, {ID: "m2", Name: "Large"}}}
+	wantConfig := []agent.ConfigOption{
+		{ID: "effort", Name: "Effort", Category: "thought_level", Kind: "select", Value: "high",
+			Values: []agent.ConfigValue{{ID: "low", Name: "Low"}, {ID: "high", Name: "High", Description: "slow"}}},
+		{ID: "model", Name: "Model", Kind: "select", Value: "b",
+			Values: []agent.ConfigValue{{ID: "a", Name: "A", Group: "Fast ones"}, {ID: "b", Name: "B", Group: "Smart ones"}}},
+		{ID: "web", Name: "Web search", Description: "may search", Kind: "boolean", Value: "true"},
+	}
+	if diff := cmp.Diff(wantModes, s.Modes); diff != "" {
+		t.Errorf("Modes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantModels, s.Models); diff != "" {
+		t.Errorf("Models (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantConfig, s.Config); diff != "" {
+		t.Errorf("Config (-want +got):\n%s", diff)
+	}
+
+	// An agent that reports none of them leaves them nil.
+	bare, err := start(t, rawSpec(), agent.Options{}).NewSession(t.Context(), t.TempDir(), &recorder{})
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	if bare.Modes != nil || bare.Models != nil || bare.Config != nil {
+		t.Errorf("an agent that reported nothing: Modes %v, Models %v, Config %v; want all nil", bare.Modes, bare.Models, bare.Config)
 	}
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"log/slog"
+	"strconv"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -51,4 +52,71 @@ func toolState(tc acp.ToolCallUpdate, log *slog.Logger) projector.ToolUpdate {
 		return fallback
 	}
 	return f.Update.Tool
+}
+
+func modes(m *acp.SessionModeState) *Modes {
+	if m == nil {
+		return nil
+	}
+	out := &Modes{Current: string(m.CurrentModeId)}
+	for _, md := range m.AvailableModes {
+		out.Available = append(out.Available, Mode{ID: string(md.Id), Name: md.Name, Description: deref(md.Description)})
+	}
+	return out
+}
+
+func models(m *acp.SessionModelState) *Models {
+	if m == nil {
+		return nil
+	}
+	out := &Models{Current: string(m.CurrentModelId)}
+	for _, md := range m.AvailableModels {
+		out.Available = append(out.Available, Model{ID: string(md.ModelId), Name: md.Name, Description: deref(md.Description)})
+	}
+	return out
+}
+
+// configOptions converts the config options of session/new or
+// session/load; a variant the SDK could not tell (neither select nor
+// boolean) is left out.
+func configOptions(opts []acp.SessionConfigOption) []ConfigOption {
+	var out []ConfigOption
+	for _, o := range opts {
+		switch {
+		case o.Select != nil:
+			s := o.Select
+			c := ConfigOption{ID: string(s.Id), Name: s.Name, Description: deref(s.Description), Kind: "select", Value: string(s.CurrentValue)}
+			if s.Category != nil {
+				c.Category = string(*s.Category)
+			}
+			if s.Options.Ungrouped != nil {
+				for _, v := range *s.Options.Ungrouped {
+					c.Values = append(c.Values, ConfigValue{ID: string(v.Value), Name: v.Name, Description: deref(v.Description)})
+				}
+			}
+			if s.Options.Grouped != nil {
+				for _, g := range *s.Options.Grouped {
+					for _, v := range g.Options {
+						c.Values = append(c.Values, ConfigValue{ID: string(v.Value), Name: v.Name, Description: deref(v.Description), Group: g.Name})
+					}
+				}
+			}
+			out = append(out, c)
+		case o.Boolean != nil:
+			b := o.Boolean
+			c := ConfigOption{ID: string(b.Id), Name: b.Name, Description: deref(b.Description), Kind: "boolean", Value: strconv.FormatBool(b.CurrentValue)}
+			if b.Category != nil {
+				c.Category = string(*b.Category)
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

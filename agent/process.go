@@ -304,14 +304,8 @@ func (p *Process) initialize(ctx context.Context) error {
 	return nil
 }
 
-// Capabilities returns what the agent advertised at initialize.
-func (p *Process) Capabilities() acp.AgentCapabilities { return p.info.AgentCapabilities }
-
 // TakesImages reports whether the agent accepts images in prompts.
 func (p *Process) TakesImages() bool { return p.info.AgentCapabilities.PromptCapabilities.Image }
-
-// AuthMethods returns the authentication methods the agent offered.
-func (p *Process) AuthMethods() []acp.AuthMethod { return p.info.AuthMethods }
 
 // CanLoad reports whether the agent can resume sessions (session/load).
 func (p *Process) CanLoad() bool { return p.info.AgentCapabilities.LoadSession }

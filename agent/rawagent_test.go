@@ -68,7 +68,9 @@ func rawAgent() {
 			// An update for the session before the answer that names it.
 			update(sid, `{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"early","description":"sent before session/new returned"}]}`)
 			chunk(sid, "early ")
-			result(`{"sessionId":"` + sid + `"}`)
+			// RAW_AGENT_NEW_RESULT adds members to the answer (modes,
+			// models, config options).
+			result(`{"sessionId":"` + sid + `"` + os.Getenv("RAW_AGENT_NEW_RESULT") + `}`)
 		case "session/prompt":
 			text := ""
 			if len(req.Params.Prompt) > 0 {

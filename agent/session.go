@@ -45,6 +45,51 @@ type PermissionOption struct {
 	Kind string
 }
 
+// Modes are the session modes an agent offers and the one in use.
+type Modes struct {
+	Current   string
+	Available []Mode
+}
+
+// Mode is one session mode ("ask", "code", …).
+type Mode struct {
+	ID, Name, Description string
+}
+
+// Models are the models an agent offers and the one in use.
+type Models struct {
+	Current   string
+	Available []Model
+}
+
+// Model is one model an agent offers.
+type Model struct {
+	ID, Name, Description string
+}
+
+// ConfigOption is one of a session's configuration options: a selector
+// (such as the model or the thinking level) or a switch.
+type ConfigOption struct {
+	ID, Name, Description string
+	// Category is the agent's hint of what the option is about ("mode",
+	// "model", "thought_level", or another word), "" when it gave none.
+	Category string
+	// Kind is "select" or "boolean".
+	Kind string
+	// Value is the current value: a select's value id, or "true" or
+	// "false".
+	Value string
+	// Values are a select's choices in the agent's order.
+	Values []ConfigValue
+}
+
+// ConfigValue is one choice of a select ConfigOption.
+type ConfigValue struct {
+	ID, Name, Description string
+	// Group is the name of the group the agent put the choice in, if any.
+	Group string
+}
+
 // ErrBusy is returned by Prompt while another prompt of the same session is
 // in flight.
 var ErrBusy = errors.New("a prompt is already running in this session")
@@ -53,9 +98,11 @@ var ErrBusy = errors.New("a prompt is already running in this session")
 type Session struct {
 	// ID is the agent's session id.
 	ID string
-	// Modes and Models are what session/new or session/load reported.
-	Modes  *acp.SessionModeState
-	Models *acp.SessionModelState
+	// Modes, Models and Config are what session/new or session/load
+	// reported; nil when the agent reported none.
+	Modes  *Modes
+	Models *Models
+	Config []ConfigOption
 
 	p       *Process
 	h       Handler
@@ -117,7 +164,7 @@ func (p *Process) NewSession(ctx context.Context, cwd string, h Handler) (*Sessi
 	if err != nil {
 		return nil, p.callError("session/new", err)
 	}
-	s := &Session{ID: string(resp.SessionId), Modes: resp.Modes, Models: resp.Models, p: p, h: h}
+	s := &Session{ID: string(resp.SessionId), Modes: modes(resp.Modes), Models: models(resp.Models), Config: configOptions(resp.ConfigOptions), p: p, h: h}
 	p.register(s)
 	return s, nil
 }
@@ -146,7 +193,7 @@ func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler) (*
 		p.unregister(id)
 		return nil, p.callError("session/load", err)
 	}
-	s.Modes, s.Models = resp.Modes, resp.Models
+	s.Modes, s.Models, s.Config = modes(resp.Modes), models(resp.Models), configOptions(resp.ConfigOptions)
 	s.loading.Store(false)
 	return s, nil
 }

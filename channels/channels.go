@@ -88,7 +88,8 @@ type Author struct {
 	Roles []string
 }
 
-// Inbound is a message a person wrote in a thread, or a click on a choice.
+// Inbound is a message a person wrote in a thread, a click on a choice, a
+// stop or a command: Intent tells which.
 type Inbound struct {
 	Thread ThreadRef
 	Author Author
@@ -111,6 +112,20 @@ type Inbound struct {
 	// the thread's running turn (a Stop button), whatever its Text: it
 	// needs no stop word and works with stop words turned off.
 	Stop bool
+	// Command is set when the message is one of the gateway's own
+	// commands ("/stop"; see ParseCommand); Text keeps what was written.
+	// At most one of Choice, Stop, Command and Closed is set (see Intent).
+	Command *Command
+	// Closed is set when the person deleted the thread (the web chat's
+	// Delete): its running turn is stopped, its agent process ended and
+	// its binding forgotten, so the thread's session is never resumed.
+	// Text and Files are ignored.
+	Closed bool
+	// Agent, if set, is the agent the person picked for a new thread,
+	// by its name in agents.list. It applies to a thread not bound to an
+	// agent yet; a bound thread keeps its agent. A name that is not
+	// allowed there is refused with the names that are.
+	Agent string
 	// Space is the guild (Discord) or workspace (Slack) the thread is in,
 	// "" where the platform has none.
 	Space string
@@ -250,6 +265,22 @@ type Prompter interface {
 type Titler interface {
 	// SetTitle renames thread t. It blocks on I/O.
 	SetTitle(ctx context.Context, t ThreadRef, title string) error
+}
+
+// Carder is implemented by adapters that can show a turn's tool calls as
+// the rows of one message, a progress card, instead of one message each
+// (Discord's Components V2 card). Dispatch needs to know: it groups the
+// tool lines of a turn into cards and edits a card as a whole.
+type Carder interface {
+	// Cards reports whether tool calls are shown as cards (a setting of
+	// the adapter); when false dispatch posts one message per tool.
+	Cards() bool
+	// Card shows rows, in order, as one card in t: a new message when h
+	// is zero, else by replacing the rows of card h. Each row is a tool
+	// call's line (Kind KindTool, Key its call id). It blocks on I/O and
+	// returns the card's handle; its errors are those of Post (a new
+	// card) and Edit (a card that can no longer be edited).
+	Card(ctx context.Context, t ThreadRef, h Handle, rows []Message) (Handle, error)
 }
 
 // ToolDetail is what one tool call showed, for adapters that show it

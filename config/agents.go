@@ -1,6 +1,8 @@
 package config
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"io/fs"
 	"maps"
@@ -8,8 +10,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/acpgw/gateway/agent"
+	"github.com/acpgw/gateway/workspace"
 )
 
 // AgentSpec returns how to start the agent called name ("" =
@@ -35,7 +39,7 @@ func (c Config) AgentSpec(name string) (agent.Spec, bool) {
 			Env:         env,
 			InheritEnv:  slices.Clone(a.InheritEnv),
 			Secrets:     c.secretsFor(name),
-			SecretNames: slices.Clone(SecretEnvNames),
+			SecretNames: c.SecretEnvNames(),
 			Dir:         a.Cwd,
 			AuthMethod:  a.AuthMethod,
 		}, true
@@ -51,8 +55,27 @@ func (c Config) AgentSpec(name string) (agent.Spec, bool) {
 		Name:        DemoAgent,
 		Command:     []string{exe, "demo-agent", "--state-dir", filepath.Join(c.DataDir, "demo-agent")},
 		Secrets:     c.secretsFor(name),
-		SecretNames: slices.Clone(SecretEnvNames),
+		SecretNames: c.SecretEnvNames(),
 	}, true
+}
+
+// AgentWorkspace returns the workspace settings of the agent called name
+// ("" = agents.default): its agents.list entry's workspace, workspaceDir
+// and cwd. The built-in demo agent, and an agent not listed, work in the
+// shared cwd. It does no I/O.
+func (c Config) AgentWorkspace(name string) workspace.Agent {
+	if name == "" {
+		name = c.Agents.Default
+	}
+	a, ok := c.Agents.List[name]
+	if !ok {
+		return workspace.Agent{Mode: workspace.Shared}
+	}
+	return workspace.Agent{
+		Mode:     cmp.Or(workspace.Mode(a.Workspace), workspace.Shared),
+		Cwd:      a.Cwd,
+		Template: a.WorkspaceDir,
+	}
 }
 
 // CheckDirs checks that the working directory (cwd) of every agent of
@@ -60,40 +83,59 @@ func (c Config) AgentSpec(name string) (agent.Spec, bool) {
 // I/O; this stats them). It returns every problem joined, each naming its
 // key ("agents.list.claude.cwd: the directory /src does not exist"), or
 // nil. A relative cwd is taken from the gateway's working directory.
+//
+// For an agent with workspace: worktree, it also checks (running git) that
+// its cwd is in a git repository with a commit.
 func (c Config) CheckDirs() error {
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(c.Agents.List)) {
-		dir := c.Agents.List[name].Cwd
-		if dir == "" {
-			continue
-		}
+		a := c.Agents.List[name]
+		dir := a.Cwd
 		path := "agents.list." + name + ".cwd"
-		fi, err := os.Stat(dir)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			errs = append(errs, errorf(path, "the directory %s does not exist", dir))
-		case err != nil:
-			errs = append(errs, errorf(path, "cannot use the directory %s: %v", dir, err))
-		case !fi.IsDir():
-			errs = append(errs, errorf(path, "%s is not a directory", dir))
+		if dir == "" {
+			dir = "."
+		} else {
+			fi, err := os.Stat(dir)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				errs = append(errs, errorf(path, "the directory %s does not exist", dir))
+				continue
+			case err != nil:
+				errs = append(errs, errorf(path, "cannot use the directory %s: %v", dir, err))
+				continue
+			case !fi.IsDir():
+				errs = append(errs, errorf(path, "%s is not a directory", dir))
+				continue
+			}
+		}
+		if workspace.Mode(a.Workspace) == workspace.Worktree {
+			if err := workspace.CheckRepo(context.Background(), dir); err != nil {
+				errs = append(errs, errorf(path, "%s", strings.TrimPrefix(err.Error(), "workspace: ")))
+			}
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// SecretEnvNames are the environment variables no agent inherits, even
-// when its inheritEnv lists them: the platform tokens' usual names and
-// the gateway's own GATEWAY_ settings (which may hold any setting, tokens
-// too).
-var SecretEnvNames = []string{"DISCORD_TOKEN", "SLACK_*_TOKEN", "GATEWAY_*"}
+// SecretEnvNames returns the environment variables no agent inherits,
+// even when its inheritEnv lists them: the platform tokens' usual names
+// (channels.SectionInfo.SecretEnv) and the gateway's own GATEWAY_
+// settings (which may hold any setting, tokens too).
+func (c Config) SecretEnvNames() []string {
+	var out []string
+	for _, s := range c.Channels.sections {
+		out = append(out, s.s.Info().SecretEnv...)
+	}
+	return append(out, EnvPrefix+"*")
+}
 
 // minAgentSecret is the shortest env value of another agent counted as a
 // secret: shorter ones are flags ("1", "true"), not credentials.
 const minAgentSecret = 8
 
 // secretsFor returns the values the agent called name must never see:
-// every secret setting of the gateway (the Discord, Slack and web
-// tokens: every field tagged secret outside agents.list), and the env
+// every secret setting of the gateway (the platforms' tokens: every field
+// tagged secret outside agents.list), and the env
 // values of the other agents (other than values this agent is given
 // itself, such as a shared key).
 func (c Config) secretsFor(name string) []string {
@@ -116,24 +158,22 @@ func (c Config) secretsFor(name string) []string {
 	return slices.Compact(out)
 }
 
-// Platforms returns the enabled platforms in the order discord, slack,
-// web. Discord is enabled when its token is set, Slack when both its tokens
-// are; the web chat when channels.web.enabled is true, or when it is unset
-// and no other platform is enabled. It does no I/O.
+// Platforms returns the enabled platforms: those that need setup and
+// have it, in their order, then those that need none (a local chat, see
+// channels.SectionInfo.Fallback), which are on when their section says so
+// or, unset, when no other platform is. It does no I/O.
 func (c Config) Platforms() []string {
 	var out []string
-	if c.Channels.Discord.Token != "" {
-		out = append(out, PlatformDiscord)
+	for _, s := range c.Channels.sections {
+		if !s.s.Info().Fallback && s.s.On(false) {
+			out = append(out, s.name)
+		}
 	}
-	if c.Channels.Slack.AppToken != "" && c.Channels.Slack.BotToken != "" {
-		out = append(out, PlatformSlack)
-	}
-	web := len(out) == 0
-	if e := c.Channels.Web.Enabled; e != nil {
-		web = *e
-	}
-	if web {
-		out = append(out, PlatformWeb)
+	othersOn := len(out) > 0
+	for _, s := range c.Channels.sections {
+		if s.s.Info().Fallback && s.s.On(othersOn) {
+			out = append(out, s.name)
+		}
 	}
 	return out
 }
@@ -149,6 +189,9 @@ func secretValues(v reflect.Value, secret bool, out *[]string) {
 	case reflect.Struct:
 		if v.Type() == durationType {
 			return
+		}
+		if view, ok := asView(v); ok {
+			v = view
 		}
 		for _, f := range fieldsOf(v.Type()) {
 			secretValues(v.FieldByIndex(f.index), secret || f.secret, out)

@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/typing"
+	"github.com/acpgw/gateway/workspace"
 )
 
 // Config is the whole configuration. Start from Default, or get one from
@@ -48,20 +48,22 @@ type Config struct {
 	Agents Agents `koanf:"agents"`
 	// Threads is when idle threads leave memory (package session).
 	Threads session.Threads `koanf:"threads"`
+	// Workspace is how long a thread's own workspace is kept
+	// (agents.list.NAME.workspace; package workspace).
+	Workspace workspace.Config `koanf:"workspace"`
 	// EventLog is the raw NDJSON log of every agent's frames. Its dir
 	// defaults to DataDir/events; Load fills it in.
 	EventLog eventlog.Config `koanf:"eventLog"`
-	// Access is who may use the gateway, per platform: the keys are
-	// "web", "discord" and "slack". A platform without a rule denies
-	// everyone except where the platform is open by design (the local web
-	// chat).
+	// Access is who may use the gateway, per platform (the keys are the
+	// platforms' names). A platform without a rule denies everyone except
+	// where the platform is open by design (a local chat).
 	Access map[string]session.AccessRule `koanf:"access"`
 	// Channels configures the chat platforms.
 	Channels Channels `koanf:"channels"`
 	// Metrics is the local HTTP endpoint for /healthz, /readyz and /metrics.
 	Metrics Metrics `koanf:"metrics"`
-	// Overrides change acp.stream, typing, busy and permissions per
-	// platform, guild or workspace, and channel.
+	// Overrides change acp.stream, typing, busy, permissions and agent
+	// per platform, space of the platform, and channel.
 	Overrides Overrides `koanf:"overrides"`
 
 	res *resolved // set by Load; nil for a Config built by hand
@@ -137,103 +139,24 @@ type AgentSpec struct {
 	// InheritEnv names further variables of the gateway's environment the
 	// agent gets (a trailing "*" matches any suffix, as in npm_config_*).
 	// The gateway's own secrets never pass, even when listed: its tokens,
-	// other agents' env values, DISCORD_TOKEN, SLACK_*_TOKEN and GATEWAY_*.
+	// other agents' env values, the platforms' usual token variables
+	// and GATEWAY_*.
 	InheritEnv []string `koanf:"inheritEnv"`
 	// Cwd is the agent's working directory ("" = the gateway's).
 	Cwd string `koanf:"cwd"`
 	// AuthMethod is the id of the ACP authentication method to use when
 	// the agent requires one ("" = the first the agent offers).
 	AuthMethod string `koanf:"authMethod"`
-}
-
-// Channels is the channels section: one subsection per platform.
-type Channels struct {
-	// Web is the local web chat.
-	Web Web `koanf:"web"`
-	// Discord is the Discord bot.
-	Discord Discord `koanf:"discord"`
-	// Slack is the Slack app (Socket Mode).
-	Slack Slack `koanf:"slack"`
-	// CatchUp: at start, the Discord and Slack threads active within
-	// this long are read from the last message seen, and what people
-	// wrote while the gateway was down is answered in order (0 turns it
-	// off; at most 30 days).
-	CatchUp time.Duration `koanf:"catchUp" validate:"min=0,max=720h"`
-}
-
-// Web is the local web chat (channels.web).
-type Web struct {
-	// Enabled turns the web chat on (true) or off (false). Unset (null),
-	// it is on exactly when no other platform is configured.
-	Enabled *bool `koanf:"enabled"`
-	// Listen is the host:port the web chat serves on (default
-	// 127.0.0.1:8484).
-	Listen string `koanf:"listen"`
-	// Token, when set, admits its holder, one person whose id for
-	// access rules is web:owner (a secret; normally ${WEB_TOKEN}).
-	Token string `koanf:"token" secret:"true"`
-	// Users maps names (letters, digits, "-" and "_") to tokens: each
-	// token admits one person, whose id for access rules is web:<name> and
-	// whose name is shown as the author (secrets; normally
-	// ${ANN_TOKEN}). Without Token and Users the web chat serves only on
-	// loopback, where everyone is the one local user, web:local.
-	Users map[string]string `koanf:"users" secret:"true"`
-}
-
-// Web chat identities, as channels/web gives them (cmd/gateway checks
-// that both agree).
-const (
-	// WebOwner is the id of the holder of channels.web.token.
-	WebOwner = "web:owner"
-	// WebLocal is the id of everyone on a loopback web chat without
-	// tokens.
-	WebLocal = "web:local"
-	// webUserPrefix starts the id of a named token's holder.
-	webUserPrefix = "web:"
-)
-
-// Identities returns the ids the web chat gives people, sorted: web:<name>
-// for each of Users, web:owner with Token, web:local with neither. Access
-// rules (access.web) can name only these.
-func (w Web) Identities() []string {
-	var ids []string
-	for name := range w.Users {
-		ids = append(ids, webUserPrefix+name)
-	}
-	if w.Token != "" {
-		ids = append(ids, WebOwner)
-	}
-	if len(ids) == 0 {
-		ids = append(ids, WebLocal)
-	}
-	slices.Sort(ids)
-	return ids
-}
-
-// Discord is the Discord bot (channels.discord). It is configured when
-// Token is set.
-type Discord struct {
-	// Token is the bot token (a secret; normally "${DISCORD_TOKEN}").
-	Token string `koanf:"token" secret:"true"`
-	// APIBaseURL is where the Discord API is (default
-	// https://discord.com; tests point it at a fake server).
-	APIBaseURL string `koanf:"apiBaseURL"`
-	// DMs lets people talk to the bot in direct messages.
-	DMs bool `koanf:"dms"`
-}
-
-// Slack is the Slack app (channels.slack). It is configured when both
-// tokens are set.
-type Slack struct {
-	// AppToken is the app-level token for Socket Mode (a secret starting
-	// with "xapp-").
-	AppToken string `koanf:"appToken" secret:"true"`
-	// BotToken is the bot token for the Web API (a secret starting with
-	// "xoxb-").
-	BotToken string `koanf:"botToken" secret:"true"`
-	// APIURL is the Web API base URL (default https://slack.com/api/). A
-	// missing trailing "/" is added.
-	APIURL string `koanf:"apiURL"`
+	// Workspace is where the agent's threads work: "shared" (its cwd,
+	// the default), "dir" (a directory per thread) or "worktree" (a git
+	// worktree per thread of the repository at its cwd, on a branch
+	// acp/NAME of its own).
+	Workspace string `koanf:"workspace" validate:"omitempty,oneof=shared dir worktree"`
+	// WorkspaceDir is where a thread's directory or worktree goes, with
+	// {platform}, {channel} and {thread} filled in ("" =
+	// workspace.DefaultTemplate under dataDir; a relative path is under
+	// dataDir).
+	WorkspaceDir string `koanf:"workspaceDir"`
 }
 
 // Metrics is the metrics section.
@@ -243,44 +166,36 @@ type Metrics struct {
 	Listen string `koanf:"listen"`
 }
 
-// Platform names, as used in access, overrides and Scope.
-const (
-	PlatformWeb     = "web"
-	PlatformDiscord = "discord"
-	PlatformSlack   = "slack"
-)
-
-// platforms lists the platform names in their documented order.
-var platforms = []string{PlatformWeb, PlatformDiscord, PlatformSlack}
-
 // DemoAgent is the name of the built-in demo agent.
 const DemoAgent = "demo"
 
 // Defaults of the settings this package owns.
 const (
-	DefaultWebListen         = "127.0.0.1:8484"
-	DefaultMetricsListen     = "127.0.0.1:9464"
-	DefaultDiscordAPIBaseURL = "https://discord.com"
-	DefaultSlackAPIURL       = "https://slack.com/api/"
-	DefaultIdleTimeout       = 30 * time.Minute
-	DefaultMaxProcesses      = 8
-	DefaultStopGrace         = 3 * time.Second
-	DefaultStartTimeout      = 2 * time.Minute
-	DefaultCatchUp           = 24 * time.Hour
-	DefaultStallTimeout      = 5 * time.Minute
+	DefaultMetricsListen = "127.0.0.1:9464"
+	DefaultIdleTimeout   = 30 * time.Minute
+	DefaultMaxProcesses  = 8
+	DefaultStopGrace     = 3 * time.Second
+	DefaultStartTimeout  = 2 * time.Minute
+	DefaultCatchUp       = 24 * time.Hour
+	DefaultStallTimeout  = 5 * time.Minute
 )
 
-// Default returns the documented defaults. DataDir and EventLog.Dir come
-// from the process environment (XDG_STATE_HOME, HOME); Load uses
-// LoadOptions.Environ instead.
-func Default() Config {
+// Default returns the documented defaults, with the sections of the
+// platforms given. DataDir and EventLog.Dir come from the process
+// environment (XDG_STATE_HOME, HOME); Load uses LoadOptions.Environ
+// instead.
+func Default(platforms ...Platform) Config {
 	getenv := lookupIn(os.Environ())
-	c := defaults(getenv)
+	c := defaults(getenv, platforms)
 	c.resolvePaths(getenv)
 	return c
 }
 
-func defaults(getenv func(string) (string, bool)) Config {
+func defaults(getenv func(string) (string, bool), platforms []Platform) Config {
+	ch := Channels{CatchUp: DefaultCatchUp}
+	for _, p := range platforms {
+		ch.sections = append(ch.sections, section{name: p.Name, s: p.Defaults})
+	}
 	return Config{
 		DataDir:     defaultDataDir(getenv),
 		Log:         Log{Level: "info", Format: "text"},
@@ -298,15 +213,12 @@ func defaults(getenv func(string) (string, bool)) Config {
 			StartTimeout: DefaultStartTimeout,
 			StallTimeout: DefaultStallTimeout,
 		},
-		Threads:  session.DefaultThreads(),
-		EventLog: eventlog.DefaultConfig(),
-		Channels: Channels{
-			Web:     Web{Listen: DefaultWebListen},
-			Discord: Discord{APIBaseURL: DefaultDiscordAPIBaseURL},
-			Slack:   Slack{APIURL: DefaultSlackAPIURL},
-			CatchUp: DefaultCatchUp,
-		},
-		Metrics: Metrics{Listen: DefaultMetricsListen},
+		Threads:   session.DefaultThreads(),
+		Workspace: workspace.DefaultConfig(),
+		EventLog:  eventlog.DefaultConfig(),
+		Channels:  ch,
+		Metrics:   Metrics{Listen: DefaultMetricsListen},
+		Overrides: newOverrides(ch.sections),
 	}
 }
 

@@ -5,15 +5,27 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/acpgw/gateway/channels/discord"
+	"github.com/acpgw/gateway/channels/slack"
+	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/workspace"
 	"github.com/google/go-cmp/cmp"
 )
+
+// testPlatforms are the platforms tests load with: cmd/gateway's.
+var testPlatforms = []Platform{
+	{Name: web.Platform, Defaults: web.DefaultConfig()},
+	{Name: discord.Platform, Defaults: discord.DefaultConfig()},
+	{Name: slack.Platform, Defaults: slack.DefaultConfig()},
+}
 
 // testEnv is the environment tests load with unless they say otherwise.
 var testEnv = []string{"HOME=/home/u"}
@@ -30,7 +42,7 @@ func writeYAML(t *testing.T, s string) string {
 // load loads yaml (none if "") with env added to testEnv and sets.
 func load(t *testing.T, yaml string, env []string, sets ...string) (Config, error) {
 	t.Helper()
-	o := LoadOptions{Sets: sets, Environ: append(append([]string{}, testEnv...), env...)}
+	o := LoadOptions{Platforms: testPlatforms, Sets: sets, Environ: append(append([]string{}, testEnv...), env...)}
 	if yaml != "" {
 		o.Path = writeYAML(t, yaml)
 	}
@@ -69,10 +81,10 @@ func TestDefaults(t *testing.T) {
 		{"agents.maxProcesses", c.Agents.MaxProcesses, 8},
 		{"agents.stopGrace", c.Agents.StopGrace, 3 * time.Second},
 		{"eventLog.maxSegments", c.EventLog.MaxSegments, 5},
-		{"channels.web.enabled", c.Channels.Web.Enabled, (*bool)(nil)},
-		{"channels.web.listen", c.Channels.Web.Listen, "127.0.0.1:8484"},
-		{"channels.discord.apiBaseURL", c.Channels.Discord.APIBaseURL, "https://discord.com"},
-		{"channels.slack.apiURL", c.Channels.Slack.APIURL, "https://slack.com/api/"},
+		{"channels.web.enabled", SectionOf[web.Config](c, web.Platform).Enabled, (*bool)(nil)},
+		{"channels.web.listen", SectionOf[web.Config](c, web.Platform).Listen, "127.0.0.1:8484"},
+		{"channels.discord.apiBaseURL", SectionOf[discord.Config](c, discord.Platform).APIBaseURL, "https://discord.com"},
+		{"channels.slack.apiURL", SectionOf[slack.Config](c, slack.Platform).APIURL, "https://slack.com/api/"},
 		{"channels.catchUp", c.Channels.CatchUp, 24 * time.Hour},
 		{"metrics.listen", c.Metrics.Listen, "127.0.0.1:9464"},
 		{"platforms", c.Platforms(), []string{"web"}},
@@ -85,8 +97,8 @@ func TestDefaults(t *testing.T) {
 			}
 		})
 	}
-	if err := Validate(Default()); err != nil {
-		t.Errorf("Validate(Default()) = %v", err)
+	if err := Validate(Default(testPlatforms...)); err != nil {
+		t.Errorf("Validate(Default(testPlatforms...)) = %v", err)
 	}
 }
 
@@ -106,7 +118,7 @@ func TestDataDir(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := LoadOptions{Environ: tc.env}
+			o := LoadOptions{Platforms: testPlatforms, Environ: tc.env}
 			if tc.yaml != "" {
 				o.Path = writeYAML(t, tc.yaml)
 			}
@@ -130,7 +142,7 @@ func TestDefaultFileInWorkingDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
-	c, err := LoadOptions{Environ: testEnv}.Load()
+	c, err := LoadOptions{Platforms: testPlatforms, Environ: testEnv}.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +153,7 @@ func TestDefaultFileInWorkingDirectory(t *testing.T) {
 
 func TestMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nope.yaml")
-	_, err := LoadOptions{Path: path, Environ: testEnv}.Load()
+	_, err := LoadOptions{Platforms: testPlatforms, Path: path, Environ: testEnv}.Load()
 	if want := fmt.Sprintf("config file %q not found", path); err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)
 	}
@@ -205,7 +217,7 @@ func TestEnvironment(t *testing.T) {
 		{"duration", "GATEWAY_TYPING__TTL=1m30s", func(c Config) any { return c.Typing.TTL }, 90 * time.Second},
 		{"zero duration", "GATEWAY_AGENTS__IDLETIMEOUT=0", func(c Config) any { return c.Agents.IdleTimeout }, time.Duration(0)},
 		{"list", "GATEWAY_ABORT__ADD=enough, hold on", func(c Config) any { return c.Abort.Add }, []string{"enough", "hold on"}},
-		{"pointer bool", "GATEWAY_CHANNELS__WEB__ENABLED=true", func(c Config) any { return *c.Channels.Web.Enabled }, true},
+		{"pointer bool", "GATEWAY_CHANNELS__WEB__ENABLED=true", func(c Config) any { return *SectionOf[web.Config](c, web.Platform).Enabled }, true},
 		{"map of bool, tag lower-cased", "GATEWAY_ACP__STREAM__TAGVISIBILITY__PLAN=true", func(c Config) any { return c.ACP.Stream.TagVisibility }, map[string]bool{"plan": true}},
 		{"access platform lower-cased", "GATEWAY_ACCESS__DISCORD__USERS=1,2", func(c Config) any { return c.Access["discord"].Users }, []string{"1", "2"}},
 		{"agent name keeps case", "GATEWAY_AGENTS__LIST__Claude__COMMAND=npx,@zed-industries/claude-agent-acp",
@@ -239,9 +251,9 @@ func TestSetConversions(t *testing.T) {
 		"abort.remove=exit,para",
 		"permissions.timeout=1h",
 	)
-	if c.Agents.MaxProcesses != 3 || c.Agents.StopGrace != 250*time.Millisecond || !c.Channels.Discord.DMs ||
+	if c.Agents.MaxProcesses != 3 || c.Agents.StopGrace != 250*time.Millisecond || !SectionOf[discord.Config](c, discord.Platform).DMs ||
 		!cmp.Equal(c.Abort.Remove, []string{"exit", "para"}) || c.Permissions.Timeout != time.Hour {
-		t.Errorf("got %+v %+v %+v %+v", c.Agents, c.Channels.Discord, c.Abort, c.Permissions)
+		t.Errorf("got %+v %+v %+v %+v", c.Agents, SectionOf[discord.Config](c, discord.Platform), c.Abort, c.Permissions)
 	}
 }
 
@@ -286,10 +298,10 @@ agents:
       env:
         OPENAI_API_KEY: ${OPENAI_API_KEY}
 `, []string{"DISCORD_TOKEN=d-secret", "EMPTY=", "PKG=@zed-industries/codex-acp", "OPENAI_API_KEY=sk-1"})
-	if got := c.Channels.Discord.Token; got != "d-secret" {
+	if got := SectionOf[discord.Config](c, discord.Platform).Token; got != "d-secret" {
 		t.Errorf("discord token = %q", got)
 	}
-	if got, want := c.Channels.Web.Token, "pre--${LITERAL}-$HOME"; got != want {
+	if got, want := SectionOf[web.Config](c, web.Platform).Token, "pre--${LITERAL}-$HOME"; got != want {
 		t.Errorf("web token = %q, want %q", got, want)
 	}
 	if got := c.Agents.List["codex"]; got.Command[1] != "@zed-industries/codex-acp" || got.Env["OPENAI_API_KEY"] != "sk-1" {
@@ -574,6 +586,24 @@ agents:
 			},
 		},
 		{
+			name: "agent workspaces",
+			yaml: `
+agents:
+  list:
+    x: {command: [x], workspace: worktrees}
+    y: {command: [y], workspace: dir, workspaceDir: "/srv/ws/{platform}"}
+    z: {command: [z], workspace: dir, workspaceDir: "/srv/{user}/{thread}"}
+workspace:
+  keep: -1h
+`,
+			want: []string{
+				`agents.list.x.workspace: must be one of shared dir worktree, got "worktrees"`,
+				`agents.list.y.workspaceDir: must contain {thread}, or every thread would share one directory (allowed placeholders: {platform} {channel} {thread}), got "/srv/ws/{platform}"`,
+				`agents.list.z.workspaceDir: unknown placeholder {user} (allowed: {platform} {channel} {thread})`,
+				`workspace.keep: must be at least 0, got -1h0m0s`,
+			},
+		},
+		{
 			name: "web chat beyond loopback without a token",
 			yaml: "channels: {web: {listen: \"0.0.0.0:8484\"}}\n",
 			want: []string{
@@ -709,6 +739,35 @@ agents:
 	}
 }
 
+func TestAgentWorkspace(t *testing.T) {
+	c := mustLoad(t, `
+agents:
+  default: claude
+  list:
+    claude: {command: [c], cwd: /src, workspace: worktree}
+    codex: {command: [x], workspace: dir, workspaceDir: "ws/{thread}"}
+    plain: {command: [p], cwd: /p}
+workspace:
+  keep: 168h
+`, nil)
+	for _, tc := range []struct {
+		name string
+		want workspace.Agent
+	}{
+		{"", workspace.Agent{Mode: workspace.Worktree, Cwd: "/src"}},
+		{"codex", workspace.Agent{Mode: workspace.Dir, Template: "ws/{thread}"}},
+		{"plain", workspace.Agent{Mode: workspace.Shared, Cwd: "/p"}},
+		{"demo", workspace.Agent{Mode: workspace.Shared}},
+	} {
+		if got := c.AgentWorkspace(tc.name); got != tc.want {
+			t.Errorf("AgentWorkspace(%q) = %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+	if c.Workspace.Keep != 168*time.Hour {
+		t.Errorf("workspace.keep = %v, want 168h", c.Workspace.Keep)
+	}
+}
+
 // TestAgentEnvironment follows the configuration into the agent's
 // environment: the gateway's tokens (from the file, ${VAR} references and
 // GATEWAY_ variables) and another agent's key never reach an agent, even
@@ -741,7 +800,7 @@ agents:
       command: [codex-acp]
       env: {OPENAI_API_KEY: "${OPENAI_API_KEY}", SHARED: "${SHARED_KEY}", DEBUG: "1"}
 `)
-	c, err := LoadOptions{Path: path, Environ: environ}.Load()
+	c, err := LoadOptions{Platforms: testPlatforms, Path: path, Environ: environ}.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -803,6 +862,41 @@ agents:
 	}
 	if err := mustLoad(t, "", nil).CheckDirs(); err != nil {
 		t.Errorf("CheckDirs of the defaults: %v", err)
+	}
+}
+
+// TestCheckDirsWorktree: an agent with workspace: worktree needs its cwd
+// in a git repository with a commit (real git).
+func TestCheckDirsWorktree(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	plain, empty, repo := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, args := range [][]string{
+		{"-C", empty, "init", "--quiet"},
+		{"-C", repo, "init", "--quiet"},
+		{"-C", repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--quiet", "--allow-empty", "-m", "first"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	c := mustLoad(t, fmt.Sprintf(`
+agents:
+  list:
+    plain: {command: [x], cwd: %q, workspace: worktree}
+    empty: {command: [x], cwd: %q, workspace: worktree}
+    repo: {command: [x], cwd: %q, workspace: worktree}
+    shared: {command: [x], cwd: %q}
+`, plain, empty, repo, plain), nil)
+	err := c.CheckDirs()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "agents.list.empty.cwd: the repository "+empty+" has no commit yet") ||
+		!strings.HasPrefix(lines[1], "agents.list.plain.cwd: "+plain+" is not a git repository with a commit, which workspace: worktree needs") {
+		t.Errorf("CheckDirs =\n%v\nwant the empty and the plain directory named", err)
 	}
 }
 

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"strconv"
@@ -76,7 +77,7 @@ func convert(from, to reflect.Type, data any) (any, error) {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		if to.Kind() == reflect.String {
-			// Ids written as YAML numbers (guilds: [1234]).
+			// Ids written as YAML numbers (channels: [1234]).
 			return fmt.Sprint(data), nil
 		}
 		if isInt(to.Kind()) || isUint(to.Kind()) {
@@ -313,4 +314,50 @@ func describeValue(v any) string {
 		return "a list"
 	}
 	return fmt.Sprintf("%v", v)
+}
+
+// decodeConfig stores raw (the merged layers) into cfg, over what it
+// holds, and returns the problems as path errors. The sections whose
+// shape comes from the platforms (composite) are decoded through their
+// views.
+func decodeConfig(raw map[string]any, cfg *Config) []error {
+	type part struct {
+		name  string
+		field reflect.Value
+		in    any
+	}
+	rest := maps.Clone(raw)
+	v := reflect.ValueOf(cfg).Elem()
+	var parts []part
+	for _, f := range fieldsOf(v.Type()) {
+		fv := v.FieldByIndex(f.index)
+		if _, ok := asView(fv); !ok {
+			continue
+		}
+		if in, ok := rest[f.name]; ok {
+			parts = append(parts, part{f.name, fv, in})
+			delete(rest, f.name)
+		}
+	}
+	var errs []error
+	if err := decode(rest, cfg); err != nil {
+		errs = append(errs, decodeErrors(err)...)
+	}
+	for _, p := range parts {
+		view, _ := asView(p.field)
+		ptr := reflect.New(view.Type())
+		ptr.Elem().Set(view)
+		if err := decode(p.in, ptr.Interface()); err != nil {
+			for _, e := range decodeErrors(err) {
+				if pe, ok := e.(*pathError); ok && pe.path != "" {
+					e = &pathError{path: p.name + "." + pe.path, msg: pe.msg}
+				} else if ok {
+					e = &pathError{path: p.name, msg: pe.msg}
+				}
+				errs = append(errs, e)
+			}
+		}
+		p.field.Addr().Interface().(interface{ set(reflect.Value) }).set(ptr.Elem())
+	}
+	return errs
 }

@@ -14,11 +14,15 @@
 // suggestion. Parsing has no side effects.
 //
 // The acp.stream, typing, busy and permissions sections can be overridden
-// per platform, per Discord guild or Slack workspace, and per channel; the
-// most specific override wins (Config.Policy, Explain). Watch reloads the
-// file when it changes. Redacted prints the effective configuration with
+// per platform, per space of the platform (a server, under the platform's
+// own word for it) and per channel; the most specific override wins
+// (Config.Policy, Explain). Watch reloads the file when it changes. Redacted prints the effective configuration with
 // secrets masked.
 //
 // Each package owns its section's type (projector.Settings for acp.stream,
 // typing.Config for typing, and so on); this package only composes them.
+// The chat platforms' sections (channels.NAME) belong to their adapter
+// packages, which also say what their spaces and groups are called
+// (Section, channels.SectionInfo); the caller names the platforms
+// (LoadOptions.Platforms), and this package names none.
 package config

@@ -10,7 +10,7 @@ import (
 // keys. After it, "__" separates the keys of the path:
 // GATEWAY_ACP__STREAM__METAMODE sets acp.stream.metaMode. Key names match
 // case-insensitively; map keys (agent names, environment variable names,
-// guild, workspace and channel ids) keep the variable's spelling, except
+// space and channel ids) keep the variable's spelling, except
 // platform names under access and tag names under acp.stream.tagVisibility,
 // which are lower-cased.
 //
@@ -22,7 +22,7 @@ const envTestPrefix = "GATEWAY_TEST_"
 // fromEnv maps the GATEWAY_ variables of environ onto keys. It returns
 // the flat key → value map, each key's source ("env NAME"), and one error
 // per variable that names no known key.
-func fromEnv(environ []string) (map[string]any, map[string]string, []error) {
+func fromEnv(environ []string, ks *keySet) (map[string]any, map[string]string, []error) {
 	vals := map[string]any{}
 	sources := map[string]string{}
 	var errs []error
@@ -31,7 +31,7 @@ func fromEnv(environ []string) (map[string]any, map[string]string, []error) {
 		if !ok || !strings.HasPrefix(name, EnvPrefix) || strings.HasPrefix(name, envTestPrefix) {
 			continue
 		}
-		key, err := envKey(name)
+		key, err := envKey(name, ks.full)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -43,17 +43,17 @@ func fromEnv(environ []string) (map[string]any, map[string]string, []error) {
 }
 
 // envKey returns the key the variable name sets.
-func envKey(name string) (string, error) {
+func envKey(name string, full []string) (string, error) {
 	segs := strings.Split(strings.TrimPrefix(name, EnvPrefix), "__")
 	if !slices.Contains(segs, "") {
-		for _, p := range known.full {
+		for _, p := range full {
 			if key, ok := matchEnv(strings.Split(p, "."), segs); ok {
 				return key, nil
 			}
 		}
 	}
 	key := strings.ToLower(strings.Join(segs, "."))
-	if s := suggest(key, known.full); s != "" {
+	if s := suggest(key, full); s != "" {
 		return "", fmt.Errorf("%s: names no configuration key (did you mean %s, which sets %s?)", name, envName(s), s)
 	}
 	return "", fmt.Errorf("%s: names no configuration key (%s then keys joined with __, such as %sACP__STREAM__METAMODE)", name, EnvPrefix, EnvPrefix)

@@ -26,7 +26,7 @@ func FuzzLoad(f *testing.F) {
 	}
 	env := append([]string{"ANTHROPIC_API_KEY=a", "OPENAI_API_KEY=o", "GEMINI_API_KEY=g"}, append(secretEnv, testEnv...)...)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := LoadOptions{Environ: env}.load("fuzz.yaml", data)
+		c, err := LoadOptions{Platforms: testPlatforms, Environ: env}.load("fuzz.yaml", data)
 		if err != nil {
 			return
 		}
@@ -38,7 +38,7 @@ func FuzzLoad(f *testing.F) {
 			Explain(c, s)
 		}
 		r := Redacted(c)
-		if _, err := (LoadOptions{Environ: testEnv}).load("redacted.yaml", []byte(r)); err != nil {
+		if _, err := (LoadOptions{Platforms: testPlatforms, Environ: testEnv}).load("redacted.yaml", []byte(r)); err != nil {
 			t.Fatalf("Redacted output does not load: %v\n%s", err, r)
 		}
 	})

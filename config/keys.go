@@ -5,42 +5,76 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
 // Key paths are YAML keys joined with "."; in a pattern, a "*" segment
-// stands for any one map key (an agent name, a guild id, ...).
+// stands for any one map key (an agent name, a channel id, ...).
 
-// known is computed once from the types.
-var known = buildKeys()
+// bodyKeys are the keys allowed inside an override body, relative to it,
+// sorted.
+var bodyKeys = func() []string {
+	keys := keysOf(reflect.TypeFor[overrideBody](), "", nil)
+	slices.Sort(keys)
+	return keys
+}()
+
+// keyCache holds the key sets of the platform sets seen, by
+// platformsKey.
+var keyCache sync.Map
+
+// keysFor returns the keys of c's shape (its platforms' sections).
+func keysFor(c Config) *keySet {
+	id := platformsKey(c)
+	if ks, ok := keyCache.Load(id); ok {
+		return ks.(*keySet)
+	}
+	ks, _ := keyCache.LoadOrStore(id, buildKeys(c))
+	return ks.(*keySet)
+}
+
+// platformsKey identifies the shape of c: its platforms' names and types.
+func platformsKey(c Config) string {
+	var b strings.Builder
+	for _, s := range c.Channels.sections {
+		fmt.Fprintf(&b, "%s=%s.%s;", s.name, reflect.TypeOf(s.s).PkgPath(), reflect.TypeOf(s.s).String())
+	}
+	return b.String()
+}
 
 type keySet struct {
 	// doc are the documented keys, sorted: Keys.
 	doc []string
 	// bodies are the patterns where an override body sits
-	// (overrides.discord.settings, overrides.discord.guilds.*, ...).
+	// (overrides.NAME.settings, overrides.NAME.channels.*, ...).
 	bodies map[string]bool
-	// body are the keys allowed inside an override body, relative to it,
-	// sorted.
-	body []string
 	// full are doc with every body position expanded by body: every leaf
 	// a value can be given for (used to map environment variables onto
 	// keys).
 	full []string
 }
 
-func buildKeys() keySet {
-	ks := keySet{bodies: map[string]bool{}}
-	ks.doc = keysOf(reflect.TypeFor[Config](), "", ks.bodies)
+// buildKeys lists the keys of c's shape: its types, and for the sections
+// whose shape comes from the platforms (composite), their views.
+func buildKeys(c Config) *keySet {
+	ks := &keySet{bodies: map[string]bool{}}
+	v := reflect.ValueOf(c)
+	for _, f := range fieldsOf(v.Type()) {
+		fv := v.FieldByIndex(f.index)
+		t := fv.Type()
+		if view, ok := asView(fv); ok {
+			t = view.Type()
+		}
+		ks.doc = append(ks.doc, keysOfType(t, f.name, ks.bodies)...)
+	}
 	slices.Sort(ks.doc)
-	ks.body = keysOf(reflect.TypeFor[overrideBody](), "", nil)
-	slices.Sort(ks.body)
 	for _, k := range ks.doc {
 		if !ks.bodies[k] {
 			ks.full = append(ks.full, k)
 			continue
 		}
-		for _, b := range ks.body {
+		for _, b := range bodyKeys {
 			ks.full = append(ks.full, k+"."+b)
 		}
 	}
@@ -48,12 +82,15 @@ func buildKeys() keySet {
 	return ks
 }
 
-// Keys lists every documented key, sorted. A "*" segment is a map key (an
-// agent name, a platform, a guild id ...). An override body position
-// (overrides.discord.settings, overrides.discord.guilds.*, ...) is listed
-// as one key: its body holds acp.stream, typing, busy and permissions
+// Keys lists every documented key of a configuration with the platforms
+// given, sorted. A "*" segment is a map key (an agent name, a platform, a
+// space or channel id ...). An override body position
+// (overrides.NAME.settings, overrides.NAME.channels.*, ...) is listed as
+// one key: its body holds acp.stream, typing, busy, permissions and agent
 // keys.
-func Keys() []string { return slices.Clone(known.doc) }
+func Keys(platforms ...Platform) []string {
+	return slices.Clone(keysFor(defaults(lookupIn(nil), platforms)).doc)
+}
 
 var (
 	durationType = reflect.TypeFor[time.Duration]()
@@ -133,10 +170,11 @@ func underLeaf(key string, patterns []string) bool {
 	return false
 }
 
-// underBody reports whether key is at or under an override body position.
-func underBody(key string) bool {
+// underBody reports whether key is at or under an override body position
+// of ks.
+func (ks *keySet) underBody(key string) bool {
 	segs := strings.Split(key, ".")
-	for p := range known.bodies {
+	for p := range ks.bodies {
 		ps := strings.Split(p, ".")
 		if len(segs) >= len(ps) && matchPrefix(ps, segs[:len(ps)]) {
 			return true

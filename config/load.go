@@ -33,6 +33,10 @@ type LoadOptions struct {
 	// ${VAR} references and the default data directory; nil means
 	// os.Environ().
 	Environ []string
+	// Platforms are the chat platforms the configuration has sections
+	// for (channels, access and overrides), in the order Redacted shows
+	// them. cmd/gateway gives the adapters'.
+	Platforms []Platform
 }
 
 // Load reads the YAML file at path ("" = DefaultFile if present), the
@@ -102,6 +106,8 @@ func (o LoadOptions) environ() []string {
 func (o LoadOptions) load(path string, data []byte) (Config, error) {
 	environ := o.environ()
 	getenv := lookupIn(environ)
+	cfg := defaults(getenv, o.Platforms)
+	known := keysFor(cfg)
 	k := koanf.New(".")
 	sources := map[string]string{}
 	var errs []error
@@ -120,7 +126,7 @@ func (o LoadOptions) load(path string, data []byte) (Config, error) {
 		errs = append(errs, checkCommandStrings(m)...)
 	}
 
-	env, envSources, envErrs := fromEnv(environ)
+	env, envSources, envErrs := fromEnv(environ, known)
 	errs = append(errs, envErrs...)
 	if len(env) > 0 {
 		if err := k.Load(confmap.Provider(env, "."), nil); err != nil {
@@ -149,7 +155,7 @@ func (o LoadOptions) load(path string, data []byte) (Config, error) {
 	}
 
 	for _, key := range k.Keys() {
-		if !underBody(key) && !knownIn(key, known.doc) && !underLeaf(key, known.doc) {
+		if !known.underBody(key) && !knownIn(key, known.doc) && !underLeaf(key, known.doc) {
 			errs = append(errs, unknownKey("", key, known.full))
 		}
 	}
@@ -157,20 +163,14 @@ func (o LoadOptions) load(path string, data []byte) (Config, error) {
 	raw, expErrs := expandAll(k.Raw(), getenv)
 	errs = append(errs, expErrs...)
 
-	cfg := defaults(getenv)
 	bad := map[string]bool{} // paths that did not decode
-	if err := decode(raw, &cfg); err != nil {
-		for _, e := range decodeErrors(err) {
-			if pe, ok := e.(*pathError); ok {
-				bad[pe.path] = true
-			}
-			errs = append(errs, e)
+	for _, e := range decodeConfig(raw, &cfg) {
+		if pe, ok := e.(*pathError); ok {
+			bad[pe.path] = true
 		}
+		errs = append(errs, e)
 	}
 	cfg.resolvePaths(getenv)
-	if u := cfg.Channels.Slack.APIURL; u != "" && !strings.HasSuffix(u, "/") {
-		cfg.Channels.Slack.APIURL = u + "/"
-	}
 	for _, e := range validate(cfg) {
 		// A value that did not decode was left as it was; do not
 		// report it twice.
@@ -196,7 +196,7 @@ func (c Config) File() string {
 }
 
 // Source says where the setting at key (YAML dot notation, such as
-// "channels.web.listen") came from: "file", "env NAME", "--set", or
+// "metrics.listen") came from: "file", "env NAME", "--set", or
 // "default" when nothing set it (or c was not loaded). It does no I/O.
 func (c Config) Source(key string) string {
 	if c.res == nil {

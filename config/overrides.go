@@ -20,46 +20,6 @@ import (
 // keys it holds change.
 type Body map[string]any
 
-// Overrides is the overrides section: acp.stream, typing, busy and
-// permissions per platform, guild or workspace, and channel. The most
-// specific wins: the base settings < the platform's settings < the guild
-// or workspace < the channel.
-type Overrides struct {
-	// Discord overrides apply to Discord threads.
-	Discord DiscordOverrides `koanf:"discord"`
-	// Slack overrides apply to Slack threads.
-	Slack SlackOverrides `koanf:"slack"`
-	// Web overrides apply to the local web chat.
-	Web WebOverrides `koanf:"web"`
-}
-
-// DiscordOverrides is overrides.discord.
-type DiscordOverrides struct {
-	// Settings apply to every Discord thread.
-	Settings Body `koanf:"settings"`
-	// Guilds apply per guild id, over Settings.
-	Guilds map[string]Body `koanf:"guilds"`
-	// Channels apply per channel id (a thread's parent channel), over
-	// the guild's.
-	Channels map[string]Body `koanf:"channels"`
-}
-
-// SlackOverrides is overrides.slack.
-type SlackOverrides struct {
-	// Settings apply to every Slack thread.
-	Settings Body `koanf:"settings"`
-	// Workspaces apply per workspace (team) id, over Settings.
-	Workspaces map[string]Body `koanf:"workspaces"`
-	// Channels apply per channel id, over the workspace's.
-	Channels map[string]Body `koanf:"channels"`
-}
-
-// WebOverrides is overrides.web.
-type WebOverrides struct {
-	// Settings apply to every web chat thread.
-	Settings Body `koanf:"settings"`
-}
-
 // overrideBody is the shape of what a Body may hold, and the result of
 // merging bodies over the base settings.
 type overrideBody struct {
@@ -81,18 +41,19 @@ func (b overrideBody) policy() session.Policy {
 
 // Scope says where a thread is, to find the overrides that apply to it.
 type Scope struct {
-	// Platform is "web", "discord" or "slack".
+	// Platform is the platform's name.
 	Platform string
-	// Space is the Discord guild id or the Slack workspace (team) id.
+	// Space is the id of the platform's space (a server, as the platform
+	// calls it), if it has them.
 	Space string
-	// Channel is the channel id; for a Discord thread, its parent
+	// Channel is the channel id; for a thread inside a channel, that
 	// channel.
 	Channel string
 }
 
 // layer is one override body that applies to a scope.
 type layer struct {
-	path string // YAML path of the body, e.g. overrides.discord.guilds.1234
+	path string // YAML path of the body, e.g. overrides.NAME.settings
 	body Body
 }
 
@@ -102,63 +63,49 @@ type scopeKey struct{ platform, space, channel string }
 // layers returns the bodies that apply to s, least specific first, and the
 // key identifying that combination.
 func (c Config) layers(s Scope) (scopeKey, []layer) {
-	var (
-		settings Body
-		spaces   map[string]Body
-		channels map[string]Body
-		spaceKey string
-	)
-	switch s.Platform {
-	case PlatformDiscord:
-		o := c.Overrides.Discord
-		settings, spaces, channels, spaceKey = o.Settings, o.Guilds, o.Channels, "guilds"
-	case PlatformSlack:
-		o := c.Overrides.Slack
-		settings, spaces, channels, spaceKey = o.Settings, o.Workspaces, o.Channels, "workspaces"
-	case PlatformWeb:
-		settings = c.Overrides.Web.Settings
-	default:
+	p, ok := c.Overrides.find(s.Platform)
+	if !ok {
 		return scopeKey{}, nil
 	}
 	key := scopeKey{platform: s.Platform}
 	base := "overrides." + s.Platform + "."
 	var ls []layer
-	if s.Platform == PlatformWeb {
-		if b := c.webDefaults(); len(b) > 0 {
-			ls = append(ls, layer{webDefaultsPath, b})
-		}
+	if l, ok := c.shownTags(s.Platform); ok {
+		ls = append(ls, l)
 	}
-	ls = append(ls, layer{base + "settings", settings})
-	if b, ok := spaces[s.Space]; ok && s.Space != "" {
+	ls = append(ls, layer{base + "settings", p.o.Settings})
+	if b, ok := p.o.Spaces[s.Space]; ok && s.Space != "" {
 		key.space = s.Space
-		ls = append(ls, layer{base + spaceKey + "." + s.Space, b})
+		ls = append(ls, layer{base + p.info.Spaces + "." + s.Space, b})
 	}
-	if b, ok := channels[s.Channel]; ok && s.Channel != "" {
+	if b, ok := p.o.Channels[s.Channel]; ok && s.Channel != "" {
 		key.channel = s.Channel
 		ls = append(ls, layer{base + "channels." + s.Channel, b})
 	}
 	return key, ls
 }
 
-// webDefaultsPath names the web chat's own defaults where Explain says
-// where a value came from.
-const webDefaultsPath = "the web chat's default"
-
-// webDefaults is what the local web chat shows unlike the other
-// platforms, where it has room: thoughts (as collapsed cards) and the
-// plan (pinned). A tag the operator sets in acp.stream.tagVisibility keeps
-// the operator's value; overrides.web.settings go over both.
-func (c Config) webDefaults() Body {
+// shownTags is the layer of the platform's own defaults: the stream tags
+// it shows where the others have no room (see tagShower). A tag the
+// operator sets in acp.stream.tagVisibility keeps the operator's value;
+// the platform's overrides go over both.
+func (c Config) shownTags(platform string) (layer, bool) {
+	sec, _ := c.Channels.Section(platform)
+	ts, ok := sec.(tagShower)
+	if !ok {
+		return layer{}, false
+	}
+	source, tags := ts.ShownTags()
 	vis := map[string]any{}
-	for _, tag := range []string{"agent_thought_chunk", "plan"} {
+	for _, tag := range tags {
 		if _, set := c.ACP.Stream.TagVisibility[tag]; !set {
 			vis[tag] = true
 		}
 	}
 	if len(vis) == 0 {
-		return nil
+		return layer{}, false
 	}
-	return Body{"acp": map[string]any{"stream": map[string]any{"tagVisibility": vis}}}
+	return layer{source, Body{"acp": map[string]any{"stream": map[string]any{"tagVisibility": vis}}}}, true
 }
 
 // Policy returns the effective acp.stream, typing, busy and permissions
@@ -269,7 +216,7 @@ func (r *resolved) store(k scopeKey, p session.Policy) {
 }
 
 // precompute fills r.policies with the base, every platform, and every
-// single guild, workspace and channel override. Combinations of a space and
+// single space and channel override. Combinations of a space and
 // a channel override are cached on first use.
 func (r *resolved) precompute(c Config) {
 	r.policies = map[scopeKey]session.Policy{{}: c.basePolicy()}
@@ -277,52 +224,32 @@ func (r *resolved) precompute(c Config) {
 		k, ls := c.layers(s)
 		r.policies[k] = resolveLenient(c, ls)
 	}
-	for _, p := range platforms {
-		add(Scope{Platform: p})
-	}
-	for id := range c.Overrides.Discord.Guilds {
-		add(Scope{Platform: PlatformDiscord, Space: id})
-	}
-	for id := range c.Overrides.Discord.Channels {
-		add(Scope{Platform: PlatformDiscord, Channel: id})
-	}
-	for id := range c.Overrides.Slack.Workspaces {
-		add(Scope{Platform: PlatformSlack, Space: id})
-	}
-	for id := range c.Overrides.Slack.Channels {
-		add(Scope{Platform: PlatformSlack, Channel: id})
+	for _, p := range c.Overrides.platforms {
+		add(Scope{Platform: p.name})
+		for id := range p.o.Spaces {
+			add(Scope{Platform: p.name, Space: id})
+		}
+		for id := range p.o.Channels {
+			add(Scope{Platform: p.name, Channel: id})
+		}
 	}
 }
 
 // overrideLayers lists every override body with its path, sorted by path,
 // each with the layers it is merged over (the platform's settings for a
-// guild, workspace or channel body).
+// space or channel body).
 func (c Config) overrideLayers() [][]layer {
 	var out [][]layer
-	for _, p := range platforms {
-		_, platform := c.layers(Scope{Platform: p}) // built-in defaults, then settings
+	for _, p := range c.Overrides.platforms {
+		_, platform := c.layers(Scope{Platform: p.name}) // built-in defaults, then settings
 		out = append(out, platform)
 		settings := platform[len(platform)-1]
-		var ids map[string]Body
-		var kind string
-		switch p {
-		case PlatformDiscord:
-			ids, kind = c.Overrides.Discord.Guilds, "guilds"
-		case PlatformSlack:
-			ids, kind = c.Overrides.Slack.Workspaces, "workspaces"
+		base := "overrides." + p.name + "."
+		for _, id := range slices.Sorted(maps.Keys(p.o.Spaces)) {
+			out = append(out, []layer{settings, {base + p.info.Spaces + "." + id, p.o.Spaces[id]}})
 		}
-		for _, id := range slices.Sorted(maps.Keys(ids)) {
-			out = append(out, []layer{settings, {"overrides." + p + "." + kind + "." + id, ids[id]}})
-		}
-		var chans map[string]Body
-		switch p {
-		case PlatformDiscord:
-			chans = c.Overrides.Discord.Channels
-		case PlatformSlack:
-			chans = c.Overrides.Slack.Channels
-		}
-		for _, id := range slices.Sorted(maps.Keys(chans)) {
-			out = append(out, []layer{settings, {"overrides." + p + ".channels." + id, chans[id]}})
+		for _, id := range slices.Sorted(maps.Keys(p.o.Channels)) {
+			out = append(out, []layer{settings, {base + "channels." + id, p.o.Channels[id]}})
 		}
 	}
 	return out
@@ -356,7 +283,7 @@ func validateOverrides(c Config) []error {
 			// would report it twice.
 			problems = decodeErrors(err)
 		} else {
-			problems = append(validateStruct(b), checkTyping("typing", b.Typing)...)
+			problems = append(validateStruct(b, ""), checkTyping("typing", b.Typing)...)
 			if err := checkAgentName(c.Agents, "agent", b.Agent); err != nil {
 				problems = append(problems, err)
 			}
@@ -373,14 +300,14 @@ func validateOverrides(c Config) []error {
 
 // checkBodyKey checks one flattened key of the body at path.
 func checkBodyKey(path, key string) error {
-	if knownIn(key, known.body) {
+	if knownIn(key, bodyKeys) {
 		return nil
 	}
 	top, _, _ := strings.Cut(key, ".")
 	if top != "typing" && top != "busy" && top != "permissions" && top != "agent" && !strings.HasPrefix(key+".", "acp.stream.") {
 		return fmt.Errorf("%s.%s: cannot be overridden (only acp.stream, typing, busy, permissions and agent can)", path, key)
 	}
-	return unknownKey(path+".", key, known.body)
+	return unknownKey(path+".", key, bodyKeys)
 }
 
 // setsPath reports whether a body with these flattened keys sets the value

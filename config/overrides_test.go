@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpgw/gateway/channels/discord"
+	"github.com/acpgw/gateway/channels/slack"
+	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/session"
 	"github.com/google/go-cmp/cmp"
 )
@@ -140,7 +143,7 @@ func TestPolicyConcurrent(t *testing.T) {
 }
 
 func TestPolicyWithoutOverrides(t *testing.T) {
-	c := Default()
+	c := Default(testPlatforms...)
 	c.Busy = "interrupt"
 	if got := c.Policy(Scope{Platform: "discord", Space: "1", Channel: "2"}); got.Busy != "interrupt" || got.Stream.MetaMode != "minimal" {
 		t.Errorf("policy = %+v", got)
@@ -197,24 +200,24 @@ overrides:
 		scope Scope
 		want  string
 	}{
-		{Scope{Platform: PlatformSlack, Space: "T2", Channel: "C1"}, "claude"},
-		{Scope{Platform: PlatformSlack, Space: "T1", Channel: "C1"}, "codex"},
-		{Scope{Platform: PlatformSlack, Space: "T1", Channel: "C9"}, "demo"},
-		{Scope{Platform: PlatformWeb}, "claude"},
+		{Scope{Platform: slack.Platform, Space: "T2", Channel: "C1"}, "claude"},
+		{Scope{Platform: slack.Platform, Space: "T1", Channel: "C1"}, "codex"},
+		{Scope{Platform: slack.Platform, Space: "T1", Channel: "C9"}, "demo"},
+		{Scope{Platform: web.Platform}, "claude"},
 	} {
 		if got := c.Policy(tc.scope).Agent; got != tc.want {
 			t.Errorf("Policy(%+v).Agent = %q, want %q", tc.scope, got, tc.want)
 		}
 	}
 	for scope, want := range map[Scope]string{
-		{Platform: PlatformSlack, Space: "T1", Channel: "C9"}: "agent: demo # overrides.slack.channels.C9\n",
-		{Platform: PlatformSlack, Space: "T2", Channel: "C1"}: "agent: claude # file\n",
+		{Platform: slack.Platform, Space: "T1", Channel: "C9"}: "agent: demo # overrides.slack.channels.C9\n",
+		{Platform: slack.Platform, Space: "T2", Channel: "C1"}: "agent: claude # file\n",
 	} {
 		if got := Explain(c, scope); !strings.Contains(got, want) {
 			t.Errorf("Explain(%+v) lacks %q:\n%s", scope, want, got)
 		}
 	}
-	if got := Explain(mustLoad(t, "busy: queue\n", nil), Scope{Platform: PlatformWeb}); !strings.Contains(got, "agent: demo # default\n") {
+	if got := Explain(mustLoad(t, "busy: queue\n", nil), Scope{Platform: web.Platform}); !strings.Contains(got, "agent: demo # default\n") {
 		t.Errorf("Explain without agents lacks the demo agent:\n%s", got)
 	}
 }
@@ -237,14 +240,14 @@ func TestWebDefaults(t *testing.T) {
 		{"overrides.web.settings", "overrides: {web: {settings: {acp: {stream: {tagVisibility: {agent_thought_chunk: false}}}}}}\n", false, true, false},
 	} {
 		c := mustLoad(t, tc.yaml, nil)
-		if th, pl := vis(c, PlatformWeb); th != tc.thought || pl != tc.plan {
+		if th, pl := vis(c, web.Platform); th != tc.thought || pl != tc.plan {
 			t.Errorf("%s: web shows thoughts %v, plan %v; want %v, %v", tc.name, th, pl, tc.thought, tc.plan)
 		}
-		if th, pl := vis(c, PlatformDiscord); th != tc.discordThoughtPlan || pl != tc.discordThoughtPlan {
+		if th, pl := vis(c, discord.Platform); th != tc.discordThoughtPlan || pl != tc.discordThoughtPlan {
 			t.Errorf("%s: discord shows thoughts %v, plan %v; want %v", tc.name, th, pl, tc.discordThoughtPlan)
 		}
 	}
-	got := Explain(mustLoad(t, "busy: queue\n", nil), Scope{Platform: PlatformWeb})
+	got := Explain(mustLoad(t, "busy: queue\n", nil), Scope{Platform: web.Platform})
 	if !strings.Contains(got, "agent_thought_chunk: true # the web chat's default\n") {
 		t.Errorf("Explain for the web lacks where the thoughts setting comes from:\n%s", got)
 	}

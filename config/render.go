@@ -17,21 +17,25 @@ import (
 const Mask = "***"
 
 // Redacted returns the effective configuration as YAML, keys in schema
-// order, with every secret that is set replaced by Mask: the web, Discord
-// and Slack tokens (Slack's keep their "xapp-" or "xoxb-" prefix) and the
-// values of agents.list.*.env. ${VAR} references are already expanded,
+// order, with every secret that is set replaced by Mask: the platforms'
+// tokens (keeping a prefix that says what kind of token it is, see
+// channels.SectionInfo.SecretPrefixes) and the values of
+// agents.list.*.env. ${VAR} references are already expanded,
 // so the text holds neither a secret nor a reference to one; a literal
 // "${" is written "$${". Loaded again, the text gives the same
 // configuration with the secrets masked. It does no I/O.
 func Redacted(c Config) string {
 	r := renderer{mask: true}
+	for _, s := range c.Channels.sections {
+		r.prefixes = append(r.prefixes, s.s.Info().SecretPrefixes...)
+	}
 	return r.render(r.node(reflect.ValueOf(c), "", false))
 }
 
 // Explain returns the effective acp.stream, typing, busy and permissions
 // settings for a thread in scope s as YAML, each value commented with
 // where it came from: "default", "file", "env GATEWAY_…", "--set", or the
-// override's path (overrides.discord.guilds.1234). Tags of
+// override's path (overrides.NAME.channels.1234). Tags of
 // acp.stream.tagVisibility that are not configured are shown with their
 // default. Sources are known for a Config from Load; for one built by hand
 // every value reads "default" unless an override sets it. It does no I/O.
@@ -75,30 +79,20 @@ func Explain(c Config, s Scope) string {
 		return "default"
 	}}
 	var head strings.Builder
-	fmt.Fprintf(&head, "# effective settings for %s\n", describeScope(s))
+	fmt.Fprintf(&head, "# effective settings for %s\n", c.describeScope(s))
 	if f := c.File(); f != "" {
 		fmt.Fprintf(&head, "# file: %s\n", f)
 	}
 	return head.String() + r.render(r.node(reflect.ValueOf(b), "", false))
 }
 
-func describeScope(s Scope) string {
-	var parts []string
-	switch s.Platform {
-	case "":
+func (c Config) describeScope(s Scope) string {
+	if s.Platform == "" {
 		return "any thread (no platform given: base settings)"
-	case PlatformDiscord:
-		parts = append(parts, "discord")
-		if s.Space != "" {
-			parts = append(parts, "guild "+s.Space)
-		}
-	case PlatformSlack:
-		parts = append(parts, "slack")
-		if s.Space != "" {
-			parts = append(parts, "workspace "+s.Space)
-		}
-	default:
-		parts = append(parts, s.Platform)
+	}
+	parts := []string{s.Platform}
+	if p, ok := c.Overrides.find(s.Platform); ok && p.info.Space != "" && s.Space != "" {
+		parts = append(parts, p.info.Space+" "+s.Space)
 	}
 	if s.Channel != "" {
 		parts = append(parts, "channel "+s.Channel)
@@ -128,8 +122,9 @@ func parent(path string) string {
 // renderer turns values into YAML nodes: structs by their koanf tags in
 // field order, maps sorted by key.
 type renderer struct {
-	mask    bool                     // replace secrets with Mask
-	comment func(path string) string // line comment for a leaf, or nil
+	mask     bool                     // replace secrets with Mask
+	prefixes []string                 // secrets' prefixes kept when masked
+	comment  func(path string) string // line comment for a leaf, or nil
 }
 
 func (r renderer) render(n *yaml.Node) string {
@@ -165,6 +160,9 @@ func (r renderer) value(v reflect.Value, path string, secret bool) *yaml.Node {
 		}
 		return r.value(v.Elem(), path, secret)
 	case reflect.Struct:
+		if view, ok := asView(v); ok {
+			v = view
+		}
 		n := &yaml.Node{Kind: yaml.MappingNode}
 		for _, f := range fieldsOf(v.Type()) {
 			n.Content = append(n.Content, scalar("!!str", f.name),
@@ -197,7 +195,7 @@ func (r renderer) value(v reflect.Value, path string, secret bool) *yaml.Node {
 		s := v.String()
 		switch {
 		case secret && r.mask && s != "":
-			s = maskSecret(s)
+			s = maskSecret(s, r.prefixes)
 		case r.mask:
 			// The text is a configuration: a literal "${" is written
 			// as "$${" so that it loads back as itself.
@@ -216,10 +214,10 @@ func (r renderer) value(v reflect.Value, path string, secret bool) *yaml.Node {
 	return scalar("!!str", fmt.Sprint(v.Interface()))
 }
 
-// maskSecret returns Mask, after the kind prefix of a Slack token
-// ("xapp-", "xoxb-"), which says what the secret is without giving it away.
-func maskSecret(s string) string {
-	for _, p := range []string{"xapp-", "xoxb-"} {
+// maskSecret returns Mask, after the one of prefixes that s starts with,
+// which says what the secret is without giving it away.
+func maskSecret(s string, prefixes []string) string {
+	for _, p := range prefixes {
 		if strings.HasPrefix(s, p) {
 			return p + Mask
 		}

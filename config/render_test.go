@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpgw/gateway/channels/discord"
+	"github.com/acpgw/gateway/channels/slack"
+	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/projector"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -67,17 +70,34 @@ channels:
   slack: {appToken: xapp-1, botToken: xoxb-2}
 abort: {add: [enough, "$${LITERAL}"]}
 `, nil)
-	back, err := LoadOptions{Path: writeYAML(t, Redacted(c)), Environ: testEnv}.Load()
+	back, err := LoadOptions{Platforms: testPlatforms, Path: writeYAML(t, Redacted(c)), Environ: testEnv}.Load()
 	if err != nil {
 		t.Fatalf("load Redacted output: %v\n%s", err, Redacted(c))
 	}
 	want := c
-	want.Channels.Discord.Token = Mask
-	want.Channels.Slack.AppToken, want.Channels.Slack.BotToken = "xapp-"+Mask, "xoxb-"+Mask
 	want.Agents.List["codex"].Env["K"] = Mask
-	want.Channels.Web.Users["ann"] = Mask
-	if diff := cmp.Diff(want, back, cmpopts.IgnoreUnexported(Config{}), cmpopts.EquateEmpty()); diff != "" {
+	ignore := cmpopts.IgnoreUnexported(Config{}, Channels{}, Overrides{})
+	if diff := cmp.Diff(want, back, ignore, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// The platforms' sections, one by one.
+	wd := SectionOf[discord.Config](c, discord.Platform)
+	wd.Token = Mask
+	ws := SectionOf[slack.Config](c, slack.Platform)
+	ws.AppToken, ws.BotToken = "xapp-"+Mask, "xoxb-"+Mask
+	ww := SectionOf[web.Config](c, web.Platform)
+	ww.Users = map[string]string{"ann": Mask}
+	for _, d := range []string{
+		cmp.Diff(wd, SectionOf[discord.Config](back, discord.Platform)),
+		cmp.Diff(ws, SectionOf[slack.Config](back, slack.Platform)),
+		cmp.Diff(ww, SectionOf[web.Config](back, web.Platform)),
+	} {
+		if d != "" {
+			t.Errorf("section (-want +got):\n%s", d)
+		}
+	}
+	if got, want := Redacted(back), Redacted(c); got != want {
+		t.Errorf("Redacted of the loaded output differs:\n%s\nwant:\n%s", got, want)
 	}
 }
 
@@ -85,7 +105,7 @@ abort: {add: [enough, "$${LITERAL}"]}
 // secret cannot be forgotten in Redacted.
 func TestEverySecretIsMasked(t *testing.T) {
 	var secretKeys []string
-	for _, k := range Keys() {
+	for _, k := range Keys(testPlatforms...) {
 		if isSecret(k) {
 			secretKeys = append(secretKeys, k)
 		}
@@ -99,8 +119,23 @@ func TestEverySecretIsMasked(t *testing.T) {
 // isSecret reports whether the key pattern is a field tagged secret, or
 // inside one.
 func isSecret(key string) bool {
-	t := reflect.TypeFor[Config]()
-	for _, seg := range strings.Split(key, ".") {
+	segs := strings.Split(key, ".")
+	// The top: the platforms' sections are seen through their views.
+	v := reflect.ValueOf(Default(testPlatforms...))
+	i := slices.IndexFunc(fieldsOf(v.Type()), func(f field) bool { return f.name == segs[0] })
+	if i < 0 {
+		return false
+	}
+	f := fieldsOf(v.Type())[i]
+	if f.secret {
+		return true
+	}
+	top := v.FieldByIndex(f.index)
+	if view, ok := asView(top); ok {
+		top = view
+	}
+	t := top.Type()
+	for _, seg := range segs[1:] {
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
@@ -126,22 +161,25 @@ func isSecret(key string) bool {
 
 func TestExampleFile(t *testing.T) {
 	path := filepath.Join("..", "config.example.yaml")
-	c, err := LoadOptions{Path: path, Environ: testEnv}.Load()
+	c, err := LoadOptions{Platforms: testPlatforms, Path: path, Environ: testEnv}.Load()
 	if err != nil {
 		t.Fatalf("config.example.yaml: %v", err)
 	}
 	// As it stands, the example gives the defaults.
 	d := mustLoad(t, "", nil)
 	d.ACP.Stream.TagVisibility = projector.DefaultTagVisibility() // listed in full
-	if diff := cmp.Diff(d, c, cmpopts.IgnoreUnexported(Config{}), cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(d, c, cmpopts.IgnoreUnexported(Config{}, Channels{}, Overrides{}), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("the example's values differ from the defaults (-default +example):\n%s", diff)
+	}
+	if diff := cmp.Diff(Redacted(d), Redacted(c)); diff != "" {
+		t.Errorf("the example's platform sections or overrides differ from the defaults (-default +example):\n%s", diff)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	documented := documentedKeys(string(data))
-	for _, k := range Keys() {
+	for _, k := range Keys(testPlatforms...) {
 		ks := strings.Split(k, ".")
 		if !slices.ContainsFunc(documented, func(d []string) bool { return match(ks, d) }) {
 			t.Errorf("config.example.yaml does not document %s", k)
@@ -155,7 +193,7 @@ func TestExampleFile(t *testing.T) {
 	}
 	uncommented := uncomment(string(data))
 	env := append([]string{"ANTHROPIC_API_KEY=a", "OPENAI_API_KEY=o", "GEMINI_API_KEY=g", "ANN_TOKEN=a", "BOB_TOKEN=b"}, testEnv...)
-	if _, err := (LoadOptions{Path: writeYAML(t, uncommented), Environ: env}).Load(); err != nil {
+	if _, err := (LoadOptions{Platforms: testPlatforms, Path: writeYAML(t, uncommented), Environ: env}).Load(); err != nil {
 		t.Errorf("config.example.yaml with its examples uncommented: %v\n%s", err, uncommented)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"net"
-	"net/url"
 	"reflect"
 	"regexp"
 	"slices"
@@ -13,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/typing"
+	"github.com/acpgw/gateway/workspace"
 	"github.com/go-playground/validator/v10"
 )
 
@@ -41,11 +42,11 @@ func Validate(cfg Config) error {
 
 func validate(cfg Config) []error {
 	var errs []error
-	errs = append(errs, validateStruct(cfg)...)
+	errs = append(errs, validateStruct(cfg, "")...)
 	errs = append(errs, checkTyping("typing", cfg.Typing)...)
 	errs = append(errs, checkAgents(cfg.Agents)...)
-	errs = append(errs, checkAccess(cfg)...)
-	errs = append(errs, checkChannels(cfg)...)
+	errs = append(errs, sectionErrors(checkAccess(cfg))...)
+	errs = append(errs, sectionErrors(checkChannels(cfg))...)
 	errs = append(errs, validateOverrides(cfg)...)
 	return errs
 }
@@ -70,8 +71,9 @@ func newValidator() *validator.Validate {
 	return v
 }
 
-// validateStruct runs the validate tags of v's fields.
-func validateStruct(v any) []error {
+// validateStruct runs the validate tags of v's fields, whose paths start
+// with prefix.
+func validateStruct(v any, prefix string) []error {
 	err := validate10.Struct(v)
 	var ves validator.ValidationErrors
 	if !errors.As(err, &ves) {
@@ -86,7 +88,7 @@ func validateStruct(v any) []error {
 		if _, rest, ok := strings.Cut(path, "."); ok {
 			path = rest
 		}
-		errs = append(errs, &pathError{path: bracketsToDots(path), msg: describe(fe)})
+		errs = append(errs, &pathError{path: prefix + bracketsToDots(path), msg: describe(fe)})
 	}
 	return errs
 }
@@ -166,6 +168,9 @@ func checkAgents(a Agents) []error {
 				errs = append(errs, errorf(path+".env."+k, "not an environment variable name (letters, digits and _, not starting with a digit)"))
 			}
 		}
+		if why := workspace.CheckTemplate(a.List[name].WorkspaceDir); why != "" {
+			errs = append(errs, errorf(path+".workspaceDir", "%s", why))
+		}
 		for i, k := range a.List[name].InheritEnv {
 			if !envVarName.MatchString(strings.TrimSuffix(k, "*")) {
 				errs = append(errs, errorf(fmt.Sprintf("%s.inheritEnv[%d]", path, i), "not an environment variable name (letters, digits and _, not starting with a digit; a trailing * matches any suffix), got %q", k))
@@ -177,128 +182,82 @@ func checkAgents(a Agents) []error {
 
 func checkAccess(cfg Config) []error {
 	var errs []error
+	names := cfg.Channels.names()
+	on := cfg.Platforms()
 	for _, p := range slices.Sorted(maps.Keys(cfg.Access)) {
 		path := "access." + p
-		if !slices.Contains(platforms, p) {
-			errs = append(errs, errorf(path, "unknown platform (allowed: %s)", strings.Join(platforms, " ")))
+		if !slices.Contains(names, p) {
+			errs = append(errs, errorf(path, "unknown platform (allowed: %s)", strings.Join(names, " ")))
 			continue
 		}
-		r := cfg.Access[p]
-		only := func(key, platform string, set bool) {
-			if set && p != platform {
-				errs = append(errs, errorf(path+"."+key, "only for %s", platform))
+		r := reflect.ValueOf(cfg.Access[p])
+		// A platform's words for its spaces and groups are keys of
+		// every rule; they belong to that platform's rules only.
+		for _, s := range cfg.Channels.sections {
+			info := s.s.Info()
+			for _, key := range []string{info.Spaces, info.Groups} {
+				if key != "" && s.name != p && len(ruleList(r, key)) > 0 {
+					errs = append(errs, errorf(path+"."+key, "only for %s", s.name))
+				}
 			}
 		}
-		only("guilds", PlatformDiscord, len(r.Guilds) > 0)
-		only("roles", PlatformDiscord, len(r.Roles) > 0)
-		only("workspaces", PlatformSlack, len(r.Workspaces) > 0)
-		only("userGroups", PlatformSlack, len(r.UserGroups) > 0)
-		if p == PlatformWeb && slices.Contains(cfg.Platforms(), PlatformWeb) {
-			errs = append(errs, checkWebIDs(path+".users", r.Users, cfg.Channels.Web)...)
-			errs = append(errs, checkWebIDs(path+".approvers", r.Approvers, cfg.Channels.Web)...)
+		sec, _ := cfg.Channels.Section(p)
+		if ids, ok := sec.(idChecker); ok && slices.Contains(on, p) {
+			for _, key := range []string{"users", "approvers"} {
+				errs = append(errs, ids.CheckIDs("channels."+p, path+"."+key, ruleList(r, key))...)
+			}
 		}
 	}
 	return errs
 }
 
-// checkWebIDs checks that the ids of an access.web list are ids the web
-// chat gives: who someone is there comes from their token, not from what
-// a request says.
-func checkWebIDs(path string, ids []string, w Web) []error {
-	var errs []error
-	known := w.Identities()
-	for i, id := range ids {
-		if !slices.Contains(known, id) {
-			errs = append(errs, errorf(fmt.Sprintf("%s[%d]", path, i),
-				"%q is not a web chat identity; people there are who their token says (channels.web.users NAME: web:NAME, channels.web.token: %s, no token on loopback: %s), here: %s",
-				id, WebOwner, WebLocal, strings.Join(known, " ")))
+// ruleList returns the list at key of an access rule, nil if it has none.
+func ruleList(r reflect.Value, key string) []string {
+	for _, f := range fieldsOf(r.Type()) {
+		if f.name == key {
+			l, _ := r.FieldByIndex(f.index).Interface().([]string)
+			return l
 		}
 	}
-	return errs
+	return nil
 }
 
 func checkChannels(cfg Config) []error {
 	var errs []error
-	ch := cfg.Channels
-	if err := checkListen("channels.web.listen", ch.Web.Listen, false); err != nil {
-		errs = append(errs, err)
-	}
-	errs = append(errs, checkWebUsers(ch.Web)...)
-	if slices.Contains(cfg.Platforms(), PlatformWeb) && ch.Web.Token == "" && len(ch.Web.Users) == 0 && !loopbackListen(ch.Web.Listen) {
-		errs = append(errs, errorf("channels.web.listen", "%q is reachable beyond this machine, and no token is set: set channels.web.token or channels.web.users so that only token holders get in, or listen on 127.0.0.1", ch.Web.Listen))
-	}
 	if err := checkListen("metrics.listen", cfg.Metrics.Listen, true); err != nil {
 		errs = append(errs, err)
 	}
-	if err := checkURL("channels.discord.apiBaseURL", ch.Discord.APIBaseURL); err != nil {
-		errs = append(errs, err)
+	on := cfg.Platforms()
+	for _, s := range cfg.Channels.sections {
+		path := "channels." + s.name
+		errs = append(errs, validateStruct(s.s, path+".")...)
+		errs = append(errs, s.s.Validate(path, slices.Contains(on, s.name))...)
 	}
-	if err := checkURL("channels.slack.apiURL", ch.Slack.APIURL); err != nil {
-		errs = append(errs, err)
-	}
-	s := ch.Slack
-	switch {
-	case s.AppToken != "" && s.BotToken == "":
-		errs = append(errs, errorf("channels.slack.botToken", "is required when appToken is set"))
-	case s.AppToken == "" && s.BotToken != "":
-		errs = append(errs, errorf("channels.slack.appToken", "is required when botToken is set"))
-	}
-	// The messages never quote a token. A token still holding "${" had a
-	// reference that could not be expanded, reported already.
-	if s.AppToken != "" && !strings.HasPrefix(s.AppToken, "xapp-") && !strings.Contains(s.AppToken, "${") {
-		errs = append(errs, errorf("channels.slack.appToken", `must be an app-level token (starting with "xapp-")`))
-	}
-	if s.BotToken != "" && !strings.HasPrefix(s.BotToken, "xoxb-") && !strings.Contains(s.BotToken, "${") {
-		errs = append(errs, errorf("channels.slack.botToken", `must be a bot token (starting with "xoxb-")`))
-	}
-	if len(cfg.Platforms()) == 0 {
-		errs = append(errs, errorf("channels.web.enabled", "is false and no other platform is configured (set channels.discord.token or the channels.slack tokens)"))
-	}
-	return errs
-}
-
-// checkWebUsers checks channels.web.users: names fit in an id, tokens are
-// set and each person's own. No message quotes a token.
-func checkWebUsers(w Web) []error {
-	var errs []error
-	owner := map[string]string{}
-	if w.Token != "" {
-		owner[w.Token] = "channels.web.token"
-	}
-	for _, name := range slices.Sorted(maps.Keys(w.Users)) {
-		path := "channels.web.users." + name
-		tok := w.Users[name]
-		switch {
-		case !agentName.MatchString(name):
-			errs = append(errs, errorf(path, "a name has only letters, digits, - and _"))
-		case name == "owner" || name == "local":
-			errs = append(errs, errorf(path, "%q is reserved (web:%s is the id of %s); choose another name", name, name,
-				map[string]string{"owner": "channels.web.token's holder", "local": "the local user without tokens"}[name]))
+	if len(on) == 0 && len(cfg.Channels.sections) > 0 {
+		hints := cfg.Channels.enableHints()
+		fallback := false
+		for _, s := range cfg.Channels.sections {
+			if info := s.s.Info(); info.Fallback {
+				fallback = true
+				errs = append(errs, errorf(info.Enable, "is false and no other platform is configured (set %s)", hints))
+			}
 		}
-		switch {
-		case tok == "":
-			errs = append(errs, errorf(path, "the token is empty; give each person a token of their own (normally ${%s_TOKEN})", strings.ToUpper(strings.ReplaceAll(name, "-", "_"))))
-		case owner[tok] != "":
-			errs = append(errs, errorf(path, "has the same token as %s; each person needs a token of their own", owner[tok]))
-		default:
-			owner[tok] = path
+		if !fallback {
+			errs = append(errs, errorf("channels", "no platform is configured (set %s)", hints))
 		}
 	}
 	return errs
 }
 
-// loopbackListen reports whether a listen address only accepts
-// connections from this machine: localhost or a loopback IP.
-func loopbackListen(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
+// sectionErrors turns the sections' errors into path errors.
+func sectionErrors(errs []error) []error {
+	for i, err := range errs {
+		var ce *channels.ConfigError
+		if errors.As(err, &ce) {
+			errs[i] = &pathError{path: ce.Key, msg: ce.Msg}
+		}
 	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return errs
 }
 
 func checkListen(path, addr string, optional bool) error {
@@ -311,14 +270,6 @@ func checkListen(path, addr string, optional bool) error {
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
 		return errorf(path, "want a port number from 0 to 65535, got %q", port)
-	}
-	return nil
-}
-
-func checkURL(path, s string) error {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return errorf(path, "want an http or https URL, got %q", s)
 	}
 	return nil
 }

@@ -41,7 +41,7 @@ func startWatch(t *testing.T, path string) *watcher {
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- watch(ctx, LoadOptions{Path: path, Environ: testEnv},
+		done <- watch(ctx, LoadOptions{Platforms: testPlatforms, Path: path, Environ: testEnv},
 			func(c Config) { w.changes <- c },
 			func(err error) { w.errs <- err },
 			func() { close(ready) })
@@ -152,7 +152,7 @@ func TestWatchRejectsAnEmptyFile(t *testing.T) {
 
 func TestWatchNoFile(t *testing.T) {
 	t.Chdir(t.TempDir())
-	err := Watch(t.Context(), LoadOptions{Environ: testEnv}, func(Config) {}, func(error) {})
+	err := Watch(t.Context(), LoadOptions{Platforms: testPlatforms, Environ: testEnv}, func(Config) {}, func(error) {})
 	if !errors.Is(err, ErrNoFile) {
 		t.Errorf("err = %v, want ErrNoFile", err)
 	}

@@ -1,6 +1,8 @@
 // Package dispatch delivers projector outputs into a chat thread: one
 // ordered lane per thread, splitting by the channel's limits, editing tool
-// and plan messages in place through the handles it keeps, streaming text
+// and plan messages in place through the handles it keeps (or, where the
+// adapter is a channels.Carder with cards on, showing runs of tool calls as
+// the rows of progress cards: see card.go), streaming text
 // into a draft message or in blocks, pacing by the channel's limits,
 // absorbing rate limits, waiting out a platform that cannot be reached
 // (Config.RetryFor; what is given up is counted and told), holding a
@@ -79,6 +81,7 @@ type Lane struct {
 	typer    channels.Typer
 	stopper  channels.TypingStopper
 	prompter channels.Prompter
+	carder   channels.Carder // nil unless the adapter shows tool calls as cards
 	thread   channels.ThreadRef
 	limits   channels.Limits
 	split    split.Limits
@@ -92,6 +95,11 @@ type Lane struct {
 	handles map[string]channels.Handle
 	edits   []*pendingEdit // edits of posted messages, in first-request order
 	editFor map[string]*pendingEdit
+
+	cards   map[string]*card // by key, while the turn lasts
+	cardOf  map[string]*card // tool call id → its card
+	card    *card            // the card new tool calls join; nil when closed
+	cardSeq int
 
 	one   [1]split.Part // splitText's result when the text fits
 	seg   segment       // delivery state of the text item at the head of the queue
@@ -172,6 +180,8 @@ func NewLane(o Options) *Lane {
 		queued:    map[string]*item{},
 		handles:   map[string]channels.Handle{},
 		editFor:   map[string]*pendingEdit{},
+		cards:     map[string]*card{},
+		cardOf:    map[string]*card{},
 		lastEdit:  map[channels.MessageID]time.Time{},
 		idle:      true,
 		onTurnEnd: o.OnTurnEnd,
@@ -190,6 +200,9 @@ func NewLane(o Options) *Lane {
 	l.editor, _ = o.Adapter.(channels.Editor)
 	l.typer, _ = o.Adapter.(channels.Typer)
 	l.prompter, _ = o.Adapter.(channels.Prompter)
+	if c, ok := o.Adapter.(channels.Carder); ok && c.Cards() && l.editor != nil {
+		l.carder = c
+	}
 	if l.typer != nil {
 		l.stopper, _ = o.Adapter.(channels.TypingStopper)
 	}
@@ -216,6 +229,9 @@ func Capabilities(a channels.Adapter) []string {
 	}
 	if _, ok := a.(channels.Prompter); ok {
 		caps = append(caps, "prompt")
+	}
+	if c, ok := a.(channels.Carder); ok && c.Cards() {
+		caps = append(caps, "card")
 	}
 	return caps
 }
@@ -257,6 +273,10 @@ func (l *Lane) push(now time.Time, o projector.Output) {
 		l.appendText(now, itemThought, o.Text)
 	case projector.Tool:
 		l.visible(now)
+		if l.carder != nil {
+			l.cardTool(now, string(o.ID), o.Text)
+			return
+		}
 		l.keyed(now, channels.KindTool, "tool:"+string(o.ID), o.Text)
 	case projector.Plan:
 		l.visible(now)
@@ -280,7 +300,10 @@ func (l *Lane) visible(now time.Time) {
 	l.doTyping(l.typing.Visible(now))
 }
 
-func (l *Lane) enqueue(it *item) { l.queue = append(l.queue, it) }
+func (l *Lane) enqueue(it *item) {
+	l.closeCard(it)
+	l.queue = append(l.queue, it)
+}
 
 // enqueueBeforeTurnEnd queues it before the first TurnEnd, so a
 // replacement message still belongs to its turn.
@@ -427,7 +450,12 @@ func (l *Lane) stepEdits(ctx context.Context, now time.Time) (wait time.Time, pr
 			wait = earliest(wait, due)
 			continue
 		}
-		err := l.editor.Edit(ctx, h, channels.Message{Kind: e.msgKind, Text: e.text, Key: msgKey(e.key)})
+		var err error
+		if strings.HasPrefix(e.key, cardPrefix) {
+			_, err = l.sendCard(ctx, e.key, h)
+		} else {
+			err = l.editor.Edit(ctx, h, channels.Message{Kind: e.msgKind, Text: e.text, Key: msgKey(e.key)})
+		}
 		switch l.judge(now, "edit", err) {
 		case retry:
 			// Rate limited, or the platform is unreachable: the edit
@@ -503,6 +531,9 @@ func (l *Lane) stepHead(ctx context.Context, now time.Time) (time.Time, bool) {
 
 // postItem posts the message of item it.
 func (l *Lane) postItem(ctx context.Context, now time.Time, it *item) (channels.Handle, error) {
+	if strings.HasPrefix(it.key, cardPrefix) {
+		return l.sendCard(ctx, it.key, channels.Handle{})
+	}
 	return l.ad.Post(ctx, l.thread, channels.Message{Kind: it.msgKind, Text: it.text, Key: msgKey(it.key)})
 }
 
@@ -576,6 +607,7 @@ func (l *Lane) endTurn(now time.Time, end projector.TurnEnd) {
 		}
 	}
 	clear(l.queued)
+	l.forgetCards()
 	clear(l.lastEdit)
 	l.doTyping(l.typing.TurnEnd(now))
 	if l.Idle() {

@@ -1,7 +1,8 @@
 // Package metrics exposes the gateway's Prometheus metrics: turns, ACP
 // updates by tag, updates the projector suppressed, posts and edits by
-// platform, rate-limit hits, the event-to-delivery latency, and running
-// agent processes. It has its own registry, served by Handler.
+// platform, rate-limit hits, the event-to-delivery latency, running
+// agent processes and live threads, with the Go runtime and process
+// collectors. It has its own registry, served by Handler.
 package metrics
 
 import (
@@ -103,6 +104,15 @@ func (m *Metrics) Connected(platform string, check func() error) {
 		}
 		return 1
 	}))
+}
+
+// Threads exports, as gateway_threads_live, how many threads the gateway
+// holds in memory, asking count at each scrape. Call it once.
+func (m *Metrics) Threads(count func() int) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "gateway_threads_live",
+		Help: "Threads the gateway holds in memory (each with its own goroutines), busy or idle.",
+	}, func() float64 { return float64(count()) }))
 }
 
 // Channel returns the delivery observer of one platform (a

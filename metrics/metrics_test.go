@@ -19,6 +19,8 @@ func TestExposition(t *testing.T) {
 	m.Update("agent_message_chunk")
 	m.Suppressed("duplicate", 3)
 	m.Agent(1)
+	threads := 3
+	m.Threads(func() int { return threads })
 	c := m.Channel("discord")
 	c.Delivered("post", channels.KindText, 30*time.Millisecond)
 	c.Delivered("edit", channels.KindTool, 2*time.Second)
@@ -38,10 +40,19 @@ func TestExposition(t *testing.T) {
 		`gateway_delivery_latency_seconds_bucket{op="edit",platform="discord",le="2"} 1`,
 		`gateway_delivery_latency_seconds_bucket{op="edit",platform="discord",le="1"} 0`,
 		`gateway_agent_processes 1`,
+		`gateway_threads_live 3`,
 		`go_goroutines`,
+		`process_resident_memory_bytes`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %s", want)
 		}
+	}
+	// The gauge asks at each scrape.
+	threads = 1
+	rr = httptest.NewRecorder()
+	m.Handler().ServeHTTP(rr, httptest.NewRequest("GET", "/metrics", nil))
+	if body, _ := io.ReadAll(rr.Body); !strings.Contains(string(body), "gateway_threads_live 1\n") {
+		t.Errorf("after the count changed, metrics lack gateway_threads_live 1")
 	}
 }

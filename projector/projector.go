@@ -95,6 +95,8 @@ type turn struct {
 	metaCount  int
 	metaCapped bool
 
+	stopped *sysmsg.Stopped // someone stopped the turn (StopTurn)
+
 	tools    map[ToolCallID]*toolState
 	order    []*toolState // in first-seen order
 	deferred []*toolState // minimal mode: start lines held until informative
@@ -258,9 +260,19 @@ func (p *Projector) apply(u *Update, out []Output) []Output {
 	return p.unknown(u, out)
 }
 
+// StopTurn tells the projector that someone stopped the open turn: its
+// end (EndTurn) says s, whatever the agent's stopReason or error. Said
+// again, the last s counts.
+func (p *Projector) StopTurn(s sysmsg.Stopped) {
+	if p.inTurn {
+		p.turn.stopped = &s
+	}
+}
+
 // EndTurn closes the turn with the agent's stopReason, or with errText when
 // the prompt failed. Tools still open are finalised, a notice says why an
-// unusual turn ended, and a TurnEnd is the last output.
+// unusual turn ended (or who stopped it, see StopTurn), and a TurnEnd is
+// the last output.
 func (p *Projector) EndTurn(stopReason, errText string, out []Output) []Output {
 	if !p.inTurn {
 		return out
@@ -275,7 +287,11 @@ func (p *Projector) EndTurn(stopReason, errText string, out []Output) []Output {
 			out = p.emitTool(ts, true, out)
 		}
 	}
-	if n := endNotice(stopReason, errText); n.Text != "" {
+	if t.stopped != nil {
+		// Whatever the agent answered to the cancel, the people in the
+		// thread read who stopped the turn.
+		out = append(out, Notice{Text: sysmsg.Text(*t.stopped), Reason: NoticeTurnStopped})
+	} else if n := endNotice(stopReason, errText); n.Text != "" {
 		out = append(out, n)
 	}
 	out = append(out, TurnEnd{StopReason: stopReason, Err: errText})
@@ -286,24 +302,13 @@ func (p *Projector) EndTurn(stopReason, errText string, out []Output) []Output {
 
 func endNotice(stopReason, errText string) Notice {
 	if errText != "" {
-		return Notice{Text: sysmsg.Prefix("The agent failed: " + oneLine(errText, 300)), Reason: NoticeTurnFailed}
+		return Notice{Text: sysmsg.Text(sysmsg.Failed{Err: oneLine(errText, 300)}), Reason: NoticeTurnFailed}
 	}
-	var s string
-	switch stopReason {
-	case "", "end_turn":
+	s := sysmsg.Text(sysmsg.Ended{StopReason: oneLine(stopReason, 60)})
+	if s == "" {
 		return Notice{}
-	case "cancelled":
-		s = "Stopped."
-	case "max_tokens":
-		s = "The agent stopped: it reached its output token limit (max_tokens)."
-	case "max_turn_requests":
-		s = "The agent stopped: it reached its limit of model requests for one turn (max_turn_requests)."
-	case "refusal":
-		s = "The agent refused to continue (refusal)."
-	default:
-		s = "The agent stopped (" + oneLine(stopReason, 60) + ")."
 	}
-	return Notice{Text: sysmsg.Prefix(s), Reason: NoticeTurnStopped}
+	return Notice{Text: s, Reason: NoticeTurnStopped}
 }
 
 // text handles a reply chunk.

@@ -31,7 +31,7 @@ func BenchmarkReplay(b *testing.B) {
 	for _, preset := range []string{"web", "none"} {
 		b.Run(preset, func(b *testing.B) {
 			in, frames := loopStream(b, "claude-agent-acp.long-markdown", 50_000)
-			o := Options{Stream: defaultStream(), Preset: Presets[preset], FrameInterval: DefaultFrameInterval}
+			o := Options{Stream: defaultStream(), Preset: testPresets[preset], FrameInterval: DefaultFrameInterval}
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()
 			for b.Loop() {

@@ -30,23 +30,20 @@ import (
 	"github.com/acpgw/gateway/typing"
 )
 
-// Preset is a named channel profile for --limits.
+// Preset is a channel profile for --limits: what the recording channel
+// accepts and can do. The zero Preset has no limit, and neither edits nor
+// types.
 type Preset struct {
 	Limits channels.Limits
 	Edit   bool
 	Typing bool
 }
 
-// Presets are the --limits profiles: the platforms' limits as data.
-var Presets = map[string]Preset{
-	"discord": {Limits: channels.Limits{MaxMessageChars: 2000, MaxLines: 30, MinEditInterval: time.Second, TypingInterval: 8 * time.Second}, Edit: true, Typing: true},
-	"slack":   {Limits: channels.Limits{MaxMessageChars: 3500, MinEditInterval: time.Second, MinPostInterval: time.Second, TypingInterval: 100 * time.Second}, Edit: true, Typing: true},
-	"web":     {Limits: channels.Limits{MinEditInterval: 250 * time.Millisecond}, Edit: true, Typing: true},
-	"none":    {},
+// PresetFor is the profile of a platform with these limits (as its
+// adapter package exports them) that edits and types.
+func PresetFor(l channels.Limits) Preset {
+	return Preset{Limits: l, Edit: true, Typing: true}
 }
-
-// PresetNames lists the --limits values.
-const PresetNames = "discord, slack, web, none"
 
 // Options configure a replay.
 type Options struct {

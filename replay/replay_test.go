@@ -13,6 +13,9 @@ import (
 	"testing"
 
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/channels/discord"
+	"github.com/acpgw/gateway/channels/slack"
+	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/internal/golden"
 	"github.com/acpgw/gateway/projector"
@@ -20,6 +23,15 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
+
+// testPresets are gateway replay's --limits profiles, as cmd/gateway
+// builds them from the adapters' limits.
+var testPresets = map[string]Preset{
+	discord.Platform: PresetFor(discord.Limits()),
+	slack.Platform:   PresetFor(slack.Limits()),
+	web.Platform:     PresetFor(web.Limits()),
+	"none":           {},
+}
 
 // expandStream turns the compact stream notation of rule files into raw
 // frames: "prompt" opens a turn, "end REASON" / "error MSG" closes it, a
@@ -53,7 +65,7 @@ func expandStream(t *testing.T, src string) string {
 // --limits P, --no-edit, --summary, --set k=v.
 func optionsFromArgs(t *testing.T, args string) Options {
 	t.Helper()
-	o := Options{Preset: Presets["web"], FrameInterval: DefaultFrameInterval}
+	o := Options{Preset: testPresets["web"], FrameInterval: DefaultFrameInterval}
 	var sets []string
 	fields := strings.Fields(args)
 	noEdit := false
@@ -61,7 +73,7 @@ func optionsFromArgs(t *testing.T, args string) Options {
 		switch f := fields[i]; f {
 		case "--limits":
 			i++
-			p, ok := Presets[fields[i]]
+			p, ok := testPresets[fields[i]]
 			if !ok {
 				t.Fatalf("unknown preset %q", fields[i])
 			}
@@ -332,7 +344,7 @@ func defaultStream() projector.Settings { return projector.DefaultSettings() }
 // line among malformed ones is a log with damage, replayed as usual.
 func TestAllLinesMalformed(t *testing.T) {
 	var out, warn bytes.Buffer
-	_, err := Run(t.Context(), strings.NewReader("garbage\n\nnot json either\n{\"half\":\n"), &out, Options{Preset: Presets["none"], Warn: &warn})
+	_, err := Run(t.Context(), strings.NewReader("garbage\n\nnot json either\n{\"half\":\n"), &out, Options{Preset: testPresets["none"], Warn: &warn})
 	var am *AllMalformedError
 	if !errors.As(err, &am) || am.Lines != 3 {
 		t.Fatalf("Run = %v, want *AllMalformedError for 3 lines", err)
@@ -347,7 +359,7 @@ func TestAllLinesMalformed(t *testing.T) {
 		t.Errorf("%d lines reported as skipped, want 3:\n%s", got, warn.String())
 	}
 	good := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`
-	if _, err := Run(t.Context(), strings.NewReader("garbage\n"+good+"\n"), io.Discard, Options{Preset: Presets["none"]}); err != nil {
+	if _, err := Run(t.Context(), strings.NewReader("garbage\n"+good+"\n"), io.Discard, Options{Preset: testPresets["none"]}); err != nil {
 		t.Errorf("one good line among malformed ones: Run = %v, want nil", err)
 	}
 }

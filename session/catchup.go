@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -213,7 +212,7 @@ func (r *Router) catchUpThread(ctx context.Context, h channels.History, s store.
 	if err != nil {
 		// The mark stays, so the next start tries again.
 		r.log.Warn("cannot read the messages sent while the gateway was down", "thread", ref, "err", err)
-		r.catchUpNotice(ctx, ref, "I could not read the messages sent here while the gateway was down ("+err.Error()+"). Please send again what you still need.")
+		r.catchUpNotice(ctx, ref, sysmsg.CatchUpFailed{Err: err.Error()})
 		r.releaseHeld(ctx, ref)
 		return true
 	}
@@ -232,17 +231,9 @@ func (r *Router) catchUpThread(ctx context.Context, h channels.History, s store.
 	}
 	switch {
 	case len(run) > maxN || (!complete && len(run) > 0):
-		n := fmt.Sprint(len(run))
-		if !complete {
-			n = "More than " + n
-		}
-		r.catchUpNotice(ctx, ref, fmt.Sprintf("%s messages arrived here while the gateway was down: too many to answer one by one (up to %d are), so none of them was run. Please send again what you still need.", n, maxN))
+		r.catchUpNotice(ctx, ref, sysmsg.CatchUpTooMany{N: len(run), Max: maxN, Complete: complete})
 	case len(run) > 0:
-		text := "Answering the message sent here while the gateway was down."
-		if len(run) > 1 {
-			text = fmt.Sprintf("Answering the %d messages sent here while the gateway was down, in order.", len(run))
-		}
-		r.catchUpNotice(ctx, ref, text)
+		r.catchUpNotice(ctx, ref, sysmsg.CatchUp{N: len(run)})
 		for _, in := range run {
 			r.handle(ctx, in)
 		}
@@ -305,7 +296,7 @@ func (r *Router) sortBacklog(ctx context.Context, msgs []channels.Inbound) (run,
 			refused = append(refused, in)
 			continue
 		}
-		if detector.IsStop(in.Text) {
+		if isStop(in, detector) {
 			dropped += len(run)
 			run = nil
 			continue
@@ -361,14 +352,14 @@ func (r *Router) caught(in channels.Inbound) bool {
 }
 
 // catchUpNotice posts a system line in ref, outside any turn.
-func (r *Router) catchUpNotice(ctx context.Context, ref channels.ThreadRef, text string) {
+func (r *Router) catchUpNotice(ctx context.Context, ref channels.ThreadRef, n sysmsg.Notice) {
 	r.mu.Lock()
 	ad := r.adapters[ref.Platform]
 	r.mu.Unlock()
 	if ad == nil {
 		return
 	}
-	msg := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)}
+	msg := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(n)}
 	err := patiently(ctx, r.o.Delivery.RetryFor, func(ctx context.Context) error {
 		_, err := ad.Post(ctx, ref, msg)
 		return err

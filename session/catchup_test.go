@@ -73,3 +73,34 @@ func TestCatchUpStopInBacklog(t *testing.T) {
 		}
 	}
 }
+
+// A /stop command in the backlog (as an adapter's history delivers it)
+// cancels the messages before it like a stop word, with stop words off.
+func TestCatchUpStopCommandInBacklog(t *testing.T) {
+	cu := session.CatchUp{Window: time.Hour}
+	dir := t.TempDir()
+	rec := channeltest.New(channeltest.Options{Platform: "web"})
+	th := rec.Thread("down-cmd")
+	first := newEnv(t, envOptions{recorder: rec, dir: dir, catchUp: cu, noWords: true})
+	first.say(th, ann, "echo before")
+	first.waitEnd(th)
+	first.close()
+
+	msg := func(text string) channels.Inbound {
+		return channels.Inbound{Thread: th, Author: ann, Text: text, Command: channels.ParseCommand(text), ID: channels.MessageID("down-" + text)}
+	}
+	h := &historied{Adapter: rec.Adapter(), after: map[channels.ThreadRef]channels.MessageID{},
+		backlog: map[channels.ThreadRef][]channels.Inbound{th: {msg("echo one"), msg("/stop"), msg("echo three")}}}
+	second := newEnv(t, envOptions{recorder: rec, dir: dir, adapter: h, catchUp: cu, noWords: true})
+	second.waitEnd(th)
+	second.say(th, ann, "echo after")
+	second.waitEnd(th)
+	if got, want := second.text(th), "beforethreeafter"; got != want {
+		t.Errorf("answers = %q, want %q (the /stop dropped \"echo one\")", got, want)
+	}
+	for _, m := range rec.Messages() {
+		if m.Thread == th && (strings.Contains(m.Text, "Stopped") || strings.Contains(m.Text, "Nothing")) {
+			t.Errorf("the /stop in the backlog was acted on live: %q", m.Text)
+		}
+	}
+}

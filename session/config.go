@@ -46,6 +46,9 @@ type Policy struct {
 	// Agent names the agent that new threads here start ("" = the
 	// default). A thread keeps the agent it was bound to.
 	Agent string
+	// Agents are the agents a new thread here may pick
+	// (channels.Inbound.Agent); empty: any the router can start.
+	Agents []string
 }
 
 // PermissionConfig is the permissions section.

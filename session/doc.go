@@ -20,6 +20,10 @@
 // the transcript are kept in the store; every raw frame goes to the
 // session's event log, which is closed only once the agent has exited.
 //
+// It writes none of the words people read: it says what happened as
+// typed outcomes (package sysmsg) and tells the projector, which renders
+// permission prompts and a stopped turn's end (Projector.StopTurn).
+//
 // A shutdown (the Run context ends) tells every thread whose turn it cuts
 // off, expires pending permission prompts (buttons removed), cancels the
 // turns and stops the agents; what it cannot post within

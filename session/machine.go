@@ -6,6 +6,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 // Machine is the state of one thread, as a pure state machine: its queue,
@@ -25,6 +26,7 @@ type Machine struct {
 	idleAt   time.Time // when the last turn ended
 	reapAt   time.Time // when the idle agent is stopped; zero: not armed
 	shutting bool
+	forgot   bool // the thread was deleted (Forget)
 	exited   bool // Exit was given
 	seq      int  // turns begun
 	// evictAt is when the bare thread is dropped (zero: not armed);
@@ -140,16 +142,18 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 		}
 	case PermissionUnshown:
 		if m.dropPrompt(e.ID) {
-			fx = append(fx, SettlePrompt{ID: e.ID, Status: store.PromptCancelled, Why: e.Why})
+			fx = append(fx, SettlePrompt{ID: e.ID, Status: store.PromptCancelled, NotShown: true})
 		}
 	case PermissionWithdrawn:
 		if m.dropPrompt(e.ID) {
-			fx = append(fx, SettlePrompt{ID: e.ID, Status: store.PromptCancelled, By: channels.Author{Name: "the agent"}})
+			fx = append(fx, SettlePrompt{ID: e.ID, Status: store.PromptCancelled, By: channels.Author{Name: sysmsg.TheAgent}})
 		}
 	case ReapIdle:
 		fx = m.reap(e.Why, fx)
 	case Shutdown:
 		fx = m.shutdown(now, fx)
+	case Forget:
+		fx = m.forget(now, e.By, fx)
 	case Tick:
 	case Configure:
 		m.cfg = e.Config
@@ -161,7 +165,7 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 			}
 		}
 	default:
-		panic(fmt.Sprintf("session: unknown event %T", e))
+		panic(fmt.Errorf("session: unknown event %T", e))
 	}
 	fx = m.due(now, fx)
 	fx = m.next(now, fx)
@@ -201,7 +205,7 @@ func (m *Machine) prompt(now time.Time, e PromptIn, fx []Effect) []Effect {
 		if active {
 			ahead++
 		}
-		fx = append(fx, Notify{Notice{Kind: NoticeQueued, N: ahead}})
+		fx = append(fx, Notify{Notice: sysmsg.Queued{Ahead: ahead}})
 	}
 	return fx
 }
@@ -223,7 +227,7 @@ func (m *Machine) stop(now time.Time, by channels.Author, interrupt bool, fx []E
 		st.deadline = now.Add(m.cfg.Grace)
 		tu.stop = st
 		// Said at once, whatever the agent does with the cancel.
-		fx = append(fx, Notify{Notice{Kind: NoticeStopping, Key: st.ack}})
+		fx = append(fx, Notify{Notice: sysmsg.Stopping{}, Key: st.ack})
 		fx = m.cancelPrompts(by, fx)
 		fx = append(fx, StopTyping{}, CancelTurn{})
 	case m.turn != nil:
@@ -238,7 +242,7 @@ func (m *Machine) stop(now time.Time, by channels.Author, interrupt bool, fx []E
 	default:
 		fx = m.cancelPrompts(by, fx)
 		if !interrupt {
-			fx = append(fx, Notify{Notice{Kind: NoticeNothingRunning, N: dropped}})
+			fx = append(fx, Notify{Notice: sysmsg.NothingRunning{Dropped: dropped}})
 		}
 	}
 	return fx
@@ -267,13 +271,13 @@ func (m *Machine) started(now time.Time, e AgentStarted, fx []Effect) []Effect {
 		switch {
 		case s.stop != nil:
 			if !s.stop.interrupt {
-				fx = append(fx, Notify{Notice{Kind: NoticeStoppedBeforeStart, By: s.stop.by}})
+				fx = append(fx, Notify{Notice: sysmsg.StoppedBeforeStart{By: s.stop.by}})
 			}
 		case s.timedOut:
-			fx = append(fx, Notify{Notice{Kind: NoticeStartTimeout, After: m.cfg.StartTimeout}})
+			fx = append(fx, Notify{Notice: sysmsg.StartTimeout{After: m.cfg.StartTimeout}})
 		case m.shutting:
 		default:
-			fx = append(fx, Notify{Notice{Kind: NoticeStartFailed, Err: e.Err}})
+			fx = append(fx, Notify{Notice: sysmsg.StartFailed{Err: e.Err.Error()}})
 		}
 		return fx
 	}
@@ -282,7 +286,7 @@ func (m *Machine) started(now time.Time, e AgentStarted, fx []Effect) []Effect {
 	case s.stop != nil:
 		// Stopped while the agent was starting: the prompt never runs.
 		if !s.stop.interrupt {
-			fx = append(fx, Notify{Notice{Kind: NoticeStoppedBeforeStart, By: s.stop.by}})
+			fx = append(fx, Notify{Notice: sysmsg.StoppedBeforeStart{By: s.stop.by}})
 		}
 		m.idle(now)
 	case m.shutting:
@@ -308,7 +312,7 @@ func (m *Machine) turnDone(now time.Time, e TurnDone, fx []Effect) []Effect {
 		return fx
 	}
 	m.turn = nil
-	out := TurnOutcome{Seq: tu.seq, Started: tu.started, StopReason: e.StopReason, Err: e.Err, Exited: e.Exited, Cut: m.shutting}
+	out := TurnOutcome{Seq: tu.seq, Started: tu.started, StopReason: e.StopReason, Err: e.Err, Exited: e.Exited, Cut: m.shutting && !m.forgot, Forgotten: m.forgot}
 	if st := tu.stop; st != nil {
 		out.Stopper, out.Interrupted, out.Killed, out.Ack = st.by, st.interrupt, st.killed, st.ack
 	}
@@ -379,6 +383,28 @@ func (m *Machine) shutdown(now time.Time, fx []Effect) []Effect {
 	return fx
 }
 
+// forget ends a deleted thread silently: queue dropped, start given up,
+// turn stopped (its agent killed after the grace period), prompts
+// cancelled; the shutdown's end follows once nothing runs.
+func (m *Machine) forget(now time.Time, by channels.Author, fx []Effect) []Effect {
+	if m.shutting {
+		return fx
+	}
+	m.shutting, m.forgot = true, true
+	m.queue = nil
+	m.reapAt = time.Time{}
+	if m.start != nil {
+		fx = append(fx, CancelStart{})
+	}
+	fx = m.cancelPrompts(by, fx)
+	if tu := m.turn; tu != nil && tu.stop == nil {
+		// What the agent still says is not shown.
+		tu.stop = &stopping{by: displayName(by), author: by, deadline: now.Add(m.cfg.Grace)}
+		fx = append(fx, CancelTurn{})
+	}
+	return fx
+}
+
 // due performs what falls due at now: prompts expire, stopped agents are
 // killed, silences told, starts given up, idle agents stopped; and the
 // shutdown ends once nothing runs.
@@ -409,7 +435,7 @@ func (m *Machine) due(now time.Time, fx []Effect) []Effect {
 				tu.stall.output(now)
 			}
 			if tell, _ := tu.stall.check(now); tell {
-				fx = append(fx, Notify{Notice{Kind: NoticeStalled, After: tu.stall.after}})
+				fx = append(fx, Notify{Notice: sysmsg.Stalled{For: tu.stall.after}, InTurn: true})
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/sysmsg"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -67,24 +68,32 @@ func describeEffect(f Effect) string {
 	case StopTyping:
 		return "typing-off"
 	case Notify:
-		n := f.Notice
-		switch n.Kind {
-		case NoticeQueued:
-			return fmt.Sprintf("notice queued %d ahead", n.N)
-		case NoticeNothingRunning:
-			return fmt.Sprintf("notice nothing running, %d dropped", n.N)
-		case NoticeStopping:
-			return "notice stopping " + n.Key
-		case NoticeStoppedBeforeStart:
-			return "notice stopped before start by " + n.By
-		case NoticeStartTimeout:
-			return fmt.Sprintf("notice start timeout %v", n.After)
-		case NoticeStartFailed:
-			return "notice start failed: " + n.Err.Error()
-		case NoticeStalled:
-			return fmt.Sprintf("notice stalled %v", n.After)
+		var s string
+		switch n := f.Notice.(type) {
+		case sysmsg.Queued:
+			s = fmt.Sprintf("notice queued %d ahead", n.Ahead)
+		case sysmsg.NothingRunning:
+			s = fmt.Sprintf("notice nothing running, %d dropped", n.Dropped)
+		case sysmsg.Stopping:
+			s = "notice stopping"
+		case sysmsg.StoppedBeforeStart:
+			s = "notice stopped before start by " + n.By
+		case sysmsg.StartTimeout:
+			s = fmt.Sprintf("notice start timeout %v", n.After)
+		case sysmsg.StartFailed:
+			s = "notice start failed: " + n.Err
+		case sysmsg.Stalled:
+			s = fmt.Sprintf("notice stalled %v", n.For)
+		default:
+			s = fmt.Sprintf("notice %T", n)
 		}
-		return fmt.Sprintf("notice %d", n.Kind)
+		if f.Key != "" {
+			s += " " + f.Key
+		}
+		if f.InTurn {
+			s += " in turn"
+		}
+		return s
 	case ShowPrompt:
 		return "show " + f.ID
 	case SettlePrompt:
@@ -95,8 +104,8 @@ func describeEffect(f Effect) string {
 		if f.By.ID != "" || f.By.Name != "" {
 			s += " by " + displayName(f.By)
 		}
-		if f.Why != "" {
-			s += ": " + f.Why
+		if f.NotShown {
+			s += " not shown"
 		}
 		if f.Unshown {
 			s += " unshown"
@@ -132,6 +141,9 @@ func describeEffect(f Effect) string {
 		}
 		if o.Cut {
 			s += " cut"
+		}
+		if o.Forgotten {
+			s += " forgotten"
 		}
 		return s
 	case TellInterrupted:
@@ -270,7 +282,7 @@ func TestMachine(t *testing.T) {
 		}}},
 		{"permission unshown or withdrawn", cfg, [][]step{busy, {
 			{ev: PermissionAsked{ID: "p1", Timeout: time.Minute}, want: []string{"0s show p1"}},
-			{ev: PermissionUnshown{ID: "p1", Why: "no room"}, want: []string{"0s settle p1 cancelled: no room"}},
+			{ev: PermissionUnshown{ID: "p1"}, want: []string{"0s settle p1 cancelled not shown"}},
 			{ev: PermissionAsked{ID: "p2", Timeout: time.Minute}, want: []string{"0s show p2"}},
 			{ev: PermissionWithdrawn{ID: "p2"}, want: []string{"0s settle p2 cancelled by the agent"}},
 			{ev: PermissionWithdrawn{ID: "p2"}},
@@ -314,14 +326,14 @@ func TestMachine(t *testing.T) {
 		}}},
 		{"stall told once per silence", stall, [][]step{busy, {
 			{wait: 20 * time.Second, ev: AgentOutput{}},
-			{wait: 40 * time.Second, want: []string{"50s notice stalled 30s"}},
+			{wait: 40 * time.Second, want: []string{"50s notice stalled 30s in turn"}},
 			{wait: time.Minute, ev: AgentOutput{}},
-			{wait: 31 * time.Second, want: []string{"2m30s notice stalled 30s"}},
+			{wait: 31 * time.Second, want: []string{"2m30s notice stalled 30s in turn"}},
 		}}},
 		{"stall: a pending prompt is not silence", stall, [][]step{busy, {
 			{wait: 10 * time.Second, ev: PermissionAsked{ID: "p1", Timeout: 5 * time.Minute}, want: []string{"10s show p1"}},
 			{wait: 4 * time.Minute, ev: PermissionAnswer{ID: "p1", Option: "allow", By: mAnn, Approver: true}, want: []string{"4m10s settle p1 answered allow by Ann"}},
-			{wait: 31 * time.Second, want: []string{"4m40s notice stalled 30s"}},
+			{wait: 31 * time.Second, want: []string{"4m40s notice stalled 30s in turn"}},
 		}}},
 		{"shutdown mid-turn", cfg, [][]step{busy, {
 			{ev: msg(mBob, "queued"), want: []string{"0s notice queued 1 ahead"}},
@@ -340,6 +352,17 @@ func TestMachine(t *testing.T) {
 			{ev: msg(mAnn, "hello"), want: []string{"0s start-agent new hello"}},
 			{ev: Shutdown{}, want: []string{"0s cancel-start", "0s tell-interrupted"}},
 			{ev: AgentStarted{}, want: []string{"0s stop-agent shutdown", "0s exit"}},
+		}}},
+		{"forget mid-turn", cfg, [][]step{busy, {
+			{ev: msg(mBob, "queued"), want: []string{"0s notice queued 1 ahead"}},
+			{ev: PermissionAsked{ID: "p1", Timeout: time.Minute}, want: []string{"0s show p1"}},
+			{wait: time.Second, ev: Forget{By: mAnn}, want: []string{"1s settle p1 cancelled by Ann", "1s cancel-turn"}},
+			{ev: msg(mBob, "late")},
+			{wait: 10 * time.Second, want: []string{"6s kill"}},
+			{ev: TurnDone{Err: errCrash, Exited: true}, want: []string{"11s end #1  err exited stopped by Ann killed forgotten", "11s drop-agent", "11s exit"}},
+		}}},
+		{"forget while idle", cfg, [][]step{ready, {
+			{ev: Forget{By: mAnn}, want: []string{"2s stop-agent shutdown", "2s exit"}},
 		}}},
 		{"shutdown while idle", cfg, [][]step{ready, {
 			{ev: Shutdown{}, want: []string{"2s stop-agent shutdown", "2s exit"}},

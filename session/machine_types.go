@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 // Event is something that happened to a thread; Machine.Apply takes it.
@@ -60,11 +61,8 @@ type (
 		By       channels.Author
 		Approver bool
 	}
-	// PermissionUnshown: prompt ID could not be shown in the thread (Why).
-	PermissionUnshown struct {
-		ID  string
-		Why string
-	}
+	// PermissionUnshown: prompt ID could not be shown in the thread.
+	PermissionUnshown struct{ ID string }
 	// PermissionWithdrawn: the agent no longer waits for prompt ID.
 	PermissionWithdrawn struct{ ID string }
 	// ReapIdle asks the thread to stop its agent if it is idle (another
@@ -72,6 +70,10 @@ type (
 	ReapIdle struct{ Why string }
 	// Shutdown: the gateway is stopping.
 	Shutdown struct{}
+	// Forget: By deleted the thread. It ends as at a shutdown, but
+	// silently: its turn is stopped, its prompts cancelled, its agent
+	// stopped; then the owner returns.
+	Forget struct{ By channels.Author }
 	// Tick: the wake time Apply returned has come.
 	Tick struct{}
 	// Configure replaces the settings (a turn's policy, a reload).
@@ -94,6 +96,7 @@ func (PermissionUnshown) isEvent()   {}
 func (PermissionWithdrawn) isEvent() {}
 func (ReapIdle) isEvent()            {}
 func (Shutdown) isEvent()            {}
+func (Forget) isEvent()              {}
 func (Tick) isEvent()                {}
 func (Configure) isEvent()           {}
 func (LaneIdle) isEvent()            {}
@@ -131,22 +134,27 @@ type (
 	DropAgent struct{}
 	// StopTyping stops the typing indicator.
 	StopTyping struct{}
-	// Notify tells the thread something at once, outside the turn's
-	// order.
-	Notify struct{ Notice Notice }
+	// Notify tells the thread Notice (an outcome; sysmsg renders it): at
+	// once, outside the turn's order, or InTurn, in order with the turn's
+	// output. Key, if set, names it so that the turn's end replaces it.
+	Notify struct {
+		Notice sysmsg.Notice
+		Key    string
+		InTurn bool
+	}
 	// ShowPrompt shows permission prompt ID with its options.
 	ShowPrompt struct{ ID string }
 	// SettlePrompt answers prompt ID to the agent and shows the outcome:
 	// Status answered (Option, By), expired (the reject option) or
-	// cancelled (By, or Why). Unshown: it was never shown (asked after a
-	// stop); nothing to edit or record. Shutdown: the gateway stops (the
-	// message says it restarted).
+	// cancelled (By; NotShown: it could not be shown). Unshown: it was
+	// never shown (asked after a stop); nothing to edit or record.
+	// Shutdown: the gateway stops (the message says it restarted).
 	SettlePrompt struct {
 		ID       string
 		Status   store.PromptStatus
 		Option   string
 		By       channels.Author
-		Why      string
+		NotShown bool
 		Unshown  bool
 		Shutdown bool
 	}
@@ -189,41 +197,6 @@ func (Exit) isEffect()             {}
 func (CheckLane) isEffect()        {}
 func (Evict) isEffect()            {}
 
-// NoticeKind says which notice a Notify carries.
-type NoticeKind uint8
-
-// The notices the machine gives, as outcomes; their words are chosen
-// where notices are rendered.
-const (
-	// NoticeQueued: the message waits behind N others.
-	NoticeQueued NoticeKind = iota + 1
-	// NoticeNothingRunning: a stop with no turn; N queued messages
-	// dropped.
-	NoticeNothingRunning
-	// NoticeStopping: the stop was heard; Key is its lane key, which the
-	// turn's final notice replaces (TurnOutcome.Ack).
-	NoticeStopping
-	// NoticeStoppedBeforeStart: By stopped the message before the agent
-	// began.
-	NoticeStoppedBeforeStart
-	// NoticeStartTimeout: the agent did not start within After.
-	NoticeStartTimeout
-	// NoticeStartFailed: the agent could not start (Err).
-	NoticeStartFailed
-	// NoticeStalled: the agent said nothing for After.
-	NoticeStalled
-)
-
-// Notice is a notice as data.
-type Notice struct {
-	Kind  NoticeKind
-	N     int
-	By    string
-	Key   string
-	After time.Duration
-	Err   error
-}
-
 // TurnOutcome is how a turn ended, for its records and its last notice.
 type TurnOutcome struct {
 	Seq        int
@@ -238,8 +211,10 @@ type TurnOutcome struct {
 	Interrupted bool
 	Killed      bool
 	Ack         string
-	// Cut: the shutdown cut it off (it tells the thread).
-	Cut bool
+	// Cut: the shutdown cut it off (it tells the thread). Forgotten:
+	// the thread was deleted (Forget); nobody is left to tell.
+	Cut       bool
+	Forgotten bool
 }
 
 // MachineConfig is what the machine needs of the thread's settings.

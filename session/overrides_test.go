@@ -8,6 +8,9 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/channels/discord"
+	"github.com/acpgw/gateway/channels/slack"
+	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/store"
@@ -123,7 +126,11 @@ func loadConfig(t *testing.T, yaml string) config.Config {
 	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.LoadOptions{Path: p, Environ: []string{"HOME=" + t.TempDir()}}.Load()
+	cfg, err := config.LoadOptions{Path: p, Environ: []string{"HOME=" + t.TempDir()}, Platforms: []config.Platform{
+		{Name: web.Platform, Defaults: web.DefaultConfig()},
+		{Name: discord.Platform, Defaults: discord.DefaultConfig()},
+		{Name: slack.Platform, Defaults: slack.DefaultConfig()},
+	}}.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

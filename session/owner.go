@@ -237,5 +237,15 @@ func (t *thread) inbound(e inboundEv) {
 	if t.answerByNumber(e.acc, e.in) {
 		return
 	}
+	if e.in.Agent != "" {
+		t.pick = e.in.Agent // checked by Router.pickAllowed
+	}
 	t.apply(PromptIn{In: e.in, Caught: e.caught})
+}
+
+// reap asks the thread's owner to stop its agent if it is idle (why says
+// why, for the log), and waits for the answer: whether it did.
+func (t *thread) reap(why string) bool {
+	reply := make(chan bool, 1)
+	return t.inbox.send(reapEv{why: why, reply: reply}) && <-reply
 }

@@ -59,7 +59,7 @@ func (t *thread) perform(f Effect) {
 	case StopTyping:
 		t.runner.Do(stopTyping)
 	case Notify:
-		t.tell(f.Notice)
+		t.tell(f)
 	case ShowPrompt:
 		if p := t.prompts[f.ID]; p != nil {
 			t.showPrompt(p)
@@ -70,11 +70,11 @@ func (t *thread) perform(f Effect) {
 		}
 	case PromptNotWaiting:
 		if in := t.replyTo; in != nil {
-			t.r.reply(context.Background(), t.ad, *in, "This prompt is no longer waiting for an answer (it expired, was answered, or the gateway restarted).")
+			t.r.reply(context.Background(), t.ad, *in, sysmsg.RefusePromptGone)
 		}
 	case NotApprover:
 		if in := t.replyTo; in != nil {
-			t.r.reply(context.Background(), t.ad, *in, "Sorry, only approvers can answer this prompt.")
+			t.r.reply(context.Background(), t.ad, *in, sysmsg.RefuseNotApprover)
 		}
 	case EndTurn:
 		t.endTurn(f.Turn)
@@ -91,32 +91,24 @@ func (t *thread) perform(f Effect) {
 }
 
 // tell posts a notice the machine gave.
-func (t *thread) tell(n Notice) {
-	switch n.Kind {
-	case NoticeQueued:
-		t.notice(fmt.Sprintf("Queued: %d ahead of it. It runs when the current turn ends; say \"stop\" to cancel the turn.", n.N))
-	case NoticeNothingRunning:
-		if n.N > 0 {
-			t.notice(fmt.Sprintf("Nothing was running; dropped %d queued message(s).", n.N))
-		} else {
-			t.notice("Nothing is running.")
-		}
-	case NoticeStopping:
-		// Said at once; the final notice replaces it (pushEnd).
-		t.runner.Notice(n.Key, sysmsg.Prefix("Stopping…"))
-	case NoticeStoppedBeforeStart:
-		t.notice("Stopped by " + n.By + " before the agent began.")
-	case NoticeStartTimeout:
+func (t *thread) tell(f Notify) {
+	switch n := f.Notice.(type) {
+	case sysmsg.StartTimeout:
 		t.r.log.Error("the agent did not start in time", "thread", t.ref, "timeout", n.After)
-		t.notice(fmt.Sprintf("The agent did not start within %v, so it was stopped. Your next message tries again.", n.After))
-	case NoticeStartFailed:
+	case sysmsg.StartFailed:
 		if t.r.ctx.Err() != nil {
 			return // shutting down
 		}
 		t.r.log.Error("cannot start the agent", "thread", t.ref, "err", n.Err)
-		t.notice("Couldn't start the agent: " + n.Err.Error())
-	case NoticeStalled:
-		t.laneNotice(stallNotice(n.After))
+	}
+	switch {
+	case f.InTurn:
+		t.laneNotice(f.Notice)
+	case f.Key != "":
+		// Said at once; the turn's final notice replaces it (pushEnd).
+		t.runner.Notice(f.Key, sysmsg.Text(f.Notice))
+	default:
+		t.notice(f.Notice)
 	}
 }
 
@@ -128,7 +120,7 @@ func (t *thread) tellInterrupted() {
 	t.cut = true
 	ctx, cancel := context.WithTimeout(context.Background(), t.r.shutdownGrace())
 	defer cancel()
-	err := postWithin(ctx, t.ad, t.ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(interruptedNotice)})
+	err := postWithin(ctx, t.ad, t.ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(sysmsg.Interrupted{})})
 	if err != nil {
 		t.r.log.Warn("cannot tell the thread its turn was interrupted; the next start does", "thread", t.ref, "err", err)
 	}

@@ -2,10 +2,7 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -14,7 +11,7 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
-	"github.com/acpgw/gateway/tooldisplay"
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 // optionSep joins a prompt id and an ACP option id in a button's id, so a
@@ -80,12 +77,8 @@ func (t *thread) permission(p *pending) {
 	}
 	if auto != "" && !t.m.Stopped() {
 		opt, ok := pickOption(req.Options, auto)
-		verb := "Allowed"
-		if auto == "reject" {
-			verb = "Rejected"
-		}
 		t.recordPermission(req, opt.ID, time.Now())
-		t.laneNotice(fmt.Sprintf("%s by policy %s: %s", verb, policy.Policy, toolTitle(req.Tool)))
+		t.laneNotice(sysmsg.ByPolicy{Allowed: auto == "allow", Policy: policy.Policy, Tool: projector.PermissionTitle(req.Tool)})
 		p.answer <- answered{option: opt.ID, ok: ok}
 		return
 	}
@@ -97,18 +90,21 @@ func (t *thread) permission(p *pending) {
 func (t *thread) showPrompt(p *pending) {
 	req := p.req
 	policy := t.policy.Permissions
-	p.text = renderPermission(req, t.cwd)
-	options := make([]channels.Option, 0, len(req.Options))
+	view := projector.PermissionPrompt(req.Tool, permissionOptions(req.Options), t.cwd)
+	p.text = view.Text
+	options := make([]channels.Option, 0, len(view.Options))
+	for _, o := range view.Options {
+		options = append(options, channels.Option{ID: p.id + optionSep + o.ID, Label: o.Label, Style: o.Style})
+	}
 	storeOpts := make([]store.PromptOption, 0, len(req.Options))
 	for _, o := range req.Options {
-		options = append(options, channels.Option{ID: p.id + optionSep + o.ID, Label: o.Name, Style: optionStyle(o.Kind)})
 		storeOpts = append(storeOpts, store.PromptOption{ID: o.ID, Name: o.Name, Kind: o.Kind})
 	}
 	t.recordPermission(req, "", p.asked)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 10*time.Second)
 	err := t.r.o.Store.AddPrompt(sctx, store.Prompt{
 		ID: p.id, Thread: t.ref, SessionID: req.SessionID, ToolCallID: string(req.Tool.ID),
-		Title: toolTitle(req.Tool), Kind: req.Tool.Kind, Options: storeOpts, Status: store.PromptPending,
+		Title: projector.PermissionTitle(req.Tool), Kind: req.Tool.Kind, Options: storeOpts, Status: store.PromptPending,
 		CreatedAt: p.asked, ExpiresAt: p.asked.Add(policy.Timeout),
 	})
 	cancel()
@@ -127,7 +123,7 @@ func (t *thread) posted(p *pending, h channels.Handle, err error) {
 		// "cancelled" now rather than a reject after the timeout, and
 		// the thread is told.
 		t.r.log.Error("the permission prompt could not be shown; answered cancelled", "thread", t.ref, "err", err)
-		t.apply(PermissionUnshown{ID: p.id, Why: "the prompt could not be shown in this thread"})
+		t.apply(PermissionUnshown{ID: p.id})
 		return
 	}
 	if !h.Known() {
@@ -165,37 +161,31 @@ func (t *thread) settle(p *pending, f SettlePrompt) {
 	}
 	status, by := f.Status, f.By
 	var a answered
-	var outcome string
+	var outcome sysmsg.Outcome
 	switch status {
 	case store.PromptAnswered:
 		opt, ok := findOption(p.req.Options, f.Option)
 		if !ok {
 			// A forged or stale option id: treat as cancelled.
 			status = store.PromptCancelled
-			outcome = "⏹️ Cancelled (unknown option)"
+			outcome = sysmsg.Cancelled{Unknown: true}
 			break
 		}
 		a = answered{option: opt.ID, ok: true}
-		outcome = optionMark(opt.Kind) + " " + opt.Name + " — chosen by " + displayName(by)
+		outcome = sysmsg.Chosen{Name: opt.Name, Kind: opt.Kind, By: displayName(by)}
 	case store.PromptExpired:
 		opt, ok := pickOption(p.req.Options, "reject")
 		a = answered{option: opt.ID, ok: ok}
-		timeout := time.Since(p.asked).Round(time.Second)
-		if ok {
-			outcome = "⏱️ Expired after " + timeout.String() + " without an answer: " + opt.Name
-		} else {
-			outcome = "⏱️ Expired after " + timeout.String() + " without an answer: cancelled"
-		}
+		outcome = sysmsg.Expired{After: time.Since(p.asked), Option: opt.Name}
 	default:
-		outcome = "⏹️ Cancelled"
-		if f.Why != "" {
-			outcome += ": " + f.Why
-		} else if by.Name != "" || by.ID != "" {
-			outcome += " (stopped by " + displayName(by) + ")"
+		why := sysmsg.Cancelled{Unshown: f.NotShown}
+		if !f.NotShown && (by.Name != "" || by.ID != "") {
+			why.By = displayName(by)
 		}
+		outcome = why
 	}
 	p.answer <- a
-	t.runner.Resolve(p.id, p.text+"\n\n"+outcome)
+	t.runner.Resolve(p.id, sysmsg.Settled(p.text, outcome))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	who := by.ID
@@ -210,10 +200,6 @@ func (t *thread) settle(p *pending, f SettlePrompt) {
 	}
 	t.r.log.Info("permission prompt settled", "thread", t.ref, "status", string(status), "option", a.option, "by", who)
 }
-
-// restartedOutcome ends the text of a prompt the gateway's shutdown left
-// unanswered.
-const restartedOutcome = "⏱️ Expired: the gateway restarted before anyone answered."
 
 // expireAtShutdown settles p for a gateway that is shutting down: the
 // agent gets the cancelled outcome at once, and the prompt's message is
@@ -241,7 +227,7 @@ func (t *thread) expireAtShutdown(p *pending) {
 func (t *thread) expireMessageAtShutdown(ctx context.Context, p *pending, h channels.Handle) {
 	ed, canEdit := t.ad.(channels.Editor)
 	if canEdit {
-		err := ed.Edit(ctx, h, channels.Message{Kind: channels.KindPermission, Text: p.text + "\n\n" + restartedOutcome})
+		err := ed.Edit(ctx, h, channels.Message{Kind: channels.KindPermission, Text: sysmsg.Settled(p.text, sysmsg.Restarted{})})
 		if err != nil && !errors.Is(err, channels.ErrMessageGone) {
 			t.r.log.Warn("cannot edit a permission prompt at shutdown; the next start does", "thread", t.ref, "err", err)
 			return
@@ -264,7 +250,7 @@ func (t *thread) recordPermission(req agent.PermissionRequest, chosen string, at
 	for _, o := range req.Options {
 		opts = append(opts, store.PromptOption{ID: o.ID, Name: o.Name, Kind: o.Kind})
 	}
-	e := store.PermissionEntry{ToolCallID: string(req.Tool.ID), Title: toolTitle(req.Tool), Options: opts, Chosen: chosen, Asked: at}
+	e := store.PermissionEntry{ToolCallID: string(req.Tool.ID), Title: projector.PermissionTitle(req.Tool), Options: opts, Chosen: chosen, Asked: at}
 	if chosen != "" {
 		e.Answered = at
 	}
@@ -288,7 +274,7 @@ func (t *thread) answerByNumber(acc access, in channels.Inbound) bool {
 		return false
 	}
 	if n < 1 || n > len(p.req.Options) {
-		t.notice(fmt.Sprintf("Please answer with a number from 1 to %d.", len(p.req.Options)))
+		t.notice(sysmsg.AnswerRange{Options: len(p.req.Options)})
 		return true
 	}
 	t.replyTo = &in
@@ -319,180 +305,17 @@ func findOption(opts []agent.PermissionOption, id string) (agent.PermissionOptio
 	return agent.PermissionOption{}, false
 }
 
-func optionStyle(kind string) string {
-	switch {
-	case strings.HasPrefix(kind, "allow"):
-		return "primary"
-	case strings.HasPrefix(kind, "reject"):
-		return "danger"
-	}
-	return ""
-}
-
-func optionMark(kind string) string {
-	if strings.HasPrefix(kind, "reject") {
-		return "❌"
-	}
-	return "✅"
-}
-
-// toolTitle is a one-line description of the tool a request is about.
-func toolTitle(tu projector.ToolUpdate) string {
-	locs := make([]string, 0, len(tu.Locations))
-	for _, l := range tu.Locations {
-		locs = append(locs, l.Path)
-	}
-	return tooldisplay.Label(tooldisplay.Call{Kind: tu.Kind, Title: tu.Title, RawInput: tu.RawInput, Locations: locs})
-}
-
-// maxDiffLines is how many lines of a diff a prompt shows; it says how
-// many more there are.
-const maxDiffLines = 30
-
-// outsideMark flags a path outside the agent's working directory.
-const outsideMark = "⚠️ outside the working directory"
-
-// renderPermission renders the request so that people see what they
-// allow: the tool, every path it names (the locations and the path fields
-// of its input), flagging those outside cwd, the agent's working directory
-// ("" when unknown: nothing is flagged), its whole input, and its content
-// and diffs. Nothing here cuts the input: dispatch fits the text to the
-// channel and says what it had to hide, and where the whole text is. Long
-// runs of white space and invisible characters, which could hide part of
-// a command, are shown as markers (tooldisplay.Visible); the input is set
-// in a code span nothing inside can close, so no part of it is read as
-// Markdown (a spoiler, a link).
-func renderPermission(req agent.PermissionRequest, cwd string) string {
-	tu := req.Tool
-	var b strings.Builder
-	b.WriteString("🔐 **Permission needed** — ")
-	b.WriteString(toolTitle(tu))
-	if tu.Kind != "" {
-		b.WriteString(" (" + tu.Kind + ")")
-	}
-	if paths := toolPaths(tu); len(paths) > 0 {
-		b.WriteString("\nFiles:")
-		for _, p := range paths {
-			b.WriteString("\n• " + tooldisplay.CodeSpan(tooldisplay.Visible(p.Path)))
-			if p.Line > 0 {
-				b.WriteString(" line " + strconv.Itoa(p.Line))
-			}
-			if outside(cwd, p.Path) {
-				b.WriteString(" " + outsideMark)
-			}
-		}
-	}
-	if in := compactJSON(tu.RawInput); in != "" && in != "{}" {
-		b.WriteString("\nInput: " + tooldisplay.CodeSpan(tooldisplay.Visible(tooldisplay.Redact(in))))
-	}
-	for _, c := range tu.Content {
-		switch c.Type {
-		case "diff":
-			b.WriteString("\n" + renderDiff(c, cwd))
-		case "content":
-			if c.Text != "" {
-				b.WriteString("\n" + tooldisplay.Visible(c.Text))
-			}
-		}
-	}
-	return b.String()
-}
-
-// inputPathKeys are the fields of a tool's raw input that name a file.
-var inputPathKeys = []string{"file_path", "path", "filePath", "notebook_path", "absolute_path", "destination", "cwd"}
-
-// toolPaths returns the paths the tool names: its locations, then the
-// path fields of its raw input, each once.
-func toolPaths(tu projector.ToolUpdate) []projector.Location {
-	var out []projector.Location
-	seen := map[string]bool{}
-	for _, l := range tu.Locations {
-		if l.Path != "" && !seen[l.Path] {
-			seen[l.Path] = true
-			out = append(out, l)
-		}
-	}
-	var in map[string]json.RawMessage
-	if json.Unmarshal(tu.RawInput, &in) != nil {
-		return out
-	}
-	for _, k := range inputPathKeys {
-		var p string
-		if json.Unmarshal(in[k], &p) == nil && p != "" && !seen[p] {
-			seen[p] = true
-			out = append(out, projector.Location{Path: p})
-		}
+// permissionOptions converts the agent's options for the projector.
+func permissionOptions(opts []agent.PermissionOption) []projector.PermissionOption {
+	out := make([]projector.PermissionOption, len(opts))
+	for i, o := range opts {
+		out[i] = projector.PermissionOption{ID: o.ID, Name: o.Name, Kind: o.Kind}
 	}
 	return out
 }
 
-// outside reports whether path p lies outside directory dir; a relative p
-// is taken relative to dir. It compares cleaned paths and follows no
-// symbolic links. With dir unknown ("") nothing is outside.
-func outside(dir, p string) bool {
-	if dir == "" || p == "" {
-		return false
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(p))
-	return err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-func compactJSON(raw []byte) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return string(raw)
-	}
-	// Without HTML escaping: "&& curl" must read as it will run, not as
-	// "\u0026\u0026 curl".
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		return string(raw)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// renderDiff shows a diff block as removed and added lines in a fence,
-// its path flagged when outside cwd.
-func renderDiff(c projector.ToolContent, cwd string) string {
-	var lines []string
-	for _, l := range splitLines(c.OldText) {
-		lines = append(lines, "- "+tooldisplay.Visible(l))
-	}
-	for _, l := range splitLines(c.NewText) {
-		lines = append(lines, "+ "+tooldisplay.Visible(l))
-	}
-	more := 0
-	if len(lines) > maxDiffLines {
-		more = len(lines) - maxDiffLines
-		lines = lines[:maxDiffLines]
-	}
-	var b strings.Builder
-	b.WriteString(tooldisplay.CodeSpan(tooldisplay.Visible(c.Path)))
-	if outside(cwd, c.Path) {
-		b.WriteString(" " + outsideMark)
-	}
-	b.WriteString("\n```diff\n")
-	for _, l := range lines {
-		b.WriteString(strings.ReplaceAll(l, "```", "`‵`") + "\n")
-	}
-	if more > 0 {
-		fmt.Fprintf(&b, "… %d more lines\n", more)
-	}
-	b.WriteString("```")
-	return b.String()
-}
-
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+// renderPermission is the text of the prompt for req, as
+// Permission shows it (TestRenderPermission reads it).
+func renderPermission(req agent.PermissionRequest, cwd string) string {
+	return projector.PermissionPrompt(req.Tool, permissionOptions(req.Options), cwd).Text
 }

@@ -13,7 +13,9 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/eventlog"
+	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 // started is what a start hands the owner (AgentStarted).
@@ -45,9 +47,10 @@ func (t *thread) startAgent(in channels.Inbound, need bool) {
 	}
 	ctx, cancel := context.WithCancel(t.r.ctx)
 	t.cancelStart = cancel
+	pick := t.pick
 	t.r.wg.Go(func() {
 		defer cancel()
-		res, err := t.prepare(ctx, in, need)
+		res, err := t.prepare(ctx, in, need, pick)
 		t.inbox.send(startedEv{res: res, err: err})
 	})
 }
@@ -56,7 +59,7 @@ func (t *thread) startAgent(in channels.Inbound, need bool) {
 // files (Inbound.Fetch) and, when need is set, takes a process slot
 // (waiting in line with other threads) and starts the agent. It touches
 // no thread state: what it makes goes back in the result.
-func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool) (*started, error) {
+func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pick string) (*started, error) {
 	files := in.Files
 	if in.Fetch != nil {
 		files = in.Fetch(ctx)
@@ -73,7 +76,7 @@ func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool) (*
 		return nil, err
 	}
 	t.inbox.send(SlotTaken{})
-	res, err := t.launch(ctx)
+	res, err := t.launch(ctx, pick)
 	if err != nil {
 		t.r.release()
 		return nil, err
@@ -83,8 +86,9 @@ func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool) (*
 }
 
 // launch starts the agent and creates or resumes its session; the
-// caller holds a process slot for it.
-func (t *thread) launch(ctx context.Context) (*started, error) {
+// caller holds a process slot for it. pick is the agent the thread's
+// first message picked ("" = the policy's), for a thread not bound yet.
+func (t *thread) launch(ctx context.Context, pick string) (*started, error) {
 	st := t.r.o.Store
 	b, bound, err := st.Binding(ctx, t.ref)
 	if err != nil {
@@ -93,6 +97,9 @@ func (t *thread) launch(ctx context.Context) (*started, error) {
 	name := b.Agent
 	if !bound || name == "" {
 		name = t.r.policyFor(t.ref, t.space).Agent
+		if pick != "" {
+			name = pick
+		}
 	}
 	spec, ok := t.r.agentSpec(name)
 	if !ok {
@@ -115,7 +122,7 @@ func (t *thread) launch(ctx context.Context) (*started, error) {
 	}
 	if res.sess == nil {
 		if bound && b.SessionID != "" && !proc.CanLoad() {
-			t.laneNotice("This agent cannot resume sessions, so this is a new session: it does not remember the earlier conversation.")
+			t.laneNotice(sysmsg.NewSession{CannotResume: true})
 		}
 		t.inbox.send(transcriptEv{tr: store.NewTranscript()})
 		sess, err := proc.NewSession(ctx, cwd, t)
@@ -130,7 +137,7 @@ func (t *thread) launch(ctx context.Context) (*started, error) {
 		perr := t.r.persist(context.WithoutCancel(ctx), t.ref, "the binding", func(ctx context.Context) error { return st.PutBinding(ctx, nb) })
 		if perr != nil {
 			t.r.log.Error("cannot save the binding; the session will not survive a restart", "thread", t.ref, "session", sess.ID, "err", perr)
-			t.laneNotice("This conversation could not be saved; it will not survive a restart.")
+			t.laneNotice(sysmsg.NotSaved{})
 		}
 	}
 	res.meta = sessionMeta(res.sess)
@@ -173,7 +180,7 @@ func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Bindin
 	sess, err := proc.LoadSession(ctx, b.SessionID, cwd, t)
 	if err != nil {
 		t.r.log.Warn("cannot resume the session", "thread", t.ref, "session", b.SessionID, "err", err)
-		t.laneNotice("Couldn't resume the earlier session, so this is a new one: the agent does not remember the earlier conversation.")
+		t.laneNotice(sysmsg.NewSession{})
 		t.detachLog(proc, w)
 		return nil, nil
 	}
@@ -186,16 +193,19 @@ func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Bindin
 func sessionMeta(s *agent.Session) store.Meta {
 	var m store.Meta
 	if s.Modes != nil {
-		m.CurrentMode = string(s.Modes.CurrentModeId)
-		for _, md := range s.Modes.AvailableModes {
-			m.Modes = append(m.Modes, store.Mode{ID: string(md.Id), Name: md.Name})
+		m.CurrentMode = s.Modes.Current
+		for _, md := range s.Modes.Available {
+			m.Modes = append(m.Modes, store.Mode(md))
 		}
 	}
 	if s.Models != nil {
-		m.CurrentModel = string(s.Models.CurrentModelId)
-		for _, md := range s.Models.AvailableModels {
-			m.Models = append(m.Models, store.Model{ID: string(md.ModelId), Name: md.Name})
+		m.CurrentModel = s.Models.Current
+		for _, md := range s.Models.Available {
+			m.Models = append(m.Models, store.Model(md))
 		}
+	}
+	for _, c := range s.Config {
+		m.Config = append(m.Config, projector.ConfigOption{ID: c.ID, Name: c.Name, Value: c.Value})
 	}
 	return m
 }

@@ -242,12 +242,21 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	if !ok {
 		return
 	}
-	if in.Choice != nil {
+	intent := in.Intent()
+	switch intent {
+	case channels.IntentInvalid:
+		r.log.Warn("inbound event with more than one intent (choice, stop, command, close); ignored", "thread", in.Thread, "id", in.ID)
+		return
+	case channels.IntentChoice:
 		r.answer(ctx, ad, acc, in)
 		return
-	}
-	if !in.Stop && strings.TrimSpace(in.Text) == "" && len(in.Files) == 0 {
+	case channels.IntentClose:
+		r.close(ctx, ad, acc, in)
 		return
+	case channels.IntentMessage:
+		if strings.TrimSpace(in.Text) == "" && len(in.Files) == 0 {
+			return
+		}
 	}
 	r.markSeen(ctx, in)
 	if !acc.mayPrompt(in) {
@@ -258,7 +267,16 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	if t == nil {
 		return
 	}
-	stop := in.Stop || detector.IsStop(in.Text)
+	stop := isStop(in, detector)
+	if !stop && intent == channels.IntentCommand {
+		// Adapters deliver only the commands channels.ParseCommand
+		// knows; each is handled above.
+		r.log.Warn("gateway command not handled; ignored", "thread", in.Thread, "command", in.Command.Name)
+		return
+	}
+	if !stop && in.Agent != "" && !r.pickAllowed(ctx, ad, t, in) {
+		return
+	}
 	ev := inboundEv{in: in, acc: acc, stop: stop, caught: !stop && r.caught(in)}
 	for !t.inbox.send(ev) {
 		// Evicted just now: a new owner takes the thread up from the
@@ -267,6 +285,20 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 			return
 		}
 	}
+}
+
+// isStop reports whether in asks to stop the thread's turn: a Stop
+// button, the /stop command, or a message that is a stop word.
+func isStop(in channels.Inbound, d *abort.Detector) bool {
+	switch in.Intent() {
+	case channels.IntentStop:
+		return true
+	case channels.IntentCommand:
+		return in.Command.Name == channels.CommandStop
+	case channels.IntentMessage:
+		return d.IsStop(in.Text)
+	}
+	return false
 }
 
 // Admit reports whether in's author may prompt where in was sent. When
@@ -350,7 +382,8 @@ func (r *Router) evict(t *thread) bool {
 	return true
 }
 
-// Threads returns how many threads are in memory.
+// Threads returns how many threads the router holds in memory (each with
+// its owner goroutine), for metrics. It does no I/O.
 func (r *Router) Threads() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -365,7 +398,7 @@ func (r *Router) answer(ctx context.Context, ad channels.Adapter, acc access, in
 	t := r.threads[in.Thread]
 	r.mu.Unlock()
 	if !ok || t == nil || !t.inbox.send(choiceEv{in: in, acc: acc, promptID: promptID, optionID: optionID}) {
-		r.reply(ctx, ad, in, "This prompt is no longer waiting for an answer (it expired, was answered, or the gateway restarted).")
+		r.reply(ctx, ad, in, sysmsg.RefusePromptGone)
 	}
 }
 
@@ -376,7 +409,7 @@ func (r *Router) refuse(ctx context.Context, ad channels.Adapter, in channels.In
 		return
 	}
 	r.log.Info("message refused by the access policy", "thread", in.Thread, "user", in.Author.ID)
-	r.reply(ctx, ad, in, "Sorry, you don't have access to the agent here. Ask an operator to add you to the allow-list.")
+	r.reply(ctx, ad, in, sysmsg.RefuseAccess)
 }
 
 // refusedOnce reports whether a refusal should be sent to in's author in
@@ -400,7 +433,7 @@ const refusalInterval = time.Hour
 
 // reply answers privately where the platform can, else in the thread.
 // It runs on its own goroutine so the handler never blocks on I/O.
-func (r *Router) reply(ctx context.Context, ad channels.Adapter, in channels.Inbound, text string) {
+func (r *Router) reply(ctx context.Context, ad channels.Adapter, in channels.Inbound, n sysmsg.Notice) {
 	if !r.enter() {
 		return
 	}
@@ -408,9 +441,9 @@ func (r *Router) reply(ctx context.Context, ad channels.Adapter, in channels.Inb
 		defer r.wg.Done()
 		err := patiently(r.ctx, r.o.Delivery.RetryFor, func(ctx context.Context) error {
 			if in.Reply != nil {
-				return in.Reply(ctx, text)
+				return in.Reply(ctx, n.Body()) // a private answer goes unmarked
 			}
-			_, err := ad.Post(ctx, in.Thread, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(text)})
+			_, err := ad.Post(ctx, in.Thread, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(n)})
 			return err
 		})
 		if err != nil {
@@ -447,7 +480,7 @@ func (r *Router) expireStalePrompts(ctx context.Context, stale []store.Prompt) {
 // that works, the message is gone, or ctx ends (then it reports false).
 func (r *Router) editStalePrompt(ctx context.Context, ed channels.Editor, p store.Prompt) bool {
 	h := channels.Handle{Thread: p.Thread, ID: channels.MessageID(p.MessageID)}
-	m := channels.Message{Kind: channels.KindPermission, Text: sysmsg.Prefix("Permission prompt expired: the gateway restarted before anyone answered (" + p.Title + ").")}
+	m := channels.Message{Kind: channels.KindPermission, Text: sysmsg.Text(sysmsg.StalePrompt{Title: p.Title})}
 	return r.retry(ctx, p.Thread, "edit a stale permission prompt", func(ctx context.Context) error { return ed.Edit(ctx, h, m) })
 }
 
@@ -529,11 +562,7 @@ func (r *Router) acquire(ctx context.Context, t *thread) error {
 		return nil
 	default:
 	}
-	if ahead == 0 {
-		t.notice("Waiting for a free agent: every agent is working; yours starts as soon as one is free.")
-	} else {
-		t.notice(fmt.Sprintf("Waiting for a free agent: %d ahead of you.", ahead))
-	}
+	t.notice(sysmsg.WaitingForAgent{Ahead: ahead})
 	r.log.Info("waiting for a free agent slot", "thread", t.ref, "ahead", ahead)
 	select {
 	case <-w.granted:
@@ -594,8 +623,7 @@ func (r *Router) reapIdle(except *thread) {
 	r.mu.Unlock()
 	slices.SortFunc(idles, func(a, b idle) int { return cmp.Compare(a.at, b.at) })
 	for _, o := range idles {
-		reply := make(chan bool, 1)
-		if o.t.inbox.send(reapEv{why: "to make room for another thread", reply: reply}) && <-reply {
+		if o.t.reap("to make room for another thread") {
 			return
 		}
 	}

@@ -10,14 +10,6 @@ import (
 	"github.com/acpgw/gateway/sysmsg"
 )
 
-// The notices of a turn a stop of the gateway cut off: at the shutdown,
-// and at the next start when the shutdown could not tell the thread (or
-// there was none: a crash, a kill).
-const (
-	interruptedNotice  = "Interrupted: the gateway is restarting. Send your message again when it is back."
-	interruptedAtStart = "Interrupted: the gateway restarted while the agent was working on this, so its answer stopped short. Send your message again."
-)
-
 // postWithin posts m in th, trying again (after a rate limit's delay, or
 // briefly after another error) while ctx lasts. It blocks.
 func postWithin(ctx context.Context, ad channels.Adapter, th channels.ThreadRef, m channels.Message) error {
@@ -74,7 +66,7 @@ func (r *Router) tellInterrupted(ctx context.Context, running []store.RunningTur
 			r.log.Warn("a turn was cut off by a restart in a thread of a platform that is not enabled now", "thread", rt.Thread)
 			continue
 		}
-		m := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Prefix(interruptedAtStart)}
+		m := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(sysmsg.Interrupted{AtStart: true})}
 		r.wg.Go(func() {
 			told := r.retry(ctx, rt.Thread, "tell a thread its turn was cut off by the restart", func(ctx context.Context) error {
 				_, err := ad.Post(ctx, rt.Thread, m)

@@ -1,8 +1,9 @@
 package session
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 // stallWatch tells when the agent of a running turn has been silent for
@@ -35,27 +36,6 @@ func (w *stallWatch) check(now time.Time) (tell bool, next time.Duration) {
 	return true, 0
 }
 
-// stallNotice is the notice for a silence of d.
-func stallNotice(d time.Duration) string {
-	return fmt.Sprintf("No output from the agent for %s. Say \"stop\" to cancel the turn.", humanDuration(d))
-}
-
-// humanDuration writes d in words where it is whole hours, minutes or
-// seconds ("5 minutes"), else as time.Duration does.
-func humanDuration(d time.Duration) string {
-	unit := func(n int64, one string) string {
-		if n == 1 {
-			return "1 " + one
-		}
-		return fmt.Sprintf("%d %ss", n, one)
-	}
-	switch {
-	case d >= time.Hour && d%time.Hour == 0:
-		return unit(int64(d/time.Hour), "hour")
-	case d >= time.Minute && d%time.Minute == 0:
-		return unit(int64(d/time.Minute), "minute")
-	case d >= time.Second && d%time.Second == 0:
-		return unit(int64(d/time.Second), "second")
-	}
-	return d.String()
-}
+// stallNotice is the sentence of the notice for a silence of d
+// (checkStall posts sysmsg.Stalled itself; TestStallNoticeText reads it).
+func stallNotice(d time.Duration) string { return sysmsg.Stalled{For: d}.Body() }

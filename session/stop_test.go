@@ -206,3 +206,38 @@ func TestExplicitStop(t *testing.T) {
 		t.Errorf("with stop words off, \"stop\" ended a turn as cancelled; want it run as a prompt")
 	}
 }
+
+// TestStopCommand: the /stop command (Inbound.Command, as the adapters
+// deliver it) stops the turn with stop words turned off. The router goes
+// by the intent, not the text: the same text as a plain message is a
+// prompt like any other, and an event with two intents stops nothing.
+func TestStopCommand(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Typing: true}, noWords: true})
+	th := e.rec.Thread("cmd")
+	e.say(th, ann, "slow 400")
+	e.waitOp(th, "streamed text", func(op channeltest.Op) bool { return op.Kind == channels.KindText })
+	stop := channels.Inbound{Thread: th, Author: ann, Text: "/stop", Command: &channels.Command{Name: channels.CommandStop}, ID: "stop-command"}
+	if err := e.rec.Deliver(e.ctx(), stop); err != nil {
+		t.Fatal(err)
+	}
+	if end := e.waitEnd(th); end.StopReason != "cancelled" {
+		t.Fatalf("stop reason %q, want cancelled", end.StopReason)
+	}
+	e.waitOp(th, "the stop notice", hasText("Stopped by Ann."))
+
+	other := e.rec.Thread("cmd-two")
+	e.say(other, ann, "slow 20")
+	e.waitOp(other, "streamed text", func(op channeltest.Op) bool { return op.Kind == channels.KindText })
+	twice := channels.Inbound{Thread: other, Author: ann, Text: "/stop", Stop: true, Command: &channels.Command{Name: channels.CommandStop}, ID: "two-intents"}
+	if err := e.rec.Deliver(e.ctx(), twice); err != nil {
+		t.Fatal(err)
+	}
+	if end := e.waitEnd(other); end.StopReason != "end_turn" {
+		t.Errorf("after an event with two intents the turn ended %q, want end_turn (the event is ignored)", end.StopReason)
+	}
+
+	e.say(th, ann, "/stop")
+	if end := e.waitEnd(th); end.StopReason == "cancelled" {
+		t.Errorf("\"/stop\" as a plain message (no Command) ended a turn as cancelled; want it run as a prompt")
+	}
+}

@@ -58,6 +58,9 @@ type thread struct {
 
 	// cwd is the session's working directory, for permission prompts.
 	cwd string
+	// pick is the agent the thread's first message picked
+	// (Inbound.Agent), for a thread not bound yet; "" = the policy's.
+	pick string
 }
 
 // turn is what the owner keeps of the running turn for its records.
@@ -157,8 +160,8 @@ func (r *Router) policyFor(ref channels.ThreadRef, space string) Policy {
 // delivered as durably as any output: rate limits waited out, outages
 // retried for delivery.retryFor, in order with the thread's other
 // notices.
-func (t *thread) notice(text string) {
-	t.runner.Notice("", sysmsg.Prefix(text))
+func (t *thread) notice(n sysmsg.Notice) {
+	t.runner.Notice("", sysmsg.Text(n))
 }
 
 // patiently calls try until it succeeds, waiting out rate limits as
@@ -198,8 +201,8 @@ func patiently(ctx context.Context, retryFor time.Duration, try func(context.Con
 }
 
 // laneNotice posts a system line in order with the turn's output.
-func (t *thread) laneNotice(text string) {
-	t.runner.Push(projector.Notice{Text: sysmsg.Prefix(text)})
+func (t *thread) laneNotice(n sysmsg.Notice) {
+	t.runner.Push(projector.Notice{Text: sysmsg.Text(n)})
 }
 
 // beginTurn sets the turn of in up and sends its prompt; the call's end
@@ -243,7 +246,7 @@ func (t *thread) endTurn(o TurnOutcome) {
 	errText := ""
 	if err != nil && o.Stopper == "" {
 		if isExited(err) {
-			errText = "its process exited (" + describeExit(err) + "). Your next message starts it again."
+			errText = sysmsg.Crashed{Exit: describeExit(err)}.Reason()
 		} else {
 			errText = err.Error()
 		}
@@ -261,10 +264,10 @@ func (t *thread) endTurn(o TurnOutcome) {
 		turnRec.Used, turnRec.Size, turnRec.UsedKnown, turnRec.SizeKnown = u.Used, u.Size, u.UsedKnown, u.SizeKnown
 		turnRec.Cost, turnRec.Currency, turnRec.CostKnown = u.Cost, u.Currency, u.CostKnown
 	}
-	outs := t.proj.EndTurn(stop, errText, nil)
 	if o.Stopper != "" {
-		outs = t.stopNotice(o, outs)
+		t.proj.StopTurn(sysmsg.Stopped{By: o.Stopper, Interrupt: o.Interrupted, Killed: o.Killed, Grace: t.m.cfg.Grace})
 	}
+	outs := t.proj.EndTurn(stop, errText, nil)
 	recorded := make(chan struct{})
 	if t.r.o.OnTurnEnd != nil { // only the hook waits for the records
 		select {
@@ -296,7 +299,7 @@ func (t *thread) endTurn(o TurnOutcome) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	// A turn the shutdown cut off keeps its mark unless the thread was
-	// told.
+	// told (a deleted thread's too: nobody is left to tell).
 	if !o.Cut || t.told {
 		if err := st.ClearTurnRunning(ctx, t.ref, tu.started); err != nil {
 			t.r.log.Warn("cannot clear the turn's running mark", "thread", t.ref, "err", err)

@@ -3,7 +3,6 @@ package session
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/projector"
@@ -18,7 +17,7 @@ const maxToolDetail = 8 << 10
 // prompt's input, invisible characters made visible.
 func toolDetail(tu projector.ToolUpdate) channels.ToolDetail {
 	var d channels.ToolDetail
-	if in := compactJSON(tu.RawInput); in != "" && in != "{}" {
+	if in := projector.CompactJSON(tu.RawInput); in != "" && in != "{}" {
 		d.Input = cutDetail(tooldisplay.Visible(tooldisplay.Redact(in)))
 	}
 	var texts []string
@@ -34,7 +33,7 @@ func toolDetail(tu projector.ToolUpdate) channels.ToolDetail {
 	}
 	out := strings.Join(texts, "\n")
 	if out == "" {
-		out = compactJSON(tu.RawOutput)
+		out = projector.CompactJSON(tu.RawOutput)
 	}
 	if out != "" {
 		d.Output = cutDetail(tooldisplay.Visible(tooldisplay.Redact(out)))
@@ -50,13 +49,4 @@ func toolDetail(tu projector.ToolUpdate) channels.ToolDetail {
 }
 
 // cutDetail cuts s to maxToolDetail bytes, saying so.
-func cutDetail(s string) string {
-	if len(s) <= maxToolDetail {
-		return s
-	}
-	cut := maxToolDetail
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "\n… (" + strconv.Itoa(len(s)-cut) + " more bytes)"
-}
+func cutDetail(s string) string { return projector.CutBytes(s, maxToolDetail) }

@@ -12,6 +12,7 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/attach"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/replay"
@@ -130,7 +131,7 @@ func TestEventLogReplays(t *testing.T) {
 	}
 	defer f.Close()
 	var out strings.Builder
-	st, err := replay.Run(t.Context(), f, &out, replay.Options{Stream: projector.DefaultSettings(), Typing: typing.Config{Mode: typing.ModeNever}, Preset: replay.Presets["web"]})
+	st, err := replay.Run(t.Context(), f, &out, replay.Options{Stream: projector.DefaultSettings(), Typing: typing.Config{Mode: typing.ModeNever}, Preset: replay.PresetFor(web.Limits())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,7 @@
-// Package sysmsg marks notices that come from the gateway itself rather than
-// from the agent.
+// Package sysmsg holds the gateway's own voice: the notices that come from
+// the gateway itself rather than from the agent, as typed outcomes that
+// render themselves (notices.go, all in testdata/messages.txtar), and the
+// mark they carry.
 //
 // Every such notice starts with exactly one [Mark] ("⚙️ "), so readers can
 // tell the gateway's voice apart from the agent's in a chat thread. [Prefix]

@@ -69,6 +69,7 @@ var contractCases = []struct {
 	{"EditMissing", testEditMissing},
 	{"Typing", testTyping},
 	{"Prompt", testPrompt},
+	{"Card", testCard},
 	{"Inject", testInject},
 	{"RunStops", testRunStops},
 	{"RunDoneContext", testRunDoneContext},
@@ -92,6 +93,9 @@ var contractCases = []struct {
 //     TypingStopper is also a Typer.
 //   - A Prompter's Prompt returns a known handle, and a click comes back
 //     through Run's handler as Inbound.Choice with that handle and option.
+//   - A Carder with cards on shows a card's rows (Seen contains each
+//     row's text), replaces them in place on an edit, and fails the edit
+//     of a card that does not exist.
 //   - Text a person writes comes back through Run's handler with the text,
 //     the author, the thread and a message id. Inbound messages from bots
 //     (Author.Bot) are ignored by the suite.
@@ -324,6 +328,56 @@ func testEdit(t *testing.T, h Harness) {
 	}
 	if !strings.Contains(seen, want) || strings.Contains(seen, "running") {
 		t.Errorf("Seen after Edit = %q, want the new text %q instead of the old", seen, want)
+	}
+}
+
+func testCard(t *testing.T, h Harness) {
+	c, ok := h.Adapter.(channels.Carder)
+	if !ok || !c.Cards() {
+		t.Skip("not a Carder with cards on")
+	}
+	ctx := waitCtx(t)
+	startRun(t, h.Adapter)
+	rows := []channels.Message{
+		{Kind: channels.KindTool, Key: "call_1", Text: "Read a.go · running"},
+		{Kind: channels.KindTool, Key: "call_2", Text: "Run ls · running"},
+	}
+	hd, err := c.Card(ctx, h.Thread, channels.Handle{}, rows)
+	if err != nil {
+		t.Fatalf("Card: %v", err)
+	}
+	checkHandle(t, "Card", h, hd)
+	seen, err := h.Seen(ctx, hd.ID)
+	if err != nil {
+		t.Fatalf("Seen(%q) after Card: %v", hd.ID, err)
+	}
+	for _, r := range rows {
+		if !strings.Contains(seen, r.Text) {
+			t.Errorf("Seen after Card = %q, want it to show the row %q", seen, r.Text)
+		}
+	}
+	rows[0].Text = "Read a.go · done"
+	rows = append(rows, channels.Message{Kind: channels.KindTool, Key: "call_3", Text: "Edit b.go · pending"})
+	again, err := c.Card(ctx, h.Thread, hd, rows)
+	if err != nil {
+		t.Fatalf("Card (edit): %v", err)
+	}
+	if again != hd {
+		t.Errorf("Card (edit) = %+v, want the card's handle %+v", again, hd)
+	}
+	seen, err = h.Seen(ctx, hd.ID)
+	if err != nil {
+		t.Fatalf("Seen(%q) after the edit: %v", hd.ID, err)
+	}
+	if !strings.Contains(seen, "Read a.go · done") || strings.Contains(seen, "a.go · running") || !strings.Contains(seen, "Edit b.go · pending") {
+		t.Errorf("Seen after the edit = %q, want the new rows in place of the old", seen)
+	}
+	id := h.MissingID
+	if id == "" {
+		id = "0"
+	}
+	if _, err := c.Card(ctx, h.Thread, channels.Handle{Thread: h.Thread, ID: id}, rows); err == nil {
+		t.Errorf("Card edit of missing message %q = nil, want an error", id)
 	}
 }
 

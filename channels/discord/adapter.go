@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/internal/lanes"
 )
 
 // Platform is the adapter's platform name, the Platform of its ThreadRefs.
@@ -90,6 +91,10 @@ type Options struct {
 	// DMs lets people talk to the bot in direct messages (it adds the
 	// direct messages intent).
 	DMs bool
+	// ToolStyle is ToolLines ("" too) or ToolCard: with ToolCard the
+	// adapter is a channels.Carder whose Cards is true, and dispatch
+	// shows a turn's tool calls as rows of progress cards (see Card).
+	ToolStyle string
 	// Admit, if set, is asked before a mention in a channel opens a
 	// thread: it reports whether the author may prompt there, and tells
 	// them when not (through the Inbound's Reply, which answers their
@@ -111,6 +116,7 @@ type Adapter struct {
 	places  *places
 	buttons *buttonIDs
 	conns   *conns
+	resume  *resumeURL
 
 	// dial opens network connections, for REST and the websocket; tests
 	// replace it to make sure nothing but the fake is reached.
@@ -132,7 +138,7 @@ type Adapter struct {
 type running struct {
 	ctx   context.Context
 	h     func(context.Context, channels.Inbound)
-	lanes *lanes
+	lanes *lanes.Group
 	lost  chan struct{} // the gateway connection dropped (capacity 1)
 }
 
@@ -143,6 +149,7 @@ var (
 	_ channels.Typer    = (*Adapter)(nil)
 	_ channels.Prompter = (*Adapter)(nil)
 	_ channels.Titler   = (*Adapter)(nil)
+	_ channels.Carder   = (*Adapter)(nil)
 )
 
 // New returns an adapter for o. It does no I/O; Run connects. It returns an
@@ -154,6 +161,9 @@ func New(o Options) (*Adapter, error) {
 	}
 	if token == "" || token == "Bot" {
 		return nil, errors.New("discord: the bot token is empty")
+	}
+	if o.ToolStyle != "" && o.ToolStyle != ToolLines && o.ToolStyle != ToolCard {
+		return nil, fmt.Errorf("discord: toolStyle %q: want %q or %q", o.ToolStyle, ToolLines, ToolCard)
 	}
 	if o.APIBaseURL == "" {
 		o.APIBaseURL = DefaultAPIBaseURL
@@ -172,11 +182,12 @@ func New(o Options) (*Adapter, error) {
 		places:  newPlaces(),
 		buttons: newButtonIDs(),
 		conns:   newConns(),
+		resume:  &resumeURL{},
 		ready:   make(chan struct{}),
 	}
 	a.http = http.DefaultTransport.(*http.Transport).Clone()
 	a.http.DialContext = a.dialContext
-	tr := &transport{base: base, next: a.http, limits: newLimiter(), now: time.Now, fallback: a.runContext}
+	tr := &transport{base: base, next: a.http, limits: newLimiter(), now: time.Now, fallback: a.runContext, gateway: a.resume.lookup}
 
 	s, err := discordgo.New("Bot " + token)
 	if err != nil {
@@ -191,7 +202,12 @@ func New(o Options) (*Adapter, error) {
 	s.Dialer = &websocket.Dialer{
 		NetDialContext:   a.dialWebsocket,
 		HandshakeTimeout: 30 * time.Second,
-		Proxy:            http.ProxyFromEnvironment,
+		Proxy: func(req *http.Request) (*url.URL, error) {
+			if err := a.resume.check(req); err != nil {
+				return nil, err
+			}
+			return http.ProxyFromEnvironment(req)
+		},
 	}
 	s.Identify.Intents = intents(o.DMs)
 	s.AddHandler(a.onEvent)
@@ -212,19 +228,7 @@ func intents(dms bool) discordgo.Intent {
 // Limits reports Discord's limits. It does no I/O. MinPostInterval is 0:
 // Discord allows short bursts of posts, and the adapter reports a bucket
 // Discord says is exhausted as a rate limit before sending anything.
-func (a *Adapter) Limits() channels.Limits {
-	return channels.Limits{
-		MaxMessageChars: maxMessageChars,
-		MaxLines:        maxLines,
-		MinEditInterval: minEditInterval,
-		TypingInterval:  typingInterval,
-		// A bot's typing indicator disappears when it posts.
-		TypingClearedByPost: true,
-		// A prompt's whole text goes with it as a file (Prompt), in the
-		// same request: it cannot get lost or out of order.
-		MaxAttachmentBytes: maxAttachmentBytes,
-	}
-}
+func (a *Adapter) Limits() channels.Limits { return Limits() }
 
 // Run connects to the Discord gateway and delivers what people write and
 // click to h until ctx ends; then it closes the connection, waits for its
@@ -245,18 +249,29 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		return errors.New("discord: Run called twice")
 	}
 	a.started = true
-	r := &running{ctx: ctx, h: h, lanes: newLanes(), lost: make(chan struct{}, 1)}
+	r := &running{ctx: ctx, h: h, lanes: lanes.New(), lost: make(chan struct{}, 1)}
 	a.run = r
 	a.mu.Unlock()
 	a.health.Set(false, "connecting to the gateway")
 	defer a.stop(r)
 
 	backoff := minBackoff
+	redirected := false // the last attempt was refused for the resume URL
 	for {
 		err := a.open(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
+		if errors.Is(err, errResumeElsewhere) {
+			if redirected {
+				// The gateway lookup was not answered with the resume
+				// URL: go where it points rather than loop.
+				a.resume.forget()
+			}
+			redirected = !redirected
+			continue // opens again at the resume URL
+		}
+		redirected = false
 		if err == nil || errors.Is(err, discordgo.ErrWSAlreadyOpen) {
 			backoff = minBackoff
 			select {
@@ -270,6 +285,7 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		if ferr := fatal(err); ferr != nil {
 			return ferr
 		}
+		a.resume.forget() // the next attempt goes to the gateway's URL
 		a.log.Warn("discord: cannot connect to the gateway; retrying", "in", backoff, "err", err)
 		a.health.Set(false, "cannot connect to the gateway: "+err.Error())
 		t := time.NewTimer(backoff)
@@ -308,7 +324,7 @@ func (a *Adapter) stop(r *running) {
 	a.run = nil
 	a.mu.Unlock()
 	a.health.Set(false, "not running")
-	r.lanes.close()
+	r.lanes.Close()
 	a.http.CloseIdleConnections()
 }
 
@@ -411,6 +427,9 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 			}
 		}
 	case *discordgo.Event:
+		if e.Type == "READY" {
+			a.resume.learn(e.RawData)
+		}
 		a.learnBotRole(e)
 	case *discordgo.ChannelCreate:
 		a.places.put(e.Channel, "")
@@ -460,6 +479,10 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 	a.health.Set(true, "")
 	app := a.app
 	a.mu.Unlock()
+	caps := "post edit typing prompt title"
+	if a.Cards() {
+		caps += " card"
+	}
 	if !first {
 		a.log.Info("discord: gateway session started anew", "bot", r.User.Username)
 		return
@@ -468,7 +491,7 @@ func (a *Adapter) onReady(r *discordgo.Ready) {
 	a.log.Info("discord: connected",
 		"bot", r.User.Username, "id", r.User.ID, "guilds", len(r.Guilds),
 		"invite", InviteURL(app),
-		"capabilities", "post edit typing prompt title",
+		"capabilities", caps,
 		"dms", a.o.DMs)
 }
 

@@ -702,7 +702,9 @@ func TestRunTwice(t *testing.T) {
 
 // TestResume drops the gateway connection and asks for a reconnect; each
 // time the client resumes its session and receives what was sent while it
-// was away.
+// was away. It resumes at the resume_gateway_url of the fake's READY, a
+// URL other than the gateway's: a RESUME elsewhere is a violation the
+// fake reports.
 func TestResume(t *testing.T) {
 	f := newFake(t)
 	s := start(t, f, Options{})
@@ -811,5 +813,38 @@ func TestCheckFollowsTheConnection(t *testing.T) {
 	s.stop(t)
 	if err := s.a.Check(); err == nil {
 		t.Error("Check after Run returned = nil")
+	}
+}
+
+// TestCommands: a message in a thread that starts with a gateway command
+// (after a mention of the bot, if any) arrives as that command; an
+// agent's own slash command and other text arrive as messages, unchanged.
+func TestCommands(t *testing.T) {
+	f := newFake(t)
+	s := start(t, f, Options{})
+	id := f.say(ann, f.channel, "open a thread", true)
+	s.next(t)
+	for _, tc := range []struct {
+		text    string
+		mention bool
+		want    *channels.Command
+		wantTxt string
+	}{
+		{"/stop", false, &channels.Command{Name: channels.CommandStop}, "/stop"},
+		{"/STOP the tests", true, &channels.Command{Name: channels.CommandStop, Args: "the tests"}, "/STOP the tests"},
+		{"/compact", false, nil, "/compact"},
+		{"/stopwatch", false, nil, "/stopwatch"},
+		{"stop", false, nil, "stop"}, // a stop word: the router's stop words judge it
+	} {
+		f.say(ann, id, tc.text, tc.mention)
+		in := s.next(t)
+		wantIntent := channels.IntentMessage
+		if tc.want != nil {
+			wantIntent = channels.IntentCommand
+		}
+		if in.Intent() != wantIntent || !cmp.Equal(in.Command, tc.want) || in.Text != tc.wantTxt {
+			t.Errorf("%q (mention %v) arrived as %v, command %+v, text %q; want %v, %+v, %q",
+				tc.text, tc.mention, in.Intent(), in.Command, in.Text, wantIntent, tc.want, tc.wantTxt)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/acpgw/gateway/channels"
@@ -14,9 +15,15 @@ func asUser(a channels.Author) fakeUser {
 }
 
 func TestContract(t *testing.T) {
+	for _, style := range []string{ToolLines, ToolCard} {
+		t.Run(style, func(t *testing.T) { contract(t, style) })
+	}
+}
+
+func contract(t *testing.T, style string) {
 	channeltest.RunContract(t, func(t *testing.T) channeltest.Harness {
 		f := newFake(t)
-		a := f.adapter(t, Options{})
+		a := f.adapter(t, Options{ToolStyle: style})
 		t.Cleanup(func() {
 			if v := f.Violations(); len(v) > 0 {
 				t.Errorf("fake discord saw protocol misuse: %q", v)
@@ -34,6 +41,11 @@ func TestContract(t *testing.T) {
 				return nil
 			},
 			Seen: func(_ context.Context, id channels.MessageID) (string, error) {
+				// What a person sees: the content, or a card's rows.
+				m, ok := f.message(string(id))
+				if rows, card := cardRows(m); ok && card {
+					return strings.Join(rows, "\n"), nil
+				}
 				return f.content(string(id))
 			},
 			MissingID: "1099999999999999999",

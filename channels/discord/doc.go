@@ -33,6 +33,12 @@
 // Inbound.Choice with a Reply that answers with an ephemeral follow-up.
 // Editing a prompt removes its buttons.
 //
+// With Options.ToolStyle ToolCard the adapter is a channels.Carder whose
+// cards are on: dispatch shows a run of tool calls as the rows of one
+// progress card (Card), a Components V2 message (flag IS_COMPONENTS_V2) of
+// one container with a text display per tool line. Such a message carries
+// no content; text stays in classic messages.
+//
 // Edits that Discord refuses because the message is gone, in an archived
 // thread (50083) or too old to edit often (30046) return an error wrapping
 // channels.ErrMessageGone, so dispatch posts anew; a post into an archived
@@ -56,7 +62,10 @@
 //
 // Run opens the gateway connection and keeps it: when it drops, or Discord
 // asks for a reconnect, the adapter resumes the session (RESUME), so events
-// sent meanwhile are replayed. Options.APIBaseURL points REST and the
+// sent meanwhile are replayed. It resumes at the resume_gateway_url that
+// READY named, as Discord requires (discordgo v0.29.0 would resume at the
+// URL it first dialled; see resumeURL); when that URL cannot be reached,
+// the next attempt goes to the gateway's URL. Options.APIBaseURL points REST and the
 // gateway discovery (GET /api/v9/gateway) at another server, such as a
 // proxy or a test fake; the websocket then goes to the URL that server
 // advertises.

@@ -34,6 +34,13 @@ type gateway struct {
 // mention opens a thread).
 func newGateway(t *testing.T, f *fakeDiscord, rule session.AccessRule) *gateway {
 	t.Helper()
+	return newGatewayWith(t, f, rule, Options{})
+}
+
+// newGatewayWith is newGateway with the adapter's options o (their Logger
+// and Admit are the gateway's).
+func newGatewayWith(t *testing.T, f *fakeDiscord, rule session.AccessRule, o Options) *gateway {
+	t.Helper()
 	leaks := channeltest.LeakCheck(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -50,7 +57,8 @@ func newGateway(t *testing.T, f *fakeDiscord, rule session.AccessRule) *gateway 
 		sdk = slog.New(slog.NewMultiHandler(log.Handler(), sdk.Handler()))
 	}
 	var r *session.Router
-	g.a = f.adapter(t, Options{Logger: log, Admit: func(ctx context.Context, in channels.Inbound) bool { return r.Admit(ctx, in) }})
+	o.Logger, o.Admit = log, func(ctx context.Context, in channels.Inbound) bool { return r.Admit(ctx, in) }
+	g.a = f.adapter(t, o)
 	r = session.New(session.Options{
 		Store:       st,
 		EventLogDir: filepath.Join(dir, "events"),

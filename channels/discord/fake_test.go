@@ -110,7 +110,7 @@ type fakeRequest struct {
 	Method string
 	Path   string
 	Body   []byte
-	At     time.Time
+	At     time.Time // the fake's time: virtual under limitRates
 }
 
 type fakeInteraction struct {
@@ -175,6 +175,7 @@ func newFake(t testing.TB) *fakeDiscord {
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /gateway/{$}", f.serveGateway)
+	mux.HandleFunc("GET "+resumePath+"/{$}", f.serveGateway)
 	mux.HandleFunc("/api/v9/", f.serveAPI)
 	mux.HandleFunc("GET /attachments/", f.serveFile)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

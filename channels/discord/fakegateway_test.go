@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +20,7 @@ type fakeConn struct {
 	ctrl   [][]byte      // control frames to write first (guarded by fakeDiscord.mu)
 	cursor int           // next index of the log to write (guarded by fakeDiscord.mu)
 	live   bool          // identified or resumed: dispatches flow (guarded by fakeDiscord.mu)
+	path   string        // the URL path the client connected to
 }
 
 func (c *fakeConn) poke() {
@@ -27,6 +29,10 @@ func (c *fakeConn) poke() {
 	default:
 	}
 }
+
+// resumePath is where the fake's READY says to resume (resume_gateway_url):
+// elsewhere than the gateway URL, as Discord's READY does.
+const resumePath = "/resume-gateway"
 
 var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 
@@ -40,7 +46,7 @@ func (f *fakeDiscord) serveGateway(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	c := &fakeConn{ws: ws, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &fakeConn{ws: ws, wake: make(chan struct{}, 1), done: make(chan struct{}), path: r.URL.Path}
 	f.mu.Lock()
 	f.conns[c] = true
 	f.hellos++
@@ -167,7 +173,7 @@ func (f *fakeDiscord) identify(c *fakeConn, raw json.RawMessage) bool {
 		"v":                  9,
 		"user":               userJSON(f.bot),
 		"session_id":         f.session,
-		"resume_gateway_url": "ws://" + f.addr + "/gateway",
+		"resume_gateway_url": "ws://" + f.addr + resumePath,
 		"guilds":             []any{map[string]any{"id": f.guild, "unavailable": true}},
 		"application":        map[string]any{"id": f.app, "flags": 0},
 	})
@@ -218,6 +224,9 @@ func (f *fakeDiscord) resume(c *fakeConn, raw json.RawMessage) {
 		f.violations = append(f.violations, fmt.Sprintf("RESUME of an unknown session %q at %d", d.SessionID, d.Seq))
 		c.ctrl = append(c.ctrl, []byte(`{"op":9,"d":false}`))
 		return
+	}
+	if strings.TrimSuffix(c.path, "/") != resumePath {
+		f.violations = append(f.violations, fmt.Sprintf("RESUME at %s, not at the session's resume_gateway_url (%s)", c.path, resumePath))
 	}
 	f.resumes++
 	if f.conn != nil && f.conn != c {

@@ -79,7 +79,7 @@ func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	path := strings.TrimPrefix(r.URL.Path, "/api/v9")
 	f.mu.Lock()
-	f.requests = append(f.requests, fakeRequest{Method: r.Method, Path: path, Body: body, At: time.Now()})
+	f.requests = append(f.requests, fakeRequest{Method: r.Method, Path: path, Body: body, At: f.nowLocked()})
 	f.changedLocked()
 	for _, in := range f.injections {
 		if in.n > 0 && in.method == r.Method && strings.Contains(path, in.path) {
@@ -229,6 +229,10 @@ func (f *fakeDiscord) postMessage(w http.ResponseWriter, channel string, body []
 	if !f.checkText(w, content) {
 		return
 	}
+	if msg := checkComponents(b.Flags, b.Content, b.Components); msg != "" {
+		writeError(w, 400, 50035, msg)
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ch, ok := f.chans[channel]
@@ -294,6 +298,20 @@ func (f *fakeDiscord) editMessage(w http.ResponseWriter, channel, id string, bod
 	}
 	if m.Author.ID != f.bot.ID {
 		writeError(w, 403, 50005, "Cannot edit a message authored by another user")
+		return
+	}
+	// A Components V2 message stays one: its flag cannot be removed
+	// (an edit without flags keeps them), nor added to a classic one.
+	flags := m.Flags
+	if b.Flags != 0 {
+		if b.Flags&flagComponentsV2 != m.Flags&flagComponentsV2 {
+			writeError(w, 400, 50035, "Invalid Form Body: flags: IS_COMPONENTS_V2 cannot be changed")
+			return
+		}
+		flags = b.Flags
+	}
+	if msg := checkComponents(flags, b.Content, b.Components); msg != "" {
+		writeError(w, 400, 50035, msg)
 		return
 	}
 	if b.Content != nil {

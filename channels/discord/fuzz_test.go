@@ -149,3 +149,30 @@ func FuzzRouteOf(f *testing.F) {
 		}
 	})
 }
+
+// FuzzResumeURL feeds READY payloads to the resume URL's learning: it
+// keeps only a ws(s) URL with a host, and a dial there is never refused.
+func FuzzResumeURL(f *testing.F) {
+	f.Add([]byte(`{"session_id":"s","resume_gateway_url":"wss://gateway-us-east1-b.discord.gg"}`))
+	f.Add([]byte(`{"resume_gateway_url":"http://example.com/x"}`))
+	f.Add([]byte(`{"resume_gateway_url":"wss:///nohost"}`))
+	f.Add([]byte(`{"resume_gateway_url":7}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var r resumeURL
+		r.learn(data)
+		if r.url == nil {
+			if _, ok := r.lookup(); ok {
+				t.Error("lookup answered without a resume URL")
+			}
+			return
+		}
+		if (r.url.Scheme != "ws" && r.url.Scheme != "wss") || r.url.Host == "" {
+			t.Fatalf("kept resume URL %q", r.url)
+		}
+		dial := *r.url
+		dial.Scheme = map[string]string{"ws": "http", "wss": "https"}[dial.Scheme]
+		if err := r.check(&http.Request{URL: &dial}); err != nil {
+			t.Errorf("a dial to the resume URL %q was refused: %v", r.url, err)
+		}
+	})
+}

@@ -77,13 +77,14 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 			continue
 		}
 		page.Messages = append(page.Messages, channels.Inbound{
-			Thread: t,
-			Author: in.author,
-			Text:   in.text,
-			Files:  in.files,
-			Fetch:  a.fetcher(in.files),
-			ID:     channels.MessageID(in.id),
-			Space:  in.guild,
+			Thread:  t,
+			Author:  in.author,
+			Text:    in.text,
+			Command: channels.ParseCommand(in.text),
+			Files:   in.files,
+			Fetch:   a.fetcher(in.files),
+			ID:      channels.MessageID(in.id),
+			Space:   in.guild,
 		})
 	}
 	return page, nil

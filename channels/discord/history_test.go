@@ -24,7 +24,7 @@ func TestMessagesAfter(t *testing.T) {
 	if _, err := s.a.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: "an answer"}); err != nil {
 		t.Fatal(err)
 	}
-	second := f.say(bob, f.thread, "two", false)
+	second := f.say(bob, f.thread, "/stop now", false) // a command, as Run would deliver it
 	third := f.say(ann, f.thread, "three", false)
 	for range 4 { // what Run delivered live; not what is tested
 		s.next(t)
@@ -36,7 +36,7 @@ func TestMessagesAfter(t *testing.T) {
 	}
 	want := []channels.Inbound{
 		{Thread: th, Author: channels.Author{ID: ann.ID, Name: ann.Name, Roles: ann.Roles}, Text: "one", ID: channels.MessageID(first), Space: f.guild},
-		{Thread: th, Author: channels.Author{ID: bob.ID, Name: bob.Name}, Text: "two", ID: channels.MessageID(second), Space: f.guild},
+		{Thread: th, Author: channels.Author{ID: bob.ID, Name: bob.Name}, Text: "/stop now", Command: &channels.Command{Name: channels.CommandStop, Args: "now"}, ID: channels.MessageID(second), Space: f.guild},
 	}
 	opts := cmpopts.IgnoreFields(channels.Inbound{}, "Fetch", "Reply")
 	if diff := cmp.Diff(want, p.Messages, opts, cmpopts.EquateEmpty()); diff != "" {

@@ -189,7 +189,7 @@ func (a *Adapter) onMessage(m *discordgo.Message) {
 			key = in.id
 		}
 	}
-	if !r.lanes.do(key, func() { a.deliverMessage(r, in) }) {
+	if !r.lanes.Do(key, func() { a.deliverMessage(r, in) }) {
 		a.log.Warn("discord: inbound backlog full; message dropped", "channel", in.channel, "message", in.id)
 	}
 }
@@ -203,13 +203,14 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 	}
 	deliver := func(ref channels.ThreadRef) {
 		r.h(ctx, channels.Inbound{
-			Thread: ref,
-			Author: in.author,
-			Text:   in.text,
-			Files:  in.files,
-			Fetch:  a.fetcher(in.files),
-			ID:     channels.MessageID(in.id),
-			Space:  in.guild,
+			Thread:  ref,
+			Author:  in.author,
+			Text:    in.text,
+			Command: channels.ParseCommand(in.text),
+			Files:   in.files,
+			Fetch:   a.fetcher(in.files),
+			ID:      channels.MessageID(in.id),
+			Space:   in.guild,
 		})
 	}
 	if in.guild == "" {
@@ -408,7 +409,7 @@ func (a *Adapter) onInteraction(i *discordgo.Interaction) {
 	if !ok {
 		return
 	}
-	if !r.lanes.do("interaction/"+i.ID, func() { a.deliverClick(r, i, c) }) {
+	if !r.lanes.Do("interaction/"+i.ID, func() { a.deliverClick(r, i, c) }) {
 		a.log.Warn("discord: inbound backlog full; click dropped", "channel", c.channel)
 	}
 }

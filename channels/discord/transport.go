@@ -33,6 +33,10 @@ type transport struct {
 	// fetches the gateway URL with context.Background): Run's context, so
 	// that its end cancels them.
 	fallback func() context.Context
+	// gateway, if set, may answer the gateway lookup (GET
+	// /api/v9/gateway) itself: with the session's resume URL (see
+	// resumeURL).
+	gateway func() (string, bool)
 }
 
 // RoundTrip implements http.RoundTripper. It refuses every host but the
@@ -42,6 +46,12 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Host != apiHost {
 		closeBody(req)
 		return nil, fmt.Errorf("discord: refusing a request to %q: the adapter only talks to the Discord API", req.URL.Host)
+	}
+	if t.gateway != nil && req.Method == http.MethodGet && req.URL.Path == "/api/v9/gateway" {
+		if u, ok := t.gateway(); ok {
+			closeBody(req)
+			return gatewayAnswer(req, u), nil
+		}
 	}
 	r := routeOf(req.Method, req.URL.Path)
 	tk, err := t.limits.acquire(r, t.now())

@@ -16,6 +16,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/internal/lanes"
 )
 
 // Platform is the adapter's platform name, the Platform of its ThreadRefs.
@@ -62,9 +63,10 @@ type Options struct {
 	// KnownThread, if set, reports whether a thread the adapter has not
 	// seen bound since it started is bound to a session (the program
 	// passes a lookup in its store), so that a thread keeps working
-	// without a new mention after a restart. It is called from the
-	// delivery goroutine for messages in threads of channels; nil means
-	// only mentions since the start bind threads.
+	// without a new mention after a restart. It is called on the
+	// thread's inbound lane for messages in threads of channels (calls
+	// for different threads may run at once); nil means only mentions
+	// since the start bind threads.
 	KnownThread func(ctx context.Context, t channels.ThreadRef) bool
 	// UserGroups fills Author.Roles with the ids of the user groups the
 	// author belongs to, for access rules that name user groups. It
@@ -427,24 +429,19 @@ func (w withStatus) StopTyping(ctx context.Context, t channels.ThreadRef) error 
 // Limits reports Slack's limits: 3,500 characters per message, a post per
 // second and an edit per 1.2 s, and a status line refreshed every 90 s. It
 // does no I/O.
-func (a *Adapter) Limits() channels.Limits {
-	return channels.Limits{
-		MaxMessageChars: maxMessageChars,
-		MinEditInterval: minEditInterval,
-		MinPostInterval: minPostInterval,
-		TypingInterval:  typingInterval,
-	}
-}
+func (a *Adapter) Limits() channels.Limits { return Limits() }
 
 // Run detects the capabilities (if Detect was not called), connects with
 // Socket Mode and delivers what people write and click to h until ctx
 // ends; Slack's disconnect requests and dropped connections are followed
 // by a new connection. Every envelope is acknowledged as soon as it
-// arrives; h is called afterwards, in order, on one goroutine of Run with
-// Run's context, and should not block (the next events wait). Run
-// returns nil once ctx ended and everything it started has stopped, and an
-// error when auth.test fails, Slack refuses the app-level token, or Run
-// is called a second time.
+// arrives; h is called afterwards with Run's context, on the inbound lane
+// of the envelope's thread: one thread's messages and clicks in order,
+// other threads meanwhile, so h may run on several goroutines at once.
+// Name lookups wait on their thread's lane only. Run returns nil once ctx
+// ended and everything it started has stopped, and an error when
+// auth.test fails, Slack refuses the app-level token, or Run is called a
+// second time.
 func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
 	if ctx.Err() != nil {
 		return nil
@@ -469,15 +466,15 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sm := socketmode.New(a.api, socketmode.OptionLog(slogOutput{a.log}))
-	box := newInbox(a.log)
+	in := &inbound{ctx: ctx, h: h, lanes: lanes.New()}
 	var wg sync.WaitGroup
 	runErr := make(chan error, 1)
 	wg.Go(func() {
 		defer cancel()
 		runErr <- sm.RunContext(ctx)
 	})
-	wg.Go(func() { a.deliver(ctx, box, h) })
-	a.readEvents(ctx, sm, box)
+	a.readEvents(ctx, sm, in)
+	in.lanes.Close()
 	wg.Wait()
 	err := <-runErr
 	if parent.Err() != nil {
@@ -491,27 +488,27 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 
 // readEvents acknowledges and queues what Socket Mode delivers until ctx
 // ends.
-func (a *Adapter) readEvents(ctx context.Context, sm *socketmode.Client, box *inbox) {
+func (a *Adapter) readEvents(ctx context.Context, sm *socketmode.Client, in *inbound) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case evt := <-sm.Events:
-			a.onSocketEvent(ctx, sm, box, evt)
+			a.onSocketEvent(ctx, sm, in, evt)
 		}
 	}
 }
 
 // onSocketEvent handles one event of the Socket Mode client. Envelopes are
 // acknowledged before anything else is done with them.
-func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, box *inbox, evt socketmode.Event) {
+func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, in *inbound, evt socketmode.Event) {
 	switch evt.Type {
 	case socketmode.EventTypeEventsAPI, socketmode.EventTypeInteractive, socketmode.EventTypeSlashCommand:
 		if evt.Request == nil {
 			return
 		}
 		a.ack(ctx, sm, evt.Request.EnvelopeID)
-		box.push(item{kind: evt.Request.Type, payload: evt.Request.Payload, retry: evt.Request.RetryAttempt})
+		a.queue(in, item{kind: evt.Request.Type, payload: evt.Request.Payload, retry: evt.Request.RetryAttempt})
 	case socketmode.EventTypeErrorBadMessage:
 		// slack-go could not parse the envelope (an event type it does not
 		// know): acknowledge it anyway, and let the adapter's own decoder
@@ -529,7 +526,7 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, box 
 			a.ack(ctx, sm, string(env.EnvelopeID))
 		}
 		a.log.Debug("slack: slack-go could not parse an envelope", "type", env.Type, "err", bad.Cause)
-		box.push(item{kind: string(env.Type), payload: env.Payload})
+		a.queue(in, item{kind: string(env.Type), payload: env.Payload})
 	case socketmode.EventTypeConnecting:
 		a.log.Debug("slack: connecting")
 		a.health.Set(false, "connecting to Socket Mode")

@@ -10,6 +10,9 @@
 // arrive with Author.Bot set. Every Socket Mode envelope is acknowledged
 // before it is looked at, and redelivered events (Slack's retries, and the
 // message event that duplicates every app_mention) are delivered once.
+// Envelopes are then delivered on one lane per thread (internal/lanes):
+// a thread's messages and clicks in order, while a slow name lookup in one
+// thread holds up no other.
 //
 // Outbound messages go into the thread, with markdown converted to Slack's
 // mrkdwn (see Mrkdwn). Edits use chat.update; a permission prompt is a

@@ -49,6 +49,18 @@ type fakeSlack struct {
 	changed    chan struct{}        // closed and replaced on every change
 	outage     outageMode           // the Web API is down while set
 	outageHits int                  // Web API calls that met the outage
+
+	// users.info calls held until the test releases them
+	stalls  map[string]chan struct{} // user id → closed when its calls may answer
+	stalled map[string]int           // user id → calls that met a stall
+	// threads of the events sent, in order: where the adapter's lanes run
+	eventThreads []eventThread
+}
+
+// eventThread is the thread of a sent event: the thread_ts it names,
+// else its own ts.
+type eventThread struct {
+	channel, kind, thread string
 }
 
 // outageMode is how the fake's Web API fails while it is down.
@@ -167,6 +179,8 @@ func newFakeState(t *testing.T, o fakeOptions) *fakeSlack {
 		fails:    map[string][]failure{},
 		files:    map[string]fakeFile{},
 		acks:     map[string]time.Time{},
+		stalls:   map[string]chan struct{}{},
+		stalled:  map[string]int{},
 		changed:  make(chan struct{}),
 	}
 	f.msgs[fakeChannel+"/"+fakeThread] = &fakeMessage{Channel: fakeChannel, TS: fakeThread, Text: "the thread's first message", User: "U0ANN"}
@@ -247,6 +261,26 @@ func (f *fakeSlack) addUser(id, name string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.users[id] = name
+}
+
+// stallUser holds every users.info call about user id (until the call's
+// request ends) until release is called.
+func (f *fakeSlack) stallUser(id string) (release func()) {
+	hold := make(chan struct{})
+	f.mu.Lock()
+	f.stalls[id] = hold
+	f.mu.Unlock()
+	return sync.OnceFunc(func() {
+		f.mu.Lock()
+		delete(f.stalls, id)
+		f.mu.Unlock()
+		close(hold)
+	})
+}
+
+// waitStalled waits until a users.info call about user id is held.
+func (f *fakeSlack) waitStalled(ctx context.Context, id string) error {
+	return f.waitFor(ctx, "a stalled users.info of "+id, func() bool { return f.stalled[id] > 0 })
 }
 
 // callsTo returns the recorded calls of method.
@@ -414,6 +448,20 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 	case "assistant.threads.setStatus":
 		f.setStatus(w, form)
 	case "users.info":
+		f.mu.Lock()
+		hold, held := f.stalls[form.Get("user")]
+		if held {
+			f.stalled[form.Get("user")]++
+			f.notifyLocked()
+		}
+		f.mu.Unlock()
+		if held {
+			select {
+			case <-hold:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		f.mu.Lock()
 		name, ok := f.users[form.Get("user")]
 		f.mu.Unlock()

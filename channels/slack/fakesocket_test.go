@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -141,6 +142,8 @@ func (f *fakeSlack) eventEnvelopeLocked(ev map[string]any, eventID string, retry
 	if eventID == "" {
 		eventID = fmt.Sprintf("Ev%06d", f.nextLocked())
 	}
+	field := func(k string) string { v, _ := ev[k].(string); return v }
+	f.eventThreads = append(f.eventThreads, eventThread{channel: field("channel"), kind: field("channel_type"), thread: firstNonEmpty(field("thread_ts"), field("ts"))})
 	env := fmt.Sprintf("env-%06d", f.nextLocked())
 	payload := map[string]any{
 		"token": "verification-token", "team_id": f.team, "api_app_id": f.appID, "event": ev,
@@ -154,6 +157,27 @@ func (f *fakeSlack) eventEnvelopeLocked(ev map[string]any, eventID string, retry
 	}
 	return map[string]any{"envelope_id": env, "type": "events_api", "accepts_response_payload": false,
 		"retry_attempt": retry, "retry_reason": reason, "payload": payload}
+}
+
+// threadsSince returns the threads of the events sent after the first n,
+// each once, in order.
+func (f *fakeSlack) threadsSince(n int) []eventThread {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []eventThread
+	for _, t := range f.eventThreads[n:] {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// eventCount returns how many events were sent.
+func (f *fakeSlack) eventCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.eventThreads)
 }
 
 // sent is what a person's message produced: its ts and the envelopes

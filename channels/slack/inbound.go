@@ -3,74 +3,28 @@ package slack
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"strings"
 	"sync"
 
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/internal/lanes"
 )
 
-// item is one acknowledged envelope waiting for delivery.
+// item is one acknowledged envelope, to be decoded and delivered.
 type item struct {
 	kind    string // the envelope type: "events_api", "interactive", …
 	payload json.RawMessage
 	retry   int // retry_attempt, for logs
 }
 
-// maxInbox bounds the envelopes waiting for delivery. Beyond it (a handler
-// that stopped returning) new ones are dropped and logged.
-const maxInbox = 1024
-
-// inbox is the queue between the Socket Mode reader, which acknowledges
-// envelopes and must never wait, and the delivery goroutine.
-type inbox struct {
-	log  *slog.Logger
-	wake chan struct{} // capacity 1: items were pushed
-
-	mu    sync.Mutex // guards items
-	items []item
-}
-
-func newInbox(log *slog.Logger) *inbox {
-	return &inbox{log: log, wake: make(chan struct{}, 1)}
-}
-
-// push queues it without blocking.
-func (b *inbox) push(it item) {
-	b.mu.Lock()
-	if len(b.items) >= maxInbox {
-		b.mu.Unlock()
-		b.log.Error("slack: inbound queue full; envelope dropped", "kind", it.kind)
-		return
-	}
-	b.items = append(b.items, it)
-	b.mu.Unlock()
-	select {
-	case b.wake <- struct{}{}:
-	default:
-	}
-}
-
-// pop returns the oldest item, waiting for one until ctx ends.
-func (b *inbox) pop(ctx context.Context) (item, bool) {
-	for {
-		b.mu.Lock()
-		if len(b.items) > 0 {
-			it := b.items[0]
-			b.items[0] = item{}
-			b.items = b.items[1:]
-			b.mu.Unlock()
-			return it, true
-		}
-		b.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return item{}, false
-		case <-b.wake:
-		}
-	}
+// inbound is what one Run needs to deliver envelopes: its context, its
+// handler and its lanes, one per thread.
+type inbound struct {
+	ctx   context.Context
+	h     func(context.Context, channels.Inbound)
+	lanes *lanes.Group
 }
 
 // Sizes of the memories of the inbound path.
@@ -139,47 +93,62 @@ func (s *state) markUnknown(channel, thread string) {
 	s.unknown.put(channel+"/"+thread, struct{}{})
 }
 
-// deliver hands the queued envelopes to h, in order, until ctx ends.
-func (a *Adapter) deliver(ctx context.Context, box *inbox, h func(context.Context, channels.Inbound)) {
-	for {
-		it, ok := box.pop(ctx)
-		if !ok {
-			return
-		}
-		for _, in := range a.toInbound(ctx, it) {
-			h(ctx, in)
-		}
-	}
-}
-
-// toInbound turns one envelope into the inbound messages it carries: none
-// for events the adapter ignores, one for a message, one per click.
-func (a *Adapter) toInbound(ctx context.Context, it item) []channels.Inbound {
+// queue decodes an acknowledged envelope and queues its delivery on the
+// lane of its thread: the thread's later envelopes wait for it (a
+// mention binds its thread before the thread's next message is looked
+// at), other threads do not. A mention at the top and its reply share
+// the lane of the thread it starts. It never blocks; what a lane runs
+// after Run's context ended is dropped.
+func (a *Adapter) queue(in *inbound, it item) {
+	var (
+		key     string
+		deliver func() []channels.Inbound
+	)
 	switch it.kind {
 	case socketmode.RequestTypeEventsAPI:
 		cb, err := decodeEvent(it.payload)
 		if err != nil {
 			a.log.Debug("slack: event ignored", "err", err)
-			return nil
+			return
 		}
-		if in, ok := a.fromEvent(ctx, cb, it.retry); ok {
-			return []channels.Inbound{in}
+		key = string(cb.Event.Channel) + "/" + firstNonEmpty(string(cb.Event.ThreadTS), string(cb.Event.TS))
+		deliver = func() []channels.Inbound {
+			if m, ok := a.fromEvent(in.ctx, cb, it.retry); ok {
+				return []channels.Inbound{m}
+			}
+			return nil
 		}
 	case socketmode.RequestTypeInteractive:
 		clicks, err := decodeClicks(it.payload)
 		if err != nil {
 			a.log.Debug("slack: interaction ignored", "err", err)
-			return nil
+			return
 		}
-		var out []channels.Inbound
-		for _, c := range clicks {
-			if in, ok := a.fromClick(ctx, c); ok {
-				out = append(out, in)
+		// The clicks of one payload are on one message.
+		key = clicks[0].Channel + "/" + firstNonEmpty(clicks[0].ThreadTS, clicks[0].MessageTS)
+		deliver = func() []channels.Inbound {
+			var out []channels.Inbound
+			for _, c := range clicks {
+				if m, ok := a.fromClick(in.ctx, c); ok {
+					out = append(out, m)
+				}
 			}
+			return out
 		}
-		return out
+	default:
+		return
 	}
-	return nil
+	ok := in.lanes.Do(key, func() {
+		if in.ctx.Err() != nil {
+			return
+		}
+		for _, m := range deliver() {
+			in.h(in.ctx, m)
+		}
+	})
+	if !ok && in.ctx.Err() == nil {
+		a.log.Error("slack: inbound backlog of a thread full; envelope dropped", "kind", it.kind, "lane", key)
+	}
 }
 
 // deliverable lists the message subtypes that are something a person (or
@@ -249,6 +218,7 @@ func (a *Adapter) message(ctx context.Context, ref channels.ThreadRef, ev event,
 		ID:     channels.MessageID(ev.TS),
 		Space:  team,
 	}
+	in.Command = channels.ParseCommand(in.Text)
 	if !author.Bot {
 		in.Reply = a.ephemeral(ref.Channel, ref.Thread, author.ID)
 	}

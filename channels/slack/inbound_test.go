@@ -2,6 +2,7 @@ package slack
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -62,20 +63,6 @@ func (r *running) next(ctx context.Context) channels.Inbound {
 	case <-ctx.Done():
 		r.t.Fatal("no inbound message")
 		return channels.Inbound{}
-	}
-}
-
-// until returns the texts of the inbound messages up to and including
-// the one whose text is last.
-func (r *running) until(ctx context.Context, last string) []channels.Inbound {
-	r.t.Helper()
-	var out []channels.Inbound
-	for {
-		in := r.next(ctx)
-		out = append(out, in)
-		if in.Text == last {
-			return out
-		}
 	}
 }
 
@@ -146,13 +133,15 @@ func TestAckWhileHandlerBlocks(t *testing.T) {
 		}
 	})
 	ctx := testCtx(t)
-	if _, err := f.say(ctx, sayOptions{user: "U0ANN", text: "first", mention: true}); err != nil {
+	first, err := f.say(ctx, sayOptions{user: "U0ANN", text: "first", mention: true})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if text := <-got; text != "first" {
 		t.Fatalf("first handler call = %q", text)
 	}
-	s, err := f.say(ctx, sayOptions{user: "U0ANN", text: "second", mention: true})
+	// In the same thread, so its delivery waits for the first one.
+	s, err := f.say(ctx, sayOptions{user: "U0ANN", thread: first.ts, text: "second"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,8 +159,10 @@ func TestAckWhileHandlerBlocks(t *testing.T) {
 }
 
 // TestInboundRouting checks which events become inbound messages: each
-// case acts, then a person writes "sentinel" in a bound thread; the
-// messages delivered up to the sentinel must be exactly want.
+// case acts, then a person mentions the app with "sentinel" in every
+// thread an event of the case went to (each thread's events are delivered
+// in order, threads independently); the messages delivered up to the
+// last sentinel, grouped by thread, must be exactly want.
 func TestInboundRouting(t *testing.T) {
 	const other = "1700000000.000777" // a thread nobody mentioned the app in
 	tests := []struct {
@@ -309,20 +300,33 @@ func TestInboundRouting(t *testing.T) {
 			if in := r.next(ctx); in.Text != "bind" {
 				t.Fatalf("first inbound = %q, want bind", in.Text)
 			}
+			mark := f.eventCount()
 			tc.act(ctx, t, f, a)
-			f.mustSay(ctx, sayOptions{user: "U0BOB", thread: fakeThread, text: "sentinel"})
-			var got []string
-			for _, in := range r.until(ctx, "sentinel") {
+			threads := f.threadsSince(mark)
+			for _, th := range threads {
+				f.mustSay(ctx, sayOptions{user: "U0BOB", channel: th.channel, kind: th.kind, thread: th.thread, text: "sentinel", mention: true})
+			}
+			var got []channels.Inbound
+			for sentinels := 0; sentinels < len(threads); {
+				in := r.next(ctx)
 				if in.Text == "sentinel" {
-					break
+					sentinels++
+					continue
 				}
+				got = append(got, in)
+			}
+			slices.SortStableFunc(got, func(x, y channels.Inbound) int {
+				return strings.Compare(x.Thread.Channel+"/"+x.Thread.Thread, y.Thread.Channel+"/"+y.Thread.Thread)
+			})
+			var gotText []string
+			for _, in := range got {
 				who := in.Author.Name
 				if in.Author.Bot {
 					who += " (bot)"
 				}
-				got = append(got, who+": "+in.Text)
+				gotText = append(gotText, who+": "+in.Text)
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.want, gotText); diff != "" {
 				t.Errorf("inbound messages (-want +got):\n%s", diff)
 			}
 		})
@@ -390,21 +394,26 @@ func TestKnownThread(t *testing.T) {
 		{user: "U0ANN", thread: "1700000000.000999", text: "unknown thread again"},
 		{user: "U0ANN", thread: known, text: "bound before the restart"},
 		{user: "U0ANN", thread: known, text: "and again"},
+		// Delivered after the unknown thread's messages were looked at.
+		{user: "U0ANN", thread: "1700000000.000999", text: "sentinel", mention: true},
 	} {
 		if _, err := f.say(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var got []string
-	for _, in := range r.until(ctx, "and again") {
-		got = append(got, in.Text)
+	for len(got) < 3 {
+		got = append(got, r.next(ctx).Text)
 	}
+	got = slices.DeleteFunc(got, func(text string) bool { return text == "sentinel" })
 	if diff := cmp.Diff([]string{"bound before the restart", "and again"}, got); diff != "" {
 		t.Errorf("inbound (-want +got):\n%s", diff)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	wantAsked := []channels.ThreadRef{ref(fakeChannel, "1700000000.000999"), ref(fakeChannel, known)}
+	// The threads' lanes ask independently: in any order, once each.
+	slices.SortFunc(asked, func(x, y channels.ThreadRef) int { return strings.Compare(x.Thread, y.Thread) })
+	wantAsked := []channels.ThreadRef{ref(fakeChannel, known), ref(fakeChannel, "1700000000.000999")}
 	if diff := cmp.Diff(wantAsked, asked); diff != "" {
 		t.Errorf("KnownThread calls (-want +got):\n%s", diff)
 	}
@@ -595,5 +604,47 @@ func TestCheckFollowsTheConnection(t *testing.T) {
 	}
 	if err := a.Channel().(channels.Checker).Check(); err != nil {
 		t.Errorf("Check of the adapter's Channel = %v, want nil", err)
+	}
+}
+
+// TestCommands: a message that starts with a gateway command (after a
+// mention of the app, or the space Slack asks for before a slash that is
+// not its own command) arrives as that command; an agent's own slash
+// command and other text arrive as messages (trimmed, as all text).
+func TestCommands(t *testing.T) {
+	f := newFake(t, fakeOptions{})
+	f.addUser("U0ANN", "Ann")
+	a := f.adapter(t, Options{})
+	r := run(t, a, nil)
+	ctx := testCtx(t)
+	s, err := f.say(ctx, sayOptions{user: "U0ANN", text: "open a thread", mention: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.next(ctx)
+	for _, tc := range []struct {
+		text    string
+		mention bool
+		want    *channels.Command
+		wantTxt string
+	}{
+		{" /stop", false, &channels.Command{Name: channels.CommandStop}, "/stop"},
+		{"/Stop the tests", true, &channels.Command{Name: channels.CommandStop, Args: "the tests"}, "/Stop the tests"},
+		{" /compact", false, nil, "/compact"},
+		{"/stopwatch", false, nil, "/stopwatch"},
+		{"stop", false, nil, "stop"}, // a stop word: the router's stop words judge it
+	} {
+		if _, err := f.say(ctx, sayOptions{user: "U0ANN", thread: s.ts, text: tc.text, mention: tc.mention}); err != nil {
+			t.Fatal(err)
+		}
+		in := r.next(ctx)
+		wantIntent := channels.IntentMessage
+		if tc.want != nil {
+			wantIntent = channels.IntentCommand
+		}
+		if in.Intent() != wantIntent || !cmp.Equal(in.Command, tc.want) || in.Text != tc.wantTxt {
+			t.Errorf("%q (mention %v) arrived as %v, command %+v, text %q; want %v, %+v, %q",
+				tc.text, tc.mention, in.Intent(), in.Command, in.Text, wantIntent, tc.want, tc.wantTxt)
+		}
 	}
 }

@@ -27,6 +27,8 @@ type directory struct {
 	api    *slack.Client
 	groups bool
 	log    *slog.Logger
+	// timeout bounds each call (directoryCallT; tests lengthen it).
+	timeout time.Duration
 
 	mu       sync.Mutex // guards the fields below
 	names    *lru[nameEntry]
@@ -40,7 +42,7 @@ type nameEntry struct {
 }
 
 func newDirectory(api *slack.Client, groups bool, log *slog.Logger) *directory {
-	return &directory{api: api, groups: groups, log: log, names: newLRU[nameEntry](maxNames)}
+	return &directory{api: api, groups: groups, log: log, timeout: directoryCallT, names: newLRU[nameEntry](maxNames)}
 }
 
 // name returns the display name of user id: its display name, else its
@@ -58,7 +60,7 @@ func (d *directory) name(ctx context.Context, id, hint string) string {
 	if ok && now.Before(e.expires) {
 		return e.name
 	}
-	ctx, cancel := context.WithTimeout(ctx, directoryCallT)
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
 	u, err := d.api.GetUserInfoContext(ctx, id)
 	var name string
@@ -102,7 +104,7 @@ func (d *directory) roles(ctx context.Context, id string) []string {
 // refreshGroups reloads the user group memberships. A failure keeps the
 // old list and retries a minute later.
 func (d *directory) refreshGroups(ctx context.Context, now time.Time) {
-	ctx, cancel := context.WithTimeout(ctx, directoryCallT)
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
 	groups, err := d.api.GetUserGroupsContext(ctx, slack.GetUserGroupsOptionIncludeUsers(true))
 	if err != nil {

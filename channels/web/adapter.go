@@ -55,6 +55,10 @@ type Options struct {
 	// differ. Without Token and Users, Run serves only on loopback, and
 	// everyone there is the one local user, LocalID ("web:local").
 	Users map[string]string
+	// Agents are the agents a new thread may pick, by name (agents.list),
+	// the default first; the page offers them when there are two or
+	// more. The gateway checks a pick (channels.Inbound.Agent).
+	Agents []string
 	// Logger receives the adapter's logs; nil discards them.
 	Logger *slog.Logger
 	// StateFile, if set, is a JSON file that keeps the threads and their
@@ -280,6 +284,10 @@ func isLoopback(addr net.Addr) bool {
 
 // Limits reports the web chat's limits: no length limit, edits every
 // 250 ms, and a typing indicator that stays until StopTyping. No I/O.
-func (a *Adapter) Limits() channels.Limits {
+func (a *Adapter) Limits() channels.Limits { return Limits() }
+
+// Limits returns the web chat's limits, which every Adapter reports: no
+// length limit, and edits at most four times a second.
+func Limits() channels.Limits {
 	return channels.Limits{MinEditInterval: 250 * time.Millisecond}
 }

@@ -204,21 +204,20 @@ func (s *server) renameThread(w http.ResponseWriter, r *http.Request) {
 }
 
 // deleteThread serves DELETE /api/threads/{id}: the thread and its
-// messages are forgotten and its streams end. A turn still running in it
-// is stopped first, as by the Stop button.
+// messages are forgotten and its streams end; the gateway is told
+// (Inbound.Closed), which stops a turn still running in it, ends its
+// agent and forgets its binding.
 func (s *server) deleteThread(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if s.a.st.isTyping(id) {
-		author, ok := s.author(w, r, authorFields{})
-		if !ok || !s.live(w) {
-			return
-		}
-		s.h(s.ctx, channels.Inbound{Thread: ref(id), Author: author, Stop: true, ID: channels.MessageID(newID())})
+	author, ok := s.author(w, r, authorFields{})
+	if !ok || !s.live(w) {
+		return
 	}
 	if err := s.a.st.deleteThread(id); err != nil {
 		writeStateError(w, err)
 		return
 	}
+	s.h(s.ctx, channels.Inbound{Thread: ref(id), Author: author, Closed: true, ID: channels.MessageID(newID())})
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -267,12 +266,14 @@ func (s *server) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.h(s.ctx, channels.Inbound{
-		Thread: ref(id),
-		Author: author,
-		Text:   req.Text,
-		Files:  files,
-		ID:     channels.MessageID(msg.ID),
-		Reply:  s.notice(id),
+		Thread:  ref(id),
+		Author:  author,
+		Text:    req.Text,
+		Command: channels.ParseCommand(req.Text),
+		Files:   files,
+		Agent:   req.Agent,
+		ID:      channels.MessageID(msg.ID),
+		Reply:   s.notice(id),
 	})
 	writeJSON(w, http.StatusAccepted, idBody{ID: msg.ID})
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -401,8 +402,42 @@ func TestStop(t *testing.T) {
 	if !ev.Stop || ev.Text != "" || !cmp.Equal(ev.Author, channels.Author{ID: "web:local", Name: "ann"}) || ev.Thread != ref(id) || ev.ID == "" || ev.Choice != nil {
 		t.Errorf("Inbound after stop = %+v, want an explicit stop (Stop, no text) from web:local (ann) with an id", ev)
 	}
+	if ev.Intent() != channels.IntentStop {
+		t.Errorf("Intent() after stop = %v, want stop", ev.Intent())
+	}
 	if b, _ := c.messages(ctx, id); len(b.Messages) != 0 {
 		t.Errorf("messages after stop = %+v, want none (a stop is not a message)", b.Messages)
+	}
+}
+
+// TestCommands: a message that starts with a gateway command ("/stop")
+// arrives as that command; another slash command ("/compact", the agent's
+// own) and any other text arrive as a message, unchanged.
+func TestCommands(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	in := serve(t, a, nil)
+	c := newClient(t, a)
+	ctx := t.Context()
+	id := c.newThread(ctx, t)
+	for _, tc := range []struct {
+		text    string
+		intent  channels.IntentKind
+		command *channels.Command
+	}{
+		{"/stop", channels.IntentCommand, &channels.Command{Name: channels.CommandStop}},
+		{" /Stop the tests", channels.IntentCommand, &channels.Command{Name: channels.CommandStop, Args: "the tests"}},
+		{"/compact", channels.IntentMessage, nil},
+		{"/stopwatch", channels.IntentMessage, nil},
+		{"please /stop", channels.IntentMessage, nil},
+	} {
+		r := c.do(ctx, t, "POST", "/api/threads/"+id+"/messages", map[string]string{"author": "ann", "text": tc.text})
+		if err := r.want(http.StatusAccepted); err != nil {
+			t.Fatal(err)
+		}
+		ev := in.next(t)
+		if ev.Intent() != tc.intent || ev.Text != tc.text || !cmp.Equal(ev.Command, tc.command) {
+			t.Errorf("%q arrived as %v, text %q, command %+v; want %v, the text unchanged, command %+v", tc.text, ev.Intent(), ev.Text, ev.Command, tc.intent, tc.command)
+		}
 	}
 }
 
@@ -848,9 +883,9 @@ func TestIdentityFromToken(t *testing.T) {
 
 	t.Run("me", func(t *testing.T) {
 		for tok, want := range map[string]meBody{
-			annTok:   {ID: "web:ann", Name: "ann", Fixed: true},
-			bobTok:   {ID: "web:bob", Name: "bob", Fixed: true},
-			ownerTok: {ID: "web:owner", Name: "owner"},
+			annTok:   {ID: "web:ann", Name: "ann", Fixed: true, Agents: []string{}},
+			bobTok:   {ID: "web:bob", Name: "bob", Fixed: true, Agents: []string{}},
+			ownerTok: {ID: "web:owner", Name: "owner", Agents: []string{}},
 		} {
 			r, err := c.try(ctx, "GET", "/api/me", nil, bearer(tok))
 			if err != nil {
@@ -858,7 +893,7 @@ func TestIdentityFromToken(t *testing.T) {
 			}
 			var got meBody
 			r.decode(t, &got)
-			if r.status != 200 || got != want {
+			if r.status != 200 || !reflect.DeepEqual(got, want) {
 				t.Errorf("GET /api/me with %s = %d %+v, want %+v", tok, r.status, got, want)
 			}
 		}

@@ -221,7 +221,7 @@ func TestBrowser(t *testing.T) {
 	}
 	p.do("click Stop", chromedp.Click(chromedp.CSS("#stop")))
 	stop := in.next(t)
-	if !stop.Stop || stop.Thread != th || stop.Author.Name != "tester" {
+	if !stop.Stop || stop.Intent() != channels.IntentStop || stop.Thread != th || stop.Author.Name != "tester" {
 		t.Fatalf("inbound after Stop = %+v, want an explicit stop in %v by tester", stop, th)
 	}
 	// As the session does: typing stops at once, a "Stopping…" notice is

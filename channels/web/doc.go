@@ -47,8 +47,8 @@
 //
 //	POST /api/threads                     {"title"?}            → 201 thread
 //	GET  /api/threads                                           → {"threads": [{"id","title","created","typing"}]}, newest first
-//	GET  /api/me                                                → {"id","name","fixed"}: who the token says
-//	POST /api/threads/{id}/messages       {"author"?,"text"}    → 202 {"id"}; delivers an Inbound
+//	GET  /api/me                                                → {"id","name","fixed","agents"}: who the token says
+//	POST /api/threads/{id}/messages       {"author"?,"text","agent"?} → 202 {"id"}; delivers an Inbound
 //	GET  /api/threads/{id}/messages                             → {"messages": [...], "typing": bool}
 //	POST /api/threads/{id}/stop           {"author"?}           → 202 {"id"}; delivers Inbound{Stop: true}
 //	POST /api/threads/{id}/prompts/{msg}/answer {"author"?,"optionId"} → 202 {"id","reply"?}; delivers Inbound.Choice

@@ -126,10 +126,21 @@ type meBody struct {
 	// Fixed: the name is the token's; the page shows it instead of
 	// asking.
 	Fixed bool `json:"fixed"`
+	// Agents are the agents a new thread may pick (Options.Agents), the
+	// default first.
+	Agents []string `json:"agents"`
 }
 
 // me serves GET /api/me: who the request's token says its sender is.
 func (s *server) me(w http.ResponseWriter, r *http.Request) {
 	who := identityOf(r)
-	writeJSON(w, http.StatusOK, meBody{ID: who.id, Name: who.name, Fixed: who.fixed})
+	writeJSON(w, http.StatusOK, meBody{ID: who.id, Name: who.name, Fixed: who.fixed, Agents: s.a.agents()})
+}
+
+// agents returns Options.Agents, never nil (the JSON shows a list).
+func (a *Adapter) agents() []string {
+	if a.o.Agents == nil {
+		return []string{}
+	}
+	return a.o.Agents
 }

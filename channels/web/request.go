@@ -56,6 +56,9 @@ type messageRequest struct {
 	authorFields
 	Text  string   `json:"text"`
 	Files []upload `json:"files"`
+	// Agent, if set, picks the agent of a new thread by its name in
+	// agents.list (see GET /api/me's "agents").
+	Agent string `json:"agent"`
 }
 
 // upload is a file sent with a message.
@@ -113,6 +116,9 @@ func parseMessageRequest(body []byte) (messageRequest, error) {
 		return messageRequest{}, fmt.Errorf(`"text" has %d bytes, at most %d are allowed`, len(req.Text), maxTextBytes)
 	case len(req.Files) > maxUploads:
 		return messageRequest{}, fmt.Errorf(`"files" has %d files, at most %d are allowed`, len(req.Files), maxUploads)
+	}
+	if err := checkLine("agent", req.Agent, 64); err != nil {
+		return messageRequest{}, err
 	}
 	for i := range req.Files {
 		f := &req.Files[i]

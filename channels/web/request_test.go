@@ -84,6 +84,7 @@ var seeds = []string{
 	`{"author":"a\u0000"}`, `{"author":"ann","text":"` + "\xff" + `"}`, `{"author":"ann"} x`,
 	`{"author":"ann","files":[{"name":"log.txt","type":"text/plain","data":"aGk="}]}`,
 	`{"author":"ann","files":[{"name":"","data":"@@"}]}`,
+	`{"text":"hi","agent":"claude"}`, `{"text":"hi","agent":"a\u0007"}`,
 }
 
 // checkAuthor checks the invariants of accepted author fields: whatever
@@ -158,6 +159,9 @@ func FuzzParseMessageRequest(f *testing.F) {
 		if len(req.Files) > maxUploads {
 			t.Errorf("accepted %d files", len(req.Files))
 		}
+		if utf8.RuneCountInString(req.Agent) > 64 || strings.ContainsFunc(req.Agent, unicode.IsControl) || !utf8.ValidString(req.Agent) {
+			t.Errorf("accepted agent %q", req.Agent)
+		}
 		for _, f := range req.Files {
 			if f.Name == "" || f.Name != strings.TrimSpace(f.Name) || strings.ContainsFunc(f.Name, unicode.IsControl) || f.Data != "" {
 				t.Errorf("accepted file %+v", f)
@@ -166,14 +170,15 @@ func FuzzParseMessageRequest(f *testing.F) {
 		if len(req.Files) == 0 {
 			type plain struct {
 				authorFields
-				Text string
+				Text  string
+				Agent string `json:"agent,omitempty"`
 			}
-			data, err := json.Marshal(plain{req.authorFields, req.Text})
+			data, err := json.Marshal(plain{req.authorFields, req.Text, req.Agent})
 			if err != nil {
 				t.Fatal(err)
 			}
 			again, err := parseMessageRequest(data)
-			if err != nil || again.authorFields != req.authorFields || again.Text != req.Text {
+			if err != nil || again.authorFields != req.authorFields || again.Text != req.Text || again.Agent != req.Agent {
 				t.Errorf("round trip of %+v = %+v, %v", req, again, err)
 			}
 		}

@@ -9,7 +9,8 @@ import (
 )
 
 // TestRenameAndDeleteThreadAPI: PATCH renames a thread (its first line,
-// plain text), DELETE forgets it and stops a turn running in it; bad
+// plain text), DELETE forgets it and tells the gateway (Inbound.Closed:
+// its turn stopped, its agent ended, its binding forgotten); bad
 // titles and unknown threads get clear errors.
 func TestRenameAndDeleteThreadAPI(t *testing.T) {
 	a := New(Options{Listen: "127.0.0.1:0"})
@@ -43,15 +44,12 @@ func TestRenameAndDeleteThreadAPI(t *testing.T) {
 		}
 	}
 
-	// A running turn is stopped when its thread is deleted.
-	if err := a.Typing(ctx, ref(th.ID)); err != nil {
-		t.Fatal(err)
-	}
+	// The gateway is told, whether or not a turn runs.
 	if err := c.do(ctx, t, "DELETE", path, nil).want(http.StatusNoContent); err != nil {
 		t.Fatal(err)
 	}
-	if ev := in.next(t); !ev.Stop || ev.Thread != ref(th.ID) {
-		t.Errorf("inbound = %+v, want an explicit stop in the deleted thread", ev)
+	if ev := in.next(t); !ev.Closed || ev.Stop || ev.Thread != ref(th.ID) || ev.Author.ID != LocalID {
+		t.Errorf("inbound = %+v, want the deleted thread closed by the local user", ev)
 	}
 	if a.st.hasThread(th.ID) {
 		t.Error("the thread is still there after DELETE")
@@ -59,6 +57,7 @@ func TestRenameAndDeleteThreadAPI(t *testing.T) {
 	if err := c.do(ctx, t, "DELETE", path, nil).want(http.StatusNotFound); err != nil {
 		t.Error(err)
 	}
+	in.empty(t) // an unknown thread: the gateway is not told
 	if err := a.SetTitle(ctx, ref(th.ID), "x"); err == nil {
 		t.Error("SetTitle of a deleted thread = nil, want an error")
 	}

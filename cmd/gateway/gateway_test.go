@@ -235,7 +235,8 @@ func TestRunServesTheWebChatWithTheDemoAgent(t *testing.T) {
 			t.Errorf("/readyz = %q, want the web chat ok", body)
 		}
 		if path == "/metrics" {
-			for _, want := range []string{`gateway_turns_total{platform="web",stop_reason="end_turn"}`, `gateway_acp_updates_total{tag="tool_call_update"}`, `gateway_messages_total{kind="tool",op="edit",platform="web"}`, "gateway_agent_processes 1", `gateway_channel_connected{platform="web"} 1`} {
+			for _, want := range []string{`gateway_turns_total{platform="web",stop_reason="end_turn"}`, `gateway_acp_updates_total{tag="tool_call_update"}`, `gateway_messages_total{kind="tool",op="edit",platform="web"}`, "gateway_agent_processes 1", `gateway_channel_connected{platform="web"} 1`,
+				"\ngateway_threads_live 1\n", "\ngo_goroutines ", "\nprocess_resident_memory_bytes "} {
 				if !strings.Contains(string(body), want) {
 					t.Errorf("/metrics lacks %s", want)
 				}
@@ -330,6 +331,8 @@ func TestCheckCommandAgentMistakes(t *testing.T) {
 			"agents.list.x.cwd: the directory " + filepath.Join(dir, "gone") + " does not exist"},
 		{"overflow", "agents: {maxProcesses: 99999999999999999999}\n",
 			"agents.maxProcesses: too large: want an integer of at most 9223372036854775807, got 1e+20"},
+		{"discord tool style", "channels:\n  discord:\n    token: x\n    toolStyle: cards\n",
+			`channels.discord.toolStyle: must be one of lines card, got "cards"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,6 +20,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/acpgw/gateway/channels/discord"
+	"github.com/acpgw/gateway/channels/slack"
+	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/demoagent"
 	"github.com/acpgw/gateway/eventlog"
@@ -113,7 +116,8 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	var sets multi
 	cfgPath := fs.String("config", "", "YAML configuration `file`")
 	fs.Var(&sets, "set", "override a setting: `key=value` (repeatable), e.g. acp.stream.metaMode=verbose")
-	limits := fs.String("limits", "web", "channel preset: "+replay.PresetNames)
+	presets, names := replayPresets()
+	limits := fs.String("limits", "web", "channel preset: "+names)
 	noEdit := fs.Bool("no-edit", false, "remove editing from the preset")
 	summary := fs.Bool("summary", false, "add a last line with counts")
 	interval := fs.Duration("frame-interval", replay.DefaultFrameInterval, "virtual time between two frames")
@@ -128,14 +132,14 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fs.Usage()
 		return errors.New("replay: want exactly one STREAM.ndjson (use - for standard input)")
 	}
-	preset, ok := replay.Presets[*limits]
+	preset, ok := presets[*limits]
 	if !ok {
-		return fmt.Errorf("replay: --limits must be one of %s, got %q", replay.PresetNames, *limits)
+		return fmt.Errorf("replay: --limits must be one of %s, got %q", names, *limits)
 	}
 	if *noEdit {
 		preset.Edit = false
 	}
-	cfg, err := config.Load(*cfgPath, sets)
+	cfg, err := config.LoadOptions{Path: *cfgPath, Sets: sets, Platforms: platforms()}.Load()
 	if err != nil {
 		return err
 	}
@@ -165,6 +169,18 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return fmt.Errorf("replay: %w", err)
 	}
 	return nil
+}
+
+// replayPresets are the --limits profiles of gateway replay: each
+// platform's limits as its adapter package exports them, and "none" (no
+// limit, no edit, no typing); names lists them for the usage.
+func replayPresets() (map[string]replay.Preset, string) {
+	return map[string]replay.Preset{
+		discord.Platform: replay.PresetFor(discord.Limits()),
+		slack.Platform:   replay.PresetFor(slack.Limits()),
+		web.Platform:     replay.PresetFor(web.Limits()),
+		"none":           {},
+	}, strings.Join([]string{discord.Platform, slack.Platform, web.Platform, "none"}, ", ")
 }
 
 // runDemoAgent serves the demo agent on stdio; see demoagent.Main.

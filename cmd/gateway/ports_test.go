@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/config"
 )
 
@@ -64,7 +65,7 @@ func errorLines(log string) []string {
 // In the default run, busy default ports move to free ones, the printed
 // URLs show them, and both answer.
 func TestBusyDefaultPortsMove(t *testing.T) {
-	occupy(t, config.DefaultWebListen)
+	occupy(t, web.DefaultListen)
 	occupy(t, config.DefaultMetricsListen)
 	t.Chdir(t.TempDir()) // no gateway.yaml: the default run
 	ctx, cancel := context.WithCancel(t.Context())
@@ -90,7 +91,7 @@ func TestBusyDefaultPortsMove(t *testing.T) {
 		cancel()
 		t.Fatalf("the gateway printed %v and stopped: %v\n%s", urls, <-done, stderr.String())
 	}
-	for what, busy := range map[string]string{"web chat": config.DefaultWebListen, "metrics": config.DefaultMetricsListen} {
+	for what, busy := range map[string]string{"web chat": web.DefaultListen, "metrics": config.DefaultMetricsListen} {
 		if strings.Contains(urls[what], "//"+busy+"/") {
 			t.Errorf("%s URL %s is on the busy default port", what, urls[what])
 		}

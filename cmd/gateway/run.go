@@ -44,7 +44,21 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 }
 
 func (f *runFlags) load() (config.Config, error) {
-	return config.LoadOptions{Path: f.config, Sets: f.sets}.Load()
+	return f.options().Load()
+}
+
+func (f *runFlags) options() config.LoadOptions {
+	return config.LoadOptions{Path: f.config, Sets: f.sets, Platforms: platforms()}
+}
+
+// platforms are the chat platforms of this build, each with its adapter
+// package's config section, in the order the configuration shows them.
+func platforms() []config.Platform {
+	return []config.Platform{
+		{Name: web.Platform, Defaults: web.DefaultConfig()},
+		{Name: discord.Platform, Defaults: discord.DefaultConfig()},
+		{Name: slack.Platform, Defaults: slack.DefaultConfig()},
+	}
 }
 
 // runGateway is `gateway run`: every configured channel, or the local web
@@ -114,7 +128,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	platforms := cfg.Platforms()
 	var webLn, metricsLn net.Listener
 	if slices.Contains(platforms, "web") {
-		if webLn, err = listen(cfg, "channels.web.listen", cfg.Channels.Web.Listen, false, log); err != nil {
+		if webLn, err = listen(cfg, "channels.web.listen", config.SectionOf[web.Config](cfg, web.Platform).Listen, false, log); err != nil {
 			data.Close()
 			return nil, err
 		}
@@ -145,10 +159,11 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	for _, p := range platforms {
 		switch p {
 		case "web":
-			wc := cfg.Channels.Web
+			wc := config.SectionOf[web.Config](cfg, web.Platform)
 			w := web.New(web.Options{
 				Listen: wc.Listen, Listener: webLn, Token: wc.Token, Users: wc.Users, Logger: log.With("platform", "web"),
 				StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
+				Agents:    pickable(cfg),
 			})
 			adapters[p] = w
 			// The web chat admits people itself: token holders, or the
@@ -156,9 +171,9 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			// serve beyond loopback without one). access.web narrows it.
 			open = append(open, "web")
 		case "discord":
-			d := cfg.Channels.Discord
+			d := config.SectionOf[discord.Config](cfg, discord.Platform)
 			a, err := discord.New(discord.Options{
-				Token: d.Token, APIBaseURL: d.APIBaseURL, DMs: d.DMs, Logger: log.With("platform", "discord"),
+				Token: d.Token, APIBaseURL: d.APIBaseURL, DMs: d.DMs, ToolStyle: d.ToolStyle, Logger: log.With("platform", "discord"),
 				// A mention from someone without access opens no thread.
 				// The router is made below, before any event arrives.
 				Admit: func(ctx context.Context, in channels.Inbound) bool { return g.router.Admit(ctx, in) },
@@ -171,7 +186,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			}
 			adapters[p] = a
 		case "slack":
-			sc := cfg.Channels.Slack
+			sc := config.SectionOf[slack.Config](cfg, slack.Platform)
 			a, err := slack.New(slack.Options{
 				AppToken: sc.AppToken, BotToken: sc.BotToken, APIURL: sc.APIURL,
 				Logger: log.With("platform", "slack"),
@@ -211,7 +226,9 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		Cwd:         cwd,
 		Registry:    data.agents,
 		Policy: func(t channels.ThreadRef, space string) session.Policy {
-			return cfg.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
+			p := cfg.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
+			p.Agents = pickable(cfg)
+			return p
 		},
 		Access: cfg.Access,
 		Open:   open,
@@ -238,6 +255,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			}
 		},
 	})
+	m.Threads(g.router.Threads)
 	for p, a := range adapters {
 		g.router.Add(p, a)
 		if c, ok := a.(channels.Checker); ok {
@@ -298,7 +316,9 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	}
 	if path := cfg.File(); path != "" {
 		g.wg.Go(func() {
-			err := config.Watch(ctx, config.LoadOptions{Path: path, Sets: f.sets}, func(c config.Config) {
+			o := f.options()
+			o.Path = path
+			err := config.Watch(ctx, o, func(c config.Config) {
 				g.reload(c)
 			}, func(err error) {
 				log.Error("configuration change rejected; keeping the running settings", "err", err)
@@ -315,7 +335,9 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 // stream, typing, busy and permission policies, stop words and access.
 func (g *gateway) reload(c config.Config) {
 	g.router.SetPolicy(func(t channels.ThreadRef, space string) session.Policy {
-		return c.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
+		p := c.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
+		p.Agents = pickable(c)
+		return p
 	})
 	g.router.SetAbort(c.Abort)
 	g.router.SetAccess(c.Access)
@@ -539,4 +561,20 @@ func (d *dataDir) Close() error {
 	err := d.st.Close()
 	d.lock.Close()
 	return err
+}
+
+// pickable returns the agents a new thread may pick: agents.default
+// first, then the rest of agents.list by name.
+func pickable(c config.Config) []string {
+	def := c.Agents.Default
+	if def == "" {
+		def = config.DemoAgent
+	}
+	names := []string{def}
+	for _, n := range slices.Sorted(maps.Keys(c.Agents.List)) {
+		if n != def {
+			names = append(names, n)
+		}
+	}
+	return names
 }

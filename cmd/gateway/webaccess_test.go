@@ -6,17 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/acpgw/gateway/channels/web"
-	"github.com/acpgw/gateway/config"
 )
-
-// The web chat's ids and the ones config lets access.web name are the same.
-func TestWebIdentitiesAgree(t *testing.T) {
-	if config.WebOwner != web.OwnerID || config.WebLocal != web.LocalID || !strings.HasPrefix(config.WebOwner, web.IDPrefix) {
-		t.Errorf("config ids %s %s, web ids %s %s (prefix %s)", config.WebOwner, config.WebLocal, web.OwnerID, web.LocalID, web.IDPrefix)
-	}
-}
 
 // In the web chat, people are who their token says: access.web names the
 // holders of channels.web.users, and a request that claims to be the

@@ -1,0 +1,71 @@
+package discord
+
+import (
+	"fmt"
+	"net/url"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// Config is the Discord bot's configuration section (channels.discord).
+// The bot runs when Token is set.
+type Config struct {
+	// Token is the bot token (a secret; normally "${DISCORD_TOKEN}").
+	Token string `koanf:"token" secret:"true"`
+	// APIBaseURL is where the Discord API is (default
+	// https://discord.com; tests point it at a fake server).
+	APIBaseURL string `koanf:"apiBaseURL"`
+	// DMs lets people talk to the bot in direct messages.
+	DMs bool `koanf:"dms"`
+	// ToolStyle is how a turn's tool calls show: "lines", one message
+	// per tool call edited in place, or "card", the rows of one progress
+	// card per run of tool calls (a Components V2 message).
+	ToolStyle string `koanf:"toolStyle" validate:"omitempty,oneof=lines card"`
+}
+
+// DefaultConfig returns the section's defaults.
+func DefaultConfig() Config { return Config{APIBaseURL: DefaultAPIBaseURL, ToolStyle: ToolLines} }
+
+// Info says what the configuration calls Discord's places: guilds, roles
+// and channels (a thread's parent channel).
+func (c Config) Info() channels.SectionInfo {
+	return channels.SectionInfo{
+		Space: "guild", Spaces: "guilds", Groups: "roles", ChannelOverrides: true,
+		Enable:    "channels.discord.token",
+		SecretEnv: []string{"DISCORD_TOKEN"},
+	}
+}
+
+// On reports whether the bot runs: when its token is set.
+func (c Config) On(bool) bool { return c.Token != "" }
+
+// Validate checks the section at path (channels.discord).
+func (c Config) Validate(path string, _ bool) []error {
+	if err := checkURL(path+".apiBaseURL", c.APIBaseURL); err != nil {
+		return []error{err}
+	}
+	return nil
+}
+
+func checkURL(key, s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return &channels.ConfigError{Key: key, Msg: fmt.Sprintf("want an http or https URL, got %q", s)}
+	}
+	return nil
+}
+
+// Limits returns Discord's limits, which every Adapter reports.
+func Limits() channels.Limits {
+	return channels.Limits{
+		MaxMessageChars: maxMessageChars,
+		MaxLines:        maxLines,
+		MinEditInterval: minEditInterval,
+		TypingInterval:  typingInterval,
+		// A bot's typing indicator disappears when it posts.
+		TypingClearedByPost: true,
+		// A prompt's whole text goes with it as a file (Prompt), in the
+		// same request: it cannot get lost or out of order.
+		MaxAttachmentBytes: maxAttachmentBytes,
+	}
+}

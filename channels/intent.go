@@ -1,0 +1,134 @@
+package channels
+
+import (
+	"strings"
+	"unicode"
+)
+
+// IntentKind says what a person meant by an inbound event. Exactly one
+// kind applies to each event (Inbound.Intent).
+type IntentKind int
+
+const (
+	// IntentInvalid marks an event with more than one of Choice, Stop,
+	// Command and Closed set: an adapter's mistake, which the gateway
+	// ignores.
+	IntentInvalid IntentKind = iota
+	// IntentMessage is a prompt for the agent: Text and Files.
+	IntentMessage
+	// IntentStop asks to stop the thread's running turn (Inbound.Stop).
+	IntentStop
+	// IntentChoice answers a prompt's buttons (Inbound.Choice).
+	IntentChoice
+	// IntentCommand is one of the gateway's own commands
+	// (Inbound.Command).
+	IntentCommand
+	// IntentClose says the thread was deleted (Inbound.Closed): its
+	// turn stops, its agent ends and its binding is forgotten.
+	IntentClose
+)
+
+func (k IntentKind) String() string {
+	switch k {
+	case IntentMessage:
+		return "message"
+	case IntentStop:
+		return "stop"
+	case IntentChoice:
+		return "choice"
+	case IntentCommand:
+		return "command"
+	case IntentClose:
+		return "close"
+	}
+	return "invalid"
+}
+
+// Intent returns what in means: a choice, a stop, a command or a close
+// when exactly one of Choice, Stop, Command and Closed is set, a message
+// when none is, and IntentInvalid when more than one is.
+func (in Inbound) Intent() IntentKind {
+	kind, n := IntentMessage, 0
+	if in.Choice != nil {
+		kind, n = IntentChoice, n+1
+	}
+	if in.Stop {
+		kind, n = IntentStop, n+1
+	}
+	if in.Command != nil {
+		kind, n = IntentCommand, n+1
+	}
+	if in.Closed {
+		kind, n = IntentClose, n+1
+	}
+	if n > 1 {
+		return IntentInvalid
+	}
+	return kind
+}
+
+// Command is one of the gateway's own commands, which a person gives by
+// starting a message with "/name".
+type Command struct {
+	// Name is one of the Command* names, lower case, without the slash.
+	Name string
+	// Args is the rest of the message, spaces around it trimmed.
+	Args string
+}
+
+// The names of the gateway's commands.
+const (
+	// CommandStop stops the thread's running turn, like a stop word,
+	// and works with stop words turned off.
+	CommandStop = "stop"
+)
+
+// commands are the names ParseCommand knows.
+var commands = []string{CommandStop}
+
+// ParseCommand returns the gateway command text gives, nil when it gives
+// none. A command is a message that starts (after spaces) with "/" and a
+// name the gateway knows, in any case, followed by the end of the text or
+// a space. Any other "/text" is a prompt for the agent: agents have slash
+// commands of their own ("/compact"). Adapters call it on what a person
+// wrote, after removing a mention of the bot.
+func ParseCommand(text string) *Command {
+	s := strings.TrimLeftFunc(text, unicode.IsSpace)
+	rest, ok := strings.CutPrefix(s, "/")
+	if !ok {
+		return nil
+	}
+	end := strings.IndexFunc(rest, unicode.IsSpace)
+	if end < 0 {
+		end = len(rest)
+	}
+	name := rest[:end]
+	for _, c := range commands {
+		if asciiEqualFold(name, c) {
+			return &Command{Name: c, Args: strings.TrimSpace(rest[end:])}
+		}
+	}
+	return nil
+}
+
+// asciiEqualFold reports whether s and t are equal ignoring the case of
+// ASCII letters only (so that no other script's letter folds into a
+// command's name, as U+017F "ſ" does into "s" under Unicode folding).
+func asciiEqualFold(s, t string) bool {
+	if len(s) != len(t) {
+		return false
+	}
+	for i := range len(s) {
+		a, b := s[i], t[i]
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
+}

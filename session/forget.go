@@ -1,0 +1,79 @@
+package session
+
+// A thread people deleted (channels.Inbound.Closed), and the agent a new
+// thread picked (channels.Inbound.Agent).
+
+import (
+	"context"
+	"slices"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/sysmsg"
+)
+
+// close handles a deleted thread: if its author may prompt there, the
+// thread is forgotten (drop) on a goroutine the router owns, so the
+// handler does not wait for the agent to stop.
+func (r *Router) close(ctx context.Context, ad channels.Adapter, acc access, in channels.Inbound) {
+	if !acc.mayPrompt(in) {
+		r.refuse(ctx, ad, in)
+		return
+	}
+	if !r.enter() {
+		return
+	}
+	go func() {
+		defer r.wg.Done()
+		r.drop(in.Thread, displayName(in.Author))
+	}()
+}
+
+// drop ends thread ref for good: its queue is dropped, its running
+// turn cancelled (the agent killed after abort.grace if it ignores the
+// cancel), its agent process stopped, its owner removed from the router
+// and its binding deleted, so that its session is never resumed. The
+// thread is told nothing: it is gone. It blocks until all that is done.
+func (r *Router) drop(ref channels.ThreadRef, by string) {
+	r.mu.Lock()
+	t := r.threads[ref]
+	if t != nil {
+		delete(r.threads, ref)
+	}
+	r.mu.Unlock()
+	if t != nil {
+		t.forget(by)
+	}
+	// After the thread's owner has returned: a session it was still
+	// creating has saved its binding by now.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*writeTimeout)
+	defer cancel()
+	st := r.o.Store
+	if err := r.persist(ctx, ref, "the deleted thread's binding", func(ctx context.Context) error { return st.DeleteBinding(ctx, ref) }); err != nil {
+		r.log.Error("cannot delete the binding of a deleted thread; its session may be resumed", "thread", ref, "err", err)
+		return
+	}
+	r.log.Info("thread deleted: agent stopped and binding forgotten", "thread", ref, "by", by)
+}
+
+// forget stops everything of the thread (Router.drop): its owner ends it
+// (the machine's Forget) and returns; forget waits for that.
+func (t *thread) forget(by string) {
+	if t.inbox.send(Forget{By: channels.Author{Name: by}}) {
+		<-t.done
+	}
+}
+
+// pickAllowed checks the agent in.Agent picked for thread t: a name of
+// the thread's Policy.Agents (every agent the router can start when that
+// is empty). An allowed pick is kept for the thread's first session
+// (thread.pick, set by its owner); otherwise the author is told which
+// agents they may pick and the message is not run.
+func (r *Router) pickAllowed(ctx context.Context, ad channels.Adapter, t *thread, in channels.Inbound) bool {
+	allowed := r.policyFor(t.ref, t.space).Agents
+	_, known := r.agentSpec(in.Agent)
+	if known && (len(allowed) == 0 || slices.Contains(allowed, in.Agent)) {
+		return true
+	}
+	r.reply(ctx, ad, in, sysmsg.NoSuchAgent{Name: in.Agent, Allowed: allowed})
+	return false
+}

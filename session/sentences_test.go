@@ -1,0 +1,113 @@
+package session_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// TestNoSentencesInSession: session says what happened (typed outcomes of
+// package sysmsg, events for the projector), never the words people read.
+// A string literal of its code that reads as text (it has a space, or a
+// character beyond ASCII such as an emoji or "…") may only be a log
+// message, an error's text, the name of a record or an action that only
+// logs see (persist, retry, reap), a value the store records, or a piece
+// of text being parsed. Struct tags and imports are not text.
+func TestNoSentencesInSession(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Calls whose string arguments nobody reads in a thread.
+	forLogs := map[string]bool{
+		"Debug": true, "Info": true, "Warn": true, "Error": true, // slog
+		"Errorf": true, "New": true, // fmt.Errorf, errors.New
+		"persist": true, "retry": true, "reap": true, // what they name is logged
+		"ResolvePrompt": true, // who settled a prompt, as the store records it
+		"Index":         true, // parsing an error's text
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		var stack []ast.Node
+		ast.Inspect(f, func(n ast.Node) bool {
+			if n == nil {
+				stack = stack[:len(stack)-1]
+				return true
+			}
+			stack = append(stack, n)
+			switch n := n.(type) {
+			case *ast.ImportSpec:
+				stack = stack[:len(stack)-1] // no f(nil) follows a false
+				return false
+			case *ast.BasicLit:
+				if n.Kind != token.STRING {
+					return true
+				}
+				s, err := strconv.Unquote(n.Value)
+				if err != nil || !readsAsText(s) || isTag(stack) || insideCall(stack, forLogs) {
+					return true
+				}
+				t.Errorf("%s: %s reads as text for people; render it in package sysmsg (or the projector) and pass a typed outcome", fset.Position(n.Pos()), n.Value)
+			}
+			return true
+		})
+	}
+	if checked < 10 {
+		t.Fatalf("checked %d files of package session, want all of them", checked)
+	}
+}
+
+func readsAsText(s string) bool {
+	for _, r := range s {
+		if r == ' ' || r > unicode.MaxASCII {
+			return true
+		}
+	}
+	return false
+}
+
+// isTag reports whether the literal on top of stack is a struct field's
+// tag.
+func isTag(stack []ast.Node) bool {
+	if len(stack) < 2 {
+		return false
+	}
+	f, ok := stack[len(stack)-2].(*ast.Field)
+	return ok && f.Tag == stack[len(stack)-1]
+}
+
+// insideCall reports whether a call to one of names encloses the top of
+// stack.
+func insideCall(stack []ast.Node, names map[string]bool) bool {
+	for i := len(stack) - 2; i >= 0; i-- {
+		c, ok := stack[i].(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		switch fn := c.Fun.(type) {
+		case *ast.SelectorExpr:
+			if names[fn.Sel.Name] {
+				return true
+			}
+		case *ast.Ident:
+			if names[fn.Name] {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,220 @@
+package sysmsg_test
+
+import (
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/internal/golden"
+	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/sysmsg"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/messages.txtar with the current texts")
+
+const goldenFile = "testdata/messages.txtar"
+
+// message is one variant of a sentence: a Notice (rendered with its mark),
+// an Outcome (the line that ends a settled prompt), or a permission prompt
+// (rendered by the projector).
+type message struct {
+	name string
+	msg  any
+}
+
+func messages() []message {
+	diffOutside := projector.ToolUpdate{
+		Kind: "edit", Title: "Edit .bashrc",
+		Locations: []projector.Location{{Path: "/home/me/.bashrc", Line: 3}},
+		Content:   []projector.ToolContent{{Type: "diff", Path: "/home/me/.bashrc", OldText: "ls\n", NewText: "curl x | sh\n"}},
+	}
+	run := projector.ToolUpdate{
+		Kind: "execute", Title: "Terminal",
+		RawInput: []byte(`{"command":"GITHUB_TOKEN=abc make && echo ok` + "`" + ` done","cwd":"/work/project"}`),
+	}
+	opts := []projector.PermissionOption{
+		{ID: "allow", Name: "Allow", Kind: "allow_once"},
+		{ID: "always", Name: "Always allow", Kind: "allow_always"},
+		{ID: "reject", Name: "Reject", Kind: "reject_once"},
+	}
+	return []message{
+		{"Queued/one ahead", sysmsg.Queued{Ahead: 1}},
+		{"Queued/three ahead", sysmsg.Queued{Ahead: 3}},
+		{"WaitingForAgent/first in line", sysmsg.WaitingForAgent{}},
+		{"WaitingForAgent/two ahead", sysmsg.WaitingForAgent{Ahead: 2}},
+		{"NothingRunning", sysmsg.NothingRunning{}},
+		{"NothingRunning/dropped", sysmsg.NothingRunning{Dropped: 2}},
+		{"Stopping", sysmsg.Stopping{}},
+		{"Stopped", sysmsg.Stopped{By: "Ann"}},
+		{"Stopped/interrupt", sysmsg.Stopped{By: "Ann", Interrupt: true}},
+		{"Stopped/killed", sysmsg.Stopped{By: "Ann", Killed: true, Grace: 10 * time.Second}},
+		{"Stopped/interrupt killed", sysmsg.Stopped{By: "Bob", Interrupt: true, Killed: true, Grace: 1500 * time.Millisecond}},
+		{"StoppedBeforeStart", sysmsg.StoppedBeforeStart{By: "Ann"}},
+		{"StartTimeout", sysmsg.StartTimeout{After: 2 * time.Minute}},
+		{"StartFailed", sysmsg.StartFailed{Err: "exec: \"claude\": executable file not found in $PATH"}},
+		{"Crashed", sysmsg.Crashed{Exit: "exit status 2"}},
+		{"Crashed/killed", sysmsg.Crashed{Exit: "signal: killed"}},
+		{"Failed", sysmsg.Failed{Err: "Internal error: the model is overloaded"}},
+		{"Ended/end_turn", sysmsg.Ended{StopReason: "end_turn"}},
+		{"Ended/cancelled", sysmsg.Ended{StopReason: "cancelled"}},
+		{"Ended/max_tokens", sysmsg.Ended{StopReason: "max_tokens"}},
+		{"Ended/max_turn_requests", sysmsg.Ended{StopReason: "max_turn_requests"}},
+		{"Ended/refusal", sysmsg.Ended{StopReason: "refusal"}},
+		{"Ended/other", sysmsg.Ended{StopReason: "tea_break"}},
+		{"Stalled/minutes", sysmsg.Stalled{For: 5 * time.Minute}},
+		{"Stalled/one hour", sysmsg.Stalled{For: time.Hour}},
+		{"Stalled/odd", sysmsg.Stalled{For: 1500 * time.Millisecond}},
+		{"Interrupted/at shutdown", sysmsg.Interrupted{}},
+		{"Interrupted/at start", sysmsg.Interrupted{AtStart: true}},
+		{"NewSession/cannot resume", sysmsg.NewSession{CannotResume: true}},
+		{"NewSession/resume failed", sysmsg.NewSession{}},
+		{"NotSaved", sysmsg.NotSaved{}},
+		{"CatchUp/one", sysmsg.CatchUp{N: 1}},
+		{"CatchUp/several", sysmsg.CatchUp{N: 4}},
+		{"CatchUpTooMany", sysmsg.CatchUpTooMany{N: 30, Max: 20, Complete: true}},
+		{"CatchUpTooMany/incomplete", sysmsg.CatchUpTooMany{N: 100, Max: 20}},
+		{"CatchUpFailed", sysmsg.CatchUpFailed{Err: "403 Forbidden"}},
+		{"Refusal/access", sysmsg.RefuseAccess},
+		{"Refusal/not approver", sysmsg.RefuseNotApprover},
+		{"Refusal/prompt gone", sysmsg.RefusePromptGone},
+		{"Refusal/already answered", sysmsg.RefuseAlreadyAnswered},
+		{"AnswerRange", sysmsg.AnswerRange{Options: 3}},
+		{"NoSuchAgent/any", sysmsg.NoSuchAgent{Name: "codex"}},
+		{"NoSuchAgent/allowed", sysmsg.NoSuchAgent{Name: "codex", Allowed: []string{"demo", "claude"}}},
+		{"ByPolicy/allowed", sysmsg.ByPolicy{Allowed: true, Policy: "approve-reads", Tool: "Read README.md"}},
+		{"ByPolicy/rejected", sysmsg.ByPolicy{Policy: "deny-all", Tool: "Run make"}},
+		{"StalePrompt", sysmsg.StalePrompt{Title: "Run make"}},
+		{"Chosen/allow", sysmsg.Chosen{Name: "Allow", Kind: "allow_once", By: "Ann"}},
+		{"Chosen/reject", sysmsg.Chosen{Name: "Reject", Kind: "reject_always", By: sysmsg.Who("", "U123")}},
+		{"Expired", sysmsg.Expired{After: 5*time.Minute + 400*time.Millisecond, Option: "Reject"}},
+		{"Expired/no reject option", sysmsg.Expired{After: 30 * time.Second}},
+		{"Cancelled", sysmsg.Cancelled{}},
+		{"Cancelled/by a stop", sysmsg.Cancelled{By: "Ann"}},
+		{"Cancelled/by the agent", sysmsg.Cancelled{By: sysmsg.TheAgent}},
+		{"Cancelled/by nobody named", sysmsg.Cancelled{By: sysmsg.Who("", "")}},
+		{"Cancelled/unknown option", sysmsg.Cancelled{Unknown: true}},
+		{"Cancelled/not shown", sysmsg.Cancelled{Unshown: true}},
+		{"Restarted", sysmsg.Restarted{}},
+		{"Prompt/command", projector.PermissionPrompt(run, opts, "/work/project")},
+		{"Prompt/diff outside the working directory", projector.PermissionPrompt(diffOutside, opts[2:], "/work/project")},
+		{"Prompt/settled", sysmsg.Settled(projector.PermissionPrompt(run, opts, "").Text, sysmsg.Chosen{Name: "Allow", Kind: "allow_once", By: "Ann"})},
+	}
+}
+
+func render(m any) (string, error) {
+	switch m := m.(type) {
+	case sysmsg.Notice:
+		if sysmsg.Text(m) == "" {
+			return "", nil // nothing is said
+		}
+		return sysmsg.Text(m) + "\n", nil
+	case interface{ Reason() string }: // a turn's error, read in its Failed notice
+		return sysmsg.Text(sysmsg.Failed{Err: m.Reason()}) + "\n", nil
+	case sysmsg.Outcome:
+		return m.Line() + "\n", nil
+	case projector.Prompt:
+		var b strings.Builder
+		b.WriteString(m.Text + "\n")
+		for _, o := range m.Options {
+			fmt.Fprintf(&b, "[%s] %s (%s)\n", o.ID, o.Label, o.Style)
+		}
+		return b.String(), nil
+	case string:
+		return m + "\n", nil
+	}
+	return "", fmt.Errorf("%T is neither a Notice, an Outcome nor a Prompt", m)
+}
+
+// TestMessagesGolden renders every sentence of the gateway in each of its
+// variants and compares them with testdata/messages.txtar, the one place
+// to read (and review) what people are told. go test ./sysmsg -update
+// rewrites it; review the diff.
+func TestMessagesGolden(t *testing.T) {
+	data, err := os.ReadFile(goldenFile)
+	if err != nil && !*update {
+		t.Fatal(err)
+	}
+	want := golden.Parse(string(data))
+	got := golden.Parse("Every sentence the gateway says, in its variants (sysmsg.TestMessagesGolden).\n" +
+		"Notices carry the mark; outcomes are the line that ends a settled permission prompt;\n" +
+		"prompts show their text, then their buttons as [id] label (style).\n")
+	for _, m := range messages() {
+		text, err := render(m.msg)
+		if err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+		if got.Has(m.name) {
+			t.Fatalf("two messages named %q", m.name)
+		}
+		got.Set(m.name, text)
+		if *update {
+			continue
+		}
+		if w, ok := want.Get(m.name); !ok {
+			t.Errorf("%s: not in %s (go test ./sysmsg -update, then review)", m.name, goldenFile)
+		} else if w != text {
+			t.Errorf("%s:\n got %q\nwant %q", m.name, text, w)
+		}
+	}
+	if *update {
+		if err := os.WriteFile(goldenFile, []byte(got.Format()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestEveryMessageIsGolden: each type of the package that renders a
+// sentence (a Body, Line or Reason method) has at least one variant in the golden
+// file, so a new sentence cannot skip review.
+func TestEveryMessageIsGolden(t *testing.T) {
+	fset := token.NewFileSet()
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		{
+			for _, d := range f.Decls {
+				fn, ok := d.(*ast.FuncDecl)
+				if !ok || fn.Recv == nil || (fn.Name.Name != "Body" && fn.Name.Name != "Line" && fn.Name.Name != "Reason") {
+					continue
+				}
+				rt := fn.Recv.List[0].Type
+				if s, ok := rt.(*ast.StarExpr); ok {
+					rt = s.X
+				}
+				types = append(types, rt.(*ast.Ident).Name)
+			}
+		}
+	}
+	if len(types) < 10 {
+		t.Fatalf("found %d message types, want all of them: %v", len(types), types)
+	}
+	covered := map[string]bool{}
+	for _, m := range messages() {
+		covered[reflect.TypeOf(m.msg).Name()] = true
+	}
+	slices.Sort(types)
+	for _, name := range types {
+		if !covered[name] {
+			t.Errorf("sysmsg.%s has no variant in TestMessagesGolden", name)
+		}
+	}
+}

@@ -1,0 +1,374 @@
+package sysmsg
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The gateway's sentences. Each is a type that carries the facts of one
+// outcome (who stopped a turn, how many messages wait, …) and renders
+// itself; code that decides what happened builds the value and never
+// writes the words. A [Notice] stands on its own (Text adds the mark); an
+// [Outcome] ends the text of a permission prompt once it is settled
+// ([Settled]). Every variant is in testdata/messages.txtar.
+
+// Notice is a system notice. Body is its sentence without the mark.
+type Notice interface {
+	Body() string
+}
+
+// Text renders n as people read it: its sentence, marked ([Prefix]).
+func Text(n Notice) string { return Prefix(n.Body()) }
+
+// Outcome is how a permission prompt was settled; Line is the line that
+// ends the prompt's text.
+type Outcome interface {
+	Line() string
+}
+
+// Settled is the text of a settled prompt: its text, then its outcome.
+func Settled(prompt string, o Outcome) string { return prompt + "\n\n" + o.Line() }
+
+// Who names a person in a sentence: by name, else by id, else
+// "someone".
+func Who(name, id string) string {
+	if name != "" {
+		return name
+	}
+	if id != "" {
+		return id
+	}
+	return "someone"
+}
+
+// TheAgent is how sentences name the agent where it acts like a person
+// (it cancelled a prompt it had asked).
+const TheAgent = "the agent"
+
+// Queued: a prompt waits behind Ahead others (the running turn counts).
+type Queued struct{ Ahead int }
+
+func (q Queued) Body() string {
+	return fmt.Sprintf("Queued: %d ahead of it. It runs when the current turn ends; say \"stop\" to cancel the turn.", q.Ahead)
+}
+
+// WaitingForAgent: every agent process slot is busy; Ahead other threads
+// wait before this one.
+type WaitingForAgent struct{ Ahead int }
+
+func (w WaitingForAgent) Body() string {
+	if w.Ahead == 0 {
+		return "Waiting for a free agent: every agent is working; yours starts as soon as one is free."
+	}
+	return fmt.Sprintf("Waiting for a free agent: %d ahead of you.", w.Ahead)
+}
+
+// NothingRunning answers a stop with no turn running; Dropped queued
+// messages were dropped.
+type NothingRunning struct{ Dropped int }
+
+func (n NothingRunning) Body() string {
+	if n.Dropped > 0 {
+		return fmt.Sprintf("Nothing was running; dropped %d queued message(s).", n.Dropped)
+	}
+	return "Nothing is running."
+}
+
+// Stopping is said as soon as someone stops a turn; the turn's [Stopped]
+// replaces it.
+type Stopping struct{}
+
+func (Stopping) Body() string { return "Stopping…" }
+
+// Stopped ends a turn someone stopped: By names them. Interrupt: a new
+// message under the interrupt policy stopped it. Killed: the agent
+// ignored the cancel for Grace and was restarted.
+type Stopped struct {
+	By        string
+	Interrupt bool
+	Killed    bool
+	Grace     time.Duration
+}
+
+func (s Stopped) Body() string {
+	text := "Stopped by " + s.By + "."
+	if s.Interrupt {
+		text = "Interrupted by a new message from " + s.By + "."
+	}
+	if s.Killed {
+		text += fmt.Sprintf(" The agent did not stop within %s, so it was restarted.", s.Grace)
+	}
+	return text
+}
+
+// StoppedBeforeStart: By stopped a prompt while its agent was starting.
+type StoppedBeforeStart struct{ By string }
+
+func (s StoppedBeforeStart) Body() string { return "Stopped by " + s.By + " before the agent began." }
+
+// StartTimeout: the agent did not start within After.
+type StartTimeout struct{ After time.Duration }
+
+func (s StartTimeout) Body() string {
+	return fmt.Sprintf("The agent did not start within %v, so it was stopped. Your next message tries again.", s.After)
+}
+
+// StartFailed: the agent could not be started, for Err.
+type StartFailed struct{ Err string }
+
+func (s StartFailed) Body() string { return "Couldn't start the agent: " + s.Err }
+
+// Crashed is why a turn failed whose agent process exited (Exit says
+// how, e.g. "exit status 2"). Its Reason is the turn's error: the store
+// records it, and people read it in the turn's [Failed] notice.
+type Crashed struct{ Exit string }
+
+func (c Crashed) Reason() string {
+	return "its process exited (" + c.Exit + "). Your next message starts it again."
+}
+
+// Failed ends a turn whose prompt failed, for Err.
+type Failed struct{ Err string }
+
+func (f Failed) Body() string { return "The agent failed: " + f.Err }
+
+// Ended ends a turn the agent ended for StopReason, its ACP stopReason,
+// when that is worth a word: nothing for "end_turn" (or none).
+type Ended struct{ StopReason string }
+
+func (e Ended) Body() string {
+	switch e.StopReason {
+	case "", "end_turn":
+		return ""
+	case "cancelled":
+		return "Stopped."
+	case "max_tokens":
+		return "The agent stopped: it reached its output token limit (max_tokens)."
+	case "max_turn_requests":
+		return "The agent stopped: it reached its limit of model requests for one turn (max_turn_requests)."
+	case "refusal":
+		return "The agent refused to continue (refusal)."
+	}
+	return "The agent stopped (" + e.StopReason + ")."
+}
+
+// Stalled: the agent of a running turn said nothing for For.
+type Stalled struct{ For time.Duration }
+
+func (s Stalled) Body() string {
+	return fmt.Sprintf("No output from the agent for %s. Say \"stop\" to cancel the turn.", HumanDuration(s.For))
+}
+
+// HumanDuration writes d in words where it is whole hours, minutes or
+// seconds ("5 minutes"), else as time.Duration does.
+func HumanDuration(d time.Duration) string {
+	unit := func(n int64, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %ss", n, one)
+	}
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return unit(int64(d/time.Hour), "hour")
+	case d >= time.Minute && d%time.Minute == 0:
+		return unit(int64(d/time.Minute), "minute")
+	case d >= time.Second && d%time.Second == 0:
+		return unit(int64(d/time.Second), "second")
+	}
+	return d.String()
+}
+
+// Interrupted: a stop of the gateway cut a turn off. AtStart: told at the
+// next start (the shutdown could not, or there was none: a crash, a
+// kill); else told by the shutdown.
+type Interrupted struct{ AtStart bool }
+
+func (i Interrupted) Body() string {
+	if i.AtStart {
+		return "Interrupted: the gateway restarted while the agent was working on this, so its answer stopped short. Send your message again."
+	}
+	return "Interrupted: the gateway is restarting. Send your message again when it is back."
+}
+
+// NewSession: the thread's earlier session is not resumed, so the agent
+// does not remember it. CannotResume: the agent cannot resume sessions at
+// all; else resuming failed.
+type NewSession struct{ CannotResume bool }
+
+func (n NewSession) Body() string {
+	if n.CannotResume {
+		return "This agent cannot resume sessions, so this is a new session: it does not remember the earlier conversation."
+	}
+	return "Couldn't resume the earlier session, so this is a new one: the agent does not remember the earlier conversation."
+}
+
+// NotSaved: the thread's binding could not be stored.
+type NotSaved struct{}
+
+func (NotSaved) Body() string {
+	return "This conversation could not be saved; it will not survive a restart."
+}
+
+// CatchUp: N messages sent while the gateway was down are answered, in
+// order.
+type CatchUp struct{ N int }
+
+func (c CatchUp) Body() string {
+	if c.N == 1 {
+		return "Answering the message sent here while the gateway was down."
+	}
+	return fmt.Sprintf("Answering the %d messages sent here while the gateway was down, in order.", c.N)
+}
+
+// CatchUpTooMany: N messages (more than N when not Complete) arrived
+// while the gateway was down, more than Max, so none was run.
+type CatchUpTooMany struct {
+	N, Max   int
+	Complete bool
+}
+
+func (c CatchUpTooMany) Body() string {
+	n := fmt.Sprint(c.N)
+	if !c.Complete {
+		n = "More than " + n
+	}
+	return fmt.Sprintf("%s messages arrived here while the gateway was down: too many to answer one by one (up to %d are), so none of them was run. Please send again what you still need.", n, c.Max)
+}
+
+// CatchUpFailed: the messages sent while the gateway was down could not
+// be read, for Err.
+type CatchUpFailed struct{ Err string }
+
+func (c CatchUpFailed) Body() string {
+	return "I could not read the messages sent here while the gateway was down (" + c.Err + "). Please send again what you still need."
+}
+
+// Refusal is the answer to someone the gateway does not serve, or whose
+// answer to a prompt it cannot take.
+type Refusal uint8
+
+// The refusals.
+const (
+	RefuseAccess          Refusal = iota + 1 // not on the allow-list
+	RefuseNotApprover                        // answers a prompt without being an approver
+	RefusePromptGone                         // answers a prompt no longer pending
+	RefuseAlreadyAnswered                    // answers a prompt someone just answered
+)
+
+func (r Refusal) Body() string {
+	switch r {
+	case RefuseAccess:
+		return "Sorry, you don't have access to the agent here. Ask an operator to add you to the allow-list."
+	case RefuseNotApprover:
+		return "Sorry, only approvers can answer this prompt."
+	case RefusePromptGone:
+		return "This prompt is no longer waiting for an answer (it expired, was answered, or the gateway restarted)."
+	case RefuseAlreadyAnswered:
+		return "This prompt was already answered."
+	}
+	return "Sorry, this cannot be done here."
+}
+
+// AnswerRange asks for a number from 1 to Options where a prompt is
+// answered by number.
+type AnswerRange struct{ Options int }
+
+func (a AnswerRange) Body() string {
+	return fmt.Sprintf("Please answer with a number from 1 to %d.", a.Options)
+}
+
+// NoSuchAgent refuses a new thread's pick of an agent (Name) that cannot
+// run there; Allowed are the names that can ("" when any agent of
+// agents.list can, and Name is not one of them).
+type NoSuchAgent struct {
+	Name    string
+	Allowed []string
+}
+
+func (n NoSuchAgent) Body() string {
+	msg := "There is no agent called \"" + n.Name + "\" to pick here"
+	if len(n.Allowed) > 0 {
+		msg += "; pick one of: " + strings.Join(n.Allowed, ", ")
+	}
+	return msg + ". Your message was not sent to an agent."
+}
+
+// ByPolicy: the channel's permission policy answered a request about Tool
+// without asking anyone.
+type ByPolicy struct {
+	Allowed bool
+	Policy  string
+	Tool    string
+}
+
+func (p ByPolicy) Body() string {
+	verb := "Rejected"
+	if p.Allowed {
+		verb = "Allowed"
+	}
+	return fmt.Sprintf("%s by policy %s: %s", verb, p.Policy, p.Tool)
+}
+
+// StalePrompt replaces a prompt about Title that a restart left
+// unanswered and the shutdown could not edit.
+type StalePrompt struct{ Title string }
+
+func (s StalePrompt) Body() string {
+	return "Permission prompt expired: the gateway restarted before anyone answered (" + s.Title + ")."
+}
+
+// Chosen: By chose the option Name, of kind Kind (allow_once, …).
+type Chosen struct{ Name, Kind, By string }
+
+func (c Chosen) Line() string {
+	mark := "✅"
+	if strings.HasPrefix(c.Kind, "reject") {
+		mark = "❌"
+	}
+	return mark + " " + c.Name + " — chosen by " + c.By
+}
+
+// Expired: nobody answered within After; the agent got the option Option
+// ("": cancelled).
+type Expired struct {
+	After  time.Duration
+	Option string
+}
+
+func (e Expired) Line() string {
+	got := e.Option
+	if got == "" {
+		got = "cancelled"
+	}
+	return "⏱️ Expired after " + e.After.Round(time.Second).String() + " without an answer: " + got
+}
+
+// Cancelled: the prompt was cancelled; by whom (By, a stop), or why
+// (Unknown: the answer named no option of the prompt; Unshown: the prompt
+// could not be shown). With none of them it was just cancelled.
+type Cancelled struct {
+	By      string
+	Unknown bool
+	Unshown bool
+}
+
+func (c Cancelled) Line() string {
+	switch {
+	case c.Unknown:
+		return "⏹️ Cancelled (unknown option)"
+	case c.Unshown:
+		return "⏹️ Cancelled: the prompt could not be shown in this thread"
+	case c.By != "":
+		return "⏹️ Cancelled (stopped by " + c.By + ")"
+	}
+	return "⏹️ Cancelled"
+}
+
+// Restarted: the gateway's shutdown left the prompt unanswered.
+type Restarted struct{}
+
+func (Restarted) Line() string {
+	return "⏱️ Expired: the gateway restarted before anyone answered."
+}
