@@ -47,10 +47,13 @@ func (t *thread) perform(f Effect) {
 			break
 		}
 		if f.Why == "shutdown" {
+			// The owner returns next: the thread's end (a shutdown, a
+			// deleted thread) waits for its agent to be gone.
 			t.stopped = true
-		} else {
-			t.r.log.Info("stopping idle agent", "thread", t.ref, "why", f.Why)
+			t.stopProcess(proc, w)
+			break
 		}
+		t.r.log.Info("stopping idle agent", "thread", t.ref, "why", f.Why)
 		t.r.wg.Go(func() { t.stopProcess(proc, w) })
 	case DropAgent:
 		proc := t.proc
