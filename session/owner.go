@@ -154,13 +154,16 @@ func (t *thread) run() {
 		}
 		timer.Stop()
 	}
-	// Whoever still waits on an answer gets "no".
+	// Whoever still waits on an answer gets "no"; an agent stopped at the
+	// thread's end is reported.
 	for _, e := range t.inbox.close() {
 		switch e := e.(type) {
 		case permissionEv:
 			e.p.answer <- answered{}
 		case reapEv:
 			e.reply <- false
+		case exitedEv:
+			t.r.agentEvent(t.ref, "stopped") // let go at the thread's end
 		}
 	}
 }
