@@ -13,8 +13,10 @@
 // send events to the thread's inbox, so nothing locks thread state. The
 // owner projects the agent's updates (package projector) into the
 // thread's delivery lane (package dispatch); a slow chat platform never
-// stalls an agent, and a stop never waits behind delivery. ARCHITECTURE.md
-// lists the machine's events and effects.
+// stalls an agent, and a stop never waits behind delivery. A thread with
+// no agent, no turn, nothing queued and nothing to deliver leaves memory
+// after Threads.EvictAfter; its next message brings it back from the
+// store. ARCHITECTURE.md lists the machine's events and effects.
 //
 // Bindings, pending permission prompts, running turns, per-turn usage and
 // the transcript are kept in the store; every raw frame goes to the
