@@ -44,12 +44,21 @@ func (b *inbox) send(e any) bool {
 	return true
 }
 
-func (b *inbox) take() []any {
+// next takes the oldest event, if any. One at a time: what is not taken
+// yet stays for close and closeIfEmpty to see.
+func (b *inbox) next() (any, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	e := b.events
-	b.events = nil
-	return e
+	if len(b.events) == 0 {
+		return nil, false
+	}
+	e := b.events[0]
+	b.events[0] = nil
+	b.events = b.events[1:]
+	if len(b.events) == 0 {
+		b.events = nil
+	}
+	return e, true
 }
 
 // closeIfEmpty refuses events from now on, unless some wait; it reports
@@ -136,11 +145,9 @@ func (t *thread) run() {
 	timer.Stop()
 	defer timer.Stop()
 	for !t.m.Exited() && !t.evicted {
-		for _, e := range t.inbox.take() {
+		if e, ok := t.inbox.next(); ok {
 			t.handle(e)
-		}
-		if t.m.Exited() || t.evicted {
-			break
+			continue
 		}
 		var tc <-chan time.Time
 		if !t.wake.IsZero() {
