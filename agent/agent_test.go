@@ -411,10 +411,9 @@ func TestLongStderrLine(t *testing.T) {
 // types, every field read (descriptions, categories, grouped choices).
 func TestSessionModesModelsAndConfig(t *testing.T) {
 	const extra = `,"modes":{"currentModeId":"code","availableModes":[{"id":"ask","name":"Ask","description":"asks first"},{"id":"code","name":"Code"}]}` +
-		`,"models":{"currentModelId":"m2","availableModels":[{"modelId":"m1","name":"Small","description":"fast"},{"modelId":"m2","name":"Large"}]}` +
 		`,"configOptions":[` +
 		`{"type":"select","id":"effort","name":"Effort","category":"thought_level","currentValue":"high","options":[{"value":"low","name":"Low"},{"value":"high","name":"High","description":"slow"}]},` +
-		`{"type":"select","id":"model","name":"Model","currentValue":"b","options":[{"group":"g1","name":"Fast ones","options":[{"value":"a","name":"A"}]},{"group":"g2","name":"Smart ones","options":[{"value":"b","name":"B"}]}]},` +
+		`{"type":"select","id":"model","name":"Model","category":"model","currentValue":"b","options":[{"group":"g1","name":"Fast ones","options":[{"value":"a","name":"A"}]},{"group":"g2","name":"Smart ones","options":[{"value":"b","name":"B"}]}]},` +
 		`{"type":"boolean","id":"web","name":"Web search","description":"may search","currentValue":true}]`
 	p := start(t, rawSpec("RAW_AGENT_NEW_RESULT="+extra), agent.Options{})
 	s, err := p.NewSession(t.Context(), t.TempDir(), &recorder{})
@@ -422,11 +421,12 @@ func TestSessionModesModelsAndConfig(t *testing.T) {
 		t.Fatalf("NewSession: %v", err)
 	}
 	wantModes := &agent.Modes{Current: "code", Available: []agent.Mode{{ID: "ask", Name: "Ask", Description: "asks first"}, {ID: "code", Name: "Code"}}}
-	wantModels := &agent.Models{Current: "m2", Available: []agent.Model{{ID: "m1", Name: "Small", Description: "fast"}, {ID: "m2", Name: "Large"}}}
+	// Models are the config option of category "model".
+	wantModels := &agent.Models{Current: "b", Available: []agent.Model{{ID: "a", Name: "A"}, {ID: "b", Name: "B"}}}
 	wantConfig := []agent.ConfigOption{
 		{ID: "effort", Name: "Effort", Category: "thought_level", Kind: "select", Value: "high",
 			Values: []agent.ConfigValue{{ID: "low", Name: "Low"}, {ID: "high", Name: "High", Description: "slow"}}},
-		{ID: "model", Name: "Model", Kind: "select", Value: "b",
+		{ID: "model", Name: "Model", Category: "model", Kind: "select", Value: "b",
 			Values: []agent.ConfigValue{{ID: "a", Name: "A", Group: "Fast ones"}, {ID: "b", Name: "B", Group: "Smart ones"}}},
 		{ID: "web", Name: "Web search", Description: "may search", Kind: "boolean", Value: "true"},
 	}

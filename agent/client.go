@@ -29,6 +29,14 @@ func (c *client) RequestPermission(ctx context.Context, r acp.RequestPermissionR
 	return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeSelected(acp.PermissionOptionId(id))}, nil
 }
 
+// UnstableCompleteElicitation is elicitation/complete: the agent says a
+// url question was done; the question waiting for it learns it through
+// Question.Completed.
+func (c *client) UnstableCompleteElicitation(_ context.Context, n acp.UnstableCompleteElicitationNotification) error {
+	c.p.completed(string(n.ElicitationId))
+	return nil
+}
+
 // SessionUpdate is not reached: the tap handles session/update lines
 // before the SDK sees them.
 func (c *client) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {

@@ -65,15 +65,21 @@ func modes(m *acp.SessionModeState) *Modes {
 	return out
 }
 
-func models(m *acp.SessionModelState) *Models {
-	if m == nil {
-		return nil
+// modelsOf derives the models from the config option of category "model":
+// since SDK v0.13.5 the session/new and session/load results carry models
+// only as config options (the unstable "models" field is gone).
+func modelsOf(config []ConfigOption) *Models {
+	for _, c := range config {
+		if c.Category != "model" || c.Kind != "select" {
+			continue
+		}
+		out := &Models{Current: c.Value}
+		for _, v := range c.Values {
+			out.Available = append(out.Available, Model{ID: v.ID, Name: v.Name, Description: v.Description})
+		}
+		return out
 	}
-	out := &Models{Current: string(m.CurrentModelId)}
-	for _, md := range m.AvailableModels {
-		out.Available = append(out.Available, Model{ID: string(md.ModelId), Name: md.Name, Description: deref(md.Description)})
-	}
-	return out
+	return nil
 }
 
 // configOptions converts the config options of session/new or
@@ -119,4 +125,12 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+func sessionInfos(in []acp.SessionInfo) []SessionInfo {
+	out := make([]SessionInfo, 0, len(in))
+	for _, s := range in {
+		out = append(out, SessionInfo{ID: string(s.SessionId), Cwd: s.Cwd, Title: deref(s.Title), UpdatedAt: deref(s.UpdatedAt)})
+	}
+	return out
 }

@@ -1,16 +1,22 @@
 package agent_test
 
 import (
+	"context"
 	"os"
 	"os/signal"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acpgw/gateway/demoagent"
 )
 
 func TestMain(m *testing.M) {
 	if os.Getenv("RAW_SLEEPER") != "" { // first: it inherits RAW_AGENT
 		rawIgnoreTerm()
+	}
+	if os.Getenv("AGENT_TEST_DEMO") != "" {
+		os.Exit(demoagent.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	if os.Getenv("RAW_AGENT") != "" {
 		rawAgent()

@@ -47,6 +47,10 @@ type Spec struct {
 	// agent answers session/new with "authentication required" (an
 	// env-var method whose variable is in the agent's environment). "" uses the first method the agent offers.
 	AuthMethod string
+	// NoMCP keeps the gateway's MCP servers from the agent: session/new
+	// and session/load send an empty mcpServers (agents.list.NAME.mcp:
+	// false).
+	NoMCP bool
 }
 
 // Options configure a Process.
@@ -85,6 +89,8 @@ type Process struct {
 	mu       sync.Mutex // guards the fields below
 	sessions map[string]*Session
 	early    map[string][]projector.Update // updates for sessions not registered yet
+	closed   map[string]bool               // sessions closed by Close: their updates are dropped
+	waiting  map[string]chan struct{}      // url questions waiting, by elicitation id
 
 	exited  chan struct{} // closed when the process has been reaped
 	exitErr error         // set before exited is closed
@@ -109,6 +115,8 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 		grace:    o.StopGrace,
 		sessions: map[string]*Session{},
 		early:    map[string][]projector.Update{},
+		closed:   map[string]bool{},
+		waiting:  map[string]chan struct{}{},
 		exited:   make(chan struct{}),
 	}
 	if p.grace <= 0 {
@@ -178,7 +186,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 	}
 	log.Info("agent started", "pid", cmd.Process.Pid, "command", spec.Command)
 
-	p.tap = &tap{log: log, stdin: stdin, onUpdate: p.update, sink: o.Frames}
+	p.tap = &tap{log: log, stdin: stdin, onUpdate: p.update, onElicit: p.elicit, sink: o.Frames}
 	sdkIn, sdkOut := io.Pipe()
 	p.conn = acp.NewClientSideConnection(&client{p: p}, p.tap, sdkIn)
 	p.conn.SetLogger(log.With("component", "acp-sdk"))
@@ -286,8 +294,11 @@ func (p *Process) initialize(ctx context.Context) error {
 	resp, err := p.conn.Initialize(ctx, acp.InitializeRequest{
 		ProtocolVersion: ProtocolVersion,
 		ClientInfo:      &acp.Implementation{Name: "acp-gateway", Version: "0.1"},
-		// No fs and no terminal: the agent works in its own cwd.
-		ClientCapabilities: acp.ClientCapabilities{},
+		// No fs and no terminal: the agent works in its own cwd. Questions
+		// (elicitation) in both modes: a form, or a link to open.
+		ClientCapabilities: acp.ClientCapabilities{Elicitation: &acp.ElicitationCapabilities{
+			Form: &acp.ElicitationFormCapabilities{}, Url: &acp.ElicitationUrlCapabilities{},
+		}},
 	})
 	if err != nil {
 		return p.callError("initialize", err)

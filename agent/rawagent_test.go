@@ -28,6 +28,9 @@ func rawAgent() {
 		update(sid, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`+string(b)+`}}`)
 	}
 	authed := os.Getenv("RAW_AGENT_AUTH") == ""
+	// The prompt waiting for the answers to its questions, and how many.
+	var asking json.RawMessage
+	awaited := 0
 	for in.Scan() {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
@@ -46,6 +49,15 @@ func rawAgent() {
 		}
 		result := func(r string) { send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + r + `}`) }
 		const sid = "raw-1"
+		if req.Method == "" && awaited > 0 {
+			// An answer to a question: said back as it came.
+			chunk(sid, in.Text()+"\n")
+			if awaited--; awaited == 0 {
+				send(`{"jsonrpc":"2.0","id":` + string(asking) + `,"result":{"stopReason":"end_turn"}}`)
+			}
+			out.Flush()
+			continue
+		}
 		switch req.Method {
 		case "initialize":
 			if !authed {
@@ -61,8 +73,9 @@ func rawAgent() {
 				send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32000,"message":"Authentication required"}}`)
 				break
 			}
-			if string(req.Params.McpServers) != "[]" {
-				send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32602,"message":"mcpServers must be an array, got ` + string(req.Params.McpServers) + `"}}`)
+			if !strings.HasPrefix(string(req.Params.McpServers), "[") {
+				msg, _ := json.Marshal("mcpServers must be an array, got " + string(req.Params.McpServers))
+				send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32602,"message":` + string(msg) + `}}`)
 				break
 			}
 			// An update for the session before the answer that names it.
@@ -110,6 +123,24 @@ func rawAgent() {
 				} else {
 					chunk(sid, fmt.Sprintf("spawned %d", c.Process.Pid))
 				}
+				result(`{"stopReason":"end_turn"}`)
+			case text == "elicit-bad":
+				// Questions the gateway cannot show, and one for a
+				// session it does not know.
+				asking, awaited = req.ID, 4
+				send(`{"jsonrpc":"2.0","id":"q1","method":"elicitation/create","params":{"mode":"form","message":"no session","requestedSchema":{"type":"object","properties":{}}}}`)
+				send(`{"jsonrpc":"2.0","id":"q2","method":"elicitation/create","params":{"sessionId":"raw-1","mode":"form","message":"m","requestedSchema":{"type":"object","properties":{"x":{"type":"object"}}}}}`)
+				send(`{"jsonrpc":"2.0","id":"q3","method":"elicitation/create","params":{"sessionId":"raw-1","mode":"carrier-pigeon","message":"m"}}`)
+				send(`{"jsonrpc":"2.0","id":"q4","method":"elicitation/create","params":{"sessionId":"nope","mode":"url","message":"m","url":"https://example.com","elicitationId":"e"}}`)
+			case text == "elicit-url-done":
+				// A url question the agent itself reports done.
+				asking, awaited = req.ID, 1
+				send(`{"jsonrpc":"2.0","id":"u1","method":"elicitation/create","params":{"sessionId":"raw-1","mode":"url","message":"Sign in","url":"https://example.com/in","elicitationId":"el-1"}}`)
+				send(`{"jsonrpc":"2.0","method":"elicitation/complete","params":{"elicitationId":"el-1"}}`)
+			case text == "steer-updates":
+				update(sid, `{"sessionUpdate":"usage_update","used":31000,"size":200000,"cost":{"amount":0.21,"currency":"USD"}}`)
+				update(sid, `{"sessionUpdate":"current_mode_update","currentModeId":"plan"}`)
+				update(sid, `{"sessionUpdate":"config_option_update","configOptions":[{"type":"select","id":"model","name":"Model","category":"model","currentValue":"big","options":[{"value":"big","name":"Big"}]}]}`)
 				result(`{"stopReason":"end_turn"}`)
 			case text == "env":
 				chunk(sid, strings.Join(os.Environ(), "\n"))

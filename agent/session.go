@@ -122,6 +122,9 @@ func (p *Process) update(u projector.Update) {
 		s.h.Update(u, s.loading.Load())
 		return
 	}
+	if p.closed[u.SessionID] {
+		return
+	}
 	q := p.early[u.SessionID]
 	if len(q) >= maxEarly {
 		p.log.Warn("too many updates for an unknown session; dropped", "session", u.SessionID)
@@ -138,6 +141,7 @@ func (p *Process) register(s *Session) {
 		s.h.Update(u, s.loading.Load())
 	}
 	delete(p.early, s.ID)
+	delete(p.closed, s.ID)
 	p.sessions[s.ID] = s
 }
 
@@ -149,11 +153,12 @@ func (p *Process) session(id string) *Session {
 
 // NewSession runs session/new in cwd and registers h for its updates. When
 // the agent answers "authentication required", it authenticates with the
-// Spec's method (or the first offered) and tries once more.
-func (p *Process) NewSession(ctx context.Context, cwd string, h Handler) (*Session, error) {
+// Spec's method (or the first offered) and tries once more. The agent is
+// given the MCP servers mcp unless its Spec has NoMCP.
+func (p *Process) NewSession(ctx context.Context, cwd string, h Handler, mcp ...MCPServer) (*Session, error) {
 	ctx, cancel := p.callContext(ctx)
 	defer cancel()
-	req := acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}}
+	req := acp.NewSessionRequest{Cwd: cwd, McpServers: p.mcpServers(mcp)}
 	resp, err := p.conn.NewSession(ctx, req)
 	if isAuthRequired(err) {
 		if aerr := p.authenticate(ctx); aerr != nil {
@@ -164,14 +169,16 @@ func (p *Process) NewSession(ctx context.Context, cwd string, h Handler) (*Sessi
 	if err != nil {
 		return nil, p.callError("session/new", err)
 	}
-	s := &Session{ID: string(resp.SessionId), Modes: modes(resp.Modes), Models: models(resp.Models), Config: configOptions(resp.ConfigOptions), p: p, h: h}
+	config := configOptions(resp.ConfigOptions)
+	s := &Session{ID: string(resp.SessionId), Modes: modes(resp.Modes), Models: modelsOf(config), Config: config, p: p, h: h}
 	p.register(s)
 	return s, nil
 }
 
 // LoadSession resumes session id with session/load. The updates the agent
-// replays before answering reach h with history=true.
-func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler) (*Session, error) {
+// replays before answering reach h with history=true. The agent is given
+// the MCP servers mcp as for NewSession.
+func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler, mcp ...MCPServer) (*Session, error) {
 	if !p.CanLoad() {
 		return nil, fmt.Errorf("agent %q cannot load sessions", p.spec.Name)
 	}
@@ -180,7 +187,7 @@ func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler) (*
 	s := &Session{ID: id, p: p, h: h}
 	s.loading.Store(true)
 	p.register(s)
-	req := acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: []acp.McpServer{}}
+	req := acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: p.mcpServers(mcp)}
 	resp, err := p.conn.LoadSession(ctx, req)
 	if isAuthRequired(err) {
 		if aerr := p.authenticate(ctx); aerr != nil {
@@ -193,7 +200,8 @@ func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler) (*
 		p.unregister(id)
 		return nil, p.callError("session/load", err)
 	}
-	s.Modes, s.Models, s.Config = modes(resp.Modes), models(resp.Models), configOptions(resp.ConfigOptions)
+	s.Config = configOptions(resp.ConfigOptions)
+	s.Modes, s.Models = modes(resp.Modes), modelsOf(s.Config)
 	s.loading.Store(false)
 	return s, nil
 }

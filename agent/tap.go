@@ -59,6 +59,10 @@ type tap struct {
 	// onUpdate is called, in wire order and on the reader goroutine, for
 	// each session/update notification. It must not block.
 	onUpdate func(u projector.Update)
+	// onElicit is called on the reader goroutine for each
+	// elicitation/create request, with copies of its id and params. It
+	// must not block.
+	onElicit func(id, params []byte)
 
 	frame acpwire.Frame // reused by the reader goroutine
 }
@@ -148,6 +152,10 @@ func (t *tap) line(line []byte, sdk io.Writer) {
 		t.onUpdate(f.Update)
 		return
 	}
+	if f.Kind == acpwire.Request && f.Method == "elicitation/create" && t.onElicit != nil {
+		t.onElicit(bytes.Clone(f.ID), bytes.Clone(f.Params))
+		return
+	}
 	if len(line) > SDKMaxLine {
 		t.log.Error("agent frame over the SDK's 10 MiB line limit; not forwarded", "method", f.Method, "kind", f.Kind.String(), "id", f.IDString(), "bytes", len(line))
 		return
@@ -156,6 +164,19 @@ func (t *tap) line(line []byte, sdk io.Writer) {
 	buf = append(append(buf, trimmed...), '\n')
 	if _, err := sdk.Write(buf); err != nil {
 		t.log.Debug("sdk stopped reading", "err", err)
+	}
+}
+
+// respond writes a JSON-RPC response to the agent: result, or else errObj.
+func (t *tap) respond(id, result, errObj []byte) {
+	line := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	if result != nil {
+		line = append(append(append(line, `,"result":`...), result...), "}\n"...)
+	} else {
+		line = append(append(append(line, `,"error":`...), errObj...), "}\n"...)
+	}
+	if _, err := t.Write(line); err != nil {
+		t.log.Debug("cannot answer the agent", "err", err)
 	}
 }
 

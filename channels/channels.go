@@ -1,6 +1,6 @@
 // Package channels defines the contract between the gateway and a chat platform:
 // a small Adapter interface, one-method capability interfaces (Editor, Typer,
-// Prompter, History) found by type assertion where they are used, platform limits as
+// Prompter, Uploader, History) found by type assertion where they are used, platform limits as
 // data, and the value types that cross the boundary.
 //
 // Adapters live in sub-packages, one platform each. This package imports no
@@ -12,6 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
+	"net/http"
+	"path"
 	"time"
 )
 
@@ -63,6 +66,9 @@ const (
 	KindPlan       Kind = "plan"
 	KindThought    Kind = "thought"
 	KindPermission Kind = "permission"
+	// KindFile is a file put into the thread (Uploader.Upload); it is no
+	// kind of Message.
+	KindFile Kind = "file"
 )
 
 // Message is the content of one outbound message.
@@ -114,8 +120,20 @@ type Inbound struct {
 	Stop bool
 	// Command is set when the message is one of the gateway's own
 	// commands ("/stop"; see ParseCommand); Text keeps what was written.
-	// At most one of Choice, Stop, Command and Closed is set (see Intent).
+	// At most one of Choice, Stop, Command, Closed, Form and Reaction
+	// is set (see Intent).
 	Command *Command
+	// Suggest, set together with Command, asks for values of the
+	// command's argument as people type it (Command.Args holds what they
+	// typed so far); the gateway answers by calling it. It is not a
+	// command to run.
+	Suggest SuggestFunc
+	// Form is set when the event answers a form the gateway showed
+	// (Former).
+	Form *FormAnswer
+	// Reaction is set when a person added or removed a reaction on a
+	// message of the thread.
+	Reaction *Reaction
 	// Closed is set when the person deleted the thread (the web chat's
 	// Delete): its running turn is stopped, its agent process ended and
 	// its binding forgotten, so the thread's session is never resumed.
@@ -206,6 +224,11 @@ type Limits struct {
 	// MaxAttachmentBytes is the largest Choice.Attachment Prompter.Prompt
 	// sends with a prompt; 0 means prompts carry no attachments.
 	MaxAttachmentBytes int
+	// MaxUploadBytes is the largest Upload.Data Uploader.Upload takes;
+	// every Uploader reports one. It means nothing for an adapter that is
+	// no Uploader (one whose platform may grant uploads at run time
+	// reports it either way).
+	MaxUploadBytes int
 }
 
 // Adapter is a connection to one chat platform.
@@ -258,6 +281,45 @@ type Prompter interface {
 	// Prompt posts c in t with one button per option and returns the
 	// message's handle. It blocks on I/O.
 	Prompt(ctx context.Context, t ThreadRef, c Choice) (Handle, error)
+}
+
+// Uploader is implemented by adapters that can put a file into a thread
+// (an attachment, a shared file, a download link).
+type Uploader interface {
+	// Upload posts f in t, with its caption, and returns the message's
+	// handle where the platform names it (else a handle without an id).
+	// It blocks on I/O. f.Data is at most Limits.MaxUploadBytes long and
+	// f.Caption fits Limits.MaxMessageChars. Errors are those of
+	// Adapter.Post: a *RateLimitError, a *PermanentError when the
+	// platform refuses the file for good, anything else when it could
+	// not be reached (nothing was posted; the caller tries again).
+	Upload(ctx context.Context, t ThreadRef, f Upload) (Handle, error)
+}
+
+// Upload is a file the gateway puts into a thread (one the agent sent).
+type Upload struct {
+	// Name is the file's base name, such as "report.pdf". Adapters may
+	// replace characters their platform refuses.
+	Name string
+	// ContentType is the file's media type; "" lets the adapter guess it
+	// (see Upload.Type).
+	ContentType string
+	// Data is the file's content.
+	Data []byte
+	// Caption, if not "", is markdown shown with the file.
+	Caption string
+}
+
+// Type returns the file's media type: ContentType where set, else the one
+// its name's extension names, else one sniffed from its first bytes.
+func (u Upload) Type() string {
+	if u.ContentType != "" {
+		return u.ContentType
+	}
+	if t := mime.TypeByExtension(path.Ext(u.Name)); t != "" {
+		return t
+	}
+	return http.DetectContentType(u.Data)
 }
 
 // Titler is implemented by adapters whose threads have a name that can

@@ -26,6 +26,13 @@ const (
 	// IntentClose says the thread was deleted (Inbound.Closed): its
 	// turn stops, its agent ends and its binding is forgotten.
 	IntentClose
+	// IntentSuggest asks for values of a command's argument as people
+	// type it (Inbound.Suggest with Inbound.Command).
+	IntentSuggest
+	// IntentForm answers a form (Inbound.Form).
+	IntentForm
+	// IntentReaction is a reaction added or removed (Inbound.Reaction).
+	IntentReaction
 )
 
 func (k IntentKind) String() string {
@@ -40,13 +47,21 @@ func (k IntentKind) String() string {
 		return "command"
 	case IntentClose:
 		return "close"
+	case IntentSuggest:
+		return "suggest"
+	case IntentForm:
+		return "form"
+	case IntentReaction:
+		return "reaction"
 	}
 	return "invalid"
 }
 
-// Intent returns what in means: a choice, a stop, a command or a close
-// when exactly one of Choice, Stop, Command and Closed is set, a message
-// when none is, and IntentInvalid when more than one is.
+// Intent returns what in means: a choice, a stop, a command (or a
+// request for suggestions, a command with Suggest), a close, a form's
+// answer or a reaction when exactly one of Choice, Stop, Command, Closed,
+// Form and Reaction is set, a message when none is, and IntentInvalid
+// when more than one is (or Suggest comes without a Command).
 func (in Inbound) Intent() IntentKind {
 	kind, n := IntentMessage, 0
 	if in.Choice != nil {
@@ -57,9 +72,20 @@ func (in Inbound) Intent() IntentKind {
 	}
 	if in.Command != nil {
 		kind, n = IntentCommand, n+1
+		if in.Suggest != nil {
+			kind = IntentSuggest
+		}
+	} else if in.Suggest != nil {
+		n += 2 // suggestions for no command: invalid
 	}
 	if in.Closed {
 		kind, n = IntentClose, n+1
+	}
+	if in.Form != nil {
+		kind, n = IntentForm, n+1
+	}
+	if in.Reaction != nil {
+		kind, n = IntentReaction, n+1
 	}
 	if n > 1 {
 		return IntentInvalid
@@ -83,9 +109,6 @@ const (
 	CommandStop = "stop"
 )
 
-// commands are the names ParseCommand knows.
-var commands = []string{CommandStop}
-
 // ParseCommand returns the gateway command text gives, nil when it gives
 // none. A command is a message that starts (after spaces) with "/" and a
 // name the gateway knows, in any case, followed by the end of the text or
@@ -103,9 +126,9 @@ func ParseCommand(text string) *Command {
 		end = len(rest)
 	}
 	name := rest[:end]
-	for _, c := range commands {
-		if asciiEqualFold(name, c) {
-			return &Command{Name: c, Args: strings.TrimSpace(rest[end:])}
+	for _, c := range catalogue {
+		if asciiEqualFold(name, c.Name) {
+			return &Command{Name: c.Name, Args: strings.TrimSpace(rest[end:])}
 		}
 	}
 	return nil

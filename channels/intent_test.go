@@ -1,6 +1,7 @@
 package channels
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"unicode"
@@ -56,6 +57,12 @@ func TestIntent(t *testing.T) {
 		{"choice and command", Inbound{Choice: choice, Command: cmd}, IntentInvalid},
 		{"deleted thread", Inbound{Closed: true}, IntentClose},
 		{"deleted and stop", Inbound{Closed: true, Stop: true}, IntentInvalid},
+		{"suggestions", Inbound{Command: cmd, Suggest: func(context.Context, []Option) error { return nil }}, IntentSuggest},
+		{"suggestions for no command", Inbound{Suggest: func(context.Context, []Option) error { return nil }}, IntentInvalid},
+		{"form answer", Inbound{Form: &FormAnswer{Action: FormAccept}}, IntentForm},
+		{"reaction", Inbound{Reaction: &Reaction{Emoji: "🛑"}}, IntentReaction},
+		{"reaction and form", Inbound{Reaction: &Reaction{Emoji: "🛑"}, Form: &FormAnswer{}}, IntentInvalid},
+		{"suggestions and stop", Inbound{Stop: true, Command: cmd, Suggest: func(context.Context, []Option) error { return nil }}, IntentInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.in.Intent(); got != tc.want {
@@ -77,8 +84,8 @@ func FuzzParseCommand(f *testing.F) {
 			return
 		}
 		known := false
-		for _, n := range commands {
-			known = known || c.Name == n
+		for _, n := range Commands() {
+			known = known || c.Name == n.Name
 		}
 		if !known {
 			t.Fatalf("ParseCommand(%q) = unknown command %q", text, c.Name)
@@ -91,4 +98,29 @@ func FuzzParseCommand(f *testing.F) {
 			t.Fatalf("ParseCommand(%q): args %q, want the text after the name", text, c.Args)
 		}
 	})
+}
+
+// TestCommandsCatalogue: every command has a name ParseCommand finds and
+// a description that fits Discord's 100 characters; Commands returns a
+// copy the caller may change.
+func TestCommandsCatalogue(t *testing.T) {
+	cmds := Commands()
+	if len(cmds) == 0 {
+		t.Fatal("no commands")
+	}
+	for _, c := range cmds {
+		if got := ParseCommand("/" + c.Name); got == nil || got.Name != c.Name {
+			t.Errorf("ParseCommand(/%s) = %+v", c.Name, got)
+		}
+		if c.Description == "" || len([]rune(c.Description)) > 100 {
+			t.Errorf("/%s: description %q (1 to 100 characters)", c.Name, c.Description)
+		}
+		if c.Agent {
+			t.Errorf("/%s: a gateway command marked as the agent's", c.Name)
+		}
+	}
+	cmds[0].Name = "changed"
+	if Commands()[0].Name == "changed" {
+		t.Error("Commands returned the catalogue itself")
+	}
 }

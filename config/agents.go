@@ -42,6 +42,7 @@ func (c Config) AgentSpec(name string) (agent.Spec, bool) {
 			SecretNames: c.SecretEnvNames(),
 			Dir:         a.Cwd,
 			AuthMethod:  a.AuthMethod,
+			NoMCP:       a.MCP != nil && !*a.MCP,
 		}, true
 	}
 	if name != DemoAgent {
@@ -208,5 +209,20 @@ func secretValues(v reflect.Value, secret bool, out *[]string) {
 		if secret && v.String() != "" {
 			*out = append(*out, v.String())
 		}
+	}
+}
+
+// fillDefaults sets the defaults of the agents.list entries' settings that
+// are unset: mcp is true, workspace is shared (so that gateway check
+// shows what applies).
+func (a *Agents) fillDefaults() {
+	for name, spec := range a.List {
+		if spec.MCP == nil {
+			spec.MCP = new(true)
+		}
+		if spec.Workspace == "" {
+			spec.Workspace = "shared"
+		}
+		a.List[name] = spec
 	}
 }

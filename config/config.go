@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/abort"
+	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/projector"
@@ -62,6 +63,9 @@ type Config struct {
 	Channels Channels `koanf:"channels"`
 	// Metrics is the local HTTP endpoint for /healthz, /readyz and /metrics.
 	Metrics Metrics `koanf:"metrics"`
+	// Cluster is where the NATS cluster of gateway edge and gateway
+	// worker is (package cluster); gateway run ignores it.
+	Cluster cluster.Config `koanf:"cluster"`
 	// Overrides change acp.stream, typing, busy, permissions and agent
 	// per platform, space of the platform, and channel.
 	Overrides Overrides `koanf:"overrides"`
@@ -157,6 +161,10 @@ type AgentSpec struct {
 	// workspace.DefaultTemplate under dataDir; a relative path is under
 	// dataDir).
 	WorkspaceDir string `koanf:"workspaceDir"`
+	// MCP gives the agent the gateway's MCP server (tools send_file,
+	// send_message, read_thread acting on the thread) in session/new and
+	// session/load; false keeps it out (default true).
+	MCP *bool `koanf:"mcp"`
 }
 
 // Metrics is the metrics section.
@@ -218,6 +226,7 @@ func defaults(getenv func(string) (string, bool), platforms []Platform) Config {
 		EventLog:  eventlog.DefaultConfig(),
 		Channels:  ch,
 		Metrics:   Metrics{Listen: DefaultMetricsListen},
+		Cluster:   cluster.DefaultConfig(),
 		Overrides: newOverrides(ch.sections),
 	}
 }

@@ -196,7 +196,7 @@ access:
 	if diff := cmp.Diff([]string{"123456789012345678", "42"}, c.Access["discord"].Guilds); diff != "" {
 		t.Errorf("numeric ids (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(AgentSpec{Command: []string{"npx", "@zed-industries/claude-agent-acp"}, Cwd: "/src"}, c.Agents.List["claude"]); diff != "" {
+	if diff := cmp.Diff(AgentSpec{Command: []string{"npx", "@zed-industries/claude-agent-acp"}, Cwd: "/src", Workspace: "shared", MCP: new(true)}, c.Agents.List["claude"]); diff != "" {
 		t.Errorf("agent (-want +got):\n%s", diff)
 	}
 }
@@ -948,5 +948,26 @@ func TestSource(t *testing.T) {
 	}
 	if got := (Config{}).Source("metrics.listen"); got != "default" {
 		t.Errorf("Source of a Config not loaded = %q, want default", got)
+	}
+}
+
+// TestAgentMCP: agents.list.NAME.mcp defaults to true and false reaches
+// the agent's spec as NoMCP; a non-boolean is refused with the key named.
+func TestAgentMCP(t *testing.T) {
+	c := mustLoad(t, `
+agents:
+  list:
+    a: {command: [a]}
+    b: {command: [b], mcp: false}
+    c: {command: [c], mcp: true}
+`, nil)
+	for name, wantNo := range map[string]bool{"a": false, "b": true, "c": false} {
+		s, ok := c.AgentSpec(name)
+		if !ok || s.NoMCP != wantNo {
+			t.Errorf("agent %s: ok=%v NoMCP=%v, want NoMCP=%v", name, ok, s.NoMCP, wantNo)
+		}
+	}
+	if _, err := load(t, "agents:\n  list:\n    a: {command: [a], mcp: sometimes}\n", nil); err == nil || !strings.Contains(err.Error(), "agents.list.a.mcp") {
+		t.Errorf("mcp: sometimes: err = %v, want one naming agents.list.a.mcp", err)
 	}
 }

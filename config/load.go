@@ -171,6 +171,7 @@ func (o LoadOptions) load(path string, data []byte) (Config, error) {
 		errs = append(errs, e)
 	}
 	cfg.resolvePaths(getenv)
+	cfg.Agents.fillDefaults()
 	for _, e := range validate(cfg) {
 		// A value that did not decode was left as it was; do not
 		// report it twice.

@@ -48,6 +48,7 @@ func validate(cfg Config) []error {
 	errs = append(errs, sectionErrors(checkAccess(cfg))...)
 	errs = append(errs, sectionErrors(checkChannels(cfg))...)
 	errs = append(errs, validateOverrides(cfg)...)
+	errs = append(errs, cfg.Cluster.Check()...)
 	return errs
 }
 

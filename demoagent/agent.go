@@ -92,6 +92,10 @@ func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.In
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        !a.noLoad,
 			PromptCapabilities: acp.PromptCapabilities{Image: !a.noImages},
+			SessionCapabilities: acp.SessionCapabilities{
+				List: &acp.SessionListCapabilities{}, Close: &acp.SessionCloseCapabilities{},
+				Resume: &acp.SessionResumeCapabilities{},
+			},
 		},
 		AuthMethods: methods,
 	}, nil
@@ -155,6 +159,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 		return acp.NewSessionResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
 	}
 	s := a.adopt(newSession(rec, a.store))
+	s.setMCP(p.McpServers)
 	ctx, cancel := a.join(ctx)
 	defer cancel()
 	for _, u := range []acp.SessionUpdate{
@@ -169,7 +174,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 		}
 	}
 	a.log.Debug("session created", "session", s.id, "cwd", p.Cwd)
-	return acp.NewSessionResponse{SessionId: s.id, Modes: modeState(modeDefault)}, nil
+	return acp.NewSessionResponse{SessionId: s.id, Modes: modeState(modeDefault), ConfigOptions: configOptions(rec)}, nil
 }
 
 // LoadSession reads a session saved by this or an earlier process and
@@ -199,6 +204,7 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 		}
 		s = a.adopt(newSession(rec, a.store))
 	}
+	s.setMCP(p.McpServers)
 	rec := s.snapshot()
 	ctx, cancel := a.join(ctx)
 	defer cancel()
@@ -212,7 +218,7 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 		}
 	}
 	a.log.Debug("session loaded", "session", s.id, "messages", len(rec.History))
-	return acp.LoadSessionResponse{Modes: modeState(rec.Mode)}, nil
+	return acp.LoadSessionResponse{Modes: modeState(rec.Mode), ConfigOptions: configOptions(rec)}, nil
 }
 
 // SetSessionMode switches between the default and plan modes and saves it
@@ -232,6 +238,12 @@ func (a *agent) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest)
 	}
 	if err := s.change(func(r *record) { r.Mode = string(p.ModeId) }); err != nil {
 		return acp.SetSessionModeResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	// The mode is also a config option: say it changed.
+	ctx, cancel := a.join(ctx)
+	defer cancel()
+	if err := a.announceOptions(ctx, s.id, configOptions(s.snapshot()), true, string(p.ModeId)); err != nil {
+		return acp.SetSessionModeResponse{}, err
 	}
 	return acp.SetSessionModeResponse{}, nil
 }
@@ -283,7 +295,7 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	name, arg := parseCommand(text)
 	sc := findScenario(name)
 	rec := s.snapshot()
-	t := &turn{a: a, id: s.id, ctx: ctx, life: a.life, seq: countUser(rec.History) + 1, cwd: rec.Cwd, images: images}
+	t := &turn{a: a, id: s.id, ctx: ctx, life: a.life, seq: countUser(rec.History) + 1, cwd: rec.Cwd, images: images, mcp: s.mcpServers()}
 	a.log.Debug("prompt", "session", s.id, "scenario", sc.name)
 	stop, err := sc.run(t, arg)
 	if errors.Is(err, errCrashed) {
@@ -368,22 +380,7 @@ func (a *agent) unsupported(method string) error {
 	return acp.NewMethodNotFound(method)
 }
 
-// ListSessions is not supported.
-func (a *agent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
-	return acp.ListSessionsResponse{}, a.unsupported(acp.AgentMethodSessionList)
-}
-
-// ResumeSession is not supported.
-func (a *agent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
-	return acp.ResumeSessionResponse{}, a.unsupported(acp.AgentMethodSessionResume)
-}
-
-// CloseSession is not supported.
-func (a *agent) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
-	return acp.CloseSessionResponse{}, a.unsupported(acp.AgentMethodSessionClose)
-}
-
-// SetSessionConfigOption is not supported.
-func (a *agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
-	return acp.SetSessionConfigOptionResponse{}, a.unsupported(acp.AgentMethodSessionSetConfigOption)
+// Logout is not supported.
+func (a *agent) Logout(context.Context, acp.LogoutRequest) (acp.LogoutResponse, error) {
+	return acp.LogoutResponse{}, a.unsupported(acp.AgentMethodLogout)
 }

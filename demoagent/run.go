@@ -158,6 +158,21 @@ type session struct {
 	mu      sync.Mutex // guards the fields below
 	rec     record
 	cancels map[*context.CancelFunc]struct{} // running and waiting prompts
+	mcp     []acp.McpServer                  // given by the last session/new or session/load
+}
+
+// setMCP keeps the MCP servers the client gave the session.
+func (s *session) setMCP(servers []acp.McpServer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mcp = servers
+}
+
+// mcpServers returns the MCP servers the client gave the session.
+func (s *session) mcpServers() []acp.McpServer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mcp
 }
 
 func newSession(rec record, st store) *session {

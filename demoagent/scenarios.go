@@ -28,6 +28,10 @@ func scenarioTable() []scenario {
 		{"plan", "plan", "a three-step plan that progresses, with text between", runPlan},
 		{"permission", "permission [n]", "asks n times (default 1) to edit main.go, before announcing the tool", runPermission},
 		{"permission-run", "permission-run [long]", "asks to run a command whose dangerous end hides after 3,000 spaces (long: after 5,000 characters), touching a file outside the working directory", runPermissionRun},
+		{"ask-choice", "ask-choice", "asks which color (one of three) by elicitation, then says the answer", runAskChoice},
+		{"ask-multi", "ask-multi", "asks which platforms (any of three) by elicitation", runAskMulti},
+		{"ask-text", "ask-text", "asks for a release name (text) and retries (a number) by elicitation", runAskText},
+		{"ask-url", "ask-url", "asks to sign in at a link (url elicitation)", runAskURL},
 		{"slow", "slow [n]", "n words (default 200), 50 ms apart; honours cancel", runSlow},
 		{"silent", "silent [seconds]", "a word, then nothing for <seconds> (default 3600), then \"done.\"; honours cancel", runSilent},
 		{"snapshot", "snapshot", "cumulative chunks: each repeats all the text so far", runSnapshot},
@@ -42,6 +46,9 @@ func scenarioTable() []scenario {
 		{"max-tokens", "max-tokens", "short text, then stop reason max_tokens", runMaxTokens},
 		{"refuse", "refuse", "stop reason refusal", runRefuse},
 		{"error", "error", "the prompt fails with a JSON-RPC internal error", runError},
+		{"write", "write a file and send it", "writes demo-report.txt in the working directory and posts it with the send_file tool of the MCP server it was given", runWriteAndSend},
+		{"send", "send <path>", "calls send_file with <path> as is (to see what the gateway refuses)", runSendPath},
+		{"read", "read the thread", "calls the read_thread tool of the MCP server it was given and says what it got", runReadThread},
 		{"stop", "stop", "says there is nothing to stop (cancel is session/cancel)", runStop},
 	}
 }
@@ -102,7 +109,19 @@ func runHelp(t *turn, _ string) (acp.StopReason, error) {
 			return "", err
 		}
 	}
-	return acp.StopReasonEndTurn, nil
+	if err := t.say("Config options (session/set_config_option):\n"); err != nil {
+		return "", err
+	}
+	for _, d := range optionDefs {
+		vals := make([]string, len(d.values))
+		for i, v := range d.values {
+			vals[i] = v[0]
+		}
+		if err := t.say(fmt.Sprintf("- `%s` (%s): %s; default %s\n", d.id, d.category, strings.Join(vals, ", "), vals[0])); err != nil {
+			return "", err
+		}
+	}
+	return acp.StopReasonEndTurn, t.say("Sessions can be listed (session/list) and closed (session/close).\n")
 }
 
 func runMarkdown(t *turn, _ string) (acp.StopReason, error) {

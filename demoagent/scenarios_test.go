@@ -91,7 +91,12 @@ func TestScenarios(t *testing.T) {
 						t.Errorf("help lacks %q", s.usage)
 					}
 				}
-				if n, want := strings.Count(got, "\n"), len(scenarioTable())+1; n != want {
+				for _, want := range []string{"- `model` (model): demo-fast, demo-smart; default demo-fast\n", "- `mode` (mode): default, plan", "- `effort` (thought_level): medium, low, high", "session/list", "session/close"} {
+					if !strings.Contains(got, want) {
+						t.Errorf("help lacks %q", want)
+					}
+				}
+				if n, want := strings.Count(got, "\n"), len(scenarioTable())+1+1+len(optionDefs)+1; n != want {
 					t.Errorf("help has %d lines, want %d", n, want)
 				}
 			}},

@@ -30,10 +30,13 @@ const (
 
 // record is one session as stored on disk.
 type record struct {
-	Version int       `json:"version"`
-	ID      string    `json:"id"`
-	Cwd     string    `json:"cwd"`
-	Mode    string    `json:"mode"`
+	Version int    `json:"version"`
+	ID      string `json:"id"`
+	Cwd     string `json:"cwd"`
+	Mode    string `json:"mode"`
+	// Model and Effort are config options; "" is the default value.
+	Model   string    `json:"model,omitempty"`
+	Effort  string    `json:"effort,omitempty"`
 	Title   string    `json:"title,omitempty"`
 	History []message `json:"history"`
 }
@@ -113,6 +116,12 @@ func decodeRecord(b []byte) (record, error) {
 	}
 	if !validMode(r.Mode) {
 		return record{}, fmt.Errorf("decode session file: unknown mode %q", r.Mode)
+	}
+	if r.Model != "" && !validValue(optModel, r.Model) {
+		return record{}, fmt.Errorf("decode session file: unknown model %q", r.Model)
+	}
+	if r.Effort != "" && !validValue(optEffort, r.Effort) {
+		return record{}, fmt.Errorf("decode session file: unknown effort %q", r.Effort)
 	}
 	for i, m := range r.History {
 		if m.Role != roleUser && m.Role != roleAgent {

@@ -29,6 +29,7 @@ type turn struct {
 	reply  strings.Builder // the agent's full reply, for the history
 	title  string          // a session title set by this turn
 	images []image         // the images of the prompt
+	mcp    []acp.McpServer // the session's MCP servers
 }
 
 // send writes one session/update for the turn's session. It blocks while

@@ -88,11 +88,12 @@ func (w *wire) Write(p []byte) (int, error) {
 	if w.closed.Load() {
 		return 0, errWireClosed
 	}
-	n, err := w.w.Write(p)
-	if err == nil {
-		w.matchLocked(p)
+	out := sessionScope(p)
+	if _, err := w.w.Write(out); err != nil {
+		return 0, err
 	}
-	return n, err
+	w.matchLocked(out)
+	return len(p), nil
 }
 
 // matchLocked releases every watch satisfied by line p.

@@ -60,7 +60,7 @@ type Options struct {
 // Observer receives delivery events, from Step. Its methods must be cheap
 // and must not block.
 type Observer interface {
-	// Delivered reports a successful "post", "edit" or "prompt" of a
+	// Delivered reports a successful "post", "edit", "prompt" or "upload" of a
 	// message of kind; latency is how long the oldest output it shows
 	// waited in the lane.
 	Delivered(op string, kind channels.Kind, latency time.Duration)
@@ -82,6 +82,7 @@ type Lane struct {
 	stopper  channels.TypingStopper
 	prompter channels.Prompter
 	carder   channels.Carder // nil unless the adapter shows tool calls as cards
+	uploader channels.Uploader
 	thread   channels.ThreadRef
 	limits   channels.Limits
 	split    split.Limits
@@ -134,6 +135,7 @@ const (
 	itemThought
 	itemTurnEnd
 	itemPrompt
+	itemFile
 )
 
 // item is one entry of the ordered queue.
@@ -146,6 +148,7 @@ type item struct {
 	choice  channels.Choice              // itemPrompt, fitted to the channel
 	posted  func(channels.Handle, error) // itemPrompt
 	detail  []string                     // itemPrompt: messages to post before it
+	upload  *channels.Upload             // itemFile; text is its caption
 	buf     strings.Builder              // backs text for text items
 	// heldSince is when the oldest text not yet released arrived (block
 	// mode).
@@ -203,6 +206,7 @@ func NewLane(o Options) *Lane {
 	if c, ok := o.Adapter.(channels.Carder); ok && c.Cards() && l.editor != nil {
 		l.carder = c
 	}
+	l.uploader, _ = o.Adapter.(channels.Uploader)
 	if l.typer != nil {
 		l.stopper, _ = o.Adapter.(channels.TypingStopper)
 	}
@@ -232,6 +236,9 @@ func Capabilities(a channels.Adapter) []string {
 	}
 	if c, ok := a.(channels.Carder); ok && c.Cards() {
 		caps = append(caps, "card")
+	}
+	if _, ok := a.(channels.Uploader); ok {
+		caps = append(caps, "upload")
 	}
 	return caps
 }
@@ -509,6 +516,8 @@ func (l *Lane) stepHead(ctx context.Context, now time.Time) (time.Time, bool) {
 		return l.stepText(ctx, now, it, closed)
 	case itemPrompt:
 		return l.stepPrompt(ctx, now, it)
+	case itemFile:
+		return l.stepFile(ctx, now, it)
 	}
 	if w := l.postDue(now); !w.IsZero() {
 		return w, false

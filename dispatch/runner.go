@@ -70,6 +70,11 @@ func (r *Runner) ReplaceNotice(key, text string) {
 	r.send(event{f: func(l *Lane) { l.ReplaceNotice(time.Now(), key, text) }})
 }
 
+// File queues a file, in order with pushed outputs; see Lane.File.
+func (r *Runner) File(f channels.Upload) {
+	r.send(event{f: func(l *Lane) { l.File(time.Now(), f) }})
+}
+
 // Do runs f on the lane's goroutine, in order with pushed outputs (for
 // settings changes and queries).
 func (r *Runner) Do(f func(*Lane)) { r.send(event{f: f}) }

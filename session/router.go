@@ -253,6 +253,19 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	case channels.IntentClose:
 		r.close(ctx, ad, acc, in)
 		return
+	case channels.IntentSuggest, channels.IntentForm, channels.IntentReaction:
+		// Not handled yet (issues 14 and 16): nothing runs; a request for
+		// suggestions gets none, so the platform is not left waiting.
+		if in.Suggest != nil && r.enter() {
+			go func() {
+				defer r.wg.Done()
+				sctx, cancel := context.WithTimeout(r.ctx, 3*time.Second)
+				defer cancel()
+				_ = in.Suggest(sctx, nil)
+			}()
+		}
+		r.log.Debug("inbound event not handled yet; ignored", "thread", in.Thread, "intent", in.Intent())
+		return
 	case channels.IntentMessage:
 		if strings.TrimSpace(in.Text) == "" && len(in.Files) == 0 {
 			return

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -239,5 +240,43 @@ func TestStopCommand(t *testing.T) {
 	e.say(th, ann, "/stop")
 	if end := e.waitEnd(th); end.StopReason == "cancelled" {
 		t.Errorf("\"/stop\" as a plain message (no Command) ended a turn as cancelled; want it run as a prompt")
+	}
+}
+
+// TestIntentsNotHandledYet: a request for suggestions is answered (with
+// none) so the platform is not left waiting, and a form's answer or a
+// reaction never runs as a prompt; the thread goes on as before.
+func TestIntentsNotHandledYet(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Typing: true}})
+	th := e.rec.Thread("later")
+	answered := make(chan []channels.Option, 1)
+	suggest := channels.Inbound{Thread: th, Author: ann, Text: "/stop", Command: &channels.Command{Name: channels.CommandStop},
+		Suggest: func(_ context.Context, opts []channels.Option) error { answered <- opts; return nil }, ID: "suggest"}
+	for _, in := range []channels.Inbound{
+		suggest,
+		{Thread: th, Author: ann, Text: "echo form", Form: &channels.FormAnswer{Action: channels.FormAccept}, ID: "form"},
+		{Thread: th, Author: ann, Text: "echo reaction", Reaction: &channels.Reaction{Message: "m1", Emoji: "🛑"}, ID: "reaction"},
+	} {
+		if err := e.rec.Deliver(e.ctx(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case opts := <-answered:
+		if len(opts) != 0 {
+			t.Errorf("suggested %v, want none yet", opts)
+		}
+	case <-e.ctx().Done():
+		t.Fatal("the request for suggestions was never answered")
+	}
+	e.say(th, ann, "echo after")
+	end := e.waitEnd(th)
+	if end.StopReason != "end_turn" {
+		t.Fatalf("turn ended %q", end.StopReason)
+	}
+	for _, op := range e.rec.Ops() {
+		if strings.Contains(op.Text, "form") || strings.Contains(op.Text, "reaction") {
+			t.Errorf("a form's answer or a reaction ran as a prompt: %q", op.Text)
+		}
 	}
 }

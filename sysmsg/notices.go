@@ -2,6 +2,7 @@ package sysmsg
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -371,4 +372,46 @@ type Restarted struct{}
 
 func (Restarted) Line() string {
 	return "⏱️ Expired: the gateway restarted before anyone answered."
+}
+
+// FileNotSent stands in the thread for a file (Name, of Size bytes) that
+// could not be put there: the chat takes no files (Limit 0), the file is
+// larger than the chat's Limit, or the platform Refused it.
+type FileNotSent struct {
+	Name    string
+	Size    int
+	Limit   int
+	Refused bool
+}
+
+func (f FileNotSent) Body() string {
+	file := "The agent sent a file, " + f.Name + " (" + Bytes(f.Size) + ")"
+	switch {
+	case f.Refused:
+		return file + ", but the chat platform refused it."
+	case f.Limit <= 0:
+		return file + ", but files cannot be shown in this chat."
+	}
+	return file + ", too large to show here: this chat takes files of up to " + Bytes(f.Limit) + "."
+}
+
+// Bytes writes a size in bytes for people: "512 bytes", "1.5 KiB",
+// "10 MiB" (binary units, one decimal where it is not whole).
+func Bytes(n int) string {
+	if n < 1024 {
+		if n == 1 {
+			return "1 byte"
+		}
+		return fmt.Sprintf("%d bytes", n)
+	}
+	units := []string{"KiB", "MiB", "GiB", "TiB"}
+	v := float64(n) / 1024
+	u := 0
+	for v >= 1024 && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	s := strconv.FormatFloat(v, 'f', 1, 64)
+	s = strings.TrimSuffix(s, ".0")
+	return s + " " + units[u]
 }

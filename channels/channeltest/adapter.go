@@ -6,7 +6,7 @@ import (
 	"github.com/acpgw/gateway/channels"
 )
 
-// The adapter view of a Recorder is one of eight small types, one per
+// The adapter view of a Recorder is one of sixteen small types, one per
 // capability combination, so that a type assertion for a capability that is
 // not enabled fails. Each combination embeds the method sets it offers.
 
@@ -46,6 +46,13 @@ type prompter struct{ r *Recorder }
 
 func (a prompter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.Choice) (channels.Handle, error) {
 	return a.r.prompt(ctx, t, c)
+}
+
+// uploader carries channels.Uploader.
+type uploader struct{ r *Recorder }
+
+func (a uploader) Upload(ctx context.Context, t channels.ThreadRef, f channels.Upload) (channels.Handle, error) {
+	return a.r.upload(ctx, t, f)
 }
 
 type (
@@ -90,9 +97,73 @@ var (
 	_ channels.Typer         = typer{}
 	_ channels.TypingStopper = typer{}
 	_ channels.Prompter      = prompter{}
+	_ channels.Uploader      = uploader{}
+)
+
+// The combinations with channels.Uploader.
+type (
+	adapterU struct {
+		base
+		uploader
+	}
+	adapterEU struct {
+		adapterE
+		uploader
+	}
+	adapterTU struct {
+		adapterT
+		uploader
+	}
+	adapterPU struct {
+		adapterP
+		uploader
+	}
+	adapterETU struct {
+		adapterET
+		uploader
+	}
+	adapterEPU struct {
+		adapterEP
+		uploader
+	}
+	adapterTPU struct {
+		adapterTP
+		uploader
+	}
+	adapterETPU struct {
+		adapterETP
+		uploader
+	}
 )
 
 func newAdapter(r *Recorder, o Options) channels.Adapter {
+	a := newAdapterETP(r, o)
+	if !o.Upload {
+		return a
+	}
+	u := uploader{r}
+	switch a := a.(type) {
+	case adapterETP:
+		return adapterETPU{a, u}
+	case adapterET:
+		return adapterETU{a, u}
+	case adapterEP:
+		return adapterEPU{a, u}
+	case adapterTP:
+		return adapterTPU{a, u}
+	case adapterE:
+		return adapterEU{a, u}
+	case adapterT:
+		return adapterTU{a, u}
+	case adapterP:
+		return adapterPU{a, u}
+	default:
+		return adapterU{base{r}, u}
+	}
+}
+
+// newAdapterETP returns the combination of Edit, Typing and Prompt.
+func newAdapterETP(r *Recorder, o Options) channels.Adapter {
 	b, e, t, p := base{r}, editor{r}, typer{r}, prompter{r}
 	switch {
 	case o.Edit && o.Typing && o.Prompt:

@@ -71,6 +71,29 @@ var brokenAdapters = []struct {
 		want: "inbound Author =",
 	},
 	{
+		name: "hollow uploader",
+		harness: broken(Options{Limits: channels.Limits{MaxUploadBytes: 1 << 20}}, func(a channels.Adapter) channels.Adapter {
+			return hollowUploader{a}
+		}),
+		want: "adapter claims Uploader, but the call fails",
+	},
+	{
+		name: "uploader that mangles bytes",
+		harness: brokenUpload(func(f channels.Upload) channels.Upload {
+			f.Data = []byte(strings.ToValidUTF8(string(f.Data), "?")) // sent as text
+			return f
+		}),
+		want: "uploaded pixel.png has",
+	},
+	{
+		name: "uploader that drops the caption",
+		harness: brokenUpload(func(f channels.Upload) channels.Upload {
+			f.Caption = ""
+			return f
+		}),
+		want: "want its caption",
+	},
+	{
 		name: "edit that does nothing",
 		harness: broken(Options{}, func(a channels.Adapter) channels.Adapter {
 			return noopEditor{a}
@@ -86,6 +109,29 @@ func broken(o Options, wrap func(channels.Adapter) channels.Adapter) func(t *tes
 		h.Adapter = wrap(h.Adapter)
 		return h
 	}
+}
+
+// brokenUpload returns a harness for an uploading Recorder whose uploads
+// are changed by mangle on their way.
+func brokenUpload(mangle func(channels.Upload) channels.Upload) func(t *testing.T) Harness {
+	return broken(Options{Upload: true, Limits: channels.Limits{MaxUploadBytes: 1 << 20}}, func(a channels.Adapter) channels.Adapter {
+		return manglingUploader{a, mangle}
+	})
+}
+
+type hollowUploader struct{ channels.Adapter }
+
+func (hollowUploader) Upload(context.Context, channels.ThreadRef, channels.Upload) (channels.Handle, error) {
+	return channels.Handle{}, fmt.Errorf("upload: %w", errors.ErrUnsupported)
+}
+
+type manglingUploader struct {
+	channels.Adapter
+	mangle func(channels.Upload) channels.Upload
+}
+
+func (a manglingUploader) Upload(ctx context.Context, t channels.ThreadRef, f channels.Upload) (channels.Handle, error) {
+	return a.Adapter.(channels.Uploader).Upload(ctx, t, a.mangle(f))
 }
 
 type hollowEditor struct{ channels.Adapter }

@@ -30,6 +30,11 @@ type Harness struct {
 	// Seen returns the platform-side text of message id: what a person
 	// would see.
 	Seen func(ctx context.Context, id channels.MessageID) (string, error)
+	// SeenUpload returns the last file put into Thread as a person would
+	// get it: its name, media type, bytes, and the text shown with it as
+	// Caption. h is what Upload returned. It is required when the adapter
+	// is a channels.Uploader, and ignored otherwise.
+	SeenUpload func(ctx context.Context, h channels.Handle) (channels.Upload, error)
 
 	// MissingID is a message id in the platform's format that names no
 	// message in Thread, for the edit-of-a-missing-message check. Optional;
@@ -70,6 +75,7 @@ var contractCases = []struct {
 	{"Typing", testTyping},
 	{"Prompt", testPrompt},
 	{"Card", testCard},
+	{"Upload", testUpload},
 	{"Inject", testInject},
 	{"RunStops", testRunStops},
 	{"RunDoneContext", testRunDoneContext},
@@ -96,6 +102,9 @@ var contractCases = []struct {
 //   - A Carder with cards on shows a card's rows (Seen contains each
 //     row's text), replaces them in place on an edit, and fails the edit
 //     of a card that does not exist.
+//   - An Uploader reports Limits.MaxUploadBytes > 0; a file it uploads
+//     reaches the thread with its name and exact bytes, its media type
+//     (given, or guessed from the name) and its caption.
 //   - Text a person writes comes back through Run's handler with the text,
 //     the author, the thread and a message id. Inbound messages from bots
 //     (Author.Bot) are ignored by the suite.
@@ -129,6 +138,9 @@ func checkHarness(t *testing.T, h Harness) {
 	}
 	if _, ok := h.Adapter.(channels.Prompter); ok && h.Click == nil {
 		t.Fatal("harness: the adapter is a Prompter but Click is nil")
+	}
+	if _, ok := h.Adapter.(channels.Uploader); ok && h.SeenUpload == nil {
+		t.Fatal("harness: the adapter is an Uploader but SeenUpload is nil")
 	}
 }
 
@@ -489,6 +501,53 @@ func testPrompt(t *testing.T, h Harness) {
 	}
 }
 
+// pngPixel is a 1×1 PNG: binary data with bytes that are not UTF-8.
+var pngPixel = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99=\x1d\x00\x00\x00\x00IEND\xaeB`\x82")
+
+func testUpload(t *testing.T, h Harness) {
+	up, ok := h.Adapter.(channels.Uploader)
+	if !ok {
+		t.Skip("not an Uploader")
+	}
+	if n := h.Adapter.Limits().MaxUploadBytes; n <= 0 {
+		t.Fatalf("Limits().MaxUploadBytes = %d for an Uploader, want its limit", n)
+	}
+	ctx := waitCtx(t)
+	startRun(t, h.Adapter)
+	files := []struct {
+		f        channels.Upload
+		wantType string
+	}{
+		{channels.Upload{Name: "notes.txt", ContentType: "text/plain; charset=utf-8", Data: []byte("line one\nline two — é 🙂\n"), Caption: "The notes you asked for."}, "text/plain"},
+		{channels.Upload{Name: "pixel.png", Data: pngPixel}, "image/png"},
+	}
+	for _, c := range files {
+		hd, err := up.Upload(ctx, h.Thread, c.f)
+		if err != nil {
+			t.Fatalf("Upload(%s): %v", c.f.Name, err)
+		}
+		if hd.Thread != h.Thread {
+			t.Errorf("Upload(%s) returned a handle in thread %v, want %v", c.f.Name, hd.Thread, h.Thread)
+		}
+		got, err := h.SeenUpload(ctx, hd)
+		if err != nil {
+			t.Fatalf("SeenUpload after Upload(%s): %v", c.f.Name, err)
+		}
+		if got.Name != c.f.Name {
+			t.Errorf("uploaded file's name = %q, want %q", got.Name, c.f.Name)
+		}
+		if string(got.Data) != string(c.f.Data) {
+			t.Errorf("uploaded %s has %d bytes %q, want %d bytes %q", c.f.Name, len(got.Data), got.Data, len(c.f.Data), c.f.Data)
+		}
+		if !strings.HasPrefix(got.ContentType, c.wantType) {
+			t.Errorf("uploaded %s has media type %q, want %q", c.f.Name, got.ContentType, c.wantType)
+		}
+		if !strings.Contains(got.Caption, c.f.Caption) {
+			t.Errorf("uploaded %s is shown with %q, want its caption %q", c.f.Name, got.Caption, c.f.Caption)
+		}
+	}
+}
+
 func testInject(t *testing.T, h Harness) {
 	ctx := waitCtx(t)
 	run := startRun(t, h.Adapter)
@@ -586,6 +645,10 @@ func testCapabilities(t *testing.T, h Harness) {
 	if pr, ok := h.Adapter.(channels.Prompter); ok {
 		_, err := pr.Prompt(ctx, h.Thread, channels.Choice{Text: "capability check", Options: []channels.Option{{ID: "ok", Label: "OK"}}})
 		check("Prompter", err)
+	}
+	if up, ok := h.Adapter.(channels.Uploader); ok {
+		_, err := up.Upload(ctx, h.Thread, channels.Upload{Name: "check.txt", Data: []byte("capability check\n")})
+		check("Uploader", err)
 	}
 	t.Logf("capabilities: %q", caps)
 }

@@ -31,18 +31,30 @@ func recorderHarness(o Options) func(t *testing.T) Harness {
 				return m.Text, nil
 			},
 			TypingShown: func(context.Context) (bool, error) { return r.TypingShown(thread), nil },
+			SeenUpload: func(_ context.Context, h channels.Handle) (channels.Upload, error) {
+				m, ok := r.Message(h.ID)
+				if !ok || m.File == nil {
+					return channels.Upload{}, fmt.Errorf("seen upload %q: no file", h.ID)
+				}
+				f := *m.File
+				f.ContentType = f.Type()
+				return f, nil
+			},
 		}
 	}
 }
 
-// combos returns all eight capability combinations, alternating between a
+// combos returns all sixteen capability combinations, alternating between a
 // limited and an unlimited message length.
 func combos() []Options {
 	var out []Options
-	for i := range 8 {
-		o := Options{Edit: i&1 != 0, Typing: i&2 != 0, Prompt: i&4 != 0}
-		if i%2 == 0 || i == 7 {
+	for i := range 16 {
+		o := Options{Edit: i&1 != 0, Typing: i&2 != 0, Prompt: i&4 != 0, Upload: i&8 != 0}
+		if i%2 == 0 || i == 7 || i == 15 {
 			o.Limits = channels.Limits{MaxMessageChars: 2000, MaxLines: 20}
+		}
+		if o.Upload {
+			o.Limits.MaxUploadBytes = 1 << 20
 		}
 		out = append(out, o)
 	}
@@ -59,6 +71,9 @@ func comboName(o Options) string {
 	}
 	if o.Prompt {
 		name += "+prompt"
+	}
+	if o.Upload {
+		name += "+upload"
 	}
 	if o.Limits.MaxMessageChars > 0 {
 		name += fmt.Sprintf("/max%d", o.Limits.MaxMessageChars)

@@ -13,7 +13,7 @@ import (
 // out (except Op).
 //
 // Op names are "send" (Post), "edit", "typing" (State "start", "refresh" or
-// "stop"), "prompt", and whatever Recorder.Note adds, such as "turn_end".
+// "stop"), "prompt", "upload", and whatever Recorder.Note adds, such as "turn_end".
 type Op struct {
 	// Op names the operation.
 	Op string `json:"op"`
@@ -31,6 +31,11 @@ type Op struct {
 	Options []string `json:"options,omitempty"`
 	// Attachment is the file a prompt carries, if any.
 	Attachment *channels.Attachment `json:"attachment,omitempty"`
+	// File is the name of an uploaded file ("upload"), ContentType its
+	// media type and Bytes its size.
+	File        string `json:"file,omitempty"`
+	ContentType string `json:"contentType,omitempty"`
+	Bytes       int    `json:"bytes,omitempty"`
 	// StopReason is the ACP stop reason of a "turn_end" note.
 	StopReason string `json:"stopReason,omitempty"`
 	// Error is the error text of a failed call (only in Recorder.Attempts).
@@ -72,6 +77,9 @@ type Message struct {
 	Options []string
 	// Attachment is the file a prompt carries, if any.
 	Attachment *channels.Attachment
+	// File is the file of an upload (Kind channels.KindFile), whose
+	// caption is Text.
+	File *channels.Upload
 	// Edits counts the successful edits of the message.
 	Edits int
 }

@@ -34,6 +34,12 @@ func (o Op) AppendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
+	field("file", o.File)
+	field("contentType", o.ContentType)
+	if o.Bytes != 0 {
+		b = append(b, `,"bytes":`...)
+		b = strconv.AppendInt(b, int64(o.Bytes), 10)
+	}
 	field("stopReason", o.StopReason)
 	field("error", o.Error)
 	return append(b, '}')

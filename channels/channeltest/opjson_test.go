@@ -25,6 +25,7 @@ func FuzzAppendJSON(f *testing.F) {
 		o := Op{Op: op, Msg: "m1", Kind: "text", Key: key, Text: text, StopReason: text}
 		if opts {
 			o.Options = []string{key, text}
+			o.File, o.ContentType, o.Bytes = key, text, len(text)-3
 		}
 		want := encodingJSON(t, o)
 		if got := string(o.AppendJSON(nil)); got != want {

@@ -20,6 +20,9 @@ type Options struct {
 	Typing bool
 	// Prompt exposes channels.Prompter.
 	Prompt bool
+	// Upload exposes channels.Uploader. Files larger than
+	// Limits.MaxUploadBytes are rejected.
+	Upload bool
 	// Limits is what the adapter's Limits method reports. Texts longer
 	// than Limits.MaxMessageChars code points are rejected.
 	Limits channels.Limits
@@ -35,9 +38,10 @@ const (
 	InjectTyping     = "typing"
 	InjectStopTyping = "stop_typing"
 	InjectPrompt     = "prompt"
+	InjectUpload     = "upload"
 )
 
-var injectable = []string{InjectPost, InjectEdit, InjectTyping, InjectStopTyping, InjectPrompt}
+var injectable = []string{InjectPost, InjectEdit, InjectTyping, InjectStopTyping, InjectPrompt, InjectUpload}
 
 // Recorder is a fake chat platform and the adapter for it. It records every
 // call and keeps the current state of every message. It is safe for
@@ -91,7 +95,8 @@ func New(o Options) *Recorder {
 // Adapter returns the adapter view of r. Its dynamic type implements
 // channels.Adapter and exactly the capability interfaces enabled in Options:
 // channels.Editor; channels.Typer and channels.TypingStopper together;
-// channels.Prompter. It returns the same value on every call.
+// channels.Prompter; channels.Uploader. It returns the same value on every
+// call.
 func (r *Recorder) Adapter() channels.Adapter { return r.adapter }
 
 // Thread returns a ThreadRef of r's platform in channel "c" with thread id
@@ -365,6 +370,45 @@ func (r *Recorder) prompt(ctx context.Context, t channels.ThreadRef, c channels.
 	op.Msg = msg.ID
 	r.logLocked(t, op, nil)
 	return channels.Handle{Thread: t, ID: msg.ID}, nil
+}
+
+// upload implements channels.Uploader. The file becomes a message of kind
+// channels.KindFile whose Text is the caption.
+func (r *Recorder) upload(ctx context.Context, t channels.ThreadRef, f channels.Upload) (channels.Handle, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	op := Op{Op: "upload", Kind: channels.KindFile, Text: f.Caption, File: f.Name, ContentType: f.Type(), Bytes: len(f.Data)}
+	err := r.checkLocked(ctx, InjectUpload, t)
+	if err == nil {
+		err = r.checkUpload(f)
+		if err != nil {
+			err = channels.Permanent(fmt.Errorf("channeltest: upload in %s: %w", t, err))
+		}
+	}
+	if err != nil {
+		r.logLocked(t, op, err)
+		return channels.Handle{}, err
+	}
+	msg := r.addLocked(t, channels.KindFile, "", f.Caption, nil)
+	f.Data = slices.Clone(f.Data)
+	msg.File = &f
+	op.Msg = msg.ID
+	r.logLocked(t, op, nil)
+	return channels.Handle{Thread: t, ID: msg.ID}, nil
+}
+
+// checkUpload rejects what a real platform would reject.
+func (r *Recorder) checkUpload(f channels.Upload) error {
+	if f.Name == "" {
+		return errors.New("file without a name")
+	}
+	if limit := r.opts.Limits.MaxUploadBytes; len(f.Data) > limit {
+		return fmt.Errorf("file of %d bytes, limit is %d", len(f.Data), limit)
+	}
+	if f.Caption != "" {
+		return r.checkText(f.Caption)
+	}
+	return nil
 }
 
 // checkLocked decides whether call name in t fails before it does anything:

@@ -148,6 +148,7 @@ var (
 	_ channels.Editor   = (*Adapter)(nil)
 	_ channels.Typer    = (*Adapter)(nil)
 	_ channels.Prompter = (*Adapter)(nil)
+	_ channels.Uploader = (*Adapter)(nil)
 	_ channels.Titler   = (*Adapter)(nil)
 	_ channels.Carder   = (*Adapter)(nil)
 )

@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -845,6 +846,40 @@ func TestCommands(t *testing.T) {
 		if in.Intent() != wantIntent || !cmp.Equal(in.Command, tc.want) || in.Text != tc.wantTxt {
 			t.Errorf("%q (mention %v) arrived as %v, command %+v, text %q; want %v, %+v, %q",
 				tc.text, tc.mention, in.Intent(), in.Command, in.Text, wantIntent, tc.want, tc.wantTxt)
+		}
+	}
+}
+
+// TestUploadLimit: a file of Discord's limit reaches the thread; a larger
+// one is refused for good, so the lane tells the thread instead.
+func TestUploadLimit(t *testing.T) {
+	f := newFake(t)
+	a := f.adapter(t, Options{})
+	big := make([]byte, a.Limits().MaxUploadBytes)
+	for i := range big {
+		big[i] = byte(i)
+	}
+	h, err := a.Upload(t.Context(), f.threadRef(), channels.Upload{Name: "dump.bin", Data: big})
+	if err != nil {
+		t.Fatalf("Upload of %d bytes: %v", len(big), err)
+	}
+	m, _ := f.message(string(h.ID))
+	if len(m.Files) != 1 || !bytes.Equal(m.Files[0].Body, big) || m.Files[0].Name != "dump.bin" {
+		t.Errorf("Discord got %d files, want dump.bin with the %d bytes", len(m.Files), len(big))
+	}
+	_, err = a.Upload(t.Context(), f.threadRef(), channels.Upload{Name: "dump.bin", Data: append(big, 0)})
+	if !channels.IsPermanent(err) {
+		t.Errorf("Upload of one byte more = %v, want a permanent error", err)
+	}
+}
+
+func TestFileName(t *testing.T) {
+	for in, want := range map[string]string{
+		"report.pdf": "report.pdf", "../../etc/passwd": ".._.._etc_passwd", "a\nb": "a_b", "": "file", "..": "file",
+		`say "hi".txt`: "say _hi_.txt",
+	} {
+		if got := fileName(in); got != want {
+			t.Errorf("fileName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

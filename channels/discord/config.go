@@ -67,5 +67,6 @@ func Limits() channels.Limits {
 		// A prompt's whole text goes with it as a file (Prompt), in the
 		// same request: it cannot get lost or out of order.
 		MaxAttachmentBytes: maxAttachmentBytes,
+		MaxUploadBytes:     maxUploadBytes,
 	}
 }

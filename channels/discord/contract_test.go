@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -47,6 +48,19 @@ func contract(t *testing.T, style string) {
 					return strings.Join(rows, "\n"), nil
 				}
 				return f.content(string(id))
+			},
+			SeenUpload: func(_ context.Context, h channels.Handle) (channels.Upload, error) {
+				m, ok := f.message(string(h.ID))
+				switch {
+				case !ok:
+					return channels.Upload{}, fmt.Errorf("fake discord: no message %s", h.ID)
+				case m.Channel != f.thread:
+					return channels.Upload{}, fmt.Errorf("fake discord: message %s is in channel %s, not the thread %s", h.ID, m.Channel, f.thread)
+				case len(m.Files) != 1:
+					return channels.Upload{}, fmt.Errorf("fake discord: message %s has %d files, want 1", h.ID, len(m.Files))
+				}
+				file := m.Files[0]
+				return channels.Upload{Name: file.Name, ContentType: file.ContentType, Data: file.Body, Caption: m.Content}, nil
 			},
 			MissingID: "1099999999999999999",
 			TypingShown: func(context.Context) (bool, error) {

@@ -233,6 +233,12 @@ func (f *fakeDiscord) postMessage(w http.ResponseWriter, channel string, body []
 		writeError(w, 400, 50035, msg)
 		return
 	}
+	for _, file := range files {
+		if len(file.Body) > 10<<20 {
+			writeError(w, 413, 40005, "Request entity too large")
+			return
+		}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ch, ok := f.chans[channel]

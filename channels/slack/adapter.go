@@ -87,6 +87,11 @@ type Options struct {
 	// *channels.RateLimitError for the rest of the interval. Zero means
 	// a minute; negative turns the pacing off.
 	HistoryInterval time.Duration
+	// Streaming is how text and tool calls show in threads: native
+	// (chat.startStream and its chunks; "" means native) or edits
+	// (posts and chat.update). A workspace that refuses streaming gets
+	// edits: the first stream call's answer tells.
+	Streaming Streaming
 	// Logger receives the adapter's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -99,9 +104,11 @@ var botScopes = map[string]string{
 	"groups:history":    "messages in threads of private channels",
 	"im:history":        "direct messages",
 	"mpim:history":      "group direct messages",
-	"chat:write":        "posts, edits, private replies and the status line",
+	"chat:write":        "posts, edits, private replies, streamed answers, the status line and session titles",
+	"assistant:write":   "agent sessions: the status line and Slack's Stop button",
 	"users:read":        "people's names (users.info)",
 	"files:read":        "text files and images attached to messages, for the agent",
+	filesScope:          "files the agent sends into a thread",
 }
 
 // userGroupsScope is the scope Options.UserGroups needs.
@@ -121,6 +128,10 @@ type Capabilities struct {
 	// returns an adapter that is a channels.Typer and a
 	// channels.TypingStopper.
 	Status bool
+	// Upload reports that the bot token may share files (files:write, or
+	// Slack did not list the scopes): Channel returns an adapter that is
+	// a channels.Uploader.
+	Upload bool
 }
 
 // Interfaces returns the names of the capability interfaces the adapter
@@ -129,6 +140,9 @@ func (c Capabilities) Interfaces() []string {
 	out := []string{"Adapter", "Editor", "Prompter"}
 	if c.Status {
 		out = append(out, "Typer", "TypingStopper")
+	}
+	if c.Upload {
+		out = append(out, "Uploader")
 	}
 	return out
 }
@@ -158,6 +172,14 @@ type Adapter struct {
 	nextHistory time.Time
 
 	health channels.Health // the Socket Mode connection
+
+	noStream    bool                 // the workspace refused chat.startStream
+	noStatus    bool                 // Slack refused assistant.threads.setStatus
+	prompts     map[string]int       // channel/thread → prompts open there
+	promptMsgs  map[string]string    // channel/ts of an open prompt → channel/thread
+	recipients  map[string][2]string // channel/thread → last author, team
+	streams     map[string]*stream   // channel/ts → a streamed message
+	openStreams map[string]*stream   // channel/thread → its open stream
 }
 
 var (
@@ -172,6 +194,8 @@ var (
 	_ channels.Prompter      = withStatus{}
 	_ channels.Typer         = withStatus{}
 	_ channels.TypingStopper = withStatus{}
+	_ channels.Titler        = (*Adapter)(nil)
+	_ channels.Titler        = withStatus{}
 )
 
 // New returns an adapter for o. It does no I/O; Detect and Run talk to
@@ -232,12 +256,12 @@ func normaliseAPIURL(u string) (string, error) {
 }
 
 // Detect asks Slack who the app is and what it may do: auth.test (the
-// bot's user id, bot id, workspace and scopes), then one probe of
-// assistant.threads.setStatus with a channel that does not exist. The
-// status line counts as available when the probe fails only because of
-// its arguments (channel_not_found, invalid_thread_ts, …) or succeeds, and
-// unavailable when Slack refuses the method (missing_scope, unknown_method,
-// a network error, …). The first successful call logs the capability set
+// bot's user id, bot id, workspace and scopes). The status line counts as
+// available when the token has chat:write or assistant:write (or Slack
+// did not list the scopes); no call is made on a made-up thread: the
+// first real assistant.threads.setStatus that Slack refuses for good
+// (missing_scope, unknown_method, …) turns it off, and so does the first
+// chat.startStream for streaming. The first successful call logs the capability set
 // once; later calls return the same result without I/O. It blocks on
 // network I/O and returns an error when auth.test fails (a bad token).
 func (a *Adapter) Detect(ctx context.Context) (Capabilities, error) {
@@ -260,7 +284,8 @@ func (a *Adapter) Detect(ctx context.Context) (Capabilities, error) {
 	}
 	a.warnMissingScopes(c.Scopes)
 	var why string
-	c.Status, why = a.probeStatus(ctx, c.Scopes)
+	c.Status, why = statusUsable(c.Scopes)
+	c.Upload = c.Scopes == nil || slices.Contains(c.Scopes, filesScope)
 	a.mu.Lock()
 	a.caps = &c
 	a.mu.Unlock()
@@ -355,37 +380,15 @@ func (a *Adapter) warnMissingScopes(scopes []string) {
 	}
 }
 
-// probeChannel and probeThread name a thread that cannot exist, for the
-// status probe.
-const (
-	probeChannel = "C00000000"
-	probeThread  = "0000000000.000000"
-)
-
-// argumentErrors are the setStatus errors that show the method itself is
-// usable: only the probe's made-up thread was refused.
-var argumentErrors = []string{
-	"channel_not_found", "invalid_thread_ts", "thread_not_found", "message_not_found",
-	"invalid_arguments", "not_in_channel", "invalid_channel",
-}
-
-// probeStatus reports whether assistant.threads.setStatus works for the
-// bot token, and why.
-func (a *Adapter) probeStatus(ctx context.Context, scopes []string) (bool, string) {
+// statusUsable reports whether the bot token may set the thread status
+// line (assistant.threads.setStatus), judged from its scopes without a
+// call, and why. The first real call that Slack refuses for good turns
+// the line off (see setStatus).
+func statusUsable(scopes []string) (bool, string) {
 	if scopes != nil && !slices.Contains(scopes, "chat:write") && !slices.Contains(scopes, "assistant:write") {
 		return false, "off: the bot token has neither chat:write nor assistant:write"
 	}
-	err := a.api.SetAssistantThreadsStatusContext(ctx, slack.AssistantThreadsSetStatusParameters{
-		ChannelID: probeChannel, ThreadTS: probeThread, Status: "",
-	})
-	if err == nil {
-		return true, "on"
-	}
-	var se slack.SlackErrorResponse
-	if errors.As(err, &se) && slices.Contains(argumentErrors, se.Err) {
-		return true, "on (probe answered " + se.Err + ")"
-	}
-	return false, "off: assistant.threads.setStatus failed: " + err.Error()
+	return true, "on"
 }
 
 // capabilities returns what Detect found, and false before it succeeded.
@@ -400,12 +403,19 @@ func (a *Adapter) capabilities() (Capabilities, bool) {
 
 // Channel returns the adapter to give the gateway: a value whose dynamic
 // type implements channels.Typer and channels.TypingStopper exactly when
-// Detect found that the status line works, and channels.Adapter,
-// channels.Editor and channels.Prompter always. Call it after Detect;
-// before, it returns the adapter without the status line. It does no I/O.
+// Detect found that the status line works, channels.Uploader exactly when
+// the token may share files, and channels.Adapter, channels.Editor and
+// channels.Prompter always. Call it after Detect; before, it returns the
+// adapter without the status line and uploads. It does no I/O.
 func (a *Adapter) Channel() channels.Adapter {
-	if c, ok := a.capabilities(); ok && c.Status {
+	c, _ := a.capabilities()
+	switch {
+	case c.Status && c.Upload:
+		return withStatusUpload{withStatus{a}}
+	case c.Status:
 		return withStatus{a}
+	case c.Upload:
+		return withUpload{a}
 	}
 	return a
 }
@@ -421,8 +431,11 @@ func (w withStatus) Typing(ctx context.Context, t channels.ThreadRef) error {
 	return w.setStatus(ctx, t, true)
 }
 
-// StopTyping clears the thread's status line. It blocks on I/O.
+// StopTyping clears the thread's status line and stops its open stream
+// (the turn ended, or was stopped), so the streamed message shows as
+// complete. It blocks on I/O.
 func (w withStatus) StopTyping(ctx context.Context, t channels.ThreadRef) error {
+	w.stopOpen(ctx, t)
 	return w.setStatus(ctx, t, false)
 }
 

@@ -20,6 +20,11 @@ type Config struct {
 	// APIURL is the Web API base URL (default https://slack.com/api/). A
 	// missing trailing "/" is added.
 	APIURL string `koanf:"apiURL"`
+	// Streaming is how the agent's text and tool calls show in threads:
+	// "native" streams them as one message (chat.startStream, Markdown
+	// text, tool calls as task cards, the plan) where the workspace
+	// accepts it, else edits; "edits" posts messages and edits them.
+	Streaming Streaming `koanf:"streaming" validate:"oneof=native edits"`
 }
 
 // Token prefixes: the kind of each token.
@@ -29,7 +34,7 @@ const (
 )
 
 // DefaultConfig returns the section's defaults.
-func DefaultConfig() Config { return Config{APIURL: DefaultAPIURL} }
+func DefaultConfig() Config { return Config{APIURL: DefaultAPIURL, Streaming: StreamingNative} }
 
 // Info says what the configuration calls Slack's places: workspaces (team
 // ids), user groups and channels.
@@ -86,5 +91,6 @@ func Limits() channels.Limits {
 		MinEditInterval: minEditInterval,
 		MinPostInterval: minPostInterval,
 		TypingInterval:  typingInterval,
+		MaxUploadBytes:  maxUploadBytes,
 	}
 }

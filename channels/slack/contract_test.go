@@ -2,6 +2,9 @@ package slack
 
 import (
 	"context"
+	"errors"
+	"mime"
+	"path"
 	"testing"
 
 	"github.com/acpgw/gateway/channels"
@@ -34,6 +37,16 @@ func contractHarness(o fakeOptions) func(t *testing.T) channeltest.Harness {
 			Seen: func(ctx context.Context, id channels.MessageID) (string, error) {
 				return f.seen(fakeChannel, string(id))
 			},
+			SeenUpload: func(_ context.Context, h channels.Handle) (channels.Upload, error) {
+				files, comments := f.sharedFiles(fakeChannel, fakeThread)
+				if len(files) == 0 {
+					return channels.Upload{}, errors.New("fake slack: no file shared in the thread")
+				}
+				u := files[len(files)-1]
+				// Slack tells a file's type by its name, as people
+				// download it.
+				return channels.Upload{Name: u.Title, ContentType: mime.TypeByExtension(path.Ext(u.Name)), Data: u.Body, Caption: comments[len(comments)-1]}, nil
+			},
 			MissingID: "1699999999.999999",
 			TypingShown: func(context.Context) (bool, error) {
 				return f.statusShown(fakeChannel, fakeThread), nil
@@ -46,8 +59,13 @@ func TestContract(t *testing.T) {
 	channeltest.RunContract(t, contractHarness(fakeOptions{}))
 }
 
-// TestContractWithoutStatus runs the suite against an app whose status
-// line is refused: the adapter is no Typer then.
+// TestContractWithoutStatus runs the suite against an app whose token
+// may not set the status line: the adapter is no Typer then.
 func TestContractWithoutStatus(t *testing.T) {
-	channeltest.RunContract(t, contractHarness(fakeOptions{statusOff: true}))
+	channeltest.RunContract(t, contractHarness(fakeOptions{statusOff: true, scopes: "app_mentions:read,channels:history,groups:history,im:history,mpim:history,users:read,files:read"}))
+}
+
+// TestContractStreaming runs the suite against a workspace that streams.
+func TestContractStreaming(t *testing.T) {
+	channeltest.RunContract(t, contractHarness(fakeOptions{streams: true}))
 }

@@ -14,19 +14,25 @@
 // a thread's messages and clicks in order, while a slow name lookup in one
 // thread holds up no other.
 //
-// Outbound messages go into the thread, with markdown converted to Slack's
-// mrkdwn (see Mrkdwn). Edits use chat.update; a permission prompt is a
-// Block Kit section with one button per option, and editing it removes the
-// buttons. While a turn runs the thread's status line
-// (assistant.threads.setStatus) says the app is working.
+// Outbound messages go into the thread. With Options.Streaming native (the
+// default) text streams as Markdown through chat.startStream, appendStream
+// and stopStream, tool lines and the plan as task_update and plan_update
+// chunks of the open stream, all behind Post and Edit (see stream.go); a
+// workspace that refuses streaming, and StreamingEdits, get messages with
+// markdown converted to Slack's mrkdwn (see Mrkdwn) edited with
+// chat.update. A permission prompt is a Block Kit section with one button
+// per option, and editing it removes the buttons. While a turn runs the
+// thread's status line (assistant.threads.setStatus) says the app is
+// working, or waiting for an approval while a prompt is open. Slack's Stop
+// button (agent_session_stopped) arrives as Inbound.Stop.
 //
 // # Capabilities
 //
 // *Adapter implements channels.Adapter, channels.Editor and
 // channels.Prompter. Whether it can also show a status line depends on the
-// app's scopes and settings, which only Slack knows: Detect asks Slack once
-// (auth.test and one probe of assistant.threads.setStatus) and logs the
-// capability set. Channel then returns the value to give the gateway: the
+// app's scopes: Detect asks Slack once (auth.test, nothing on a made-up
+// thread) and logs the capability set; the first real call Slack refuses
+// for good turns the status line (or streaming) off. Channel then returns the value to give the gateway: the
 // adapter itself, or the adapter with channels.Typer and
 // channels.TypingStopper when the status line works. A program therefore
 // calls Detect, then registers Channel(), then runs Run (on a goroutine it

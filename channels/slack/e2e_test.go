@@ -39,10 +39,10 @@ const (
 	bob = "U0BOB" // may prompt, may not approve
 )
 
-func newGateway(t *testing.T) *gateway {
+func newGateway(t *testing.T, o ...fakeOptions) *gateway {
 	t.Helper()
 	dir := t.TempDir()
-	f := newFake(t, fakeOptions{})
+	f := newFake(t, append(o, fakeOptions{})[0])
 	leaks := channeltest.LeakCheck(t) // the fake's server stops after the check
 	f.addUser(ann, "Ann")
 	f.addUser(bob, "Bob")

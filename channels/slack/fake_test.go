@@ -36,19 +36,21 @@ type fakeSlack struct {
 	msgs       map[string]*fakeMessage // channel/ts → message
 	ephemerals []fakeEphemeral
 	status     map[string]fakeStatus // channel/thread → status line
+	titles     map[string]string     // channel/thread → agent session title
 	users      map[string]string     // user id → display name
 	groups     map[string][]string   // user group id → members
 	channels   map[string]bool
-	fails      map[string][]failure // method → failures to answer next calls with
-	files      map[string]fakeFile  // shared files by download path
-	downloads  int                  // requests for shared files
-	seq        int                  // for ts, event and envelope ids
-	conn       *fakeConn            // the current Socket Mode connection
-	opens      int                  // apps.connections.open calls
-	acks       map[string]time.Time // envelope id → when acknowledged
-	changed    chan struct{}        // closed and replaced on every change
-	outage     outageMode           // the Web API is down while set
-	outageHits int                  // Web API calls that met the outage
+	fails      map[string][]failure   // method → failures to answer next calls with
+	files      map[string]fakeFile    // shared files by download path
+	uploads    map[string]*fakeUpload // files the app uploads, by id
+	downloads  int                    // requests for shared files
+	seq        int                    // for ts, event and envelope ids
+	conn       *fakeConn              // the current Socket Mode connection
+	opens      int                    // apps.connections.open calls
+	acks       map[string]time.Time   // envelope id → when acknowledged
+	changed    chan struct{}          // closed and replaced on every change
+	outage     outageMode             // the Web API is down while set
+	outageHits int                    // Web API calls that met the outage
 
 	// users.info calls held until the test releases them
 	stalls  map[string]chan struct{} // user id → closed when its calls may answer
@@ -119,6 +121,11 @@ type fakeOptions struct {
 	mentionFirst bool
 	// noEcho stops the echo of the app's own posts and edits.
 	noEcho bool
+	// streams makes the fake know chat.startStream and its kin (without,
+	// they answer unknown_method, as in a workspace that cannot stream).
+	streams bool
+	// stream says how streams expire.
+	stream fakeStreams
 }
 
 // apiCall is one recorded Web API call.
@@ -134,6 +141,22 @@ type fakeMessage struct {
 	Text                  string
 	Blocks                json.RawMessage // nil: none
 	User, BotID           string
+	// Files are the files the app shared with the message
+	// (files.completeUploadExternal; Text is the initial comment).
+	Files []fakeUpload
+	// Markdown: Text is Markdown (markdown_text), not mrkdwn.
+	Markdown bool
+	// Stream is set for a message started with chat.startStream.
+	Stream *fakeStream
+}
+
+// fakeUpload is a file the app uploaded (files.getUploadURLExternal, then
+// a POST to its upload URL).
+type fakeUpload struct {
+	ID, Name, Title, ContentType string
+	Length                       int // as files.getUploadURLExternal said
+	Body                         []byte
+	Uploaded, Shared             bool
 }
 
 type fakeEphemeral struct {
@@ -178,6 +201,7 @@ func newFakeState(t *testing.T, o fakeOptions) *fakeSlack {
 		channels: map[string]bool{fakeChannel: true, "C0OTHER": true, "D0DM": true},
 		fails:    map[string][]failure{},
 		files:    map[string]fakeFile{},
+		uploads:  map[string]*fakeUpload{},
 		acks:     map[string]time.Time{},
 		stalls:   map[string]chan struct{}{},
 		stalled:  map[string]int{},
@@ -188,6 +212,7 @@ func newFakeState(t *testing.T, o fakeOptions) *fakeSlack {
 	mux.HandleFunc("/api/", f.serveAPI)
 	mux.HandleFunc("/link/", f.serveSocket)
 	mux.HandleFunc("GET /files-pri/", f.serveFile)
+	mux.HandleFunc("POST /upload/", f.serveUpload)
 	f.handler = mux
 	return f
 }
@@ -310,6 +335,9 @@ func (f *fakeSlack) message(channel, ts string) (fakeMessage, bool) {
 // seen returns what a person sees of a message: its text with Slack's
 // entities decoded.
 func (f *fakeSlack) seen(channel, ts string) (string, error) {
+	if msg, key, chunk := strings.Cut(ts, taskSep); chunk {
+		return f.seenChunk(channel, msg, key)
+	}
 	m, ok := f.message(channel, ts)
 	if !ok {
 		return "", fmt.Errorf("fake slack: no message %s in %s", ts, channel)
@@ -418,11 +446,14 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form := call.Form
+	if f.serveStream(w, method, form) {
+		return
+	}
 	switch method {
 	case "auth.test":
 		scopes := f.o.scopes
 		if scopes == "" {
-			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,users:read,files:read"
+			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,assistant:write,users:read,files:read,files:write"
 		}
 		w.Header().Set("X-OAuth-Scopes", scopes)
 		writeJSON(w, map[string]any{"ok": true, "url": "https://fake.slack.com/", "team": "Fake", "user": "gateway",
@@ -436,6 +467,10 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"ok": true, "url": u})
 	case "chat.postMessage":
 		f.postMessage(w, form)
+	case "files.getUploadURLExternal":
+		f.getUploadURL(w, form)
+	case "files.completeUploadExternal":
+		f.completeUpload(w, form)
 	case "chat.update":
 		f.update(w, form)
 	case "chat.postEphemeral":
@@ -559,6 +594,10 @@ func (f *fakeSlack) postMessage(w http.ResponseWriter, form url.Values) {
 
 func (f *fakeSlack) update(w http.ResponseWriter, form url.Values) {
 	ch, ts, text := form.Get("channel"), form.Get("ts"), form.Get("text")
+	md := form.Get("markdown_text")
+	if md != "" {
+		text = md
+	}
 	f.mu.Lock()
 	m, ok := f.msgs[ch+"/"+ts]
 	switch {
@@ -574,9 +613,13 @@ func (f *fakeSlack) update(w http.ResponseWriter, form url.Values) {
 		f.mu.Unlock()
 		writeJSON(w, map[string]any{"ok": false, "error": "msg_too_long"})
 		return
+	case m.Stream != nil && m.Stream.streaming:
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": false, "error": "cant_update_message"})
+		return
 	}
 	before := *m
-	m.Text = text
+	m.Text, m.Markdown = text, md != ""
 	// chat.update with text and no blocks, or blocks=[], removes the blocks.
 	if b := form.Get("blocks"); b != "" && b != "[]" {
 		m.Blocks = json.RawMessage(b)

@@ -65,7 +65,7 @@ func TestDecodeClicks(t *testing.T) {
 }
 
 func FuzzDecodeEvent(f *testing.F) {
-	for _, s := range []string{seedMessage, seedMention, seedChanged, `{}`, `null`, `{"event":null}`} {
+	for _, s := range []string{seedMessage, seedMention, seedChanged, seedStopped, `{}`, `null`, `{"event":null}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, payload []byte) {
@@ -125,3 +125,8 @@ func FuzzInboundText(f *testing.F) {
 		}
 	})
 }
+
+// seedStopped is a click on Slack's Stop button of an agent session.
+const seedStopped = `{"type":"event_callback","team_id":"T0FAKE","event_id":"Ev9","event":{"type":"agent_session_stopped",` +
+	`"channel":"C0FAKE","thread_ts":"1700000000.000001","user":"U0ANN","event_ts":"1700000009.000001",` +
+	`"streaming_message_ts":["1700000002.000001"]}}`

@@ -172,6 +172,9 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 		a.log.Debug("slack: redelivered event skipped", "event", cb.EventID, "retry", retry)
 		return channels.Inbound{}, false
 	}
+	if ev.Type == "agent_session_stopped" {
+		return a.stopped(ctx, ev, firstNonEmpty(string(cb.TeamID), me.TeamID))
+	}
 	if isOwn(ev, me) || ev.TS == "" {
 		return channels.Inbound{}, false
 	}
@@ -204,6 +207,31 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 	return a.message(ctx, ref, ev, firstNonEmpty(string(cb.TeamID), me.TeamID), me), true
 }
 
+// stopped builds the Inbound of a click on Slack's Stop button of an
+// agent session (agent_session_stopped): a stop of the thread's running
+// turn by the person who clicked, in a thread the app is in. The streams
+// Slack stopped with it are known closed, so their messages continue
+// with chat.update.
+func (a *Adapter) stopped(ctx context.Context, ev event, team string) (channels.Inbound, bool) {
+	channel, thread := string(ev.Channel), string(ev.ThreadTS)
+	for _, ts := range ev.StreamingMessageTS {
+		a.mu.Lock()
+		s := a.streams[channel+"/"+string(ts)]
+		a.mu.Unlock()
+		if s != nil {
+			a.closeStream(s)
+		}
+	}
+	if channel == "" || thread == "" || ev.User == "" {
+		return channels.Inbound{}, false
+	}
+	ref := channels.ThreadRef{Platform: Platform, Channel: channel, Thread: thread}
+	if !a.isBound(ctx, ref) {
+		return channels.Inbound{}, false
+	}
+	return channels.Inbound{Thread: ref, Author: a.author(ctx, ev), Stop: true, Space: team}, true
+}
+
 // message builds the Inbound of a person's message ev in thread ref of
 // workspace team.
 func (a *Adapter) message(ctx context.Context, ref channels.ThreadRef, ev event, team string, me Capabilities) channels.Inbound {
@@ -220,6 +248,7 @@ func (a *Adapter) message(ctx context.Context, ref channels.ThreadRef, ev event,
 	}
 	in.Command = channels.ParseCommand(in.Text)
 	if !author.Bot {
+		a.noteRecipient(ref, author.ID, team)
 		in.Reply = a.ephemeral(ref.Channel, ref.Thread, author.ID)
 	}
 	return in

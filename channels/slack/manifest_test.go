@@ -73,7 +73,7 @@ func TestManifest(t *testing.T) {
 			t.Errorf("oauth_config.scopes.bot lists %s, which the adapter does not use", s)
 		}
 	}
-	for _, ev := range []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim"} {
+	for _, ev := range []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim", "agent_session_stopped"} {
 		if !slices.Contains(m.Settings.EventSubscriptions.BotEvents, ev) {
 			t.Errorf("settings.event_subscriptions.bot_events lacks %s", ev)
 		}

@@ -38,6 +38,15 @@ var goneErrors = []string{"message_not_found", "cant_update_message", "edit_wind
 // unfurled. It blocks on I/O and returns a *channels.RateLimitError when
 // Slack answers 429 (nothing was posted then).
 func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Message) (channels.Handle, error) {
+	if a.native(t) {
+		before := a.openStream(t)
+		if h, ok, err := a.streamPost(ctx, t, m); ok {
+			if err == nil && a.openStream(t) != before {
+				a.restoreStatus(ctx, t) // a new message; a chunk appended to the open one is not
+			}
+			return h, err
+		}
+	}
 	if err := a.pace(t.Channel, time.Now()); err != nil {
 		return channels.Handle{}, err
 	}
@@ -63,10 +72,16 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 // longer be edited (message_not_found, cant_update_message,
 // edit_window_closed).
 func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Message) error {
+	if ok, err := a.streamEdit(ctx, h, m); ok {
+		return err
+	}
 	_, _, _, err := a.api.UpdateMessageContext(ctx, h.Thread.Channel, string(h.ID),
 		slack.MsgOptionText(Mrkdwn(m.Text), false),
 		slack.MsgOptionBlocks(), // sends blocks=[]: the buttons go
 	)
+	if err == nil || errors.Is(a.apiErr("", err), channels.ErrMessageGone) {
+		a.promptAnswered(ctx, h) // a prompt edited is answered
+	}
 	return a.apiErr("chat.update", err)
 }
 
@@ -88,12 +103,14 @@ func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.C
 	if t.Thread != "" {
 		opts = append(opts, slack.MsgOptionTS(t.Thread))
 	}
+	a.stopOpen(ctx, t)
 	_, ts, err := a.api.PostMessageContext(ctx, t.Channel, opts...)
 	if err != nil {
 		return channels.Handle{}, a.apiErr("chat.postMessage", err)
 	}
-	a.restoreStatus(ctx, t)
-	return channels.Handle{Thread: t, ID: channels.MessageID(ts)}, nil
+	h := channels.Handle{Thread: t, ID: channels.MessageID(ts)}
+	a.promptOpened(ctx, h)
+	return h, nil
 }
 
 // promptBlocks returns the blocks of a prompt: its mrkdwn text in section
@@ -179,23 +196,44 @@ func (a *Adapter) ephemeral(channel, thread, user string) func(context.Context, 
 	}
 }
 
-// setStatus turns the thread's status line on ("is working…") or off.
+// setStatus turns the thread's status line on or off. On, it says
+// "is waiting for your approval" while a prompt of the adapter is open in
+// the thread, else "is working…" with rotating loading messages. Only
+// real threads get a line; after Slack refused the method for good
+// (missing_scope, unknown_method, …) it makes no call.
 func (a *Adapter) setStatus(ctx context.Context, t channels.ThreadRef, on bool) error {
 	key := t.Channel + "/" + t.Thread
-	status := ""
-	if on {
-		status = statusText
-	} else {
+	if t.Thread == "" {
+		return nil
+	}
+	a.mu.Lock()
+	off := a.noStatus
+	waiting := a.prompts[key] > 0
+	a.mu.Unlock()
+	if off {
+		return nil
+	}
+	p := slack.AssistantThreadsSetStatusParameters{ChannelID: t.Channel, ThreadTS: t.Thread}
+	switch {
+	case on && waiting:
+		p.Status = waitingText
+	case on:
+		p.Status, p.LoadingMessages = statusText, loadingMessages
+	default:
 		// Forget the line first: even if clearing fails, later posts must
 		// not set it again (and Slack clears it at the next post).
 		a.mu.Lock()
 		delete(a.status, key)
 		a.mu.Unlock()
 	}
-	err := a.api.SetAssistantThreadsStatusContext(ctx, slack.AssistantThreadsSetStatusParameters{
-		ChannelID: t.Channel, ThreadTS: t.Thread, Status: status,
-	})
-	if err != nil {
+	if err := a.api.SetAssistantThreadsStatusContext(ctx, p); err != nil {
+		if se, ok := errors.AsType[slack.SlackErrorResponse](err); ok && slices.Contains(noStatusErrors, se.Err) {
+			a.mu.Lock()
+			a.noStatus = true
+			clear(a.status)
+			a.mu.Unlock()
+			a.log.Warn("slack: Slack refused the thread status line; there is none from now on", "err", se.Err)
+		}
 		return a.apiErr("assistant.threads.setStatus", err)
 	}
 	if on {
@@ -206,6 +244,66 @@ func (a *Adapter) setStatus(ctx context.Context, t channels.ThreadRef, on bool) 
 	}
 	return nil
 }
+
+// waitingText is the status line while a prompt waits for an answer.
+const waitingText = "is waiting for your approval"
+
+// loadingMessages rotate in the status line while a turn runs.
+var loadingMessages = []string{"Thinking…", "Reading the code…", "Running tools…", "Still on it…"}
+
+// noStatusErrors are the assistant.threads.setStatus errors that mean the
+// app cannot set status lines at all.
+var noStatusErrors = []string{"missing_scope", "unknown_method", "not_allowed_token_type", "method_deprecated", "access_denied", "no_permission"}
+
+// promptOpened and promptAnswered count the prompts open in a thread,
+// for the status line; the line changes at once where it is on.
+func (a *Adapter) promptOpened(ctx context.Context, h channels.Handle) {
+	a.mu.Lock()
+	if a.prompts == nil {
+		a.prompts = map[string]int{}
+		a.promptMsgs = map[string]string{}
+	}
+	if len(a.promptMsgs) > 10000 {
+		clear(a.promptMsgs) // bounded; at worst a line says waiting until the turn ends
+		clear(a.prompts)
+	}
+	k := h.Thread.Channel + "/" + h.Thread.Thread
+	a.prompts[k]++
+	a.promptMsgs[h.Thread.Channel+"/"+string(h.ID)] = k
+	a.mu.Unlock()
+	a.restoreStatus(ctx, h.Thread)
+}
+
+func (a *Adapter) promptAnswered(ctx context.Context, h channels.Handle) {
+	a.mu.Lock()
+	k, ok := a.promptMsgs[h.Thread.Channel+"/"+string(h.ID)]
+	if ok {
+		delete(a.promptMsgs, h.Thread.Channel+"/"+string(h.ID))
+		if a.prompts[k]--; a.prompts[k] <= 0 {
+			delete(a.prompts, k)
+		}
+	}
+	a.mu.Unlock()
+	if ok {
+		a.restoreStatus(ctx, h.Thread)
+	}
+}
+
+// SetTitle names the agent session of thread t (agents.sessions.rename),
+// where Slack keeps one: the thread's title in Slack's agent views. It
+// blocks on I/O.
+func (a *Adapter) SetTitle(ctx context.Context, t channels.ThreadRef, title string) error {
+	if t.Thread == "" || strings.TrimSpace(title) == "" {
+		return nil
+	}
+	_, err := a.api.RenameAgentSessionContext(ctx, slack.AgentSessionRenameParameters{
+		Title: truncate(title, maxTitle), ChannelID: t.Channel, ThreadTS: t.Thread,
+	})
+	return a.apiErr("agents.sessions.rename", err)
+}
+
+// maxTitle bounds a session title.
+const maxTitle = 100
 
 // pruneStatusLocked forgets status lines Slack has cleared by itself (two
 // minutes after they were set), once many threads have one.

@@ -331,7 +331,6 @@ func TestStatusLine(t *testing.T) {
 		got = append(got, c.Form.Get("channel_id")+" "+c.Form.Get("thread_ts")+" "+c.Form.Get("status"))
 	}
 	want := []string{
-		probeChannel + " " + probeThread + " ", // Detect's probe
 		fakeChannel + " " + fakeThread + " is working…",
 		fakeChannel + " " + fakeThread + " is working…", // after the post
 		fakeChannel + " " + fakeThread + " ",
@@ -409,27 +408,20 @@ func TestStatusRefresh(t *testing.T) {
 }
 
 func TestDetect(t *testing.T) {
+	// The status line is judged from the scopes: Detect calls nothing
+	// but auth.test (no probe on a made-up thread).
 	tests := []struct {
 		name       string
 		o          fakeOptions
-		fail       *failure // answer of the probe
 		wantStatus bool
-		wantProbe  bool
 	}{
-		{name: "status works", wantStatus: true, wantProbe: true},
-		{name: "status refused", o: fakeOptions{statusOff: true}, wantProbe: true},
+		{name: "status works", wantStatus: true},
 		{name: "no chat:write scope", o: fakeOptions{scopes: "app_mentions:read,channels:history"}},
-		{name: "assistant:write scope", o: fakeOptions{scopes: "assistant:write"}, wantStatus: true, wantProbe: true},
-		{name: "probe rate limited", fail: &failure{status: http.StatusTooManyRequests, retryAfter: "3"}, wantProbe: true},
-		{name: "unknown method", fail: &failure{slackErr: "unknown_method"}, wantProbe: true},
-		{name: "invalid arguments", fail: &failure{slackErr: "invalid_arguments"}, wantStatus: true, wantProbe: true},
+		{name: "assistant:write scope", o: fakeOptions{scopes: "assistant:write"}, wantStatus: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, tc.o)
-			if tc.fail != nil {
-				f.failNext("assistant.threads.setStatus", *tc.fail)
-			}
 			var logs strings.Builder
 			a := f.adapter(t, Options{Logger: newTextLogger(&logs)})
 			ctx := testCtx(t)
@@ -445,8 +437,8 @@ func TestDetect(t *testing.T) {
 			if n := len(f.callsTo("auth.test")); n != 1 {
 				t.Errorf("auth.test calls = %d, want 1", n)
 			}
-			if n := len(f.callsTo("assistant.threads.setStatus")); (n == 1) != tc.wantProbe || n > 1 {
-				t.Errorf("setStatus probes = %d, want probe %v", n, tc.wantProbe)
+			if calls := len(f.calls); calls != 1 {
+				t.Errorf("Detect made %d Web API calls, want 1 (auth.test)", calls)
 			}
 			_, typer := a.Channel().(channels.Typer)
 			_, stopper := a.Channel().(channels.TypingStopper)
@@ -581,7 +573,7 @@ func TestLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := channels.Limits{MaxMessageChars: 3500, MinEditInterval: 1200 * time.Millisecond, MinPostInterval: time.Second, TypingInterval: 90 * time.Second}
+	want := channels.Limits{MaxMessageChars: 3500, MinEditInterval: 1200 * time.Millisecond, MinPostInterval: time.Second, TypingInterval: 90 * time.Second, MaxUploadBytes: 1 << 30}
 	if got := a.Limits(); got != want {
 		t.Errorf("Limits = %+v, want %+v", got, want)
 	}

@@ -59,6 +59,9 @@ type event struct {
 	Message         *innerMessage `json:"message"`
 	PreviousMessage *innerMessage `json:"previous_message"`
 	Files           []file        `json:"files"`
+	// StreamingMessageTS are the app's streams Slack stopped, on
+	// agent_session_stopped.
+	StreamingMessageTS []str `json:"streaming_message_ts"`
 }
 
 // file is a file shared in a message.

@@ -66,6 +66,11 @@ type Options struct {
 	// (at most every 500 ms, and once more when it returns). "" keeps
 	// everything in memory only. The file's directory must exist.
 	StateFile string
+	// FilesDir, if set, is the directory that keeps the files the
+	// gateway puts into threads (Upload), one file per upload; it is
+	// made (mode 0700) at the first upload. "" keeps them in memory
+	// only, lost at a restart.
+	FilesDir string
 }
 
 // Adapter is the local web chat: an HTTP server with a JSON API, a live
@@ -78,6 +83,7 @@ type Adapter struct {
 	keys      []tokenKey // the tokens of Token and Users
 	log       *slog.Logger
 	st        *store
+	files     *files
 	saver     *persister // nil without a state file, or when saving is off
 	replyWait time.Duration
 	heartbeat time.Duration
@@ -95,6 +101,7 @@ var (
 	_ channels.Typer         = (*Adapter)(nil)
 	_ channels.TypingStopper = (*Adapter)(nil)
 	_ channels.Prompter      = (*Adapter)(nil)
+	_ channels.Uploader      = (*Adapter)(nil)
 	_ channels.Checker       = (*Adapter)(nil)
 	_ channels.Titler        = (*Adapter)(nil)
 	_ channels.ToolDetailer  = (*Adapter)(nil)
@@ -119,6 +126,7 @@ func New(o Options) *Adapter {
 		keys:      keysFor(o),
 		log:       log,
 		st:        newStore(),
+		files:     &files{dir: o.FilesDir},
 		replyWait: replyWait,
 		heartbeat: heartbeatInterval,
 		ready:     make(chan struct{}),
@@ -287,7 +295,8 @@ func isLoopback(addr net.Addr) bool {
 func (a *Adapter) Limits() channels.Limits { return Limits() }
 
 // Limits returns the web chat's limits, which every Adapter reports: no
-// length limit, and edits at most four times a second.
+// length limit, edits at most four times a second, and files of up to
+// 64 MiB.
 func Limits() channels.Limits {
-	return channels.Limits{MinEditInterval: 250 * time.Millisecond}
+	return channels.Limits{MinEditInterval: 250 * time.Millisecond, MaxUploadBytes: maxUploadBytes}
 }

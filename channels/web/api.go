@@ -47,6 +47,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /api/threads/{id}/events", s.threadEvents)
 	mux.HandleFunc("GET /api/socket", s.listSocket)
 	mux.HandleFunc("GET /api/threads/{id}/socket", s.threadSocket)
+	mux.HandleFunc("GET /api/files/{name}", s.serveFile)
 	return s.guard(mux)
 }
 

@@ -17,7 +17,7 @@ func TestContract(t *testing.T) {
 		// The suite's people are named tokens: the web chat takes who
 		// someone is from their token.
 		tokens := map[string]string{"writer": "writer-token", "clicker": "clicker-token"}
-		a := New(Options{Listen: "127.0.0.1:0", Users: tokens})
+		a := New(Options{Listen: "127.0.0.1:0", Users: tokens, FilesDir: t.TempDir()})
 		// The suite's handler never replies; keep clicks quick.
 		a.replyWait = 10 * time.Millisecond
 		thread := ref(a.st.mustCreate("contract").ID)
@@ -74,6 +74,12 @@ func TestContract(t *testing.T) {
 				}
 				return "", fmt.Errorf("message %q not in the thread", id)
 			},
+			SeenUpload: func(ctx context.Context, h channels.Handle) (channels.Upload, error) {
+				if err := ready(ctx); err != nil {
+					return channels.Upload{}, err
+				}
+				return seenUpload(ctx, c, h)
+			},
 			Author: func(au channels.Author) channels.Author {
 				name := strings.ToLower(au.Name)
 				return channels.Author{ID: IDPrefix + name, Name: name}
@@ -88,4 +94,31 @@ func TestContract(t *testing.T) {
 			},
 		}
 	})
+}
+
+// seenUpload returns the file of message h as a person gets it: the
+// message's caption, and the file downloaded from its link.
+func seenUpload(ctx context.Context, c *client, h channels.Handle) (channels.Upload, error) {
+	b, err := c.messages(ctx, h.Thread.Thread)
+	if err != nil {
+		return channels.Upload{}, err
+	}
+	for _, m := range b.Messages {
+		if m.ID != string(h.ID) {
+			continue
+		}
+		if len(m.Files) != 1 || m.Files[0].URL == "" {
+			return channels.Upload{}, fmt.Errorf("message %q has files %+v, want one with a link", h.ID, m.Files)
+		}
+		f := m.Files[0]
+		r, err := c.try(ctx, "GET", f.URL, nil, nil)
+		if err != nil {
+			return channels.Upload{}, err
+		}
+		if err := r.want(http.StatusOK); err != nil {
+			return channels.Upload{}, fmt.Errorf("GET %s: %w", f.URL, err)
+		}
+		return channels.Upload{Name: f.Name, ContentType: r.header.Get("Content-Type"), Data: r.body, Caption: m.Text}, nil
+	}
+	return channels.Upload{}, fmt.Errorf("message %q not in the thread", h.ID)
 }

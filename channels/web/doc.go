@@ -1,8 +1,8 @@
 // Package web is the local web chat: the gateway's embedded default
 // platform. An Adapter serves one self-contained page (inline CSS and
 // vanilla JavaScript, embedded in the binary) and the JSON API the page
-// uses, and implements channels.Adapter, Editor, Typer, TypingStopper and
-// Prompter on the same in-memory threads. Threads are
+// uses, and implements channels.Adapter, Editor, Typer, TypingStopper,
+// Prompter and Uploader on the same in-memory threads. Threads are
 // ThreadRef{Platform: "web", Channel: "local", Thread: <id>}.
 //
 // # State and its bounds
@@ -55,6 +55,7 @@
 //	GET  /api/threads/{id}/events                               → Server-Sent Events
 //	GET  /api/events                                            → Server-Sent Events, thread list only
 //	GET  /api/threads/{id}/socket, /api/socket                  → the same events over a WebSocket (the page's)
+//	GET  /api/files/{name}                                      → a file the gateway put into a thread, as a download
 //	GET  /                                                      → the page
 //
 // Who sent a request comes from its token (see Access); "author" and

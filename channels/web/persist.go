@@ -153,6 +153,9 @@ func checkSaved(m *message) error {
 		if !validThumb(f.Thumb) {
 			return fmt.Errorf("file %q: a preview that is not a JPEG or PNG data: URL", f.Name)
 		}
+		if f.URL != "" && !validFileURL(f.URL) {
+			return fmt.Errorf("file %q: a link %q that is not one of the chat's files", f.Name, f.URL)
+		}
 	}
 	seen := make(map[string]bool, len(m.Options))
 	for _, o := range m.Options {

@@ -14,8 +14,9 @@ import (
 	"github.com/acpgw/gateway/channels"
 )
 
-// sentFile is a file a person attached to a message, as the thread shows
-// it: an image has a small preview.
+// sentFile is a file of a message, as the thread shows it: one a person
+// attached, or one the gateway put there (Upload); an image has a small
+// preview.
 type sentFile struct {
 	Name string `json:"name"`
 	Type string `json:"type,omitempty"`
@@ -23,6 +24,9 @@ type sentFile struct {
 	// Thumb is a preview of an image (PNG, JPEG or GIF) as a data: URL,
 	// at most thumbSide pixels a side; absent for other files.
 	Thumb string `json:"thumb,omitempty"`
+	// URL is where a file the gateway put into the thread is
+	// downloaded (under /api/files/); absent for people's files.
+	URL string `json:"url,omitempty"`
 }
 
 const (

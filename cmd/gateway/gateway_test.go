@@ -29,10 +29,14 @@ import (
 )
 
 // TestMain lets the test binary be the demo agent: config's built-in
-// "demo" agent is this executable with the demo-agent subcommand.
+// "demo" agent is this executable with the demo-agent subcommand. It is
+// also "gateway mcp", which mcpgate gives agents as their MCP server.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "demo-agent" {
 		os.Exit(demoagent.Main(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "mcp" { // the MCP server agents start
+		os.Exit(exitStatus(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
 	}
 	os.Exit(m.Run())
 }

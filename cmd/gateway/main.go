@@ -6,6 +6,8 @@
 //	gateway check [flags]         validate and print the configuration
 //	gateway replay [flags] FILE   preview a recorded ACP session as chat operations
 //	gateway demo-agent [flags]    serve the scripted demo ACP agent on stdio
+//	gateway mcp                   the gateway's MCP server for one session (agents start it)
+//	gateway nats --store DIR      run an embedded NATS JetStream node
 //	gateway help                  show usage
 package main
 
@@ -26,6 +28,7 @@ import (
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/demoagent"
 	"github.com/acpgw/gateway/eventlog"
+	"github.com/acpgw/gateway/mcpgate"
 	"github.com/acpgw/gateway/replay"
 )
 
@@ -70,6 +73,11 @@ commands:
   demo-agent
            serve the scripted demo ACP agent on stdin/stdout (the
            embedded default agent; send it "help" for its scenarios)
+  mcp      serve one session's MCP tools (send_file, send_message,
+           read_thread) on stdin/stdout; agents start it, told its socket
+           and token in their environment
+  nats     run an embedded NATS JetStream node (--store DIR) for trying a
+           cluster on one machine
   help     show this help (also -h, --help)
 `
 
@@ -83,6 +91,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runReplay(ctx, args, stdin, stdout, stderr)
 	case "demo-agent":
 		return runDemoAgent(ctx, args, stdin, stdout, stderr)
+	case "mcp":
+		return runMCP(ctx, args, stdin, stdout)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -90,6 +100,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runGateway(ctx, args, stdout, stderr)
 	case "check":
 		return runCheck(args, stdout, stderr)
+	case "nats":
+		return runNATS(ctx, args, stdout, stderr)
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", cmd)
@@ -184,6 +196,21 @@ func replayPresets() (map[string]replay.Preset, string) {
 }
 
 // runDemoAgent serves the demo agent on stdio; see demoagent.Main.
+// runMCP serves the MCP half of mcpgate on stdio. It reads no
+// configuration and holds no platform token: the socket and its token come
+// from the environment the agent was told to give it.
+func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
+	if len(args) > 0 {
+		return fmt.Errorf("mcp takes no arguments, got %q", args)
+	}
+	return mcpgate.Serve(ctx, os.Getenv(mcpgate.EnvSocket), os.Getenv(mcpgate.EnvToken), io.NopCloser(stdin), nopWriteCloser{stdout})
+}
+
+// nopWriteCloser is a writer whose Close does nothing.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
 func runDemoAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if code := demoagent.Main(ctx, args, stdin, stdout, stderr); code != 0 {
 		return exitCode(code)

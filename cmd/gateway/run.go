@@ -163,6 +163,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			w := web.New(web.Options{
 				Listen: wc.Listen, Listener: webLn, Token: wc.Token, Users: wc.Users, Logger: log.With("platform", "web"),
 				StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
+				FilesDir:  filepath.Join(cfg.DataDir, "web-files"),
 				Agents:    pickable(cfg),
 			})
 			adapters[p] = w
@@ -189,7 +190,8 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			sc := config.SectionOf[slack.Config](cfg, slack.Platform)
 			a, err := slack.New(slack.Options{
 				AppToken: sc.AppToken, BotToken: sc.BotToken, APIURL: sc.APIURL,
-				Logger: log.With("platform", "slack"),
+				Streaming: sc.Streaming,
+				Logger:    log.With("platform", "slack"),
 				// Threads bound before a restart keep working without a
 				// new mention.
 				KnownThread: func(ctx context.Context, t channels.ThreadRef) bool {

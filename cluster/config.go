@@ -1,0 +1,88 @@
+package cluster
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Config is the cluster section: where the NATS cluster is and the name
+// that keeps this gateway's buckets, streams and subjects apart from
+// another gateway's on the same NATS. gateway run ignores it.
+type Config struct {
+	// Name is the gateway cluster's name: letters, digits, "-" and "_", at
+	// most 32 (default "gateway"). Buckets, streams and subjects start with
+	// it.
+	Name string `koanf:"name" validate:"required,max=32"`
+	// NATS is how to reach the NATS cluster.
+	NATS NATS `koanf:"nats"`
+	// LeaseTTL is how long a worker's lease on a thread lasts without a
+	// renewal: a worker that dies loses its threads this long after its
+	// last renewal. 1s to 10m (default 15s).
+	LeaseTTL time.Duration `koanf:"leaseTTL" validate:"min=1s,max=10m"`
+	// DuplicateWindow is how long the inbound stream remembers an event's
+	// id, dropping a redelivery of it: 1s to 1h (default 2m; Slack
+	// redelivers within minutes).
+	DuplicateWindow time.Duration `koanf:"duplicateWindow" validate:"min=1s,max=1h"`
+}
+
+// NATS is cluster.nats.
+type NATS struct {
+	// URL lists the NATS servers, comma-separated (nats://host:4222,
+	// tls://host:4222). "" means no cluster.
+	URL string `koanf:"url"`
+	// Credentials is a NATS credentials file (.creds: a user JWT and its
+	// NKey seed); "" for none.
+	Credentials string `koanf:"credentials"`
+	// TLS holds the TLS files; all empty means the system's roots for a
+	// tls:// URL and no client certificate.
+	TLS TLS `koanf:"tls"`
+}
+
+// TLS is cluster.nats.tls.
+type TLS struct {
+	// CA is a PEM file of the certificate authorities to trust.
+	CA string `koanf:"ca"`
+	// Cert is the client certificate's PEM file (with Key).
+	Cert string `koanf:"cert"`
+	// Key is the client key's PEM file (with Cert).
+	Key string `koanf:"key"`
+}
+
+// Defaults of the cluster section.
+const (
+	DefaultName            = "gateway"
+	DefaultLeaseTTL        = 15 * time.Second
+	DefaultDuplicateWindow = 2 * time.Minute
+)
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{Name: DefaultName, LeaseTTL: DefaultLeaseTTL, DuplicateWindow: DefaultDuplicateWindow}
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// Check reports what the validate tags cannot: the name's characters, the
+// URLs' schemes, and a certificate without its key. Each error starts with
+// the YAML key. It does no I/O.
+func (c Config) Check() []error {
+	var errs []error
+	if c.Name != "" && !nameRE.MatchString(c.Name) {
+		errs = append(errs, fmt.Errorf("cluster.name: only letters, digits, - and _, got %q", c.Name))
+	}
+	if c.NATS.URL != "" {
+		for _, u := range strings.Split(c.NATS.URL, ",") {
+			p, err := url.Parse(strings.TrimSpace(u))
+			if err != nil || p.Host == "" || (p.Scheme != "nats" && p.Scheme != "tls") {
+				errs = append(errs, fmt.Errorf("cluster.nats.url: want nats://host:port or tls://host:port (comma-separated), got %q", u))
+			}
+		}
+	}
+	if (c.NATS.TLS.Cert == "") != (c.NATS.TLS.Key == "") {
+		errs = append(errs, fmt.Errorf("cluster.nats.tls: cert and key go together (cert %q, key %q)", c.NATS.TLS.Cert, c.NATS.TLS.Key))
+	}
+	return errs
+}

@@ -1,0 +1,104 @@
+package cluster
+
+import (
+	"encoding/base64"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+)
+
+// A stored lease or worker entry is outside input (anyone with access to
+// the bucket writes it): decoding never panics, and what decodes names an
+// owner.
+func FuzzDecodeLease(f *testing.F) {
+	f.Add([]byte(`{"owner":"w1"}`))
+	f.Add([]byte(`{"owner":""}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if v, err := decodeLease(b); err == nil && v.Owner == "" {
+			t.Fatalf("%q decoded without an owner", b)
+		}
+	})
+}
+
+func FuzzDecodeWorker(f *testing.F) {
+	f.Add([]byte(`{"id":"w1","load":3,"agents":["demo"]}`))
+	f.Add([]byte(`{"id":"a.b"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if w, err := decodeWorker(b); err == nil && !nameRE.MatchString(w.ID) {
+			t.Fatalf("%q decoded with id %q", b, w.ID)
+		}
+	})
+}
+
+// An inbound message's headers come from edges (and anyone who can
+// publish): an event without an id or a thread is refused.
+func FuzzEventOf(f *testing.F) {
+	f.Add("slack:Ev1", "slack/T/C/1.0", "demo", []byte("x"))
+	f.Add("", "t", "", []byte(nil))
+	f.Add("a", "t", "", []byte("12x"))
+	f.Fuzz(func(t *testing.T, id, thread, agent string, data []byte) {
+		h := nats.Header{}
+		h.Set(hdrSeq, string(data))
+		h.Set("Nats-Msg-Id", id)
+		h.Set(hdrThread, thread)
+		h.Set(hdrAgent, agent)
+		ev, err := eventOf(h, data)
+		if err == nil && (ev.ID == "" || ev.Thread == "") {
+			t.Fatalf("accepted %+v", ev)
+		}
+	})
+}
+
+// A thread's key is a valid bucket key and subject token, and tells
+// threads apart.
+func FuzzThreadKey(f *testing.F) {
+	f.Add("discord/1/2", "discord/1/3")
+	f.Add("a.b", "a*b")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		ka, kb := threadKey(a), threadKey(b)
+		if (a == b) != (ka == kb) {
+			t.Fatalf("%q→%q, %q→%q", a, ka, b, kb)
+		}
+		for _, c := range ka {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				t.Fatalf("%q has key %q", a, ka)
+			}
+		}
+		if d, err := base64.RawURLEncoding.DecodeString(ka); err != nil || string(d) != a {
+			t.Fatalf("%q does not round-trip: %q", a, d)
+		}
+	})
+}
+
+// Placement: the least loaded worker able to run the agent; equal loads
+// spread threads, the same way in every worker.
+func TestPick(t *testing.T) {
+	ws := []WorkerInfo{
+		{ID: "a", Load: 2, Agents: []string{"demo", "codex"}},
+		{ID: "b", Load: 1, Agents: []string{"demo"}},
+		{ID: "c", Load: 1, Agents: []string{"demo"}},
+		{ID: "d", Load: 0, Agents: []string{"claude"}},
+	}
+	if id, ok := pick(ws, "t", "codex"); !ok || id != "a" {
+		t.Errorf("codex: %q %v, want a", id, ok)
+	}
+	if _, ok := pick(ws, "t", "gemini"); ok {
+		t.Error("gemini: picked a worker that cannot run it")
+	}
+	if id, _ := pick(ws, "t", ""); id != "d" {
+		t.Errorf("any agent: %q, want the least loaded, d", id)
+	}
+	count := map[string]int{}
+	for i := range 200 {
+		th := string(rune('A'+i%26)) + string(rune('0'+i/26))
+		id, _ := pick(ws, th, "demo")
+		if again, _ := pick([]WorkerInfo{ws[3], ws[2], ws[1], ws[0]}, th, "demo"); again != id {
+			t.Fatalf("%s: %s, or %s in another order", th, id, again)
+		}
+		count[id]++
+	}
+	if count["a"] != 0 || count["b"] < 50 || count["c"] < 50 {
+		t.Errorf("demo threads over b and c (equal load): %v", count)
+	}
+}

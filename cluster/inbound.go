@@ -1,0 +1,119 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Event is one inbound event as edges publish it and workers receive it.
+type Event struct {
+	// ID is the platform's id of the event, unique per platform (Slack's
+	// event_id, a Discord message id), with the platform's name before it
+	// ("slack:Ev0123"): JetStream drops a second event with the same ID
+	// within cluster.duplicateWindow.
+	ID string
+	// Thread is the thread the event belongs to (opaque here).
+	Thread string
+	// Agent is the agent the thread runs, or would start ("" = any); a
+	// thread nobody holds goes only to a worker that can run it.
+	Agent string
+	// Data is the event itself, encoded by the edge.
+	Data []byte
+	// Seq is the event's sequence in the inbound stream (set on
+	// delivery): events of one thread reach its owner from the stream
+	// and forwarded by other workers, so the owner orders them by Seq.
+	Seq uint64
+}
+
+// Headers of an inbound message besides Nats-Msg-Id.
+const (
+	hdrThread = "Gateway-Thread"
+	hdrAgent  = "Gateway-Agent"
+	hdrSeq    = "Gateway-Seq" // on a forwarded event
+)
+
+// Inbound is the cluster's inbound stream, <cluster>_inbound: a work queue
+// with one subject per thread (<cluster>.in.<thread key>), each event taken
+// by one worker.
+type Inbound struct {
+	js      jetstream.JetStream
+	stream  jetstream.Stream
+	cluster string
+}
+
+// InboundOptions configure OpenInbound.
+type InboundOptions struct {
+	Cluster         string        // cluster.name
+	DuplicateWindow time.Duration // cluster.duplicateWindow
+	Replicas        int           // copies of the stream
+}
+
+// OpenInbound creates or opens the inbound stream.
+func OpenInbound(ctx context.Context, js jetstream.JetStream, o InboundOptions) (*Inbound, error) {
+	name := o.Cluster + "_inbound"
+	// An existing stream as wanted is used as it is: rewriting its config
+	// on every start races (in nats-server 2.15.2) with consumers being
+	// created by workers already running.
+	if s, err := js.Stream(ctx, name); err == nil {
+		c := s.CachedInfo().Config
+		if c.Duplicates == o.DuplicateWindow && c.Replicas == max(o.Replicas, 1) {
+			return &Inbound{js: js, stream: s, cluster: o.Cluster}, nil
+		}
+	}
+	s, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        name,
+		Description: "inbound chat events, one subject per thread",
+		Subjects:    []string{o.Cluster + ".in.>"},
+		Retention:   jetstream.WorkQueuePolicy,
+		Storage:     jetstream.FileStorage,
+		Duplicates:  o.DuplicateWindow,
+		Replicas:    max(o.Replicas, 1),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: inbound stream: %w", err)
+	}
+	return &Inbound{js: js, stream: s, cluster: o.Cluster}, nil
+}
+
+// Publish stores ev once: a second event with the same ID within the
+// duplicate window is dropped, and duplicate says so.
+func (in *Inbound) Publish(ctx context.Context, ev Event) (duplicate bool, err error) {
+	if ev.ID == "" || ev.Thread == "" {
+		return false, errors.New("cluster: an inbound event needs an id and a thread")
+	}
+	m := nats.NewMsg(in.cluster + ".in." + threadKey(ev.Thread))
+	m.Header.Set(jetstream.MsgIDHeader, ev.ID)
+	m.Header.Set(hdrThread, ev.Thread)
+	if ev.Agent != "" {
+		m.Header.Set(hdrAgent, ev.Agent)
+	}
+	m.Data = ev.Data
+	ack, err := in.js.PublishMsg(ctx, m)
+	if err != nil {
+		return false, fmt.Errorf("cluster: publish %s: %w", ev.ID, err)
+	}
+	return ack.Duplicate, nil
+}
+
+// eventOf reads an inbound message (from the stream, or forwarded by
+// another worker).
+func eventOf(h nats.Header, data []byte) (Event, error) {
+	ev := Event{ID: h.Get(jetstream.MsgIDHeader), Thread: h.Get(hdrThread), Agent: h.Get(hdrAgent), Data: data}
+	if s := h.Get(hdrSeq); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return Event{}, fmt.Errorf("cluster: forwarded event with a bad sequence %q", s)
+		}
+		ev.Seq = n
+	}
+	if ev.ID == "" || ev.Thread == "" {
+		return Event{}, errors.New("cluster: inbound message without an id or a thread")
+	}
+	return ev, nil
+}

@@ -1,0 +1,301 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Handler takes an event of a thread this worker owns. It should hand the
+// event on (to the thread's machine) and return: an error has the event
+// delivered again later.
+type Handler func(ctx context.Context, ev Event) error
+
+// RouterOptions configure a Router.
+type RouterOptions struct {
+	Cluster  string     // cluster.name
+	Conn     *nats.Conn // the worker's connection
+	Leases   *Leases    // the worker's leases (its id is Leases.Owner)
+	Registry *Registry  // placement's view; nil places every free thread here
+	// Agents are the agents this worker can run, announced with its load
+	// (the threads it holds, or Load's answer) every third of the lease
+	// TTL.
+	Agents  []string
+	Load    func() int
+	Inbound *Inbound
+	Handle  Handler
+	// Lost is told of a thread whose lease could not be renewed (it
+	// expired; another worker may hold it now): the worker must stop
+	// acting for it. May be nil.
+	Lost func(thread string)
+	// Retry is how long an event nobody could take waits before it is
+	// delivered again (default 250ms).
+	Retry time.Duration
+	// Log gets what goes wrong (nil: slog.Default).
+	Log *slog.Logger
+}
+
+// Router is a worker's subscriber side: it takes events from the inbound
+// stream (each delivered to one worker of the cluster), and gives each to
+// the worker that owns its thread. A thread this worker holds is handled
+// here; one another worker holds is forwarded to it (a request on
+// <cluster>.worker.<id>; no answer puts the event back); a thread nobody
+// holds is claimed by the worker placement picks: here, or forwarded to
+// it. The Router renews the leases it took and releases them when Run
+// ends.
+type Router struct {
+	o  RouterOptions
+	me string
+
+	mu    sync.Mutex
+	owned map[string]Lease
+}
+
+// NewRouter returns a Router; Run starts it.
+func NewRouter(o RouterOptions) *Router {
+	if o.Retry <= 0 {
+		o.Retry = 250 * time.Millisecond
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	return &Router{o: o, me: o.Leases.Owner(), owned: map[string]Lease{}}
+}
+
+// Consumer is the durable consumer all workers of a cluster share.
+const Consumer = "workers"
+
+// Run announces the worker and routes events until ctx ends; then it
+// withdraws the worker and releases the leases it holds.
+func (r *Router) Run(ctx context.Context) error {
+	if err := r.announce(ctx); err != nil {
+		return err
+	}
+	sub, err := r.o.Conn.Subscribe(r.o.Cluster+".worker."+r.me, func(m *nats.Msg) { r.forwarded(ctx, m) })
+	if err != nil {
+		return fmt.Errorf("cluster: worker subject: %w", err)
+	}
+	defer sub.Unsubscribe()
+	cons, err := r.o.Inbound.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable:   Consumer,
+		AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait:   30 * time.Second,
+	})
+	if err != nil {
+		return fmt.Errorf("cluster: inbound consumer: %w", err)
+	}
+	cc, err := cons.Consume(func(m jetstream.Msg) { r.delivered(ctx, m) })
+	if err != nil {
+		return fmt.Errorf("cluster: consume: %w", err)
+	}
+	defer cc.Stop()
+	tick := time.NewTicker(max(r.o.Leases.TTL()/3, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			cc.Stop()
+			<-cc.Closed()
+			r.releaseAll()
+			return nil
+		case <-tick.C:
+			r.renewAll(ctx)
+			if err := r.announce(ctx); err != nil && ctx.Err() == nil {
+				r.o.Log.Warn("cluster: announcing the worker", "err", err)
+			}
+		}
+	}
+}
+
+// delivered routes an event from the stream.
+func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
+	ev, err := eventOf(m.Headers(), m.Data())
+	if err != nil {
+		r.o.Log.Error("cluster: dropping an inbound message", "err", err)
+		_ = m.Term()
+		return
+	}
+	if md, err := m.Metadata(); err == nil {
+		ev.Seq = md.Sequence.Stream
+	}
+	owner, err := r.acquire(ctx, ev, false)
+	switch {
+	case err != nil:
+		r.o.Log.Warn("cluster: placing an event", "event", ev.ID, "err", err)
+	case owner == r.me:
+		err = r.o.Handle(ctx, ev)
+	default:
+		err = r.forward(ctx, owner, m, ev.Seq)
+	}
+	if err != nil {
+		_ = m.NakWithDelay(r.o.Retry)
+		return
+	}
+	_ = m.Ack()
+}
+
+// forward asks owner to take the event; its empty answer means taken.
+func (r *Router) forward(ctx context.Context, owner string, m jetstream.Msg, seq uint64) error {
+	fm := nats.NewMsg(r.o.Cluster + ".worker." + owner)
+	for k, v := range m.Headers() {
+		fm.Header[k] = v
+	}
+	fm.Header.Set(hdrSeq, strconv.FormatUint(seq, 10))
+	fm.Data = m.Data()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	reply, err := r.o.Conn.RequestMsgWithContext(ctx, fm)
+	if err != nil {
+		return fmt.Errorf("cluster: forward to %s: %w", owner, err)
+	}
+	if len(reply.Data) > 0 {
+		return fmt.Errorf("cluster: %s did not take the event: %s", owner, reply.Data)
+	}
+	return nil
+}
+
+// forwarded takes an event another worker forwarded here.
+func (r *Router) forwarded(ctx context.Context, m *nats.Msg) {
+	ev, err := eventOf(m.Header, m.Data)
+	if err == nil {
+		var owner string
+		owner, err = r.acquire(ctx, ev, true)
+		switch {
+		case err != nil:
+		case owner != r.me:
+			err = fmt.Errorf("held by %s", owner)
+		default:
+			err = r.o.Handle(ctx, ev)
+		}
+	}
+	if err != nil {
+		_ = m.Respond([]byte(err.Error()))
+		return
+	}
+	_ = m.Respond(nil)
+}
+
+// acquire returns the owner of ev's thread, claiming it here when nobody
+// holds it and placement picks this worker (or the event was forwarded
+// here, placement having picked this worker elsewhere).
+func (r *Router) acquire(ctx context.Context, ev Event, forwarded bool) (string, error) {
+	r.mu.Lock()
+	_, mine := r.owned[ev.Thread]
+	r.mu.Unlock()
+	if mine {
+		return r.me, nil
+	}
+	h, held, err := r.o.Leases.Holder(ctx, ev.Thread)
+	if err != nil {
+		return "", err
+	}
+	if held && h.Owner != r.me {
+		return h.Owner, nil
+	}
+	if !held && !forwarded && r.o.Registry != nil {
+		if best, ok := r.o.Registry.Pick(ev.Thread, ev.Agent); ok && best != r.me {
+			return best, nil
+		}
+	}
+	l, err := r.o.Leases.Claim(ctx, ev.Thread)
+	if errors.Is(err, ErrHeld) {
+		return l.Owner, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	r.mu.Lock()
+	r.owned[ev.Thread] = l
+	r.mu.Unlock()
+	return r.me, nil
+}
+
+// Owned returns the threads this worker holds.
+func (r *Router) Owned() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ts := make([]string, 0, len(r.owned))
+	for t := range r.owned {
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// Release gives a thread up (its agent stopped, it went idle): the next
+// event is placed anew.
+func (r *Router) Release(ctx context.Context, thread string) error {
+	r.mu.Lock()
+	l, ok := r.owned[thread]
+	delete(r.owned, thread)
+	r.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	if err := r.o.Leases.Release(ctx, l); err != nil && !errors.Is(err, ErrLost) {
+		return err
+	}
+	return nil
+}
+
+func (r *Router) renewAll(ctx context.Context) {
+	r.mu.Lock()
+	ls := make([]Lease, 0, len(r.owned))
+	for _, l := range r.owned {
+		ls = append(ls, l)
+	}
+	r.mu.Unlock()
+	for _, l := range ls {
+		nl, err := r.o.Leases.Renew(ctx, l)
+		r.mu.Lock()
+		cur, still := r.owned[l.Thread]
+		switch {
+		case !still || cur.Revision != l.Revision: // released meanwhile
+		case errors.Is(err, ErrLost):
+			delete(r.owned, l.Thread)
+		case err == nil:
+			r.owned[l.Thread] = nl
+		}
+		r.mu.Unlock()
+		if errors.Is(err, ErrLost) && still && r.o.Lost != nil {
+			r.o.Lost(l.Thread)
+		} else if err != nil && !errors.Is(err, ErrLost) {
+			r.o.Log.Warn("cluster: renewing a lease", "thread", l.Thread, "err", err)
+		}
+	}
+}
+
+// announce tells the registry this worker's load and agents.
+func (r *Router) announce(ctx context.Context) error {
+	if r.o.Registry == nil {
+		return nil
+	}
+	load := len(r.Owned())
+	if r.o.Load != nil {
+		load = r.o.Load()
+	}
+	return r.o.Registry.Announce(ctx, WorkerInfo{ID: r.me, Load: load, Agents: r.o.Agents})
+}
+
+// releaseAll withdraws the worker and releases every lease held, on the
+// way out (a context of its own: the run's has ended).
+func (r *Router) releaseAll() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if r.o.Registry != nil {
+		if err := r.o.Registry.Withdraw(ctx, r.me); err != nil {
+			r.o.Log.Warn("cluster: withdrawing the worker", "err", err)
+		}
+	}
+	for _, t := range r.Owned() {
+		if err := r.Release(ctx, t); err != nil {
+			r.o.Log.Warn("cluster: releasing a lease", "thread", t, "err", err)
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package mcpgate
+
+import (
+	"context"
+	"sync"
+)
+
+// FakeThread records the calls the tools make.
+type FakeThread struct {
+	mu       sync.Mutex // guards the fields below
+	Files    []File
+	Messages []string
+	Reads    []int
+	History  []Message // what ReadThread returns
+}
+
+var _ Thread = (*FakeThread)(nil)
+
+func (f *FakeThread) SendFile(_ context.Context, file File) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Files = append(f.Files, file)
+	return nil
+}
+
+func (f *FakeThread) SendMessage(_ context.Context, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Messages = append(f.Messages, text)
+	return nil
+}
+
+func (f *FakeThread) ReadThread(_ context.Context, limit int) ([]Message, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Reads = append(f.Reads, limit)
+	return f.History, nil
+}
+
+// Calls returns copies of what was recorded.
+func (f *FakeThread) Calls() (files []File, msgs []string, reads []int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]File(nil), f.Files...), append([]string(nil), f.Messages...), append([]int(nil), f.Reads...)
+}

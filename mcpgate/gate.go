@@ -1,0 +1,243 @@
+package mcpgate
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/acpgw/gateway/agent"
+)
+
+// Thread is what the tools act on: the session's chat thread. The session
+// implements it. Each method blocks while it does its I/O and returns an
+// error the agent is shown as the tool's failure.
+type Thread interface {
+	// SendFile posts f into the thread (through the thread's lane, like
+	// any output). f has passed the workspace and size checks.
+	SendFile(ctx context.Context, f File) error
+	// SendMessage posts text into the thread.
+	SendMessage(ctx context.Context, text string) error
+	// ReadThread returns up to limit of the thread's most recent
+	// messages, oldest first.
+	ReadThread(ctx context.Context, limit int) ([]Message, error)
+}
+
+// File is a file the agent sends. Its bytes were read by the gateway half
+// after the checks, so a file swapped after the check is never sent.
+type File struct {
+	// Name is the file's base name.
+	Name string
+	// Path is the resolved path inside the workspace, for logs.
+	Path    string
+	Caption string
+	Data    []byte
+}
+
+// Options configure one session's server.
+type Options struct {
+	// Dir is the directory of the sockets (made with mode 0700 when
+	// missing, e.g. DATADIR/mcp). Unix socket paths are short (about 100
+	// bytes): keep it short.
+	Dir string
+	// Root is the thread's workspace: send_file sends only regular files
+	// under it, after resolving symlinks.
+	Root string
+	// MaxFileBytes is the largest file send_file sends (the platform's
+	// upload limit). It must be positive.
+	MaxFileBytes int64
+	// Command is the gateway binary the agent runs as the MCP server
+	// ("" = os.Executable()); it is run with the argument "mcp".
+	Command string
+	Logger  *slog.Logger
+}
+
+// requestTimeout bounds how long a connection may take to send its
+// request.
+const requestTimeout = 10 * time.Second
+
+// Server is the gateway half for one session: it listens on the session's
+// socket until Close.
+type Server struct {
+	th      Thread
+	root    string // resolved
+	max     int64
+	path    string
+	token   string
+	command string
+	log     *slog.Logger
+
+	ln     *net.UnixListener
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// Open starts listening on a new socket in o.Dir (mode 0600) for th's
+// tool calls. Close stops it and removes the socket.
+func Open(o Options, th Thread) (*Server, error) {
+	if o.MaxFileBytes <= 0 {
+		return nil, fmt.Errorf("mcpgate: MaxFileBytes must be positive, got %d", o.MaxFileBytes)
+	}
+	root, err := filepath.EvalSymlinks(o.Root)
+	if err != nil {
+		return nil, fmt.Errorf("mcpgate: workspace: %w", err)
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return nil, fmt.Errorf("mcpgate: workspace: %w", err)
+	}
+	command := o.Command
+	if command == "" {
+		if command, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("mcpgate: the gateway's executable: %w", err)
+		}
+	}
+	if err := socketDir(o.Dir); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(o.Dir, randomHex(8)+".sock")
+	if len(path) > 100 {
+		return nil, fmt.Errorf("mcpgate: socket path %q is too long for a unix socket (at most 100 bytes): use a shorter data directory", path)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("mcpgate: %w", err)
+	}
+	// The directory is 0700, so nobody else can reach the socket before
+	// this.
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("mcpgate: %w", err)
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{th: th, root: root, max: o.MaxFileBytes, path: path, token: randomHex(32), command: command, log: log, ln: ln, ctx: ctx, cancel: cancel}
+	s.wg.Go(s.accept)
+	return s, nil
+}
+
+// socketDir makes dir with mode 0700, or tightens an existing one to it.
+func socketDir(dir string) error {
+	if dir == "" {
+		return errors.New("mcpgate: no socket directory")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("mcpgate: socket directory: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("mcpgate: socket directory: %w", err)
+	}
+	return nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b) // never fails (crypto/rand)
+	return hex.EncodeToString(b)
+}
+
+// MCPServer is the entry the session passes to the agent in session/new or
+// session/load: the gateway binary with "mcp", told the socket and token
+// through its environment.
+func (s *Server) MCPServer() agent.MCPServer {
+	return agent.MCPServer{
+		Name:    "gateway",
+		Command: s.command,
+		Args:    []string{"mcp"},
+		Env:     []string{EnvSocket + "=" + s.path, EnvToken + "=" + s.token},
+	}
+}
+
+// SocketPath is the path of the server's socket.
+func (s *Server) SocketPath() string { return s.path }
+
+// Close stops listening, removes the socket, ends the calls in flight
+// (their Thread calls see ctx end) and waits for them.
+func (s *Server) Close() error {
+	s.cancel()
+	err := s.ln.Close()
+	s.wg.Wait()
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}
+
+func (s *Server) accept() {
+	for {
+		c, err := s.ln.AcceptUnix()
+		if err != nil {
+			if s.ctx.Err() == nil {
+				s.log.Warn("mcp socket: accept failed; the tools stop working", "err", err)
+			}
+			return
+		}
+		s.wg.Go(func() { s.serve(c) })
+	}
+}
+
+// serve answers one connection's request.
+func (s *Server) serve(c *net.UnixConn) {
+	defer c.Close()
+	stop := context.AfterFunc(s.ctx, func() { c.Close() })
+	defer stop()
+	c.SetReadDeadline(time.Now().Add(requestTimeout))
+	req, err := decodeRequest(c)
+	if err != nil {
+		s.log.Info("mcp socket: bad request", "err", err)
+		writeLine(c, response{Error: err.Error()})
+		return
+	}
+	if subtle.ConstantTimeCompare([]byte(req.Token), []byte(s.token)) != 1 {
+		s.log.Warn("mcp socket: a call with a wrong token was refused", "tool", req.Tool)
+		writeLine(c, response{Error: "wrong token"})
+		return
+	}
+	resp := s.call(req)
+	if resp.Error != "" {
+		s.log.Info("mcp tool refused or failed", "tool", req.Tool, "err", resp.Error)
+	}
+	writeLine(c, resp)
+}
+
+func (s *Server) call(req request) response {
+	ctx := s.ctx
+	switch req.Tool {
+	case ToolSendFile:
+		f, err := s.readFile(req.Path)
+		if err != nil {
+			return response{Error: err.Error()}
+		}
+		f.Caption = req.Caption
+		if err := s.th.SendFile(ctx, f); err != nil {
+			return response{Error: "send_file: " + err.Error()}
+		}
+		return response{Text: fmt.Sprintf("sent %s (%d bytes) to the thread", f.Name, len(f.Data))}
+	case ToolSendMessage:
+		if err := s.th.SendMessage(ctx, req.Text); err != nil {
+			return response{Error: "send_message: " + err.Error()}
+		}
+		return response{Text: "sent the message to the thread"}
+	case ToolReadThread:
+		msgs, err := s.th.ReadThread(ctx, req.Limit)
+		if err != nil {
+			return response{Error: "read_thread: " + err.Error()}
+		}
+		if len(msgs) > req.Limit {
+			msgs = msgs[len(msgs)-req.Limit:]
+		}
+		return response{Text: fmt.Sprintf("%d messages", len(msgs)), Messages: msgs}
+	}
+	return response{Error: fmt.Sprintf("unknown tool %q", req.Tool)}
+}
