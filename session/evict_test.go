@@ -88,7 +88,9 @@ func TestIdleThreadsAreEvicted(t *testing.T) {
 		if got := g.r.Threads(); got != 0 {
 			t.Errorf("%d threads still in memory after evictAfter", got)
 		}
-		if got := runtime.NumGoroutine(); got != before {
+		// Not more than before (goroutines of earlier tests, outside
+		// the bubble, may still be ending).
+		if got := runtime.NumGoroutine(); got > before {
 			t.Errorf("%d goroutines, %d before the threads were touched", got, before)
 		}
 		told := 0
