@@ -69,7 +69,7 @@ func TestIdleThreadsAreEvicted(t *testing.T) {
 		g := newBareGateway(t, 10*time.Minute)
 		defer g.close()
 		synctest.Wait()
-		before := runtime.NumGoroutine()
+		before := bubbleGoroutines()
 		const n, perMinute = 10000, 250
 		peak := 0
 		for i := range n {
@@ -88,9 +88,7 @@ func TestIdleThreadsAreEvicted(t *testing.T) {
 		if got := g.r.Threads(); got != 0 {
 			t.Errorf("%d threads still in memory after evictAfter", got)
 		}
-		// Not more than before (goroutines of earlier tests, outside
-		// the bubble, may still be ending).
-		if got := runtime.NumGoroutine(); got > before {
+		if got := bubbleGoroutines(); got != before {
 			t.Errorf("%d goroutines, %d before the threads were touched", got, before)
 		}
 		told := 0
@@ -103,6 +101,27 @@ func TestIdleThreadsAreEvicted(t *testing.T) {
 			t.Errorf("%d threads were told nothing runs, want %d", told, n)
 		}
 	})
+}
+
+// bubbleGoroutines counts the goroutines of the calling synctest bubble
+// (those of other tests, still ending, are not counted).
+func bubbleGoroutines() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	count := 0
+	for line := range strings.Lines(string(buf)) {
+		if strings.HasPrefix(line, "goroutine ") && strings.Contains(line, "synctest bubble") {
+			count++
+		}
+	}
+	return count
 }
 
 // TestEvictedThreadComesBack: a thread evicted after its agent was
