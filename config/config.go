@@ -47,6 +47,8 @@ type Config struct {
 	Busy string `koanf:"busy" validate:"oneof=queue interrupt"`
 	// Agents are the ACP agents threads can use.
 	Agents Agents `koanf:"agents"`
+	// Threads is when idle threads leave memory (package session).
+	Threads session.Threads `koanf:"threads"`
 	// Workspace is how long a thread's own workspace is kept
 	// (agents.list.NAME.workspace; package workspace).
 	Workspace workspace.Config `koanf:"workspace"`
@@ -219,6 +221,7 @@ func defaults(getenv func(string) (string, bool), platforms []Platform) Config {
 			StartTimeout: DefaultStartTimeout,
 			StallTimeout: DefaultStallTimeout,
 		},
+		Threads:   session.DefaultThreads(),
 		Workspace: workspace.DefaultConfig(),
 		EventLog:  eventlog.DefaultConfig(),
 		Channels:  ch,

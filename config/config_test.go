@@ -77,6 +77,7 @@ func TestDefaults(t *testing.T) {
 		{"busy", c.Busy, "queue"},
 		{"agents.default", c.Agents.Default, "demo"},
 		{"agents.idleTimeout", c.Agents.IdleTimeout, 30 * time.Minute},
+		{"threads.evictAfter", c.Threads.EvictAfter, 10 * time.Minute},
 		{"agents.maxProcesses", c.Agents.MaxProcesses, 8},
 		{"agents.stopGrace", c.Agents.StopGrace, 3 * time.Second},
 		{"eventLog.maxSegments", c.EventLog.MaxSegments, 5},
@@ -462,6 +463,11 @@ abort: 5
 			name: "negative catch-up window",
 			yaml: "channels: {catchUp: -1h}\n",
 			want: []string{`channels.catchUp: must be at least 0, got -1h0m0s`},
+		},
+		{
+			name: "thread eviction",
+			yaml: "threads: {evictAfter: 25h}\n",
+			want: []string{`threads.evictAfter: must be at most 24h, got 25h0m0s`},
 		},
 		{
 			name: "references",

@@ -128,3 +128,16 @@ type Limits struct {
 	// five seconds.
 	ShutdownGrace time.Duration
 }
+
+// Threads is the threads section.
+type Threads struct {
+	// EvictAfter drops a thread from memory once it has had no agent
+	// process, no turn, nothing queued, no permission prompt and nothing
+	// left to deliver for this long; its next message brings it back
+	// from the store (its session resumes). 0 (never) to 24h; default
+	// 10m.
+	EvictAfter time.Duration `koanf:"evictAfter" validate:"min=0,max=24h"`
+}
+
+// DefaultThreads returns the documented defaults.
+func DefaultThreads() Threads { return Threads{EvictAfter: 10 * time.Minute} }

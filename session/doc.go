@@ -4,12 +4,19 @@
 // anything else, answers permission prompts, and queues prompts per
 // thread under the channel's busy policy (queue or interrupt).
 //
-// Each thread has one owner goroutine that runs its turns one at a time:
-// it starts (or resumes with session/load) the agent process, sends the
-// prompt, and projects the agent's updates (package projector) into the
-// thread's delivery lane (package dispatch). Updates arrive on the agent
-// tap's goroutine and are handed over without blocking, so a slow chat
-// platform never stalls an agent, and a stop never waits behind delivery.
+// Each thread's state is a Machine, a pure state machine (no I/O, no
+// goroutines, no clock): Machine.Apply(now, event) returns the effects to
+// perform and when to call again. One owner goroutine per thread runs it
+// and performs its effects; the router, the agent's tap, the SDK's
+// permission callback, the delivery lane's callbacks and the child
+// goroutines that start the agent or wait for a prompt's answer only
+// send events to the thread's inbox, so nothing locks thread state. The
+// owner projects the agent's updates (package projector) into the
+// thread's delivery lane (package dispatch); a slow chat platform never
+// stalls an agent, and a stop never waits behind delivery. A thread with
+// no agent, no turn, nothing queued and nothing to deliver leaves memory
+// after Threads.EvictAfter; its next message brings it back from the
+// store. ARCHITECTURE.md lists the machine's events and effects.
 //
 // Bindings, pending permission prompts, running turns, per-turn usage and
 // the transcript are kept in the store; every raw frame goes to the

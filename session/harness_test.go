@@ -130,6 +130,7 @@ type envOptions struct {
 	adapter  channels.Adapter                // wraps the recorder's adapter
 	catchUp  session.CatchUp
 	busy     time.Duration // the store's busy timeout (0: the default)
+	threads  session.Threads
 }
 
 var ann = channels.Author{ID: "u-ann", Name: "Ann"}
@@ -188,6 +189,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Abort:       ab,
 		Limits:      o.limits,
 		CatchUp:     o.catchUp,
+		Threads:     o.threads,
 		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
 			rec.NoteIn(th, channeltest.Op{Op: "turn_end", StopReason: end.StopReason})
 			e.ends.Record(th, end)

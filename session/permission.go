@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,16 +18,17 @@ import (
 // click names its prompt even after a restart.
 const optionSep = "/"
 
-// pending is a permission prompt waiting for an answer.
+// pending is a permission prompt waiting for an answer. Its fields after
+// answer belong to the thread's owner.
 type pending struct {
 	id     string
 	req    agent.PermissionRequest
-	text   string // the prompt's text, kept for the resolved version
+	ctx    context.Context // the request's
 	asked  time.Time
-	answer chan answered // capacity 1; written once by resolve
-	// Guarded by thread.mu: done once settled; closing when settled by
-	// the shutdown; msg is the message showing it, once posted.
-	done    bool
+	answer chan answered // capacity 1; written once
+	text   string        // the prompt's text, kept for the resolved version
+	// closing: settled by the shutdown; msg is the message showing it,
+	// once posted.
 	closing bool
 	msg     channels.Handle
 }
@@ -38,21 +38,31 @@ type answered struct {
 	ok     bool
 }
 
-// Permission implements agent.Handler: it applies the channel's policy or
-// asks people, and blocks until there is an answer.
+// Permission implements agent.Handler: it hands the request to the
+// thread's owner, which applies the channel's policy or asks people, and
+// blocks until there is an answer.
 func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (string, bool) {
-	t.mu.Lock()
-	policy := t.policy.Permissions
-	stopped := t.turn != nil && t.turn.stopper != ""
-	cwd := t.cwd
-	t.mu.Unlock()
-	if stopped {
-		// Asked after a stop: nobody is shown the question; the agent
-		// is told the turn is cancelled.
-		t.r.log.Info("permission request after a stop: answered cancelled", "thread", t.ref)
-		return "", false
+	p := &pending{id: newID(), req: req, ctx: ctx, asked: time.Now(), answer: make(chan answered, 1)}
+	if !t.inbox.send(permissionEv{p: p}) {
+		return "", false // the thread has shut down
 	}
-	title := projector.PermissionTitle(req.Tool)
+	select {
+	case a := <-p.answer:
+		return a.option, a.ok
+	case <-ctx.Done():
+	}
+	// The agent gave up waiting: the prompt is withdrawn (the owner
+	// answers cancelled, unless it answered already).
+	t.inbox.send(PermissionWithdrawn{ID: p.id})
+	a := <-p.answer
+	return a.option, a.ok
+}
+
+// permission is the agent's request p on the owner: answered by the
+// channel's policy, or shown to people (the machine says).
+func (t *thread) permission(p *pending) {
+	policy := t.policy.Permissions
+	req := p.req
 	auto := ""
 	switch policy.Policy {
 	case PermissionApproveAll:
@@ -65,15 +75,22 @@ func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 			auto = "allow"
 		}
 	}
-	if auto != "" {
+	if auto != "" && !t.m.Stopped() {
 		opt, ok := pickOption(req.Options, auto)
 		t.recordPermission(req, opt.ID, time.Now())
-		t.laneNotice(sysmsg.ByPolicy{Allowed: auto == "allow", Policy: policy.Policy, Tool: title})
-		return opt.ID, ok
+		t.laneNotice(sysmsg.ByPolicy{Allowed: auto == "allow", Policy: policy.Policy, Tool: projector.PermissionTitle(req.Tool)})
+		p.answer <- answered{option: opt.ID, ok: ok}
+		return
 	}
+	t.prompts[p.id] = p
+	t.apply(PermissionAsked{ID: p.id, Timeout: policy.Timeout})
+}
 
-	p := &pending{id: newID(), req: req, asked: time.Now(), answer: make(chan answered, 1)}
-	view := projector.PermissionPrompt(req.Tool, permissionOptions(req.Options), cwd)
+// showPrompt shows p to people and records it.
+func (t *thread) showPrompt(p *pending) {
+	req := p.req
+	policy := t.policy.Permissions
+	view := projector.PermissionPrompt(req.Tool, permissionOptions(req.Options), t.cwd)
 	p.text = view.Text
 	options := make([]channels.Option, 0, len(view.Options))
 	for _, o := range view.Options {
@@ -83,14 +100,11 @@ func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 	for _, o := range req.Options {
 		storeOpts = append(storeOpts, store.PromptOption{ID: o.ID, Name: o.Name, Kind: o.Kind})
 	}
-	t.mu.Lock()
-	t.prompts[p.id] = p
-	t.mu.Unlock()
 	t.recordPermission(req, "", p.asked)
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 10*time.Second)
 	err := t.r.o.Store.AddPrompt(sctx, store.Prompt{
 		ID: p.id, Thread: t.ref, SessionID: req.SessionID, ToolCallID: string(req.Tool.ID),
-		Title: title, Kind: req.Tool.Kind, Options: storeOpts, Status: store.PromptPending,
+		Title: projector.PermissionTitle(req.Tool), Kind: req.Tool.Kind, Options: storeOpts, Status: store.PromptPending,
 		CreatedAt: p.asked, ExpiresAt: p.asked.Add(policy.Timeout),
 	})
 	cancel()
@@ -98,77 +112,59 @@ func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 		t.r.log.Error("cannot store the permission prompt", "thread", t.ref, "err", err)
 	}
 	t.runner.Prompt(p.id, channels.Choice{Text: p.text, Options: options}, func(h channels.Handle, err error) {
-		if err != nil {
-			// Nobody can answer a prompt they cannot see: the agent
-			// gets "cancelled" now rather than a reject after the
-			// timeout, and the thread is told (off the lane's
-			// goroutine, which calls this: resolve writes the store).
-			t.r.log.Error("the permission prompt could not be shown; answered cancelled", "thread", t.ref, "err", err)
-			if t.r.enter() {
-				go func() {
-					defer t.r.wg.Done()
-					t.settle(p, store.PromptCancelled, "", channels.Author{}, sysmsg.Cancelled{Unshown: true})
-				}()
-			}
-			return
-		}
-		if h.Known() {
-			t.mu.Lock()
-			p.msg = h
-			// Settled by the shutdown while it was being posted: the
-			// shutdown left its message to this callback.
-			late := p.closing
-			t.mu.Unlock()
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := t.r.o.Store.SetPromptMessage(ctx, p.id, string(h.ID)); err != nil {
-				t.r.log.Warn("cannot store the prompt's message id", "err", err)
-			}
-			if late {
-				gctx, cancel := context.WithTimeout(context.Background(), t.r.shutdownGrace())
-				defer cancel()
-				t.expireMessageAtShutdown(gctx, p, h)
-			}
-		}
+		t.inbox.send(postedEv{p: p, h: h, err: err})
 	})
-
-	timer := time.NewTimer(policy.Timeout)
-	defer timer.Stop()
-	select {
-	case a := <-p.answer:
-		return a.option, a.ok
-	case <-timer.C:
-		t.resolve(p, store.PromptExpired, "", channels.Author{})
-	case <-ctx.Done():
-		t.resolve(p, store.PromptCancelled, "", channels.Author{Name: sysmsg.TheAgent})
-	}
-	a := <-p.answer
-	return a.option, a.ok
 }
 
-// resolve settles p once: answered with optionID by someone, expired (the
-// agent gets the reject option) or cancelled. It edits the prompt message
-// and records the outcome. It returns false if p was already settled.
-func (t *thread) resolve(p *pending, status store.PromptStatus, optionID string, by channels.Author) bool {
-	return t.settle(p, status, optionID, by, sysmsg.Cancelled{})
+// posted: the lane posted p (as h), or could not (err).
+func (t *thread) posted(p *pending, h channels.Handle, err error) {
+	if err != nil {
+		// Nobody can answer a prompt they cannot see: the agent gets
+		// "cancelled" now rather than a reject after the timeout, and
+		// the thread is told.
+		t.r.log.Error("the permission prompt could not be shown; answered cancelled", "thread", t.ref, "err", err)
+		t.apply(PermissionUnshown{ID: p.id})
+		return
+	}
+	if !h.Known() {
+		return
+	}
+	p.msg = h
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := t.r.o.Store.SetPromptMessage(ctx, p.id, string(h.ID)); err != nil {
+		t.r.log.Warn("cannot store the prompt's message id", "err", err)
+	}
+	if p.closing {
+		// Settled by the shutdown while it was being posted: the
+		// shutdown left its message to this.
+		gctx, cancel := context.WithTimeout(context.Background(), t.r.shutdownGrace())
+		defer cancel()
+		t.expireMessageAtShutdown(gctx, p, h)
+	}
 }
 
-// settle is resolve; why, if set, says why a prompt was cancelled.
-func (t *thread) settle(p *pending, status store.PromptStatus, optionID string, by channels.Author, why sysmsg.Cancelled) bool {
-	t.mu.Lock()
-	if p.done {
-		t.mu.Unlock()
-		return false
-	}
-	p.done = true
+// settle answers p to the agent as the machine decided, edits the
+// prompt's message to show the outcome, and records it.
+func (t *thread) settle(p *pending, f SettlePrompt) {
 	delete(t.prompts, p.id)
-	t.mu.Unlock()
-
+	switch {
+	case f.Unshown:
+		// Asked after a stop: nobody is shown the question; the agent
+		// is told the turn is cancelled.
+		t.r.log.Info("permission request after a stop: answered cancelled", "thread", t.ref)
+		p.answer <- answered{}
+		return
+	case f.Shutdown:
+		t.expireAtShutdown(p)
+		return
+	}
+	status, by := f.Status, f.By
 	var a answered
 	var outcome sysmsg.Outcome
 	switch status {
 	case store.PromptAnswered:
-		opt, ok := findOption(p.req.Options, optionID)
+		opt, ok := findOption(p.req.Options, f.Option)
 		if !ok {
 			// A forged or stale option id: treat as cancelled.
 			status = store.PromptCancelled
@@ -182,7 +178,8 @@ func (t *thread) settle(p *pending, status store.PromptStatus, optionID string, 
 		a = answered{option: opt.ID, ok: ok}
 		outcome = sysmsg.Expired{After: time.Since(p.asked), Option: opt.Name}
 	default:
-		if why == (sysmsg.Cancelled{}) && (by.Name != "" || by.ID != "") {
+		why := sysmsg.Cancelled{Unshown: f.NotShown}
+		if !f.NotShown && (by.Name != "" || by.ID != "") {
 			why.By = displayName(by)
 		}
 		outcome = why
@@ -198,39 +195,30 @@ func (t *thread) settle(p *pending, status store.PromptStatus, optionID string, 
 	if _, err := t.r.o.Store.ResolvePrompt(ctx, p.id, status, a.option, who, time.Now()); err != nil {
 		t.r.log.Warn("cannot record the prompt's outcome", "thread", t.ref, "err", err)
 	}
-	t.mu.Lock()
 	if t.tr != nil {
 		t.tr.PermissionAnswered(p.id, a.option, time.Now())
 	}
-	t.mu.Unlock()
 	t.r.log.Info("permission prompt settled", "thread", t.ref, "status", string(status), "option", a.option, "by", who)
-	return true
 }
 
 // expireAtShutdown settles p for a gateway that is shutting down: the
 // agent gets the cancelled outcome at once, and the prompt's message is
 // edited straight through the adapter (the thread's lane has stopped) to
-// say the gateway restarted, without its buttons, within ctx. A prompt
-// whose post is still under way is edited by the post's callback once its
-// message is known. The stored prompt stays pending until its message
+// say the gateway restarted, without its buttons, within shutdownGrace. A
+// prompt whose post is still under way is edited once its message is
+// known (posted). The stored prompt stays pending until its message
 // shows no buttons, so that the next start edits what the shutdown could
 // not (Router.expireStalePrompts). It does I/O and blocks.
-func (t *thread) expireAtShutdown(ctx context.Context, p *pending) {
-	t.mu.Lock()
-	if p.done {
-		t.mu.Unlock()
-		return
-	}
-	p.done, p.closing = true, true
-	delete(t.prompts, p.id)
-	h := p.msg
+func (t *thread) expireAtShutdown(p *pending) {
+	p.closing = true
 	if t.tr != nil {
 		t.tr.PermissionAnswered(p.id, "", time.Now())
 	}
-	t.mu.Unlock()
 	p.answer <- answered{}
-	if h.Known() {
-		t.expireMessageAtShutdown(ctx, p, h)
+	if p.msg.Known() {
+		ctx, cancel := context.WithTimeout(context.Background(), t.r.shutdownGrace())
+		defer cancel()
+		t.expireMessageAtShutdown(ctx, p, p.msg)
 	}
 }
 
@@ -255,39 +243,18 @@ func (t *thread) expireMessageAtShutdown(ctx context.Context, p *pending, h chan
 }
 
 func (t *thread) recordPermission(req agent.PermissionRequest, chosen string, at time.Time) {
+	if t.tr == nil {
+		return
+	}
 	opts := make([]store.PromptOption, 0, len(req.Options))
 	for _, o := range req.Options {
 		opts = append(opts, store.PromptOption{ID: o.ID, Name: o.Name, Kind: o.Kind})
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.tr == nil {
-		return
 	}
 	e := store.PermissionEntry{ToolCallID: string(req.Tool.ID), Title: projector.PermissionTitle(req.Tool), Options: opts, Chosen: chosen, Asked: at}
 	if chosen != "" {
 		e.Answered = at
 	}
 	t.tr.Permission(e)
-}
-
-// pendingPrompt returns the thread's pending prompt id, nil if none.
-func (t *thread) pendingPrompt(id string) *pending {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.prompts[id]
-}
-
-// allPending returns the pending prompts, oldest first.
-func (t *thread) allPending() []*pending {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	ps := make([]*pending, 0, len(t.prompts))
-	for _, p := range t.prompts {
-		ps = append(ps, p)
-	}
-	slices.SortFunc(ps, func(a, b *pending) int { return a.asked.Compare(b.asked) })
-	return ps
 }
 
 // answerByNumber answers the oldest pending prompt from a reply such as
@@ -302,20 +269,17 @@ func (t *thread) answerByNumber(acc access, in channels.Inbound) bool {
 	if err != nil {
 		return false
 	}
-	ps := t.allPending()
-	if len(ps) == 0 {
+	p := t.prompts[t.m.OldestPrompt()]
+	if p == nil {
 		return false
 	}
-	p := ps[0]
 	if n < 1 || n > len(p.req.Options) {
 		t.notice(sysmsg.AnswerRange{Options: len(p.req.Options)})
 		return true
 	}
-	if !acc.mayApprove(in) {
-		t.r.reply(context.Background(), t.ad, in, sysmsg.RefuseNotApprover)
-		return true
-	}
-	t.resolve(p, store.PromptAnswered, p.req.Options[n-1].ID, in.Author)
+	t.replyTo = &in
+	t.apply(PermissionAnswer{ID: p.id, Option: p.req.Options[n-1].ID, By: in.Author, Approver: acc.mayApprove(in)})
+	t.replyTo = nil
 	return true
 }
 

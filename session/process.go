@@ -11,137 +11,127 @@ import (
 
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
 )
 
-// errStartTimeout: the agent took longer than Limits.StartTimeout to start.
-var errStartTimeout = errors.New("the agent did not start in time")
+// started is what a start hands the owner (AgentStarted).
+type started struct {
+	files []channels.File
+	// A new process and its session, nil when the live one serves.
+	proc  *agent.Process
+	sess  *agent.Session
+	evlog *eventlog.Writer
+	cwd   string
+	meta  store.Meta
+}
 
-// start prepares the turn of in: it downloads the message's files
-// (Inbound.Fetch) and runs ensureSession within Limits.StartTimeout. A
-// stop (cancelStart) aborts both.
-func (t *thread) start(ctx context.Context, in channels.Inbound) (*agent.Session, []channels.File, error) {
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	t.mu.Lock()
-	t.cancelStart = stop
-	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		t.cancelStart = nil
-		t.mu.Unlock()
-	}()
+// startAgent begins the start of in's turn on a child goroutine: its
+// files, a process slot and a new agent when need is set; it reports
+// back with a startedEv. CancelStart gives it up.
+func (t *thread) startAgent(in channels.Inbound, need bool) {
+	// Typing shows from now on, also while the agent starts.
+	t.runner.Do(func(l *dispatch.Lane) { l.AgentStarting(time.Now()) })
+	if t.proc != nil && t.proc.Err() != nil {
+		// Exited and not told yet: its slot goes before a new one is
+		// taken.
+		proc := t.proc
+		w := t.dropProcess()
+		t.r.wg.Go(func() { t.closeLogAfterExit(proc, w) })
+	}
+	if t.sess == nil {
+		need = true
+	}
+	ctx, cancel := context.WithCancel(t.r.ctx)
+	t.cancelStart = cancel
+	pick := t.pick
+	t.r.wg.Go(func() {
+		defer cancel()
+		res, err := t.prepare(ctx, in, need, pick)
+		t.inbox.send(startedEv{res: res, err: err})
+	})
+}
+
+// prepare is the start, on its own goroutine: it downloads the message's
+// files (Inbound.Fetch) and, when need is set, takes a process slot
+// (waiting in line with other threads) and starts the agent. It touches
+// no thread state: what it makes goes back in the result.
+func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pick string) (*started, error) {
 	files := in.Files
 	if in.Fetch != nil {
 		files = in.Fetch(ctx)
 	}
-	// A new agent process needs a slot; waiting for one (in line with
-	// other threads) does not count against the start timeout.
-	held := false
-	if t.needsProcess() {
-		if err := t.r.acquire(ctx, t); err != nil {
-			return nil, files, err
-		}
-		held = true
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	sctx, cancel := context.WithTimeoutCause(ctx, t.r.startTimeout(), errStartTimeout)
-	defer cancel()
-	sess, err := t.ensureSession(sctx, held)
-	if err != nil && errors.Is(context.Cause(sctx), errStartTimeout) {
-		err = fmt.Errorf("%w: %w", errStartTimeout, err)
+	if !need {
+		t.inbox.send(SlotTaken{})
+		return &started{files: files}, nil
 	}
-	return sess, files, err
+	// Waiting for a slot does not count against the start timeout.
+	if err := t.r.acquire(ctx, t); err != nil {
+		return nil, err
+	}
+	t.inbox.send(SlotTaken{})
+	res, err := t.launch(ctx, pick)
+	if err != nil {
+		t.r.release()
+		return nil, err
+	}
+	res.files = files
+	return res, nil
 }
 
-// needsProcess reports whether the thread has no live agent session.
-func (t *thread) needsProcess() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.sess == nil || t.proc.Err() != nil
-}
-
-// ensureSession returns a live session, starting the agent and creating or
-// resuming its session as needed. held says that the caller took a
-// process slot for it (acquire); ensureSession keeps it for the new
-// process or gives it back.
-func (t *thread) ensureSession(ctx context.Context, held bool) (*agent.Session, error) {
-	t.mu.Lock()
-	if t.sess != nil && t.proc.Err() == nil {
-		s := t.sess
-		t.mu.Unlock()
-		if held {
-			t.r.release()
-		}
-		return s, nil
-	}
-	var gone *agent.Process // exited
-	var goneLog *eventlog.Writer
-	if t.proc != nil {
-		gone = t.proc
-		goneLog = t.dropProcessLocked()
-	}
-	t.mu.Unlock()
-	t.closeLogAfterExit(gone, goneLog)
-	if !held {
-		if err := t.r.acquire(ctx, t); err != nil {
-			return nil, err
-		}
-	}
-
+// launch starts the agent and creates or resumes its session; the
+// caller holds a process slot for it. pick is the agent the thread's
+// first message picked ("" = the policy's), for a thread not bound yet.
+func (t *thread) launch(ctx context.Context, pick string) (*started, error) {
 	st := t.r.o.Store
 	b, bound, err := st.Binding(ctx, t.ref)
 	if err != nil {
-		t.r.release()
 		return nil, fmt.Errorf("read the thread's binding: %w", err)
 	}
 	name := b.Agent
 	if !bound || name == "" {
 		name = t.r.policyFor(t.ref, t.space).Agent
-		t.mu.Lock()
-		if t.pick != "" {
-			name = t.pick
+		if pick != "" {
+			name = pick
 		}
-		t.mu.Unlock()
 	}
 	spec, ok := t.r.agentSpec(name)
 	if !ok {
 		spec, ok = t.r.agentSpec("")
 		if !ok {
-			t.r.release()
 			return nil, errors.New("no agent is configured")
 		}
 	}
 	proc, err := agent.Start(ctx, spec, agent.Options{Logger: t.r.log.With("thread", t.ref), StopGrace: t.r.o.Limits.StopGrace, Registry: t.r.o.Registry})
 	if err != nil {
-		t.r.release()
 		return nil, err
 	}
 	cwd := b.Cwd
 	if cwd == "" {
 		cwd = t.r.cwd(spec)
 	}
-	var sess *agent.Session
+	res := &started{proc: proc, cwd: cwd}
 	if bound && b.SessionID != "" && proc.CanLoad() {
-		sess = t.resume(ctx, proc, b, cwd)
+		res.sess, res.evlog = t.resume(ctx, proc, b, cwd)
 	}
-	if sess == nil {
+	if res.sess == nil {
 		if bound && b.SessionID != "" && !proc.CanLoad() {
 			t.laneNotice(sysmsg.NewSession{CannotResume: true})
 		}
-		t.mu.Lock()
-		t.tr = store.NewTranscript()
-		t.mu.Unlock()
-		sess, err = proc.NewSession(ctx, cwd, t)
+		t.inbox.send(transcriptEv{tr: store.NewTranscript()})
+		sess, err := proc.NewSession(ctx, cwd, t)
 		if err != nil {
 			proc.Kill()
-			t.r.release()
 			return nil, err
 		}
-		t.attachLog(proc, sess.ID)
-		t.setMeta(sess)
+		res.sess = sess
+		res.evlog = t.attachLog(proc, sess.ID)
 		now := time.Now()
 		nb := store.Binding{Thread: t.ref, Agent: spec.Name, SessionID: sess.ID, Cwd: cwd, Created: now, Updated: now}
 		perr := t.r.persist(context.WithoutCancel(ctx), t.ref, "the binding", func(ctx context.Context) error { return st.PutBinding(ctx, nb) })
@@ -150,41 +140,57 @@ func (t *thread) ensureSession(ctx context.Context, held bool) (*agent.Session, 
 			t.laneNotice(sysmsg.NotSaved{})
 		}
 	}
-	t.mu.Lock()
-	t.proc, t.sess, t.slot = proc, sess, true
-	t.cwd = cwd
-	t.mu.Unlock()
+	res.meta = sessionMeta(res.sess)
 	t.r.agentEvent(t.ref, "started")
 	if as, ok := t.ad.(channels.AgentShower); ok {
 		as.ShowAgent(t.ref, spec.Name)
 	}
 	t.r.wg.Go(func() { t.watch(proc) })
-	return sess, nil
+	return res, nil
 }
 
-// resume loads the bound session; nil when that fails (a notice says so).
-func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Binding, cwd string) *agent.Session {
+// startEnded takes over what the start made and tells the machine.
+func (t *thread) startEnded(res *started, err error) {
+	t.cancelStart = nil
+	if err == nil {
+		t.files = res.files
+		if res.proc != nil {
+			t.proc, t.sess, t.slot = res.proc, res.sess, true
+			t.evlog = res.evlog
+			t.cwd = res.cwd
+			if t.tr != nil {
+				t.tr.SetMeta(res.meta)
+			}
+		}
+	}
+	t.apply(AgentStarted{Err: err})
+}
+
+// resume loads the bound session and returns it with its event log; nil
+// when that fails (a notice says so).
+func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Binding, cwd string) (*agent.Session, *eventlog.Writer) {
 	tr, err := t.r.o.Store.LoadTranscript(ctx, b.SessionID)
 	if err != nil {
 		t.r.log.Warn("cannot load the transcript", "thread", t.ref, "err", err)
 		tr = store.NewTranscript()
 	}
-	t.mu.Lock()
-	t.tr = tr
-	t.mu.Unlock()
-	t.attachLog(proc, b.SessionID)
+	// Before session/load replays the history into it.
+	t.inbox.send(transcriptEv{tr: tr})
+	w := t.attachLog(proc, b.SessionID)
 	sess, err := proc.LoadSession(ctx, b.SessionID, cwd, t)
 	if err != nil {
 		t.r.log.Warn("cannot resume the session", "thread", t.ref, "session", b.SessionID, "err", err)
 		t.laneNotice(sysmsg.NewSession{})
-		t.detachLog(proc)
-		return nil
+		t.detachLog(proc, w)
+		return nil, nil
 	}
 	t.r.log.Info("session resumed", "thread", t.ref, "session", b.SessionID)
-	return sess
+	return sess, w
 }
 
-func (t *thread) setMeta(s *agent.Session) {
+// sessionMeta is what the transcript keeps of a session's modes and
+// models.
+func sessionMeta(s *agent.Session) store.Meta {
 	var m store.Meta
 	if s.Modes != nil {
 		m.CurrentMode = s.Modes.Current
@@ -201,40 +207,33 @@ func (t *thread) setMeta(s *agent.Session) {
 	for _, c := range s.Config {
 		m.Config = append(m.Config, projector.ConfigOption{ID: c.ID, Name: c.Name, Value: c.Value})
 	}
-	t.mu.Lock()
-	t.tr.SetMeta(m)
-	t.mu.Unlock()
+	return m
 }
 
-// attachLog opens the session's event log and attaches it to the process.
-func (t *thread) attachLog(proc *agent.Process, sessionID string) {
+// attachLog opens the session's event log, attaches it to the process and
+// returns it (nil when there is none).
+func (t *thread) attachLog(proc *agent.Process, sessionID string) *eventlog.Writer {
 	dir := t.r.o.EventLogDir
 	if dir == "" {
-		return
+		return nil
 	}
 	w, err := eventlog.Open(dir, sessionID, t.r.o.EventLog)
 	if err != nil {
 		t.r.log.Error("cannot open the event log", "thread", t.ref, "session", sessionID, "err", err)
-		return
+		return nil
 	}
-	t.mu.Lock()
-	t.evlog = w
-	t.mu.Unlock()
 	proc.SetFrameSink(func(_ agent.Direction, line []byte) {
 		if err := w.Write(line); err != nil {
 			t.r.log.Error("event log write failed", "session", sessionID, "err", err)
 		}
 	})
+	return w
 }
 
-// detachLog closes the event log of a session the live process no longer
-// serves (a failed session/load). Frames from then on are kept by the
-// process until attachLog gives it the next session's log.
-func (t *thread) detachLog(proc *agent.Process) {
-	t.mu.Lock()
-	w := t.evlog
-	t.evlog = nil
-	t.mu.Unlock()
+// detachLog closes w, the event log of a session the live process no
+// longer serves (a failed session/load). Frames from then on are kept by
+// the process until attachLog gives it the next session's log.
+func (t *thread) detachLog(proc *agent.Process, w *eventlog.Writer) {
 	if w == nil {
 		return
 	}
@@ -261,37 +260,12 @@ func (t *thread) closeLogAfterExit(proc *agent.Process, w *eventlog.Writer) {
 	}
 }
 
-// watch notices an agent that exits while the thread is idle, so its slot
-// is freed and the next message starts a fresh process.
+// watch tells the owner when proc exits, so that an agent that dies while
+// the thread is idle frees its slot and the next message starts a fresh
+// process.
 func (t *thread) watch(proc *agent.Process) {
 	<-proc.Exited()
-	t.mu.Lock()
-	mine := t.proc == proc
-	var w *eventlog.Writer
-	if mine && t.turn == nil {
-		t.r.log.Info("agent exited while idle", "thread", t.ref, "err", proc.Err())
-		w = t.dropProcessLocked()
+	if !t.inbox.send(exitedEv{proc: proc}) {
+		t.r.agentEvent(t.ref, "stopped") // the thread is gone: shut down
 	}
-	t.mu.Unlock()
-	t.closeLogAfterExit(proc, w)
-	if mine {
-		t.r.agentEvent(t.ref, "exited")
-	} else {
-		t.r.agentEvent(t.ref, "stopped")
-	}
-}
-
-// dropProcessLocked forgets the process (it has exited or is being
-// stopped) and frees the slot. It returns the process's event log, which
-// the caller closes with closeLogAfterExit once the process is stopped:
-// an agent may write its last frames while it stops.
-func (t *thread) dropProcessLocked() *eventlog.Writer {
-	w := t.evlog
-	t.evlog = nil
-	t.proc, t.sess = nil, nil
-	if t.slot {
-		t.slot = false
-		t.r.release()
-	}
-	return w
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -11,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/acpgw/gateway/abort"
@@ -65,7 +65,7 @@ type Options struct {
 	OnTurnFinished func(t channels.ThreadRef, stopReason string, err error)
 	// OnUpdate, if set, sees every live update's raw tag and, when it
 	// showed nothing, why (projector.Suppressed); for metrics. It runs on
-	// the agent's reader goroutine and must be cheap.
+	// the thread's owner goroutine and must be cheap.
 	OnUpdate func(tag, suppressed string)
 	// Observer, if set, returns the delivery observer for a platform's
 	// lanes (metrics).
@@ -73,6 +73,8 @@ type Options struct {
 	// CatchUp configures the answering of messages sent to bound threads
 	// while the gateway was down (off when its Window is zero).
 	CatchUp CatchUp
+	// Threads is the threads section: when idle threads leave memory.
+	Threads Threads
 	// OnAgent, if set, is told when a thread's agent process starts
 	// ("started") and when the thread lets it go ("stopped": reaped or
 	// shut down; "exited": it died on its own), for metrics and tests.
@@ -140,14 +142,6 @@ func (r *Router) Add(platform string, a channels.Adapter) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.adapters[platform] = a
-}
-
-// Threads returns how many threads the router holds in memory (each with
-// its owner goroutine), for metrics. It does no I/O.
-func (r *Router) Threads() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.threads)
 }
 
 // SetPolicy replaces the policy resolver (a configuration reload); it
@@ -286,23 +280,24 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	if t == nil {
 		return
 	}
-	if isStop(in, detector) {
-		t.stop(in.Author, stopByPerson)
-		return
-	}
-	if intent == channels.IntentCommand {
+	stop := isStop(in, detector)
+	if !stop && intent == channels.IntentCommand {
 		// Adapters deliver only the commands channels.ParseCommand
 		// knows; each is handled above.
 		r.log.Warn("gateway command not handled; ignored", "thread", in.Thread, "command", in.Command.Name)
 		return
 	}
-	if t.answerByNumber(acc, in) {
+	if !stop && in.Agent != "" && !r.pickAllowed(ctx, ad, t, in) {
 		return
 	}
-	if in.Agent != "" && !r.pickAllowed(ctx, ad, t, in) {
-		return
+	ev := inboundEv{in: in, acc: acc, stop: stop, caught: !stop && r.caught(in)}
+	for !t.inbox.send(ev) {
+		// Evicted just now: a new owner takes the thread up from the
+		// store (or the router is shutting down: nil).
+		if t = r.thread(in.Thread, in.Space, ad); t == nil {
+			return
+		}
 	}
-	t.enqueue(in)
 }
 
 // isStop reports whether in asks to stop the thread's turn: a Stop
@@ -381,35 +376,42 @@ func (r *Router) thread(ref channels.ThreadRef, space string, ad channels.Adapte
 	}
 	t := newThread(r, ref, space, ad, r.policy(ref, space))
 	r.threads[ref] = t
-	ctx, end := context.WithCancel(r.ctx)
-	t.end, t.done = end, make(chan struct{})
-	r.wg.Go(func() {
-		defer close(t.done)
-		t.run(ctx)
-	})
+	r.wg.Go(t.run)
 	return t
 }
 
-// answer handles a click on a prompt option.
+// evict drops t, which has had nothing to do for Threads.EvictAfter, from
+// the threads in memory, unless an event for it came meanwhile; it
+// reports whether it did. Its next message starts a new owner, which
+// resumes the thread from the store.
+func (r *Router) evict(t *thread) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.threads[t.ref] != t || !t.inbox.closeIfEmpty() {
+		return false
+	}
+	delete(r.threads, t.ref)
+	r.log.Info("idle thread evicted", "thread", t.ref)
+	return true
+}
+
+// Threads returns how many threads the router holds in memory (each with
+// its owner goroutine), for metrics. It does no I/O.
+func (r *Router) Threads() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.threads)
+}
+
+// answer handles a click on a prompt option: the thread's owner answers
+// it, or says why not.
 func (r *Router) answer(ctx context.Context, ad channels.Adapter, acc access, in channels.Inbound) {
 	promptID, optionID, ok := strings.Cut(in.Choice.OptionID, optionSep)
 	r.mu.Lock()
 	t := r.threads[in.Thread]
 	r.mu.Unlock()
-	var p *pending
-	if ok && t != nil {
-		p = t.pendingPrompt(promptID)
-	}
-	if p == nil {
+	if !ok || t == nil || !t.inbox.send(choiceEv{in: in, acc: acc, promptID: promptID, optionID: optionID}) {
 		r.reply(ctx, ad, in, sysmsg.RefusePromptGone)
-		return
-	}
-	if !acc.mayApprove(in) {
-		r.reply(ctx, ad, in, sysmsg.RefuseNotApprover)
-		return
-	}
-	if !t.resolve(p, store.PromptAnswered, optionID, in.Author) {
-		r.reply(ctx, ad, in, sysmsg.RefuseAlreadyAnswered)
 	}
 }
 
@@ -526,22 +528,21 @@ func (r *Router) shutdown() {
 	}
 	r.mu.Unlock()
 	r.log.Info("shutting down: cancelling running turns and stopping agents", "threads", len(threads))
-	var wg sync.WaitGroup
-	var cut, stopped atomic.Int64
 	for _, t := range threads {
-		wg.Go(func() {
-			c, s := t.shutdown()
-			if c {
-				cut.Add(1)
-			}
-			if s {
-				stopped.Add(1)
-			}
-		})
+		t.inbox.send(Shutdown{})
 	}
-	wg.Wait()
+	var cut, stopped int
+	for _, t := range threads {
+		<-t.done
+		if t.cut {
+			cut++
+		}
+		if t.stopped {
+			stopped++
+		}
+	}
 	r.wg.Wait()
-	r.log.Info("shut down", "turnsInterrupted", cut.Load(), "agentsStopped", stopped.Load())
+	r.log.Info("shut down", "turnsInterrupted", cut, "agentsStopped", stopped)
 }
 
 // waiter is a thread waiting for a process slot.
@@ -618,22 +619,26 @@ func (r *Router) giveWay() {
 }
 
 // reapIdle stops the least recently used idle agent of a thread other
-// than except; its slot goes to the first in line.
+// than except; its slot goes to the first in line. It asks the threads'
+// owners, most idle first, until one stops its agent.
 func (r *Router) reapIdle(except *thread) {
+	type idle struct {
+		t  *thread
+		at int64
+	}
 	r.mu.Lock()
-	var lru *thread
-	var lruAt time.Time
+	var idles []idle
 	for _, o := range r.threads {
-		if o == except {
-			continue
-		}
-		if at, ok := o.idleSince(); ok && (lru == nil || at.Before(lruAt)) {
-			lru, lruAt = o, at
+		if at := o.idle.Load(); o != except && at != 0 {
+			idles = append(idles, idle{o, at})
 		}
 	}
 	r.mu.Unlock()
-	if lru != nil {
-		lru.reap("to make room for another thread")
+	slices.SortFunc(idles, func(a, b idle) int { return cmp.Compare(a.at, b.at) })
+	for _, o := range idles {
+		if o.t.reap("to make room for another thread") {
+			return
+		}
 	}
 }
 

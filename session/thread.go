@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpgw/gateway/agent"
@@ -18,87 +18,72 @@ import (
 )
 
 // thread owns one chat thread: its queue, its agent session, its
-// projector and its delivery lane.
+// projector and its delivery lane. Its state belongs to its owner
+// goroutine (run, owner.go); others send events to its inbox.
 type thread struct {
 	r      *Router
 	ref    channels.ThreadRef
 	space  string
 	ad     channels.Adapter
 	runner *dispatch.Runner
-	wake   chan struct{} // capacity 1: "the queue changed"
+	inbox  inbox
+	done   chan struct{} // closed when the owner returned
+	// idle is when the thread's live agent became idle (Unix ns), 0 when
+	// it has none idle; the owner publishes it for Router.reapIdle.
+	idle atomic.Int64
+	// recording holds, per turn whose end is on its way through the
+	// lane, a channel closed once the turn's records are written (only
+	// with Options.OnTurnEnd, which waits for them).
+	recording chan chan struct{}
 
-	mu     sync.Mutex // guards the fields below
-	proj   *projector.Projector
-	policy Policy
-	queue  []channels.Inbound
-	turn   *turn // the running turn, nil when idle
-	// active is set from taking a message off the queue until its turn
-	// ended (the agent may still be starting); startStop is a stop that
-	// came while the agent was starting.
-	active    bool
-	startStop *turn
-	// starting is set from taking a message off the queue until its
-	// turn is set up or its start failed.
-	starting bool
-	// cancelStart aborts the agent's start while it runs (a stop).
-	cancelStart context.CancelFunc
+	// Owned by the owner goroutine: nothing else reads or writes these.
+	m           *Machine
+	wake        time.Time // the machine's next deadline
+	proj        *projector.Projector
+	policy      Policy
 	proc        *agent.Process
 	sess        *agent.Session
 	slot        bool // holds one of the router's process slots
 	evlog       *eventlog.Writer
 	tr          *store.Transcript
 	prompts     map[string]*pending
-	// recording holds, per turn whose end is on its way through the
-	// lane, a channel closed once the turn's records are written (only
-	// with Options.OnTurnEnd, which waits for them).
-	recording []chan struct{}
-	idleAt    time.Time // when the last turn ended
-	reaper    *time.Timer
-	turnSeq   int
-	shutting  bool
+	cancelStart context.CancelFunc // the start under way
+	files       []channels.File    // the started message's files
+	cur         *turn              // the running turn
+	replyTo     *channels.Inbound  // the click being answered
+	told        bool               // the shutdown told the thread its turn was cut off
+	evicted     bool               // dropped from the router (Evict): the owner returns
+	// What the shutdown did, read by Router.shutdown once done is closed.
+	cut, stopped bool
 
 	// cwd is the session's working directory, for permission prompts.
 	cwd string
 	// pick is the agent the thread's first message picked
 	// (Inbound.Agent), for a thread not bound yet; "" = the policy's.
 	pick string
-
-	// end stops the run loop (the thread was deleted); done is closed
-	// when it has returned.
-	end  context.CancelFunc
-	done chan struct{}
 }
 
-// turn is the state of the running turn.
+// turn is what the owner keeps of the running turn for its records.
 type turn struct {
 	started time.Time
 	prompt  string
-	by      channels.Author
-	stopper string // who stopped it ("" = nobody)
-	reason  stopReason
-	// ack is the lane key of the "Stopping…" notice posted when the
-	// stop came, "" if none; the final notice replaces it.
-	ack      string
-	killed   bool
-	grace    *time.Timer
-	finished chan struct{}
-	// stall tells a silent agent (Limits.StallTimeout); stallTimer
-	// checks it, nil when that is off.
-	stall      stallWatch
-	stallTimer *time.Timer
+	sess    *agent.Session
 }
 
 // newThread returns a thread's owner; the caller starts its run loop.
 func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adapter, policy Policy) *thread {
 	t := &thread{
-		r:       r,
-		ref:     ref,
-		space:   space,
-		ad:      ad,
-		wake:    make(chan struct{}, 1),
-		prompts: map[string]*pending{},
+		r:         r,
+		ref:       ref,
+		space:     space,
+		ad:        ad,
+		inbox:     newInbox(),
+		done:      make(chan struct{}),
+		recording: make(chan chan struct{}, 64),
+		prompts:   map[string]*pending{},
 	}
 	t.policy = policy
+	t.m = NewMachine(r.machineConfigLocked(policy)) // r.thread holds r.mu
 	t.proj = projector.New(t.policy.Stream)
 	_, canEdit := ad.(channels.Editor)
 	t.proj.SetCanEdit(canEdit)
@@ -122,13 +107,11 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 			// written too, so that whoever hears of it finds them.
 			// (The next turn starts only after they are, so this lane
 			// has nothing else to do meanwhile.)
-			t.mu.Lock()
 			var recorded chan struct{}
-			if len(t.recording) > 0 {
-				recorded = t.recording[0]
-				t.recording = t.recording[1:]
+			select {
+			case recorded = <-t.recording:
+			default:
 			}
-			t.mu.Unlock()
 			if recorded != nil {
 				select {
 				case <-recorded:
@@ -142,34 +125,31 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 	return t
 }
 
+// machineConfig is what the machine needs of policy and the limits.
+func (r *Router) machineConfig(policy Policy) MachineConfig {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.machineConfigLocked(policy)
+}
+
+// machineConfigLocked is machineConfig with r.mu held.
+func (r *Router) machineConfigLocked(policy Policy) MachineConfig {
+	grace := r.o.Abort.Grace
+	return MachineConfig{
+		Busy:         policy.Busy,
+		Grace:        grace,
+		StartTimeout: r.startTimeout(),
+		IdleTimeout:  r.o.Limits.IdleTimeout,
+		StallTimeout: r.o.Limits.StallTimeout,
+		EvictAfter:   r.o.Threads.EvictAfter,
+	}
+}
+
 func (r *Router) policyFor(ref channels.ThreadRef, space string) Policy {
 	r.mu.Lock()
 	f := r.policy
 	r.mu.Unlock()
 	return f(ref, space)
-}
-
-// enqueue adds a prompt under the thread's busy policy.
-func (t *thread) enqueue(in channels.Inbound) {
-	t.mu.Lock()
-	running := t.active
-	ahead := len(t.queue)
-	busy := t.policy.Busy
-	t.queue = append(t.queue, in)
-	t.mu.Unlock()
-	switch {
-	case running && busy == BusyInterrupt:
-		t.stop(in.Author, stopByInterrupt)
-	case (running || ahead > 0) && !t.r.caught(in): // the catch-up said it once
-		if running {
-			ahead++
-		}
-		t.notice(sysmsg.Queued{Ahead: ahead})
-	}
-	select {
-	case t.wake <- struct{}{}:
-	default:
-	}
 }
 
 // notice posts a system line right away, outside the turn's order: it
@@ -225,171 +205,87 @@ func (t *thread) laneNotice(n sysmsg.Notice) {
 	t.runner.Push(projector.Notice{Text: sysmsg.Text(n)})
 }
 
-// run is the thread's owner loop: one turn at a time.
-func (t *thread) run(ctx context.Context) {
-	defer t.runner.Close()
-	for {
-		t.mu.Lock()
-		var next *channels.Inbound
-		if len(t.queue) > 0 && !t.shutting {
-			in := t.queue[0]
-			t.queue = t.queue[1:]
-			next = &in
-			t.active, t.starting = true, true
-		}
-		t.mu.Unlock()
-		if next != nil {
-			t.runTurn(ctx, *next)
-			t.mu.Lock()
-			t.active, t.startStop = false, nil
-			t.mu.Unlock()
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.wake:
-		}
-	}
-}
-
-// runTurn runs one prompt to its end.
-func (t *thread) runTurn(ctx context.Context, in channels.Inbound) {
-	// Typing shows from now on, also while the agent starts.
-	t.runner.Do(func(l *dispatch.Lane) { l.AgentStarting(time.Now()) })
-	sess, files, err := t.start(ctx, in)
-	if err != nil {
-		t.runner.Do(stopTyping)
-		t.mu.Lock()
-		st := t.startStop
-		t.starting = false
-		t.mu.Unlock()
-		switch {
-		case st != nil:
-			if st.reason == stopByPerson {
-				t.notice(sysmsg.StoppedBeforeStart{By: st.stopper})
-			}
-		case errors.Is(err, errStartTimeout):
-			t.r.log.Error("the agent did not start in time", "thread", t.ref, "err", err)
-			t.notice(sysmsg.StartTimeout{After: t.r.startTimeout()})
-		case ctx.Err() == nil:
-			t.r.log.Error("cannot start the agent", "thread", t.ref, "err", err)
-			t.notice(sysmsg.StartFailed{Err: err.Error()})
-		}
-		return
-	}
+// beginTurn sets the turn of in up and sends its prompt; the call's end
+// comes back as a turnDoneEv.
+func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
+	sess := t.sess
 	policy := t.r.policyFor(t.ref, t.space)
-	prompt, pics := attach.Prompt(in.Text, files, sess.Process().TakesImages())
+	t.policy = policy
+	t.apply(Configure{Config: t.r.machineConfig(policy)})
+	prompt, pics := attach.Prompt(in.Text, t.files, sess.Process().TakesImages())
+	t.files = nil
 	images := make([]agent.Image, len(pics))
 	for i, f := range pics {
 		images[i] = agent.Image{MimeType: f.ContentType, Data: f.Data}
 	}
-	tu := &turn{started: time.Now(), prompt: prompt, by: in.Author, finished: make(chan struct{})}
-	t.mu.Lock()
-	t.starting = false
-	if st := t.startStop; st != nil {
-		// Stopped while the agent was starting: the prompt never runs.
-		t.mu.Unlock()
-		if st.reason == stopByPerson {
-			t.notice(sysmsg.StoppedBeforeStart{By: st.stopper})
-		}
-		return
-	}
-	if t.shutting {
-		// The gateway began shutting down while the agent started: the
-		// prompt never runs (the shutdown tells the thread), and this
-		// agent may have come after the shutdown stopped the thread's.
-		proc := t.proc
-		w := t.dropProcessLocked()
-		t.mu.Unlock()
-		t.stopProcess(proc, w)
-		return
-	}
-	t.policy = policy
-	if t.reaper != nil {
-		t.reaper.Stop()
-	}
+	t.cur = &turn{started: at, prompt: prompt, sess: sess}
 	t.proj.SetSettings(policy.Stream)
 	t.runner.Do(func(l *dispatch.Lane) { l.SetStream(policy.Stream) })
-	t.turn = tu
-	if d := t.r.o.Limits.StallTimeout; d > 0 {
-		tu.stall = stallWatch{after: d, last: tu.started}
-		tu.stallTimer = time.AfterFunc(d, func() { t.checkStall(tu) })
-	}
-	t.turnSeq++
-	t.tr.UserPrompt(prompt, tu.started)
+	t.tr.UserPrompt(prompt, at)
 	outs := t.proj.BeginTurn(nil)
 	t.runner.BeginTurn()
 	t.runner.Push(outs...)
-	t.mu.Unlock()
-	t.markRunning(sess.ID, tu.started)
-
-	// Not ctx: cancelling the Prompt's context makes the SDK drop the
-	// agent's answer. Stops go through session/cancel; shutdown too.
-	stop, err := sess.Prompt(context.WithoutCancel(ctx), prompt, images...)
-	t.endTurn(tu, sess, stop, err)
+	t.markRunning(sess.ID, at)
+	t.r.wg.Go(func() {
+		// Not the router's context: cancelling the Prompt's context
+		// makes the SDK drop the agent's answer. Stops go through
+		// session/cancel; shutdown too.
+		stop, err := sess.Prompt(context.WithoutCancel(t.r.ctx), prompt, images...)
+		t.inbox.send(turnDoneEv{stop: stop, err: err})
+	})
 }
 
+func isExited(err error) bool { return errors.Is(err, agent.ErrExited) }
+
 // endTurn closes the turn: projector, lane, records.
-func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) {
-	t.mu.Lock()
-	if tu.grace != nil {
-		tu.grace.Stop()
-	}
-	if tu.stallTimer != nil {
-		tu.stallTimer.Stop()
-	}
-	exited := errors.Is(err, agent.ErrExited)
+func (t *thread) endTurn(o TurnOutcome) {
+	tu := t.cur
+	t.cur = nil
+	sess := tu.sess
+	stop, err := o.StopReason, o.Err
 	errText := ""
-	if err != nil && tu.stopper == "" {
-		if exited {
+	if err != nil && o.Stopper == "" {
+		if isExited(err) {
 			errText = sysmsg.Crashed{Exit: describeExit(err)}.Reason()
 		} else {
 			errText = err.Error()
 		}
 	}
-	if err != nil && tu.stopper != "" {
+	if err != nil && o.Stopper != "" {
 		stop = "cancelled"
 	}
+	now := time.Now()
 	turnRec := store.Turn{
-		Thread: t.ref, SessionID: sess.ID, Seq: t.turnSeq, StopReason: stop, Error: errText,
-		Started: tu.started, Ended: time.Now(),
+		Thread: t.ref, SessionID: sess.ID, Seq: o.Seq, StopReason: stop, Error: errText,
+		Started: tu.started, Ended: now,
 		PromptChars: len([]rune(tu.prompt)), ReplyChars: len([]rune(t.proj.TurnText())),
 	}
 	if u, frames := t.proj.TurnUsage(); frames > 0 {
 		turnRec.Used, turnRec.Size, turnRec.UsedKnown, turnRec.SizeKnown = u.Used, u.Size, u.UsedKnown, u.SizeKnown
 		turnRec.Cost, turnRec.Currency, turnRec.CostKnown = u.Cost, u.Currency, u.CostKnown
 	}
-	if tu.stopper != "" {
-		t.proj.StopTurn(sysmsg.Stopped{By: tu.stopper, Interrupt: tu.reason == stopByInterrupt, Killed: tu.killed, Grace: t.r.o.Abort.Grace})
+	if o.Stopper != "" {
+		t.proj.StopTurn(sysmsg.Stopped{By: o.Stopper, Interrupt: o.Interrupted, Killed: o.Killed, Grace: t.m.cfg.Grace})
 	}
 	outs := t.proj.EndTurn(stop, errText, nil)
 	recorded := make(chan struct{})
 	if t.r.o.OnTurnEnd != nil { // only the hook waits for the records
-		t.recording = append(t.recording, recorded)
+		select {
+		case t.recording <- recorded:
+		default: // very far behind: the hook does not wait
+		}
 	}
-	t.pushEnd(tu, outs)
+	t.pushEnd(o.Ack, outs)
 	dirty := t.tr.Dirty()
 	t.tr.MarkClean()
 	title := t.proj.Title()
-	var gone *agent.Process // the process has exited: its log is closed below
-	var goneLog *eventlog.Writer
-	if exited || t.proc == nil || t.proc.Err() != nil {
-		gone = t.proc
-		goneLog = t.dropProcessLocked()
-	}
 	evlog := t.evlog
-	cut := t.shutting // the shutdown tells the thread and clears the mark
-	t.turn = nil
-	t.idleAt = time.Now()
-	t.armReaperLocked()
-	t.mu.Unlock()
-	close(tu.finished)
 	if f := t.r.o.OnTurnFinished; f != nil {
 		f(t.ref, stop, err)
 	}
-	// An agent idle now gives way to a thread waiting for a slot.
-	t.r.giveWay()
+	// An agent idle now gives way to a thread waiting for a slot (not
+	// on the owner: the reaped agent may be this thread's).
+	t.r.wg.Go(t.r.giveWay)
 
 	ctx := context.Background()
 	st := t.r.o.Store
@@ -402,7 +298,9 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 	close(recorded)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if !cut {
+	// A turn the shutdown cut off keeps its mark unless the thread was
+	// told (a deleted thread's too: nobody is left to tell).
+	if !o.Cut || t.told {
 		if err := st.ClearTurnRunning(ctx, t.ref, tu.started); err != nil {
 			t.r.log.Warn("cannot clear the turn's running mark", "thread", t.ref, "err", err)
 		}
@@ -425,14 +323,10 @@ func (t *thread) endTurn(tu *turn, sess *agent.Session, stop string, err error) 
 			t.r.log.Warn("cannot sync the event log", "thread", t.ref, "err", err)
 		}
 	}
-	t.closeLogAfterExit(gone, goneLog)
 }
 
-// Update is the agent's Handler: the tap's goroutine hands every update
-// over here. It never blocks: the projector is fast and the lane queues.
-func (t *thread) Update(u projector.Update, history bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+// update is an update from the agent's tap (Update).
+func (t *thread) update(u projector.Update, history bool) {
 	if history {
 		// Replayed by session/load: already in the thread and the
 		// transcript (kept from the earlier run), not new output.
@@ -444,10 +338,8 @@ func (t *thread) Update(u projector.Update, history bool) {
 	if t.tr != nil {
 		t.tr.Apply(u)
 	}
-	if tu := t.turn; tu != nil && tu.stallTimer != nil && tu.stall.output(time.Now()) {
-		tu.stallTimer.Reset(tu.stall.after)
-	}
-	if t.turn != nil && t.turn.stopper != "" {
+	t.apply(AgentOutput{})
+	if t.m.Stopped() {
 		// Stopped: what the agent still says is recorded, not shown.
 		if f := t.r.o.OnUpdate; f != nil {
 			tag := u.RawTag
@@ -474,147 +366,14 @@ func (t *thread) Update(u projector.Update, history bool) {
 	}
 }
 
-// checkStall tells the thread, once per silence, that the agent of tu has
-// said nothing for Limits.StallTimeout. Time spent waiting for people to
-// answer a permission prompt is not the agent's silence.
-func (t *thread) checkStall(tu *turn) {
-	if !t.r.enter() {
-		return
-	}
-	defer t.r.wg.Done()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.turn != tu {
-		return
-	}
-	now := time.Now()
-	if len(t.prompts) > 0 {
-		tu.stall.output(now)
-	}
-	tell, next := tu.stall.check(now)
-	if next > 0 {
-		tu.stallTimer.Reset(next)
-	}
-	if tell {
-		t.laneNotice(sysmsg.Stalled{For: tu.stall.after})
-	}
-}
-
-// idleSince reports when the thread's agent became idle, if it has a live
-// idle agent.
-func (t *thread) idleSince() (time.Time, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.proc == nil || t.turn != nil || len(t.queue) > 0 {
-		return time.Time{}, false
-	}
-	return t.idleAt, true
-}
-
-// armReaperLocked stops the agent after the idle timeout.
-func (t *thread) armReaperLocked() {
-	d := t.r.o.Limits.IdleTimeout
-	if d <= 0 || t.proc == nil {
-		return
-	}
-	if t.reaper != nil {
-		t.reaper.Stop()
-	}
-	t.reaper = time.AfterFunc(d, func() {
-		// Owned by the router like every goroutine: none after shutdown.
-		if !t.r.enter() {
-			return
-		}
-		defer t.r.wg.Done()
-		t.reap("idle for " + d.String())
-	})
-}
-
-// reap stops an idle agent process; the binding stays, so the next message
-// resumes the session. It returns false if the agent was not idle.
-func (t *thread) reap(why string) bool {
-	t.mu.Lock()
-	if t.proc == nil || t.turn != nil || len(t.queue) > 0 {
-		t.mu.Unlock()
-		return false
-	}
-	proc := t.proc
-	w := t.dropProcessLocked()
-	t.mu.Unlock()
-	t.r.log.Info("stopping idle agent", "thread", t.ref, "why", why)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*t.r.o.Limits.StopGrace)
-	defer cancel()
-	if err := proc.Stop(ctx); err != nil {
-		proc.Kill()
-	}
-	t.closeLogAfterExit(proc, w)
-	return true
-}
-
-// shutdown cancels the running turn and stops the agent (gateway exit).
-// A thread whose turn (or agent start) it cuts off is told so at once,
-// straight through the adapter, within shutdownGrace; when that fails the
-// turn's running mark stays in the store and the next start tells the
-// thread. It reports whether it cut a turn off and stopped an agent.
-func (t *thread) shutdown() (cut, stopped bool) {
-	t.mu.Lock()
-	t.shutting = true
-	t.queue = nil
-	tu, sess, proc := t.turn, t.sess, t.proc
-	cut, stopped = tu != nil || t.starting, proc != nil
-	if t.cancelStart != nil {
-		t.cancelStart()
-	}
-	if t.reaper != nil {
-		t.reaper.Stop()
-	}
-	t.mu.Unlock()
-	// The lane has stopped with the router's context: what the thread
-	// is told now goes straight to the adapter, within shutdownGrace.
-	ctx, cancel := context.WithTimeout(context.Background(), t.r.shutdownGrace())
-	defer cancel()
-	told := false
-	if cut {
-		err := postWithin(ctx, t.ad, t.ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(sysmsg.Interrupted{})})
-		if err != nil {
-			t.r.log.Warn("cannot tell the thread its turn was interrupted; the next start does", "thread", t.ref, "err", err)
-		}
-		told = err == nil
-	}
-	for _, p := range t.allPending() {
-		t.expireAtShutdown(ctx, p)
-	}
-	if tu != nil && sess != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_ = sess.Cancel(ctx)
-		cancel()
-		timer := time.NewTimer(t.r.o.Abort.Grace)
-		select {
-		case <-tu.finished:
-		case <-timer.C:
-			proc.Kill()
-			<-tu.finished
-		}
-		timer.Stop()
-	}
-	if tu != nil && told {
-		// After the turn's end: its mark was written before its prompt.
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		if err := t.r.o.Store.ClearTurnRunning(sctx, t.ref, tu.started); err != nil {
-			t.r.log.Warn("cannot clear the turn's running mark", "thread", t.ref, "err", err)
-		}
-		cancel()
-	}
-	t.mu.Lock()
-	proc = t.proc
-	w := t.dropProcessLocked()
-	t.mu.Unlock()
-	t.stopProcess(proc, w)
-	return cut, stopped || proc != nil
+// Update is the agent's Handler: the tap's goroutine hands every update
+// over to the owner. It never blocks.
+func (t *thread) Update(u projector.Update, history bool) {
+	t.inbox.send(updateEv{u: u, history: history})
 }
 
 // stopProcess stops proc, a process the thread dropped, and then closes
-// its event log w. Either may be nil.
+// its event log w. Either may be nil. It blocks.
 func (t *thread) stopProcess(proc *agent.Process, w *eventlog.Writer) {
 	if proc != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 4*t.r.o.Limits.StopGrace)

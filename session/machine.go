@@ -1,0 +1,570 @@
+package session
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/sysmsg"
+)
+
+// Machine is the state of one thread, as a pure state machine: its queue,
+// the start under way, the running turn and its stop, the pending
+// permission prompts, the agent's phase, its idle time, and the shutdown.
+// Apply takes an event and the time, and returns the effects to perform
+// and when to call again (Tick); it does no I/O, reads no clock and
+// starts nothing, so tests drive it on virtual time. It is not safe for
+// concurrent use: the thread's owner goroutine is its only caller.
+type Machine struct {
+	cfg      MachineConfig
+	queue    []channels.Inbound
+	agent    AgentPhase
+	start    *starting // from taking a message off the queue until its turn began or its start ended
+	turn     *running  // the running turn, nil when none
+	prompts  []waiting // pending permission prompts, oldest first
+	idleAt   time.Time // when the last turn ended
+	reapAt   time.Time // when the idle agent is stopped; zero: not armed
+	shutting bool
+	forgot   bool // the thread was deleted (Forget)
+	exited   bool // Exit was given
+	seq      int  // turns begun
+	// evictAt is when the bare thread is dropped (zero: not armed);
+	// checking: CheckLane was given and LaneIdle not yet applied.
+	evictAt  time.Time
+	checking bool
+}
+
+// AgentPhase is where the thread's agent process is.
+type AgentPhase uint8
+
+// The phases of the agent process.
+const (
+	AgentNone     AgentPhase = iota // no process
+	AgentStarting                   // being started (StartAgent)
+	AgentReady                      // running, its session ready
+	AgentExited                     // exited or killed while a turn ran; dropped at the turn's end
+)
+
+func (p AgentPhase) String() string {
+	switch p {
+	case AgentNone:
+		return "none"
+	case AgentStarting:
+		return "starting"
+	case AgentReady:
+		return "ready"
+	case AgentExited:
+		return "exited"
+	}
+	return fmt.Sprintf("AgentPhase(%d)", uint8(p))
+}
+
+type starting struct {
+	in       channels.Inbound
+	deadline time.Time // the start timeout; zero until SlotTaken
+	timedOut bool
+	stop     *stopping
+}
+
+type running struct {
+	in      channels.Inbound
+	seq     int
+	started time.Time
+	stop    *stopping
+	stall   stallWatch
+	killAt  time.Time // the shutdown's kill; zero when not shutting down
+}
+
+type stopping struct {
+	by        string
+	author    channels.Author
+	interrupt bool
+	ack       string
+	deadline  time.Time // the kill, unless the turn ended
+	killed    bool
+}
+
+type waiting struct {
+	id      string
+	expires time.Time
+}
+
+// NewMachine returns the machine of an idle thread with no agent.
+func NewMachine(cfg MachineConfig) *Machine {
+	return &Machine{cfg: cfg}
+}
+
+// Apply applies e at now. It returns the effects to perform, in order,
+// and the time of its next deadline (zero: none), at which the owner
+// applies Tick.
+func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effect) {
+	var fx []Effect
+	switch e := e.(type) {
+	case PromptIn:
+		fx = m.prompt(now, e, fx)
+	case StopIn:
+		if !m.shutting {
+			fx = m.stop(now, e.By, e.Interrupt, fx)
+		}
+	case SlotTaken:
+		if s := m.start; s != nil && m.cfg.StartTimeout > 0 && s.deadline.IsZero() {
+			s.deadline = now.Add(m.cfg.StartTimeout)
+		}
+	case AgentStarted:
+		fx = m.started(now, e, fx)
+	case TurnDone:
+		fx = m.turnDone(now, e, fx)
+	case AgentOutput:
+		if m.turn != nil {
+			m.turn.stall.output(now)
+		}
+	case ProcessExited:
+		fx = m.agentExited(fx)
+	case PermissionAsked:
+		if m.shutting || (m.turn != nil && m.turn.stop != nil) {
+			// Asked after a stop (or the shutdown): nobody is shown the
+			// question.
+			fx = append(fx, SettlePrompt{ID: e.ID, Status: store.PromptCancelled, Unshown: true})
+			break
+		}
+		m.prompts = append(m.prompts, waiting{id: e.ID, expires: now.Add(e.Timeout)})
+		fx = append(fx, ShowPrompt{ID: e.ID})
+	case PermissionAnswer:
+		switch {
+		case !m.Pending(e.ID):
+			fx = append(fx, PromptNotWaiting{ID: e.ID})
+		case !e.Approver:
+			fx = append(fx, NotApprover{ID: e.ID})
+		default:
+			m.dropPrompt(e.ID)
+			fx = append(fx, SettlePrompt{ID: e.ID, Status: store.PromptAnswered, Option: e.Option, By: e.By})
+		}
+	case PermissionUnshown:
+		if m.dropPrompt(e.ID) {
+			fx = append(fx, SettlePrompt{ID: e.ID, Status: store.PromptCancelled, NotShown: true})
+		}
+	case PermissionWithdrawn:
+		if m.dropPrompt(e.ID) {
+			fx = append(fx, SettlePrompt{ID: e.ID, Status: store.PromptCancelled, By: channels.Author{Name: sysmsg.TheAgent}})
+		}
+	case ReapIdle:
+		fx = m.reap(e.Why, fx)
+	case Shutdown:
+		fx = m.shutdown(now, fx)
+	case Forget:
+		fx = m.forget(now, e.By, fx)
+	case Tick:
+	case Configure:
+		m.cfg = e.Config
+	case LaneIdle:
+		if m.checking {
+			m.checking = false
+			if e.Idle && m.bare() {
+				fx = append(fx, Evict{})
+			}
+		}
+	default:
+		panic(fmt.Errorf("session: unknown event %T", e))
+	}
+	fx = m.due(now, fx)
+	fx = m.next(now, fx)
+	m.armEviction(now)
+	return m.wake(), fx
+}
+
+// bare reports whether the thread holds nothing: no agent, no message
+// running or queued, no prompt, no shutdown.
+func (m *Machine) bare() bool {
+	return m.agent == AgentNone && !m.Active() && len(m.queue) == 0 && len(m.prompts) == 0 && !m.shutting
+}
+
+// armEviction arms the eviction of a bare thread, and disarms it when
+// the thread holds something again.
+func (m *Machine) armEviction(now time.Time) {
+	switch {
+	case !m.bare():
+		m.evictAt, m.checking = time.Time{}, false
+	case m.evictAt.IsZero() && !m.checking && m.cfg.EvictAfter > 0:
+		m.evictAt = now.Add(m.cfg.EvictAfter)
+	}
+}
+
+// prompt queues a message under the busy policy.
+func (m *Machine) prompt(now time.Time, e PromptIn, fx []Effect) []Effect {
+	if m.shutting {
+		return fx
+	}
+	active := m.Active()
+	ahead := len(m.queue)
+	m.queue = append(m.queue, e.In)
+	switch {
+	case active && m.cfg.Busy == BusyInterrupt:
+		fx = m.stop(now, e.In.Author, true, fx)
+	case (active || ahead > 0) && !e.Caught:
+		if active {
+			ahead++
+		}
+		fx = append(fx, Notify{Notice: sysmsg.Queued{Ahead: ahead}})
+	}
+	return fx
+}
+
+// stop is the cancel contract (package abort): a person's stop drops the
+// queue; pending prompts are cancelled; a running turn is cancelled and
+// its agent killed after the grace period; a start under way is given up.
+func (m *Machine) stop(now time.Time, by channels.Author, interrupt bool, fx []Effect) []Effect {
+	dropped := 0
+	if !interrupt {
+		dropped = len(m.queue)
+		m.queue = nil
+	}
+	st := &stopping{by: displayName(by), author: by, interrupt: interrupt}
+	switch {
+	case m.turn != nil && m.turn.stop == nil:
+		tu := m.turn
+		st.ack = fmt.Sprintf("stop-%d", tu.seq)
+		st.deadline = now.Add(m.cfg.Grace)
+		tu.stop = st
+		// Said at once, whatever the agent does with the cancel.
+		fx = append(fx, Notify{Notice: sysmsg.Stopping{}, Key: st.ack})
+		fx = m.cancelPrompts(by, fx)
+		fx = append(fx, StopTyping{}, CancelTurn{})
+	case m.turn != nil:
+		fx = m.cancelPrompts(by, fx) // a second stop while the first is in progress
+	case m.start != nil && m.start.stop == nil:
+		m.start.stop = st
+		fx = append(fx, CancelStart{})
+		fx = m.cancelPrompts(by, fx)
+		fx = append(fx, StopTyping{}) // AgentStarted tells the thread
+	case m.start != nil:
+		fx = m.cancelPrompts(by, fx)
+	default:
+		fx = m.cancelPrompts(by, fx)
+		if !interrupt {
+			fx = append(fx, Notify{Notice: sysmsg.NothingRunning{Dropped: dropped}})
+		}
+	}
+	return fx
+}
+
+func (m *Machine) cancelPrompts(by channels.Author, fx []Effect) []Effect {
+	for _, p := range m.prompts {
+		fx = append(fx, SettlePrompt{ID: p.id, Status: store.PromptCancelled, By: by})
+	}
+	m.prompts = nil
+	return fx
+}
+
+// started ends a start: the turn begins, or the thread is told why not.
+func (m *Machine) started(now time.Time, e AgentStarted, fx []Effect) []Effect {
+	s := m.start
+	if s == nil {
+		return fx
+	}
+	m.start = nil
+	if e.Err != nil {
+		if m.agent == AgentStarting {
+			m.agent = AgentNone
+		}
+		fx = append(fx, StopTyping{})
+		switch {
+		case s.stop != nil:
+			if !s.stop.interrupt {
+				fx = append(fx, Notify{Notice: sysmsg.StoppedBeforeStart{By: s.stop.by}})
+			}
+		case s.timedOut:
+			fx = append(fx, Notify{Notice: sysmsg.StartTimeout{After: m.cfg.StartTimeout}})
+		case m.shutting:
+		default:
+			fx = append(fx, Notify{Notice: sysmsg.StartFailed{Err: e.Err.Error()}})
+		}
+		return fx
+	}
+	m.agent = AgentReady
+	switch {
+	case s.stop != nil:
+		// Stopped while the agent was starting: the prompt never runs.
+		if !s.stop.interrupt {
+			fx = append(fx, Notify{Notice: sysmsg.StoppedBeforeStart{By: s.stop.by}})
+		}
+		m.idle(now)
+	case m.shutting:
+		// The prompt never runs (the shutdown tells the thread).
+		m.agent = AgentNone
+		fx = append(fx, StopAgent{Why: "shutdown"})
+	default:
+		m.seq++
+		m.turn = &running{in: s.in, seq: m.seq, started: now}
+		if m.cfg.StallTimeout > 0 {
+			m.turn.stall = stallWatch{after: m.cfg.StallTimeout, last: now}
+		}
+		m.reapAt = time.Time{}
+		fx = append(fx, BeginTurn{In: s.in, Seq: m.seq, At: now})
+	}
+	return fx
+}
+
+// turnDone closes the running turn.
+func (m *Machine) turnDone(now time.Time, e TurnDone, fx []Effect) []Effect {
+	tu := m.turn
+	if tu == nil {
+		return fx
+	}
+	m.turn = nil
+	out := TurnOutcome{Seq: tu.seq, Started: tu.started, StopReason: e.StopReason, Err: e.Err, Exited: e.Exited, Cut: m.shutting && !m.forgot, Forgotten: m.forgot}
+	if st := tu.stop; st != nil {
+		out.Stopper, out.Interrupted, out.Killed, out.Ack = st.by, st.interrupt, st.killed, st.ack
+	}
+	fx = append(fx, EndTurn{Turn: out})
+	if e.Exited || m.agent == AgentExited {
+		m.agent = AgentNone
+		fx = append(fx, DropAgent{})
+	}
+	m.idle(now)
+	return fx
+}
+
+// idle notes that the thread became idle at now and arms the reaper.
+func (m *Machine) idle(now time.Time) {
+	m.idleAt = now
+	m.reapAt = time.Time{}
+	if m.agent == AgentReady && m.cfg.IdleTimeout > 0 {
+		m.reapAt = now.Add(m.cfg.IdleTimeout)
+	}
+}
+
+func (m *Machine) agentExited(fx []Effect) []Effect {
+	switch {
+	case m.agent != AgentReady:
+	case m.turn != nil:
+		m.agent = AgentExited // TurnDone follows
+	default:
+		m.agent = AgentNone
+		m.reapAt = time.Time{}
+		fx = append(fx, DropAgent{})
+	}
+	return fx
+}
+
+// reap stops an idle agent.
+func (m *Machine) reap(why string, fx []Effect) []Effect {
+	if _, ok := m.IdleSince(); !ok {
+		return fx
+	}
+	m.agent = AgentNone
+	m.reapAt = time.Time{}
+	return append(fx, StopAgent{Why: why})
+}
+
+// shutdown cuts the thread off: queue dropped, start given up, turn
+// cancelled (its agent killed after the grace period), prompts expired.
+func (m *Machine) shutdown(now time.Time, fx []Effect) []Effect {
+	if m.shutting {
+		return fx
+	}
+	m.shutting = true
+	m.queue = nil
+	m.reapAt = time.Time{}
+	if m.start != nil {
+		fx = append(fx, CancelStart{})
+	}
+	if m.turn != nil || m.start != nil {
+		fx = append(fx, TellInterrupted{})
+	}
+	for _, p := range m.prompts {
+		fx = append(fx, SettlePrompt{ID: p.id, Status: store.PromptExpired, Shutdown: true})
+	}
+	m.prompts = nil
+	if m.turn != nil {
+		m.turn.killAt = now.Add(m.cfg.Grace)
+		fx = append(fx, CancelTurn{})
+	}
+	return fx
+}
+
+// forget ends a deleted thread silently: queue dropped, start given up,
+// turn stopped (its agent killed after the grace period), prompts
+// cancelled; the shutdown's end follows once nothing runs.
+func (m *Machine) forget(now time.Time, by channels.Author, fx []Effect) []Effect {
+	if m.shutting {
+		return fx
+	}
+	m.shutting, m.forgot = true, true
+	m.queue = nil
+	m.reapAt = time.Time{}
+	if m.start != nil {
+		fx = append(fx, CancelStart{})
+	}
+	fx = m.cancelPrompts(by, fx)
+	if tu := m.turn; tu != nil && tu.stop == nil {
+		// What the agent still says is not shown.
+		tu.stop = &stopping{by: displayName(by), author: by, deadline: now.Add(m.cfg.Grace)}
+		fx = append(fx, CancelTurn{})
+	}
+	return fx
+}
+
+// due performs what falls due at now: prompts expire, stopped agents are
+// killed, silences told, starts given up, idle agents stopped; and the
+// shutdown ends once nothing runs.
+func (m *Machine) due(now time.Time, fx []Effect) []Effect {
+	for len(m.prompts) > 0 {
+		i := m.firstExpiry()
+		if now.Before(m.prompts[i].expires) {
+			break
+		}
+		id := m.prompts[i].id
+		m.dropPrompt(id)
+		fx = append(fx, SettlePrompt{ID: id, Status: store.PromptExpired})
+	}
+	if tu := m.turn; tu != nil {
+		if st := tu.stop; st != nil && !st.killed && !now.Before(st.deadline) {
+			st.killed = true
+			m.agent = AgentExited
+			fx = append(fx, KillAgent{})
+		}
+		if !tu.killAt.IsZero() && !now.Before(tu.killAt) {
+			tu.killAt = time.Time{}
+			m.agent = AgentExited
+			fx = append(fx, KillAgent{})
+		}
+		if tu.stall.after > 0 {
+			if len(m.prompts) > 0 {
+				// Waiting for people is not the agent's silence.
+				tu.stall.output(now)
+			}
+			if tell, _ := tu.stall.check(now); tell {
+				fx = append(fx, Notify{Notice: sysmsg.Stalled{For: tu.stall.after}, InTurn: true})
+			}
+		}
+	}
+	if s := m.start; s != nil && !s.timedOut && s.stop == nil && !s.deadline.IsZero() && !now.Before(s.deadline) {
+		s.timedOut = true
+		fx = append(fx, CancelStart{Timeout: true})
+	}
+	if !m.reapAt.IsZero() && !now.Before(m.reapAt) {
+		fx = m.reap("idle for "+m.cfg.IdleTimeout.String(), fx)
+	}
+	if !m.evictAt.IsZero() && !now.Before(m.evictAt) && m.bare() {
+		m.evictAt, m.checking = time.Time{}, true
+		fx = append(fx, CheckLane{})
+	}
+	if m.shutting && !m.exited && m.turn == nil && m.start == nil {
+		m.exited = true
+		if m.agent != AgentNone {
+			m.agent = AgentNone
+			fx = append(fx, StopAgent{Why: "shutdown"})
+		}
+		fx = append(fx, Exit{})
+	}
+	return fx
+}
+
+// next takes the next message off the queue when nothing runs.
+func (m *Machine) next(now time.Time, fx []Effect) []Effect {
+	if m.shutting || m.Active() || len(m.queue) == 0 {
+		return fx
+	}
+	in := m.queue[0]
+	m.queue = m.queue[1:]
+	m.start = &starting{in: in}
+	m.reapAt = time.Time{}
+	need := m.agent != AgentReady
+	if m.agent == AgentNone {
+		m.agent = AgentStarting
+	}
+	return append(fx, StartAgent{In: in, NeedProcess: need})
+}
+
+// wake returns the earliest deadline, zero if none.
+func (m *Machine) wake() time.Time {
+	var w time.Time
+	at := func(t time.Time) {
+		if !t.IsZero() && (w.IsZero() || t.Before(w)) {
+			w = t
+		}
+	}
+	if len(m.prompts) > 0 {
+		at(m.prompts[m.firstExpiry()].expires)
+	}
+	if tu := m.turn; tu != nil {
+		if st := tu.stop; st != nil && !st.killed {
+			at(st.deadline)
+		}
+		at(tu.killAt)
+		if tu.stall.after > 0 && !tu.stall.told {
+			at(tu.stall.last.Add(tu.stall.after))
+		}
+	}
+	if s := m.start; s != nil && !s.timedOut && s.stop == nil {
+		at(s.deadline)
+	}
+	at(m.reapAt)
+	at(m.evictAt)
+	return w
+}
+
+func (m *Machine) firstExpiry() int {
+	first := 0
+	for i, p := range m.prompts {
+		if p.expires.Before(m.prompts[first].expires) {
+			first = i
+		}
+	}
+	return first
+}
+
+func (m *Machine) dropPrompt(id string) bool {
+	for i, p := range m.prompts {
+		if p.id == id {
+			m.prompts = append(m.prompts[:i], m.prompts[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// Active reports whether a message is being run: from taking it off the
+// queue until its turn ended (the agent may still be starting).
+func (m *Machine) Active() bool { return m.start != nil || m.turn != nil }
+
+// Stopped reports whether the running turn has been stopped: what the
+// agent still says is recorded, not shown.
+func (m *Machine) Stopped() bool { return m.turn != nil && m.turn.stop != nil }
+
+// Pending reports whether prompt id waits for an answer.
+func (m *Machine) Pending(id string) bool {
+	for _, p := range m.prompts {
+		if p.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// OldestPrompt returns the id of the oldest pending prompt, "" if none.
+func (m *Machine) OldestPrompt() string {
+	if len(m.prompts) == 0 {
+		return ""
+	}
+	return m.prompts[0].id
+}
+
+// Agent returns the agent's phase.
+func (m *Machine) Agent() AgentPhase { return m.agent }
+
+// Queued returns how many messages wait.
+func (m *Machine) Queued() int { return len(m.queue) }
+
+// IdleSince reports when the thread's agent became idle, if it has a live
+// idle agent.
+func (m *Machine) IdleSince() (time.Time, bool) {
+	if m.agent != AgentReady || m.Active() || len(m.queue) > 0 || m.shutting {
+		return time.Time{}, false
+	}
+	return m.idleAt, true
+}
+
+// Exited reports whether the thread is done (Exit was given).
+func (m *Machine) Exited() bool { return m.exited }

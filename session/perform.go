@@ -1,0 +1,146 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/dispatch"
+	"github.com/acpgw/gateway/eventlog"
+	"github.com/acpgw/gateway/sysmsg"
+)
+
+// perform does what the machine asked for, on the owner's goroutine.
+// What may block long runs on a child goroutine that reports back.
+func (t *thread) perform(f Effect) {
+	switch f := f.(type) {
+	case StartAgent:
+		t.startAgent(f.In, f.NeedProcess)
+	case CancelStart:
+		if t.cancelStart != nil {
+			t.cancelStart()
+		}
+	case BeginTurn:
+		t.beginTurn(f.In, f.At)
+	case CancelTurn:
+		if sess := t.sess; sess != nil {
+			// Apart from the owner: an agent with a full stdin must not
+			// block it.
+			t.r.wg.Go(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if err := sess.Cancel(ctx); err != nil {
+					t.r.log.Warn("session/cancel failed; the agent is killed after the grace period", "thread", t.ref, "err", err)
+				}
+			})
+		}
+	case KillAgent:
+		if t.proc != nil {
+			t.r.log.Warn("the agent ignored session/cancel; killing it", "thread", t.ref, "grace", t.m.cfg.Grace)
+			t.proc.Kill()
+		}
+	case StopAgent:
+		proc := t.proc
+		w := t.dropProcess()
+		if proc == nil {
+			break
+		}
+		if f.Why == "shutdown" {
+			// The owner returns next: the thread's end (a shutdown, a
+			// deleted thread) waits for its agent to be gone.
+			t.stopped = true
+			t.stopProcess(proc, w)
+			break
+		}
+		t.r.log.Info("stopping idle agent", "thread", t.ref, "why", f.Why)
+		t.r.wg.Go(func() { t.stopProcess(proc, w) })
+	case DropAgent:
+		proc := t.proc
+		w := t.dropProcess()
+		t.r.wg.Go(func() { t.closeLogAfterExit(proc, w) })
+	case StopTyping:
+		t.runner.Do(stopTyping)
+	case Notify:
+		t.tell(f)
+	case ShowPrompt:
+		if p := t.prompts[f.ID]; p != nil {
+			t.showPrompt(p)
+		}
+	case SettlePrompt:
+		if p := t.prompts[f.ID]; p != nil {
+			t.settle(p, f)
+		}
+	case PromptNotWaiting:
+		if in := t.replyTo; in != nil {
+			t.r.reply(context.Background(), t.ad, *in, sysmsg.RefusePromptGone)
+		}
+	case NotApprover:
+		if in := t.replyTo; in != nil {
+			t.r.reply(context.Background(), t.ad, *in, sysmsg.RefuseNotApprover)
+		}
+	case EndTurn:
+		t.endTurn(f.Turn)
+	case TellInterrupted:
+		t.tellInterrupted()
+	case Exit:
+	case CheckLane:
+		t.runner.Do(func(l *dispatch.Lane) { t.inbox.send(LaneIdle{Idle: l.Idle()}) })
+	case Evict:
+		t.evicted = t.r.evict(t)
+	default:
+		t.r.log.Error("unknown effect", "thread", t.ref, "effect", fmt.Sprintf("%T", f))
+	}
+}
+
+// tell posts a notice the machine gave.
+func (t *thread) tell(f Notify) {
+	switch n := f.Notice.(type) {
+	case sysmsg.StartTimeout:
+		t.r.log.Error("the agent did not start in time", "thread", t.ref, "timeout", n.After)
+	case sysmsg.StartFailed:
+		if t.r.ctx.Err() != nil {
+			return // shutting down
+		}
+		t.r.log.Error("cannot start the agent", "thread", t.ref, "err", n.Err)
+	}
+	switch {
+	case f.InTurn:
+		t.laneNotice(f.Notice)
+	case f.Key != "":
+		// Said at once; the turn's final notice replaces it (pushEnd).
+		t.runner.Notice(f.Key, sysmsg.Text(f.Notice))
+	default:
+		t.notice(f.Notice)
+	}
+}
+
+// tellInterrupted tells the thread, straight through the adapter (its
+// lane stopped with the router's context), that the shutdown cut its
+// turn off, within shutdownGrace. When that fails the turn's running mark
+// stays in the store and the next start tells the thread.
+func (t *thread) tellInterrupted() {
+	t.cut = true
+	ctx, cancel := context.WithTimeout(context.Background(), t.r.shutdownGrace())
+	defer cancel()
+	err := postWithin(ctx, t.ad, t.ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(sysmsg.Interrupted{})})
+	if err != nil {
+		t.r.log.Warn("cannot tell the thread its turn was interrupted; the next start does", "thread", t.ref, "err", err)
+	}
+	t.told = err == nil
+}
+
+// dropProcess forgets the process (it has exited or is being stopped)
+// and frees the slot. It returns the process's event log, which the
+// caller closes with closeLogAfterExit once the process is stopped: an
+// agent may write its last frames while it stops.
+func (t *thread) dropProcess() *eventlog.Writer {
+	w := t.evlog
+	t.evlog = nil
+	t.proc, t.sess = nil, nil
+	if t.slot {
+		t.slot = false
+		t.r.release()
+	}
+	return w
+}
