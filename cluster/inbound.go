@@ -26,8 +26,8 @@ type Event struct {
 	// Data is the event itself, encoded by the edge.
 	Data []byte
 	// Seq is the event's sequence in the inbound stream (set on
-	// delivery): events of one thread reach its owner from the stream
-	// and forwarded by other workers, so the owner orders them by Seq.
+	// delivery, and carried when forwarded). The Router hands events out
+	// one at a time, so an owner gets a thread's events in Seq order.
 	Seq uint64
 }
 

@@ -83,10 +83,16 @@ func (r *Router) Run(ctx context.Context) error {
 		return fmt.Errorf("cluster: worker subject: %w", err)
 	}
 	defer sub.Unsubscribe()
+	// One event at a time across the cluster (MaxAckPending 1): the
+	// next is delivered once this one was handed to its owner, so a
+	// thread's events reach its owner in stream order even when two
+	// workers take them. Handing over is quick (a local handler, or one
+	// request to the owner), far above a chat's inbound rate.
 	cons, err := r.o.Inbound.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-		Durable:   Consumer,
-		AckPolicy: jetstream.AckExplicitPolicy,
-		AckWait:   30 * time.Second,
+		Durable:       Consumer,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       30 * time.Second,
+		MaxAckPending: 1,
 	})
 	if err != nil {
 		return fmt.Errorf("cluster: inbound consumer: %w", err)
