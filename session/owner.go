@@ -141,6 +141,9 @@ type (
 func (t *thread) run() {
 	defer close(t.done)
 	defer t.runner.Close()
+	if t.reacts != nil {
+		defer t.reacts.Close()
+	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
