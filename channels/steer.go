@@ -214,6 +214,12 @@ const (
 	ReactStop = "🛑"
 )
 
+// IsStopReaction reports whether emoji is ReactStop, with or without the
+// emoji variation selector.
+func IsStopReaction(emoji string) bool {
+	return emoji == ReactStop || emoji == ReactStop+"\ufe0f"
+}
+
 // TurnEnder is implemented by adapters that want to hear when a turn's
 // last output has been delivered in thread t (Slack closes its open
 // stream then). The gateway calls it through the thread's delivery lane,

@@ -40,17 +40,24 @@ func (m *Machine) reactionStop(now time.Time, e ReactionStop, fx []Effect) []Eff
 	if m.shutting || !e.MayStop || e.Message == "" {
 		return fx
 	}
-	var mine bool
-	switch {
-	case m.turn != nil:
-		mine = m.turn.in.ID == e.Message || m.turn.posted[e.Message]
-	case m.start != nil:
-		mine = m.start.in.ID == e.Message
-	}
-	if !mine {
+	if !m.OfTurn(e.Message) {
 		return fx
 	}
 	return m.stop(now, e.By, false, fx)
+}
+
+// OfTurn reports whether message id is the prompt of the running turn
+// (or of the start under way) or a message posted while the turn runs.
+func (m *Machine) OfTurn(id channels.MessageID) bool {
+	switch {
+	case id == "":
+		return false
+	case m.turn != nil:
+		return m.turn.in.ID == id || m.turn.posted[id]
+	case m.start != nil:
+		return m.start.in.ID == id
+	}
+	return false
 }
 
 // turnPosted notes a message the gateway posted in the thread while the

@@ -230,6 +230,8 @@ func (t *thread) handle(e any) {
 		} else {
 			t.r.agentEvent(t.ref, "stopped")
 		}
+	case reactionEv:
+		t.reaction(e)
 	case reapEv:
 		had := t.proc != nil
 		t.apply(ReapIdle{Why: e.why})

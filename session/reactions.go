@@ -60,7 +60,7 @@ func (t *thread) react(f React) {
 // told to the thread's owner; anything else is ignored.
 func (r *Router) reaction(acc access, in channels.Inbound) {
 	re := in.Reaction
-	if re.Removed || !isStopEmoji(re.Emoji) {
+	if re.Removed || !channels.IsStopReaction(re.Emoji) {
 		return
 	}
 	r.mu.Lock()
@@ -69,11 +69,24 @@ func (r *Router) reaction(acc access, in channels.Inbound) {
 	if t == nil {
 		return // nothing runs in a thread its owner left
 	}
-	t.inbox.send(ReactionStop{By: in.Author, Message: re.Message, MayStop: acc.mayPrompt(in)})
+	t.inbox.send(reactionEv{e: ReactionStop{By: in.Author, Message: re.Message, MayStop: acc.mayPrompt(in)}})
 }
 
-// isStopEmoji reports whether emoji is the stop reaction (with or
-// without the emoji variation selector).
-func isStopEmoji(emoji string) bool {
-	return emoji == channels.ReactStop || emoji == channels.ReactStop+"\ufe0f"
+// reactionEv is a stop reaction for the owner. One on a message the
+// machine does not know as the turn's goes once through the lane first
+// (bounced): the lane may have posted that message and not yet told the
+// owner (Posted), which it has done by the time the lane runs Do.
+type reactionEv struct {
+	e       ReactionStop
+	bounced bool
+}
+
+// reaction applies a stop reaction, after a round through the lane when
+// its message may be one the lane has just posted.
+func (t *thread) reaction(e reactionEv) {
+	if e.bounced || !e.e.MayStop || t.m.OfTurn(e.e.Message) {
+		t.apply(e.e)
+		return
+	}
+	t.runner.Do(func(*dispatch.Lane) { t.inbox.send(reactionEv{e: e.e, bounced: true}) })
 }
