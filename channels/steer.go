@@ -199,3 +199,32 @@ type Setting struct {
 type SessionShower interface {
 	ShowSession(t ThreadRef, s SessionInfo)
 }
+
+// The emoji of the gateway's own reactions on a person's message (Reactor),
+// and the one people react with to stop a turn.
+const (
+	ReactQueued  = "⏳"  // waits behind another message
+	ReactTaken   = "👀"  // its turn is starting or running
+	ReactStalled = "⚠️" // its turn has been silent for reactions.stallAfter
+	ReactDone    = "✅"  // its turn ended
+	ReactFailed  = "❌"  // its turn failed (an error, the agent exited)
+	ReactStopped = "⏹️" // its turn was stopped, or it was dropped unrun
+	// ReactStop, added by a person allowed to stop on the prompt or on a
+	// message of the running turn, stops the turn as the word does.
+	ReactStop = "🛑"
+)
+
+// IsStopReaction reports whether emoji is ReactStop, with or without the
+// emoji variation selector.
+func IsStopReaction(emoji string) bool {
+	return emoji == ReactStop || emoji == ReactStop+"\ufe0f"
+}
+
+// TurnEnder is implemented by adapters that want to hear when a turn's
+// last output has been delivered in thread t (Slack closes its open
+// stream then). The gateway calls it through the thread's delivery lane,
+// after the turn's last message; it blocks on I/O. Errors are the
+// adapter's to log.
+type TurnEnder interface {
+	TurnEnded(ctx context.Context, t ThreadRef)
+}

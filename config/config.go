@@ -45,6 +45,10 @@ type Config struct {
 	// "queue" (run it after the turn, the default) or "interrupt" (cancel
 	// the turn, then run it).
 	Busy string `koanf:"busy" validate:"oneof=queue interrupt"`
+	// Reactions are the gateway's reactions on people's messages as a
+	// status (⏳ queued, 👀 taken, ✅ ❌ ⏹️ at the turn's end, ⚠️
+	// stalled), where the platform has reactions.
+	Reactions session.Reactions `koanf:"reactions"`
 	// Agents are the ACP agents threads can use.
 	Agents Agents `koanf:"agents"`
 	// Threads is when idle threads leave memory (package session).
@@ -213,6 +217,7 @@ func defaults(getenv func(string) (string, bool), platforms []Platform) Config {
 		Permissions: session.DefaultPermissionConfig(),
 		Delivery:    dispatch.DefaultConfig(),
 		Busy:        session.BusyQueue,
+		Reactions:   session.DefaultReactions(),
 		Agents: Agents{
 			Default:      DemoAgent,
 			IdleTimeout:  DefaultIdleTimeout,

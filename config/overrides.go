@@ -27,6 +27,7 @@ type overrideBody struct {
 	Typing      typing.Config            `koanf:"typing"`
 	Busy        string                   `koanf:"busy" validate:"oneof=queue interrupt"`
 	Permissions session.PermissionConfig `koanf:"permissions"`
+	Reactions   session.Reactions        `koanf:"reactions"`
 	// Agent is the agent of new threads here (agents.default at the top).
 	Agent string `koanf:"agent"`
 }
@@ -36,7 +37,7 @@ type streamOnly struct {
 }
 
 func (b overrideBody) policy() session.Policy {
-	return session.Policy{Stream: b.ACP.Stream, Typing: b.Typing, Busy: b.Busy, Permissions: b.Permissions, Agent: b.Agent}
+	return session.Policy{Stream: b.ACP.Stream, Typing: b.Typing, Busy: b.Busy, Permissions: b.Permissions, Agent: b.Agent, Reactions: b.Reactions}
 }
 
 // Scope says where a thread is, to find the overrides that apply to it.
@@ -144,7 +145,7 @@ func allEmpty(ls []layer) bool {
 }
 
 func (c Config) basePolicy() session.Policy {
-	return session.Policy{Stream: c.ACP.Stream, Typing: c.Typing, Busy: c.Busy, Permissions: c.Permissions, Agent: c.Agents.Default}
+	return session.Policy{Stream: c.ACP.Stream, Typing: c.Typing, Busy: c.Busy, Permissions: c.Permissions, Agent: c.Agents.Default, Reactions: c.Reactions}
 }
 
 func clonePolicy(p session.Policy) session.Policy {
@@ -159,6 +160,7 @@ func (c Config) baseBody() map[string]any {
 		Typing:      c.Typing,
 		Busy:        c.Busy,
 		Permissions: c.Permissions,
+		Reactions:   c.Reactions,
 		Agent:       c.Agents.Default,
 	}
 	return plain(reflect.ValueOf(b)).(map[string]any)
@@ -304,8 +306,8 @@ func checkBodyKey(path, key string) error {
 		return nil
 	}
 	top, _, _ := strings.Cut(key, ".")
-	if top != "typing" && top != "busy" && top != "permissions" && top != "agent" && !strings.HasPrefix(key+".", "acp.stream.") {
-		return fmt.Errorf("%s.%s: cannot be overridden (only acp.stream, typing, busy, permissions and agent can)", path, key)
+	if top != "typing" && top != "busy" && top != "permissions" && top != "reactions" && top != "agent" && !strings.HasPrefix(key+".", "acp.stream.") {
+		return fmt.Errorf("%s.%s: cannot be overridden (only acp.stream, typing, busy, permissions, reactions and agent can)", path, key)
 	}
 	return unknownKey(path+".", key, bodyKeys)
 }

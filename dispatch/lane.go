@@ -55,6 +55,9 @@ type Options struct {
 	// platform cannot be reached (Config.RetryFor); 0 means
 	// DefaultRetryFor.
 	RetryFor time.Duration
+	// OnPosted, if set, is told (from Step) of each message the lane
+	// posted: text, tool lines, notices, prompts.
+	OnPosted func(channels.Handle)
 }
 
 // Observer receives delivery events, from Step. Its methods must be cheap
@@ -124,7 +127,10 @@ type Lane struct {
 	typingAct typing.Action // the last typing action not yet performed
 	idle      bool
 	onTurnEnd func(projector.TurnEnd)
+	onPosted  func(channels.Handle)
 	obs       Observer
+
+	turnEnd turnEnd // what waits for the turn's end (turnend.go)
 }
 
 type itemKind uint8
@@ -190,6 +196,7 @@ func NewLane(o Options) *Lane {
 		onTurnEnd: o.OnTurnEnd,
 		obs:       o.Observer,
 		retryFor:  o.RetryFor,
+		onPosted:  o.OnPosted,
 	}
 	if l.retryFor <= 0 {
 		l.retryFor = DefaultRetryFor
@@ -207,6 +214,7 @@ func NewLane(o Options) *Lane {
 		l.carder = c
 	}
 	l.uploader, _ = o.Adapter.(channels.Uploader)
+	l.turnEnd.ender, _ = o.Adapter.(channels.TurnEnder)
 	if l.typer != nil {
 		l.stopper, _ = o.Adapter.(channels.TypingStopper)
 	}
@@ -379,6 +387,7 @@ func (l *Lane) Idle() bool { return len(l.queue) == 0 && len(l.edits) == 0 && le
 func (l *Lane) Step(ctx context.Context, now time.Time) time.Time {
 	l.performTyping(ctx, now)
 	next := l.step(ctx, now)
+	l.tellTurnEnded(ctx)
 	if tick, ok := l.typing.Deadline(); ok {
 		if !tick.After(now) {
 			l.doTyping(l.typing.Tick(now))
@@ -532,6 +541,7 @@ func (l *Lane) stepHead(ctx context.Context, now time.Time) (time.Time, bool) {
 	}
 	if err == nil {
 		l.typingAfterPost(now)
+		l.sent(h)
 	}
 	l.pop()
 	l.posted(now, it, h, err)
@@ -623,6 +633,7 @@ func (l *Lane) endTurn(now time.Time, end projector.TurnEnd) {
 		l.idle = true
 		l.doTyping(l.typing.LaneIdle(now, true))
 	}
+	l.turnEnded()
 	if l.onTurnEnd != nil {
 		l.onTurnEnd(end)
 	}

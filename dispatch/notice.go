@@ -64,6 +64,7 @@ func (l *Lane) stepUrgent(ctx context.Context, now time.Time) (time.Time, bool) 
 		return time.Time{}, true
 	}
 	l.obs.Delivered("post", it.msgKind, now.Sub(it.since))
+	l.sent(h)
 	if it.key != "" && h.Known() {
 		l.handles[it.key] = h
 		l.lastEdit[h.ID] = now

@@ -113,6 +113,7 @@ func (l *Lane) stepPrompt(ctx context.Context, now time.Time, it *item) (time.Ti
 	}
 	if err == nil {
 		l.typingAfterPost(now)
+		l.sent(h)
 	}
 	l.remove(it)
 	if err == nil && h.Known() {

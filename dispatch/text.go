@@ -203,6 +203,7 @@ func (l *Lane) post(ctx context.Context, now time.Time, it *item, text string) (
 	}
 	if res == delivered {
 		l.typingAfterPost(now)
+		l.sent(h)
 	}
 	return h, time.Time{}, res
 }

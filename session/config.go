@@ -49,6 +49,8 @@ type Policy struct {
 	// Agents are the agents a new thread here may pick
 	// (channels.Inbound.Agent); empty: any the router can start.
 	Agents []string
+	// Reactions is the reactions section.
+	Reactions Reactions
 }
 
 // PermissionConfig is the permissions section.
@@ -72,6 +74,7 @@ func DefaultPolicy() Policy {
 		Typing:      typing.DefaultConfig(),
 		Busy:        BusyQueue,
 		Permissions: DefaultPermissionConfig(),
+		Reactions:   DefaultReactions(),
 	}
 }
 

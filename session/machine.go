@@ -74,6 +74,10 @@ type running struct {
 	stop    *stopping
 	stall   stallWatch
 	killAt  time.Time // the shutdown's kill; zero when not shutting down
+	// rstall watches the silence for the stalled reaction; posted are
+	// the messages posted while the turn runs (machine_react.go).
+	rstall stallWatch
+	posted map[channels.MessageID]bool
 }
 
 type stopping struct {
@@ -116,9 +120,16 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 	case TurnDone:
 		fx = m.turnDone(now, e, fx)
 	case AgentOutput:
-		if m.turn != nil {
-			m.turn.stall.output(now)
+		if tu := m.turn; tu != nil {
+			tu.stall.output(now)
+			if tu.rstall.output(now) && tu.stop == nil {
+				fx = m.react(tu.in, channels.ReactTaken, false, fx)
+			}
 		}
+	case ReactionStop:
+		fx = m.reactionStop(now, e, fx)
+	case Posted:
+		m.turnPosted(e.ID)
 	case ProcessExited:
 		fx = m.agentExited(fx)
 	case PermissionAsked:
@@ -198,6 +209,9 @@ func (m *Machine) prompt(now time.Time, e PromptIn, fx []Effect) []Effect {
 	active := m.Active()
 	ahead := len(m.queue)
 	m.queue = append(m.queue, e.In)
+	if active || ahead > 0 {
+		fx = m.react(e.In, channels.ReactQueued, false, fx)
+	}
 	switch {
 	case active && m.cfg.Busy == BusyInterrupt:
 		fx = m.stop(now, e.In.Author, true, fx)
@@ -217,6 +231,9 @@ func (m *Machine) stop(now time.Time, by channels.Author, interrupt bool, fx []E
 	dropped := 0
 	if !interrupt {
 		dropped = len(m.queue)
+		for _, in := range m.queue {
+			fx = m.react(in, channels.ReactStopped, false, fx)
+		}
 		m.queue = nil
 	}
 	st := &stopping{by: displayName(by), author: by, interrupt: interrupt}
@@ -270,13 +287,16 @@ func (m *Machine) started(now time.Time, e AgentStarted, fx []Effect) []Effect {
 		fx = append(fx, StopTyping{})
 		switch {
 		case s.stop != nil:
+			fx = m.react(s.in, channels.ReactStopped, false, fx)
 			if !s.stop.interrupt {
 				fx = append(fx, Notify{Notice: sysmsg.StoppedBeforeStart{By: s.stop.by}})
 			}
 		case s.timedOut:
+			fx = m.react(s.in, channels.ReactFailed, false, fx)
 			fx = append(fx, Notify{Notice: sysmsg.StartTimeout{After: m.cfg.StartTimeout}})
 		case m.shutting:
 		default:
+			fx = m.react(s.in, channels.ReactFailed, false, fx)
 			fx = append(fx, Notify{Notice: sysmsg.StartFailed{Err: e.Err.Error()}})
 		}
 		return fx
@@ -285,6 +305,7 @@ func (m *Machine) started(now time.Time, e AgentStarted, fx []Effect) []Effect {
 	switch {
 	case s.stop != nil:
 		// Stopped while the agent was starting: the prompt never runs.
+		fx = m.react(s.in, channels.ReactStopped, false, fx)
 		if !s.stop.interrupt {
 			fx = append(fx, Notify{Notice: sysmsg.StoppedBeforeStart{By: s.stop.by}})
 		}
@@ -298,6 +319,9 @@ func (m *Machine) started(now time.Time, e AgentStarted, fx []Effect) []Effect {
 		m.turn = &running{in: s.in, seq: m.seq, started: now}
 		if m.cfg.StallTimeout > 0 {
 			m.turn.stall = stallWatch{after: m.cfg.StallTimeout, last: now}
+		}
+		if m.cfg.Reactions && m.cfg.ReactStallAfter > 0 {
+			m.turn.rstall = stallWatch{after: m.cfg.ReactStallAfter, last: now}
 		}
 		m.reapAt = time.Time{}
 		fx = append(fx, BeginTurn{In: s.in, Seq: m.seq, At: now})
@@ -317,6 +341,9 @@ func (m *Machine) turnDone(now time.Time, e TurnDone, fx []Effect) []Effect {
 		out.Stopper, out.Interrupted, out.Killed, out.Ack = st.by, st.interrupt, st.killed, st.ack
 	}
 	fx = append(fx, EndTurn{Turn: out})
+	if !out.Cut && !out.Forgotten {
+		fx = m.react(tu.in, endMark(out), true, fx)
+	}
 	if e.Exited || m.agent == AgentExited {
 		m.agent = AgentNone
 		fx = append(fx, DropAgent{})
@@ -438,6 +465,14 @@ func (m *Machine) due(now time.Time, fx []Effect) []Effect {
 				fx = append(fx, Notify{Notice: sysmsg.Stalled{For: tu.stall.after}, InTurn: true})
 			}
 		}
+		if tu.rstall.after > 0 {
+			if len(m.prompts) > 0 {
+				tu.rstall.output(now) // waiting for people is no stall
+			}
+			if tell, _ := tu.rstall.check(now); tell && tu.stop == nil {
+				fx = m.react(tu.in, channels.ReactStalled, false, fx)
+			}
+		}
 	}
 	if s := m.start; s != nil && !s.timedOut && s.stop == nil && !s.deadline.IsZero() && !now.Before(s.deadline) {
 		s.timedOut = true
@@ -474,6 +509,7 @@ func (m *Machine) next(now time.Time, fx []Effect) []Effect {
 	if m.agent == AgentNone {
 		m.agent = AgentStarting
 	}
+	fx = m.react(in, channels.ReactTaken, false, fx)
 	return append(fx, StartAgent{In: in, NeedProcess: need})
 }
 
@@ -495,6 +531,9 @@ func (m *Machine) wake() time.Time {
 		at(tu.killAt)
 		if tu.stall.after > 0 && !tu.stall.told {
 			at(tu.stall.last.Add(tu.stall.after))
+		}
+		if tu.rstall.after > 0 && !tu.rstall.told {
+			at(tu.rstall.last.Add(tu.rstall.after))
 		}
 	}
 	if s := m.start; s != nil && !s.timedOut && s.stop == nil {

@@ -154,6 +154,12 @@ func describeEffect(f Effect) string {
 		return "check-lane"
 	case Evict:
 		return "evict"
+	case React:
+		s := "react " + string(f.Msg) + " " + f.Emoji
+		if f.AtTurnEnd {
+			s += " at end"
+		}
+		return s
 	}
 	return fmt.Sprintf("%T", f)
 }

@@ -81,6 +81,17 @@ type (
 	// LaneIdle answers CheckLane: whether the delivery lane has nothing
 	// left to deliver.
 	LaneIdle struct{ Idle bool }
+	// ReactionStop: By reacted channels.ReactStop on Message; MayStop
+	// says whether they may stop turns. On the prompt or a message of the
+	// running turn (or the start under way) it stops as "stop" does.
+	ReactionStop struct {
+		By      channels.Author
+		Message channels.MessageID
+		MayStop bool
+	}
+	// Posted: the gateway posted message ID in the thread (for stop
+	// reactions on the running turn's messages).
+	Posted struct{ ID channels.MessageID }
 )
 
 func (PromptIn) isEvent()            {}
@@ -100,6 +111,8 @@ func (Forget) isEvent()              {}
 func (Tick) isEvent()                {}
 func (Configure) isEvent()           {}
 func (LaneIdle) isEvent()            {}
+func (ReactionStop) isEvent()        {}
+func (Posted) isEvent()              {}
 
 // Effect is what the machine asks its owner to do, in order.
 type Effect interface{ isEffect() }
@@ -176,6 +189,14 @@ type (
 	// owner returns unless an event came meanwhile; the next message
 	// brings the thread back from the store.
 	Evict struct{}
+	// React shows Emoji as the gateway's one reaction on the person's
+	// message Msg, replacing the one before; AtTurnEnd: once the turn's
+	// output is delivered.
+	React struct {
+		Msg       channels.MessageID
+		Emoji     string
+		AtTurnEnd bool
+	}
 )
 
 func (StartAgent) isEffect()       {}
@@ -196,6 +217,7 @@ func (TellInterrupted) isEffect()  {}
 func (Exit) isEffect()             {}
 func (CheckLane) isEffect()        {}
 func (Evict) isEffect()            {}
+func (React) isEffect()            {}
 
 // TurnOutcome is how a turn ended, for its records and its last notice.
 type TurnOutcome struct {
@@ -225,4 +247,9 @@ type MachineConfig struct {
 	IdleTimeout  time.Duration // 0: never reaped
 	StallTimeout time.Duration // 0: silence is never told
 	EvictAfter   time.Duration // 0: the thread is never dropped
+	// Reactions: people's messages get status reactions (React);
+	// ReactStallAfter: a turn silent this long gets the stalled one (0:
+	// never).
+	Reactions       bool
+	ReactStallAfter time.Duration
 }

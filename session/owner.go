@@ -141,6 +141,9 @@ type (
 func (t *thread) run() {
 	defer close(t.done)
 	defer t.runner.Close()
+	if t.reacts != nil {
+		defer t.reacts.Close()
+	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -227,6 +230,8 @@ func (t *thread) handle(e any) {
 		} else {
 			t.r.agentEvent(t.ref, "stopped")
 		}
+	case reactionEv:
+		t.reaction(e)
 	case reapEv:
 		had := t.proc != nil
 		t.apply(ReapIdle{Why: e.why})

@@ -88,6 +88,8 @@ func (t *thread) perform(f Effect) {
 		t.runner.Do(func(l *dispatch.Lane) { t.inbox.send(LaneIdle{Idle: l.Idle()}) })
 	case Evict:
 		t.evicted = t.r.evict(t)
+	case React:
+		t.react(f)
 	default:
 		t.r.log.Error("unknown effect", "thread", t.ref, "effect", fmt.Sprintf("%T", f))
 	}

@@ -253,8 +253,11 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	case channels.IntentClose:
 		r.close(ctx, ad, acc, in)
 		return
-	case channels.IntentSuggest, channels.IntentForm, channels.IntentReaction:
-		// Not handled yet (issues 14 and 16): nothing runs; a request for
+	case channels.IntentReaction:
+		r.reaction(acc, in)
+		return
+	case channels.IntentSuggest, channels.IntentForm:
+		// Not handled yet (issue 14): nothing runs; a request for
 		// suggestions gets none, so the platform is not left waiting.
 		if in.Suggest != nil && r.enter() {
 			go func() {

@@ -26,6 +26,7 @@ type thread struct {
 	space  string
 	ad     channels.Adapter
 	runner *dispatch.Runner
+	reacts *dispatch.ReactRunner // nil where the adapter has no reactions
 	inbox  inbox
 	done   chan struct{} // closed when the owner returned
 	// idle is when the thread's live agent became idle (Unix ns), 0 when
@@ -99,6 +100,8 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		Typing:   t.policy.Typing,
 		Logger:   r.log,
 		RetryFor: r.o.Delivery.RetryFor,
+		// For stop reactions on the running turn's messages.
+		OnPosted: func(h channels.Handle) { t.inbox.send(Posted{ID: h.ID}) },
 		OnTurnEnd: func(e projector.TurnEnd) {
 			if r.o.OnTurnEnd == nil {
 				return
@@ -122,6 +125,7 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		},
 	})
 	t.runner = dispatch.Start(r.ctx, lane)
+	t.reacts = startReactions(r.ctx, ad, ref, r)
 	return t
 }
 
@@ -136,12 +140,14 @@ func (r *Router) machineConfig(policy Policy) MachineConfig {
 func (r *Router) machineConfigLocked(policy Policy) MachineConfig {
 	grace := r.o.Abort.Grace
 	return MachineConfig{
-		Busy:         policy.Busy,
-		Grace:        grace,
-		StartTimeout: r.startTimeout(),
-		IdleTimeout:  r.o.Limits.IdleTimeout,
-		StallTimeout: r.o.Limits.StallTimeout,
-		EvictAfter:   r.o.Threads.EvictAfter,
+		Busy:            policy.Busy,
+		Grace:           grace,
+		StartTimeout:    r.startTimeout(),
+		IdleTimeout:     r.o.Limits.IdleTimeout,
+		StallTimeout:    r.o.Limits.StallTimeout,
+		EvictAfter:      r.o.Threads.EvictAfter,
+		Reactions:       policy.Reactions.On(),
+		ReactStallAfter: policy.Reactions.StallAfter,
 	}
 }
 

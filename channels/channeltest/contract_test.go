@@ -88,3 +88,25 @@ func TestContractRecorder(t *testing.T) {
 		})
 	}
 }
+
+// TestContractRecorderReact runs the contract on the recorder with
+// reactions, a person's reaction delivered as Inbound.Reaction.
+func TestContractRecorderReact(t *testing.T) {
+	for _, upload := range []bool{false, true} {
+		o := Options{Edit: true, Typing: true, Prompt: true, Upload: upload, React: true}
+		if upload {
+			o.Limits.MaxUploadBytes = 1 << 20
+		}
+		t.Run(comboName(o), func(t *testing.T) {
+			RunContract(t, func(t *testing.T) Harness {
+				h := recorderHarness(o)(t)
+				r := h.Adapter.(interface{ recorder() *Recorder }).recorder()
+				h.Reactions = func(_ context.Context, hd channels.Handle) ([]string, error) { return r.Reactions(hd.ID), nil }
+				h.React = func(ctx context.Context, a channels.Author, hd channels.Handle, emoji string) error {
+					return r.Deliver(ctx, channels.Inbound{Thread: hd.Thread, Author: a, Reaction: &channels.Reaction{Message: hd.ID, Emoji: emoji}})
+				}
+				return h
+			})
+		})
+	}
+}

@@ -29,6 +29,9 @@ type Options struct {
 	// Platform is the ThreadRef.Platform the adapter serves; "" means
 	// "test". Calls for threads of another platform fail.
 	Platform string
+	// React exposes channels.Reactor (ops "react" and "unreact"); it
+	// needs Edit, Typing and Prompt.
+	React bool
 }
 
 // The operation names Recorder.Inject accepts.
@@ -41,7 +44,7 @@ const (
 	InjectUpload     = "upload"
 )
 
-var injectable = []string{InjectPost, InjectEdit, InjectTyping, InjectStopTyping, InjectPrompt, InjectUpload}
+var injectable = []string{InjectPost, InjectEdit, InjectTyping, InjectStopTyping, InjectPrompt, InjectUpload, InjectReact}
 
 // Recorder is a fake chat platform and the adapter for it. It records every
 // call and keeps the current state of every message. It is safe for
@@ -58,7 +61,9 @@ type Recorder struct {
 	lastID   int
 	injected map[string][]error // by operation name, in injection order
 	typing   map[channels.ThreadRef]bool
-	changed  chan struct{} // closed and replaced on every logged call
+	// reactions are the app's reactions by message id (react.go).
+	reactions map[channels.MessageID][]string
+	changed   chan struct{} // closed and replaced on every logged call
 }
 
 // record is one entry of the call log.
@@ -89,6 +94,9 @@ func New(o Options) *Recorder {
 		changed:  make(chan struct{}),
 	}
 	r.adapter = newAdapter(r, o)
+	if o.React {
+		r.adapter = withReactor(r, r.adapter)
+	}
 	return r
 }
 

@@ -238,6 +238,14 @@ func (a *Adapter) FinishStreams(ctx context.Context, t channels.ThreadRef) {
 	a.stopOpen(ctx, t)
 }
 
+var _ channels.TurnEnder = (*Adapter)(nil)
+
+// TurnEnded implements channels.TurnEnder: the turn's last output is out,
+// so its open stream is stopped (FinishStreams).
+func (a *Adapter) TurnEnded(ctx context.Context, t channels.ThreadRef) {
+	a.FinishStreams(ctx, t)
+}
+
 // streamEdit edits a message posted as a stream. ok is false when h is
 // not one (the caller edits it the classic way).
 func (a *Adapter) streamEdit(ctx context.Context, h channels.Handle, m channels.Message) (ok bool, err error) {
