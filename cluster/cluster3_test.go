@@ -14,14 +14,30 @@ import (
 )
 
 // startCluster starts three nodes routed on loopback; they stop with the
-// test.
+// test. The route ports are picked free and then given to the nodes, so
+// another process may take one in between: a start that fails is tried
+// again with new ports (at most three times, each failure logged).
 func startCluster(t testing.TB) []*natsnode.Node {
 	t.Helper()
+	var last error
+	for attempt := range 3 {
+		nodes, err := tryCluster(t)
+		if err == nil {
+			return nodes
+		}
+		t.Logf("starting the cluster, attempt %d: %v", attempt+1, err)
+		last = err
+	}
+	t.Fatal(last)
+	return nil
+}
+
+func tryCluster(t testing.TB) ([]*natsnode.Node, error) {
 	var routes []string
 	for range 3 {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		routes = append(routes, l.Addr().String())
 		l.Close()
@@ -33,12 +49,17 @@ func startCluster(t testing.TB) []*natsnode.Node {
 			ClusterName: "test", ClusterListen: routes[i], Routes: routes,
 		})
 		if err != nil {
-			t.Fatal(err)
+			for _, n := range nodes {
+				n.Shutdown()
+			}
+			return nil, err
 		}
-		t.Cleanup(n.Shutdown)
 		nodes = append(nodes, n)
 	}
-	return nodes
+	for _, n := range nodes {
+		t.Cleanup(n.Shutdown)
+	}
+	return nodes, nil
 }
 
 // retry calls f, each try with 2s, until it succeeds or ctx ends (a new
