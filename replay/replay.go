@@ -275,7 +275,12 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 		case "session/prompt":
 			r.apply(session.PromptIn{In: channels.Inbound{Thread: thread, Author: r.o.Person}})
 		case "session/cancel":
-			r.apply(session.StopIn{By: r.o.Person})
+			// The stop of the running turn; one that comes after the
+			// turn was stopped (its prompts' cancelled answers came
+			// first) or ended is the same stop, late.
+			if r.m.Active() && !r.m.Stopped() {
+				r.apply(session.StopIn{By: r.o.Person})
+			}
 		case "session/new", "session/load":
 			r.cwdOf(f.Params)
 		case "session/request_permission":
