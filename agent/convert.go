@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strconv"
 
@@ -23,6 +24,31 @@ func permissionRequest(r acp.RequestPermissionRequest, log *slog.Logger) Permiss
 	}
 	out.Tool = toolState(r.ToolCall, log)
 	return out
+}
+
+// DecodePermissionRequest reads the params of a recorded
+// session/request_permission (an event log's), converted as a live
+// request is (`gateway replay` shows it as the gateway would).
+func DecodePermissionRequest(params []byte) (PermissionRequest, error) {
+	var r acp.RequestPermissionRequest
+	if err := json.Unmarshal(params, &r); err != nil {
+		return PermissionRequest{}, fmt.Errorf("session/request_permission params: %w", err)
+	}
+	return permissionRequest(r, slog.New(slog.DiscardHandler)), nil
+}
+
+// DecodePermissionOutcome reads the result of a recorded
+// session/request_permission: the option chosen, or ok false when the
+// answer was "cancelled".
+func DecodePermissionOutcome(result []byte) (optionID string, ok bool, err error) {
+	var r acp.RequestPermissionResponse
+	if err := json.Unmarshal(result, &r); err != nil {
+		return "", false, fmt.Errorf("session/request_permission result: %w", err)
+	}
+	if s := r.Outcome.Selected; s != nil {
+		return string(s.OptionId), true, nil
+	}
+	return "", false, nil
 }
 
 func toolState(tc acp.ToolCallUpdate, log *slog.Logger) projector.ToolUpdate {

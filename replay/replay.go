@@ -1,8 +1,19 @@
 // Package replay runs a recorded ACP session (raw NDJSON, one JSON-RPC frame
-// per line, both directions in wire order) through the real projector and
-// dispatch lane into a recording channel, and reports what a chat thread
-// would have received, in delivery order. It backs `gateway replay`, the
-// operators' preview and the project's black-box test surface.
+// per line, both directions in wire order) through the thread machine that
+// runs production threads (session.Machine), with the recorded frames as
+// the agent, and the real projector and dispatch lane into a recording
+// channel, and reports what a chat thread would have received, in
+// delivery order. It backs `gateway replay`, the operators' preview and
+// the project's black-box test surface.
+//
+// The frames become the machine's events: a session/prompt request is a
+// person's message (PromptIn; its agent starts at once), a
+// session/request_permission request is asked (PermissionAsked) and shown
+// as a prompt, its response is the recorded answer (a choice, or the stop
+// that cancelled it), a session/cancel is a stop (StopIn), the
+// session/prompt response ends the turn (TurnDone). The effects reach the
+// projector and lane through session.View, as in production. The
+// machine's timers do not run: the recording says what happened.
 //
 // Time is virtual: each frame advances the clock by Options.FrameInterval,
 // and pending work (edit throttles, held blocks, typing refreshes) runs at
@@ -15,6 +26,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,26 +35,32 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpgw/gateway/acpwire"
+	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/typing"
 )
 
 // Preset is a channel profile for --limits: what the recording channel
-// accepts and can do. The zero Preset has no limit, and neither edits nor
-// types.
+// accepts and can do. The zero Preset has no limit, and neither edits,
+// types nor shows buttons (permission prompts are then answered by
+// number).
 type Preset struct {
 	Limits channels.Limits
 	Edit   bool
 	Typing bool
+	// Buttons: permission prompts are shown with buttons
+	// (channels.Prompter).
+	Buttons bool
 }
 
 // PresetFor is the profile of a platform with these limits (as its
-// adapter package exports them) that edits and types.
+// adapter package exports them) that edits, types and shows buttons.
 func PresetFor(l channels.Limits) Preset {
-	return Preset{Limits: l, Edit: true, Typing: true}
+	return Preset{Limits: l, Edit: true, Typing: true, Buttons: true}
 }
 
 // Options configure a replay.
@@ -56,6 +74,9 @@ type Options struct {
 	Summary bool
 	// Warn receives one line per malformed or unusable input line.
 	Warn io.Writer
+	// Person is who sends the prompts, answers the permission prompts
+	// and stops the turns; the zero Author reads "someone".
+	Person channels.Author
 }
 
 // DefaultFrameInterval is the virtual time between frames.
@@ -77,7 +98,7 @@ type Stats struct {
 // as JSON lines. Malformed lines are reported to Options.Warn and skipped;
 // when every line is, Run writes nothing and returns *AllMalformedError.
 func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Stats, error) {
-	r := newRun(o)
+	r := newRun(ctx, o)
 	if err := r.feed(ctx, in); err != nil {
 		return r.stats, err
 	}
@@ -121,38 +142,60 @@ func (e *AllMalformedError) Error() string {
 
 type run struct {
 	o     Options
+	ctx   context.Context
 	rec   *channeltest.Recorder
 	lane  *dispatch.Lane
 	proj  *projector.Projector
+	view  session.View
+	m     *session.Machine
 	now   time.Time
 	next  time.Time
-	outs  []projector.Output
 	frame acpwire.Frame
 	stats Stats
+	cwd   string // the session's working directory (session/new, session/load)
 
 	clientReqs map[string]string // pending client requests: id → method
 	agentReqs  map[string]string // pending agent requests: id → method
+	prompts    map[string]*prompt
+	events     []session.Event // to apply, in order
+	applying   bool
+}
+
+// prompt is a permission request shown as a prompt.
+type prompt struct {
+	req   agent.PermissionRequest
+	asked time.Time
+	text  string
+	shown bool // posted in the thread
 }
 
 var thread = channels.ThreadRef{Platform: "replay", Channel: "c1", Thread: "t1"}
 
-func newRun(o Options) *run {
+// never is a wait the machine never reaches in a replay (its timers do
+// not run): the abort grace and the permission timeout.
+const never = 24 * time.Hour
+
+func newRun(ctx context.Context, o Options) *run {
 	if o.Warn == nil {
 		o.Warn = io.Discard
 	}
 	rec := channeltest.New(channeltest.Options{
 		Edit:     o.Preset.Edit,
 		Typing:   o.Preset.Typing,
+		Prompt:   o.Preset.Buttons,
 		Limits:   o.Preset.Limits,
 		Platform: thread.Platform,
 	})
 	r := &run{
 		o:          o,
+		ctx:        ctx,
 		rec:        rec,
 		proj:       projector.New(o.Stream),
+		m:          session.NewMachine(session.MachineConfig{Busy: session.BusyQueue, Grace: never}),
 		now:        time.Unix(1_700_000_000, 0).UTC(),
 		clientReqs: map[string]string{},
 		agentReqs:  map[string]string{},
+		prompts:    map[string]*prompt{},
 	}
 	r.proj.SetCanEdit(o.Preset.Edit)
 	r.lane = dispatch.NewLane(dispatch.Options{
@@ -165,6 +208,7 @@ func newRun(o Options) *run {
 			rec.Note(channeltest.Op{Op: "turn_end", StopReason: end.StopReason, Error: end.Err})
 		},
 	})
+	r.view = session.View{Proj: r.proj, Lane: virtualLane{r}}
 	return r
 }
 
@@ -190,9 +234,9 @@ func (r *run) feed(ctx context.Context, in io.Reader) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("read input: %w", err)
 	}
-	if r.proj.InTurn() {
+	if r.m.Active() {
 		fmt.Fprintf(r.o.Warn, "line %d: the log ends inside a turn; closing it\n", line)
-		r.endTurn(ctx, "", "the log ended before the turn did")
+		r.apply(session.TurnDone{Err: errors.New("the log ended before the turn did")})
 	}
 	// Drain: run every pending deadline.
 	for i := 0; i < 100_000; i++ {
@@ -221,14 +265,26 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 	case acpwire.Request, acpwire.Notification:
 		switch f.Method {
 		case "session/update":
-			r.outs = r.proj.Apply(&f.Update, r.outs[:0])
-			r.push(ctx)
+			if r.m.Active() {
+				r.apply(session.AgentOutput{})
+			}
+			if r.view.Update(&f.Update, r.m.Stopped()) {
+				r.step(ctx)
+			}
 			return
 		case "session/prompt":
-			r.stats.Turns++
-			r.outs = r.proj.BeginTurn(r.outs[:0])
-			r.push(ctx)
-			r.lane.BeginTurn(r.now)
+			r.apply(session.PromptIn{In: channels.Inbound{Thread: thread, Author: r.o.Person}})
+		case "session/cancel":
+			// The stop of the running turn; one that comes after the
+			// turn was stopped (its prompts' cancelled answers came
+			// first) or ended is the same stop, late.
+			if r.m.Active() && !r.m.Stopped() {
+				r.apply(session.StopIn{By: r.o.Person})
+			}
+		case "session/new", "session/load":
+			r.cwdOf(f.Params)
+		case "session/request_permission":
+			r.asked(f, line)
 		}
 		if f.Kind == acpwire.Request {
 			if isClientMethod(f.Method) {
@@ -242,8 +298,11 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 		method, ok := r.clientReqs[id]
 		if ok {
 			delete(r.clientReqs, id)
-		} else if _, ok = r.agentReqs[id]; ok {
+		} else if method, ok = r.agentReqs[id]; ok {
 			delete(r.agentReqs, id)
+			if method == "session/request_permission" {
+				r.answered(f, line)
+			}
 			return
 		} else {
 			fmt.Fprintf(r.o.Warn, "line %d: response to no pending request (id %s)\n", line, id)
@@ -256,9 +315,9 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 				if f.Err != nil {
 					msg = f.Err.Message
 				}
-				r.endTurn(ctx, "", msg)
+				r.apply(session.TurnDone{Err: errors.New(msg)})
 			} else {
-				r.endTurn(ctx, f.StopReason, "")
+				r.apply(session.TurnDone{StopReason: f.StopReason})
 			}
 		case "session/new", "session/load":
 			if f.Kind == acpwire.Result {
@@ -269,17 +328,159 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 	r.step(ctx)
 }
 
-func (r *run) endTurn(ctx context.Context, stopReason, errText string) {
-	r.outs = r.proj.EndTurn(stopReason, errText, r.outs[:0])
-	r.push(ctx)
-}
+// promptID is the prompt of the agent's request id: deterministic, so
+// the output is.
+func promptID(requestID string) string { return "perm-" + requestID }
 
-func (r *run) push(ctx context.Context) {
-	if len(r.outs) == 0 {
+// asked is the agent's session/request_permission f: asked of people.
+func (r *run) asked(f *acpwire.Frame, line int) {
+	req, err := agent.DecodePermissionRequest(f.Params)
+	if err != nil {
+		fmt.Fprintf(r.o.Warn, "line %d: permission request not shown: %v\n", line, err)
 		return
 	}
-	r.lane.Push(r.now, r.outs...)
-	r.step(ctx)
+	id := promptID(f.IDString())
+	r.prompts[id] = &prompt{req: req, asked: r.now}
+	r.apply(session.PermissionAsked{ID: id, Timeout: never})
+}
+
+// answered is the recorded answer f to a permission request: a choice,
+// or "cancelled". A cancelled prompt of a running turn was cancelled by
+// the stop whose session/cancel follows (the gateway answers the prompts
+// first); otherwise the agent withdrew it.
+func (r *run) answered(f *acpwire.Frame, line int) {
+	id := promptID(f.IDString())
+	if !r.m.Pending(id) {
+		return // never shown (asked after a stop), or not decoded
+	}
+	// Nobody answers a prompt they cannot see: time runs until the lane
+	// has posted it (it may wait behind paced text).
+	if p := r.prompts[id]; p != nil {
+		for i := 0; !p.shown && !r.next.IsZero() && i < 100_000; i++ {
+			r.now = later(r.now, r.next)
+			r.step(r.ctx)
+		}
+	}
+	option, ok := "", false
+	if f.Kind == acpwire.Result {
+		var err error
+		if option, ok, err = agent.DecodePermissionOutcome(f.Result); err != nil {
+			fmt.Fprintf(r.o.Warn, "line %d: %v; taken as cancelled\n", line, err)
+		}
+	}
+	switch {
+	case ok:
+		r.apply(session.PermissionAnswer{ID: id, Option: option, By: r.o.Person, Approver: true})
+	case r.m.Active() && !r.m.Stopped():
+		r.apply(session.StopIn{By: r.o.Person})
+	default:
+		r.apply(session.PermissionWithdrawn{ID: id})
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// apply runs the machine on e and performs its effects; events that
+// performing them raises are applied after, in order.
+func (r *run) apply(e session.Event) {
+	r.events = append(r.events, e)
+	if r.applying {
+		return
+	}
+	r.applying = true
+	for len(r.events) > 0 {
+		e := r.events[0]
+		r.events = r.events[1:]
+		_, fx := r.m.Apply(r.now, e)
+		for _, f := range fx {
+			r.perform(f)
+		}
+	}
+	r.events = nil
+	r.applying = false
+}
+
+// perform does what the machine asked for with the recorded agent: the
+// agent is there at once, its calls were recorded, and what reaches
+// people goes through session.View as in production.
+func (r *run) perform(f session.Effect) {
+	switch f := f.(type) {
+	case session.StartAgent:
+		r.view.Lane.AgentStarting()
+		r.apply(session.SlotTaken{})
+		r.apply(session.AgentStarted{})
+	case session.BeginTurn:
+		r.stats.Turns++
+		r.view.BeginTurn()
+	case session.StopTyping:
+		r.view.Lane.StopTyping()
+	case session.Notify:
+		r.view.Notify(f)
+	case session.ShowPrompt:
+		if p := r.prompts[f.ID]; p != nil {
+			p.text = r.view.ShowPrompt(f.ID, p.req, r.cwd, func(_ channels.Handle, err error) {
+				if err != nil {
+					r.apply(session.PermissionUnshown{ID: f.ID})
+					return
+				}
+				p.shown = true
+			})
+		}
+	case session.SettlePrompt:
+		p := r.prompts[f.ID]
+		delete(r.prompts, f.ID)
+		if p == nil || f.Unshown || f.Shutdown {
+			break
+		}
+		_, _, _, outcome := session.Settlement(p.req, f, p.asked, r.now)
+		r.view.Settle(f.ID, p.text, outcome)
+	case session.EndTurn:
+		stop, errText := session.TurnEnd(f.Turn)
+		r.view.EndTurn(f.Turn, stop, errText, never)
+	}
+	// The rest (cancel, kill, stop the agent, refusals, eviction) acts
+	// on the agent or the platform, which the recording stands for.
+}
+
+// virtualLane is session.Lane on the replay's virtual clock; each call
+// runs what falls due at once.
+type virtualLane struct{ r *run }
+
+func (l virtualLane) AgentStarting()          { l.r.lane.AgentStarting(l.r.now); l.step() }
+func (l virtualLane) BeginTurn()              { l.r.lane.BeginTurn(l.r.now); l.step() }
+func (l virtualLane) StopTyping()             { l.r.lane.StopTyping(); l.step() }
+func (l virtualLane) Notice(key, text string) { l.r.lane.Notice(l.r.now, key, text); l.step() }
+func (l virtualLane) ReplaceNotice(key, text string) {
+	l.r.lane.ReplaceNotice(l.r.now, key, text)
+	l.step()
+}
+func (l virtualLane) Resolve(key, text string) { l.r.lane.Resolve(l.r.now, key, text); l.step() }
+func (l virtualLane) Push(outs ...projector.Output) {
+	if len(outs) > 0 {
+		l.r.lane.Push(l.r.now, outs...)
+		l.step()
+	}
+}
+func (l virtualLane) Prompt(key string, c channels.Choice, posted func(channels.Handle, error)) {
+	l.r.lane.Prompt(l.r.now, key, c, posted)
+	l.step()
+}
+func (l virtualLane) step() { l.r.step(l.r.ctx) }
+
+// cwdOf reads the working directory of a session/new or session/load
+// request, against which permission prompts show paths.
+func (r *run) cwdOf(params []byte) {
+	var p struct {
+		Cwd string `json:"cwd"`
+	}
+	if json.Unmarshal(params, &p) == nil {
+		r.cwd = p.Cwd
+	}
 }
 
 // modes reads the session's modes from a session/new or session/load

@@ -60,7 +60,7 @@ func (t *thread) perform(f Effect) {
 		w := t.dropProcess()
 		t.r.wg.Go(func() { t.closeLogAfterExit(proc, w) })
 	case StopTyping:
-		t.runner.Do(stopTyping)
+		t.view().Lane.StopTyping()
 	case Notify:
 		t.tell(f)
 	case ShowPrompt:
@@ -106,15 +106,7 @@ func (t *thread) tell(f Notify) {
 		}
 		t.r.log.Error("cannot start the agent", "thread", t.ref, "err", n.Err)
 	}
-	switch {
-	case f.InTurn:
-		t.laneNotice(f.Notice)
-	case f.Key != "":
-		// Said at once; the turn's final notice replaces it (pushEnd).
-		t.runner.Notice(f.Key, sysmsg.Text(f.Notice))
-	default:
-		t.notice(f.Notice)
-	}
+	t.view().Notify(f)
 }
 
 // tellInterrupted tells the thread, straight through the adapter (its

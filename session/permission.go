@@ -90,12 +90,6 @@ func (t *thread) permission(p *pending) {
 func (t *thread) showPrompt(p *pending) {
 	req := p.req
 	policy := t.policy.Permissions
-	view := projector.PermissionPrompt(req.Tool, permissionOptions(req.Options), t.cwd)
-	p.text = view.Text
-	options := make([]channels.Option, 0, len(view.Options))
-	for _, o := range view.Options {
-		options = append(options, channels.Option{ID: p.id + optionSep + o.ID, Label: o.Label, Style: o.Style})
-	}
 	storeOpts := make([]store.PromptOption, 0, len(req.Options))
 	for _, o := range req.Options {
 		storeOpts = append(storeOpts, store.PromptOption{ID: o.ID, Name: o.Name, Kind: o.Kind})
@@ -111,7 +105,7 @@ func (t *thread) showPrompt(p *pending) {
 	if err != nil {
 		t.r.log.Error("cannot store the permission prompt", "thread", t.ref, "err", err)
 	}
-	t.runner.Prompt(p.id, channels.Choice{Text: p.text, Options: options}, func(h channels.Handle, err error) {
+	p.text = t.view().ShowPrompt(p.id, req, t.cwd, func(h channels.Handle, err error) {
 		t.inbox.send(postedEv{p: p, h: h, err: err})
 	})
 }
@@ -159,33 +153,13 @@ func (t *thread) settle(p *pending, f SettlePrompt) {
 		t.expireAtShutdown(p)
 		return
 	}
-	status, by := f.Status, f.By
+	by := f.By
 	var a answered
+	var status store.PromptStatus
 	var outcome sysmsg.Outcome
-	switch status {
-	case store.PromptAnswered:
-		opt, ok := findOption(p.req.Options, f.Option)
-		if !ok {
-			// A forged or stale option id: treat as cancelled.
-			status = store.PromptCancelled
-			outcome = sysmsg.Cancelled{Unknown: true}
-			break
-		}
-		a = answered{option: opt.ID, ok: true}
-		outcome = sysmsg.Chosen{Name: opt.Name, Kind: opt.Kind, By: displayName(by)}
-	case store.PromptExpired:
-		opt, ok := pickOption(p.req.Options, "reject")
-		a = answered{option: opt.ID, ok: ok}
-		outcome = sysmsg.Expired{After: time.Since(p.asked), Option: opt.Name}
-	default:
-		why := sysmsg.Cancelled{Unshown: f.NotShown}
-		if !f.NotShown && (by.Name != "" || by.ID != "") {
-			why.By = displayName(by)
-		}
-		outcome = why
-	}
+	a.option, a.ok, status, outcome = Settlement(p.req, f, p.asked, time.Now())
 	p.answer <- a
-	t.runner.Resolve(p.id, sysmsg.Settled(p.text, outcome))
+	t.view().Settle(p.id, p.text, outcome)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	who := by.ID

@@ -11,7 +11,6 @@ import (
 
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
-	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
@@ -34,7 +33,7 @@ type started struct {
 // back with a startedEv. CancelStart gives it up.
 func (t *thread) startAgent(in channels.Inbound, need bool) {
 	// Typing shows from now on, also while the agent starts.
-	t.runner.Do(func(l *dispatch.Lane) { l.AgentStarting(time.Now()) })
+	t.view().Lane.AgentStarting()
 	if t.proc != nil && t.proc.Err() != nil {
 		// Exited and not told yet: its slot goes before a new one is
 		// taken.

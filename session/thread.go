@@ -228,9 +228,7 @@ func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
 	t.proj.SetSettings(policy.Stream)
 	t.runner.Do(func(l *dispatch.Lane) { l.SetStream(policy.Stream) })
 	t.tr.UserPrompt(prompt, at)
-	outs := t.proj.BeginTurn(nil)
-	t.runner.BeginTurn()
-	t.runner.Push(outs...)
+	t.view().BeginTurn()
 	t.markRunning(sess.ID, at)
 	t.r.wg.Go(func() {
 		// Not the router's context: cancelling the Prompt's context
@@ -248,18 +246,8 @@ func (t *thread) endTurn(o TurnOutcome) {
 	tu := t.cur
 	t.cur = nil
 	sess := tu.sess
-	stop, err := o.StopReason, o.Err
-	errText := ""
-	if err != nil && o.Stopper == "" {
-		if isExited(err) {
-			errText = sysmsg.Crashed{Exit: describeExit(err)}.Reason()
-		} else {
-			errText = err.Error()
-		}
-	}
-	if err != nil && o.Stopper != "" {
-		stop = "cancelled"
-	}
+	err := o.Err
+	stop, errText := TurnEnd(o)
 	now := time.Now()
 	turnRec := store.Turn{
 		Thread: t.ref, SessionID: sess.ID, Seq: o.Seq, StopReason: stop, Error: errText,
@@ -270,10 +258,6 @@ func (t *thread) endTurn(o TurnOutcome) {
 		turnRec.Used, turnRec.Size, turnRec.UsedKnown, turnRec.SizeKnown = u.Used, u.Size, u.UsedKnown, u.SizeKnown
 		turnRec.Cost, turnRec.Currency, turnRec.CostKnown = u.Cost, u.Currency, u.CostKnown
 	}
-	if o.Stopper != "" {
-		t.proj.StopTurn(sysmsg.Stopped{By: o.Stopper, Interrupt: o.Interrupted, Killed: o.Killed, Grace: t.m.cfg.Grace})
-	}
-	outs := t.proj.EndTurn(stop, errText, nil)
 	recorded := make(chan struct{})
 	if t.r.o.OnTurnEnd != nil { // only the hook waits for the records
 		select {
@@ -281,7 +265,7 @@ func (t *thread) endTurn(o TurnOutcome) {
 		default: // very far behind: the hook does not wait
 		}
 	}
-	t.pushEnd(o.Ack, outs)
+	t.view().EndTurn(o, stop, errText, t.m.cfg.Grace)
 	dirty := t.tr.Dirty()
 	t.tr.MarkClean()
 	title := t.proj.Title()
@@ -359,10 +343,7 @@ func (t *thread) update(u projector.Update, history bool) {
 	if td, ok := t.ad.(channels.ToolDetailer); ok && (u.Tag == projector.TagToolCall || u.Tag == projector.TagToolCallUpdate) {
 		td.ToolDetail(t.ref, string(u.Tool.ID), toolDetail(u.Tool))
 	}
-	outs := t.proj.Apply(&u, nil)
-	if len(outs) > 0 {
-		t.runner.Push(outs...)
-	}
+	t.view().Update(&u, false)
 	if f := t.r.o.OnUpdate; f != nil {
 		tag := u.RawTag
 		if tag == "" {
@@ -390,3 +371,7 @@ func (t *thread) stopProcess(proc *agent.Process, w *eventlog.Writer) {
 	}
 	t.closeLogAfterExit(proc, w)
 }
+
+// view is what the owner shows people through: the thread's projector
+// and lane (shared with `gateway replay`, view.go).
+func (t *thread) view() View { return View{Proj: t.proj, Lane: runnerLane{t.runner}} }

@@ -46,6 +46,9 @@ func TestReplayPresetsAreTheAdapters(t *testing.T) {
 		if _, edits := a.(channels.Editor); !preset.Edit || !edits {
 			t.Errorf("%s: preset edits %v, adapter edits %v; want both", p, preset.Edit, edits)
 		}
+		if _, buttons := a.(channels.Prompter); !preset.Buttons || !buttons {
+			t.Errorf("%s: preset shows buttons %v, adapter shows buttons %v; want both", p, preset.Buttons, buttons)
+		}
 		if !preset.Typing {
 			t.Errorf("%s: the preset does not type", p)
 		}
