@@ -155,6 +155,9 @@ func describeEffect(f Effect) string {
 	case Evict:
 		return "evict"
 	}
+	if s, ok := describeQuestionEffect(f); ok {
+		return s
+	}
 	return fmt.Sprintf("%T", f)
 }
 
