@@ -9,8 +9,14 @@ import (
 // The agent's questions (elicitation), as the thread shows them and
 // folds them once settled.
 
-// QuestionTitle titles a question's form when the agent gave it none.
-const QuestionTitle = "The agent asks"
+// FormTitle is the title of a question's form: the agent's title cut to
+// 45 code points (Discord's limit), or "The agent asks" when it gave none.
+func FormTitle(title string) string {
+	if strings.TrimSpace(title) == "" {
+		return "The agent asks"
+	}
+	return oneLine(title, 45)
+}
 
 // Asked shows an agent's question where no form can: its Message, the URL
 // to open (url questions), and, when Unanswerable (the chat has neither
@@ -33,12 +39,18 @@ func (a Asked) Body() string {
 	return s
 }
 
-// QA is one field of an answer: its label and the value given.
-type QA struct{ Field, Value string }
+// QA is one field of an answer: its label and the values given.
+type QA struct {
+	Field  string
+	Values []string
+}
+
+// Decline labels the button that declines to answer a question.
+const Decline = "Decline"
 
 // QuestionSettled is an agent's question folded to one line once
-// settled: answered (Action "accept" with Answers, or Done at the link;
-// "decline"), Expired after After without an answer, cancelled at a
+// settled: answered (Action "accept" with Answers, or Done at the link,
+// By someone or as the agent says; "decline"), Expired after After without an answer, cancelled at a
 // Restart, because it was NotShown, or by a stop (By).
 type QuestionSettled struct {
 	Question string
@@ -55,16 +67,19 @@ type QuestionSettled struct {
 func (q QuestionSettled) Body() string {
 	s := "❓ " + oneLine(q.Question, 120) + " — "
 	switch {
+	case q.Action == "accept" && q.Done && q.By != "":
+		return s + "✅ done at the link (" + q.By + ")"
 	case q.Action == "accept" && q.Done:
 		return s + "✅ done at the link"
 	case q.Action == "accept":
 		var parts []string
 		for _, a := range q.Answers {
+			v := strings.Join(a.Values, ", ")
 			if len(q.Answers) == 1 {
-				parts = append(parts, a.Value)
+				parts = append(parts, v)
 				break
 			}
-			parts = append(parts, a.Field+": "+a.Value)
+			parts = append(parts, a.Field+": "+v)
 		}
 		ans := strings.Join(parts, "; ")
 		if ans == "" {
