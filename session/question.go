@@ -106,6 +106,14 @@ func (t *thread) questionEvent(e any) {
 	switch e := e.(type) {
 	case questionEv:
 		t.questions[e.q.id] = e.q
+		if t.tr != nil {
+			q := e.q.q
+			names := make([]string, len(q.Fields))
+			for i, f := range q.Fields {
+				names[i] = f.Name
+			}
+			t.tr.Question(store.QuestionEntry{RequestID: e.q.id, ToolCallID: q.ToolCallID, Message: q.Message, Mode: q.Mode, URL: q.URL, Fields: names, Asked: e.q.asked})
+		}
 		t.r.log.Info("the agent asks a question", "thread", t.ref, "question", e.q.id, "mode", e.q.q.Mode, "fields", len(e.q.q.Fields))
 		t.apply(QuestionAsked{ID: e.q.id, Timeout: t.policy.Permissions.Timeout})
 	case questionPostedEv:
@@ -214,6 +222,13 @@ func (t *thread) settleQuestion(q *question, f SettleQuestion) {
 		out.By = ""
 	}
 	q.answer <- a
+	if t.tr != nil {
+		var content json.RawMessage
+		if a.Content != nil {
+			content, _ = json.Marshal(a.Content) // strings, numbers, bools, lists of strings
+		}
+		t.tr.QuestionAnswered(q.id, a.Action, content, time.Now())
+	}
 	t.r.log.Info("the agent's question settled", "thread", t.ref, "question", q.id, "status", string(f.Status), "action", a.Action, "by", f.By.ID)
 	if f.Unshown {
 		return

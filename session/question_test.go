@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/store"
 )
 
 func isForm(op channeltest.Op) bool { return op.Op == "form" }
@@ -58,6 +60,30 @@ func TestQuestionForm(t *testing.T) {
 				t.Errorf("reply = %q, want %q", got, c.reply)
 			}
 			e.folded(th, op.Msg, c.fold)
+			// The question and its answer are in the transcript.
+			b, ok, err := e.st.Binding(e.ctx(), th)
+			if err != nil || !ok {
+				t.Fatalf("binding: %v %v", ok, err)
+			}
+			entries, err := e.st.Entries(e.ctx(), b.SessionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []store.QuestionEntry
+			for _, en := range entries {
+				if q, ok := en.Body.(store.QuestionEntry); ok {
+					got = append(got, q)
+				}
+			}
+			if len(got) != 1 || got[0].Message == "" || got[0].Action != string(c.action) || got[0].Answered.IsZero() {
+				t.Fatalf("transcript questions = %+v, want one settled %s", got, c.action)
+			}
+			if c.values != nil && c.action == channels.FormAccept {
+				var content map[string]any
+				if err := json.Unmarshal(got[0].Content, &content); err != nil || len(content) != len(c.values) {
+					t.Errorf("transcript answer = %s (%v), want the values %v", got[0].Content, err, c.values)
+				}
+			}
 		})
 	}
 }
