@@ -23,6 +23,7 @@ type Machine struct {
 	start    *starting // from taking a message off the queue until its turn began or its start ended
 	turn     *running  // the running turn, nil when none
 	prompts  []waiting // pending permission prompts, oldest first
+	asks     []asking  // the agent's questions waiting, oldest first
 	idleAt   time.Time // when the last turn ended
 	reapAt   time.Time // when the idle agent is stopped; zero: not armed
 	shutting bool
@@ -159,6 +160,8 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 		if m.dropPrompt(e.ID) {
 			fx = append(fx, SettlePrompt{ID: e.ID, Status: store.PromptCancelled, By: channels.Author{Name: sysmsg.TheAgent}})
 		}
+	case QuestionAsked, QuestionAnswer, QuestionDone, QuestionUnshown, QuestionWithdrawn:
+		fx = m.question(now, e, fx)
 	case ReapIdle:
 		fx = m.reap(e.Why, fx)
 	case Shutdown:
@@ -187,7 +190,7 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 // bare reports whether the thread holds nothing: no agent, no message
 // running or queued, no prompt, no shutdown.
 func (m *Machine) bare() bool {
-	return m.agent == AgentNone && !m.Active() && len(m.queue) == 0 && len(m.prompts) == 0 && !m.shutting
+	return m.agent == AgentNone && !m.Active() && len(m.queue) == 0 && len(m.prompts) == 0 && len(m.asks) == 0 && !m.shutting
 }
 
 // armEviction arms the eviction of a bare thread, and disarms it when
@@ -270,7 +273,7 @@ func (m *Machine) cancelPrompts(by channels.Author, fx []Effect) []Effect {
 		fx = append(fx, SettlePrompt{ID: p.id, Status: store.PromptCancelled, By: by})
 	}
 	m.prompts = nil
-	return fx
+	return m.cancelQuestions(by, fx)
 }
 
 // started ends a start: the turn begins, or the thread is told why not.
@@ -403,6 +406,7 @@ func (m *Machine) shutdown(now time.Time, fx []Effect) []Effect {
 		fx = append(fx, SettlePrompt{ID: p.id, Status: store.PromptExpired, Shutdown: true})
 	}
 	m.prompts = nil
+	fx = m.shutQuestions(fx)
 	if m.turn != nil {
 		m.turn.killAt = now.Add(m.cfg.Grace)
 		fx = append(fx, CancelTurn{})
@@ -457,7 +461,7 @@ func (m *Machine) due(now time.Time, fx []Effect) []Effect {
 			fx = append(fx, KillAgent{})
 		}
 		if tu.stall.after > 0 {
-			if len(m.prompts) > 0 {
+			if len(m.prompts) > 0 || len(m.asks) > 0 {
 				// Waiting for people is not the agent's silence.
 				tu.stall.output(now)
 			}
@@ -474,6 +478,8 @@ func (m *Machine) due(now time.Time, fx []Effect) []Effect {
 			}
 		}
 	}
+	// After the stall watch, which counts the wait for people until now.
+	fx = m.expireQuestions(now, fx)
 	if s := m.start; s != nil && !s.timedOut && s.stop == nil && !s.deadline.IsZero() && !now.Before(s.deadline) {
 		s.timedOut = true
 		fx = append(fx, CancelStart{Timeout: true})
@@ -539,6 +545,7 @@ func (m *Machine) wake() time.Time {
 	if s := m.start; s != nil && !s.timedOut && s.stop == nil {
 		at(s.deadline)
 	}
+	at(m.questionWake())
 	at(m.reapAt)
 	at(m.evictAt)
 	return w

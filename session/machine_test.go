@@ -161,6 +161,9 @@ func describeEffect(f Effect) string {
 		}
 		return s
 	}
+	if s, ok := describeQuestionEffect(f); ok {
+		return s
+	}
 	return fmt.Sprintf("%T", f)
 }
 

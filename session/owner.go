@@ -170,6 +170,8 @@ func (t *thread) run() {
 		switch e := e.(type) {
 		case permissionEv:
 			e.p.answer <- answered{}
+		case questionEv:
+			e.q.answer <- agent.Answer{Action: agent.Cancel}
 		case reapEv:
 			e.reply <- false
 		case exitedEv:
@@ -205,9 +207,14 @@ func (t *thread) handle(e any) {
 	case inboundEv:
 		t.inbound(e)
 	case choiceEv:
+		if t.questionChoice(e) {
+			break
+		}
 		t.replyTo = &e.in
 		t.apply(PermissionAnswer{ID: e.promptID, Option: e.optionID, By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
 		t.replyTo = nil
+	case questionEv, questionPostedEv, formEv:
+		t.questionEvent(e)
 	case updateEv:
 		t.update(e.u, e.history)
 	case permissionEv:

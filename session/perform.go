@@ -79,6 +79,8 @@ func (t *thread) perform(f Effect) {
 		if in := t.replyTo; in != nil {
 			t.r.reply(context.Background(), t.ad, *in, sysmsg.RefuseNotApprover)
 		}
+	case ShowQuestion, SettleQuestion, NotAsker:
+		t.performQuestion(f)
 	case EndTurn:
 		t.endTurn(f.Turn)
 	case TellInterrupted:

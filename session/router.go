@@ -256,7 +256,10 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	case channels.IntentReaction:
 		r.reaction(acc, in)
 		return
-	case channels.IntentSuggest, channels.IntentForm:
+	case channels.IntentForm:
+		r.answerForm(ctx, ad, acc, in)
+		return
+	case channels.IntentSuggest:
 		// Not handled yet (issue 14): nothing runs; a request for
 		// suggestions gets none, so the platform is not left waiting.
 		if in.Suggest != nil && r.enter() {

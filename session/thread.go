@@ -62,6 +62,8 @@ type thread struct {
 	// pick is the agent the thread's first message picked
 	// (Inbound.Agent), for a thread not bound yet; "" = the policy's.
 	pick string
+	// questions are the agent's questions waiting (question.go).
+	questions map[string]*question
 }
 
 // turn is what the owner keeps of the running turn for its records.
@@ -82,6 +84,7 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		done:      make(chan struct{}),
 		recording: make(chan chan struct{}, 64),
 		prompts:   map[string]*pending{},
+		questions: map[string]*question{},
 	}
 	t.policy = policy
 	t.m = NewMachine(r.machineConfigLocked(policy)) // r.thread holds r.mu

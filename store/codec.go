@@ -156,6 +156,8 @@ func encodeBody(b Body) (EntryType, []byte, error) {
 		}
 	case ModeChange:
 		v = modeChangeJSON(b)
+	case QuestionEntry:
+		v = encodeQuestion(b)
 	case nil:
 		return "", nil, errors.New("entry has no body")
 	default:
@@ -237,6 +239,8 @@ func decodeBody(typ EntryType, data []byte) (Body, error) {
 			return nil, err
 		}
 		return ModeChange(w), nil
+	case TypeQuestion:
+		return decodeQuestion(data)
 	}
 	return nil, fmt.Errorf("unknown entry type %q", typ)
 }

@@ -25,6 +25,8 @@ func fullTranscript(tr *Transcript) {
 		Locations: []projector.Location{{Path: "main.go", Line: 7}, {Path: "x.go"}},
 	}})
 	tr.PermissionAnswered("r1", "allow", time.UnixMilli(1_700_000_001_000))
+	tr.Question(QuestionEntry{RequestID: "q1", Message: "Which color?", Mode: "form", Fields: []string{"color"}, Asked: time.UnixMilli(1_700_000_001_500)})
+	tr.QuestionAnswered("q1", "accept", []byte(`{"color":"green"}`), time.UnixMilli(1_700_000_002_000))
 	tr.Apply(projector.Update{Tag: projector.TagToolCallUpdate, Tool: projector.ToolUpdate{
 		ID: "c1", Status: projector.StatusCompleted, RawOutput: []byte(`{"ok":true}`),
 		HasContent: true, Content: []projector.ToolContent{
@@ -46,6 +48,9 @@ func more(tr *Transcript) {
 	tr.Apply(projector.Update{Tag: projector.TagAvailableCommands, Commands: cmdList("init")})                                          // latest meta in place
 	tr.Apply(projector.Update{Tag: projector.TagCurrentMode, ModeID: "ask"})                                                            // previous: code
 	tr.PermissionAnswered("r1", "deny", time.UnixMilli(1))                                                                              // already answered
+	if tr.QuestionAnswered("q1", "decline", nil, time.UnixMilli(1)) {
+		panic("a settled question answered again")
+	}
 	tr.UserPrompt("thanks", time.UnixMilli(1_700_000_009_000))
 	tr.Apply(projector.Update{Tag: projector.TagAgentMessageChunk, Text: "You're welcome."})
 }
@@ -67,8 +72,8 @@ func TestSaveLoadTranscript(t *testing.T) {
 	if diff := cmp.Diff(live.Entries(), saved); diff != "" {
 		t.Fatalf("saved entries (-live +saved):\n%s", diff)
 	}
-	if n := len(saved); n != 10 {
-		t.Errorf("saved %d entries, want 10", n)
+	if n := len(saved); n != 11 {
+		t.Errorf("saved %d entries, want 11", n)
 	}
 	if other, err := s.Entries(ctx, "other"); err != nil || len(other) != 0 {
 		t.Errorf("Entries(other) = %v, %v; want none", other, err)

@@ -29,7 +29,8 @@ type Entry struct {
 	Time    time.Time
 	Updated time.Time
 	// Body is the entry's content: one of Message, Thought, ToolCall,
-	// PermissionEntry, Plan, Meta or ModeChange (never a pointer).
+	// PermissionEntry, QuestionEntry, Plan, Meta or ModeChange (never a
+	// pointer).
 	// Bodies handed out by the store share slices with it; treat them as
 	// read-only.
 	Body Body

@@ -70,6 +70,10 @@ func restoreTranscript(es []Entry) (*Transcript, error) {
 			if b.RequestID != "" {
 				t.perms[b.RequestID] = i
 			}
+		case QuestionEntry:
+			if b.RequestID != "" {
+				t.perms[questionKey(b.RequestID)] = i
+			}
 		case Meta:
 			t.lastMeta = i
 			t.meta = b

@@ -256,6 +256,7 @@ const (
 	RefuseNotApprover                        // answers a prompt without being an approver
 	RefusePromptGone                         // answers a prompt no longer pending
 	RefuseAlreadyAnswered                    // answers a prompt someone just answered
+	RefuseNotAsker                           // answers an agent's question without having started the turn or being an approver
 )
 
 func (r Refusal) Body() string {
@@ -268,6 +269,8 @@ func (r Refusal) Body() string {
 		return "This prompt is no longer waiting for an answer (it expired, was answered, or the gateway restarted)."
 	case RefuseAlreadyAnswered:
 		return "This prompt was already answered."
+	case RefuseNotAsker:
+		return "Sorry, only the person who started this turn, or an approver, can answer this question."
 	}
 	return "Sorry, this cannot be done here."
 }

@@ -137,6 +137,15 @@ type (
 )
 
 func newAdapter(r *Recorder, o Options) channels.Adapter {
+	a := newAdapterU(r, o)
+	if o.Form {
+		return withForm(r, a)
+	}
+	return a
+}
+
+// newAdapterU returns the combination of Edit, Typing, Prompt and Upload.
+func newAdapterU(r *Recorder, o Options) channels.Adapter {
 	a := newAdapterETP(r, o)
 	if !o.Upload {
 		return a

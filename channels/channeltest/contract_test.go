@@ -22,7 +22,8 @@ func recorderHarness(o Options) func(t *testing.T) Harness {
 				id := channels.MessageID(fmt.Sprintf("in%d", inbound.Add(1)))
 				return r.Deliver(ctx, channels.Inbound{Thread: thread, Author: a, Text: text, ID: id})
 			},
-			Click: r.Click,
+			Click:      r.Click,
+			AnswerForm: r.AnswerForm,
 			Seen: func(_ context.Context, id channels.MessageID) (string, error) {
 				m, ok := r.Message(id)
 				if !ok {
@@ -44,12 +45,12 @@ func recorderHarness(o Options) func(t *testing.T) Harness {
 	}
 }
 
-// combos returns all sixteen capability combinations, alternating between a
+// combos returns all thirty-two capability combinations, alternating between a
 // limited and an unlimited message length.
 func combos() []Options {
 	var out []Options
-	for i := range 16 {
-		o := Options{Edit: i&1 != 0, Typing: i&2 != 0, Prompt: i&4 != 0, Upload: i&8 != 0}
+	for i := range 32 {
+		o := Options{Edit: i&1 != 0, Typing: i&2 != 0, Prompt: i&4 != 0, Upload: i&8 != 0, Form: i&16 != 0}
 		if i%2 == 0 || i == 7 || i == 15 {
 			o.Limits = channels.Limits{MaxMessageChars: 2000, MaxLines: 20}
 		}
@@ -74,6 +75,9 @@ func comboName(o Options) string {
 	}
 	if o.Upload {
 		name += "+upload"
+	}
+	if o.Form {
+		name += "+form"
 	}
 	if o.Limits.MaxMessageChars > 0 {
 		name += fmt.Sprintf("/max%d", o.Limits.MaxMessageChars)

@@ -12,7 +12,7 @@ import (
 // object per line, with fields in declaration order and empty fields left
 // out (except Op).
 //
-// Op names are "send" (Post), "edit", "typing" (State "start", "refresh" or
+// Op names are "send" (Post), "edit", "form", "typing" (State "start", "refresh" or
 // "stop"), "prompt", "upload", and whatever Recorder.Note adds, such as "turn_end".
 type Op struct {
 	// Op names the operation.
@@ -80,6 +80,8 @@ type Message struct {
 	// File is the file of an upload (Kind channels.KindFile), whose
 	// caption is Text.
 	File *channels.Upload
+	// Form is the form of a "form" op (Recorder's channels.Former).
+	Form *channels.Form
 	// Edits counts the successful edits of the message.
 	Edits int
 }

@@ -23,6 +23,8 @@ type Options struct {
 	// Upload exposes channels.Uploader. Files larger than
 	// Limits.MaxUploadBytes are rejected.
 	Upload bool
+	// Form exposes channels.Former; AnswerForm answers its forms.
+	Form bool
 	// Limits is what the adapter's Limits method reports. Texts longer
 	// than Limits.MaxMessageChars code points are rejected.
 	Limits channels.Limits
@@ -42,9 +44,10 @@ const (
 	InjectStopTyping = "stop_typing"
 	InjectPrompt     = "prompt"
 	InjectUpload     = "upload"
+	InjectForm       = "form"
 )
 
-var injectable = []string{InjectPost, InjectEdit, InjectTyping, InjectStopTyping, InjectPrompt, InjectUpload, InjectReact}
+var injectable = []string{InjectPost, InjectEdit, InjectTyping, InjectStopTyping, InjectPrompt, InjectUpload, InjectReact, InjectForm}
 
 // Recorder is a fake chat platform and the adapter for it. It records every
 // call and keeps the current state of every message. It is safe for

@@ -28,10 +28,12 @@ func TestAdapterCapabilities(t *testing.T) {
 			_, typer := a.(channels.Typer)
 			_, stopper := a.(channels.TypingStopper)
 			_, prompter := a.(channels.Prompter)
-			got := [4]bool{editor, typer, stopper, prompter}
-			want := [4]bool{o.Edit, o.Typing, o.Typing, o.Prompt}
+			_, uploader := a.(channels.Uploader)
+			_, former := a.(channels.Former)
+			got := [6]bool{editor, typer, stopper, prompter, uploader, former}
+			want := [6]bool{o.Edit, o.Typing, o.Typing, o.Prompt, o.Upload, o.Form}
 			if got != want {
-				t.Errorf("Editor, Typer, TypingStopper, Prompter = %v, want %v", got, want)
+				t.Errorf("Editor, Typer, TypingStopper, Prompter, Uploader, Former = %v, want %v", got, want)
 			}
 			if got, want := a.Limits(), o.Limits; got != want {
 				t.Errorf("Limits() = %+v, want %+v", got, want)

@@ -1,0 +1,491 @@
+package session
+
+// The agent's questions (elicitation) on the thread's owner: the thread is
+// the session's agent.Questioner. A question is shown as a form where the
+// adapter is a channels.Former, as buttons (a channels.Choice) for a
+// single choice where it is a Prompter, and as a notice otherwise (it
+// then waits for its link, its timeout or a stop). The machine decides
+// who may answer and when it ends (machine_questions.go).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/acpgw/gateway/agent"
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/sysmsg"
+)
+
+// How a question is shown.
+type questionView uint8
+
+const (
+	viewForm   questionView = iota + 1 // a channels.Form
+	viewChoice                         // buttons, one per choice, and Decline
+	viewNotice                         // a line: nothing to answer in the chat
+)
+
+// declineOption is the option id of a question's Decline button.
+const declineOption = "-"
+
+// question is an agent's question waiting for an answer. Its fields
+// after answer belong to the thread's owner.
+type question struct {
+	id     string
+	q      agent.Question
+	asked  time.Time
+	answer chan agent.Answer // capacity 1; written once
+	view   questionView
+	msg    channels.Handle // the form's message, once posted
+	// fold, once settled before its form was posted, is the line the
+	// posted form is folded to.
+	fold    string
+	settled bool
+}
+
+// The owner's question events.
+type (
+	// questionEv is the agent's question; q.answer gets the answer.
+	questionEv struct{ q *question }
+	// questionPostedEv: the adapter showed q's form (h), or could not.
+	questionPostedEv struct {
+		q   *question
+		h   channels.Handle
+		err error
+	}
+	// formEv is a person's answer to a form.
+	formEv struct {
+		in  channels.Inbound
+		acc access
+	}
+)
+
+// Question implements agent.Questioner: it hands q to the thread's
+// owner and blocks until the machine settles it. A url question whose
+// Completed closes is answered accept; ctx ending withdraws it.
+func (t *thread) Question(ctx context.Context, q agent.Question) agent.Answer {
+	qs := &question{id: newID(), q: q, asked: time.Now(), answer: make(chan agent.Answer, 1)}
+	cancelled := agent.Answer{Action: agent.Cancel}
+	if !t.inbox.send(questionEv{q: qs}) {
+		return cancelled // the thread has shut down
+	}
+	done := q.Completed
+	for {
+		select {
+		case a := <-qs.answer:
+			return a
+		case <-done:
+			done = nil
+			t.inbox.send(QuestionDone{ID: qs.id})
+		case <-ctx.Done():
+			if !t.inbox.send(QuestionWithdrawn{ID: qs.id}) {
+				select {
+				case a := <-qs.answer:
+					return a
+				default:
+					return cancelled
+				}
+			}
+			return <-qs.answer
+		}
+	}
+}
+
+// questionEvent handles the owner's question events.
+func (t *thread) questionEvent(e any) {
+	switch e := e.(type) {
+	case questionEv:
+		t.questions[e.q.id] = e.q
+		if t.tr != nil {
+			q := e.q.q
+			names := make([]string, len(q.Fields))
+			for i, f := range q.Fields {
+				names[i] = f.Name
+			}
+			t.tr.Question(store.QuestionEntry{RequestID: e.q.id, ToolCallID: q.ToolCallID, Message: q.Message, Mode: q.Mode, URL: q.URL, Fields: names, Asked: e.q.asked})
+		}
+		t.r.log.Info("the agent asks a question", "thread", t.ref, "question", e.q.id, "mode", e.q.q.Mode, "fields", len(e.q.q.Fields))
+		t.apply(QuestionAsked{ID: e.q.id, Timeout: t.policy.Permissions.Timeout})
+	case questionPostedEv:
+		t.questionPosted(e.q, e.h, e.err)
+	case formEv:
+		t.formAnswer(e.in, e.acc)
+	}
+}
+
+// performQuestion performs the machine's question effects.
+func (t *thread) performQuestion(f Effect) {
+	switch f := f.(type) {
+	case ShowQuestion:
+		if q := t.questions[f.ID]; q != nil {
+			t.showQuestion(q)
+		}
+	case SettleQuestion:
+		if q := t.questions[f.ID]; q != nil {
+			t.settleQuestion(q, f)
+		}
+	case NotAsker:
+		if in := t.replyTo; in != nil {
+			t.r.reply(context.Background(), t.ad, *in, sysmsg.RefuseNotAsker)
+		}
+	}
+}
+
+// showQuestion shows q as the adapter can.
+func (t *thread) showQuestion(q *question) {
+	fm, forms := t.ad.(channels.Former)
+	_, buttons := t.ad.(channels.Prompter)
+	single := q.q.Mode == "form" && len(q.q.Fields) == 1 && q.q.Fields[0].Kind == agent.FieldChoice
+	switch {
+	case forms:
+		q.view = viewForm
+		form := questionForm(q.q)
+		t.r.wg.Go(func() {
+			var h channels.Handle
+			err := patiently(t.r.ctx, t.r.o.Delivery.RetryFor, func(ctx context.Context) error {
+				var err error
+				h, err = fm.Form(ctx, t.ref, form)
+				return err
+			})
+			t.inbox.send(questionPostedEv{q: q, h: h, err: err})
+		})
+	case buttons && single:
+		q.view = viewChoice
+		f := q.q.Fields[0]
+		opts := make([]channels.Option, 0, len(f.Choices)+1)
+		for i, c := range f.Choices {
+			opts = append(opts, channels.Option{ID: q.id + optionSep + strconv.Itoa(i), Label: c.Title})
+		}
+		opts = append(opts, channels.Option{ID: q.id + optionSep + declineOption, Label: sysmsg.Decline, Style: "danger"})
+		text := sysmsg.Asked{Message: q.q.Message}.Body()
+		t.runner.Prompt(q.id, channels.Choice{Text: text, Options: opts}, func(h channels.Handle, err error) {
+			t.inbox.send(questionPostedEv{q: q, h: h, err: err})
+		})
+	default:
+		q.view = viewNotice
+		t.laneNotice(sysmsg.Asked{Message: q.q.Message, URL: q.q.URL, Unanswerable: q.q.Mode != "url", Timeout: t.policy.Permissions.Timeout})
+	}
+}
+
+// questionPosted: q's form or buttons were shown as h, or could not be.
+func (t *thread) questionPosted(q *question, h channels.Handle, err error) {
+	if err != nil {
+		t.r.log.Error("the agent's question could not be shown; answered cancel", "thread", t.ref, "err", err)
+		t.apply(QuestionUnshown{ID: q.id})
+		return
+	}
+	q.msg = h
+	if q.view == viewForm && q.settled && q.fold != "" {
+		t.foldForm(q, q.fold)
+	}
+}
+
+// settleQuestion answers q to the agent as the machine decided and folds
+// it to its outcome.
+func (t *thread) settleQuestion(q *question, f SettleQuestion) {
+	delete(t.questions, q.id)
+	q.settled = true
+	a := agent.Answer{Action: agent.Cancel}
+	out := sysmsg.QuestionSettled{Question: q.q.Message, Action: agent.Cancel, By: displayName(f.By)}
+	switch {
+	case f.Action == channels.FormAccept && f.Done:
+		a.Action, out.Action, out.Done, out.By = agent.Accept, agent.Accept, true, ""
+	case f.Action == channels.FormAccept && q.q.Mode == "url":
+		a.Action, out.Action, out.Done = agent.Accept, agent.Accept, true
+	case f.Action == channels.FormAccept:
+		content, qa, err := answerContent(q.q, f.Values)
+		if err != nil {
+			// Checked when the answer came; a url question has no fields.
+			t.r.log.Warn("an answer that was checked no longer converts; answered cancel", "thread", t.ref, "err", err)
+			break
+		}
+		a.Action, a.Content, out.Action, out.Answers = agent.Accept, content, agent.Accept, qa
+	case f.Action == channels.FormDecline:
+		a.Action, out.Action = agent.Decline, agent.Decline
+	case f.Shutdown:
+		out.Restart, out.By = true, ""
+	case f.Status == store.PromptExpired:
+		out.Expired, out.After, out.By = true, time.Since(q.asked), ""
+	case f.NotShown:
+		out.NotShown, out.By = true, ""
+	case f.By.ID == "" && f.By.Name == "":
+		out.By = ""
+	}
+	q.answer <- a
+	if t.tr != nil {
+		var content json.RawMessage
+		if a.Content != nil {
+			content, _ = json.Marshal(a.Content) // strings, numbers, bools, lists of strings
+		}
+		t.tr.QuestionAnswered(q.id, a.Action, content, time.Now())
+	}
+	t.r.log.Info("the agent's question settled", "thread", t.ref, "question", q.id, "status", string(f.Status), "action", a.Action, "by", f.By.ID)
+	if f.Unshown {
+		return
+	}
+	text := sysmsg.Text(out)
+	switch q.view {
+	case viewChoice:
+		if !f.Shutdown {
+			t.runner.Resolve(q.id, text)
+		}
+	case viewForm:
+		if f.NotShown {
+			return
+		}
+		if !q.msg.Known() {
+			q.fold = text // folded once posted
+			return
+		}
+		t.foldForm(q, text)
+	case viewNotice:
+		if !f.Shutdown {
+			t.runner.Push(projector.Notice{Text: text})
+		}
+	}
+}
+
+// foldForm edits q's form to the line text, apart from the owner; where
+// the adapter cannot edit, the line is posted.
+func (t *thread) foldForm(q *question, text string) {
+	ed, ok := t.ad.(channels.Editor)
+	if !ok {
+		t.runner.Push(projector.Notice{Text: text})
+		return
+	}
+	h := q.msg
+	if !t.r.enter() {
+		return
+	}
+	go func() {
+		defer t.r.wg.Done()
+		err := patiently(t.r.ctx, t.r.o.Delivery.RetryFor, func(ctx context.Context) error {
+			err := ed.Edit(ctx, h, channels.Message{Kind: channels.KindNotice, Text: text})
+			if errors.Is(err, channels.ErrMessageGone) {
+				return nil
+			}
+			return err
+		})
+		if err != nil {
+			t.r.log.Warn("cannot fold the agent's question", "thread", t.ref, "err", err)
+		}
+	}()
+}
+
+// formAnswer is a person's answer to a form: to a waiting question, in
+// a valid shape, by someone who may (the machine says).
+func (t *thread) formAnswer(in channels.Inbound, acc access) {
+	var q *question
+	for _, c := range t.questions {
+		if c.view == viewForm && c.msg.Known() && c.msg.ID == in.Form.Form.ID {
+			q = c
+		}
+	}
+	if q == nil {
+		t.r.reply(context.Background(), t.ad, in, sysmsg.RefusePromptGone)
+		return
+	}
+	if in.Form.Action == channels.FormAccept && q.q.Mode == "form" {
+		if _, _, err := answerContent(q.q, in.Form.Values); err != nil {
+			t.r.reply(context.Background(), t.ad, in, sysmsg.BadAnswer{Err: err.Error()})
+			return
+		}
+	}
+	t.replyTo = &in
+	t.apply(QuestionAnswer{ID: q.id, Action: in.Form.Action, Values: in.Form.Values, By: in.Author, Approver: acc.mayApprove(in)})
+	t.replyTo = nil
+}
+
+// answerForm hands a form's answer to the thread's owner, or says the
+// question no longer waits.
+func (r *Router) answerForm(ctx context.Context, ad channels.Adapter, acc access, in channels.Inbound) {
+	r.mu.Lock()
+	t := r.threads[in.Thread]
+	r.mu.Unlock()
+	if t == nil || !t.inbox.send(formEv{in: in, acc: acc}) {
+		r.reply(ctx, ad, in, sysmsg.RefusePromptGone)
+	}
+}
+
+// questionChoice answers a question shown as buttons from a click; it
+// reports whether the click was for a question.
+func (t *thread) questionChoice(e choiceEv) bool {
+	q := t.questions[e.promptID]
+	if q == nil || q.view != viewChoice {
+		return false
+	}
+	ans := QuestionAnswer{ID: q.id, Action: channels.FormDecline, By: e.in.Author, Approver: e.acc.mayApprove(e.in)}
+	if e.optionID != declineOption {
+		f := q.q.Fields[0]
+		i, err := strconv.Atoi(e.optionID)
+		if err != nil || i < 0 || i >= len(f.Choices) {
+			t.r.reply(context.Background(), t.ad, e.in, sysmsg.RefusePromptGone)
+			return true
+		}
+		ans.Action, ans.Values = channels.FormAccept, map[string][]string{f.Name: {f.Choices[i].Value}}
+	}
+	t.replyTo = &e.in
+	t.apply(ans)
+	t.replyTo = nil
+	return true
+}
+
+// questionForm is the form that shows q.
+func questionForm(q agent.Question) channels.Form {
+	title := sysmsg.FormTitle(q.Title)
+	text := q.Message
+	if q.Description != "" && q.Description != q.Message {
+		text += "\n\n" + q.Description
+	}
+	f := channels.Form{Title: title, Text: text, URL: q.URL}
+	for _, fd := range q.Fields {
+		cf := channels.Field{ID: fd.Name, Label: fieldLabel(fd), Help: fd.Description, Required: fd.Required, Min: fd.Min, Max: fd.Max}
+		switch fd.Kind {
+		case agent.FieldText:
+			cf.Kind = channels.FieldText
+		case agent.FieldNumber, agent.FieldInteger:
+			cf.Kind = channels.FieldNumber
+		case agent.FieldBool:
+			cf.Kind = channels.FieldBool
+		case agent.FieldChoice:
+			cf.Kind = channels.FieldChoice
+		case agent.FieldMulti:
+			cf.Kind = channels.FieldMulti
+		}
+		for _, c := range fd.Choices {
+			cf.Options = append(cf.Options, channels.Option{ID: c.Value, Label: c.Title})
+		}
+		cf.Default = defaultText(fd.Default)
+		f.Fields = append(f.Fields, cf)
+	}
+	return f
+}
+
+func fieldLabel(f agent.Field) string {
+	if f.Title != "" {
+		return f.Title
+	}
+	return f.Name
+}
+
+// defaultText is a JSON default as a form shows it: a string's text, a
+// number or bool as written, a list's items joined by commas.
+func defaultText(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	var v any
+	if json.Unmarshal([]byte(raw), &v) != nil {
+		return ""
+	}
+	switch v := v.(type) {
+	case string:
+		return v
+	case []any:
+		var s []string
+		for _, x := range v {
+			s = append(s, fmt.Sprint(x))
+		}
+		return strings.Join(s, ",")
+	case float64, bool:
+		return raw
+	}
+	return ""
+}
+
+// answerContent converts a form's values (by field name) to q's answer
+// content, and the lines the folded question shows. It returns an error
+// naming the field when a value does not fit it.
+func answerContent(q agent.Question, values map[string][]string) (map[string]any, []sysmsg.QA, error) {
+	content := map[string]any{}
+	var qa []sysmsg.QA
+	for _, f := range q.Fields {
+		label := fieldLabel(f)
+		var vs []string
+		for _, v := range values[f.Name] {
+			if v = strings.TrimSpace(v); v != "" {
+				vs = append(vs, v)
+			}
+		}
+		if len(vs) == 0 {
+			if f.Required {
+				return nil, nil, fmt.Errorf("%q is required", label)
+			}
+			continue
+		}
+		shown := vs[:1]
+		switch f.Kind {
+		case agent.FieldText:
+			n := float64(utf8.RuneCountInString(vs[0]))
+			if (f.Min != nil && n < *f.Min) || (f.Max != nil && n > *f.Max) {
+				return nil, nil, outOfBounds(label, "characters", f.Min, f.Max)
+			}
+			content[f.Name] = vs[0]
+		case agent.FieldNumber, agent.FieldInteger:
+			x, err := strconv.ParseFloat(vs[0], 64)
+			if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+				return nil, nil, fmt.Errorf("%q must be a number", label)
+			}
+			if f.Kind == agent.FieldInteger && x != math.Trunc(x) {
+				return nil, nil, fmt.Errorf("%q must be a whole number", label)
+			}
+			if (f.Min != nil && x < *f.Min) || (f.Max != nil && x > *f.Max) {
+				return nil, nil, outOfBounds(label, "", f.Min, f.Max)
+			}
+			content[f.Name] = x
+		case agent.FieldBool:
+			b, err := strconv.ParseBool(vs[0])
+			if err != nil {
+				return nil, nil, fmt.Errorf("%q must be true or false", label)
+			}
+			content[f.Name] = b
+		case agent.FieldChoice, agent.FieldMulti:
+			if f.Kind == agent.FieldChoice && len(vs) > 1 {
+				return nil, nil, fmt.Errorf("%q takes one choice", label)
+			}
+			shown = nil
+			for _, v := range vs {
+				i := slices.IndexFunc(f.Choices, func(c agent.Choice) bool { return c.Value == v })
+				if i < 0 {
+					return nil, nil, fmt.Errorf("%q has no choice %q", label, v)
+				}
+				shown = append(shown, f.Choices[i].Title)
+			}
+			if f.Kind == agent.FieldChoice {
+				content[f.Name] = vs[0]
+				break
+			}
+			n := float64(len(vs))
+			if (f.Min != nil && n < *f.Min) || (f.Max != nil && n > *f.Max) {
+				return nil, nil, outOfBounds(label, "choices", f.Min, f.Max)
+			}
+			content[f.Name] = slices.Clone(vs)
+		}
+		qa = append(qa, sysmsg.QA{Field: label, Values: shown})
+	}
+	return content, qa, nil
+}
+
+// outOfBounds is the error of a value outside lo..hi: what says what
+// is counted ("", "characters long", "choices").
+func outOfBounds(label, what string, lo, hi *float64) error {
+	n := func(x *float64) string { return strconv.FormatFloat(*x, 'g', -1, 64) }
+	switch {
+	case lo != nil && hi != nil:
+		return fmt.Errorf("%q must be %s to %s %s", label, n(lo), n(hi), what)
+	case lo != nil:
+		return fmt.Errorf("%q must be at least %s %s", label, n(lo), what)
+	default:
+		return fmt.Errorf("%q must be at most %s %s", label, n(hi), what)
+	}
+}
