@@ -132,6 +132,7 @@ type run struct {
 
 	clientReqs map[string]string // pending client requests: id → method
 	agentReqs  map[string]string // pending agent requests: id → method
+	turnAt     time.Time         // when the open turn's prompt was sent (virtual)
 }
 
 var thread = channels.ThreadRef{Platform: "replay", Channel: "c1", Thread: "t1"}
@@ -227,6 +228,7 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 		case "session/prompt":
 			r.stats.Turns++
 			r.outs = r.proj.BeginTurn(r.outs[:0])
+			r.turnAt = r.now
 			r.push(ctx)
 			r.lane.BeginTurn(r.now)
 		}
@@ -270,7 +272,7 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 }
 
 func (r *run) endTurn(ctx context.Context, stopReason, errText string) {
-	r.outs = r.proj.EndTurn(stopReason, errText, r.outs[:0])
+	r.outs = r.proj.EndTurnAfter(r.now.Sub(r.turnAt), stopReason, errText, r.outs[:0])
 	r.push(ctx)
 }
 

@@ -267,7 +267,7 @@ func (t *thread) endTurn(o TurnOutcome) {
 	if o.Stopper != "" {
 		t.proj.StopTurn(sysmsg.Stopped{By: o.Stopper, Interrupt: o.Interrupted, Killed: o.Killed, Grace: t.m.cfg.Grace})
 	}
-	outs := t.proj.EndTurn(stop, errText, nil)
+	outs := t.proj.EndTurnAfter(now.Sub(tu.started), stop, errText, nil)
 	recorded := make(chan struct{})
 	if t.r.o.OnTurnEnd != nil { // only the hook waits for the records
 		select {
