@@ -45,6 +45,10 @@ type Config struct {
 	// "queue" (run it after the turn, the default) or "interrupt" (cancel
 	// the turn, then run it).
 	Busy string `koanf:"busy" validate:"oneof=queue interrupt"`
+	// Budgets stop a turn when reached (tokens per turn, cost per thread,
+	// cost per channel per day); the thread's next prompt then waits for
+	// an approver's Continue.
+	Budgets session.Budgets `koanf:"budgets"`
 	// Agents are the ACP agents threads can use.
 	Agents Agents `koanf:"agents"`
 	// Threads is when idle threads leave memory (package session).

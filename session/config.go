@@ -49,6 +49,8 @@ type Policy struct {
 	// Agents are the agents a new thread here may pick
 	// (channels.Inbound.Agent); empty: any the router can start.
 	Agents []string
+	// Budgets are the budgets section.
+	Budgets Budgets
 }
 
 // PermissionConfig is the permissions section.
