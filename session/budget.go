@@ -1,7 +1,6 @@
 package session
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/acpgw/gateway/projector"
@@ -42,29 +41,20 @@ type spent struct {
 func (b Budgets) reached(s spent) (sysmsg.BudgetReached, bool) {
 	if b.TokensPerTurn > 0 && s.TokensKnown && s.Tokens >= b.TokensPerTurn {
 		return sysmsg.BudgetReached{Budget: sysmsg.BudgetTurnTokens,
-			Used: tokens(s.Tokens), Limit: tokens(b.TokensPerTurn)}, true
+			Used: float64(s.Tokens), Limit: float64(b.TokensPerTurn)}, true
 	}
 	if !s.CostKnown {
 		return sysmsg.BudgetReached{}, false
 	}
 	if b.CostPerThread > 0 && s.Thread >= b.CostPerThread {
 		return sysmsg.BudgetReached{Budget: sysmsg.BudgetThreadCost,
-			Used: money(s.Thread, s.Currency), Limit: money(b.CostPerThread, s.Currency)}, true
+			Used: s.Thread, Limit: b.CostPerThread, Currency: s.Currency}, true
 	}
 	if b.CostPerChannelDay > 0 && s.ChannelDay >= b.CostPerChannelDay {
 		return sysmsg.BudgetReached{Budget: sysmsg.BudgetChannelDayCost,
-			Used: money(s.ChannelDay, s.Currency), Limit: money(b.CostPerChannelDay, s.Currency)}, true
+			Used: s.ChannelDay, Limit: b.CostPerChannelDay, Currency: s.Currency}, true
 	}
 	return sysmsg.BudgetReached{}, false
-}
-
-func tokens(n int64) string { return fmt.Sprintf("%d tokens", n) }
-
-func money(amount float64, currency string) string {
-	if currency == "" || currency == "USD" {
-		return fmt.Sprintf("$%.2f", amount)
-	}
-	return fmt.Sprintf("%.2f %s", amount, currency)
 }
 
 // dayStart is the start of now's day (UTC), from which the channel's

@@ -22,7 +22,7 @@ func describeBudgetEffect(f Effect) string {
 		return fmt.Sprintf("refuse-continue %T", f.Notice)
 	case Notify:
 		if n, ok := f.Notice.(sysmsg.BudgetReached); ok {
-			return "notice budget " + string(n.Budget) + " " + n.Used + " of " + n.Limit
+			return fmt.Sprintf("notice budget %s %v of %v", n.Budget, n.Used, n.Limit)
 		}
 	}
 	return describeEffect(f)
@@ -30,7 +30,7 @@ func describeBudgetEffect(f Effect) string {
 
 func TestMachineBudgets(t *testing.T) {
 	cfg := MachineConfig{Busy: BusyQueue, Grace: 5 * time.Second, StartTimeout: time.Minute, IdleTimeout: 10 * time.Minute}
-	tokens := BudgetReached{Notice: sysmsg.BudgetReached{Budget: sysmsg.BudgetTurnTokens, Used: "31000 tokens", Limit: "30000 tokens"}}
+	tokens := BudgetReached{Notice: sysmsg.BudgetReached{Budget: sysmsg.BudgetTurnTokens, Used: 31000, Limit: 30000}}
 	// busy starts turn #1 and leaves it running.
 	busy := []step{
 		{ev: msg(mAnn, "slow"), want: []string{"0s start-agent new slow"}},
@@ -40,7 +40,7 @@ func TestMachineBudgets(t *testing.T) {
 	// reached stops turn #1 over the tokens budget.
 	reached := []step{
 		{wait: time.Second, ev: tokens, want: []string{
-			"1s hold tokensPerTurn", "1s notice budget tokensPerTurn 31000 tokens of 30000 tokens",
+			"1s hold tokensPerTurn", "1s notice budget tokensPerTurn 31000 of 30000",
 			"1s typing-off", "1s cancel-turn"}},
 		{wait: time.Second, ev: TurnDone{StopReason: "cancelled"}, want: []string{
 			"2s end #1 cancelled stopped by the budget budgets.tokensPerTurn"}},
@@ -61,7 +61,7 @@ func TestMachineBudgets(t *testing.T) {
 			{ev: msg(mBob, "queued"), want: []string{"0s notice queued 1 ahead"}},
 		}, {
 			{wait: time.Second, ev: tokens, want: []string{
-				"1s hold tokensPerTurn", "1s notice budget tokensPerTurn 31000 tokens of 30000 tokens",
+				"1s hold tokensPerTurn", "1s notice budget tokensPerTurn 31000 of 30000",
 				"1s typing-off", "1s cancel-turn"}},
 			{wait: time.Second, ev: TurnDone{StopReason: "cancelled"}, want: []string{
 				"2s end #1 cancelled stopped by the budget budgets.tokensPerTurn",
@@ -74,7 +74,7 @@ func TestMachineBudgets(t *testing.T) {
 		}}},
 		{"the agent ignores the cancel: killed after the grace", [][]step{busy, {
 			{wait: time.Second, ev: tokens, want: []string{
-				"1s hold tokensPerTurn", "1s notice budget tokensPerTurn 31000 tokens of 30000 tokens",
+				"1s hold tokensPerTurn", "1s notice budget tokensPerTurn 31000 of 30000",
 				"1s typing-off", "1s cancel-turn"}},
 			{wait: 5 * time.Second, want: []string{"6s kill"}},
 		}}},
@@ -145,16 +145,16 @@ func TestBudgetsReached(t *testing.T) {
 	}{
 		{"nothing reported", b, spent{}, ""},
 		{"tokens under", b, spent{Tokens: 29999, TokensKnown: true}, ""},
-		{"tokens at the limit", b, spent{Tokens: 30000, TokensKnown: true}, "tokensPerTurn 30000 tokens of 30000 tokens"},
-		{"thread cost", b, spent{Thread: 5.01, ChannelDay: 6, CostKnown: true, Currency: "USD"}, "costPerThread $5.01 of $5.00"},
-		{"channel day cost", b, spent{Thread: 1, ChannelDay: 20, CostKnown: true, Currency: "EUR"}, "costPerChannelDay 20.00 EUR of 20.00 EUR"},
+		{"tokens at the limit", b, spent{Tokens: 30000, TokensKnown: true}, "⚙️ Budget reached: tokens per turn, 30000 tokens of 30000 tokens (budgets.tokensPerTurn). The turn is stopped; the next prompt here waits for an approver's Continue."},
+		{"thread cost", b, spent{Thread: 5.01, ChannelDay: 6, CostKnown: true, Currency: "USD"}, "⚙️ Budget reached: cost of this thread, $5.01 of $5.00 (budgets.costPerThread). The turn is stopped; the next prompt here waits for an approver's Continue."},
+		{"channel day cost", b, spent{Thread: 1, ChannelDay: 20, CostKnown: true, Currency: "EUR"}, "⚙️ Budget reached: cost of this channel today, 20.00 EUR of 20.00 EUR (budgets.costPerChannelDay). The turn is stopped; the next prompt here waits for an approver's Continue."},
 		{"costs without a report this turn", b, spent{Thread: 50, ChannelDay: 50}, ""},
 		{"no limits", Budgets{}, spent{Tokens: 1 << 40, TokensKnown: true, Thread: 1e9, ChannelDay: 1e9, CostKnown: true}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ""
 			if r, ok := tc.b.reached(tc.s); ok {
-				got = string(r.Budget) + " " + r.Used + " of " + r.Limit
+				got = sysmsg.Text(r)
 			}
 			if got != tc.want {
 				t.Errorf("reached = %q, want %q", got, tc.want)

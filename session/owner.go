@@ -144,6 +144,7 @@ func (t *thread) run() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	t.restoreHold()
 	for !t.m.Exited() && !t.evicted {
 		if e, ok := t.inbox.next(); ok {
 			t.handle(e)
@@ -203,7 +204,11 @@ func (t *thread) handle(e any) {
 		t.inbound(e)
 	case choiceEv:
 		t.replyTo = &e.in
-		t.apply(PermissionAnswer{ID: e.promptID, Option: e.optionID, By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
+		if isContinue(e.promptID) {
+			t.apply(ContinueIn{By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
+		} else {
+			t.apply(PermissionAnswer{ID: e.promptID, Option: e.optionID, By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
+		}
 		t.replyTo = nil
 	case updateEv:
 		t.update(e.u, e.history)

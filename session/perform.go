@@ -89,6 +89,9 @@ func (t *thread) perform(f Effect) {
 	case Evict:
 		t.evicted = t.r.evict(t)
 	default:
+		if t.performBudget(f) {
+			break
+		}
 		t.r.log.Error("unknown effect", "thread", t.ref, "effect", fmt.Sprintf("%T", f))
 	}
 }

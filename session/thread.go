@@ -68,6 +68,7 @@ type turn struct {
 	started time.Time
 	prompt  string
 	sess    *agent.Session
+	budget  budgetBase // what the turn's budgets start from
 }
 
 // newThread returns a thread's owner; the caller starts its run loop.
@@ -218,7 +219,7 @@ func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
 	for i, f := range pics {
 		images[i] = agent.Image{MimeType: f.ContentType, Data: f.Data}
 	}
-	t.cur = &turn{started: at, prompt: prompt, sess: sess}
+	t.cur = &turn{started: at, prompt: prompt, sess: sess, budget: t.budgetBaseFor(at, sess.ID)}
 	t.proj.SetSettings(policy.Stream)
 	t.runner.Do(func(l *dispatch.Lane) { l.SetStream(policy.Stream) })
 	t.tr.UserPrompt(prompt, at)
@@ -357,6 +358,7 @@ func (t *thread) update(u projector.Update, history bool) {
 	if len(outs) > 0 {
 		t.runner.Push(outs...)
 	}
+	t.checkBudgets(&u)
 	if f := t.r.o.OnUpdate; f != nil {
 		tag := u.RawTag
 		if tag == "" {

@@ -106,3 +106,14 @@ func (s *Store) spend(ctx context.Context, q string, args ...any) (Spend, error)
 	sp.Cost, sp.CostKnown = sum.Float64, sum.Valid
 	return sp, nil
 }
+
+// SessionCost returns the highest cost recorded for a turn of session id
+// (an agent reports the session's cost so far), and whether any turn had
+// one. It does file I/O.
+func (s *Store) SessionCost(ctx context.Context, id string) (float64, bool, error) {
+	var c sql.NullFloat64
+	if err := s.db.QueryRowContext(ctx, `SELECT MAX(cost) FROM turns WHERE session_id = ?`, id).Scan(&c); err != nil {
+		return 0, false, fmt.Errorf("cost of session %q: %w", id, err)
+	}
+	return c.Float64, c.Valid, nil
+}

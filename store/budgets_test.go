@@ -65,6 +65,12 @@ func TestSpend(t *testing.T) {
 	if err != nil || sp.Turns != 4 || !near(sp.Cost, 2.0) {
 		t.Errorf("thread a = %+v, %v; want 4 turns, $2", sp, err)
 	}
+	if c, ok, err := s.SessionCost(ctx, "s1"); err != nil || !ok || c != 2 {
+		t.Errorf("session s1 cost = %v %v %v, want 2", c, ok, err)
+	}
+	if _, ok, err := s.SessionCost(ctx, "none"); err != nil || ok {
+		t.Errorf("session without turns: %v %v", ok, err)
+	}
 	sp, err = s.ChannelSpend(ctx, "web", "empty", day)
 	if err != nil || sp.Turns != 0 || sp.CostKnown {
 		t.Errorf("empty channel = %+v, %v", sp, err)

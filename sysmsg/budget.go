@@ -29,16 +29,29 @@ func (b Budget) what() string {
 // Stopper names a budget as the one who stopped a turn (Stopped.By).
 func (b Budget) Stopper() string { return "the budget budgets." + string(b) }
 
-// BudgetReached: the running turn reached Budget (Used of Limit, already
-// formatted) and is stopped; the next prompt waits for an approver.
+// BudgetReached: the running turn reached Budget (Used of Limit: tokens,
+// or an amount in Currency, "" being USD) and is stopped; the next prompt
+// waits for an approver.
 type BudgetReached struct {
 	Budget      Budget
-	Used, Limit string
+	Used, Limit float64
+	Currency    string
 }
 
 func (b BudgetReached) Body() string {
 	return fmt.Sprintf("Budget reached: %s, %s of %s (budgets.%s). The turn is stopped; the next prompt here waits for an approver's Continue.",
-		b.Budget.what(), b.Used, b.Limit, b.Budget)
+		b.Budget.what(), b.amount(b.Used), b.amount(b.Limit), b.Budget)
+}
+
+// amount renders a number of the budget: tokens, or money.
+func (b BudgetReached) amount(v float64) string {
+	switch {
+	case b.Budget == BudgetTurnTokens:
+		return fmt.Sprintf("%d tokens", int64(v))
+	case b.Currency == "" || b.Currency == "USD":
+		return fmt.Sprintf("$%.2f", v)
+	}
+	return fmt.Sprintf("%.2f %s", v, b.Currency)
 }
 
 // BudgetWait asks an approver whether the prompt waiting behind a budget
