@@ -120,6 +120,8 @@ func (t *thread) performBudget(f Effect) bool {
 			t.r.log.Error("cannot clear the budget hold", "thread", t.ref, "err", err)
 		}
 		t.notice(sysmsg.Continued{By: displayName(f.By)})
+	case ShowUsage:
+		t.showUsage(f.In)
 	case RefuseContinue:
 		if in := t.replyTo; in != nil {
 			t.r.reply(ctx, t.ad, *in, f.Notice)

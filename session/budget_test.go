@@ -91,3 +91,36 @@ func TestCostBudgetHoldOutlivesARestart(t *testing.T) {
 		t.Errorf("text %q", e.text(th))
 	}
 }
+
+// /usage answers the one who asked with the thread's turns, tokens and
+// cost, the channel's today and the budgets; it is not a prompt.
+func TestUsageCommand(t *testing.T) {
+	p := session.DefaultPolicy()
+	p.Budgets.CostPerChannelDay = 1
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, policy: &p})
+	th := e.rec.Thread("usage")
+	e.say(th, ann, "usage") // the demo scenario: 4,200 of 200,000 tokens, $0.0123
+	e.waitEnd(th)
+	in := channels.Inbound{Thread: th, Author: ann, Text: "/usage", ID: "in-cmd", Reply: e.rec.ReplyFunc(th),
+		Command: channels.ParseCommand("/usage")}
+	if err := e.rec.Deliver(e.ctx(), in); err != nil {
+		t.Fatal(err)
+	}
+	op := e.waitOp(th, "the /usage answer", func(op channeltest.Op) bool { return op.Op == "reply" })
+	want := "Usage of this thread: 1 turn, 4200 tokens in context (2% of 200000), $0.01. This channel today: 1 turn, $0.01.\n" +
+		"- budgets.costPerChannelDay (cost of this channel today): $0.01 of $1.00, 1%"
+	if op.Text != want {
+		t.Errorf("/usage answered\n%s\nwant\n%s", op.Text, want)
+	}
+	e.say(th, ann, "echo done")
+	e.waitEnd(th)
+	ends := 0
+	for _, op := range e.rec.OpsIn(th) {
+		if op.Op == "turn_end" {
+			ends++
+		}
+	}
+	if ends != 2 {
+		t.Errorf("%d turns, want 2: /usage must not reach the agent", ends)
+	}
+}

@@ -162,6 +162,8 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 		fx = m.budgetReached(now, e, fx)
 	case ContinueIn:
 		fx = m.continueIn(e, fx)
+	case UsageAsked:
+		fx = append(fx, ShowUsage(e))
 	case Tick:
 	case Configure:
 		m.cfg = e.Config

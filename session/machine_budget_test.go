@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/sysmsg"
 	"github.com/google/go-cmp/cmp"
 )
@@ -20,6 +21,8 @@ func describeBudgetEffect(f Effect) string {
 		return "release by " + displayName(f.By) + " ask " + f.Ask
 	case RefuseContinue:
 		return fmt.Sprintf("refuse-continue %T", f.Notice)
+	case ShowUsage:
+		return "show-usage " + f.In.Text
 	case Notify:
 		if n, ok := f.Notice.(sysmsg.BudgetReached); ok {
 			return fmt.Sprintf("notice budget %s %v of %v", n.Budget, n.Used, n.Limit)
@@ -81,6 +84,11 @@ func TestMachineBudgets(t *testing.T) {
 		{"reached twice, or after a stop: said once", [][]step{busy, {
 			{ev: StopIn{By: mAnn}, want: []string{"0s notice stopping stop-1", "0s typing-off", "0s cancel-turn"}},
 			{ev: tokens},
+		}}},
+		{"/usage is answered at once, running, held or idle", [][]step{busy, {
+			{ev: UsageAsked{In: channels.Inbound{Text: "/usage"}}, want: []string{"0s show-usage /usage"}},
+		}, reached, {
+			{ev: UsageAsked{In: channels.Inbound{Text: "/usage"}}, want: []string{"2s show-usage /usage"}},
 		}}},
 		{"no turn: nothing (a late report)", [][]step{{
 			{ev: tokens},
