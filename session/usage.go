@@ -17,7 +17,7 @@ type UsageAsked struct{ In channels.Inbound }
 // ShowUsage answers In with the thread's usage.
 type ShowUsage struct{ In channels.Inbound }
 
-func (UsageAsked) isEvent()  {}
+func (UsageAsked) isEvent() {}
 func (ShowUsage) isEffect() {}
 
 // ownerCommand reports whether the thread's owner handles the gateway
