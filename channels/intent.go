@@ -107,6 +107,9 @@ const (
 	// CommandStop stops the thread's running turn, like a stop word,
 	// and works with stop words turned off.
 	CommandStop = "stop"
+	// CommandUsage shows the thread's turns, tokens and cost, the
+	// channel's today, and how much of each budget is used.
+	CommandUsage = "usage"
 )
 
 // ParseCommand returns the gateway command text gives, nil when it gives

@@ -56,6 +56,7 @@ func Commands() []CommandInfo {
 // once session handles it; ParseCommand knows exactly these names.
 var catalogue = []CommandInfo{
 	{Name: CommandStop, Description: "Stop the running turn"},
+	{Name: CommandUsage, Description: "This thread's turns, tokens and spend; the channel's today; the budgets"},
 }
 
 // Commander is implemented by adapters whose platform registers commands

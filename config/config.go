@@ -49,6 +49,10 @@ type Config struct {
 	// status (⏳ queued, 👀 taken, ✅ ❌ ⏹️ at the turn's end, ⚠️
 	// stalled), where the platform has reactions.
 	Reactions session.Reactions `koanf:"reactions"`
+	// Budgets stop a turn when reached (tokens per turn, cost per thread,
+	// cost per channel per day); the thread's next prompt then waits for
+	// an approver's Continue.
+	Budgets session.Budgets `koanf:"budgets"`
 	// Agents are the ACP agents threads can use.
 	Agents Agents `koanf:"agents"`
 	// Threads is when idle threads leave memory (package session).

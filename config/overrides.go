@@ -30,6 +30,8 @@ type overrideBody struct {
 	Reactions   session.Reactions        `koanf:"reactions"`
 	// Agent is the agent of new threads here (agents.default at the top).
 	Agent string `koanf:"agent"`
+	// Budgets are the budgets here.
+	Budgets session.Budgets `koanf:"budgets"`
 }
 
 type streamOnly struct {
@@ -37,7 +39,7 @@ type streamOnly struct {
 }
 
 func (b overrideBody) policy() session.Policy {
-	return session.Policy{Stream: b.ACP.Stream, Typing: b.Typing, Busy: b.Busy, Permissions: b.Permissions, Agent: b.Agent, Reactions: b.Reactions}
+	return session.Policy{Stream: b.ACP.Stream, Typing: b.Typing, Busy: b.Busy, Permissions: b.Permissions, Agent: b.Agent, Reactions: b.Reactions, Budgets: b.Budgets}
 }
 
 // Scope says where a thread is, to find the overrides that apply to it.
@@ -145,7 +147,7 @@ func allEmpty(ls []layer) bool {
 }
 
 func (c Config) basePolicy() session.Policy {
-	return session.Policy{Stream: c.ACP.Stream, Typing: c.Typing, Busy: c.Busy, Permissions: c.Permissions, Agent: c.Agents.Default, Reactions: c.Reactions}
+	return session.Policy{Stream: c.ACP.Stream, Typing: c.Typing, Busy: c.Busy, Permissions: c.Permissions, Agent: c.Agents.Default, Reactions: c.Reactions, Budgets: c.Budgets}
 }
 
 func clonePolicy(p session.Policy) session.Policy {
@@ -162,6 +164,7 @@ func (c Config) baseBody() map[string]any {
 		Permissions: c.Permissions,
 		Reactions:   c.Reactions,
 		Agent:       c.Agents.Default,
+		Budgets:     c.Budgets,
 	}
 	return plain(reflect.ValueOf(b)).(map[string]any)
 }
@@ -306,8 +309,8 @@ func checkBodyKey(path, key string) error {
 		return nil
 	}
 	top, _, _ := strings.Cut(key, ".")
-	if top != "typing" && top != "busy" && top != "permissions" && top != "reactions" && top != "agent" && !strings.HasPrefix(key+".", "acp.stream.") {
-		return fmt.Errorf("%s.%s: cannot be overridden (only acp.stream, typing, busy, permissions, reactions and agent can)", path, key)
+	if top != "typing" && top != "busy" && top != "permissions" && top != "reactions" && top != "agent" && top != "budgets" && !strings.HasPrefix(key+".", "acp.stream.") {
+		return fmt.Errorf("%s.%s: cannot be overridden (only acp.stream, typing, busy, permissions, reactions, budgets and agent can)", path, key)
 	}
 	return unknownKey(path+".", key, bodyKeys)
 }

@@ -252,3 +252,33 @@ func TestWebDefaults(t *testing.T) {
 		t.Errorf("Explain for the web lacks where the thoughts setting comes from:\n%s", got)
 	}
 }
+
+// Budgets are a channel setting: the top level, then the overrides, key
+// by key.
+func TestBudgetOverrides(t *testing.T) {
+	c := mustLoad(t, `
+budgets: {tokensPerTurn: 100000, costPerChannelDay: 20}
+overrides:
+  slack:
+    workspaces:
+      T01: {budgets: {costPerThread: 5}}
+    channels:
+      C01: {budgets: {tokensPerTurn: 30000}}
+`, nil)
+	for _, tc := range []struct {
+		scope Scope
+		want  session.Budgets
+	}{
+		{Scope{Platform: "web", Channel: "x"}, session.Budgets{TokensPerTurn: 100000, CostPerChannelDay: 20}},
+		{Scope{Platform: "slack", Space: "T01", Channel: "C02"}, session.Budgets{TokensPerTurn: 100000, CostPerThread: 5, CostPerChannelDay: 20}},
+		{Scope{Platform: "slack", Space: "T01", Channel: "C01"}, session.Budgets{TokensPerTurn: 30000, CostPerThread: 5, CostPerChannelDay: 20}},
+	} {
+		if got := c.Policy(tc.scope).Budgets; got != tc.want {
+			t.Errorf("%+v: budgets %+v, want %+v", tc.scope, got, tc.want)
+		}
+	}
+	if _, err := load(t, "overrides: {slack: {channels: {C01: {budgets: {costPerThread: -1}}}}}\n", nil); err == nil ||
+		!strings.Contains(err.Error(), "overrides.slack.channels.C01.budgets.costPerThread") {
+		t.Errorf("a negative budget: %v", err)
+	}
+}

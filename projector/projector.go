@@ -47,6 +47,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/acpgw/gateway/sysmsg"
@@ -274,6 +275,13 @@ func (p *Projector) StopTurn(s sysmsg.Stopped) {
 // unusual turn ended (or who stopped it, see StopTurn), and a TurnEnd is
 // the last output.
 func (p *Projector) EndTurn(stopReason, errText string, out []Output) []Output {
+	return p.EndTurnAfter(-1, stopReason, errText, out)
+}
+
+// EndTurnAfter is EndTurn for a turn that lasted elapsed (negative:
+// unknown); with acp.stream.footer "compact" the turn ends with a footer
+// line (see footer). The projector reads no clock: the caller measures.
+func (p *Projector) EndTurnAfter(elapsed time.Duration, stopReason, errText string, out []Output) []Output {
 	if !p.inTurn {
 		return out
 	}
@@ -293,6 +301,11 @@ func (p *Projector) EndTurn(stopReason, errText string, out []Output) []Output {
 		out = append(out, Notice{Text: sysmsg.Text(*t.stopped), Reason: NoticeTurnStopped})
 	} else if n := endNotice(stopReason, errText); n.Text != "" {
 		out = append(out, n)
+	}
+	if p.set.Footer == FooterCompact {
+		if line := p.footer(elapsed); line != "" {
+			out = append(out, Status{Tag: FooterTag, Text: line})
+		}
 	}
 	out = append(out, TurnEnd{StopReason: stopReason, Err: errText})
 	p.inTurn = false

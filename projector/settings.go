@@ -29,6 +29,10 @@ type Settings struct {
 	// "draft" (one message edited in place) or "blocks" (paragraph and
 	// sentence blocks as new messages).
 	LiveText string `koanf:"liveText" validate:"oneof=draft blocks"`
+	// Footer is the line at the end of each turn: "off" (none) or
+	// "compact" (elapsed time, tool calls, tokens, context and cost,
+	// only the parts known: see Projector.EndTurnAfter).
+	Footer string `koanf:"footer" validate:"oneof=off compact"`
 }
 
 // Meta modes.
@@ -48,6 +52,12 @@ const (
 const (
 	LiveDraft  = "draft"
 	LiveBlocks = "blocks"
+)
+
+// Footers.
+const (
+	FooterOff     = "off"
+	FooterCompact = "compact"
 )
 
 // DefaultTagVisibility returns the default visibility of every known tag.
@@ -77,5 +87,6 @@ func DefaultSettings() Settings {
 		MaxStatusChars:       320,
 		MaxMetaEventsPerTurn: 64,
 		LiveText:             LiveDraft,
+		Footer:               FooterOff,
 	}
 }

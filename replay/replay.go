@@ -159,6 +159,7 @@ type run struct {
 	prompts    map[string]*prompt
 	events     []session.Event // to apply, in order
 	applying   bool
+	turnAt     time.Time // when the open turn's prompt was sent (virtual)
 }
 
 // prompt is a permission request shown as a prompt.
@@ -273,6 +274,7 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 			}
 			return
 		case "session/prompt":
+			r.turnAt = r.now
 			r.apply(session.PromptIn{In: channels.Inbound{Thread: thread, Author: r.o.Person}})
 		case "session/cancel":
 			// The stop of the running turn; one that comes after the
@@ -441,7 +443,7 @@ func (r *run) perform(f session.Effect) {
 		r.view.Settle(f.ID, p.text, outcome)
 	case session.EndTurn:
 		stop, errText := session.TurnEnd(f.Turn)
-		r.view.EndTurn(f.Turn, stop, errText, never)
+		r.view.EndTurn(f.Turn, stop, errText, never, r.now.Sub(r.turnAt))
 	}
 	// The rest (cancel, kill, stop the agent, refusals, eviction) acts
 	// on the agent or the platform, which the recording stands for.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/channels/discord"
@@ -62,7 +63,7 @@ func expandStream(t *testing.T, src string) string {
 }
 
 // optionsFromArgs reads replay flags (one per line or space separated):
-// --limits P, --no-edit, --summary, --set k=v.
+// --limits P, --no-edit, --summary, --set k=v, --frame-interval D.
 func optionsFromArgs(t *testing.T, args string) Options {
 	t.Helper()
 	o := Options{Preset: testPresets["web"], FrameInterval: DefaultFrameInterval}
@@ -85,6 +86,13 @@ func optionsFromArgs(t *testing.T, args string) Options {
 		case "--set":
 			i++
 			sets = append(sets, fields[i])
+		case "--frame-interval":
+			i++
+			d, err := time.ParseDuration(fields[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.FrameInterval = d
 		default:
 			t.Fatalf("unknown arg %q", f)
 		}

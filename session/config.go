@@ -51,6 +51,8 @@ type Policy struct {
 	Agents []string
 	// Reactions is the reactions section.
 	Reactions Reactions
+	// Budgets are the budgets section.
+	Budgets Budgets
 }
 
 // PermissionConfig is the permissions section.

@@ -34,6 +34,10 @@ type Machine struct {
 	// checking: CheckLane was given and LaneIdle not yet applied.
 	evictAt  time.Time
 	checking bool
+	// hold: a budget was reached; the queue waits for a Continue
+	// (machine_budget.go). seqAsk numbers the Continue prompts.
+	hold   *hold
+	seqAsk int
 }
 
 // AgentPhase is where the thread's agent process is.
@@ -168,6 +172,12 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 		fx = m.shutdown(now, fx)
 	case Forget:
 		fx = m.forget(now, e.By, fx)
+	case BudgetReached:
+		fx = m.budgetReached(now, e, fx)
+	case ContinueIn:
+		fx = m.continueIn(e, fx)
+	case UsageAsked:
+		fx = append(fx, ShowUsage(e))
 	case Tick:
 	case Configure:
 		m.cfg = e.Config
@@ -505,6 +515,10 @@ func (m *Machine) due(now time.Time, fx []Effect) []Effect {
 // next takes the next message off the queue when nothing runs.
 func (m *Machine) next(now time.Time, fx []Effect) []Effect {
 	if m.shutting || m.Active() || len(m.queue) == 0 {
+		return fx
+	}
+	var held bool
+	if held, fx = m.held(fx); held {
 		return fx
 	}
 	in := m.queue[0]

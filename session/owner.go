@@ -147,6 +147,7 @@ func (t *thread) run() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	t.restoreHold()
 	for !t.m.Exited() && !t.evicted {
 		if e, ok := t.inbox.next(); ok {
 			t.handle(e)
@@ -211,7 +212,11 @@ func (t *thread) handle(e any) {
 			break
 		}
 		t.replyTo = &e.in
-		t.apply(PermissionAnswer{ID: e.promptID, Option: e.optionID, By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
+		if isContinue(e.promptID) {
+			t.apply(ContinueIn{By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
+		} else {
+			t.apply(PermissionAnswer{ID: e.promptID, Option: e.optionID, By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
+		}
 		t.replyTo = nil
 	case questionEv, questionPostedEv, formEv:
 		t.questionEvent(e)
@@ -254,6 +259,9 @@ func (t *thread) inbound(e inboundEv) {
 	if e.stop {
 		t.r.log.Info("stop asked", "thread", t.ref, "by", e.in.Author.ID, "queued", t.m.Queued())
 		t.apply(StopIn{By: e.in.Author})
+		return
+	}
+	if t.command(e) {
 		return
 	}
 	if t.answerByNumber(e.acc, e.in) {

@@ -93,6 +93,9 @@ func (t *thread) perform(f Effect) {
 	case React:
 		t.react(f)
 	default:
+		if t.performBudget(f) {
+			break
+		}
 		t.r.log.Error("unknown effect", "thread", t.ref, "effect", fmt.Sprintf("%T", f))
 	}
 }

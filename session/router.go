@@ -287,7 +287,7 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		return
 	}
 	stop := isStop(in, detector)
-	if !stop && intent == channels.IntentCommand {
+	if !stop && intent == channels.IntentCommand && !ownerCommand(in.Command.Name) {
 		// Adapters deliver only the commands channels.ParseCommand
 		// knows; each is handled above.
 		r.log.Warn("gateway command not handled; ignored", "thread", in.Thread, "command", in.Command.Name)

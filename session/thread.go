@@ -71,6 +71,7 @@ type turn struct {
 	started time.Time
 	prompt  string
 	sess    *agent.Session
+	budget  budgetBase // what the turn's budgets start from
 }
 
 // newThread returns a thread's owner; the caller starts its run loop.
@@ -227,7 +228,7 @@ func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
 	for i, f := range pics {
 		images[i] = agent.Image{MimeType: f.ContentType, Data: f.Data}
 	}
-	t.cur = &turn{started: at, prompt: prompt, sess: sess}
+	t.cur = &turn{started: at, prompt: prompt, sess: sess, budget: t.budgetBaseFor(at, sess.ID)}
 	t.proj.SetSettings(policy.Stream)
 	t.runner.Do(func(l *dispatch.Lane) { l.SetStream(policy.Stream) })
 	t.tr.UserPrompt(prompt, at)
@@ -268,7 +269,7 @@ func (t *thread) endTurn(o TurnOutcome) {
 		default: // very far behind: the hook does not wait
 		}
 	}
-	t.view().EndTurn(o, stop, errText, t.m.cfg.Grace)
+	t.view().EndTurn(o, stop, errText, t.m.cfg.Grace, now.Sub(tu.started))
 	dirty := t.tr.Dirty()
 	t.tr.MarkClean()
 	title := t.proj.Title()
@@ -347,6 +348,7 @@ func (t *thread) update(u projector.Update, history bool) {
 		td.ToolDetail(t.ref, string(u.Tool.ID), toolDetail(u.Tool))
 	}
 	t.view().Update(&u, false)
+	t.checkBudgets(&u)
 	if f := t.r.o.OnUpdate; f != nil {
 		tag := u.RawTag
 		if tag == "" {

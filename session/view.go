@@ -92,15 +92,16 @@ func TurnEnd(o TurnOutcome) (stopReason, errText string) {
 
 // EndTurn performs the people's part of an EndTurn effect (stopReason and
 // errText from TurnEnd; grace is the abort grace, told when the agent was
-// killed). The final notice of a stopped turn (the projector's, see
+// killed; elapsed is how long the turn took, for the footer). The final
+// notice of a stopped turn (the projector's, see
 // Projector.StopTurn) takes the place of its "Stopping…" notice o.Ack
 // (edited in place where the channel can edit), in order before the
 // TurnEnd, which is last.
-func (v View) EndTurn(o TurnOutcome, stopReason, errText string, grace time.Duration) {
+func (v View) EndTurn(o TurnOutcome, stopReason, errText string, grace, elapsed time.Duration) {
 	if o.Stopper != "" {
 		v.Proj.StopTurn(sysmsg.Stopped{By: o.Stopper, Interrupt: o.Interrupted, Killed: o.Killed, Grace: grace})
 	}
-	outs := v.Proj.EndTurn(stopReason, errText, nil)
+	outs := v.Proj.EndTurnAfter(elapsed, stopReason, errText, nil)
 	if o.Ack == "" || len(outs) < 2 {
 		v.Lane.Push(outs...)
 		return

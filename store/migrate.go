@@ -103,6 +103,18 @@ CREATE TABLE running_turns (
 	PRIMARY KEY (platform, channel, thread)
 ) WITHOUT ROWID;
 `,
+	// 5: budgets reached: the thread's next prompt waits for an
+	// approver's Continue (a row per thread while it waits).
+	`
+CREATE TABLE budget_holds (
+	platform   TEXT NOT NULL,
+	channel    TEXT NOT NULL,
+	thread     TEXT NOT NULL,
+	budget     TEXT NOT NULL,
+	reached_ms INTEGER NOT NULL,
+	PRIMARY KEY (platform, channel, thread)
+) WITHOUT ROWID;
+`,
 }
 
 // migrate applies the steps db has not seen yet, each in its own IMMEDIATE
