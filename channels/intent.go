@@ -107,6 +107,12 @@ const (
 	// CommandStop stops the thread's running turn, like a stop word,
 	// and works with stop words turned off.
 	CommandStop = "stop"
+	// CommandWorkspace shows the thread's working directory and, for a
+	// git worktree, its branch.
+	CommandWorkspace = "workspace"
+	// CommandDiff shows git diff --stat of the thread's worktree since
+	// its start, and the full diff as a file.
+	CommandDiff = "diff"
 )
 
 // ParseCommand returns the gateway command text gives, nil when it gives

@@ -56,6 +56,8 @@ func Commands() []CommandInfo {
 // once session handles it; ParseCommand knows exactly these names.
 var catalogue = []CommandInfo{
 	{Name: CommandStop, Description: "Stop the running turn"},
+	{Name: CommandWorkspace, Description: "Show this thread's working directory (and its branch)"},
+	{Name: CommandDiff, Description: "Show what this thread's worktree changed, with the full diff as a file"},
 }
 
 // Commander is implemented by adapters whose platform registers commands

@@ -276,6 +276,8 @@ func (m *Machine) started(now time.Time, e AgentStarted, fx []Effect) []Effect {
 		case s.timedOut:
 			fx = append(fx, Notify{Notice: sysmsg.StartTimeout{After: m.cfg.StartTimeout}})
 		case m.shutting:
+		case e.Workspace:
+			fx = append(fx, Notify{Notice: sysmsg.WorkspaceFailed{Err: e.Err.Error()}})
 		default:
 			fx = append(fx, Notify{Notice: sysmsg.StartFailed{Err: e.Err.Error()}})
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/mcpgate"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 )
@@ -129,6 +130,11 @@ type (
 	}
 	// exitedEv: proc exited.
 	exitedEv struct{ proc *agent.Process }
+	// readThreadEv asks for the thread's recent messages (read_thread).
+	readThreadEv struct {
+		limit int
+		reply chan []mcpgate.Message
+	}
 	// reapEv asks to stop the idle agent; reply says whether it did.
 	reapEv struct {
 		why   string
@@ -141,6 +147,7 @@ type (
 func (t *thread) run() {
 	defer close(t.done)
 	defer t.runner.Close()
+	defer t.closeMCP()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -169,6 +176,8 @@ func (t *thread) run() {
 			e.p.answer <- answered{}
 		case reapEv:
 			e.reply <- false
+		case readThreadEv:
+			e.reply <- nil
 		case exitedEv:
 			t.r.agentEvent(t.ref, "stopped") // let go at the thread's end
 		}
@@ -227,6 +236,8 @@ func (t *thread) handle(e any) {
 		} else {
 			t.r.agentEvent(t.ref, "stopped")
 		}
+	case readThreadEv:
+		e.reply <- t.recentMessages(e.limit)
 	case reapEv:
 		had := t.proc != nil
 		t.apply(ReapIdle{Why: e.why})

@@ -12,6 +12,7 @@ import (
 	"github.com/acpgw/gateway/channels/attach"
 	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/eventlog"
+	"github.com/acpgw/gateway/mcpgate"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
@@ -58,6 +59,9 @@ type thread struct {
 
 	// cwd is the session's working directory, for permission prompts.
 	cwd string
+	// mcp is the thread's MCP server (nil: none), closed when the owner
+	// returns.
+	mcp *mcpgate.Server
 	// pick is the agent the thread's first message picked
 	// (Inbound.Agent), for a thread not bound yet; "" = the policy's.
 	pick string

@@ -415,3 +415,50 @@ func Bytes(n int) string {
 	s = strings.TrimSuffix(s, ".0")
 	return s + " " + units[u]
 }
+
+// WorkspaceFailed: the thread's workspace (agents.list.NAME.workspace)
+// could not be made or opened, for Err; the agent was not started.
+type WorkspaceFailed struct{ Err string }
+
+func (w WorkspaceFailed) Body() string {
+	return "Couldn't prepare this thread's workspace, so the agent was not started: " + w.Err
+}
+
+// WorkspaceShown answers /workspace: the thread's working directory Path,
+// in Mode (shared, dir, worktree), on Branch for a worktree. None: the
+// thread has no workspace of its own yet (its agent has not started).
+type WorkspaceShown struct {
+	Mode, Path, Branch string
+	None               bool
+}
+
+func (w WorkspaceShown) Body() string {
+	switch {
+	case w.None:
+		return "This thread has no workspace of its own yet; it gets one when its agent starts."
+	case w.Branch != "":
+		return "Workspace: `" + w.Path + "` (a git worktree on branch `" + w.Branch + "`)"
+	case w.Mode == "shared":
+		return "Workspace: `" + w.Path + "` (shared by the agent's threads)"
+	}
+	return "Workspace: `" + w.Path + "`"
+}
+
+// DiffShown answers /diff: Stat is git diff --stat of the thread's
+// worktree since its start (the full diff follows as a file); Empty: no
+// change. Err says why there is no diff (not a worktree, git failed).
+type DiffShown struct {
+	Stat  string
+	Empty bool
+	Err   string
+}
+
+func (d DiffShown) Body() string {
+	switch {
+	case d.Err != "":
+		return "No diff: " + d.Err
+	case d.Empty:
+		return "No changes in this thread's worktree since it was made."
+	}
+	return "Changes in this thread's worktree:\n```\n" + strings.TrimRight(d.Stat, "\n") + "\n```"
+}
