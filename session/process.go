@@ -117,10 +117,7 @@ func (t *thread) launch(ctx context.Context, pick, name string, mcp *mcpgate.Ser
 	if err != nil {
 		return nil, err
 	}
-	srv, err := t.openMCP(mcp, spec, root)
-	if err != nil {
-		return nil, err
-	}
+	srv := t.openMCP(mcp, spec, root)
 	closeNew := func() {
 		if srv != nil && srv != mcp {
 			srv.Close()

@@ -9,7 +9,6 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -83,13 +82,14 @@ func (t *thread) openWorkspace(ctx context.Context, spec *agent.Spec, bound, nam
 
 // openMCP returns the thread's MCP server, opening it over root when the
 // thread has none yet; nil when the router gives none (Options.MCPDir) or
-// the agent takes none (agents.list.NAME.mcp: false).
-func (t *thread) openMCP(have *mcpgate.Server, spec agent.Spec, root string) (*mcpgate.Server, error) {
+// the agent takes none (agents.list.NAME.mcp: false), or it cannot be
+// opened (logged: the agent starts without it).
+func (t *thread) openMCP(have *mcpgate.Server, spec agent.Spec, root string) *mcpgate.Server {
 	if t.r.o.MCPDir == "" || spec.NoMCP {
-		return nil, nil
+		return nil
 	}
 	if have != nil {
-		return have, nil
+		return have
 	}
 	limit := dispatch.UploadLimit(t.ad)
 	if limit <= 0 {
@@ -97,9 +97,11 @@ func (t *thread) openMCP(have *mcpgate.Server, spec agent.Spec, root string) (*m
 	}
 	s, err := mcpgate.Open(mcpgate.Options{Dir: t.r.o.MCPDir, Root: root, MaxFileBytes: int64(limit), Command: t.r.o.MCPCommand, Logger: t.r.log.With("thread", t.ref)}, mcpThread{t})
 	if err != nil {
-		return nil, fmt.Errorf("the gateway's MCP server: %w", err)
+		// The agent works without it: its tools are missing, nothing else.
+		t.r.log.Error("cannot open the thread's MCP server; the agent starts without it", "thread", t.ref, "err", err)
+		return nil
 	}
-	return s, nil
+	return s
 }
 
 // mcpServers is what the session is given: the thread's MCP server, if

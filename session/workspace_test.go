@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/acpgw/gateway/channels"
@@ -151,4 +152,118 @@ func worktreeOf(t *testing.T, e *env, th channels.ThreadRef) workspace.Info {
 		t.Fatalf("thread %s has no worktree: %+v", th, info)
 	}
 	return info
+}
+
+// TestWorkspaceFailedNotice: a worktree agent whose cwd is no git
+// repository starts nothing; the thread is told why.
+func TestWorkspaceFailedNotice(t *testing.T) {
+	e := workspaceEnv(t, workspace.Worktree, t.TempDir())
+	th := e.rec.Thread("a")
+	e.say(th, ann, "hello")
+	e.waitOp(th, "the workspace notice", hasText("Couldn't prepare this thread's workspace, so the agent was not started: "))
+	if op := e.waitOp(th, "the workspace notice", hasText("Couldn't prepare")); !strings.Contains(op.Text, "not a git repository") {
+		t.Errorf("notice = %q", op.Text)
+	}
+	select {
+	case pid := <-e.spawned:
+		t.Errorf("an agent was started (pid %d)", pid)
+	default:
+	}
+}
+
+// TestWorkspaceDirSendFileRefusals: the MCP server refuses what lies
+// outside the thread's directory (a path, a symlink out, a device), a fifo
+// and a file over the chat's limit, and the agent reads why in the thread; a
+// deleted thread's directory is removed.
+func TestWorkspaceDirSendFileRefusals(t *testing.T) {
+	e := workspaceEnv(t, workspace.Dir, t.TempDir())
+	th := e.rec.Thread("a")
+	e.say(th, ann, "hello")
+	e.waitEnd(th)
+	m, err := workspace.New(workspace.Options{DataDir: e.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, ok := m.Info(th)
+	if !ok || info.Mode != workspace.Dir {
+		t.Fatalf("no directory for the thread: %+v", info)
+	}
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(info.Path, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(info.Path, "pipe"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(info.Path, "big.bin"), make([]byte, 1<<20+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, why string }{
+		{outside, "outside"},
+		{"link.txt", "outside"},
+		{"/dev/null", "outside"},
+		{"pipe", "not a regular file (a fifo)"},
+		{"big.bin", "more than the 1048576 bytes"},
+	} {
+		e.say(th, ann, "send "+tc.path)
+		e.waitEnd(th)
+		text := e.text(th)
+		i := strings.LastIndex(text, "send_file was refused: ")
+		if i < 0 || !strings.Contains(text[i:], tc.why) {
+			t.Errorf("send %s: the thread reads %q, want a refusal saying %q", tc.path, text[max(i, 0):], tc.why)
+		}
+	}
+	if ups := e.messages(th, channels.KindFile); len(ups) != 0 {
+		t.Errorf("files reached the thread: %+v", ups)
+	}
+
+	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: ann, Closed: true}); err != nil {
+		t.Fatal(err)
+	}
+	e.logs.waitFor(t, e.ctx(), "deleted thread's workspace removed")
+	if _, err := os.Stat(info.Path); !os.IsNotExist(err) {
+		t.Errorf("the deleted thread's directory is still there: %v", err)
+	}
+}
+
+// TestReadThreadTool: read_thread gives the agent the thread's messages,
+// its own marked as the bot's.
+func TestReadThreadTool(t *testing.T) {
+	e := workspaceEnv(t, workspace.Shared, t.TempDir())
+	th := e.rec.Thread("a")
+	e.say(th, ann, "hello")
+	e.waitEnd(th)
+	e.say(th, ann, "read the thread")
+	e.waitEnd(th)
+	text := e.text(th)
+	i := strings.Index(text, "read_thread answered:")
+	if i < 0 {
+		t.Fatalf("text = %q", text)
+	}
+	got := text[i:]
+	for _, want := range []string{"user: hello\n", "agent (this bot): ", "user: read the thread\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("read_thread gave %q, want %q in it", got, want)
+		}
+	}
+}
+
+// TestNoMCPServer: an agent with mcp: false is given no MCP server.
+func TestNoMCPServer(t *testing.T) {
+	dir := t.TempDir()
+	spec := demoSpec(filepath.Join(dir, "demo-state"))
+	spec.NoMCP = true
+	e := newEnv(t, envOptions{dir: dir, spec: &spec, mcp: true, rec: channeltest.Options{Upload: true, Limits: channels.Limits{MaxMessageChars: 4000, MaxUploadBytes: 1 << 20}}})
+	th := e.rec.Thread("a")
+	e.say(th, ann, "read the thread")
+	e.waitEnd(th)
+	if text := e.text(th); !strings.Contains(text, "none of the 0 MCP servers I was given offers read_thread") {
+		t.Errorf("text = %q", text)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "mcp")); len(entries) != 0 {
+		t.Errorf("sockets opened: %v", entries)
+	}
 }
