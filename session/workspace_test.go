@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
@@ -266,4 +267,55 @@ func TestNoMCPServer(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Join(dir, "mcp")); len(entries) != 0 {
 		t.Errorf("sockets opened: %v", entries)
 	}
+}
+
+// TestWorkspaceSweep: the sweep keeps the workspace of a thread in
+// memory and removes one idle past workspace.keep (after a restart, its
+// last turn long ago).
+func TestWorkspaceSweep(t *testing.T) {
+	dir := t.TempDir()
+	open := func() *env {
+		m, err := workspace.New(workspace.Options{DataDir: dir, Keep: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := demoSpec(filepath.Join(dir, "demo-state"))
+		return newEnv(t, envOptions{dir: dir, spec: &spec, workspaces: m,
+			agentWorkspace: func(string) workspace.Agent { return workspace.Agent{Mode: workspace.Dir} }})
+	}
+	e := open()
+	th := e.rec.Thread("a")
+	e.say(th, ann, "hello")
+	e.waitEnd(th)
+	info := worktreeless(t, dir, th)
+	later := time.Now().Add(2 * time.Hour)
+	e.r.SweepWorkspaces(e.ctx(), later)
+	if _, err := os.Stat(info.Path); err != nil {
+		t.Fatalf("the live thread's directory was swept: %v", err)
+	}
+	e.close()
+
+	e = open()
+	e.r.SweepWorkspaces(e.ctx(), later)
+	if _, err := os.Stat(info.Path); !os.IsNotExist(err) {
+		t.Errorf("the idle thread's directory is still there: %v", err)
+	}
+	if !strings.Contains(e.logs.String(), "idle thread's workspace removed") {
+		t.Errorf("log:\n%s", e.logs.String())
+	}
+}
+
+// worktreeless returns thread th's directory (workspace: dir) from the
+// index in dataDir.
+func worktreeless(t *testing.T, dataDir string, th channels.ThreadRef) workspace.Info {
+	t.Helper()
+	m, err := workspace.New(workspace.Options{DataDir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, ok := m.Info(th)
+	if !ok || info.Mode != workspace.Dir {
+		t.Fatalf("thread %s has no directory: %+v", th, info)
+	}
+	return info
 }
