@@ -30,6 +30,8 @@ type started struct {
 	meta  store.Meta
 	// mcp is the thread's MCP server, nil when it has none.
 	mcp *mcpgate.Server
+	// context is what the thread said before, for the first prompt.
+	context string
 }
 
 // startAgent begins the start of in's turn on a child goroutine: its
@@ -79,7 +81,7 @@ func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pi
 		return nil, err
 	}
 	t.inbox.send(SlotTaken{})
-	res, err := t.launch(ctx, pick, shortName(in.Text), mcp)
+	res, err := t.launch(ctx, pick, in, mcp)
 	if err != nil {
 		t.r.release()
 		return nil, err
@@ -91,9 +93,10 @@ func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pi
 // launch starts the agent and creates or resumes its session; the
 // caller holds a process slot for it. pick is the agent the thread's
 // first message picked ("" = the policy's), for a thread not bound yet;
-// name is the thread's short name (for a worktree's branch); mcp the
-// thread's MCP server, if it has one already.
-func (t *thread) launch(ctx context.Context, pick, name string, mcp *mcpgate.Server) (*started, error) {
+// in is the message to run (its words name a worktree's branch; a thread
+// not bound yet reads what was said before it); mcp the thread's MCP
+// server, if it has one already.
+func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, mcp *mcpgate.Server) (*started, error) {
 	st := t.r.o.Store
 	b, bound, err := st.Binding(ctx, t.ref)
 	if err != nil {
@@ -113,7 +116,7 @@ func (t *thread) launch(ctx context.Context, pick, name string, mcp *mcpgate.Ser
 			return nil, errors.New("no agent is configured")
 		}
 	}
-	root, cwd, err := t.openWorkspace(ctx, &spec, b.Cwd, name)
+	root, cwd, err := t.openWorkspace(ctx, &spec, b.Cwd, shortName(in.Text))
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +132,9 @@ func (t *thread) launch(ctx context.Context, pick, name string, mcp *mcpgate.Ser
 		return nil, err
 	}
 	res := &started{proc: proc, cwd: cwd, mcp: srv}
+	if !bound {
+		res.context = t.backfill(ctx, in)
+	}
 	if bound && b.SessionID != "" && proc.CanLoad() {
 		res.sess, res.evlog = t.resume(ctx, proc, b, cwd, srv)
 	}
@@ -172,6 +178,7 @@ func (t *thread) startEnded(res *started, err error) {
 			t.evlog = res.evlog
 			t.cwd = res.cwd
 			t.mcp = res.mcp
+			t.context = res.context
 			if t.tr != nil {
 				t.tr.SetMeta(res.meta)
 			}

@@ -48,7 +48,7 @@ const noUploadLimit = 8 << 20
 // first words of its first message.
 func shortName(text string) string {
 	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	return strings.Join(words[:min(len(words), 6)], " ")
+	return strings.Join(words[:min(len(words), 6)], "-")
 }
 
 // openWorkspace returns the thread's working directory for the agent

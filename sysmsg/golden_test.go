@@ -115,6 +115,11 @@ func messages() []message {
 		{"DiffShown", sysmsg.DiffShown{Stat: " README.md | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n"}},
 		{"DiffShown/empty", sysmsg.DiffShown{Empty: true}},
 		{"DiffShown/not a worktree", sysmsg.DiffShown{Err: "the thread's workspace is not a git worktree"}},
+		{"Backfill", sysmsg.Backfill{Messages: []sysmsg.Said{
+			{Author: "Ann", Time: time.Date(2026, 11, 25, 20, 10, 0, 0, time.UTC), Text: "the build fails on main\nsince this morning"},
+			{Author: "CI", Bot: true, Time: time.Date(2026, 11, 25, 20, 11, 0, 0, time.UTC), Text: "build #12 failed with 3 errors", Cut: true},
+		}, Cut: true}},
+		{"Backfill/none", sysmsg.Backfill{}},
 		{"Prompt/command", projector.PermissionPrompt(run, opts, "/work/project")},
 		{"Prompt/diff outside the working directory", projector.PermissionPrompt(diffOutside, opts[2:], "/work/project")},
 		{"Prompt/settled", sysmsg.Settled(projector.PermissionPrompt(run, opts, "").Text, sysmsg.Chosen{Name: "Allow", Kind: "allow_once", By: "Ann"})},

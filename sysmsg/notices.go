@@ -462,3 +462,53 @@ func (d DiffShown) Body() string {
 	}
 	return "Changes in this thread's worktree:\n```\n" + strings.TrimRight(d.Stat, "\n") + "\n```"
 }
+
+// Backfill is what a thread said before the bot was first mentioned in
+// it, put before the first prompt as quoted context for the agent (not
+// shown in the thread): Messages oldest first; Cut: older ones were left
+// out to stay within the limits.
+type Backfill struct {
+	Messages []Said
+	Cut      bool
+}
+
+// Said is one message of a Backfill.
+type Said struct {
+	Author string
+	Bot    bool // written by a bot (this gateway's, or another)
+	Time   time.Time
+	Text   string
+	Cut    bool // Text is the start of a longer text
+}
+
+// Body is the quoted context, or "" when there is none.
+func (b Backfill) Body() string {
+	if len(b.Messages) == 0 {
+		return ""
+	}
+	var s strings.Builder
+	s.WriteString("Earlier messages in this thread, for context (oldest first")
+	if b.Cut {
+		s.WriteString("; older ones left out")
+	}
+	s.WriteString("):\n")
+	for _, m := range b.Messages {
+		who := m.Author
+		if m.Bot {
+			who += " (bot)"
+		}
+		s.WriteString("> " + who)
+		if !m.Time.IsZero() {
+			s.WriteString(", " + m.Time.UTC().Format("2006-01-02 15:04 UTC"))
+		}
+		s.WriteString(":\n")
+		text := strings.TrimRight(m.Text, "\n")
+		if m.Cut {
+			text += "…"
+		}
+		for _, line := range strings.Split(text, "\n") {
+			s.WriteString("> " + line + "\n")
+		}
+	}
+	return s.String()
+}
