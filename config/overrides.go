@@ -29,6 +29,8 @@ type overrideBody struct {
 	Permissions session.PermissionConfig `koanf:"permissions"`
 	// Agent is the agent of new threads here (agents.default at the top).
 	Agent string `koanf:"agent"`
+	// Context is the context section (context.backfill).
+	Context session.Context `koanf:"context"`
 }
 
 type streamOnly struct {
@@ -36,7 +38,7 @@ type streamOnly struct {
 }
 
 func (b overrideBody) policy() session.Policy {
-	return session.Policy{Stream: b.ACP.Stream, Typing: b.Typing, Busy: b.Busy, Permissions: b.Permissions, Agent: b.Agent}
+	return session.Policy{Stream: b.ACP.Stream, Typing: b.Typing, Busy: b.Busy, Permissions: b.Permissions, Agent: b.Agent, Context: b.Context}
 }
 
 // Scope says where a thread is, to find the overrides that apply to it.
@@ -144,7 +146,7 @@ func allEmpty(ls []layer) bool {
 }
 
 func (c Config) basePolicy() session.Policy {
-	return session.Policy{Stream: c.ACP.Stream, Typing: c.Typing, Busy: c.Busy, Permissions: c.Permissions, Agent: c.Agents.Default}
+	return session.Policy{Stream: c.ACP.Stream, Typing: c.Typing, Busy: c.Busy, Permissions: c.Permissions, Agent: c.Agents.Default, Context: c.Context}
 }
 
 func clonePolicy(p session.Policy) session.Policy {
@@ -160,6 +162,7 @@ func (c Config) baseBody() map[string]any {
 		Busy:        c.Busy,
 		Permissions: c.Permissions,
 		Agent:       c.Agents.Default,
+		Context:     c.Context,
 	}
 	return plain(reflect.ValueOf(b)).(map[string]any)
 }
@@ -304,8 +307,8 @@ func checkBodyKey(path, key string) error {
 		return nil
 	}
 	top, _, _ := strings.Cut(key, ".")
-	if top != "typing" && top != "busy" && top != "permissions" && top != "agent" && !strings.HasPrefix(key+".", "acp.stream.") {
-		return fmt.Errorf("%s.%s: cannot be overridden (only acp.stream, typing, busy, permissions and agent can)", path, key)
+	if top != "typing" && top != "busy" && top != "permissions" && top != "agent" && top != "context" && !strings.HasPrefix(key+".", "acp.stream.") {
+		return fmt.Errorf("%s.%s: cannot be overridden (only acp.stream, typing, busy, permissions, agent and context can)", path, key)
 	}
 	return unknownKey(path+".", key, bodyKeys)
 }
