@@ -29,6 +29,11 @@ func (t *thread) backfill(ctx context.Context, in channels.Inbound) string {
 	if !ok || b.Messages <= 0 || b.Chars <= 0 {
 		return ""
 	}
+	if in.ID != "" && string(in.ID) == t.ref.Thread {
+		// The message starts its thread (a mention in a channel, which
+		// the thread was made for): nothing was said there before it.
+		return ""
+	}
 	msgs, older, err := readBefore(ctx, h, t.ref, in.ID, b.Messages)
 	if err != nil {
 		t.r.log.Warn("cannot read all of the thread's earlier messages; the agent starts with those read", "thread", t.ref, "err", err)

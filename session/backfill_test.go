@@ -121,4 +121,17 @@ func TestBackfill(t *testing.T) {
 	if strings.Contains(e.text(th), "Earlier messages") {
 		t.Errorf("the context was shown in the thread: %q", e.text(th))
 	}
+
+	// A message that starts its thread (the thread made for a mention)
+	// has nothing before it: nothing is read.
+	reads = h.readCount()
+	started := e.rec.Thread("in-start")
+	e.say(started, ann, "start")
+	e.waitEnd(started)
+	if n := h.readCount(); n != reads {
+		t.Errorf("the history of a thread its message started was read (%d reads, then %d)", reads, n)
+	}
+	if got := firstPrompt(t, e, started); got != "start" {
+		t.Errorf("first prompt = %q, want \"start\"", got)
+	}
 }

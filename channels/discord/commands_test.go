@@ -70,10 +70,10 @@ func TestSetCommands(t *testing.T) {
 	for _, c := range got {
 		names = append(names, c.Name)
 	}
-	if want := []string{"stop", "model", "compact"}; !slices.Equal(names, want) {
+	if want := []string{"stop", "workspace", "diff", "model", "compact"}; !slices.Equal(names, want) {
 		t.Fatalf("registered %q, want %q", names, want)
 	}
-	m := got[1]
+	m := got[3]
 	if m.Description != "Set the model of the session" {
 		t.Errorf("description %q, want one line", m.Description)
 	}

@@ -97,7 +97,7 @@ func steerIn(t *testing.T, name string, view chromedp.Action[chromedp.Void]) {
 		t.Errorf("after /co the palette has %d options, want 1 (compact)", n)
 	}
 	p.do("erase the filter", chromedp.KeyEvent("\b\b"))
-	p.waitFor("all again", `document.querySelectorAll("#palette [role=option]").length === 3`)
+	p.waitFor("all again", `document.querySelectorAll("#palette [role=option]").length === 5`)
 	p.do("walk down twice and up once", chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.ArrowUp))
 	picked := eval[string](p, `document.querySelector("#" + document.querySelector("#prompt").getAttribute("aria-activedescendant") + " b").textContent.split(" ")[0]`)
 	p.do("Enter picks", enterDown)
