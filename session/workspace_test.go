@@ -250,6 +250,12 @@ func TestReadThreadTool(t *testing.T) {
 			t.Errorf("read_thread gave %q, want %q in it", got, want)
 		}
 	}
+
+	// A shared workspace has a path and no diff.
+	e.command(th, ann, "/workspace")
+	e.waitOp(th, "the workspace", hasText("(shared by the agent's threads)"))
+	e.command(th, ann, "/diff")
+	e.waitOp(th, "no diff", hasText("No diff: the thread has no workspace of its own"))
 }
 
 // TestNoMCPServer: an agent with mcp: false is given no MCP server.
