@@ -147,6 +147,9 @@ type Inbound struct {
 	// Space is the guild (Discord) or workspace (Slack) the thread is in,
 	// "" where the platform has none.
 	Space string
+	// Time is when the message was sent, zero when the adapter does not
+	// say (the quoted context of a thread shows it).
+	Time time.Time
 	// Reply, if set, answers the author privately (an ephemeral message,
 	// as to a button click). It blocks on I/O. Where it is nil, the
 	// gateway answers in the thread.

@@ -110,6 +110,12 @@ const (
 	// CommandUsage shows the thread's turns, tokens and cost, the
 	// channel's today, and how much of each budget is used.
 	CommandUsage = "usage"
+	// CommandWorkspace shows the thread's working directory and, for a
+	// git worktree, its branch.
+	CommandWorkspace = "workspace"
+	// CommandDiff shows git diff --stat of the thread's worktree since
+	// its start, and the full diff as a file.
+	CommandDiff = "diff"
 )
 
 // ParseCommand returns the gateway command text gives, nil when it gives

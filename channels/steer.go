@@ -57,6 +57,8 @@ func Commands() []CommandInfo {
 var catalogue = []CommandInfo{
 	{Name: CommandStop, Description: "Stop the running turn"},
 	{Name: CommandUsage, Description: "This thread's turns, tokens and spend; the channel's today; the budgets"},
+	{Name: CommandWorkspace, Description: "Show this thread's working directory (and its branch)"},
+	{Name: CommandDiff, Description: "Show what this thread's worktree changed, with the full diff as a file"},
 }
 
 // Commander is implemented by adapters whose platform registers commands

@@ -57,6 +57,9 @@ type Config struct {
 	Agents Agents `koanf:"agents"`
 	// Threads is when idle threads leave memory (package session).
 	Threads session.Threads `koanf:"threads"`
+	// Context is what the agent is told of a thread it joins: the
+	// messages before the bot was mentioned there (context.backfill).
+	Context session.Context `koanf:"context"`
 	// Workspace is how long a thread's own workspace is kept
 	// (agents.list.NAME.workspace; package workspace).
 	Workspace workspace.Config `koanf:"workspace"`
@@ -231,6 +234,7 @@ func defaults(getenv func(string) (string, bool), platforms []Platform) Config {
 			StallTimeout: DefaultStallTimeout,
 		},
 		Threads:   session.DefaultThreads(),
+		Context:   session.DefaultContext(),
 		Workspace: workspace.DefaultConfig(),
 		EventLog:  eventlog.DefaultConfig(),
 		Channels:  ch,

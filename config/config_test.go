@@ -408,7 +408,7 @@ overrides:
 				`access.discord.gilds: unknown key (did you mean access.discord.guilds?)`,
 				`chanels: unknown key (did you mean channels`,
 				`overrides.discord.guilds.1234.acp.stream.metaMod: unknown key (did you mean overrides.discord.guilds.1234.acp.stream.metaMode?)`,
-				`overrides.discord.channels.5.agents.default: cannot be overridden (only acp.stream, typing, busy, permissions, reactions, budgets and agent can)`,
+				`overrides.discord.channels.5.agents.default: cannot be overridden (only acp.stream, typing, busy, permissions, reactions, budgets, agent and context can)`,
 				`overrides.slack.gilds: unknown key`,
 			},
 		},

@@ -32,6 +32,8 @@ type overrideBody struct {
 	Agent string `koanf:"agent"`
 	// Budgets are the budgets here.
 	Budgets session.Budgets `koanf:"budgets"`
+	// Context is the context section (context.backfill).
+	Context session.Context `koanf:"context"`
 }
 
 type streamOnly struct {
@@ -39,7 +41,7 @@ type streamOnly struct {
 }
 
 func (b overrideBody) policy() session.Policy {
-	return session.Policy{Stream: b.ACP.Stream, Typing: b.Typing, Busy: b.Busy, Permissions: b.Permissions, Agent: b.Agent, Reactions: b.Reactions, Budgets: b.Budgets}
+	return session.Policy{Stream: b.ACP.Stream, Typing: b.Typing, Busy: b.Busy, Permissions: b.Permissions, Agent: b.Agent, Reactions: b.Reactions, Budgets: b.Budgets, Context: b.Context}
 }
 
 // Scope says where a thread is, to find the overrides that apply to it.
@@ -147,7 +149,7 @@ func allEmpty(ls []layer) bool {
 }
 
 func (c Config) basePolicy() session.Policy {
-	return session.Policy{Stream: c.ACP.Stream, Typing: c.Typing, Busy: c.Busy, Permissions: c.Permissions, Agent: c.Agents.Default, Reactions: c.Reactions, Budgets: c.Budgets}
+	return session.Policy{Stream: c.ACP.Stream, Typing: c.Typing, Busy: c.Busy, Permissions: c.Permissions, Agent: c.Agents.Default, Reactions: c.Reactions, Budgets: c.Budgets, Context: c.Context}
 }
 
 func clonePolicy(p session.Policy) session.Policy {
@@ -165,6 +167,7 @@ func (c Config) baseBody() map[string]any {
 		Reactions:   c.Reactions,
 		Agent:       c.Agents.Default,
 		Budgets:     c.Budgets,
+		Context:     c.Context,
 	}
 	return plain(reflect.ValueOf(b)).(map[string]any)
 }
@@ -309,8 +312,8 @@ func checkBodyKey(path, key string) error {
 		return nil
 	}
 	top, _, _ := strings.Cut(key, ".")
-	if top != "typing" && top != "busy" && top != "permissions" && top != "reactions" && top != "agent" && top != "budgets" && !strings.HasPrefix(key+".", "acp.stream.") {
-		return fmt.Errorf("%s.%s: cannot be overridden (only acp.stream, typing, busy, permissions, reactions, budgets and agent can)", path, key)
+	if top != "typing" && top != "busy" && top != "permissions" && top != "reactions" && top != "agent" && top != "budgets" && top != "context" && !strings.HasPrefix(key+".", "acp.stream.") {
+		return fmt.Errorf("%s.%s: cannot be overridden (only acp.stream, typing, busy, permissions, reactions, budgets, agent and context can)", path, key)
 	}
 	return unknownKey(path+".", key, bodyKeys)
 }

@@ -47,7 +47,7 @@ func Explain(c Config, s Scope) string {
 	if p.Agent == "" {
 		p.Agent = DemoAgent // what AgentSpec starts for ""
 	}
-	b := overrideBody{ACP: streamOnly{Stream: p.Stream}, Typing: p.Typing, Busy: p.Busy, Permissions: p.Permissions, Reactions: p.Reactions, Agent: p.Agent, Budgets: p.Budgets}
+	b := overrideBody{ACP: streamOnly{Stream: p.Stream}, Typing: p.Typing, Busy: p.Busy, Permissions: p.Permissions, Reactions: p.Reactions, Agent: p.Agent, Budgets: p.Budgets, Context: p.Context}
 
 	_, ls := c.layers(s)
 	var sets []map[string]bool

@@ -53,7 +53,30 @@ type Policy struct {
 	Reactions Reactions
 	// Budgets are the budgets section.
 	Budgets Budgets
+	// Context is the context section: what the agent is told of a
+	// thread it joins.
+	Context Context
 }
+
+// Context is the context section.
+type Context struct {
+	// Backfill is what a thread said before the bot was first mentioned
+	// in it, put before the first prompt.
+	Backfill Backfill `koanf:"backfill"`
+}
+
+// Backfill bounds the messages of a thread read for its first prompt
+// when the bot is mentioned in a thread not yet bound (on platforms that
+// can read a thread's history): the last Messages messages (0: none, at
+// most 200; default 30), at most Chars characters of text in all (at
+// most 100,000; default 8,000), the newest kept.
+type Backfill struct {
+	Messages int `koanf:"messages" validate:"min=0,max=200"`
+	Chars    int `koanf:"chars" validate:"min=0,max=100000"`
+}
+
+// DefaultContext returns the documented defaults.
+func DefaultContext() Context { return Context{Backfill: Backfill{Messages: 30, Chars: 8000}} }
 
 // PermissionConfig is the permissions section.
 type PermissionConfig struct {
@@ -77,6 +100,7 @@ func DefaultPolicy() Policy {
 		Busy:        BusyQueue,
 		Permissions: DefaultPermissionConfig(),
 		Reactions:   DefaultReactions(),
+		Context:     DefaultContext(),
 	}
 }
 

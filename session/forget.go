@@ -53,6 +53,7 @@ func (r *Router) drop(ref channels.ThreadRef, by string) {
 		return
 	}
 	r.log.Info("thread deleted: agent stopped and binding forgotten", "thread", ref, "by", by)
+	r.removeWorkspace(ref)
 }
 
 // forget stops everything of the thread (Router.drop): its owner ends it

@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/session/sessiontest"
 	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/workspace"
 )
 
 // env is a gateway (router, store, event log) around a recording channel,
@@ -131,6 +133,11 @@ type envOptions struct {
 	catchUp  session.CatchUp
 	busy     time.Duration // the store's busy timeout (0: the default)
 	threads  session.Threads
+	// workspaces and agentWorkspace give threads their workspaces; mcp
+	// gives each session the gateway's MCP server (this test binary).
+	workspaces     *workspace.Manager
+	agentWorkspace func(string) workspace.Agent
+	mcp            bool
 }
 
 var ann = channels.Author{ID: "u-ann", Name: "Ann"}
@@ -181,15 +188,17 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Store: st,
 		Logger: slog.New(&spawnWatch{Handler: slog.NewMultiHandler(
 			testlog.FailOnSDKError(t).Handler(), slog.NewTextHandler(e.logs, nil)), pids: e.spawned}),
-		EventLogDir: filepath.Join(dir, "events"),
-		Agent:       agents,
-		Cwd:         dir,
-		Access:      o.access,
-		Open:        open,
-		Abort:       ab,
-		Limits:      o.limits,
-		CatchUp:     o.catchUp,
-		Threads:     o.threads,
+		EventLogDir:    filepath.Join(dir, "events"),
+		Agent:          agents,
+		Cwd:            dir,
+		Access:         o.access,
+		Open:           open,
+		Abort:          ab,
+		Limits:         o.limits,
+		CatchUp:        o.catchUp,
+		Threads:        o.threads,
+		Workspaces:     o.workspaces,
+		AgentWorkspace: o.agentWorkspace,
 		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
 			rec.NoteIn(th, channeltest.Op{Op: "turn_end", StopReason: end.StopReason})
 			e.ends.Record(th, end)
@@ -198,6 +207,10 @@ func newEnv(t *testing.T, o envOptions) *env {
 		OnTurnFinished: func(th channels.ThreadRef, stop string, err error) {
 			send(e.finished, turnEnd{th, projector.TurnEnd{StopReason: stop}})
 		},
+	}
+	if o.mcp {
+		so.MCPDir = filepath.Join(dir, "mcp")
+		so.MCPCommand, _ = os.Executable()
 	}
 	if o.policy != nil {
 		p := *o.policy

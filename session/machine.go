@@ -308,6 +308,8 @@ func (m *Machine) started(now time.Time, e AgentStarted, fx []Effect) []Effect {
 			fx = m.react(s.in, channels.ReactFailed, false, fx)
 			fx = append(fx, Notify{Notice: sysmsg.StartTimeout{After: m.cfg.StartTimeout}})
 		case m.shutting:
+		case e.Workspace:
+			fx = append(fx, Notify{Notice: sysmsg.WorkspaceFailed{Err: e.Err.Error()}})
 		default:
 			fx = m.react(s.in, channels.ReactFailed, false, fx)
 			fx = append(fx, Notify{Notice: sysmsg.StartFailed{Err: e.Err.Error()}})

@@ -82,6 +82,8 @@ func describeEffect(f Effect) string {
 			s = fmt.Sprintf("notice start timeout %v", n.After)
 		case sysmsg.StartFailed:
 			s = "notice start failed: " + n.Err
+		case sysmsg.WorkspaceFailed:
+			s = "notice workspace failed: " + n.Err
 		case sysmsg.Stalled:
 			s = fmt.Sprintf("notice stalled %v", n.For)
 		default:
@@ -317,6 +319,12 @@ func TestMachine(t *testing.T) {
 			{ev: msg(mAnn, "hello"), want: []string{"0s start-agent new hello"}},
 			{ev: SlotTaken{}},
 			{ev: AgentStarted{Err: errors.New("no such file")}, want: []string{"0s typing-off", "0s notice start failed: no such file"}},
+		}}},
+		{"workspace failed", cfg, [][]step{{
+			{ev: msg(mAnn, "hello"), want: []string{"0s start-agent new hello"}},
+			{ev: SlotTaken{}},
+			{ev: AgentStarted{Err: errors.New("not a git repository"), Workspace: true}, want: []string{"0s typing-off", "0s notice workspace failed: not a git repository"}},
+			{ev: msg(mAnn, "again"), want: []string{"0s start-agent new again"}},
 		}}},
 		{"idle reap and resume", cfg, [][]step{ready, {
 			{wait: 9 * time.Minute, ev: msg(mAnn, "keeps it alive"), want: []string{"9m2s start-agent keeps it alive"}},

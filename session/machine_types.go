@@ -33,8 +33,12 @@ type (
 	// none); the start timeout runs from now.
 	SlotTaken struct{}
 	// AgentStarted: the start the machine asked for (StartAgent) ended;
-	// Err is nil when the agent and its session are ready.
-	AgentStarted struct{ Err error }
+	// Err is nil when the agent and its session are ready. Workspace:
+	// it failed because the thread's workspace could not be made.
+	AgentStarted struct {
+		Err       error
+		Workspace bool
+	}
 	// TurnDone: the agent answered the prompt (BeginTurn), or the call
 	// failed (Err). Exited: because its process exited.
 	TurnDone struct {

@@ -14,11 +14,20 @@ import (
 	"testing"
 
 	"github.com/acpgw/gateway/demoagent"
+	"github.com/acpgw/gateway/mcpgate"
 )
 
 // TestMain lets the test binary serve as the demo agent: the tests start
 // it as a real subprocess through the same spawn code as real agents.
 func TestMain(m *testing.M) {
+	if len(os.Args) == 2 && os.Args[1] == "mcp" && os.Getenv(mcpgate.EnvSocket) != "" {
+		// The MCP half the gateway gives agents ("gateway mcp").
+		if err := mcpgate.Serve(context.Background(), os.Getenv(mcpgate.EnvSocket), os.Getenv(mcpgate.EnvToken), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if path, ok := os.LookupEnv("SESSION_TEST_MUTE_AGENT"); ok {
 		muteAgent(path)
 		os.Exit(0)

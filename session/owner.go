@@ -14,6 +14,7 @@ import (
 
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/mcpgate"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 )
@@ -129,6 +130,11 @@ type (
 	}
 	// exitedEv: proc exited.
 	exitedEv struct{ proc *agent.Process }
+	// readThreadEv asks for the thread's recent messages (read_thread).
+	readThreadEv struct {
+		limit int
+		reply chan []mcpgate.Message
+	}
 	// reapEv asks to stop the idle agent; reply says whether it did.
 	reapEv struct {
 		why   string
@@ -144,6 +150,7 @@ func (t *thread) run() {
 	if t.reacts != nil {
 		defer t.reacts.Close()
 	}
+	defer t.closeMCP()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -175,6 +182,8 @@ func (t *thread) run() {
 			e.q.answer <- agent.Answer{Action: agent.Cancel}
 		case reapEv:
 			e.reply <- false
+		case readThreadEv:
+			e.reply <- nil
 		case exitedEv:
 			t.r.agentEvent(t.ref, "stopped") // let go at the thread's end
 		}
@@ -244,6 +253,8 @@ func (t *thread) handle(e any) {
 		}
 	case reactionEv:
 		t.reaction(e)
+	case readThreadEv:
+		e.reply <- t.recentMessages(e.limit)
 	case reapEv:
 		had := t.proc != nil
 		t.apply(ReapIdle{Why: e.why})

@@ -12,6 +12,7 @@ import (
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/eventlog"
+	"github.com/acpgw/gateway/mcpgate"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
@@ -26,6 +27,10 @@ type started struct {
 	evlog *eventlog.Writer
 	cwd   string
 	meta  store.Meta
+	// mcp is the thread's MCP server, nil when it has none.
+	mcp *mcpgate.Server
+	// context is what the thread said before, for the first prompt.
+	context string
 }
 
 // startAgent begins the start of in's turn on a child goroutine: its
@@ -46,10 +51,10 @@ func (t *thread) startAgent(in channels.Inbound, need bool) {
 	}
 	ctx, cancel := context.WithCancel(t.r.ctx)
 	t.cancelStart = cancel
-	pick := t.pick
+	pick, mcp := t.pick, t.mcp
 	t.r.wg.Go(func() {
 		defer cancel()
-		res, err := t.prepare(ctx, in, need, pick)
+		res, err := t.prepare(ctx, in, need, pick, mcp)
 		t.inbox.send(startedEv{res: res, err: err})
 	})
 }
@@ -58,7 +63,7 @@ func (t *thread) startAgent(in channels.Inbound, need bool) {
 // files (Inbound.Fetch) and, when need is set, takes a process slot
 // (waiting in line with other threads) and starts the agent. It touches
 // no thread state: what it makes goes back in the result.
-func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pick string) (*started, error) {
+func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pick string, mcp *mcpgate.Server) (*started, error) {
 	files := in.Files
 	if in.Fetch != nil {
 		files = in.Fetch(ctx)
@@ -75,7 +80,7 @@ func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pi
 		return nil, err
 	}
 	t.inbox.send(SlotTaken{})
-	res, err := t.launch(ctx, pick)
+	res, err := t.launch(ctx, pick, in, mcp)
 	if err != nil {
 		t.r.release()
 		return nil, err
@@ -86,47 +91,61 @@ func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pi
 
 // launch starts the agent and creates or resumes its session; the
 // caller holds a process slot for it. pick is the agent the thread's
-// first message picked ("" = the policy's), for a thread not bound yet.
-func (t *thread) launch(ctx context.Context, pick string) (*started, error) {
+// first message picked ("" = the policy's), for a thread not bound yet;
+// in is the message to run (its words name a worktree's branch; a thread
+// not bound yet reads what was said before it); mcp the thread's MCP
+// server, if it has one already.
+func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, mcp *mcpgate.Server) (*started, error) {
 	st := t.r.o.Store
 	b, bound, err := st.Binding(ctx, t.ref)
 	if err != nil {
 		return nil, fmt.Errorf("read the thread's binding: %w", err)
 	}
-	name := b.Agent
-	if !bound || name == "" {
-		name = t.r.policyFor(t.ref, t.space).Agent
+	agentName := b.Agent
+	if !bound || agentName == "" {
+		agentName = t.r.policyFor(t.ref, t.space).Agent
 		if pick != "" {
-			name = pick
+			agentName = pick
 		}
 	}
-	spec, ok := t.r.agentSpec(name)
+	spec, ok := t.r.agentSpec(agentName)
 	if !ok {
 		spec, ok = t.r.agentSpec("")
 		if !ok {
 			return nil, errors.New("no agent is configured")
 		}
 	}
-	proc, err := agent.Start(ctx, spec, agent.Options{Logger: t.r.log.With("thread", t.ref), StopGrace: t.r.o.Limits.StopGrace, Registry: t.r.o.Registry})
+	root, cwd, err := t.openWorkspace(ctx, &spec, b.Cwd, shortName(in.Text))
 	if err != nil {
 		return nil, err
 	}
-	cwd := b.Cwd
-	if cwd == "" {
-		cwd = t.r.cwd(spec)
+	srv := t.openMCP(mcp, spec, root)
+	closeNew := func() {
+		if srv != nil && srv != mcp {
+			srv.Close()
+		}
 	}
-	res := &started{proc: proc, cwd: cwd}
+	proc, err := agent.Start(ctx, spec, agent.Options{Logger: t.r.log.With("thread", t.ref), StopGrace: t.r.o.Limits.StopGrace, Registry: t.r.o.Registry})
+	if err != nil {
+		closeNew()
+		return nil, err
+	}
+	res := &started{proc: proc, cwd: cwd, mcp: srv}
+	if !bound {
+		res.context = t.backfill(ctx, in)
+	}
 	if bound && b.SessionID != "" && proc.CanLoad() {
-		res.sess, res.evlog = t.resume(ctx, proc, b, cwd)
+		res.sess, res.evlog = t.resume(ctx, proc, b, cwd, srv)
 	}
 	if res.sess == nil {
 		if bound && b.SessionID != "" && !proc.CanLoad() {
 			t.laneNotice(sysmsg.NewSession{CannotResume: true})
 		}
 		t.inbox.send(transcriptEv{tr: store.NewTranscript()})
-		sess, err := proc.NewSession(ctx, cwd, t)
+		sess, err := proc.NewSession(ctx, cwd, t, mcpServers(srv)...)
 		if err != nil {
 			proc.Kill()
+			closeNew()
 			return nil, err
 		}
 		res.sess = sess
@@ -157,17 +176,19 @@ func (t *thread) startEnded(res *started, err error) {
 			t.proc, t.sess, t.slot = res.proc, res.sess, true
 			t.evlog = res.evlog
 			t.cwd = res.cwd
+			t.mcp = res.mcp
+			t.context = res.context
 			if t.tr != nil {
 				t.tr.SetMeta(res.meta)
 			}
 		}
 	}
-	t.apply(AgentStarted{Err: err})
+	t.apply(AgentStarted{Err: err, Workspace: isWorkspaceError(err)})
 }
 
 // resume loads the bound session and returns it with its event log; nil
 // when that fails (a notice says so).
-func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Binding, cwd string) (*agent.Session, *eventlog.Writer) {
+func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Binding, cwd string, mcp *mcpgate.Server) (*agent.Session, *eventlog.Writer) {
 	tr, err := t.r.o.Store.LoadTranscript(ctx, b.SessionID)
 	if err != nil {
 		t.r.log.Warn("cannot load the transcript", "thread", t.ref, "err", err)
@@ -176,7 +197,7 @@ func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Bindin
 	// Before session/load replays the history into it.
 	t.inbox.send(transcriptEv{tr: tr})
 	w := t.attachLog(proc, b.SessionID)
-	sess, err := proc.LoadSession(ctx, b.SessionID, cwd, t)
+	sess, err := proc.LoadSession(ctx, b.SessionID, cwd, t, mcpServers(mcp)...)
 	if err != nil {
 		t.r.log.Warn("cannot resume the session", "thread", t.ref, "session", b.SessionID, "err", err)
 		t.laneNotice(sysmsg.NewSession{})

@@ -22,6 +22,7 @@ import (
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/workspace"
 )
 
 // Options configure a Router.
@@ -75,6 +76,20 @@ type Options struct {
 	CatchUp CatchUp
 	// Threads is the threads section: when idle threads leave memory.
 	Threads Threads
+	// Workspaces, if set, gives each thread its working directory as its
+	// agent's settings (AgentWorkspace) ask: opened when the thread's
+	// agent starts, removed when the thread is deleted or idle past
+	// workspace.keep (swept every hour). Nil: every thread works in its
+	// agent's cwd.
+	Workspaces     *workspace.Manager
+	AgentWorkspace func(name string) workspace.Agent
+	// MCPDir, if set, is where each thread's MCP server (package
+	// mcpgate) has its socket; every session is given that server
+	// (unless its agent's spec has NoMCP). "": no MCP server. MCPCommand
+	// is the gateway binary the agent runs as "gateway mcp" ("" = this
+	// executable).
+	MCPDir     string
+	MCPCommand string
 	// OnAgent, if set, is told when a thread's agent process starts
 	// ("started") and when the thread lets it go ("stopped": reaped or
 	// shut down; "exited": it died on its own), for metrics and tests.
@@ -216,6 +231,7 @@ func (r *Router) Run(ctx context.Context) error {
 	r.expireStalePrompts(ctx, stale)
 	r.tellInterrupted(ctx, running)
 	r.startCatchUp(ctx, backlog)
+	r.wg.Go(func() { r.sweepWorkspaces(ctx) })
 	<-ctx.Done()
 	r.shutdown()
 	return nil
@@ -287,6 +303,9 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		return
 	}
 	stop := isStop(in, detector)
+	if !stop && intent == channels.IntentCommand && r.workspaceCommand(t, in) {
+		return
+	}
 	if !stop && intent == channels.IntentCommand && !ownerCommand(in.Command.Name) {
 		// Adapters deliver only the commands channels.ParseCommand
 		// knows; each is handled above.

@@ -12,6 +12,7 @@ import (
 	"github.com/acpgw/gateway/channels/attach"
 	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/eventlog"
+	"github.com/acpgw/gateway/mcpgate"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
@@ -59,6 +60,12 @@ type thread struct {
 
 	// cwd is the session's working directory, for permission prompts.
 	cwd string
+	// mcp is the thread's MCP server (nil: none), closed when the owner
+	// returns.
+	mcp *mcpgate.Server
+	// context is the quoted context of the thread's first prompt
+	// (sysmsg.Backfill), "" when none is due.
+	context string
 	// pick is the agent the thread's first message picked
 	// (Inbound.Agent), for a thread not bound yet; "" = the policy's.
 	pick string
@@ -224,6 +231,10 @@ func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
 	t.apply(Configure{Config: t.r.machineConfig(policy)})
 	prompt, pics := attach.Prompt(in.Text, t.files, sess.Process().TakesImages())
 	t.files = nil
+	if t.context != "" {
+		prompt = t.context + "\n" + prompt
+		t.context = ""
+	}
 	images := make([]agent.Image, len(pics))
 	for i, f := range pics {
 		images[i] = agent.Image{MimeType: f.ContentType, Data: f.Data}

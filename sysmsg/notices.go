@@ -418,3 +418,100 @@ func Bytes(n int) string {
 	s = strings.TrimSuffix(s, ".0")
 	return s + " " + units[u]
 }
+
+// WorkspaceFailed: the thread's workspace (agents.list.NAME.workspace)
+// could not be made or opened, for Err; the agent was not started.
+type WorkspaceFailed struct{ Err string }
+
+func (w WorkspaceFailed) Body() string {
+	return "Couldn't prepare this thread's workspace, so the agent was not started: " + w.Err
+}
+
+// WorkspaceShown answers /workspace: the thread's working directory Path,
+// in Mode (shared, dir, worktree), on Branch for a worktree. None: the
+// thread has no workspace of its own yet (its agent has not started).
+type WorkspaceShown struct {
+	Mode, Path, Branch string
+	None               bool
+}
+
+func (w WorkspaceShown) Body() string {
+	switch {
+	case w.None:
+		return "This thread has no workspace of its own yet; it gets one when its agent starts."
+	case w.Branch != "":
+		return "Workspace: `" + w.Path + "` (a git worktree on branch `" + w.Branch + "`)"
+	case w.Mode == "shared":
+		return "Workspace: `" + w.Path + "` (shared by the agent's threads)"
+	}
+	return "Workspace: `" + w.Path + "`"
+}
+
+// DiffShown answers /diff: Stat is git diff --stat of the thread's
+// worktree since its start (the full diff follows as a file); Empty: no
+// change. Err says why there is no diff (not a worktree, git failed).
+type DiffShown struct {
+	Stat  string
+	Empty bool
+	Err   string
+}
+
+func (d DiffShown) Body() string {
+	switch {
+	case d.Err != "":
+		return "No diff: " + d.Err
+	case d.Empty:
+		return "No changes in this thread's worktree since it was made."
+	}
+	return "Changes in this thread's worktree:\n```\n" + strings.TrimRight(d.Stat, "\n") + "\n```"
+}
+
+// Backfill is what a thread said before the bot was first mentioned in
+// it, put before the first prompt as quoted context for the agent (not
+// shown in the thread): Messages oldest first; Cut: older ones were left
+// out to stay within the limits.
+type Backfill struct {
+	Messages []Said
+	Cut      bool
+}
+
+// Said is one message of a Backfill.
+type Said struct {
+	Author string
+	Bot    bool // written by a bot (this gateway's, or another)
+	Time   time.Time
+	Text   string
+	Cut    bool // Text is the start of a longer text
+}
+
+// Body is the quoted context, or "" when there is none.
+func (b Backfill) Body() string {
+	if len(b.Messages) == 0 {
+		return ""
+	}
+	var s strings.Builder
+	s.WriteString("Earlier messages in this thread, for context (oldest first")
+	if b.Cut {
+		s.WriteString("; older ones left out")
+	}
+	s.WriteString("):\n")
+	for _, m := range b.Messages {
+		who := m.Author
+		if m.Bot {
+			who += " (bot)"
+		}
+		s.WriteString("> " + who)
+		if !m.Time.IsZero() {
+			s.WriteString(", " + m.Time.UTC().Format("2006-01-02 15:04 UTC"))
+		}
+		s.WriteString(":\n")
+		text := strings.TrimRight(m.Text, "\n")
+		if m.Cut {
+			text += "…"
+		}
+		for _, line := range strings.Split(text, "\n") {
+			s.WriteString("> " + line + "\n")
+		}
+	}
+	return s.String()
+}

@@ -30,6 +30,7 @@ import (
 	"github.com/acpgw/gateway/metrics"
 	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/workspace"
 )
 
 // runFlags are the flags of run and check.
@@ -223,13 +224,23 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		}
 	}
 	cwd, _ := os.Getwd()
+	spaces, err := workspace.New(workspace.Options{DataDir: cfg.DataDir, Keep: cfg.Workspace.Keep, Log: log.With("part", "workspace")})
+	if err != nil {
+		cancel()
+		closeListeners()
+		data.Close()
+		return nil, err
+	}
 	g.router = session.New(session.Options{
-		Store:       st,
-		EventLogDir: filepath.Join(cfg.DataDir, "events"),
-		EventLog:    cfg.EventLog,
-		Agent:       cfg.AgentSpec,
-		Cwd:         cwd,
-		Registry:    data.agents,
+		Workspaces:     spaces,
+		AgentWorkspace: cfg.AgentWorkspace,
+		MCPDir:         filepath.Join(cfg.DataDir, "mcp"),
+		Store:          st,
+		EventLogDir:    filepath.Join(cfg.DataDir, "events"),
+		EventLog:       cfg.EventLog,
+		Agent:          cfg.AgentSpec,
+		Cwd:            cwd,
+		Registry:       data.agents,
 		Policy: func(t channels.ThreadRef, space string) session.Policy {
 			p := cfg.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
 			p.Agents = pickable(cfg)
