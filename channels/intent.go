@@ -107,6 +107,21 @@ const (
 	// CommandStop stops the thread's running turn, like a stop word,
 	// and works with stop words turned off.
 	CommandStop = "stop"
+	// CommandStatus shows the thread's session: agent, model, mode,
+	// effort, context, cost, the running turn and the queue.
+	CommandStatus = "status"
+	// CommandNew starts a new ACP session in the thread.
+	CommandNew = "new"
+	// CommandModel, CommandMode and CommandEffort show or set the config
+	// option of category model, mode and thought_level.
+	CommandModel  = "model"
+	CommandMode   = "mode"
+	CommandEffort = "effort"
+	// CommandSet shows the session's config options, or sets one
+	// ("NAME VALUE").
+	CommandSet = "set"
+	// CommandHelp lists the gateway's commands and the agent's own.
+	CommandHelp = "help"
 )
 
 // ParseCommand returns the gateway command text gives, nil when it gives

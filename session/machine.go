@@ -154,6 +154,8 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 		fx = m.shutdown(now, fx)
 	case Forget:
 		fx = m.forget(now, e.By, fx)
+	case CommandIn:
+		fx = m.command(e, fx)
 	case Tick:
 	case Configure:
 		m.cfg = e.Config

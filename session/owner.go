@@ -227,6 +227,10 @@ func (t *thread) handle(e any) {
 		} else {
 			t.r.agentEvent(t.ref, "stopped")
 		}
+	case commandEv:
+		t.apply(CommandIn{In: e.in, Operator: e.acc.mayOperate(e.in)})
+	case optionSetEv:
+		t.optionSet(e)
 	case reapEv:
 		had := t.proc != nil
 		t.apply(ReapIdle{Why: e.why})

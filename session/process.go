@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/acpgw/gateway/agent"
@@ -27,6 +29,7 @@ type started struct {
 	evlog *eventlog.Writer
 	cwd   string
 	meta  store.Meta
+	agent string // the agent's name
 }
 
 // startAgent begins the start of in's turn on a child goroutine: its
@@ -48,9 +51,10 @@ func (t *thread) startAgent(in channels.Inbound, need bool) {
 	ctx, cancel := context.WithCancel(t.r.ctx)
 	t.cancelStart = cancel
 	pick := t.pick
+	choices := maps.Clone(t.cmd.choices)
 	t.r.wg.Go(func() {
 		defer cancel()
-		res, err := t.prepare(ctx, in, need, pick)
+		res, err := t.prepare(ctx, in, need, pick, choices)
 		t.inbox.send(startedEv{res: res, err: err})
 	})
 }
@@ -59,7 +63,7 @@ func (t *thread) startAgent(in channels.Inbound, need bool) {
 // files (Inbound.Fetch) and, when need is set, takes a process slot
 // (waiting in line with other threads) and starts the agent. It touches
 // no thread state: what it makes goes back in the result.
-func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pick string) (*started, error) {
+func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pick string, choices map[string]string) (*started, error) {
 	files := in.Files
 	if in.Fetch != nil {
 		files = in.Fetch(ctx)
@@ -76,7 +80,7 @@ func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pi
 		return nil, err
 	}
 	t.inbox.send(SlotTaken{})
-	res, err := t.launch(ctx, pick)
+	res, err := t.launch(ctx, pick, choices)
 	if err != nil {
 		t.r.release()
 		return nil, err
@@ -88,7 +92,7 @@ func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pi
 // launch starts the agent and creates or resumes its session; the
 // caller holds a process slot for it. pick is the agent the thread's
 // first message picked ("" = the policy's), for a thread not bound yet.
-func (t *thread) launch(ctx context.Context, pick string) (*started, error) {
+func (t *thread) launch(ctx context.Context, pick string, choices map[string]string) (*started, error) {
 	st := t.r.o.Store
 	b, bound, err := st.Binding(ctx, t.ref)
 	if err != nil {
@@ -140,6 +144,9 @@ func (t *thread) launch(ctx context.Context, pick string) (*started, error) {
 			t.laneNotice(sysmsg.NotSaved{})
 		}
 	}
+	// The thread's choices (/model, …) hold for every session of it.
+	applyChoices(ctx, res.sess, choices, t.r.log.With("thread", t.ref))
+	res.agent = spec.Name
 	res.meta = sessionMeta(res.sess)
 	t.r.agentEvent(t.ref, "started")
 	if as, ok := t.ad.(channels.AgentShower); ok {
@@ -158,6 +165,11 @@ func (t *thread) startEnded(res *started, err error) {
 			t.proc, t.sess, t.slot = res.proc, res.sess, true
 			t.evlog = res.evlog
 			t.cwd = res.cwd
+			t.cmd.agent, t.cmd.opts, t.cmd.modes = res.agent, slices.Clone(res.sess.Config), nil
+			if m := res.sess.Modes; m != nil {
+				c := *m
+				t.cmd.modes = &c
+			}
 			if t.tr != nil {
 				t.tr.SetMeta(res.meta)
 			}

@@ -282,9 +282,12 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	}
 	stop := isStop(in, detector)
 	if !stop && intent == channels.IntentCommand {
-		// Adapters deliver only the commands channels.ParseCommand
-		// knows; each is handled above.
-		r.log.Warn("gateway command not handled; ignored", "thread", in.Thread, "command", in.Command.Name)
+		// The thread's machine decides (machine_commands.go).
+		for !t.inbox.send(commandEv{in: in, acc: acc}) {
+			if t = r.thread(in.Thread, in.Space, ad); t == nil {
+				return
+			}
+		}
 		return
 	}
 	if !stop && in.Agent != "" && !r.pickAllowed(ctx, ad, t, in) {

@@ -58,6 +58,8 @@ type thread struct {
 
 	// cwd is the session's working directory, for permission prompts.
 	cwd string
+	// cmd is what the gateway's commands need (commands.go).
+	cmd commandState
 	// pick is the agent the thread's first message picked
 	// (Inbound.Agent), for a thread not bound yet; "" = the policy's.
 	pick string
@@ -327,6 +329,7 @@ func (t *thread) endTurn(o TurnOutcome) {
 
 // update is an update from the agent's tap (Update).
 func (t *thread) update(u projector.Update, history bool) {
+	t.noteOptions(u)
 	if history {
 		// Replayed by session/load: already in the thread and the
 		// transcript (kept from the earlier run), not new output.

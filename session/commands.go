@@ -1,0 +1,326 @@
+package session
+
+// The owner's side of the gateway's commands: the session's options it
+// keeps (from the session's start, config_option_update and
+// current_mode_update), the choices people made in the thread (applied
+// again to every new session of the thread's agent), and the answers.
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/acpgw/gateway/agent"
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/sysmsg"
+)
+
+// legacyMode is the key of a choice of the agent's legacy mode
+// (session/set_mode), which is no config option.
+const legacyMode = "\x00mode"
+
+// commandState is what the owner keeps for the commands.
+type commandState struct {
+	agent string               // the agent's name, "" until it started
+	opts  []agent.ConfigOption // the session's config options, last known
+	modes *agent.Modes         // the legacy modes, last known
+	// choices are the values people chose, by option id (legacyMode for
+	// the legacy mode), applied to each new session.
+	choices map[string]string
+}
+
+type (
+	// commandEv is a gateway command the router let in.
+	commandEv struct {
+		in  channels.Inbound
+		acc access
+	}
+	// optionSetEv: the agent answered the change of an option.
+	optionSetEv struct {
+		in          channels.Inbound
+		label, name string
+		opts        []agent.ConfigOption
+		err         error
+	}
+)
+
+// mayOperate reports whether the author may change the session (/new,
+// /model, …): the platform's operators, else its approvers.
+func (a access) mayOperate(in channels.Inbound) bool {
+	if !a.mayPrompt(in) {
+		return false
+	}
+	if len(a.rule.Operators) == 0 {
+		return a.mayApprove(in)
+	}
+	return slices.Contains(a.rule.Operators, in.Author.ID) || hasAny(in.Author.Roles, a.rule.Operators)
+}
+
+// categoryOf returns the config option category of command name and how
+// sentences call it.
+func categoryOf(name string) (category, label string) {
+	switch name {
+	case channels.CommandModel:
+		return "model", "model"
+	case channels.CommandMode:
+		return "mode", "mode"
+	case channels.CommandEffort:
+		return "thought_level", "effort"
+	}
+	return "", ""
+}
+
+// runCommand performs RunCommand.
+func (t *thread) runCommand(in channels.Inbound) {
+	c := in.Command
+	switch c.Name {
+	case channels.CommandHelp:
+		t.r.reply(context.Background(), t.ad, in, t.help())
+	case channels.CommandModel, channels.CommandMode, channels.CommandEffort:
+		cat, label := categoryOf(c.Name)
+		t.option(in, t.optionBy(func(o agent.ConfigOption) bool { return o.Category == cat }), label, cat == "mode", c.Args)
+	case channels.CommandSet:
+		id, value := c.Args, ""
+		if i := strings.IndexFunc(id, unicode.IsSpace); i >= 0 {
+			id, value = id[:i], strings.TrimSpace(id[i:])
+		}
+		if id == "" {
+			ids := make([]string, 0, len(t.cmd.opts))
+			for _, o := range t.cmd.opts {
+				ids = append(ids, o.ID)
+			}
+			t.r.reply(context.Background(), t.ad, in, sysmsg.BadValue{Value: id, Values: ids})
+			return
+		}
+		o := t.optionBy(func(o agent.ConfigOption) bool { return strings.EqualFold(o.ID, id) })
+		if o == nil && len(t.cmd.opts) > 0 {
+			ids := make([]string, 0, len(t.cmd.opts))
+			for _, o := range t.cmd.opts {
+				ids = append(ids, o.ID)
+			}
+			t.r.reply(context.Background(), t.ad, in, sysmsg.BadValue{Value: id, Values: ids})
+			return
+		}
+		label := id
+		if o != nil {
+			label = o.ID
+		}
+		t.option(in, o, label, false, value)
+	}
+}
+
+func (t *thread) optionBy(ok func(agent.ConfigOption) bool) *agent.ConfigOption {
+	for i := range t.cmd.opts {
+		if ok(t.cmd.opts[i]) {
+			return &t.cmd.opts[i]
+		}
+	}
+	return nil
+}
+
+// option shows option o's values (arg ""), or sets it to arg. Without
+// an option, mode falls back to the agent's legacy modes.
+func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label string, mode bool, arg string) {
+	ctx := context.Background()
+	var ids, names []string
+	var current, key string
+	switch {
+	case o != nil && o.Kind == "boolean":
+		ids, names, current, key = []string{"true", "false"}, []string{"true", "false"}, o.Value, o.ID
+	case o != nil:
+		for _, v := range o.Values {
+			ids, names = append(ids, v.ID), append(names, v.Name)
+		}
+		current, key = o.Value, o.ID
+	case mode && t.cmd.modes != nil && len(t.cmd.modes.Available) > 0:
+		for _, v := range t.cmd.modes.Available {
+			ids, names = append(ids, v.ID), append(names, v.Name)
+		}
+		current, key = t.cmd.modes.Current, legacyMode
+	default:
+		t.r.reply(ctx, t.ad, in, sysmsg.NoOption{Option: label, NotStarted: t.cmd.opts == nil && t.cmd.modes == nil})
+		return
+	}
+	if arg == "" {
+		t.r.reply(ctx, t.ad, in, sysmsg.Choices{Option: label, Command: "/" + in.Command.Name, Current: current, Values: ids})
+		return
+	}
+	i := slices.IndexFunc(ids, func(id string) bool { return strings.EqualFold(id, arg) })
+	if i < 0 {
+		i = slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, arg) })
+	}
+	if i < 0 {
+		t.r.reply(ctx, t.ad, in, sysmsg.BadValue{Option: label, Value: arg, Values: ids})
+		return
+	}
+	value, name := ids[i], names[i]
+	if t.cmd.choices == nil {
+		t.cmd.choices = map[string]string{}
+	}
+	t.cmd.choices[key] = value
+	sess := t.sess
+	if sess == nil {
+		t.notice(sysmsg.OptionSet{Option: label, Value: name, By: displayName(in.Author), Later: true})
+		return
+	}
+	t.r.wg.Go(func() {
+		ctx, cancel := context.WithTimeout(t.r.ctx, 30*time.Second)
+		defer cancel()
+		var opts []agent.ConfigOption
+		var err error
+		if key == legacyMode {
+			err = sess.SetMode(ctx, value)
+		} else {
+			opts, err = sess.SetConfigOption(ctx, key, value)
+		}
+		t.inbox.send(optionSetEv{in: in, label: label, name: name, opts: opts, err: err})
+	})
+}
+
+// optionSet is the agent's answer to a change of an option.
+func (t *thread) optionSet(e optionSetEv) {
+	if e.err != nil {
+		t.r.log.Warn("cannot set a session option", "thread", t.ref, "option", e.label, "err", e.err)
+		t.r.reply(context.Background(), t.ad, e.in, sysmsg.SetFailed{Option: e.label, Err: e.err.Error()})
+		return
+	}
+	if e.opts != nil {
+		t.cmd.opts = e.opts
+	}
+	t.notice(sysmsg.OptionSet{Option: e.label, Value: e.name, By: displayName(e.in.Author)})
+}
+
+// applyChoices sets the thread's choices on sess, a session just made or
+// loaded (on the start's goroutine, before its first prompt); it returns
+// sess's options after them. A choice the agent does not offer (any
+// more) is left out.
+func applyChoices(ctx context.Context, sess *agent.Session, choices map[string]string, log *slog.Logger) {
+	for _, key := range slices.Sorted(maps.Keys(choices)) {
+		value := choices[key]
+		if key == legacyMode {
+			if sess.Modes != nil && sess.Modes.Current != value {
+				if err := sess.SetMode(ctx, value); err != nil {
+					log.Warn("cannot apply the thread's mode", "mode", value, "err", err)
+				} else {
+					sess.Modes.Current = value
+				}
+			}
+			continue
+		}
+		i := slices.IndexFunc(sess.Config, func(o agent.ConfigOption) bool { return o.ID == key })
+		if i < 0 || sess.Config[i].Value == value {
+			continue
+		}
+		opts, err := sess.SetConfigOption(ctx, key, value)
+		if err != nil {
+			log.Warn("cannot apply the thread's choice", "option", key, "value", value, "err", err)
+			continue
+		}
+		if opts != nil {
+			sess.Config = opts
+		} else {
+			sess.Config[i].Value = value
+		}
+	}
+}
+
+// noteOptions follows the agent's config_option_update and
+// current_mode_update.
+func (t *thread) noteOptions(u projector.Update) {
+	switch u.Tag {
+	case projector.TagConfigOption:
+		for _, c := range u.Config {
+			if o := t.optionBy(func(o agent.ConfigOption) bool { return o.ID == c.ID }); o != nil {
+				o.Value = c.Value
+			}
+		}
+	case projector.TagCurrentMode:
+		if t.cmd.modes != nil {
+			t.cmd.modes.Current = u.ModeID
+		}
+	}
+}
+
+// help answers /help.
+func (t *thread) help() sysmsg.Help {
+	var h sysmsg.Help
+	for _, c := range channels.Commands() {
+		l := sysmsg.HelpLine{Name: c.Name, Description: c.Description}
+		if c.Arg != nil {
+			l.Arg = c.Arg.Name
+		}
+		h.Gateway = append(h.Gateway, l)
+	}
+	for _, c := range t.proj.Commands() {
+		h.Agent = append(h.Agent, sysmsg.HelpLine{Name: c.Name, Description: c.Description})
+	}
+	return h
+}
+
+// showStatus answers /status.
+func (t *thread) showStatus(f ShowStatus) {
+	s := sysmsg.Status{Agent: t.cmd.agent, Running: t.proc != nil, Turn: f.Turn, Starting: f.Starting, TurnBy: f.By, Queued: f.Queued}
+	if s.Agent == "" {
+		s.Agent = t.policy.Agent
+	}
+	if f.Turn {
+		s.TurnFor = time.Since(f.Since)
+	}
+	name := func(o *agent.ConfigOption) string {
+		if o == nil {
+			return ""
+		}
+		for _, v := range o.Values {
+			if v.ID == o.Value {
+				return v.Name
+			}
+		}
+		return o.Value
+	}
+	s.Model = name(t.optionBy(func(o agent.ConfigOption) bool { return o.Category == "model" }))
+	s.Mode = name(t.optionBy(func(o agent.ConfigOption) bool { return o.Category == "mode" }))
+	if s.Mode == "" && t.cmd.modes != nil {
+		s.Mode = t.cmd.modes.Current
+	}
+	s.Effort = name(t.optionBy(func(o agent.ConfigOption) bool { return o.Category == "thought_level" }))
+	u := t.proj.LastUsage()
+	s.ContextUsed, s.ContextSize, s.ContextKnown = u.Used, u.Size, u.UsedKnown && u.SizeKnown
+	s.Cost, s.Currency, s.CostKnown = u.Cost, u.Currency, u.CostKnown
+	t.r.reply(context.Background(), t.ad, f.In, s)
+}
+
+// endSession performs EndSession (/new): the session is closed where the
+// agent supports it, the process stopped, and the binding forgets the
+// session; the thread is told.
+func (t *thread) endSession(f EndSession) {
+	proc, sess := t.proc, t.sess
+	w := t.dropProcess()
+	if proc != nil {
+		t.r.wg.Go(func() {
+			ctx, cancel := context.WithTimeout(t.r.ctx, 10*time.Second)
+			if sess != nil {
+				if _, err := sess.Close(ctx); err != nil {
+					t.r.log.Warn("session/close failed", "thread", t.ref, "err", err)
+				}
+			}
+			cancel()
+			t.stopProcess(proc, w)
+		})
+	}
+	ctx := context.Background()
+	st := t.r.o.Store
+	if b, ok, err := st.Binding(ctx, t.ref); err == nil && ok {
+		b.SessionID, b.Title, b.Updated = "", "", time.Now()
+		if err := t.r.persist(ctx, t.ref, "the binding", func(ctx context.Context) error { return st.PutBinding(ctx, b) }); err != nil {
+			t.r.log.Error("cannot forget the thread's session", "thread", t.ref, "err", err)
+		}
+	} else if err != nil {
+		t.r.log.Error("cannot read the thread's binding", "thread", t.ref, "err", err)
+	}
+	t.notice(sysmsg.NewStarted{By: displayName(f.By)})
+}

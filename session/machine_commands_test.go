@@ -1,0 +1,126 @@
+package session
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/sysmsg"
+	"github.com/google/go-cmp/cmp"
+)
+
+func cmd(by channels.Author, operator bool, name, args string) CommandIn {
+	return CommandIn{In: channels.Inbound{Author: by, Command: &channels.Command{Name: name, Args: args}}, Operator: operator}
+}
+
+// describeCommandEffect writes the commands' effects, one line each.
+func describeCommandEffect(f Effect) (string, bool) {
+	switch f := f.(type) {
+	case RunCommand:
+		return "run /" + f.In.Command.Name + " " + f.In.Command.Args, true
+	case RefuseCommand:
+		return "refuse /" + f.In.Command.Name + " to " + displayName(f.In.Author), true
+	case ShowStatus:
+		return fmt.Sprintf("status turn=%v starting=%v by=%q since=%v queued=%d", f.Turn, f.Starting, f.By, !f.Since.IsZero(), f.Queued), true
+	case EndSession:
+		return fmt.Sprintf("end-session by %s stop=%v", displayName(f.By), f.Stop), true
+	case Notify:
+		if n, ok := f.Notice.(sysmsg.CommandBusy); ok {
+			return "notice busy " + n.Command, true
+		}
+	}
+	return "", false
+}
+
+func TestMachineCommands(t *testing.T) {
+	cfg := MachineConfig{Busy: BusyQueue, Grace: 5 * time.Second, StartTimeout: time.Minute, IdleTimeout: 10 * time.Minute}
+	ready := []step{
+		{ev: msg(mAnn, "hello"), want: []string{"0s start-agent new hello"}},
+		{ev: SlotTaken{}},
+		{wait: time.Second, ev: AgentStarted{}, want: []string{"1s begin #1 hello"}},
+		{wait: time.Second, ev: TurnDone{StopReason: "end_turn"}, want: []string{"2s end #1 end_turn"}},
+	}
+	busy := []step{
+		{ev: msg(mAnn, "slow"), want: []string{"0s start-agent new slow"}},
+		{ev: SlotTaken{}},
+		{ev: AgentStarted{}, want: []string{"0s begin #1 slow"}},
+	}
+	cases := []struct {
+		name  string
+		steps [][]step
+	}{
+		{"status while idle", [][]step{ready, {
+			{ev: cmd(mBob, false, "status", ""), want: []string{"2s status turn=false starting=false by=\"\" since=false queued=0"}},
+		}}},
+		{"status while busy names who started the turn and the queue", [][]step{busy, {
+			{ev: msg(mBob, "next"), want: []string{"0s notice queued 1 ahead"}},
+			{wait: time.Second, ev: cmd(mBob, false, "status", ""), want: []string{"1s status turn=true starting=false by=\"Ann\" since=true queued=1"}},
+		}}},
+		{"status while the agent starts", [][]step{{
+			{ev: msg(mBob, "hello"), want: []string{"0s start-agent new hello"}},
+			{ev: cmd(mAnn, false, "status", ""), want: []string{"0s status turn=false starting=true by=\"Bob\" since=false queued=0"}},
+		}}},
+		{"help and choices for anyone", [][]step{ready, {
+			{ev: cmd(mBob, false, "help", ""), want: []string{"2s run /help "}},
+			{ev: cmd(mBob, false, "model", ""), want: []string{"2s run /model "}},
+			{ev: cmd(mBob, false, "effort", ""), want: []string{"2s run /effort "}},
+		}}},
+		{"changes only for operators", [][]step{ready, {
+			{ev: cmd(mBob, false, "model", "demo-smart"), want: []string{"2s refuse /model to Bob"}},
+			{ev: cmd(mBob, false, "mode", "plan"), want: []string{"2s refuse /mode to Bob"}},
+			{ev: cmd(mBob, false, "effort", "high"), want: []string{"2s refuse /effort to Bob"}},
+			{ev: cmd(mBob, false, "set", "model demo-smart"), want: []string{"2s refuse /set to Bob"}},
+			{ev: cmd(mBob, false, "new", ""), want: []string{"2s refuse /new to Bob"}},
+			{ev: cmd(mAnn, true, "model", "demo-smart"), want: []string{"2s run /model demo-smart"}},
+			{ev: cmd(mAnn, true, "set", "effort high"), want: []string{"2s run /set effort high"}},
+		}}},
+		{"new stops the idle agent; the next message starts a new one", [][]step{ready, {
+			{wait: time.Second, ev: cmd(mAnn, true, "new", ""), want: []string{"3s end-session by Ann stop=true"}},
+			{wait: time.Hour}, // no reaper: the agent is gone
+			{ev: msg(mAnn, "again"), want: []string{"1h0m3s start-agent new again"}},
+		}}},
+		{"new before any agent", [][]step{{
+			{ev: cmd(mAnn, true, "new", ""), want: []string{"0s end-session by Ann stop=false"}},
+		}}},
+		{"new waits for the turn", [][]step{busy, {
+			{ev: cmd(mAnn, true, "new", ""), want: []string{"0s notice busy /new"}},
+			{ev: TurnDone{StopReason: "end_turn"}, want: []string{"0s end #1 end_turn"}},
+			{ev: cmd(mAnn, true, "new", ""), want: []string{"0s end-session by Ann stop=true"}},
+		}}},
+		{"commands after the shutdown are dropped", [][]step{ready, {
+			{ev: Shutdown{}, want: []string{"2s stop-agent shutdown", "2s exit"}},
+			{ev: cmd(mAnn, true, "new", "")},
+			{ev: cmd(mAnn, true, "status", "")},
+		}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Unix(1_700_000_000, 0)
+			h := &machineHarness{m: NewMachine(cfg), start: start, now: start}
+			n := 0
+			for _, steps := range tc.steps {
+				for _, s := range steps {
+					n++
+					h.wait(s.wait)
+					if s.ev != nil {
+						w, fx := h.m.Apply(h.now, s.ev)
+						h.wake = w
+						for _, f := range fx {
+							d, ok := describeCommandEffect(f)
+							if !ok {
+								d = describeEffect(f)
+							}
+							h.log = append(h.log, fmt.Sprintf("%v %s", h.now.Sub(h.start), d))
+						}
+					}
+					got := h.log
+					h.log = nil
+					if !cmp.Equal(got, s.want, cmpEmpty) {
+						t.Fatalf("step %d (%T): (-got +want):\n%s", n, s.ev, cmp.Diff(got, s.want, cmpEmpty))
+					}
+				}
+			}
+		})
+	}
+}
