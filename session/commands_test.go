@@ -1,0 +1,102 @@
+package session_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/session"
+)
+
+// command sends text, one of the gateway's commands, as an adapter does.
+func (e *env) command(th channels.ThreadRef, who channels.Author, text string) {
+	e.t.Helper()
+	c := channels.ParseCommand(text)
+	if c == nil {
+		e.t.Fatalf("%q is no gateway command", text)
+	}
+	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: who, Text: text, Command: c, ID: channels.MessageID("in-" + who.ID + text), Reply: e.rec.ReplyFunc(th)}); err != nil {
+		e.t.Fatalf("deliver %q: %v", text, err)
+	}
+}
+
+// framesWith counts the frames of every event log that contain sub.
+func (e *env) framesWith(sub string) int {
+	e.t.Helper()
+	n := 0
+	files, _ := filepath.Glob(filepath.Join(e.dir, "events", "*"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		n += strings.Count(string(b), sub)
+	}
+	return n
+}
+
+func isReply(sub string) func(channeltest.Op) bool {
+	return func(op channeltest.Op) bool { return op.Op == "reply" && strings.Contains(op.Text, sub) }
+}
+
+// The demo agent as a subprocess: /model reaches
+// session/set_config_option; only operators change the session; a bad
+// value gets the valid ones; /new starts a new session, to which the
+// thread's choice is applied again; /status shows it.
+func TestCommandsEndToEnd(t *testing.T) {
+	e := newEnv(t, envOptions{open: true, access: map[string]session.AccessRule{"web": {Approvers: []string{ann.ID}}}})
+	th := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "cmd"}
+
+	e.command(th, ann, "/model")
+	e.waitOp(th, "the model is not known yet", isReply("send a message first"))
+
+	e.say(th, ann, "hello")
+	e.waitEnd(th)
+	b1, _, err := e.st.Binding(e.ctx(), th)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	e.command(th, bob, "/model demo-smart")
+	e.waitOp(th, "a refusal for Bob", isReply("only operators can use /model"))
+	e.command(th, bob, "/model")
+	e.waitOp(th, "the choices for Bob", isReply("demo-fast (current), demo-smart"))
+	e.command(th, ann, "/model gpt-9")
+	e.waitOp(th, "the valid models", isReply(`"gpt-9" is not a model here. Choose one of: demo-fast, demo-smart.`))
+	if n := e.framesWith("session/set_config_option"); n != 0 {
+		t.Fatalf("%d set_config_option frames before a valid change", n)
+	}
+
+	e.command(th, ann, "/model Demo Smart")
+	e.waitOp(th, "the confirmation", hasText("Ann set the model to Demo Smart."))
+	if n := e.framesWith(`"method":"session/set_config_option"`); n != 1 {
+		t.Fatalf("%d session/set_config_option requests, want 1", n)
+	}
+	e.command(th, ann, "/effort")
+	e.waitOp(th, "the effort's choices", isReply("The effort:"))
+
+	e.command(th, bob, "/new")
+	e.waitOp(th, "a refusal of /new for Bob", isReply("only operators can use /new"))
+	e.command(th, ann, "/new")
+	e.waitOp(th, "the new session", hasText("Ann ended this thread's session"))
+	e.say(th, ann, "hello again")
+	e.waitEnd(th)
+	b2, _, err := e.st.Binding(e.ctx(), th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b2.SessionID == "" || b2.SessionID == b1.SessionID {
+		t.Fatalf("after /new the thread is bound to session %q, before to %q", b2.SessionID, b1.SessionID)
+	}
+	// The choice holds for the new session: set again before its prompt.
+	if n := e.framesWith(`"method":"session/set_config_option"`); n != 2 {
+		t.Fatalf("%d session/set_config_option requests, want 2 (the new session's too)", n)
+	}
+	e.command(th, bob, "/status")
+	e.waitOp(th, "the status", isReply("Model: Demo Smart"))
+	e.command(th, bob, "/help")
+	e.waitOp(th, "the help", isReply("/model [model]"))
+}
