@@ -120,6 +120,13 @@ const (
 	// CommandSet shows the session's config options, or sets one
 	// ("NAME VALUE").
 	CommandSet = "set"
+	// CommandAgent shows the agents a thread may move to, or moves it to
+	// one (a new session).
+	CommandAgent = "agent"
+	// CommandSessions lists the agent's sessions (session/list).
+	CommandSessions = "sessions"
+	// CommandAttach binds one of the agent's sessions to the thread.
+	CommandAttach = "attach"
 	// CommandHelp lists the gateway's commands and the agent's own.
 	CommandHelp = "help"
 )

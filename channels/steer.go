@@ -62,6 +62,9 @@ var catalogue = []CommandInfo{
 	{Name: CommandMode, Description: "Show or set the agent's mode", Arg: &CommandArg{Name: "mode", Description: "The mode to use", Suggest: true}},
 	{Name: CommandEffort, Description: "Show or set how hard the agent thinks", Arg: &CommandArg{Name: "effort", Description: "The thinking level", Suggest: true}},
 	{Name: CommandSet, Description: "Show the session's options, or set one: /set NAME VALUE", Arg: &CommandArg{Name: "option", Description: "The option's id and its value", Suggest: true}},
+	{Name: CommandAgent, Description: "Show the agents, or move this thread to another agent (a new session)", Arg: &CommandArg{Name: "agent", Description: "The agent's name", Suggest: true}},
+	{Name: CommandSessions, Description: "List the agent's sessions, to attach one here"},
+	{Name: CommandAttach, Description: "Continue one of the agent's sessions in this thread", Arg: &CommandArg{Name: "session", Description: "The session's id (see /sessions)", Suggest: true}},
 	{Name: CommandHelp, Description: "List the gateway's commands and the agent's own"},
 }
 

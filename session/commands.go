@@ -17,6 +17,7 @@ import (
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
 )
 
@@ -39,6 +40,12 @@ type (
 	commandEv struct {
 		in  channels.Inbound
 		acc access
+	}
+	// sessionsEv: the agent listed its sessions.
+	sessionsEv struct {
+		in   channels.Inbound
+		list []agent.SessionInfo
+		err  error
 	}
 	// optionSetEv: the agent answered the change of an option.
 	optionSetEv struct {
@@ -79,6 +86,10 @@ func categoryOf(name string) (category, label string) {
 func (t *thread) runCommand(in channels.Inbound) {
 	c := in.Command
 	switch c.Name {
+	case channels.CommandAgent:
+		t.switchAgent(in)
+	case channels.CommandSessions, channels.CommandAttach:
+		t.listSessions(in)
 	case channels.CommandHelp:
 		t.r.reply(context.Background(), t.ad, in, t.help())
 	case channels.CommandModel, channels.CommandMode, channels.CommandEffort:
@@ -246,6 +257,66 @@ func (t *thread) noteOptions(u projector.Update) {
 	}
 }
 
+// switchAgent answers /agent: the agents this thread may move to, or a
+// move to one of them (SwitchAgent).
+func (t *thread) switchAgent(in channels.Inbound) {
+	ctx := context.Background()
+	allowed := t.r.policyFor(t.ref, t.space).Agents
+	current := t.cmd.agent
+	if current == "" {
+		current = t.policy.Agent
+	}
+	name := in.Command.Args
+	if name == "" {
+		values := allowed
+		if len(values) == 0 {
+			values = []string{current}
+		}
+		t.r.reply(ctx, t.ad, in, sysmsg.Choices{Option: "agent", Command: "/" + channels.CommandAgent, Current: current, Values: values})
+		return
+	}
+	_, known := t.r.agentSpec(name)
+	if !known || (len(allowed) > 0 && !slices.Contains(allowed, name)) {
+		t.r.reply(ctx, t.ad, in, sysmsg.NoSuchAgent{Name: name, Allowed: allowed})
+		return
+	}
+	t.apply(SwitchAgent{By: in.Author, Agent: name})
+}
+
+// listSessions answers /sessions (and /attach without an id): the live
+// agent's sessions, asked on a child goroutine (sessionsEv).
+func (t *thread) listSessions(in channels.Inbound) {
+	proc, cwd := t.proc, t.cwd
+	if proc == nil {
+		t.r.reply(context.Background(), t.ad, in, sysmsg.Sessions{NotStarted: true})
+		return
+	}
+	if !proc.CanList() {
+		t.r.reply(context.Background(), t.ad, in, sysmsg.Sessions{Unsupported: true})
+		return
+	}
+	t.r.wg.Go(func() {
+		ctx, cancel := context.WithTimeout(t.r.ctx, 30*time.Second)
+		defer cancel()
+		list, err := proc.ListSessions(ctx, cwd)
+		t.inbox.send(sessionsEv{in: in, list: list, err: err})
+	})
+}
+
+// sessionsListed answers /sessions with the agent's list.
+func (t *thread) sessionsListed(e sessionsEv) {
+	if e.err != nil {
+		t.r.log.Warn("session/list failed", "thread", t.ref, "err", e.err)
+		t.r.reply(context.Background(), t.ad, e.in, sysmsg.Sessions{Unsupported: true})
+		return
+	}
+	var s sysmsg.Sessions
+	for _, l := range e.list {
+		s.List = append(s.List, sysmsg.SessionLine{ID: l.ID, Title: l.Title, Updated: l.UpdatedAt})
+	}
+	t.r.reply(context.Background(), t.ad, e.in, s)
+}
+
 // help answers /help.
 func (t *thread) help() sysmsg.Help {
 	var h sysmsg.Help
@@ -303,7 +374,7 @@ func (t *thread) endSession(f EndSession) {
 	if proc != nil {
 		t.r.wg.Go(func() {
 			ctx, cancel := context.WithTimeout(t.r.ctx, 10*time.Second)
-			if sess != nil {
+			if sess != nil && f.Attach == "" {
 				if _, err := sess.Close(ctx); err != nil {
 					t.r.log.Warn("session/close failed", "thread", t.ref, "err", err)
 				}
@@ -314,13 +385,29 @@ func (t *thread) endSession(f EndSession) {
 	}
 	ctx := context.Background()
 	st := t.r.o.Store
-	if b, ok, err := st.Binding(ctx, t.ref); err == nil && ok {
-		b.SessionID, b.Title, b.Updated = "", "", time.Now()
+	if f.Agent != "" {
+		t.pick, t.cmd.agent, t.cmd.opts, t.cmd.modes = f.Agent, f.Agent, nil, nil
+		clear(t.cmd.choices) // another agent's options
+	}
+	b, ok, err := st.Binding(ctx, t.ref)
+	if err == nil && !ok && f.Attach != "" {
+		// A thread that never ran: its binding starts with the session.
+		name := t.cmd.agent
+		if name == "" {
+			name = t.policy.Agent
+		}
+		b, ok = store.Binding{Thread: t.ref, Agent: name, Created: time.Now()}, true
+	}
+	if err == nil && ok {
+		b.SessionID, b.Title, b.Updated = f.Attach, "", time.Now()
+		if f.Agent != "" {
+			b.Agent = f.Agent
+		}
 		if err := t.r.persist(ctx, t.ref, "the binding", func(ctx context.Context) error { return st.PutBinding(ctx, b) }); err != nil {
 			t.r.log.Error("cannot forget the thread's session", "thread", t.ref, "err", err)
 		}
 	} else if err != nil {
 		t.r.log.Error("cannot read the thread's binding", "thread", t.ref, "err", err)
 	}
-	t.notice(sysmsg.NewStarted{By: displayName(f.By)})
+	t.notice(sysmsg.NewStarted{By: displayName(f.By), Agent: f.Agent, Attach: f.Attach})
 }

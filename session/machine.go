@@ -156,6 +156,10 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 		fx = m.forget(now, e.By, fx)
 	case CommandIn:
 		fx = m.command(e, fx)
+	case SwitchAgent:
+		if !m.shutting {
+			fx = m.endSession(EndSession{By: e.By, Agent: e.Agent}, "/"+channels.CommandAgent, fx)
+		}
 	case Tick:
 	case Configure:
 		m.cfg = e.Config

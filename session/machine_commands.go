@@ -20,6 +20,15 @@ type CommandIn struct {
 
 func (CommandIn) isEvent() {}
 
+// SwitchAgent moves the thread to agent Agent (/agent, its name checked
+// by the owner), by By, an operator: a new session of that agent.
+type SwitchAgent struct {
+	By    channels.Author
+	Agent string
+}
+
+func (SwitchAgent) isEvent() {}
+
 // The commands' effects.
 type (
 	// RunCommand answers or performs command In with the session's state
@@ -42,10 +51,15 @@ type (
 	}
 	// EndSession ends the thread's session for /new: the session is
 	// closed, its agent process stopped (Stop) and the binding forgets
-	// the session, so the next message starts a new one. By asked.
+	// the session, so the next message starts a new one. By asked. Agent,
+	// if set, is the agent the thread moves to (/agent); Attach, if set,
+	// the agent's session the thread is bound to instead (/attach), which
+	// the next message resumes (the old one is not closed).
 	EndSession struct {
-		By   channels.Author
-		Stop bool
+		By     channels.Author
+		Stop   bool
+		Agent  string
+		Attach string
 	}
 )
 
@@ -58,7 +72,7 @@ func (EndSession) isEffect()    {}
 // only operators may give it.
 func operatorOnly(name string) bool {
 	switch name {
-	case channels.CommandNew, channels.CommandModel, channels.CommandMode, channels.CommandEffort, channels.CommandSet:
+	case channels.CommandNew, channels.CommandAgent, channels.CommandAttach, channels.CommandModel, channels.CommandMode, channels.CommandEffort, channels.CommandSet:
 		return true
 	}
 	return false
@@ -86,15 +100,31 @@ func (m *Machine) command(e CommandIn, fx []Effect) []Effect {
 		}
 		fx = append(fx, s)
 	case channels.CommandNew:
-		if m.Active() || len(m.queue) > 0 {
+		fx = m.endSession(EndSession{By: e.In.Author}, "/"+name, fx)
+	case channels.CommandAttach:
+		if e.In.Command.Args == "" {
+			return append(fx, RunCommand{In: e.In}) // the sessions to attach
+		}
+		fx = m.endSession(EndSession{By: e.In.Author, Attach: e.In.Command.Args}, "/"+name, fx)
+	case channels.CommandAgent:
+		if e.In.Command.Args != "" && (m.Active() || len(m.queue) > 0) {
 			return append(fx, Notify{Notice: sysmsg.CommandBusy{Command: "/" + name}})
 		}
-		stop := m.agent == AgentReady
-		m.agent = AgentNone
-		m.reapAt = time.Time{}
-		fx = append(fx, EndSession{By: e.In.Author, Stop: stop})
+		fx = append(fx, RunCommand{In: e.In}) // the owner checks the name: SwitchAgent
 	default:
 		fx = append(fx, RunCommand{In: e.In})
 	}
 	return fx
+}
+
+// endSession ends the thread's session (EndSession) once nothing runs or
+// waits; else the thread is told that command waits.
+func (m *Machine) endSession(f EndSession, command string, fx []Effect) []Effect {
+	if m.Active() || len(m.queue) > 0 {
+		return append(fx, Notify{Notice: sysmsg.CommandBusy{Command: command}})
+	}
+	f.Stop = m.agent == AgentReady
+	m.agent = AgentNone
+	m.reapAt = time.Time{}
+	return append(fx, f)
 }

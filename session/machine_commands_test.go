@@ -24,7 +24,14 @@ func describeCommandEffect(f Effect) (string, bool) {
 	case ShowStatus:
 		return fmt.Sprintf("status turn=%v starting=%v by=%q since=%v queued=%d", f.Turn, f.Starting, f.By, !f.Since.IsZero(), f.Queued), true
 	case EndSession:
-		return fmt.Sprintf("end-session by %s stop=%v", displayName(f.By), f.Stop), true
+		s := fmt.Sprintf("end-session by %s stop=%v", displayName(f.By), f.Stop)
+		if f.Agent != "" {
+			s += " agent=" + f.Agent
+		}
+		if f.Attach != "" {
+			s += " attach=" + f.Attach
+		}
+		return s, true
 	case Notify:
 		if n, ok := f.Notice.(sysmsg.CommandBusy); ok {
 			return "notice busy " + n.Command, true
@@ -87,6 +94,29 @@ func TestMachineCommands(t *testing.T) {
 			{ev: cmd(mAnn, true, "new", ""), want: []string{"0s notice busy /new"}},
 			{ev: TurnDone{StopReason: "end_turn"}, want: []string{"0s end #1 end_turn"}},
 			{ev: cmd(mAnn, true, "new", ""), want: []string{"0s end-session by Ann stop=true"}},
+		}}},
+		{"agent: the list for anyone, a move for operators once idle", [][]step{busy, {
+			{ev: cmd(mBob, false, "agent", ""), want: []string{"0s run /agent "}},
+			{ev: cmd(mBob, false, "agent", "claude"), want: []string{"0s refuse /agent to Bob"}},
+			{ev: cmd(mAnn, true, "agent", "claude"), want: []string{"0s notice busy /agent"}},
+			{ev: TurnDone{StopReason: "end_turn"}, want: []string{"0s end #1 end_turn"}},
+			{ev: cmd(mAnn, true, "agent", "claude"), want: []string{"0s run /agent claude"}},
+			{ev: SwitchAgent{By: mAnn, Agent: "claude"}, want: []string{"0s end-session by Ann stop=true agent=claude"}},
+			{ev: msg(mAnn, "hi"), want: []string{"0s start-agent new hi"}},
+		}}},
+		{"a switch that comes while a turn starts waits", [][]step{{
+			{ev: msg(mAnn, "hi"), want: []string{"0s start-agent new hi"}},
+			{ev: SwitchAgent{By: mAnn, Agent: "claude"}, want: []string{"0s notice busy /agent"}},
+		}}},
+		{"sessions for anyone; attach for operators once idle", [][]step{ready, {
+			{ev: cmd(mBob, false, "sessions", ""), want: []string{"2s run /sessions "}},
+			{ev: cmd(mBob, false, "attach", ""), want: []string{"2s run /attach "}},
+			{ev: cmd(mBob, false, "attach", "s-9"), want: []string{"2s refuse /attach to Bob"}},
+			{ev: msg(mAnn, "work"), want: []string{"2s start-agent work"}},
+			{ev: cmd(mAnn, true, "attach", "s-9"), want: []string{"2s notice busy /attach"}},
+			{ev: AgentStarted{}, want: []string{"2s begin #2 work"}},
+			{ev: TurnDone{StopReason: "end_turn"}, want: []string{"2s end #2 end_turn"}},
+			{ev: cmd(mAnn, true, "attach", "s-9"), want: []string{"2s end-session by Ann stop=true attach=s-9"}},
 		}}},
 		{"commands after the shutdown are dropped", [][]step{ready, {
 			{ev: Shutdown{}, want: []string{"2s stop-agent shutdown", "2s exit"}},

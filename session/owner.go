@@ -231,6 +231,8 @@ func (t *thread) handle(e any) {
 		t.apply(CommandIn{In: e.in, Operator: e.acc.mayOperate(e.in)})
 	case optionSetEv:
 		t.optionSet(e)
+	case sessionsEv:
+		t.sessionsListed(e)
 	case reapEv:
 		had := t.proc != nil
 		t.apply(ReapIdle{Why: e.why})

@@ -197,11 +197,59 @@ func (f SetFailed) Body() string {
 }
 
 // NewStarted confirms /new: By ended the session; the next message starts
-// a new one.
-type NewStarted struct{ By string }
+// a new one (of Agent, when By moved the thread to it with /agent), or
+// continues session Attach (/attach).
+type NewStarted struct{ By, Agent, Attach string }
 
 func (n NewStarted) Body() string {
+	switch {
+	case n.Attach != "":
+		return fmt.Sprintf("%s attached session %s to this thread; the next message continues it (its history is not posted here).", Who(n.By, ""), n.Attach)
+	case n.Agent != "":
+		return fmt.Sprintf("%s moved this thread to %s; the next message starts a new session.", Who(n.By, ""), n.Agent)
+	}
 	return Who(n.By, "") + " ended this thread's session; the next message starts a new one."
+}
+
+// SessionLine is one session of the agent /sessions lists.
+type SessionLine struct{ ID, Title, Updated string }
+
+// Sessions answers /sessions: the agent's sessions, newest as the agent
+// lists them. NotStarted: no agent runs to ask; Unsupported: the agent
+// cannot list them.
+type Sessions struct {
+	List                    []SessionLine
+	NotStarted, Unsupported bool
+}
+
+// maxSessionLines bounds the sessions /sessions lists.
+const maxSessionLines = 20
+
+func (s Sessions) Body() string {
+	switch {
+	case s.NotStarted:
+		return "The agent is not running here: send a message first, then ask again."
+	case s.Unsupported:
+		return "This agent cannot list its sessions."
+	case len(s.List) == 0:
+		return "The agent has no sessions to attach."
+	}
+	var b strings.Builder
+	b.WriteString("The agent's sessions (say /attach ID to continue one here):")
+	for i, l := range s.List {
+		if i == maxSessionLines {
+			fmt.Fprintf(&b, "\n… and %d more", len(s.List)-i)
+			break
+		}
+		b.WriteString("\n" + l.ID)
+		if l.Title != "" {
+			b.WriteString(" — " + l.Title)
+		}
+		if l.Updated != "" {
+			b.WriteString(" (" + l.Updated + ")")
+		}
+	}
+	return b.String()
 }
 
 // CommandBusy: Command waits for the thread to be idle.
