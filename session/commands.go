@@ -88,8 +88,14 @@ func (t *thread) runCommand(in channels.Inbound) {
 	switch c.Name {
 	case channels.CommandAgent:
 		t.switchAgent(in)
-	case channels.CommandSessions, channels.CommandAttach:
+	case channels.CommandSessions:
 		t.listSessions(in)
+	case channels.CommandAttach:
+		if in.Command.Args == "" {
+			t.listSessions(in)
+			break
+		}
+		t.attach(in)
 	case channels.CommandHelp:
 		t.r.reply(context.Background(), t.ad, in, t.help())
 	case channels.CommandModel, channels.CommandMode, channels.CommandEffort:
@@ -281,6 +287,27 @@ func (t *thread) switchAgent(in channels.Inbound) {
 		return
 	}
 	t.apply(SwitchAgent{By: in.Author, Agent: name})
+}
+
+// attach checks the session /attach names: one no thread of this
+// gateway is bound to (a hand-over from a terminal or an editor); then
+// AttachSession.
+func (t *thread) attach(in channels.Inbound) {
+	ctx := context.Background()
+	id := in.Command.Args
+	bs, err := t.r.o.Store.Bindings(ctx)
+	if err != nil {
+		t.r.log.Error("cannot read the bindings", "thread", t.ref, "err", err)
+		t.r.reply(ctx, t.ad, in, sysmsg.SetFailed{Option: "session", Err: err.Error()})
+		return
+	}
+	for _, b := range bs {
+		if b.SessionID == id {
+			t.r.reply(ctx, t.ad, in, sysmsg.AttachBound{ID: id, Here: b.Thread == t.ref})
+			return
+		}
+	}
+	t.apply(AttachSession{By: in.Author, ID: id})
 }
 
 // listSessions answers /sessions (and /attach without an id): the live

@@ -6,9 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/store"
 )
 
 // command sends text, one of the gateway's commands, as an adapter does.
@@ -99,4 +101,85 @@ func TestCommandsEndToEnd(t *testing.T) {
 	e.waitOp(th, "the status", isReply("Model: Demo Smart"))
 	e.command(th, bob, "/help")
 	e.waitOp(th, "the help", isReply("/model [model]"))
+}
+
+// /sessions lists the demo agent's sessions; /attach binds another
+// thread's session, which the next message loads (its history not
+// posted); /agent moves a thread to another agent of the list.
+func TestAttachAndAgentEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	demo := demoSpec(filepath.Join(dir, "demo-state"))
+	other := demo
+	other.Name = "other"
+	policy := session.DefaultPolicy()
+	policy.Agents = []string{"demo", "other"}
+	e := newEnv(t, envOptions{dir: dir, policy: &policy, open: true, access: map[string]session.AccessRule{"web": {Approvers: []string{ann.ID}}},
+		agents: func(name string) (agent.Spec, bool) {
+			switch name {
+			case "", "demo":
+				return demo, true
+			case "other":
+				return other, true
+			}
+			return agent.Spec{}, false
+		}})
+	a := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "a"}
+	b := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "b"}
+	binding := func(th channels.ThreadRef) store.Binding {
+		t.Helper()
+		bd, ok, err := e.st.Binding(e.ctx(), th)
+		if err != nil || !ok {
+			t.Fatalf("binding of %s: %v, %v", th, ok, err)
+		}
+		return bd
+	}
+	e.say(a, ann, "echo first thread")
+	e.waitEnd(a)
+	sa := binding(a).SessionID
+	e.say(b, ann, "echo second thread")
+	e.waitEnd(b)
+	e.command(b, ann, "/attach "+sa)
+	e.waitOp(b, "a refusal of a session another thread has", isReply("belongs to another thread here"))
+	// Thread a goes: its session is the agent's alone, as one started
+	// in a terminal.
+	e.closeThread(a)
+	a = channels.ThreadRef{Platform: "web", Channel: "c", Thread: "a2"}
+	e.say(a, ann, "echo third thread")
+	e.waitEnd(a)
+
+	e.command(b, bob, "/sessions")
+	e.waitOp(b, "the sessions", isReply(sa))
+	e.command(b, bob, "/attach "+sa)
+	e.waitOp(b, "a refusal of /attach", isReply("only operators can use /attach"))
+	e.command(b, ann, "/attach "+sa)
+	e.waitOp(b, "the attach line", hasText("Ann attached session "+sa))
+	if got := binding(b).SessionID; got != sa {
+		t.Fatalf("after /attach, b is bound to %q, want %q", got, sa)
+	}
+	e.say(b, ann, "echo continued")
+	e.waitEnd(b)
+	if got := binding(b).SessionID; got != sa {
+		t.Fatalf("after a turn, b is bound to %q, want %q", got, sa)
+	}
+	if !strings.Contains(e.text(b), "continued") {
+		t.Fatalf("no answer in b: %q", e.text(b))
+	}
+	if n := e.framesWith(`"method":"session/load"`); n != 1 {
+		t.Fatalf("%d session/load requests, want 1 (the attached session)", n)
+	}
+	if strings.Contains(e.text(b), "first thread") {
+		t.Fatalf("the attached session's history was posted: %q", e.text(b))
+	}
+
+	e.command(a, bob, "/agent")
+	e.waitOp(a, "the agents", isReply("demo (current), other"))
+	e.command(a, ann, "/agent nobody")
+	e.waitOp(a, "the agents for a bad name", isReply("pick one of: demo, other"))
+	e.command(a, ann, "/agent other")
+	e.waitOp(a, "the move", hasText("Ann moved this thread to other"))
+	e.say(a, ann, "hi")
+	e.waitEnd(a)
+	if bd := binding(a); bd.Agent != "other" || bd.SessionID == sa || bd.SessionID == "" || bd.SessionID == binding(b).SessionID {
+		t.Fatalf("after /agent other: binding %+v", bd)
+	}
 }

@@ -160,6 +160,10 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 		if !m.shutting {
 			fx = m.endSession(EndSession{By: e.By, Agent: e.Agent}, "/"+channels.CommandAgent, fx)
 		}
+	case AttachSession:
+		if !m.shutting {
+			fx = m.endSession(EndSession{By: e.By, Attach: e.ID}, "/"+channels.CommandAttach, fx)
+		}
 	case Tick:
 	case Configure:
 		m.cfg = e.Config

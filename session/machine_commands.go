@@ -29,6 +29,15 @@ type SwitchAgent struct {
 
 func (SwitchAgent) isEvent() {}
 
+// AttachSession binds the agent's session ID to the thread (/attach, the
+// id checked by the owner), by By, an operator.
+type AttachSession struct {
+	By channels.Author
+	ID string
+}
+
+func (AttachSession) isEvent() {}
+
 // The commands' effects.
 type (
 	// RunCommand answers or performs command In with the session's state
@@ -101,16 +110,13 @@ func (m *Machine) command(e CommandIn, fx []Effect) []Effect {
 		fx = append(fx, s)
 	case channels.CommandNew:
 		fx = m.endSession(EndSession{By: e.In.Author}, "/"+name, fx)
-	case channels.CommandAttach:
-		if e.In.Command.Args == "" {
-			return append(fx, RunCommand{In: e.In}) // the sessions to attach
-		}
-		fx = m.endSession(EndSession{By: e.In.Author, Attach: e.In.Command.Args}, "/"+name, fx)
-	case channels.CommandAgent:
+	case channels.CommandAgent, channels.CommandAttach:
 		if e.In.Command.Args != "" && (m.Active() || len(m.queue) > 0) {
 			return append(fx, Notify{Notice: sysmsg.CommandBusy{Command: "/" + name}})
 		}
-		fx = append(fx, RunCommand{In: e.In}) // the owner checks the name: SwitchAgent
+		// The owner checks the name (SwitchAgent) or the session
+		// (AttachSession); without one it lists them.
+		fx = append(fx, RunCommand{In: e.In})
 	default:
 		fx = append(fx, RunCommand{In: e.In})
 	}

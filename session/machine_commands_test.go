@@ -114,9 +114,11 @@ func TestMachineCommands(t *testing.T) {
 			{ev: cmd(mBob, false, "attach", "s-9"), want: []string{"2s refuse /attach to Bob"}},
 			{ev: msg(mAnn, "work"), want: []string{"2s start-agent work"}},
 			{ev: cmd(mAnn, true, "attach", "s-9"), want: []string{"2s notice busy /attach"}},
+			{ev: AttachSession{By: mAnn, ID: "s-9"}, want: []string{"2s notice busy /attach"}},
 			{ev: AgentStarted{}, want: []string{"2s begin #2 work"}},
 			{ev: TurnDone{StopReason: "end_turn"}, want: []string{"2s end #2 end_turn"}},
-			{ev: cmd(mAnn, true, "attach", "s-9"), want: []string{"2s end-session by Ann stop=true attach=s-9"}},
+			{ev: cmd(mAnn, true, "attach", "s-9"), want: []string{"2s run /attach s-9"}},
+			{ev: AttachSession{By: mAnn, ID: "s-9"}, want: []string{"2s end-session by Ann stop=true attach=s-9"}},
 		}}},
 		{"commands after the shutdown are dropped", [][]step{ready, {
 			{ev: Shutdown{}, want: []string{"2s stop-agent shutdown", "2s exit"}},

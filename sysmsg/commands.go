@@ -211,6 +211,20 @@ func (n NewStarted) Body() string {
 	return Who(n.By, "") + " ended this thread's session; the next message starts a new one."
 }
 
+// AttachBound: session ID is already a thread's of this gateway (Here:
+// this one's), so /attach does not take it.
+type AttachBound struct {
+	ID   string
+	Here bool
+}
+
+func (a AttachBound) Body() string {
+	if a.Here {
+		return fmt.Sprintf("Session %s is already this thread's.", a.ID)
+	}
+	return fmt.Sprintf("Session %s belongs to another thread here; /attach takes sessions started elsewhere (a terminal, an editor).", a.ID)
+}
+
 // SessionLine is one session of the agent /sessions lists.
 type SessionLine struct{ ID, Title, Updated string }
 
