@@ -7,6 +7,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -30,6 +31,8 @@ type commandState struct {
 	agent string               // the agent's name, "" until it started
 	opts  []agent.ConfigOption // the session's config options, last known
 	modes *agent.Modes         // the legacy modes, last known
+	// choiceSeq numbers the choices shown (showChoices).
+	choiceSeq int
 	// choices are the values people chose, by option id (legacyMode for
 	// the legacy mode), applied to each new session.
 	choices map[string]string
@@ -164,7 +167,7 @@ func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label string
 		return
 	}
 	if arg == "" {
-		t.r.reply(ctx, t.ad, in, sysmsg.Choices{Option: label, Command: "/" + in.Command.Name, Current: current, Values: ids})
+		t.showChoices(in, sysmsg.Choices{Option: label, Command: "/" + in.Command.Name, Current: current, Values: ids}, names)
 		return
 	}
 	i := slices.IndexFunc(ids, func(id string) bool { return strings.EqualFold(id, arg) })
@@ -263,6 +266,49 @@ func (t *thread) noteOptions(u projector.Update) {
 	}
 }
 
+// choicePrefix starts the prompt id of a command's choices (showChoices):
+// a pick is that command with the value.
+const choicePrefix = "cmd-"
+
+// showChoices shows the values of c (their ids, and names as labels) as
+// a prompt where the platform has buttons or a select; picking one gives
+// the command with that value. Elsewhere it answers with c as text.
+func (t *thread) showChoices(in channels.Inbound, c sysmsg.Choices, names []string) {
+	if _, ok := t.ad.(channels.Prompter); !ok || len(c.Values) == 0 {
+		t.r.reply(context.Background(), t.ad, in, c)
+		return
+	}
+	opts := make([]channels.Option, len(c.Values))
+	for i, v := range c.Values {
+		opts[i] = channels.Option{ID: choicePrefix + in.Command.Name + optionSep + v, Label: sysmsg.ChoiceLabel(names[i], v == c.Current)}
+		if v == c.Current {
+			opts[i].Style = "primary"
+		}
+	}
+	t.cmd.choiceSeq++
+	key := fmt.Sprintf("%s%s-%d", choicePrefix, in.Command.Name, t.cmd.choiceSeq)
+	c.Pick = true
+	t.runner.Prompt(key, channels.Choice{Text: sysmsg.Text(c), Options: opts}, func(_ channels.Handle, err error) {
+		if err != nil {
+			t.r.log.Warn("cannot show a command's choices", "thread", t.ref, "err", err)
+		}
+	})
+}
+
+// picked is a click on a value showChoices offered: the command with
+// that value, as if typed.
+func (t *thread) picked(e choiceEv) bool {
+	name, ok := strings.CutPrefix(e.promptID, choicePrefix)
+	if !ok {
+		return false
+	}
+	in := e.in
+	in.Choice = nil
+	in.Command = &channels.Command{Name: name, Args: e.optionID}
+	t.apply(CommandIn{In: in, Operator: e.acc.mayOperate(in)})
+	return true
+}
+
 // switchAgent answers /agent: the agents this thread may move to, or a
 // move to one of them (SwitchAgent).
 func (t *thread) switchAgent(in channels.Inbound) {
@@ -278,7 +324,7 @@ func (t *thread) switchAgent(in channels.Inbound) {
 		if len(values) == 0 {
 			values = []string{current}
 		}
-		t.r.reply(ctx, t.ad, in, sysmsg.Choices{Option: "agent", Command: "/" + channels.CommandAgent, Current: current, Values: values})
+		t.showChoices(in, sysmsg.Choices{Option: "agent", Command: "/" + channels.CommandAgent, Current: current, Values: values}, values)
 		return
 	}
 	_, known := t.r.agentSpec(name)

@@ -183,3 +183,30 @@ func TestAttachAndAgentEndToEnd(t *testing.T) {
 		t.Fatalf("after /agent other: binding %+v", bd)
 	}
 }
+
+// Without a value, /model shows the models as buttons (the current one
+// marked); Bob's click is refused, Ann's sets the model in the agent.
+func TestPickAModelEndToEnd(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Prompt: true, Edit: true}, open: true, access: map[string]session.AccessRule{"web": {Approvers: []string{ann.ID}}}})
+	th := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "pick"}
+	e.say(th, ann, "hello")
+	e.waitEnd(th)
+	e.command(th, bob, "/model")
+	op := e.waitOp(th, "the model's choices", func(op channeltest.Op) bool { return isPrompt(op) && strings.Contains(op.Text, "Pick the model") })
+	m, ok := e.rec.Message(op.Msg)
+	if !ok || len(m.Options) != 2 || !strings.HasSuffix(m.Options[1], "demo-smart") {
+		t.Fatalf("the choices: %+v", m)
+	}
+	h := channels.Handle{Thread: th, ID: op.Msg}
+	if err := e.rec.Click(e.ctx(), bob, h, m.Options[1]); err != nil {
+		t.Fatal(err)
+	}
+	e.waitOp(th, "Bob's refusal", isReply("only operators can use /model"))
+	if err := e.rec.Click(e.ctx(), ann, h, m.Options[1]); err != nil {
+		t.Fatal(err)
+	}
+	e.waitOp(th, "the confirmation", hasText("Ann set the model to Demo Smart."))
+	if n := e.framesWith(`"method":"session/set_config_option"`); n != 1 {
+		t.Fatalf("%d session/set_config_option requests, want 1", n)
+	}
+}

@@ -202,6 +202,9 @@ func (t *thread) handle(e any) {
 	case inboundEv:
 		t.inbound(e)
 	case choiceEv:
+		if t.picked(e) {
+			break
+		}
 		t.replyTo = &e.in
 		t.apply(PermissionAnswer{ID: e.promptID, Option: e.optionID, By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
 		t.replyTo = nil

@@ -130,9 +130,14 @@ type Choices struct {
 	Command string // "/model"
 	Current string
 	Values  []string
+	// Pick: the values are buttons or a select to pick from.
+	Pick bool
 }
 
 func (c Choices) Body() string {
+	if c.Pick {
+		return fmt.Sprintf("Pick the %s (now %s):", c.Option, c.Current)
+	}
 	vals := make([]string, len(c.Values))
 	for i, v := range c.Values {
 		vals[i] = v
@@ -141,6 +146,14 @@ func (c Choices) Body() string {
 		}
 	}
 	return fmt.Sprintf("The %s: %s. Say %s NAME to switch.", c.Option, strings.Join(vals, ", "), c.Command)
+}
+
+// ChoiceLabel is the label of a value to pick, the current one marked.
+func ChoiceLabel(name string, current bool) string {
+	if current {
+		return name + " (current)"
+	}
+	return name
 }
 
 // OptionSet confirms that By set Option to Value. Later: no agent runs;
