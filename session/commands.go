@@ -484,3 +484,79 @@ func (t *thread) endSession(f EndSession) {
 	}
 	t.notice(sysmsg.NewStarted{By: displayName(f.By), Agent: f.Agent, Attach: f.Attach})
 }
+
+// suggestEv asks the thread for values of a command's argument.
+type suggestEv struct{ in channels.Inbound }
+
+// maxSuggestions is how many values a suggestion offers (Discord's
+// limit).
+const maxSuggestions = 25
+
+// suggest answers a request for suggestions (Inbound.Suggest): the
+// thread's owner knows the values; a thread not in memory, or a person
+// who may not prompt, gets none.
+func (r *Router) suggest(in channels.Inbound, acc access) {
+	r.mu.Lock()
+	t := r.threads[in.Thread]
+	r.mu.Unlock()
+	if acc.mayPrompt(in) && t != nil && t.inbox.send(suggestEv{in: in}) {
+		return
+	}
+	r.answerSuggest(in, nil)
+}
+
+// answerSuggest calls in.Suggest with opts on a goroutine of the router.
+func (r *Router) answerSuggest(in channels.Inbound, opts []channels.Option) {
+	if !r.enter() {
+		return
+	}
+	go func() {
+		defer r.wg.Done()
+		ctx, cancel := context.WithTimeout(r.ctx, 3*time.Second)
+		defer cancel()
+		if err := in.Suggest(ctx, opts); err != nil {
+			r.log.Debug("cannot answer a request for suggestions", "thread", in.Thread, "err", err)
+		}
+	}()
+}
+
+// suggestions answers suggestEv: the values of the command's argument
+// that match what was typed so far (by id or name, ignoring case).
+func (t *thread) suggestions(in channels.Inbound) {
+	c := in.Command
+	typed := strings.ToLower(strings.TrimSpace(c.Args))
+	var out []channels.Option
+	add := func(id, name string) {
+		if len(out) < maxSuggestions && (strings.Contains(strings.ToLower(id), typed) || strings.Contains(strings.ToLower(name), typed)) {
+			out = append(out, channels.Option{ID: id, Label: name})
+		}
+	}
+	values := func(o *agent.ConfigOption) {
+		if o == nil {
+			return
+		}
+		for _, v := range o.Values {
+			add(v.ID, v.Name)
+		}
+	}
+	switch c.Name {
+	case channels.CommandModel, channels.CommandMode, channels.CommandEffort:
+		cat, _ := categoryOf(c.Name)
+		o := t.optionBy(func(o agent.ConfigOption) bool { return o.Category == cat })
+		values(o)
+		if o == nil && cat == "mode" && t.cmd.modes != nil {
+			for _, m := range t.cmd.modes.Available {
+				add(m.ID, m.Name)
+			}
+		}
+	case channels.CommandSet:
+		for _, o := range t.cmd.opts {
+			add(o.ID, o.Name)
+		}
+	case channels.CommandAgent:
+		for _, a := range t.r.policyFor(t.ref, t.space).Agents {
+			add(a, a)
+		}
+	}
+	t.r.answerSuggest(in, out)
+}

@@ -1,8 +1,10 @@
 package session_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,5 +210,38 @@ func TestPickAModelEndToEnd(t *testing.T) {
 	e.waitOp(th, "the confirmation", hasText("Ann set the model to Demo Smart."))
 	if n := e.framesWith(`"method":"session/set_config_option"`); n != 1 {
 		t.Fatalf("%d session/set_config_option requests, want 1", n)
+	}
+}
+
+// A request for suggestions gets the values that match what was typed.
+func TestSuggestEndToEnd(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	th := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "suggest"}
+	ask := func(name, typed string) []channels.Option {
+		t.Helper()
+		got := make(chan []channels.Option, 1)
+		in := channels.Inbound{Thread: th, Author: ann, Command: &channels.Command{Name: name, Args: typed},
+			Suggest: func(_ context.Context, opts []channels.Option) error { got <- opts; return nil }}
+		if err := e.rec.Deliver(e.ctx(), in); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case opts := <-got:
+			return opts
+		case <-e.ctx().Done():
+			t.Fatalf("no suggestions for /%s %s", name, typed)
+			return nil
+		}
+	}
+	if got := ask("model", "sm"); len(got) != 0 {
+		t.Fatalf("suggestions before the thread ran: %v", got)
+	}
+	e.say(th, ann, "hello")
+	e.waitEnd(th)
+	if got, want := ask("model", "SM"), []channels.Option{{ID: "demo-smart", Label: "Demo Smart"}}; !slices.Equal(got, want) {
+		t.Fatalf("/model SM: suggestions %v, want %v", got, want)
+	}
+	if got := ask("set", ""); len(got) != 3 || got[0].ID != "model" {
+		t.Fatalf("/set: suggestions %v, want the three options", got)
 	}
 }

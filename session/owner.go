@@ -236,6 +236,8 @@ func (t *thread) handle(e any) {
 		t.optionSet(e)
 	case sessionsEv:
 		t.sessionsListed(e)
+	case suggestEv:
+		t.suggestions(e.in)
 	case reapEv:
 		had := t.proc != nil
 		t.apply(ReapIdle{Why: e.why})

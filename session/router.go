@@ -253,7 +253,10 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	case channels.IntentClose:
 		r.close(ctx, ad, acc, in)
 		return
-	case channels.IntentSuggest, channels.IntentForm, channels.IntentReaction:
+	case channels.IntentSuggest:
+		r.suggest(in, acc)
+		return
+	case channels.IntentForm, channels.IntentReaction:
 		// Not handled yet (issues 14 and 16): nothing runs; a request for
 		// suggestions gets none, so the platform is not left waiting.
 		if in.Suggest != nil && r.enter() {
