@@ -213,6 +213,7 @@ func (t *thread) optionSet(e optionSetEv) {
 		t.cmd.opts = e.opts
 	}
 	t.notice(sysmsg.OptionSet{Option: e.label, Value: e.name, By: displayName(e.in.Author)})
+	t.showSession()
 }
 
 // applyChoices sets the thread's choices on sess, a session just made or
@@ -483,6 +484,7 @@ func (t *thread) endSession(f EndSession) {
 		t.r.log.Error("cannot read the thread's binding", "thread", t.ref, "err", err)
 	}
 	t.notice(sysmsg.NewStarted{By: displayName(f.By), Agent: f.Agent, Attach: f.Attach})
+	t.showSession()
 }
 
 // suggestEv asks the thread for values of a command's argument.
@@ -559,4 +561,49 @@ func (t *thread) suggestions(in channels.Inbound) {
 		}
 	}
 	t.r.answerSuggest(in, out)
+}
+
+// showSession tells an adapter that shows the thread's session
+// (channels.SessionShower) what it is now.
+func (t *thread) showSession() {
+	ss, ok := t.ad.(channels.SessionShower)
+	if !ok {
+		return
+	}
+	info := channels.SessionInfo{Agent: t.cmd.agent, Commands: channels.Commands()}
+	if info.Agent == "" {
+		info.Agent = t.policy.Agent
+	}
+	for _, o := range t.cmd.opts {
+		s := channels.Setting{ID: o.ID, Category: o.Category, Name: o.Name, Current: o.Value}
+		cur := o.Value
+		for _, v := range o.Values {
+			s.Values = append(s.Values, channels.Option{ID: v.ID, Label: v.Name})
+			if v.ID == o.Value {
+				cur = v.Name
+			}
+		}
+		switch o.Category {
+		case "model":
+			info.Model = cur
+		case "mode":
+			info.Mode = cur
+		case "thought_level":
+			info.Effort = cur
+		}
+		info.Settings = append(info.Settings, s)
+	}
+	if info.Mode == "" && t.cmd.modes != nil {
+		info.Mode = t.cmd.modes.Current
+	}
+	if u := t.proj.LastUsage(); u.UsedKnown && u.SizeKnown {
+		info.ContextUsed, info.ContextSize = int(u.Used), int(u.Size)
+	}
+	if u := t.proj.LastUsage(); u.CostKnown {
+		info.Cost, info.Currency = u.Cost, u.Currency
+	}
+	for _, c := range t.proj.Commands() {
+		info.Commands = append(info.Commands, channels.CommandInfo{Name: c.Name, Description: c.Description, Agent: true})
+	}
+	ss.ShowSession(t.ref, info)
 }

@@ -245,3 +245,46 @@ func TestSuggestEndToEnd(t *testing.T) {
 		t.Fatalf("/set: suggestions %v, want the three options", got)
 	}
 }
+
+// shower is an adapter that shows the thread's session.
+type shower struct {
+	channels.Adapter
+	shown chan channels.SessionInfo
+}
+
+func (s shower) ShowSession(_ channels.ThreadRef, info channels.SessionInfo) {
+	select {
+	case s.shown <- info:
+	default:
+	}
+}
+
+// An adapter that shows the session is told it at the start and when an
+// option changes.
+func TestSessionShownEndToEnd(t *testing.T) {
+	rec := channeltest.New(channeltest.Options{Platform: "web"})
+	sh := shower{Adapter: rec.Adapter(), shown: make(chan channels.SessionInfo, 100)}
+	e := newEnv(t, envOptions{recorder: rec, adapter: sh})
+	th := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "shown"}
+	wait := func(ok func(channels.SessionInfo) bool) channels.SessionInfo {
+		t.Helper()
+		for {
+			select {
+			case info := <-sh.shown:
+				if ok(info) {
+					return info
+				}
+			case <-e.ctx().Done():
+				t.Fatal("the session was not shown")
+			}
+		}
+	}
+	e.say(th, ann, "hello")
+	info := wait(func(i channels.SessionInfo) bool { return i.Model != "" })
+	if info.Agent != "demo" || info.Model != "Demo Fast" || len(info.Settings) != 3 {
+		t.Fatalf("at the start: %+v", info)
+	}
+	e.waitEnd(th)
+	e.command(th, ann, "/model demo-smart")
+	wait(func(i channels.SessionInfo) bool { return i.Model == "Demo Smart" })
+}

@@ -170,6 +170,7 @@ func (t *thread) startEnded(res *started, err error) {
 				c := *m
 				t.cmd.modes = &c
 			}
+			t.showSession()
 			if t.tr != nil {
 				t.tr.SetMeta(res.meta)
 			}

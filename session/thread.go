@@ -360,6 +360,10 @@ func (t *thread) update(u projector.Update, history bool) {
 	if len(outs) > 0 {
 		t.runner.Push(outs...)
 	}
+	switch u.Tag {
+	case projector.TagConfigOption, projector.TagCurrentMode, projector.TagAvailableCommands, projector.TagUsage:
+		t.showSession()
+	}
 	if f := t.r.o.OnUpdate; f != nil {
 		tag := u.RawTag
 		if tag == "" {
