@@ -33,9 +33,6 @@ type commandState struct {
 	modes *agent.Modes         // the legacy modes, last known
 	// choiceSeq numbers the choices shown (showChoices).
 	choiceSeq int
-	// choices are the values people chose, by option id (legacyMode for
-	// the legacy mode), applied to each new session.
-	choices map[string]string
 }
 
 type (
@@ -179,10 +176,12 @@ func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label string
 		return
 	}
 	value, name := ids[i], names[i]
-	if t.cmd.choices == nil {
-		t.cmd.choices = map[string]string{}
+	// Stored before the agent is asked: the next session of the thread
+	// gets it too (applyChoices), also after a restart.
+	st := t.r.o.Store
+	if err := t.r.persist(ctx, t.ref, "the choice", func(ctx context.Context) error { return st.SetChoice(ctx, t.ref, key, value) }); err != nil {
+		t.r.log.Error("cannot save the thread's choice", "thread", t.ref, "option", key, "err", err)
 	}
-	t.cmd.choices[key] = value
 	sess := t.sess
 	if sess == nil {
 		t.notice(sysmsg.OptionSet{Option: label, Value: name, By: displayName(in.Author), Later: true})
@@ -461,7 +460,10 @@ func (t *thread) endSession(f EndSession) {
 	st := t.r.o.Store
 	if f.Agent != "" {
 		t.pick, t.cmd.agent, t.cmd.opts, t.cmd.modes = f.Agent, f.Agent, nil, nil
-		clear(t.cmd.choices) // another agent's options
+		// The choices were another agent's options.
+		if err := t.r.persist(ctx, t.ref, "the choices", func(ctx context.Context) error { return st.ClearChoices(ctx, t.ref) }); err != nil {
+			t.r.log.Error("cannot forget the thread's choices", "thread", t.ref, "err", err)
+		}
 	}
 	b, ok, err := st.Binding(ctx, t.ref)
 	if err == nil && !ok && f.Attach != "" {

@@ -288,3 +288,27 @@ func TestSessionShownEndToEnd(t *testing.T) {
 	e.command(th, ann, "/model demo-smart")
 	wait(func(i channels.SessionInfo) bool { return i.Model == "Demo Smart" })
 }
+
+// The thread's choice is stored: after a restart of the gateway, a new
+// session of the thread gets it too.
+func TestChoiceSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	e := newEnv(t, envOptions{dir: dir})
+	th := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "restart"}
+	e.say(th, ann, "hello")
+	e.waitEnd(th)
+	e.command(th, ann, "/model demo-smart")
+	e.waitOp(th, "the confirmation", hasText("Ann set the model to Demo Smart."))
+	e.close()
+
+	e = newEnv(t, envOptions{dir: dir})
+	e.command(th, ann, "/new")
+	e.waitOp(th, "the new session", hasText("Ann ended this thread's session"))
+	e.say(th, ann, "hello again")
+	e.waitEnd(th)
+	if n := e.framesWith(`"method":"session/set_config_option"`); n != 2 {
+		t.Fatalf("%d session/set_config_option requests, want 2 (the new session's too)", n)
+	}
+	e.command(th, ann, "/status")
+	e.waitOp(th, "the status", isReply("Model: Demo Smart"))
+}

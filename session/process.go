@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -51,10 +50,9 @@ func (t *thread) startAgent(in channels.Inbound, need bool) {
 	ctx, cancel := context.WithCancel(t.r.ctx)
 	t.cancelStart = cancel
 	pick := t.pick
-	choices := maps.Clone(t.cmd.choices)
 	t.r.wg.Go(func() {
 		defer cancel()
-		res, err := t.prepare(ctx, in, need, pick, choices)
+		res, err := t.prepare(ctx, in, need, pick)
 		t.inbox.send(startedEv{res: res, err: err})
 	})
 }
@@ -63,7 +61,7 @@ func (t *thread) startAgent(in channels.Inbound, need bool) {
 // files (Inbound.Fetch) and, when need is set, takes a process slot
 // (waiting in line with other threads) and starts the agent. It touches
 // no thread state: what it makes goes back in the result.
-func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pick string, choices map[string]string) (*started, error) {
+func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pick string) (*started, error) {
 	files := in.Files
 	if in.Fetch != nil {
 		files = in.Fetch(ctx)
@@ -80,7 +78,7 @@ func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pi
 		return nil, err
 	}
 	t.inbox.send(SlotTaken{})
-	res, err := t.launch(ctx, pick, choices)
+	res, err := t.launch(ctx, pick)
 	if err != nil {
 		t.r.release()
 		return nil, err
@@ -92,7 +90,7 @@ func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pi
 // launch starts the agent and creates or resumes its session; the
 // caller holds a process slot for it. pick is the agent the thread's
 // first message picked ("" = the policy's), for a thread not bound yet.
-func (t *thread) launch(ctx context.Context, pick string, choices map[string]string) (*started, error) {
+func (t *thread) launch(ctx context.Context, pick string) (*started, error) {
 	st := t.r.o.Store
 	b, bound, err := st.Binding(ctx, t.ref)
 	if err != nil {
@@ -145,7 +143,11 @@ func (t *thread) launch(ctx context.Context, pick string, choices map[string]str
 		}
 	}
 	// The thread's choices (/model, …) hold for every session of it.
-	applyChoices(ctx, res.sess, choices, t.r.log.With("thread", t.ref))
+	if choices, err := st.Choices(ctx, t.ref); err != nil {
+		t.r.log.Error("cannot read the thread's choices", "thread", t.ref, "err", err)
+	} else {
+		applyChoices(ctx, res.sess, choices, t.r.log.With("thread", t.ref))
+	}
 	res.agent = spec.Name
 	res.meta = sessionMeta(res.sess)
 	t.r.agentEvent(t.ref, "started")

@@ -103,6 +103,18 @@ CREATE TABLE running_turns (
 	PRIMARY KEY (platform, channel, thread)
 ) WITHOUT ROWID;
 `,
+	// 5: the session options people chose in a thread (/model, …),
+	// applied to each session of it.
+	`
+CREATE TABLE choices (
+	platform TEXT NOT NULL,
+	channel  TEXT NOT NULL,
+	thread   TEXT NOT NULL,
+	option   TEXT NOT NULL,
+	value    TEXT NOT NULL,
+	PRIMARY KEY (platform, channel, thread, option)
+) WITHOUT ROWID;
+`,
 }
 
 // migrate applies the steps db has not seen yet, each in its own IMMEDIATE
