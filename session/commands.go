@@ -31,8 +31,11 @@ type commandState struct {
 	agent string               // the agent's name, "" until it started
 	opts  []agent.ConfigOption // the session's config options, last known
 	modes *agent.Modes         // the legacy modes, last known
-	// choiceSeq numbers the choices shown (showChoices).
+	// choiceSeq numbers the choices shown (showChoices); pickKey is the
+	// lane key of the choices whose pick is being applied ("" none): the
+	// confirmation replaces them.
 	choiceSeq int
+	pickKey   string
 }
 
 type (
@@ -51,6 +54,7 @@ type (
 	optionSetEv struct {
 		in          channels.Inbound
 		label, name string
+		pickKey     string
 		opts        []agent.ConfigOption
 		err         error
 	}
@@ -182,9 +186,9 @@ func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label string
 	if err := t.r.persist(ctx, t.ref, "the choice", func(ctx context.Context) error { return st.SetChoice(ctx, t.ref, key, value) }); err != nil {
 		t.r.log.Error("cannot save the thread's choice", "thread", t.ref, "option", key, "err", err)
 	}
-	sess := t.sess
+	sess, pickKey := t.sess, t.cmd.pickKey
 	if sess == nil {
-		t.notice(sysmsg.OptionSet{Option: label, Value: name, By: displayName(in.Author), Later: true})
+		t.confirm(pickKey, sysmsg.OptionSet{Option: label, Value: name, By: displayName(in.Author), Later: true})
 		return
 	}
 	t.r.wg.Go(func() {
@@ -197,7 +201,7 @@ func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label string
 		} else {
 			opts, err = sess.SetConfigOption(ctx, key, value)
 		}
-		t.inbox.send(optionSetEv{in: in, label: label, name: name, opts: opts, err: err})
+		t.inbox.send(optionSetEv{in: in, label: label, name: name, pickKey: pickKey, opts: opts, err: err})
 	})
 }
 
@@ -211,8 +215,17 @@ func (t *thread) optionSet(e optionSetEv) {
 	if e.opts != nil {
 		t.cmd.opts = e.opts
 	}
-	t.notice(sysmsg.OptionSet{Option: e.label, Value: e.name, By: displayName(e.in.Author)})
+	t.confirm(e.pickKey, sysmsg.OptionSet{Option: e.label, Value: e.name, By: displayName(e.in.Author)})
 	t.showSession()
+}
+
+// confirm tells the thread n; a pick's choices (key) become that line.
+func (t *thread) confirm(key string, n sysmsg.Notice) {
+	if key == "" {
+		t.notice(n)
+		return
+	}
+	t.runner.Resolve(key, sysmsg.Text(n))
 }
 
 // applyChoices sets the thread's choices on sess, a session just made or
@@ -280,13 +293,16 @@ func (t *thread) showChoices(in channels.Inbound, c sysmsg.Choices, names []stri
 	}
 	opts := make([]channels.Option, len(c.Values))
 	for i, v := range c.Values {
-		opts[i] = channels.Option{ID: choicePrefix + in.Command.Name + optionSep + v, Label: sysmsg.ChoiceLabel(names[i], v == c.Current)}
+		opts[i] = channels.Option{Label: sysmsg.ChoiceLabel(names[i], v == c.Current)}
 		if v == c.Current {
 			opts[i].Style = "primary"
 		}
 	}
 	t.cmd.choiceSeq++
 	key := fmt.Sprintf("%s%s-%d", choicePrefix, in.Command.Name, t.cmd.choiceSeq)
+	for i := range opts {
+		opts[i].ID = key + optionSep + c.Values[i]
+	}
 	c.Pick = true
 	t.runner.Prompt(key, channels.Choice{Text: sysmsg.Text(c), Options: opts}, func(_ channels.Handle, err error) {
 		if err != nil {
@@ -298,14 +314,20 @@ func (t *thread) showChoices(in channels.Inbound, c sysmsg.Choices, names []stri
 // picked is a click on a value showChoices offered: the command with
 // that value, as if typed.
 func (t *thread) picked(e choiceEv) bool {
-	name, ok := strings.CutPrefix(e.promptID, choicePrefix)
+	rest, ok := strings.CutPrefix(e.promptID, choicePrefix)
 	if !ok {
 		return false
+	}
+	name := rest
+	if i := strings.LastIndexByte(rest, '-'); i >= 0 {
+		name = rest[:i]
 	}
 	in := e.in
 	in.Choice = nil
 	in.Command = &channels.Command{Name: name, Args: e.optionID}
+	t.cmd.pickKey = e.promptID
 	t.apply(CommandIn{In: in, Operator: e.acc.mayOperate(in)})
+	t.cmd.pickKey = ""
 	return true
 }
 
@@ -485,7 +507,7 @@ func (t *thread) endSession(f EndSession) {
 	} else if err != nil {
 		t.r.log.Error("cannot read the thread's binding", "thread", t.ref, "err", err)
 	}
-	t.notice(sysmsg.NewStarted{By: displayName(f.By), Agent: f.Agent, Attach: f.Attach})
+	t.confirm(t.cmd.pickKey, sysmsg.NewStarted{By: displayName(f.By), Agent: f.Agent, Attach: f.Attach})
 	t.showSession()
 }
 

@@ -207,7 +207,13 @@ func TestPickAModelEndToEnd(t *testing.T) {
 	if err := e.rec.Click(e.ctx(), ann, h, m.Options[1]); err != nil {
 		t.Fatal(err)
 	}
-	e.waitOp(th, "the confirmation", hasText("Ann set the model to Demo Smart."))
+	// The choices fold into the confirmation.
+	e.waitOp(th, "the confirmation", func(o channeltest.Op) bool {
+		return o.Op == "edit" && o.Msg == op.Msg && strings.Contains(o.Text, "Ann set the model to Demo Smart.")
+	})
+	if m, _ := e.rec.Message(op.Msg); !strings.Contains(m.Text, "Ann set the model to Demo Smart.") || len(m.Options) != 0 {
+		t.Fatalf("the choices after the pick: %+v", m)
+	}
 	if n := e.framesWith(`"method":"session/set_config_option"`); n != 1 {
 		t.Fatalf("%d session/set_config_option requests, want 1", n)
 	}
