@@ -99,8 +99,11 @@ func TestCommandsEndToEnd(t *testing.T) {
 	if n := e.framesWith(`"method":"session/set_config_option"`); n != 2 {
 		t.Fatalf("%d session/set_config_option requests, want 2 (the new session's too)", n)
 	}
+	e.say(th, ann, "usage")
+	e.waitEnd(th)
 	e.command(th, bob, "/status")
-	e.waitOp(th, "the status", isReply("Model: Demo Smart"))
+	e.waitOp(th, "the status", isReply("Agent: demo · Model: Demo Smart · Mode: "))
+	e.waitOp(th, "the status's context and cost", isReply("Context: 4200 of 200k (2%) · Cost: 0.01 USD · Idle"))
 	e.command(th, bob, "/help")
 	e.waitOp(th, "the help", isReply("/model [model]"))
 }
