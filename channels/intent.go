@@ -116,6 +116,28 @@ const (
 	// CommandDiff shows git diff --stat of the thread's worktree since
 	// its start, and the full diff as a file.
 	CommandDiff = "diff"
+	// CommandStatus shows the thread's session: agent, model, mode,
+	// effort, context, cost, the running turn and the queue.
+	CommandStatus = "status"
+	// CommandNew starts a new ACP session in the thread.
+	CommandNew = "new"
+	// CommandModel, CommandMode and CommandEffort show or set the config
+	// option of category model, mode and thought_level.
+	CommandModel  = "model"
+	CommandMode   = "mode"
+	CommandEffort = "effort"
+	// CommandSet shows the session's config options, or sets one
+	// ("NAME VALUE").
+	CommandSet = "set"
+	// CommandAgent shows the agents a thread may move to, or moves it to
+	// one (a new session).
+	CommandAgent = "agent"
+	// CommandSessions lists the agent's sessions (session/list).
+	CommandSessions = "sessions"
+	// CommandAttach binds one of the agent's sessions to the thread.
+	CommandAttach = "attach"
+	// CommandHelp lists the gateway's commands and the agent's own.
+	CommandHelp = "help"
 )
 
 // ParseCommand returns the gateway command text gives, nil when it gives

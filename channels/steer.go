@@ -56,9 +56,19 @@ func Commands() []CommandInfo {
 // once session handles it; ParseCommand knows exactly these names.
 var catalogue = []CommandInfo{
 	{Name: CommandStop, Description: "Stop the running turn"},
+	{Name: CommandStatus, Description: "Show the agent, model, mode, effort, context, cost, the running turn and the queue"},
+	{Name: CommandNew, Description: "Start a new agent session in this thread"},
+	{Name: CommandModel, Description: "Show or set the agent's model", Arg: &CommandArg{Name: "model", Description: "The model to use", Suggest: true}},
+	{Name: CommandMode, Description: "Show or set the agent's mode", Arg: &CommandArg{Name: "mode", Description: "The mode to use", Suggest: true}},
+	{Name: CommandEffort, Description: "Show or set how hard the agent thinks", Arg: &CommandArg{Name: "effort", Description: "The thinking level", Suggest: true}},
+	{Name: CommandSet, Description: "Show the session's options, or set one: /set NAME VALUE", Arg: &CommandArg{Name: "option", Description: "The option's id and its value", Suggest: true}},
+	{Name: CommandAgent, Description: "Show the agents, or move this thread to another agent (a new session)", Arg: &CommandArg{Name: "agent", Description: "The agent's name", Suggest: true}},
+	{Name: CommandSessions, Description: "List the agent's sessions, to attach one here"},
+	{Name: CommandAttach, Description: "Continue one of the agent's sessions in this thread", Arg: &CommandArg{Name: "session", Description: "The session's id (see /sessions)", Suggest: true}},
 	{Name: CommandUsage, Description: "This thread's turns, tokens and spend; the channel's today; the budgets"},
 	{Name: CommandWorkspace, Description: "Show this thread's working directory (and its branch)"},
 	{Name: CommandDiff, Description: "Show what this thread's worktree changed, with the full diff as a file"},
+	{Name: CommandHelp, Description: "List the gateway's commands and the agent's own"},
 }
 
 // Commander is implemented by adapters whose platform registers commands

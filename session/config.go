@@ -125,6 +125,9 @@ type AccessRule struct {
 	// Approvers (user, role or user group ids) may answer permission
 	// prompts; empty: whoever may prompt.
 	Approvers []string `koanf:"approvers"`
+	// Operators (user, role or user group ids) may change a thread's
+	// session: /new, /model, /mode, /effort, /set; empty: the approvers.
+	Operators []string `koanf:"operators"`
 	// AllowBots lets other bots prompt (default false: they are ignored).
 	AllowBots bool `koanf:"allowBots"`
 }

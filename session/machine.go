@@ -178,6 +178,16 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 		fx = m.continueIn(e, fx)
 	case UsageAsked:
 		fx = append(fx, ShowUsage(e))
+	case CommandIn:
+		fx = m.command(e, fx)
+	case SwitchAgent:
+		if !m.shutting {
+			fx = m.endSession(EndSession{By: e.By, Agent: e.Agent}, "/"+channels.CommandAgent, fx)
+		}
+	case AttachSession:
+		if !m.shutting {
+			fx = m.endSession(EndSession{By: e.By, Attach: e.ID}, "/"+channels.CommandAttach, fx)
+		}
 	case Tick:
 	case Configure:
 		m.cfg = e.Config

@@ -217,7 +217,7 @@ func (t *thread) handle(e any) {
 	case inboundEv:
 		t.inbound(e)
 	case choiceEv:
-		if t.questionChoice(e) {
+		if t.questionChoice(e) || t.picked(e) {
 			break
 		}
 		t.replyTo = &e.in
@@ -255,6 +255,14 @@ func (t *thread) handle(e any) {
 		t.reaction(e)
 	case readThreadEv:
 		e.reply <- t.recentMessages(e.limit)
+	case commandEv:
+		t.apply(CommandIn{In: e.in, Operator: e.acc.mayOperate(e.in)})
+	case optionSetEv:
+		t.optionSet(e)
+	case sessionsEv:
+		t.sessionsListed(e)
+	case suggestEv:
+		t.suggestions(e.in)
 	case reapEv:
 		had := t.proc != nil
 		t.apply(ReapIdle{Why: e.why})

@@ -81,6 +81,14 @@ func (t *thread) perform(f Effect) {
 		}
 	case ShowQuestion, SettleQuestion, NotAsker:
 		t.performQuestion(f)
+	case RunCommand:
+		t.runCommand(f.In)
+	case RefuseCommand:
+		t.r.reply(context.Background(), t.ad, f.In, sysmsg.RefuseCommand{Command: "/" + f.In.Command.Name})
+	case ShowStatus:
+		t.showStatus(f)
+	case EndSession:
+		t.endSession(f)
 	case EndTurn:
 		t.endTurn(f.Turn)
 	case TellInterrupted:

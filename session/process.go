@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/acpgw/gateway/agent"
@@ -31,6 +32,7 @@ type started struct {
 	mcp *mcpgate.Server
 	// context is what the thread said before, for the first prompt.
 	context string
+	agent   string // the agent's name
 }
 
 // startAgent begins the start of in's turn on a child goroutine: its
@@ -158,6 +160,13 @@ func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, m
 			t.laneNotice(sysmsg.NotSaved{})
 		}
 	}
+	// The thread's choices (/model, …) hold for every session of it.
+	if choices, err := st.Choices(ctx, t.ref); err != nil {
+		t.r.log.Error("cannot read the thread's choices", "thread", t.ref, "err", err)
+	} else {
+		applyChoices(ctx, res.sess, choices, t.r.log.With("thread", t.ref))
+	}
+	res.agent = spec.Name
 	res.meta = sessionMeta(res.sess)
 	t.r.agentEvent(t.ref, "started")
 	if as, ok := t.ad.(channels.AgentShower); ok {
@@ -178,6 +187,12 @@ func (t *thread) startEnded(res *started, err error) {
 			t.cwd = res.cwd
 			t.mcp = res.mcp
 			t.context = res.context
+			t.cmd.agent, t.cmd.opts, t.cmd.modes = res.agent, slices.Clone(res.sess.Config), nil
+			if m := res.sess.Modes; m != nil {
+				c := *m
+				t.cmd.modes = &c
+			}
+			t.showSession()
 			if t.tr != nil {
 				t.tr.SetMeta(res.meta)
 			}

@@ -276,17 +276,7 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		r.answerForm(ctx, ad, acc, in)
 		return
 	case channels.IntentSuggest:
-		// Not handled yet (issue 14): nothing runs; a request for
-		// suggestions gets none, so the platform is not left waiting.
-		if in.Suggest != nil && r.enter() {
-			go func() {
-				defer r.wg.Done()
-				sctx, cancel := context.WithTimeout(r.ctx, 3*time.Second)
-				defer cancel()
-				_ = in.Suggest(sctx, nil)
-			}()
-		}
-		r.log.Debug("inbound event not handled yet; ignored", "thread", in.Thread, "intent", in.Intent())
+		r.suggest(in, acc)
 		return
 	case channels.IntentMessage:
 		if strings.TrimSpace(in.Text) == "" && len(in.Files) == 0 {
@@ -307,9 +297,13 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		return
 	}
 	if !stop && intent == channels.IntentCommand && !ownerCommand(in.Command.Name) {
-		// Adapters deliver only the commands channels.ParseCommand
-		// knows; each is handled above.
-		r.log.Warn("gateway command not handled; ignored", "thread", in.Thread, "command", in.Command.Name)
+		// The thread's machine decides (machine_commands.go); /usage
+		// goes with the inbound messages (usage.go).
+		for !t.inbox.send(commandEv{in: in, acc: acc}) {
+			if t = r.thread(in.Thread, in.Space, ad); t == nil {
+				return
+			}
+		}
 		return
 	}
 	if !stop && in.Agent != "" && !r.pickAllowed(ctx, ad, t, in) {

@@ -66,6 +66,8 @@ type thread struct {
 	// context is the quoted context of the thread's first prompt
 	// (sysmsg.Backfill), "" when none is due.
 	context string
+	// cmd is what the gateway's commands need (commands.go).
+	cmd commandState
 	// pick is the agent the thread's first message picked
 	// (Inbound.Agent), for a thread not bound yet; "" = the policy's.
 	pick string
@@ -332,6 +334,7 @@ func (t *thread) endTurn(o TurnOutcome) {
 
 // update is an update from the agent's tap (Update).
 func (t *thread) update(u projector.Update, history bool) {
+	t.noteOptions(u)
 	if history {
 		// Replayed by session/load: already in the thread and the
 		// transcript (kept from the earlier run), not new output.
@@ -360,6 +363,10 @@ func (t *thread) update(u projector.Update, history bool) {
 	}
 	t.view().Update(&u, false)
 	t.checkBudgets(&u)
+	switch u.Tag {
+	case projector.TagConfigOption, projector.TagCurrentMode, projector.TagAvailableCommands, projector.TagUsage:
+		t.showSession()
+	}
 	if f := t.r.o.OnUpdate; f != nil {
 		tag := u.RawTag
 		if tag == "" {

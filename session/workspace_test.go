@@ -61,18 +61,6 @@ func workspaceEnv(t *testing.T, mode workspace.Mode, cwd string) *env {
 	})
 }
 
-// command gives the gateway command text in th.
-func (e *env) command(th channels.ThreadRef, who channels.Author, text string) {
-	e.t.Helper()
-	cmd := channels.ParseCommand(text)
-	if cmd == nil {
-		e.t.Fatalf("%q is no gateway command", text)
-	}
-	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: who, Text: text, Command: cmd, ID: channels.MessageID("in-" + text)}); err != nil {
-		e.t.Fatalf("deliver %q: %v", text, err)
-	}
-}
-
 // upload returns the file named name uploaded in th.
 func (e *env) upload(th channels.ThreadRef, name string) channels.Upload {
 	e.t.Helper()

@@ -115,6 +115,18 @@ CREATE TABLE budget_holds (
 	PRIMARY KEY (platform, channel, thread)
 ) WITHOUT ROWID;
 `,
+	// 6: the session options people chose in a thread (/model, …),
+	// applied to each session of it.
+	`
+CREATE TABLE choices (
+	platform TEXT NOT NULL,
+	channel  TEXT NOT NULL,
+	thread   TEXT NOT NULL,
+	option   TEXT NOT NULL,
+	value    TEXT NOT NULL,
+	PRIMARY KEY (platform, channel, thread, option)
+) WITHOUT ROWID;
+`,
 }
 
 // migrate applies the steps db has not seen yet, each in its own IMMEDIATE

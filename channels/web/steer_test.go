@@ -25,7 +25,7 @@ func demoSession() channels.SessionInfo {
 			{ID: "effort", Category: "thought_level", Name: "Effort", Current: "low", Values: []channels.Option{{ID: "low"}, {ID: "high"}}},
 			{ID: "verbosity", Name: "Verbosity", Current: "terse", Values: []channels.Option{{ID: "terse"}, {ID: "chatty"}}},
 		},
-		Commands: append(channels.Commands(),
+		Commands: append([]channels.CommandInfo{{Name: channels.CommandStop, Description: "Stop the running turn"}},
 			channels.CommandInfo{Name: "model", Description: "Pick the model", Arg: &channels.CommandArg{Name: "model", Suggest: true}},
 			channels.CommandInfo{Name: "compact", Description: "Compact the conversation", Agent: true}),
 	}
@@ -61,7 +61,7 @@ func TestShowSession(t *testing.T) {
 	if want := []string{"model:model:fast", "mode:mode:ask", "effort:effort:low", "verbosity:set:terse"}; !cmp.Equal(cmds, want) {
 		t.Errorf("settings (-want +got):\n%s", cmp.Diff(want, cmds))
 	}
-	if n := len(live.Commands); n != len(channels.Commands())+2 || !live.Commands[n-1].Agent || live.Commands[n-2].Arg != "model" {
+	if n := len(live.Commands); n != 3 || !live.Commands[n-1].Agent || live.Commands[n-2].Arg != "model" {
 		t.Errorf("commands = %+v, want the gateway's, model (with its argument) and the agent's compact", live.Commands)
 	}
 

@@ -1,0 +1,294 @@
+package sysmsg
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The answers to the gateway's commands (/status, /model, /new, …).
+
+// Status answers /status: the thread's agent and session.
+type Status struct {
+	// Agent is the agent's name; Running: its process runs.
+	Agent   string
+	Running bool
+	// Model, Mode and Effort are the current values' names, "" unknown.
+	Model, Mode, Effort string
+	// ContextUsed and ContextSize are tokens, known when ContextKnown.
+	ContextUsed, ContextSize int64
+	ContextKnown             bool
+	// Cost is the session's cost so far in Currency, when CostKnown.
+	Cost      float64
+	Currency  string
+	CostKnown bool
+	// Turn: a turn runs, started by TurnBy TurnFor ago; Starting: its
+	// agent is still starting.
+	Turn     bool
+	Starting bool
+	TurnBy   string
+	TurnFor  time.Duration
+	// Queued messages wait.
+	Queued int
+}
+
+func (s Status) Body() string {
+	var b strings.Builder
+	b.WriteString("Agent: " + orUnknown(s.Agent))
+	if !s.Running {
+		b.WriteString(" (not running; the next message starts it)")
+	}
+	for _, f := range [][2]string{{"Model", s.Model}, {"Mode", s.Mode}, {"Effort", s.Effort}} {
+		if f[1] != "" {
+			b.WriteString(" · " + f[0] + ": " + f[1])
+		}
+	}
+	if s.ContextKnown && s.ContextSize > 0 {
+		fmt.Fprintf(&b, " · Context: %s of %s (%d%%)", tokens(s.ContextUsed), tokens(s.ContextSize), s.ContextUsed*100/s.ContextSize)
+	}
+	if s.CostKnown {
+		fmt.Fprintf(&b, " · Cost: %.2f %s", s.Cost, s.Currency)
+	}
+	switch {
+	case s.Starting:
+		b.WriteString(" · Starting a turn for " + Who(s.TurnBy, ""))
+	case s.Turn:
+		b.WriteString(" · Running a turn for " + Who(s.TurnBy, "") + " since " + roundDuration(s.TurnFor).String())
+	default:
+		b.WriteString(" · Idle")
+	}
+	if s.Queued > 0 {
+		fmt.Fprintf(&b, " · Queued: %d", s.Queued)
+	}
+	return b.String()
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// tokens writes a token count shortly: 950, 31k, 1.2M.
+func tokens(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+func roundDuration(d time.Duration) time.Duration {
+	if d >= time.Minute {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
+}
+
+// HelpLine is one command /help lists: its name, its argument ("" none)
+// and what it does.
+type HelpLine struct {
+	Name, Arg, Description string
+}
+
+// Help answers /help: the gateway's commands and the agent's own.
+type Help struct {
+	Gateway, Agent []HelpLine
+}
+
+func (h Help) Body() string {
+	var b strings.Builder
+	b.WriteString("Commands:")
+	line := func(l HelpLine) {
+		b.WriteString("\n/" + l.Name)
+		if l.Arg != "" {
+			b.WriteString(" [" + l.Arg + "]")
+		}
+		if l.Description != "" {
+			b.WriteString(" — " + l.Description)
+		}
+	}
+	for _, l := range h.Gateway {
+		line(l)
+	}
+	if len(h.Agent) > 0 {
+		b.WriteString("\nThe agent's own (sent to it as a message):")
+		for _, l := range h.Agent {
+			line(l)
+		}
+	}
+	return b.String()
+}
+
+// Choices lists the values of a session option (the model, the mode, …)
+// with the current one marked, and how to pick one with Command.
+type Choices struct {
+	Option  string // "model"
+	Command string // "/model"
+	Current string
+	Values  []string
+	// Pick: the values are buttons or a select to pick from.
+	Pick bool
+}
+
+func (c Choices) Body() string {
+	if c.Pick {
+		return fmt.Sprintf("Pick the %s (now %s):", c.Option, c.Current)
+	}
+	vals := make([]string, len(c.Values))
+	for i, v := range c.Values {
+		vals[i] = v
+		if v == c.Current {
+			vals[i] = v + " (current)"
+		}
+	}
+	return fmt.Sprintf("The %s: %s. Say %s NAME to switch.", c.Option, strings.Join(vals, ", "), c.Command)
+}
+
+// ChoiceLabel is the label of a value to pick, the current one marked.
+func ChoiceLabel(name string, current bool) string {
+	if current {
+		return name + " (current)"
+	}
+	return name
+}
+
+// OptionSet confirms that By set Option to Value. Later: no agent runs;
+// it applies when the agent starts.
+type OptionSet struct {
+	Option, Value, By string
+	Later             bool
+}
+
+func (o OptionSet) Body() string {
+	s := fmt.Sprintf("%s set the %s to %s.", Who(o.By, ""), o.Option, o.Value)
+	if o.Later {
+		s += " It applies when the agent starts."
+	}
+	return s
+}
+
+// BadValue: Value is not one of Option's Values (Option "": Value is no
+// session option, and Values are the options there are).
+type BadValue struct {
+	Option, Value string
+	Values        []string
+}
+
+func (v BadValue) Body() string {
+	if v.Option == "" {
+		v.Option = "session option"
+	}
+	if len(v.Values) == 0 {
+		return fmt.Sprintf("%q is not a %s here, and there is nothing to choose from.", v.Value, v.Option)
+	}
+	return fmt.Sprintf("%q is not a %s here. Choose one of: %s.", v.Value, v.Option, strings.Join(v.Values, ", "))
+}
+
+// NoOption: the agent has no Option to set (NotStarted: its options are
+// not known yet, since it has not run in this thread).
+type NoOption struct {
+	Option     string
+	NotStarted bool
+}
+
+func (n NoOption) Body() string {
+	if n.NotStarted {
+		return fmt.Sprintf("The agent's %s is known once it runs: send a message first.", n.Option)
+	}
+	return fmt.Sprintf("This agent has no %s to choose.", n.Option)
+}
+
+// SetFailed: the agent refused to set Option.
+type SetFailed struct{ Option, Err string }
+
+func (f SetFailed) Body() string {
+	return fmt.Sprintf("Could not set the %s: %s", f.Option, f.Err)
+}
+
+// NewStarted confirms /new: By ended the session; the next message starts
+// a new one (of Agent, when By moved the thread to it with /agent), or
+// continues session Attach (/attach).
+type NewStarted struct{ By, Agent, Attach string }
+
+func (n NewStarted) Body() string {
+	switch {
+	case n.Attach != "":
+		return fmt.Sprintf("%s attached session %s to this thread; the next message continues it (its history is not posted here).", Who(n.By, ""), n.Attach)
+	case n.Agent != "":
+		return fmt.Sprintf("%s moved this thread to %s; the next message starts a new session.", Who(n.By, ""), n.Agent)
+	}
+	return Who(n.By, "") + " ended this thread's session; the next message starts a new one."
+}
+
+// AttachBound: session ID is already a thread's of this gateway (Here:
+// this one's), so /attach does not take it.
+type AttachBound struct {
+	ID   string
+	Here bool
+}
+
+func (a AttachBound) Body() string {
+	if a.Here {
+		return fmt.Sprintf("Session %s is already this thread's.", a.ID)
+	}
+	return fmt.Sprintf("Session %s belongs to another thread here; /attach takes sessions started elsewhere (a terminal, an editor).", a.ID)
+}
+
+// SessionLine is one session of the agent /sessions lists.
+type SessionLine struct{ ID, Title, Updated string }
+
+// Sessions answers /sessions: the agent's sessions, newest as the agent
+// lists them. NotStarted: no agent runs to ask; Unsupported: the agent
+// cannot list them.
+type Sessions struct {
+	List                    []SessionLine
+	NotStarted, Unsupported bool
+}
+
+// maxSessionLines bounds the sessions /sessions lists.
+const maxSessionLines = 20
+
+func (s Sessions) Body() string {
+	switch {
+	case s.NotStarted:
+		return "The agent is not running here: send a message first, then ask again."
+	case s.Unsupported:
+		return "This agent cannot list its sessions."
+	case len(s.List) == 0:
+		return "The agent has no sessions to attach."
+	}
+	var b strings.Builder
+	b.WriteString("The agent's sessions (say /attach ID to continue one here):")
+	for i, l := range s.List {
+		if i == maxSessionLines {
+			fmt.Fprintf(&b, "\n… and %d more", len(s.List)-i)
+			break
+		}
+		b.WriteString("\n" + l.ID)
+		if l.Title != "" {
+			b.WriteString(" — " + l.Title)
+		}
+		if l.Updated != "" {
+			b.WriteString(" (" + l.Updated + ")")
+		}
+	}
+	return b.String()
+}
+
+// CommandBusy: Command waits for the thread to be idle.
+type CommandBusy struct{ Command string }
+
+func (c CommandBusy) Body() string {
+	return fmt.Sprintf("%s cannot run while a turn runs or waits: stop it first (say \"stop\").", c.Command)
+}
+
+// RefuseCommand: the person may not give Command here.
+type RefuseCommand struct{ Command string }
+
+func (r RefuseCommand) Body() string {
+	return fmt.Sprintf("Sorry, only operators can use %s here.", r.Command)
+}
