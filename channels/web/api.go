@@ -298,18 +298,20 @@ func (s *server) stop(w http.ResponseWriter, r *http.Request) {
 	if !ok || !s.live(w) {
 		return
 	}
+	s.event(w, id, channels.Inbound{Author: author, Stop: true})
+}
+
+// event gives in, an intent about thread id that adds no message to it
+// (a stop, a command), to the gateway under a new event id, answered in
+// the thread; an unknown thread is refused.
+func (s *server) event(w http.ResponseWriter, id string, in channels.Inbound) {
 	if !s.a.st.hasThread(id) {
 		writeStateError(w, errNoThread)
 		return
 	}
 	eventID := newID()
-	s.h(s.ctx, channels.Inbound{
-		Thread: ref(id),
-		Author: author,
-		Stop:   true,
-		ID:     channels.MessageID(eventID),
-		Reply:  s.notice(id),
-	})
+	in.Thread, in.ID, in.Reply = ref(id), channels.MessageID(eventID), s.notice(id)
+	s.h(s.ctx, in)
 	writeJSON(w, http.StatusAccepted, idBody{ID: eventID})
 }
 
@@ -375,24 +377,11 @@ func (s *server) command(w http.ResponseWriter, r *http.Request) {
 	if !ok || !s.live(w) {
 		return
 	}
-	if !s.a.st.hasThread(id) {
-		writeStateError(w, errNoThread)
-		return
-	}
 	text := "/" + req.Name
 	if req.Args != "" {
 		text += " " + req.Args
 	}
-	eventID := newID()
-	s.h(s.ctx, channels.Inbound{
-		Thread:  ref(id),
-		Author:  author,
-		Text:    text,
-		Command: &channels.Command{Name: req.Name, Args: req.Args},
-		ID:      channels.MessageID(eventID),
-		Reply:   s.notice(id),
-	})
-	writeJSON(w, http.StatusAccepted, idBody{ID: eventID})
+	s.event(w, id, channels.Inbound{Author: author, Text: text, Command: &channels.Command{Name: req.Name, Args: req.Args}})
 }
 
 // answerForm serves POST /api/threads/{id}/forms/{msg}/answer: a
