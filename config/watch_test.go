@@ -60,9 +60,17 @@ func startWatch(t *testing.T, path string) *watcher {
 	return w
 }
 
+// write replaces path's contents at once (a new file renamed over it), so
+// the watcher never reads it half-written: os.WriteFile truncates first,
+// and on a loaded machine the watcher can read the empty file in between
+// and report it (TestWatch failed so in a CI run under load).
 func write(t *testing.T, path, s string) {
 	t.Helper()
-	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+	tmp := filepath.Join(filepath.Dir(path), ".write-"+filepath.Base(path))
+	if err := os.WriteFile(tmp, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -120,7 +128,11 @@ func TestWatch(t *testing.T) {
 	if err := waitFor(t, w.errs, "the removal"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("err = %v, want a not-exist error", err)
 	}
-	write(t, path, "typing: {mode: message}\n")
+	// Written in place, as most editors do (the last step, since a
+	// loaded machine may read it half-written and report that first).
+	if err := os.WriteFile(path, []byte("typing: {mode: message}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if c := waitFor(t, w.changes, "the file back"); c.Typing.Mode != "message" {
 		t.Errorf("typing.mode = %q, want message", c.Typing.Mode)
 	}
