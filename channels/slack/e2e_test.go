@@ -41,8 +41,20 @@ const (
 
 func newGateway(t *testing.T, o ...fakeOptions) *gateway {
 	t.Helper()
+	return newGatewayWith(t, nil, o...)
+}
+
+// newGatewayWith is newGateway with rule(team) as Slack's access rule
+// (nil: everyone in the fake's workspace, Ann approves).
+func newGatewayWith(t *testing.T, rule func(team string) session.AccessRule, o ...fakeOptions) *gateway {
+	t.Helper()
 	dir := t.TempDir()
 	f := newFake(t, append(o, fakeOptions{})[0])
+	if rule == nil {
+		rule = func(team string) session.AccessRule {
+			return session.AccessRule{Workspaces: []string{team}, Approvers: []string{ann}}
+		}
+	}
 	leaks := channeltest.LeakCheck(t) // the fake's server stops after the check
 	f.addUser(ann, "Ann")
 	f.addUser(bob, "Bob")
@@ -65,7 +77,7 @@ func newGateway(t *testing.T, o ...fakeOptions) *gateway {
 		EventLogDir: filepath.Join(dir, "events"),
 		Agent:       func(string) (agent.Spec, bool) { return spec, true },
 		Cwd:         dir,
-		Access:      map[string]session.AccessRule{Platform: {Workspaces: []string{f.team}, Approvers: []string{ann}}},
+		Access:      map[string]session.AccessRule{Platform: rule(f.team)},
 		Abort:       abort.DefaultConfig(),
 		Logger:      testlog.FailOnSDKError(t), // an ACP SDK error fails the test
 		OnTurnEnd:   g.ends.Record,
