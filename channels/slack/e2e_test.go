@@ -41,15 +41,24 @@ const (
 
 func newGateway(t *testing.T, o ...fakeOptions) *gateway {
 	t.Helper()
-	return newGatewayWith(t, nil, o...)
+	return newGatewayWith(t, gatewayOptions{}, o...)
 }
 
-// newGatewayWith is newGateway with rule(team) as Slack's access rule
-// (nil: everyone in the fake's workspace, Ann approves).
-func newGatewayWith(t *testing.T, rule func(team string) session.AccessRule, o ...fakeOptions) *gateway {
+// gatewayOptions change newGateway's defaults.
+type gatewayOptions struct {
+	// rule gives Slack's access rule for the fake's workspace; nil:
+	// everyone there, Ann approves.
+	rule func(team string) session.AccessRule
+	// adapter is the adapter's options (KnownThread is the gateway's).
+	adapter Options
+}
+
+// newGatewayWith is newGateway with the options opt.
+func newGatewayWith(t *testing.T, opt gatewayOptions, o ...fakeOptions) *gateway {
 	t.Helper()
 	dir := t.TempDir()
 	f := newFake(t, append(o, fakeOptions{})[0])
+	rule := opt.rule
 	if rule == nil {
 		rule = func(team string) session.AccessRule {
 			return session.AccessRule{Workspaces: []string{team}, Approvers: []string{ann}}
@@ -63,10 +72,12 @@ func newGatewayWith(t *testing.T, rule func(team string) session.AccessRule, o .
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := f.adapter(t, Options{KnownThread: func(ctx context.Context, th channels.ThreadRef) bool {
+	ao := opt.adapter
+	ao.KnownThread = func(ctx context.Context, th channels.ThreadRef) bool {
 		_, ok, err := st.Binding(ctx, th)
 		return ok && err == nil
-	}})
+	}
+	a := f.adapter(t, ao)
 	if _, err := a.Detect(ctx); err != nil {
 		t.Fatal(err)
 	}

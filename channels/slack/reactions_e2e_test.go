@@ -30,9 +30,9 @@ func (g *gateway) waitReactions(th channels.ThreadRef, ts string, want ...string
 // someone without access does nothing; Ann's stops the turn, on the
 // prompt or on the turn's answer.
 func TestReactionsThroughATurnsLife(t *testing.T) {
-	g := newGatewayWith(t, func(team string) session.AccessRule {
+	g := newGatewayWith(t, gatewayOptions{rule: func(team string) session.AccessRule {
 		return session.AccessRule{Workspaces: []string{team}, Users: []string{ann}, Approvers: []string{ann}}
-	})
+	}})
 	f := g.f
 
 	// The mention is taken; a message behind it waits.
