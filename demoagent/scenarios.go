@@ -26,6 +26,7 @@ func scenarioTable() []scenario {
 		{"markdown", "markdown", "about 4,000 characters of markdown in 5–20 character chunks", runMarkdown},
 		{"tools", "tools", "several tool calls with the noise real agents make", runTools},
 		{"plan", "plan", "a three-step plan that progresses, with text between", runPlan},
+		{"storm", "storm [n]", "reads n files (default 12, at most 100) in a row with no text between", runStorm},
 		{"permission", "permission [n]", "asks n times (default 1) to edit main.go, before announcing the tool", runPermission},
 		{"permission-run", "permission-run [long]", "asks to run a command whose dangerous end hides after 3,000 spaces (long: after 5,000 characters), touching a file outside the working directory", runPermissionRun},
 		{"ask-choice", "ask-choice", "asks which color (one of three) by elicitation, then says the answer", runAskChoice},

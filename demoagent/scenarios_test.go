@@ -116,6 +116,15 @@ func TestScenarios(t *testing.T) {
 					t.Errorf("markdown is %d bytes, want about 4,000", n)
 				}
 			}},
+		{prompt: "storm 2", wantStop: acp.StopReasonEndTurn, wantText: "Let me look around. All read.", wantShape: []string{
+			"text",
+			"tool_call call_1_1 in_progress Read file0.go",
+			"tool_call_update call_1_1 completed -",
+			"tool_call call_1_2 in_progress Read file1.go",
+			"tool_call_update call_1_2 completed -",
+			"text",
+		}},
+		{prompt: "storm 101", wantStop: acp.StopReasonEndTurn, wantShape: []string{"text"}},
 		{prompt: "tools", wantStop: acp.StopReasonEndTurn, wantShape: tools,
 			check: func(t *testing.T, ss []step, fs []frame) {
 				var ups []wireUpdate

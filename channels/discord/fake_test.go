@@ -70,6 +70,11 @@ type fakeDiscord struct {
 	hellos     int
 	heartbeats int
 
+	// resume failures (fakeresume_test.go)
+	refuseResumes int  // RESUMEs still to answer INVALID_SESSION
+	resumeDown    bool // the resume URL refuses connections
+	invalidated   int  // RESUMEs answered INVALID_SESSION on purpose
+
 	changed chan struct{} // closed and replaced on every change
 }
 

@@ -42,6 +42,9 @@ func (f *fakeDiscord) serveGateway(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Get("v") != "9" || r.URL.Query().Get("encoding") != "json" {
 		f.violate("gateway URL without v=9&encoding=json: %s", r.URL)
 	}
+	if f.resumeRefused(w, r) {
+		return
+	}
 	ws, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return
@@ -221,6 +224,9 @@ func (f *fakeDiscord) resume(c *fakeConn, raw json.RawMessage) {
 	f.mu.Lock()
 	defer c.poke()
 	defer f.mu.Unlock()
+	if f.invalidateLocked(c) {
+		return
+	}
 	if d.Token != f.token || d.SessionID != f.session || d.Seq < 0 || d.Seq > len(f.log) {
 		f.violations = append(f.violations, fmt.Sprintf("RESUME of an unknown session %q at %d", d.SessionID, d.Seq))
 		c.ctrl = append(c.ctrl, []byte(`{"op":9,"d":false}`))

@@ -39,8 +39,11 @@ func (a *Adapter) Unreact(ctx context.Context, h channels.Handle, emoji string) 
 	return nil
 }
 
-// reactionTarget returns the channel of h and emoji escaped for the path
-// of a reaction's URL.
+// reactionTarget returns the channel of h's message and emoji escaped for
+// the path of a reaction's URL. A thread opened from a message has that
+// message's id, and the message (the mention that opened it) lives in the
+// parent channel, not in the thread: Discord answers Unknown Message to a
+// reaction on it through the thread.
 func reactionTarget(h channels.Handle, emoji string) (string, string, error) {
 	ch, err := channelOf(h.Thread)
 	if err != nil {
@@ -49,11 +52,21 @@ func reactionTarget(h channels.Handle, emoji string) (string, string, error) {
 	if !h.Known() {
 		return "", "", channels.Permanent(errors.New("discord: react: the handle has no message id"))
 	}
+	if string(h.ID) == ch && h.Thread.Channel != "" {
+		ch = h.Thread.Channel // the thread's starter message
+	}
 	emoji = strings.TrimSpace(emoji)
 	if emoji == "" {
 		return "", "", channels.Permanent(errors.New("discord: react: no emoji"))
 	}
 	return ch, url.PathEscape(emoji), nil
+}
+
+// ownThread reports, from what the adapter already knows (no I/O), whether
+// id is a thread of the gateway's whose parent is channel.
+func (a *Adapter) ownThread(id, channel string) bool {
+	p, ok := a.places.lookup(id)
+	return ok && p.thread() && p.parent == channel && (p.owner == a.botID() || a.places.isBound(id))
 }
 
 // reacted is a reaction event as the adapter reads it.
@@ -115,10 +128,14 @@ func (a *Adapter) deliverReaction(r *running, rc reacted) {
 			}
 			return
 		}
-		if !p.thread() || (p.owner != a.botID() && !a.places.isBound(rc.channel)) {
+		switch {
+		case !p.thread() && a.ownThread(rc.message, rc.channel):
+			// On the message that opened a thread of the gateway's:
+			// it lives in the parent channel, and its thread has its id.
+			ref.Thread = rc.message
+		case !p.thread() || (p.owner != a.botID() && !a.places.isBound(rc.channel)):
 			return // not a thread of the gateway's
-		}
-		if p.parent != "" {
+		case p.parent != "":
 			ref.Channel = p.parent
 		}
 	}

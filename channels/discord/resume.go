@@ -24,6 +24,16 @@ var errResumeElsewhere = errors.New("discord: resuming at the session's resume_g
 // URL from the raw READY, refuses a dial to any other URL while it knows
 // one (the websocket dialer's Proxy hook sees the URL), and answers the
 // lookup discordgo then makes (GET /api/v9/gateway) with the resume URL.
+//
+// When the resume fails the session starts anew (TestResumeFallsBackToIdentify):
+// an INVALID_SESSION answer to the RESUME makes discordgo identify on the
+// same connection; a resume URL that refuses the connection is forgotten
+// (Run calls forget), the next attempt goes to the gateway's URL, and the
+// RESUME discordgo still sends there is answered INVALID_SESSION, then
+// identify. So with this adapter the gateway resumes at
+// resume_gateway_url, and falls back to a fresh IDENTIFY; the events
+// missed meanwhile are not replayed then (the catch-up of bound threads
+// runs only when the gateway starts).
 type resumeURL struct {
 	mu       sync.Mutex // guards the fields below
 	url      *url.URL   // the session's resume URL; nil when none is known

@@ -193,6 +193,7 @@ type Adapter struct {
 	streams     map[string]*stream   // channel/ts → a streamed message
 	openStreams map[string]*stream   // channel/thread → its open stream
 	forms       *lru[*openForm]      // channel/ts of a form message → the form
+	sessions    agentSessions        // threads whose agent session is processing
 	// nextReaction is when the next reactions.add or .remove may go.
 	nextReaction time.Time
 }
@@ -449,7 +450,9 @@ type withStatus struct{ *Adapter }
 // after each of its posts while it is on). It blocks on I/O and returns a
 // *channels.RateLimitError when Slack asks to slow down.
 func (w withStatus) Typing(ctx context.Context, t channels.ThreadRef) error {
-	return w.setStatus(ctx, t, true)
+	err := w.setStatus(ctx, t, true)
+	w.sessionStatus(ctx, t, true) // Slack's Stop button, also without a stream
+	return err
 }
 
 // StopTyping clears the thread's status line and stops its open stream
@@ -457,7 +460,9 @@ func (w withStatus) Typing(ctx context.Context, t channels.ThreadRef) error {
 // complete. It blocks on I/O.
 func (w withStatus) StopTyping(ctx context.Context, t channels.ThreadRef) error {
 	w.stopOpen(ctx, t)
-	return w.setStatus(ctx, t, false)
+	err := w.setStatus(ctx, t, false)
+	w.sessionStatus(ctx, t, false)
+	return err
 }
 
 // Limits reports Slack's limits: 3,500 characters per message, a post per

@@ -23,8 +23,10 @@
 // chat.update. A permission prompt is a Block Kit section with one button
 // per option, and editing it removes the buttons. While a turn runs the
 // thread's status line (assistant.threads.setStatus) says the app is
-// working, or waiting for an approval while a prompt is open. Slack's Stop
-// button (agent_session_stopped) arrives as Inbound.Stop.
+// working, or waiting for an approval while a prompt is open, and its
+// agent session is processing (agents.sessions.setStatus, see session.go),
+// which shows Slack's Stop button with or without a stream. A click on it
+// (agent_session_stopped) arrives as Inbound.Stop.
 //
 // # Capabilities
 //

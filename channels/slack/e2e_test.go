@@ -41,8 +41,29 @@ const (
 
 func newGateway(t *testing.T, o ...fakeOptions) *gateway {
 	t.Helper()
+	return newGatewayWith(t, gatewayOptions{}, o...)
+}
+
+// gatewayOptions change newGateway's defaults.
+type gatewayOptions struct {
+	// rule gives Slack's access rule for the fake's workspace; nil:
+	// everyone there, Ann approves.
+	rule func(team string) session.AccessRule
+	// adapter is the adapter's options (KnownThread is the gateway's).
+	adapter Options
+}
+
+// newGatewayWith is newGateway with the options opt.
+func newGatewayWith(t *testing.T, opt gatewayOptions, o ...fakeOptions) *gateway {
+	t.Helper()
 	dir := t.TempDir()
 	f := newFake(t, append(o, fakeOptions{})[0])
+	rule := opt.rule
+	if rule == nil {
+		rule = func(team string) session.AccessRule {
+			return session.AccessRule{Workspaces: []string{team}, Approvers: []string{ann}}
+		}
+	}
 	leaks := channeltest.LeakCheck(t) // the fake's server stops after the check
 	f.addUser(ann, "Ann")
 	f.addUser(bob, "Bob")
@@ -51,10 +72,12 @@ func newGateway(t *testing.T, o ...fakeOptions) *gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := f.adapter(t, Options{KnownThread: func(ctx context.Context, th channels.ThreadRef) bool {
+	ao := opt.adapter
+	ao.KnownThread = func(ctx context.Context, th channels.ThreadRef) bool {
 		_, ok, err := st.Binding(ctx, th)
 		return ok && err == nil
-	}})
+	}
+	a := f.adapter(t, ao)
 	if _, err := a.Detect(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +88,7 @@ func newGateway(t *testing.T, o ...fakeOptions) *gateway {
 		EventLogDir: filepath.Join(dir, "events"),
 		Agent:       func(string) (agent.Spec, bool) { return spec, true },
 		Cwd:         dir,
-		Access:      map[string]session.AccessRule{Platform: {Workspaces: []string{f.team}, Approvers: []string{ann}}},
+		Access:      map[string]session.AccessRule{Platform: rule(f.team)},
 		Abort:       abort.DefaultConfig(),
 		Logger:      testlog.FailOnSDKError(t), // an ACP SDK error fails the test
 		OnTurnEnd:   g.ends.Record,

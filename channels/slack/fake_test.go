@@ -62,6 +62,8 @@ type fakeSlack struct {
 	views        []fakeView        // modals opened (views.open)
 	ackPayloads  map[string]json.RawMessage
 	reactions    map[string][]string // channel/ts → the app's reactions (names)
+
+	sessionStatus map[string]string // channel/thread → agent session status
 }
 
 // fakeView is a modal the app opened for a person.

@@ -43,6 +43,9 @@ type fakeStream struct {
 func (f *fakeSlack) serveStream(w http.ResponseWriter, method string, form url.Values) bool {
 	switch method {
 	case "chat.startStream", "chat.appendStream", "chat.stopStream":
+	case "agents.sessions.setStatus":
+		f.setSessionStatus(w, form)
+		return true
 	case "agents.sessions.rename":
 		f.mu.Lock()
 		defer f.mu.Unlock()
