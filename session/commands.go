@@ -583,6 +583,15 @@ func (t *thread) suggestions(in channels.Inbound) {
 		for _, a := range t.r.policyFor(t.ref, t.space).Agents {
 			add(a, a)
 		}
+	case channels.AgentCommandPicker:
+		typed = strings.TrimPrefix(typed, "/")
+		for _, ac := range t.proj.Commands() {
+			label := ac.Name
+			if d := strings.TrimSpace(ac.Description); d != "" {
+				label += " — " + d
+			}
+			add(ac.Name, label)
+		}
 	}
 	t.r.answerSuggest(in, out)
 }
