@@ -586,11 +586,7 @@ func (t *thread) suggestions(in channels.Inbound) {
 	case channels.AgentCommandPicker:
 		typed = strings.TrimPrefix(typed, "/")
 		for _, ac := range t.proj.Commands() {
-			label := ac.Name
-			if d := strings.TrimSpace(ac.Description); d != "" {
-				label += " — " + d
-			}
-			add(ac.Name, label)
+			add(ac.Name, sysmsg.AgentCommandLabel(ac.Name, ac.Description))
 		}
 	}
 	t.r.answerSuggest(in, out)
