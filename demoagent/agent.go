@@ -20,6 +20,7 @@ type agent struct {
 	store   store
 	authEnv string
 	noLoad  bool
+	legacy  bool // no config options, modes only (Options.LegacyModes)
 	// noImages: image prompts are not advertised, and refused.
 	noImages bool
 	getenv   func(string) string
@@ -174,7 +175,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 		}
 	}
 	a.log.Debug("session created", "session", s.id, "cwd", p.Cwd)
-	return acp.NewSessionResponse{SessionId: s.id, Modes: modeState(modeDefault), ConfigOptions: configOptions(rec)}, nil
+	return acp.NewSessionResponse{SessionId: s.id, Modes: modeState(modeDefault), ConfigOptions: a.configOptions(rec)}, nil
 }
 
 // LoadSession reads a session saved by this or an earlier process and
@@ -218,7 +219,7 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 		}
 	}
 	a.log.Debug("session loaded", "session", s.id, "messages", len(rec.History))
-	return acp.LoadSessionResponse{Modes: modeState(rec.Mode), ConfigOptions: configOptions(rec)}, nil
+	return acp.LoadSessionResponse{Modes: modeState(rec.Mode), ConfigOptions: a.configOptions(rec)}, nil
 }
 
 // SetSessionMode switches between the default and plan modes and saves it
@@ -242,7 +243,7 @@ func (a *agent) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest)
 	// The mode is also a config option: say it changed.
 	ctx, cancel := a.join(ctx)
 	defer cancel()
-	if err := a.announceOptions(ctx, s.id, configOptions(s.snapshot()), true, string(p.ModeId)); err != nil {
+	if err := a.announceOptions(ctx, s.id, a.configOptions(s.snapshot()), true, string(p.ModeId)); err != nil {
 		return acp.SetSessionModeResponse{}, err
 	}
 	return acp.SetSessionModeResponse{}, nil

@@ -77,6 +77,15 @@ func configOptions(r record) []acp.SessionConfigOption {
 	return out
 }
 
+// configOptions returns the session's config options, none for an agent
+// with legacy modes only.
+func (a *agent) configOptions(r record) []acp.SessionConfigOption {
+	if a.legacy {
+		return nil
+	}
+	return configOptions(r)
+}
+
 // SetSessionConfigOption sets model, mode or effort, saves it, sends a
 // config_option_update (and a current_mode_update for the mode) and
 // answers with all the options. Errors: -32002 unknown session, -32602
@@ -87,6 +96,9 @@ func (a *agent) SetSessionConfigOption(ctx context.Context, p acp.SetSessionConf
 		return acp.SetSessionConfigOptionResponse{}, err
 	}
 	defer done()
+	if a.legacy {
+		return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
+	}
 	if p.ValueId == nil {
 		return acp.SetSessionConfigOptionResponse{}, invalidParams("every option of the demo agent is a select; a boolean value does not fit")
 	}
@@ -126,7 +138,10 @@ func (a *agent) SetSessionConfigOption(ctx context.Context, p acp.SetSessionConf
 // announceOptions sends config_option_update, and current_mode_update
 // when the mode changed.
 func (a *agent) announceOptions(ctx context.Context, id acp.SessionId, opts []acp.SessionConfigOption, mode bool, value string) error {
-	us := []acp.SessionUpdate{{ConfigOptionUpdate: &acp.SessionConfigOptionUpdate{ConfigOptions: opts}}}
+	var us []acp.SessionUpdate
+	if !a.legacy {
+		us = append(us, acp.SessionUpdate{ConfigOptionUpdate: &acp.SessionConfigOptionUpdate{ConfigOptions: opts}})
+	}
 	if mode {
 		us = append(us, acp.SessionUpdate{CurrentModeUpdate: &acp.SessionCurrentModeUpdate{CurrentModeId: acp.SessionModeId(value)}})
 	}
@@ -217,7 +232,7 @@ func (a *agent) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) (
 	}
 	rec := s.snapshot()
 	a.log.Debug("session resumed", "session", s.id)
-	return acp.ResumeSessionResponse{Modes: modeState(rec.Mode), ConfigOptions: configOptions(rec)}, nil
+	return acp.ResumeSessionResponse{Modes: modeState(rec.Mode), ConfigOptions: a.configOptions(rec)}, nil
 }
 
 type listed struct {

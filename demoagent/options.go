@@ -40,6 +40,10 @@ type Options struct {
 	// NoImages makes the agent advertise no image prompts, like agents
 	// that take text only; a prompt with an image is then an error.
 	NoImages bool
+	// LegacyModes makes the agent answer without config options, with its
+	// modes only (session/set_mode), like agents from before config
+	// options; session/set_config_option is then a method it lacks.
+	LegacyModes bool
 	// Logger receives diagnostics, never protocol frames. Nil discards.
 	Logger *slog.Logger
 	// Getenv looks up environment variables for authenticate. Nil means
@@ -61,6 +65,7 @@ func DefaultStateDir() string {
 //	--auth-env NAME   require authenticate, which succeeds when $NAME is
 //	                  non-empty; env DEMO_AGENT_AUTH_ENV; default none
 //	--no-load         do not advertise session/load
+//	--legacy-modes    no config options: modes only (session/set_mode)
 //
 // A flag wins over its environment variable. ParseFlags reads the
 // environment and has no other side effects; it prints nothing. For -h the
@@ -80,10 +85,11 @@ func parseFlags(args []string, getenv func(string) string) (Options, error) {
 		"require authenticate with method "+AuthMethodID+", which succeeds when this environment variable is non-empty (env "+EnvAuthEnv+")")
 	fs.BoolVar(&o.NoLoad, "no-load", false, "do not advertise session/load (an agent that cannot resume sessions)")
 	fs.BoolVar(&o.NoImages, "no-images", false, "do not advertise image prompts (an agent that takes text only)")
+	fs.BoolVar(&o.LegacyModes, "legacy-modes", false, "answer without config options, with modes only (an agent from before config options)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage.Reset()
-			fmt.Fprintln(&usage, "usage: gateway demo-agent [--state-dir DIR] [--auth-env NAME] [--no-load] [--no-images]")
+			fmt.Fprintln(&usage, "usage: gateway demo-agent [--state-dir DIR] [--auth-env NAME] [--no-load] [--no-images] [--legacy-modes]")
 			fs.PrintDefaults()
 			return Options{}, &usageError{err: err, usage: strings.TrimSpace(usage.String())}
 		}

@@ -123,6 +123,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "env", env: map[string]string{EnvStateDir: "/e", EnvAuthEnv: "E_TOKEN"}, want: Options{StateDir: "/e", AuthEnv: "E_TOKEN"}},
 		{name: "flag beats env", args: []string{"-state-dir=/f"}, env: map[string]string{EnvStateDir: "/e"}, want: Options{StateDir: "/f"}},
 		{name: "capabilities", args: []string{"--no-load", "--no-images"}, want: Options{NoLoad: true, NoImages: true}},
+		{name: "legacy modes", args: []string{"--legacy-modes"}, want: Options{LegacyModes: true}},
 		{name: "unknown flag", args: []string{"--verbose"}, wantErr: "flag provided but not defined"},
 		{name: "positional", args: []string{"extra"}, wantErr: `unexpected argument "extra"`},
 		{name: "bad env name", args: []string{"--auth-env", "A=B"}, wantErr: "not an environment variable name"},
@@ -140,7 +141,7 @@ func TestParseFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.Comparer(func(a, b Options) bool {
-				return a.StateDir == b.StateDir && a.AuthEnv == b.AuthEnv && a.NoLoad == b.NoLoad && a.NoImages == b.NoImages
+				return a.StateDir == b.StateDir && a.AuthEnv == b.AuthEnv && a.NoLoad == b.NoLoad && a.NoImages == b.NoImages && a.LegacyModes == b.LegacyModes
 			})); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}

@@ -62,6 +62,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, o Options) erro
 		authEnv:  o.AuthEnv,
 		noLoad:   o.NoLoad,
 		noImages: o.NoImages,
+		legacy:   o.LegacyModes,
 		getenv:   getenv,
 		life:     life,
 		wire:     newWire(stdout),

@@ -583,6 +583,11 @@ func (t *thread) suggestions(in channels.Inbound) {
 		for _, a := range t.r.policyFor(t.ref, t.space).Agents {
 			add(a, a)
 		}
+	case channels.AgentCommandPicker:
+		typed = strings.TrimPrefix(typed, "/")
+		for _, ac := range t.proj.Commands() {
+			add(ac.Name, sysmsg.AgentCommandLabel(ac.Name, ac.Description))
+		}
 	}
 	t.r.answerSuggest(in, out)
 }

@@ -70,7 +70,7 @@ func (a *Adapter) registerLocked(ctx context.Context, cmds []channels.CommandInf
 	return errors.Join(errs...)
 }
 
-// registerAtStart registers channels.Commands at the first READY, unless
+// registerAtStart registers startCommands at the first READY, unless
 // SetCommands was called before. It runs on its own lane.
 func (a *Adapter) registerAtStart(ctx context.Context) {
 	a.commands.mu.Lock()
@@ -78,14 +78,52 @@ func (a *Adapter) registerAtStart(ctx context.Context) {
 	if a.commands.set {
 		return
 	}
-	if err := a.registerLocked(ctx, channels.Commands()); err != nil && ctx.Err() == nil {
+	if err := a.registerLocked(ctx, startCommands()); err != nil && ctx.Err() == nil {
 		a.log.Warn("discord: cannot register the application commands", "err", err)
 	}
 }
 
+// The agent's own commands (available_commands_update) are not
+// registered one by one: they differ per agent and thread and change
+// during a session, and Discord allows 200 command creations a day per
+// guild. One command, /agent-command (channels.AgentCommandPicker), is
+// registered once with the gateway's: its autocomplete offers the
+// thread's agent commands with their descriptions, and it sends the one
+// chosen, with its input, to the agent as the prompt "/name input".
+const (
+	pickerCommandOpt = "command"
+	pickerInputOpt   = "input"
+)
+
+// startCommands are the commands registered at start: the gateway's,
+// then the agent's commands' picker.
+func startCommands() []channels.CommandInfo {
+	return append(channels.Commands(), channels.CommandInfo{
+		Name:        channels.AgentCommandPicker,
+		Description: "Give the agent one of its own commands (/compact, …), picked from this thread's agent",
+	})
+}
+
+// pickerOptions are the options of /agent-command: the command,
+// autocompleted, and what to pass it.
+func pickerOptions() []*discordgo.ApplicationCommandOption {
+	return []*discordgo.ApplicationCommandOption{{
+		Type:         discordgo.ApplicationCommandOptionString,
+		Name:         pickerCommandOpt,
+		Description:  "The agent's command; type to see this thread's agent's commands",
+		Required:     true,
+		Autocomplete: true,
+	}, {
+		Type:        discordgo.ApplicationCommandOptionString,
+		Name:        pickerInputOpt,
+		Description: "What to pass to the command, if it takes anything",
+	}}
+}
+
 // appCommands returns Discord's application commands for cmds: a chat
 // command each, with one string option for its argument, autocompleted
-// when the gateway can suggest values.
+// when the gateway can suggest values (the agent's commands' picker has
+// two: the command and its input).
 func (a *Adapter) appCommands(cmds []channels.CommandInfo) []*discordgo.ApplicationCommand {
 	out := []*discordgo.ApplicationCommand{}
 	seen := map[string]bool{}
@@ -104,7 +142,9 @@ func (a *Adapter) appCommands(cmds []channels.CommandInfo) []*discordgo.Applicat
 			Name:        c.Name,
 			Description: describe(c.Description, c.Name),
 		}
-		if arg := c.Arg; arg != nil && commandName.MatchString(arg.Name) {
+		if c.Name == channels.AgentCommandPicker {
+			ac.Options = pickerOptions()
+		} else if arg := c.Arg; arg != nil && commandName.MatchString(arg.Name) {
 			ac.Options = []*discordgo.ApplicationCommandOption{{
 				Type:         discordgo.ApplicationCommandOptionString,
 				Name:         arg.Name,
@@ -133,8 +173,9 @@ type slash struct {
 	channel string
 	guild   string
 	name    string
-	arg     string // the argument's value ("" none); in an autocomplete, what was typed
-	suggest bool   // an autocomplete request
+	arg     string            // the argument's value ("" none); in an autocomplete, what was typed
+	opts    map[string]string // every string option's value by name
+	suggest bool              // an autocomplete request
 	author  channels.Author
 }
 
@@ -159,13 +200,22 @@ func readSlash(i *discordgo.Interaction) (slash, bool) {
 		suggest: i.Type == discordgo.InteractionApplicationCommandAutocomplete,
 		author:  author(i.User, i.Member),
 	}
+	found := false
 	for _, o := range d.Options {
 		if o == nil {
 			continue
 		}
 		if v, ok := o.Value.(string); ok {
-			s.arg = strings.TrimSpace(v)
-			break
+			v = strings.TrimSpace(v)
+			if s.opts == nil {
+				s.opts = map[string]string{}
+			}
+			s.opts[o.Name] = v
+			// The first option's value, or in an autocomplete the one
+			// being typed.
+			if !found || (s.suggest && o.Focused) {
+				s.arg, found = v, true
+			}
 		}
 	}
 	if s.channel == "" || s.author.ID == "" {
@@ -227,11 +277,36 @@ func (a *Adapter) deliverSlash(r *running, i *discordgo.Interaction, s slash) {
 	}
 	if c := gatewayCommand(s.name); c != "" {
 		in.Command = &channels.Command{Name: c, Args: s.arg}
+	} else if s.name == channels.AgentCommandPicker {
+		// The agent's command, picked: a prompt, even when its name is
+		// also one of the gateway's (the person picked the agent's).
+		name := strings.TrimPrefix(s.opts[pickerCommandOpt], "/")
+		if name == "" {
+			if err := reply(ctx, sysmsg.Prefix("Pick one of the agent's commands.")); err != nil && ctx.Err() == nil {
+				a.log.Warn("discord: cannot answer a command", "channel", s.channel, "err", err)
+			}
+			return
+		}
+		in.Text = strings.TrimSpace("/" + name + " " + s.opts[pickerInputOpt])
 	} else {
 		// An agent's own command: a prompt, as if typed.
 		in.Text = strings.TrimSpace("/" + s.name + " " + s.arg)
 	}
+	if in.Command != nil {
+		r.h(ctx, in)
+		return
+	}
+	// A prompt: the router answers a refusal through Reply, and nothing
+	// else, so the caller is told here that it went, lest Discord's
+	// "thinking…" stay until the interaction expires. Admit (which
+	// answers a refusal itself) tells which.
+	if a.o.Admit != nil && !a.o.Admit(ctx, in) {
+		return
+	}
 	r.h(ctx, in)
+	if err := reply(ctx, "Sent `"+clip(in.Text, 200)+"` to the agent; the answer follows in the thread."); err != nil && ctx.Err() == nil {
+		a.log.Warn("discord: cannot answer a command", "channel", s.channel, "err", err)
+	}
 }
 
 // gatewayCommand returns the name of the gateway's command called name, ""

@@ -18,6 +18,7 @@ func TestCommandsRegisteredAtStart(t *testing.T) {
 	for _, c := range channels.Commands() {
 		want = append(want, c.Name)
 	}
+	want = append(want, channels.AgentCommandPicker) // the agent's commands' picker, last
 	for _, perGuild := range []bool{false, true} {
 		t.Run(fmt.Sprint("guilds=", perGuild), func(t *testing.T) {
 			f := newFake(t)

@@ -27,6 +27,7 @@ type gateway struct {
 	f    *fakeDiscord
 	a    *Adapter
 	ends *sessiontest.TurnEnds
+	dir  string // the gateway's files: the demo agent's state, the event logs
 }
 
 // newGateway starts the gateway with rule as Discord's access rule,
@@ -49,7 +50,7 @@ func newGatewayWith(t *testing.T, f *fakeDiscord, rule session.AccessRule, o Opt
 		t.Fatalf("store.Open: %v", err)
 	}
 	spec := sessiontest.DemoAgent(filepath.Join(dir, "demo-state"), demoAgentEnv)
-	g := &gateway{t: t, f: f, ends: sessiontest.NewTurnEnds()}
+	g := &gateway{t: t, f: f, ends: sessiontest.NewTurnEnds(), dir: dir}
 	var log *slog.Logger
 	sdk := testlog.FailOnSDKError(t) // for the agents: an ACP SDK error fails the test
 	if testing.Verbose() {

@@ -32,6 +32,7 @@ type gateway struct {
 	a    *Adapter
 	st   *store.Store
 	ends *sessiontest.TurnEnds
+	dir  string // the gateway's files: the demo agent's state, the event logs
 }
 
 const (
@@ -81,7 +82,7 @@ func newGatewayWith(t *testing.T, opt gatewayOptions, o ...fakeOptions) *gateway
 	if _, err := a.Detect(ctx); err != nil {
 		t.Fatal(err)
 	}
-	g := &gateway{t: t, f: f, a: a, st: st, ends: sessiontest.NewTurnEnds()}
+	g := &gateway{t: t, f: f, a: a, st: st, ends: sessiontest.NewTurnEnds(), dir: dir}
 	spec := sessiontest.DemoAgent(filepath.Join(dir, "demo-state"), demoAgentEnv)
 	r := session.New(session.Options{
 		Store:       st,
