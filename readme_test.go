@@ -74,16 +74,8 @@ func TestREADMELayout(t *testing.T) {
 	if i < 0 {
 		t.Fatal("README.md has no Layout section")
 	}
-	var table []string
-	for _, l := range strings.Split(text[i:], "\n")[1:] {
-		if strings.HasPrefix(l, "|") {
-			table = append(table, l)
-		} else if len(table) > 0 {
-			break
-		}
-	}
 	count := map[string]int{} // package → rows that have it in the first column
-	for _, row := range table {
+	for _, row := range tableRows(text[i:]) {
 		cells := strings.Split(row, "|")
 		if len(cells) < 3 {
 			continue
@@ -92,7 +84,38 @@ func TestREADMELayout(t *testing.T) {
 			count[m[1]]++
 		}
 	}
-	pkgs := 0
+	pkgs := modulePackages(t)
+	for _, dir := range pkgs {
+		if n := count[dir]; n != 1 {
+			t.Errorf("the layout table names %s %d times, want once", dir, n)
+		}
+	}
+	if len(pkgs) < 10 {
+		t.Errorf("found only %d packages; is the test running from the module root?", len(pkgs))
+	}
+}
+
+// tableRows returns the lines of the first Markdown table in text, after
+// its first line (the section's heading).
+func tableRows(text string) []string {
+	var table []string
+	for _, l := range strings.Split(text, "\n")[1:] {
+		if strings.HasPrefix(l, "|") {
+			table = append(table, l)
+		} else if len(table) > 0 {
+			break
+		}
+	}
+	return table
+}
+
+// modulePackages returns the folders of the module's packages (those with
+// a non-test Go file), relative to the module root, testdata and hidden
+// folders left out.
+func modulePackages(t *testing.T) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	var pkgs []string
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -104,24 +127,17 @@ func TestREADMELayout(t *testing.T) {
 			return nil
 		}
 		dir := filepath.ToSlash(filepath.Dir(path))
-		if dir == "." || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if dir == "." || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || seen[dir] {
 			return nil
 		}
-		if count[dir] >= 0 { // once per package
-			pkgs++
-			if n := count[dir]; n != 1 {
-				t.Errorf("the layout table names %s %d times, want once", dir, n)
-			}
-			count[dir] = -1
-		}
+		seen[dir] = true
+		pkgs = append(pkgs, dir)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pkgs < 10 {
-		t.Errorf("found only %d packages; is the test running from the module root?", pkgs)
-	}
+	return pkgs
 }
 
 // TestNpxAnswersYes checks that every npx command in the documentation

@@ -491,6 +491,7 @@ func TestThoughtMarkerPlaces(t *testing.T) {
 		{"update._meta.channel", `{"sessionUpdate":"agent_message_chunk","_meta":{"channel":%s},"content":{"type":"text","text":"t"}}`},
 		{"content._meta.segment", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","_meta":{"segment":%s}}}`},
 		{"content._meta.role", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","_meta":{"role":%s}}}`},
+		{"content.annotations[]._meta.channel", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","annotations":[{"audience":["user"]},{"_meta":{"channel":%s}}]}}`},
 	}
 	thoughtWords := []string{"think", "thought", "thinking", "segment", "intent", "THINKING"}
 	answerWords := []string{"final", "answer", "assistant", "text", "user", ""}
@@ -501,6 +502,10 @@ func TestThoughtMarkerPlaces(t *testing.T) {
 		for _, w := range answerWords {
 			checkThought(t, p.name+"/"+w, fmt.Sprintf(p.upd, strconv.Quote(w)), false)
 		}
+	}
+	// Annotations that carry only audience and priority are answer text.
+	for _, a := range []string{`{"audience":["assistant"]}`, `{"audience":["user","assistant"],"priority":0.9}`, `{"priority":0}`, `[{"audience":["assistant"],"priority":1}]`} {
+		checkThought(t, "content.annotations "+a, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"t","annotations":`+a+`}}`, false)
 	}
 	// Places seed 001 does not name stay answer text whatever they hold.
 	for _, w := range thoughtWords {
