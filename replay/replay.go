@@ -158,14 +158,15 @@ type run struct {
 	clientReqs map[string]string // pending client requests: id → method
 	agentReqs  map[string]string // pending agent requests: id → method
 	prompts    map[string]*prompt
+	events     []session.Event // to apply, in order
+	applying   bool
+	turnAt     time.Time // when the open turn's prompt was sent (virtual)
+
 	// questions (question.go): by question id; the question of a url
 	// question's elicitation id; the texts of their cards and outcomes.
 	questions     map[string]*question
 	elicitations  map[string]string
 	questionTexts map[string]bool
-	events        []session.Event // to apply, in order
-	applying      bool
-	turnAt        time.Time // when the open turn's prompt was sent (virtual)
 }
 
 // prompt is a permission request shown as a prompt.
