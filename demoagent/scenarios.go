@@ -50,6 +50,8 @@ func scenarioTable() []scenario {
 		{"write", "write a file and send it", "writes demo-report.txt in the working directory and posts it with the send_file tool of the MCP server it was given", runWriteAndSend},
 		{"send", "send <path>", "calls send_file with <path> as is (to see what the gateway refuses)", runSendPath},
 		{"read", "read the thread", "calls the read_thread tool of the MCP server it was given and says what it got", runReadThread},
+		{"ask-tool", "ask-tool [text]", "asks which color (one of three; text: asks for a name instead) with the ask tool of the MCP server it was given, for agents without elicitation, then says the tool's answer", runAskTool},
+		{"message", "message <text>", "says a line, posts <text> with the send_message tool of the MCP server it was given, then says another line", runSendMessage},
 		{"stop", "stop", "says there is nothing to stop (cancel is session/cancel)", runStop},
 	}
 }

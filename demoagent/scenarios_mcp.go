@@ -131,3 +131,29 @@ func runReadThread(t *turn, _ string) (acp.StopReason, error) {
 	text, isError, err := t.callTool("read_thread", map[string]any{})
 	return t.sayTool("read_thread", text, isError, err)
 }
+
+func runAskTool(t *turn, arg string) (acp.StopReason, error) {
+	args := map[string]any{"question": "Which color should the button be?", "options": []string{"red", "green", "blue"}}
+	if arg == "text" {
+		args = map[string]any{"question": "What should the release be called?"}
+	}
+	text, isError, err := t.callTool("ask", args)
+	return t.sayTool("ask", text, isError, err)
+}
+
+func runSendMessage(t *turn, arg string) (acp.StopReason, error) {
+	if arg == "" {
+		return badArg(t, "message", errors.New("give the text to send"))
+	}
+	if err := t.say("Before the message. "); err != nil {
+		return "", err
+	}
+	text, isError, err := t.callTool("send_message", map[string]any{"text": arg})
+	if err != nil || isError {
+		return t.sayTool("send_message", text, isError, err)
+	}
+	if err := t.say("After the message."); err != nil {
+		return "", err
+	}
+	return acp.StopReasonEndTurn, nil
+}

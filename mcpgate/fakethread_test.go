@@ -2,6 +2,7 @@ package mcpgate
 
 import (
 	"context"
+	"strings"
 	"sync"
 )
 
@@ -12,6 +13,8 @@ type FakeThread struct {
 	Messages []string
 	Reads    []int
 	History  []Message // what ReadThread returns
+	Asked    []string  // the questions asked, with their options after " | "
+	Answer   Answer    // what Ask answers
 }
 
 var _ Thread = (*FakeThread)(nil)
@@ -35,6 +38,27 @@ func (f *FakeThread) ReadThread(_ context.Context, limit int) ([]Message, error)
 	defer f.mu.Unlock()
 	f.Reads = append(f.Reads, limit)
 	return f.History, nil
+}
+
+func (f *FakeThread) Ask(_ context.Context, question string, options []string) (Answer, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Asked = append(f.Asked, question+" | "+strings.Join(options, ","))
+	return f.Answer, nil
+}
+
+// SetAnswer sets what Ask answers.
+func (f *FakeThread) SetAnswer(a Answer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Answer = a
+}
+
+// Questions returns the questions asked.
+func (f *FakeThread) Questions() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.Asked...)
 }
 
 // Calls returns copies of what was recorded.

@@ -29,6 +29,32 @@ type Thread interface {
 	// ReadThread returns up to limit of the thread's most recent
 	// messages, oldest first.
 	ReadThread(ctx context.Context, limit int) ([]Message, error)
+	// Ask asks the thread question, with options to pick one of (none: a
+	// text answer), as the agent's question (the thread's question UI,
+	// its rules of who may answer, its timeout, a stop), and blocks until
+	// it is settled. An error is for a question that could not be asked.
+	Ask(ctx context.Context, question string, options []string) (Answer, error)
+}
+
+// Answer is how a question asked with the ask tool ended.
+type Answer struct {
+	// Action is agent.Accept (Text is the answer: the chosen option or
+	// what was typed), agent.Decline or agent.Cancel (stopped, timed out,
+	// not shown, or the gateway stopped).
+	Action string
+	Text   string
+}
+
+// askResult is the ask tool's result for a: the agent reads which of
+// answer, declined or cancelled it was by the first word.
+func askResult(a Answer) string {
+	switch a.Action {
+	case agent.Accept:
+		return "answer: " + a.Text
+	case agent.Decline:
+		return "declined: the person chose not to answer"
+	}
+	return "cancelled: the question got no answer (the turn was stopped, nobody answered in time, or it could not be shown)"
 }
 
 // File is a file the agent sends. Its bytes were read by the gateway half
@@ -238,6 +264,13 @@ func (s *Server) call(req request) response {
 			msgs = msgs[len(msgs)-req.Limit:]
 		}
 		return response{Text: fmt.Sprintf("%d messages", len(msgs)), Messages: msgs}
+	case ToolAsk:
+		a, err := s.th.Ask(ctx, req.Question, req.Options)
+		if err != nil {
+			return response{Error: "ask: " + err.Error()}
+		}
+		s.log.Info("the ask tool's question settled", "action", a.Action)
+		return response{Text: askResult(a)}
 	}
 	return response{Error: fmt.Sprintf("unknown tool %q", req.Tool)}
 }

@@ -123,6 +123,13 @@ func TestDecodeRequest(t *testing.T) {
 		{"unterminated", `{"tool":"send_message","text":"x"}`, request{}, "not terminated"},
 		{"too long", `{"tool":"send_message","text":"` + strings.Repeat("x", maxRequestBytes) + `"}` + "\n", request{}, "longer than"},
 		{"not json", "hello\n", request{}, "decode request"},
+		{"ask", `{"token":"t","tool":"ask","question":"Which?","options":["a","b"]}` + "\n", request{Token: "t", Tool: ToolAsk, Question: "Which?", Options: []string{"a", "b"}}, ""},
+		{"ask text", `{"tool":"ask","question":"Name?","options":[]}` + "\n", request{Tool: ToolAsk, Question: "Name?"}, ""},
+		{"ask no question", `{"tool":"ask","question":"  "}` + "\n", request{}, "question is empty"},
+		{"ask empty option", `{"tool":"ask","question":"q","options":["a",""]}` + "\n", request{}, "option 2 is empty"},
+		{"ask twice", `{"tool":"ask","question":"q","options":["a","a"]}` + "\n", request{}, `option "a" is given twice`},
+		{"ask too many", `{"tool":"ask","question":"q","options":[` + strings.Repeat(`"x",`, MaxAskOptions) + `"y"]}` + "\n", request{}, "at most 25 options"},
+		{"ask long", `{"tool":"ask","question":"` + strings.Repeat("x", MaxAskChars+1) + `"}` + "\n", request{}, "question is longer than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := decodeRequest(strings.NewReader(tc.in))
@@ -150,6 +157,8 @@ func FuzzDecodeRequest(f *testing.F) {
 		`{"token":"t","tool":"read_thread","limit":5}` + "\n",
 		`{"tool":"send_message","text":"x"}` + "\n",
 		`{"tool":"send_message","text":"x"}{}` + "\n",
+		`{"tool":"ask","question":"q","options":["a","b"]}` + "\n",
+		`{"tool":"ask","question":"q","options":[]}` + "\n",
 		"\n", `{}`, `{"limit":1e400}` + "\n",
 	} {
 		f.Add([]byte(s))
@@ -161,6 +170,10 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 		switch req.Tool {
 		case ToolSendFile, ToolSendMessage, ToolReadThread:
+		case ToolAsk:
+			if err := checkAsk(req.Question, req.Options); err != nil || (req.Options != nil && len(req.Options) == 0) {
+				t.Fatalf("decoded bad ask arguments %+v: %v", req, err)
+			}
 		default:
 			t.Fatalf("decoded an unknown tool %q", req.Tool)
 		}

@@ -31,6 +31,11 @@ type readThreadArgs struct {
 	Limit int `json:"limit,omitempty" jsonschema:"how many recent messages to return (default 20, at most 100)"`
 }
 
+type askArgs struct {
+	Question string   `json:"question" jsonschema:"the question to ask the people of the chat thread"`
+	Options  []string `json:"options,omitempty" jsonschema:"the answers to pick one of (shown as buttons or a menu); none: the person types the answer"`
+}
+
 // Serve runs the MCP half: an MCP server on in/out whose tools forward
 // to the gateway half at socket, presenting token. It returns when the
 // client closes the connection or ctx ends.
@@ -57,6 +62,12 @@ func Serve(ctx context.Context, socket, token string, in io.ReadCloser, out io.W
 		Description: "Read the recent messages of the chat thread you are working for, oldest first, with their authors and times.",
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, a readThreadArgs) (*mcp.CallToolResult, any, error) {
 		return c.result(ctx, request{Tool: ToolReadThread, Limit: a.Limit})
+	})
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        ToolAsk,
+		Description: "Ask the person who started this turn a question in the chat thread and wait for the answer: with options, they pick one; without, they type it. The result starts with \"answer: \" and the answer, or says the question was declined or cancelled (stopped, or nobody answered in time).",
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, a askArgs) (*mcp.CallToolResult, any, error) {
+		return c.result(ctx, request{Tool: ToolAsk, Question: a.Question, Options: a.Options})
 	})
 	err := s.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {

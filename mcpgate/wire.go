@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -18,6 +19,7 @@ const (
 	ToolSendFile    = "send_file"
 	ToolSendMessage = "send_message"
 	ToolReadThread  = "read_thread"
+	ToolAsk         = "ask"
 )
 
 // Environment variables that tell the MCP half where the gateway half
@@ -36,6 +38,10 @@ const (
 	// agent gives no limit; MaxReadLimit is the most it returns.
 	DefaultReadLimit = 20
 	MaxReadLimit     = 100
+	// MaxAskOptions bounds ask's options (a select menu shows at most
+	// 25); MaxAskChars bounds its question and each option, in bytes.
+	MaxAskOptions = 25
+	MaxAskChars   = 2000
 )
 
 // request is one tool call over the socket.
@@ -49,6 +55,9 @@ type request struct {
 	Text string `json:"text,omitempty"`
 	// read_thread; 0 means DefaultReadLimit
 	Limit int `json:"limit,omitempty"`
+	// ask: the question, and the choices (none: a text answer)
+	Question string   `json:"question,omitempty"`
+	Options  []string `json:"options,omitempty"`
 }
 
 // response is the answer to one request: Error says why the call was
@@ -123,10 +132,44 @@ func decodeRequest(r io.Reader) (request, error) {
 		if req.Limit == 0 {
 			req.Limit = DefaultReadLimit
 		}
+	case ToolAsk:
+		if err := checkAsk(req.Question, req.Options); err != nil {
+			return request{}, err
+		}
+		if len(req.Options) == 0 {
+			req.Options = nil
+		}
 	default:
 		return request{}, fmt.Errorf("unknown tool %q", req.Tool)
 	}
 	return req, nil
+}
+
+// checkAsk says what is wrong with ask's arguments: an empty or too long
+// question, too many options, an empty, too long or repeated option.
+func checkAsk(question string, options []string) error {
+	if strings.TrimSpace(question) == "" {
+		return errors.New("ask: question is empty")
+	}
+	if len(question) > MaxAskChars {
+		return fmt.Errorf("ask: question is longer than %d bytes", MaxAskChars)
+	}
+	if len(options) > MaxAskOptions {
+		return fmt.Errorf("ask: at most %d options, got %d", MaxAskOptions, len(options))
+	}
+	seen := make(map[string]bool, len(options))
+	for i, o := range options {
+		switch {
+		case strings.TrimSpace(o) == "":
+			return fmt.Errorf("ask: option %d is empty", i+1)
+		case len(o) > MaxAskChars:
+			return fmt.Errorf("ask: option %d is longer than %d bytes", i+1, MaxAskChars)
+		case seen[o]:
+			return fmt.Errorf("ask: option %q is given twice", o)
+		}
+		seen[o] = true
+	}
+	return nil
 }
 
 // writeLine writes v as one JSON line.

@@ -339,21 +339,7 @@ func (p *Projector) text(u *Update, out []Output) []Output {
 		return out
 	}
 	out = p.flushDeferred(out)
-	n := utf8.RuneCountInString(delta)
-	if max := p.set.MaxTurnChars; max > 0 && t.visibleRunes+n > max {
-		keep := cutGraphemes(delta, max-t.visibleRunes)
-		if keep != "" {
-			out = append(out, Text{Text: keep, NewMessage: newMsg})
-		}
-		t.visibleRunes = max
-		t.truncated = true
-		return append(out, Notice{
-			Text:   sysmsg.Prefix(fmt.Sprintf("Reply cut at %d characters (acp.stream.maxTurnChars); the rest of this turn's text is not shown.", max)),
-			Reason: NoticeTruncated,
-		})
-	}
-	t.visibleRunes += n
-	return append(out, Text{Text: delta, NewMessage: newMsg})
+	return p.budget(t, delta, newMsg, out)
 }
 
 // cutGraphemes returns the longest prefix of s of at most n code points

@@ -106,6 +106,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Stats, er
 		return r.stats, &AllMalformedError{Lines: n}
 	}
 	ops := r.rec.Ops()
+	r.questionKinds(ops)
 	w := bufio.NewWriterSize(out, 64<<10)
 	var line []byte
 	for _, op := range ops {
@@ -160,6 +161,12 @@ type run struct {
 	events     []session.Event // to apply, in order
 	applying   bool
 	turnAt     time.Time // when the open turn's prompt was sent (virtual)
+
+	// questions (question.go): by question id; the question of a url
+	// question's elicitation id; the texts of their cards and outcomes.
+	questions     map[string]*question
+	elicitations  map[string]string
+	questionTexts map[string]bool
 }
 
 // prompt is a permission request shown as a prompt.
@@ -197,6 +204,10 @@ func newRun(ctx context.Context, o Options) *run {
 		clientReqs: map[string]string{},
 		agentReqs:  map[string]string{},
 		prompts:    map[string]*prompt{},
+
+		questions:     map[string]*question{},
+		elicitations:  map[string]string{},
+		questionTexts: map[string]bool{},
 	}
 	r.proj.SetCanEdit(o.Preset.Edit)
 	r.lane = dispatch.NewLane(dispatch.Options{
@@ -287,6 +298,10 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 			r.cwdOf(f.Params)
 		case "session/request_permission":
 			r.asked(f, line)
+		case "elicitation/create":
+			r.questionAsked(f, line)
+		case "elicitation/complete":
+			r.questionDone(f.Params)
 		}
 		if f.Kind == acpwire.Request {
 			if isClientMethod(f.Method) {
@@ -302,8 +317,11 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 			delete(r.clientReqs, id)
 		} else if method, ok = r.agentReqs[id]; ok {
 			delete(r.agentReqs, id)
-			if method == "session/request_permission" {
+			switch method {
+			case "session/request_permission":
 				r.answered(f, line)
+			case "elicitation/create":
+				r.questionAnswered(f, line)
 			}
 			return
 		} else {
@@ -441,6 +459,10 @@ func (r *run) perform(f session.Effect) {
 		}
 		_, _, _, outcome := session.Settlement(p.req, f, p.asked, r.now)
 		r.view.Settle(f.ID, p.text, outcome)
+	case session.ShowQuestion:
+		r.showQuestion(f.ID)
+	case session.SettleQuestion:
+		r.settleQuestion(f)
 	case session.EndTurn:
 		stop, errText := session.TurnEnd(f.Turn)
 		r.view.EndTurn(f.Turn, stop, errText, never, r.now.Sub(r.turnAt))
@@ -508,10 +530,10 @@ func (r *run) modes(result []byte) {
 }
 
 // isClientMethod reports whether a request comes from the client side of
-// ACP (the gateway); agent requests are session/request_permission, fs/*
-// and terminal/*.
+// ACP (the gateway); agent requests are session/request_permission, fs/*,
+// terminal/* and elicitation/*.
 func isClientMethod(m string) bool {
-	return m != "session/request_permission" && !strings.HasPrefix(m, "fs/") && !strings.HasPrefix(m, "terminal/")
+	return m != "session/request_permission" && !strings.HasPrefix(m, "fs/") && !strings.HasPrefix(m, "terminal/") && !strings.HasPrefix(m, "elicitation/")
 }
 
 func (r *run) count(ops []channeltest.Op) {

@@ -184,6 +184,8 @@ func (t *thread) run() {
 			e.reply <- false
 		case readThreadEv:
 			e.reply <- nil
+		case messageEv:
+			e.reply <- errThreadEnded
 		case exitedEv:
 			t.r.agentEvent(t.ref, "stopped") // let go at the thread's end
 		}
@@ -255,6 +257,8 @@ func (t *thread) handle(e any) {
 		t.reaction(e)
 	case readThreadEv:
 		e.reply <- t.recentMessages(e.limit)
+	case messageEv:
+		t.message(e)
 	case commandEv:
 		t.apply(CommandIn{In: e.in, Operator: e.acc.mayOperate(e.in)})
 	case optionSetEv:

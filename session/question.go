@@ -145,7 +145,7 @@ func (t *thread) performQuestion(f Effect) {
 func (t *thread) showQuestion(q *question) {
 	fm, forms := t.ad.(channels.Former)
 	_, buttons := t.ad.(channels.Prompter)
-	single := q.q.Mode == "form" && len(q.q.Fields) == 1 && q.q.Fields[0].Kind == agent.FieldChoice
+	single := SingleChoice(q.q)
 	switch {
 	case forms:
 		q.view = viewForm
@@ -161,14 +161,7 @@ func (t *thread) showQuestion(q *question) {
 		})
 	case buttons && single:
 		q.view = viewChoice
-		f := q.q.Fields[0]
-		opts := make([]channels.Option, 0, len(f.Choices)+1)
-		for i, c := range f.Choices {
-			opts = append(opts, channels.Option{ID: q.id + optionSep + strconv.Itoa(i), Label: c.Title})
-		}
-		opts = append(opts, channels.Option{ID: q.id + optionSep + declineOption, Label: sysmsg.Decline, Style: "danger"})
-		text := sysmsg.Asked{Message: q.q.Message}.Body()
-		t.runner.Prompt(q.id, channels.Choice{Text: text, Options: opts}, func(h channels.Handle, err error) {
+		t.view().ShowQuestionChoice(q.id, q.q, func(h channels.Handle, err error) {
 			t.inbox.send(questionPostedEv{q: q, h: h, err: err})
 		})
 	default:
@@ -195,31 +188,10 @@ func (t *thread) questionPosted(q *question, h channels.Handle, err error) {
 func (t *thread) settleQuestion(q *question, f SettleQuestion) {
 	delete(t.questions, q.id)
 	q.settled = true
-	a := agent.Answer{Action: agent.Cancel}
-	out := sysmsg.QuestionSettled{Question: q.q.Message, Action: agent.Cancel, By: displayName(f.By)}
-	switch {
-	case f.Action == channels.FormAccept && f.Done:
-		a.Action, out.Action, out.Done, out.By = agent.Accept, agent.Accept, true, ""
-	case f.Action == channels.FormAccept && q.q.Mode == "url":
-		a.Action, out.Action, out.Done = agent.Accept, agent.Accept, true
-	case f.Action == channels.FormAccept:
-		content, qa, err := answerContent(q.q, f.Values)
-		if err != nil {
-			// Checked when the answer came; a url question has no fields.
-			t.r.log.Warn("an answer that was checked no longer converts; answered cancel", "thread", t.ref, "err", err)
-			break
-		}
-		a.Action, a.Content, out.Action, out.Answers = agent.Accept, content, agent.Accept, qa
-	case f.Action == channels.FormDecline:
-		a.Action, out.Action = agent.Decline, agent.Decline
-	case f.Shutdown:
-		out.Restart, out.By = true, ""
-	case f.Status == store.PromptExpired:
-		out.Expired, out.After, out.By = true, time.Since(q.asked), ""
-	case f.NotShown:
-		out.NotShown, out.By = true, ""
-	case f.By.ID == "" && f.By.Name == "":
-		out.By = ""
+	a, out, err := QuestionSettlement(q.q, f, q.asked, time.Now())
+	if err != nil {
+		// Checked when the answer came; a url question has no fields.
+		t.r.log.Warn("an answer that was checked no longer converts; answered cancel", "thread", t.ref, "err", err)
 	}
 	q.answer <- a
 	if t.tr != nil {
@@ -253,6 +225,38 @@ func (t *thread) settleQuestion(q *question, f SettleQuestion) {
 			t.runner.Push(projector.Notice{Text: text})
 		}
 	}
+}
+
+// QuestionSettlement is what a SettleQuestion f means for question q,
+// asked at asked and settled at now: the answer the agent gets and the
+// line the question folds to. An error is for values that do not fit q
+// (checked when they came): the answer is then cancel.
+func QuestionSettlement(q agent.Question, f SettleQuestion, asked, now time.Time) (agent.Answer, sysmsg.QuestionSettled, error) {
+	a := agent.Answer{Action: agent.Cancel}
+	out := sysmsg.QuestionSettled{Question: q.Message, Action: agent.Cancel, By: displayName(f.By)}
+	switch {
+	case f.Action == channels.FormAccept && f.Done:
+		a.Action, out.Action, out.Done, out.By = agent.Accept, agent.Accept, true, ""
+	case f.Action == channels.FormAccept && q.Mode == "url":
+		a.Action, out.Action, out.Done = agent.Accept, agent.Accept, true
+	case f.Action == channels.FormAccept:
+		content, qa, err := answerContent(q, f.Values)
+		if err != nil {
+			return a, out, err
+		}
+		a.Action, a.Content, out.Action, out.Answers = agent.Accept, content, agent.Accept, qa
+	case f.Action == channels.FormDecline:
+		a.Action, out.Action = agent.Decline, agent.Decline
+	case f.Shutdown:
+		out.Restart, out.By = true, ""
+	case f.Status == store.PromptExpired:
+		out.Expired, out.After, out.By = true, now.Sub(asked), ""
+	case f.NotShown:
+		out.NotShown, out.By = true, ""
+	case f.By.ID == "" && f.By.Name == "":
+		out.By = ""
+	}
+	return a, out, nil
 }
 
 // foldForm edits q's form to the line text, apart from the owner; where

@@ -17,7 +17,6 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/mcpgate"
-	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
 	"github.com/acpgw/gateway/workspace"
@@ -121,12 +120,6 @@ type mcpThread struct{ t *thread }
 // size instead where the chat takes no files, or not this one).
 func (m mcpThread) SendFile(_ context.Context, f mcpgate.File) error {
 	m.t.runner.File(channels.Upload{Name: f.Name, Data: f.Data, Caption: f.Caption})
-	return nil
-}
-
-// SendMessage posts text in the thread as the agent's output.
-func (m mcpThread) SendMessage(_ context.Context, text string) error {
-	m.t.runner.Push(projector.Text{Text: text, NewMessage: true})
 	return nil
 }
 

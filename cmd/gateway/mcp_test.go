@@ -31,6 +31,9 @@ func (f *fileThread) SendMessage(context.Context, string) error { return nil }
 func (f *fileThread) ReadThread(context.Context, int) ([]mcpgate.Message, error) {
 	return nil, nil
 }
+func (f *fileThread) Ask(context.Context, string, []string) (mcpgate.Answer, error) {
+	return mcpgate.Answer{}, nil
+}
 
 // textHandler collects the agent's text.
 type textHandler struct {

@@ -1,0 +1,55 @@
+package projector
+
+import "testing"
+
+// TestMessageShareTheTurnBudget: text the agent posts (send_message)
+// comes in order with the turn's text, counts against maxTurnChars, and
+// the one truncation notice covers both.
+func TestMessageShareTheTurnBudget(t *testing.T) {
+	p := New(settings(func(s *Settings) { s.MaxTurnChars = 12 }))
+	out := p.BeginTurn(nil)
+	out = p.Apply(msg("before "), out)
+	out = p.Message("a posted message", out)
+	out = p.Message("another", out)
+	out = p.Apply(msg(" after"), out)
+	out = p.EndTurn("end_turn", "", out)
+	if got, want := textOf(out), "before a pos"; got != want {
+		t.Errorf("text = %q, want %q", got, want)
+	}
+	n := 0
+	for _, o := range out {
+		if nt, ok := o.(Notice); ok && nt.Reason == NoticeTruncated {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d truncation notices, want 1: %v", n, brief(out))
+	}
+	if tx, ok := out[1].(Text); !ok || tx.Text != "a pos" || !tx.NewMessage {
+		t.Errorf("posted message = %#v, want a new message cut to the budget", out[1])
+	}
+	if got := p.TurnText(); got != "" {
+		t.Errorf("turn text after the end = %q", got)
+	}
+}
+
+// TestMessageWithinBudget: under the budget the message is whole and
+// later text still shows; outside a turn it has a budget of its own.
+func TestMessageWithinBudget(t *testing.T) {
+	p := New(settings(func(s *Settings) { s.MaxTurnChars = 100 }))
+	out := p.BeginTurn(nil)
+	out = p.Apply(msg("before "), out)
+	out = p.Message("posted", out)
+	out = p.Apply(msg(" after"), out)
+	if got, want := textOf(out), "before posted after"; got != want {
+		t.Errorf("text = %q, want %q", got, want)
+	}
+	if p.TurnText() != "before  after" {
+		t.Errorf("turn text = %q, want the streamed text only", p.TurnText())
+	}
+	p.EndTurn("end_turn", "", nil)
+	q := New(settings(func(s *Settings) { s.MaxTurnChars = 3 }))
+	if got := brief(q.Message("outside", nil)); len(got) != 2 || textOf(q.Message("abc", nil)) != "abc" {
+		t.Errorf("outside a turn = %v, want the cut text and the notice", got)
+	}
+}
