@@ -200,7 +200,7 @@ type Result struct {
 
 // Page is channels.Page on the wire.
 type Page struct {
-	Messages []Inbound         `json:"messages,omitempty"`
+	Messages []Inbound          `json:"messages,omitempty"`
 	Last     channels.MessageID `json:"last,omitempty"`
 	More     bool               `json:"more,omitempty"`
 }
