@@ -351,3 +351,23 @@ func DecodeCaps(b []byte) (Caps, error) {
 	}
 	return c, nil
 }
+
+// The subjects and buckets of the seam. Names (cluster, platform, edge)
+// are tokens of letters, digits, "-" and "_" (cluster.Config.Check and
+// the callers see to it).
+
+// OpsSubject is where a platform's operations go: every edge of the
+// platform listens in the queue group OpsQueue, so one performs each.
+func OpsSubject(cluster, platform string) string { return cluster + ".out." + platform }
+
+// EdgeSubject is where one edge answers the callbacks of the events it
+// took (an Inbound's Fetch, Suggest and Reply).
+func EdgeSubject(cluster, edge string) string { return cluster + ".edge." + edge }
+
+// OpsQueue is the queue group of a platform's edges.
+const OpsQueue = "edges"
+
+// OpsBucket is the key-value bucket of operation results by idempotency
+// key; EdgesBucket holds each platform's Caps (key: the platform).
+func OpsBucket(cluster string) string   { return cluster + "_ops" }
+func EdgesBucket(cluster string) string { return cluster + "_edges" }
