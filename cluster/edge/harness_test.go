@@ -77,9 +77,15 @@ type runningEdge struct {
 // test, or earlier by stop.
 func startEdge(t *testing.T, url, id string, ad channels.Adapter) *runningEdge {
 	t.Helper()
+	return startEdgeFor(t, url, id, "test", ad)
+}
+
+// startEdgeFor is startEdge for an adapter of platform.
+func startEdgeFor(t *testing.T, url, id, platform string, ad channels.Adapter) *runningEdge {
+	t.Helper()
 	nc, js := connect(t, url)
 	e, err := edge.New(testCtx(t), edge.Options{
-		Cluster: clusterName, ID: id, Platform: "test", Adapter: ad,
+		Cluster: clusterName, ID: id, Platform: platform, Adapter: ad,
 		Conn: nc, JS: js, Inbound: openInbound(t, js), Log: testlog.FailOnError(t),
 	})
 	if err != nil {
@@ -102,8 +108,14 @@ func startEdge(t *testing.T, url, id string, ad channels.Adapter) *runningEdge {
 // openRemote opens the worker's proxy for platform test.
 func openRemote(t *testing.T, nc *nats.Conn, js jetstream.JetStream) (*remote.Adapter, channels.Adapter) {
 	t.Helper()
+	return openRemoteFor(t, nc, js, "test")
+}
+
+// openRemoteFor is openRemote for platform.
+func openRemoteFor(t *testing.T, nc *nats.Conn, js jetstream.JetStream, platform string) (*remote.Adapter, channels.Adapter) {
+	t.Helper()
 	a, view, err := remote.Open(testCtx(t), remote.Options{
-		Cluster: clusterName, Platform: "test", Conn: nc, JS: js,
+		Cluster: clusterName, Platform: platform, Conn: nc, JS: js,
 		Timeout: 300 * time.Millisecond, Log: testlog.FailOnError(t),
 	})
 	if err != nil {
