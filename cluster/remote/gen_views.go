@@ -1,8 +1,9 @@
 //go:build ignore
 
+package main
+
 // gen_views writes views.go: one type per combination of the
 // capabilities whose presence changes what the gateway does.
-package main
 
 import (
 	"bytes"
