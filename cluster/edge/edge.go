@@ -58,10 +58,9 @@ type Edge struct {
 	edges jetstream.KeyValue
 	caps  wire.Caps
 
-	mu        sync.Mutex
+	mu        sync.Mutex // guards the fields below
 	callbacks map[channels.MessageID]callback
-
-	// drop, set by tests, is how many replies to lose on their way.
+	// drop, set by tests, says whether to lose a reply on its way.
 	drop func() bool
 }
 
@@ -243,7 +242,10 @@ func (e *Edge) serve(ctx context.Context, m *nats.Msg) {
 	if m.Reply == "" {
 		return
 	}
-	if e.drop != nil && e.drop() {
+	e.mu.Lock()
+	drop := e.drop
+	e.mu.Unlock()
+	if drop != nil && drop() {
 		return
 	}
 	data, err := json.Marshal(res)

@@ -8,6 +8,8 @@ func (e *Edge) DropReplies(n int, dropped chan<- struct{}) {
 	for range n {
 		left <- struct{}{}
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.drop = func() bool {
 		select {
 		case <-left:

@@ -34,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"sync"
 	"time"
 
@@ -60,6 +61,8 @@ type Options struct {
 	Log    *slog.Logger
 }
 
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
 // Adapter is one platform's adapter on a worker. Use the view Open
 // returns as the channels.Adapter; the Adapter itself delivers events.
 type Adapter struct {
@@ -75,6 +78,12 @@ type Adapter struct {
 // returns its adapter and the adapter's view with the edge's
 // capabilities.
 func Open(ctx context.Context, o Options) (*Adapter, channels.Adapter, error) {
+	if !nameRE.MatchString(o.Cluster) || !nameRE.MatchString(o.Platform) {
+		return nil, nil, fmt.Errorf("remote: cluster %q, platform %q: want letters, digits, - and _", o.Cluster, o.Platform)
+	}
+	if o.Conn == nil || o.JS == nil {
+		return nil, nil, errors.New("remote: an adapter needs a connection and JetStream")
+	}
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second
 	}
@@ -192,15 +201,15 @@ func (a *Adapter) inbound(w wire.Inbound) channels.Inbound {
 // Handler returns the worker's cluster.Handler for these adapters: it
 // decodes an event and delivers it to its platform's adapter.
 func Handler(adapters ...*Adapter) cluster.Handler {
-	by := map[string]*Adapter{}
+	by, log := map[string]*Adapter{}, slog.Default()
 	for _, a := range adapters {
-		by[a.o.Platform] = a
+		by[a.o.Platform], log = a, a.o.Log
 	}
 	return func(ctx context.Context, ev cluster.Event) error {
 		w, err := wire.DecodeInbound(ev.Data)
 		if err != nil {
 			// Delivering it again would fail the same way.
-			slog.Default().Error("remote: dropping an event", "event", ev.ID, "err", err)
+			log.Error("remote: dropping an event", "event", ev.ID, "err", err)
 			return nil
 		}
 		a, ok := by[w.Thread.Platform]
