@@ -1,15 +1,18 @@
 package edge_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/cluster/wire"
+	"github.com/nats-io/nats.go"
 )
 
 // A platform's redelivery of an event (same id) reaches no worker: the
@@ -186,5 +189,109 @@ func TestErrorsCrossAsTheirKind(t *testing.T) {
 	rec.Inject(channeltest.InjectPost, errors.New("connection reset"))
 	if _, err := view.Post(testCtx(t), th, channels.Message{Kind: channels.KindText, Text: "x"}); err == nil || channels.IsPermanent(err) || errors.As(err, &rl) {
 		t.Errorf("an outage came back as %#v", err)
+	}
+}
+
+// request sends op to the platform's edges and returns their answer.
+func request(ctx context.Context, nc *nats.Conn, op wire.Op) (wire.Result, error) {
+	b, _ := json.Marshal(op)
+	m, err := nc.RequestWithContext(ctx, wire.OpsSubject(clusterName, "test"), b)
+	if err != nil {
+		return wire.Result{}, err
+	}
+	return wire.DecodeResult(m.Data)
+}
+
+// ask is request for the test's goroutine.
+func ask(t *testing.T, nc *nats.Conn, op wire.Op) wire.Result {
+	t.Helper()
+	r, err := request(testCtx(t), nc, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Many asking the same key at once, of two edges, get one result: the
+// one performing it answers, the others hear "busy" until it is recorded.
+func TestSameKeyAtOnce(t *testing.T) {
+	url := startNode(t)
+	rec := channeltest.New(channeltest.Options{})
+	startEdge(t, url, "e1", rec.Adapter())
+	startEdge(t, url, "e2", rec.Adapter())
+	nc, _ := connect(t, url)
+	op := wire.Op{Key: "same", Op: wire.OpPost, Thread: rec.Thread("c"), Message: &channels.Message{Kind: channels.KindText, Text: "once"}}
+	results := make(chan wire.Result, 10)
+	ctx := testCtx(t)
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			for {
+				r, err := request(ctx, nc, op)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if r.Err == nil || r.Err.Kind != wire.ErrBusy {
+					results <- r
+					return
+				}
+				select {
+				case <-ctx.Done():
+					t.Error("still busy")
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(results)
+	var first *wire.Result
+	for r := range results {
+		if r.Err != nil {
+			t.Fatalf("error %+v", r.Err)
+		}
+		if first == nil {
+			first = &r
+		} else if r.Handle != first.Handle {
+			t.Fatalf("handles %v and %v for one key", r.Handle, first.Handle)
+		}
+	}
+	if n := len(rec.Messages()); n != 1 {
+		t.Fatalf("%d messages, want 1", n)
+	}
+}
+
+// An operation begun by an edge that never recorded its result blocks a
+// repeat while it may still be under way, and is performed again once
+// that edge must have died.
+func TestUnfinishedOperationTakenOver(t *testing.T) {
+	url := startNode(t)
+	rec := channeltest.New(channeltest.Options{})
+	startEdge(t, url, "e1", rec.Adapter())
+	nc, js := connect(t, url)
+	kv, err := js.KeyValue(testCtx(t), wire.OpsBucket(clusterName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := func(key string, began time.Time) {
+		b, _ := json.Marshal(map[string]any{"edge": "dead", "began": began})
+		if _, err := kv.Put(testCtx(t), "test."+key, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	th := rec.Thread("c")
+	pending("fresh", time.Now())
+	if r := ask(t, nc, wire.Op{Key: "fresh", Op: wire.OpPost, Thread: th, Message: &channels.Message{Kind: channels.KindText, Text: "x"}}); r.Err == nil || r.Err.Kind != wire.ErrBusy {
+		t.Fatalf("an operation under way elsewhere was answered %+v", r)
+	}
+	pending("stale", time.Now().Add(-time.Hour))
+	r := ask(t, nc, wire.Op{Key: "stale", Op: wire.OpPost, Thread: th, Message: &channels.Message{Kind: channels.KindText, Text: "y"}})
+	if r.Err != nil || !r.Handle.Known() {
+		t.Fatalf("a dead edge's operation was answered %+v", r)
+	}
+	if ms := rec.Messages(); len(ms) != 1 || ms[0].Text != "y" {
+		t.Fatalf("messages %+v", ms)
 	}
 }

@@ -222,6 +222,19 @@ type record struct {
 	Result *wire.Result `json:"result,omitempty"`
 }
 
+// decodeRecord reads an entry of the results bucket (anyone with access
+// to the bucket may have written it); false when it is no record.
+func decodeRecord(b []byte) (record, bool) {
+	var rec record
+	if err := json.Unmarshal(b, &rec); err != nil || rec.Edge == "" {
+		return record{}, false
+	}
+	if rec.Result != nil && rec.Result.Err != nil && rec.Result.Err.Kind == "" {
+		return record{}, false
+	}
+	return rec, true
+}
+
 // keyRE is what an idempotency key may hold (the bucket's key alphabet).
 var keyRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 
@@ -277,9 +290,9 @@ func (e *Edge) once(ctx context.Context, op wire.Op) wire.Result {
 		if gerr != nil {
 			return wire.Result{Err: &wire.Error{Kind: wire.ErrBusy, Message: gerr.Error()}}
 		}
-		var rec record
-		if json.Unmarshal(ent.Value(), &rec) != nil {
-			rec = record{} // not ours: taken over below
+		rec, ok := decodeRecord(ent.Value())
+		if !ok {
+			rec = record{} // no edge wrote it: taken over below
 		}
 		if rec.Result != nil {
 			return *rec.Result
