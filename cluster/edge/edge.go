@@ -60,6 +60,7 @@ type Edge struct {
 
 	mu        sync.Mutex // guards the fields below
 	callbacks map[channels.MessageID]callback
+	ready     chan struct{} // closed once Run serves
 	// drop, set by tests, says whether to lose a reply on its way.
 	drop func() bool
 }
@@ -107,7 +108,7 @@ func New(ctx context.Context, o Options) (*Edge, error) {
 		return nil, err
 	}
 	return &Edge{o: o, ops: ops, edges: edges, caps: wire.CapsOf(o.Platform, o.Adapter),
-		callbacks: map[channels.MessageID]callback{}}, nil
+		callbacks: map[channels.MessageID]callback{}, ready: make(chan struct{})}, nil
 }
 
 // OpenEdges creates or opens the bucket of the platforms' announcements.
@@ -127,12 +128,8 @@ func OpenEdges(ctx context.Context, js jetstream.JetStream, clusterName string, 
 // Run announces the platform's capabilities, serves operations and runs
 // the adapter, publishing what it delivers, until ctx ends. On the way
 // out it stops reading first (the adapter's Run returns), then takes no
-// new operation and waits for those under way.
+// new operation and waits for those under way. Run it once.
 func (e *Edge) Run(ctx context.Context) error {
-	caps, _ := json.Marshal(e.caps)
-	if _, err := e.edges.Put(ctx, e.o.Platform, caps); err != nil {
-		return fmt.Errorf("edge: announce %s: %w", e.o.Platform, err)
-	}
 	// Operations run on a context of their own, so that those under way
 	// when ctx ends are finished (and their results recorded).
 	opCtx, stopOps := context.WithCancel(context.WithoutCancel(ctx))
@@ -148,6 +145,16 @@ func (e *Edge) Run(ctx context.Context) error {
 		_ = ops.Unsubscribe()
 		return fmt.Errorf("edge: callbacks subject: %w", err)
 	}
+	// Announced once it serves: a worker that read the announcement
+	// finds an edge to ask.
+	caps, _ := json.Marshal(e.caps)
+	if _, err := e.edges.Put(ctx, e.o.Platform, caps); err != nil {
+		_ = ops.Unsubscribe()
+		_ = cbs.Unsubscribe()
+		wg.Wait()
+		return fmt.Errorf("edge: announce %s: %w", e.o.Platform, err)
+	}
+	close(e.ready)
 	runErr := e.o.Adapter.Run(ctx, e.publish)
 	_ = ops.Unsubscribe()
 	_ = cbs.Unsubscribe()
@@ -161,6 +168,10 @@ func (e *Edge) Run(ctx context.Context) error {
 	}
 	return runErr
 }
+
+// Ready is closed once Run serves operations and has announced the
+// platform.
+func (e *Edge) Ready() <-chan struct{} { return e.ready }
 
 // publish puts one inbound event on the inbound stream, trying until it
 // is stored or ctx ends (a platform that redelivers is then asked again;

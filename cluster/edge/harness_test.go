@@ -102,6 +102,12 @@ func startEdgeFor(t *testing.T, url, id, platform string, ad channels.Adapter) *
 		nc.Close()
 	})
 	t.Cleanup(stop)
+	select {
+	case <-e.Ready():
+	case err := <-done:
+		done <- err // for stop
+		t.Fatalf("edge %s: %v", id, err)
+	}
 	return &runningEdge{e: e, stop: stop}
 }
 
