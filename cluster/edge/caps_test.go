@@ -39,6 +39,9 @@ func structural(a channels.Adapter) []string {
 	if _, ok := a.(channels.History); ok {
 		out = append(out, "history")
 	}
+	if _, ok := a.(channels.Reactor); ok {
+		out = append(out, "react")
+	}
 	return out
 }
 
@@ -58,11 +61,15 @@ func (h withHistory) MessagesAfter(context.Context, channels.ThreadRef, channels
 func TestCapabilitiesAsTheEdgeHasThem(t *testing.T) {
 	url := startNode(t)
 	nc, js := connect(t, url)
-	for mask := range 1 << 6 {
+	for mask := range 1 << 7 {
+		react := mask&64 != 0
+		if react && (mask&7 != 7 || mask&16 != 0) {
+			continue // the recorder reacts only with edits, typing and prompts, and no forms
+		}
 		platform := fmt.Sprintf("p%d", mask)
 		rec := channeltest.New(channeltest.Options{
-			Platform: platform,
-			Edit:     mask&1 != 0, Typing: mask&2 != 0, Prompt: mask&4 != 0, Upload: mask&8 != 0, Form: mask&16 != 0,
+			Platform: platform, React: react,
+			Edit: mask&1 != 0, Typing: mask&2 != 0, Prompt: mask&4 != 0, Upload: mask&8 != 0, Form: mask&16 != 0,
 			Limits: channels.Limits{MaxMessageChars: 100 + mask, MaxUploadBytes: 1000},
 		})
 		var local channels.Adapter = rec.Adapter()

@@ -14,7 +14,7 @@ import (
 )
 
 // structural are the capability types of views.go, in bit order.
-var structural = []string{"editor", "typer", "prompter", "uploader", "former", "history"}
+var structural = []string{"editor", "typer", "prompter", "uploader", "former", "history", "reactor"}
 
 func main() {
 	var b bytes.Buffer
@@ -30,8 +30,8 @@ func main() {
 		fmt.Fprintf(&b, "type view%d struct {\n*Adapter\n%s\n}\n\n", m, strings.Join(fields, "\n"))
 	}
 	b.WriteString("// view returns a's view with the capabilities of mask (bit i: structural[i] of gen_views.go).\nfunc view(a *Adapter, mask int) channels.Adapter {\n")
-	b.WriteString("e, t, p, u, f, h := editor{a}, typer{a}, prompter{a}, uploader{a}, former{a}, history{a}\n_, _, _, _, _, _ = e, t, p, u, f, h\nswitch mask {\n")
-	short := []string{"e", "t", "p", "u", "f", "h"}
+	b.WriteString("e, t, p, u, f, h, r := editor{a}, typer{a}, prompter{a}, uploader{a}, former{a}, history{a}, reactor{a}\nswitch mask {\n")
+	short := []string{"e", "t", "p", "u", "f", "h", "r"}
 	for m := range n {
 		args := []string{"a"}
 		for i := range structural {

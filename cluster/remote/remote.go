@@ -10,18 +10,20 @@
 // The gateway finds an adapter's capabilities by Go type assertion, which
 // is static, while an edge's capabilities are known only when it
 // announced them. Open reads the announcement (wire.Caps) and returns a
-// view of the Adapter whose dynamic type is one of 64 generated types
-// (views.go, by gen_views.go): the combination of the six capabilities
+// view of the Adapter whose dynamic type is one of 128 generated types
+// (views.go, by gen_views.go): the combination of the seven capabilities
 // whose mere presence changes what the gateway does — Editor (a tool's
 // line edited in place, else a start and an end line), Typer with
 // TypingStopper, Prompter (buttons, else numbered answers), Uploader,
-// Former (forms, else buttons or a line) and History (catch-up). A type
-// assertion for one of them fails exactly where it fails for the local
-// adapter. Every view also has the capabilities whose absence and a call
-// that does nothing look the same to people: Titler, Reactor, Commander,
-// TurnEnder, ToolDetailer, AgentShower, SessionShower (no call leaves the
-// worker when the edge lacks them), Carder (Cards reports false unless
-// the edge shows cards) and Checker.
+// Former (forms, else buttons or a line), History (catch-up) and Reactor
+// (a reaction runner per thread; the contract suite checks that a
+// Reactor's reactions show). A type assertion for one of them fails
+// exactly where it fails for the local adapter. Every view also has the
+// capabilities whose absence and a call that does nothing look the same
+// to people: Titler, Commander, TurnEnder, ToolDetailer, AgentShower,
+// SessionShower (no call leaves the worker when the edge lacks them),
+// TypingStopper (with Typer), Carder (Cards reports false unless the edge
+// shows cards) and Checker.
 package remote
 
 //go:generate go run gen_views.go
@@ -70,8 +72,7 @@ type Adapter struct {
 	caps wire.Caps
 
 	mu      sync.Mutex
-	handler func(context.Context, channels.Inbound)
-	running chan struct{} // closed once Run set handler
+	handler func(context.Context, channels.Inbound) // Run's, nil while none runs
 }
 
 // Open waits until an edge announced the platform (or ctx ends) and
@@ -124,14 +125,14 @@ func Open(ctx context.Context, o Options) (*Adapter, channels.Adapter, error) {
 			caps = c
 		}
 	}
-	a := &Adapter{o: o, caps: caps, running: make(chan struct{})}
+	a := &Adapter{o: o, caps: caps}
 	return a, view(a, a.mask()), nil
 }
 
 // mask is the view's combination (the order of gen_views.go).
 func (a *Adapter) mask() int {
 	m := 0
-	for i, c := range []string{wire.CapEdit, wire.CapTyping, wire.CapPrompt, wire.CapUpload, wire.CapForm, wire.CapHistory} {
+	for i, c := range []string{wire.CapEdit, wire.CapTyping, wire.CapPrompt, wire.CapUpload, wire.CapForm, wire.CapHistory, wire.CapReact} {
 		if a.caps.Has(c) {
 			m |= 1 << i
 		}
@@ -142,17 +143,23 @@ func (a *Adapter) mask() int {
 // Caps returns what the edges announced.
 func (a *Adapter) Caps() wire.Caps { return a.caps }
 
-// Run delivers the events Deliver gets to h until ctx ends.
+// Run delivers the events Deliver gets to h until ctx ends. One Run at a
+// time.
 func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
+	if ctx.Err() != nil {
+		return nil
+	}
 	a.mu.Lock()
 	if a.handler != nil {
 		a.mu.Unlock()
-		return errors.New("remote: Run called twice")
+		return errors.New("remote: Run is running already")
 	}
 	a.handler = h
-	close(a.running)
 	a.mu.Unlock()
 	<-ctx.Done()
+	a.mu.Lock()
+	a.handler = nil
+	a.mu.Unlock()
 	return nil
 }
 
@@ -163,7 +170,7 @@ func (a *Adapter) Deliver(ctx context.Context, w wire.Inbound) error {
 	h := a.handler
 	a.mu.Unlock()
 	if h == nil {
-		return fmt.Errorf("remote: %s is not running yet", a.o.Platform)
+		return fmt.Errorf("remote: %s is not running", a.o.Platform)
 	}
 	h(ctx, a.inbound(w))
 	return nil
@@ -254,24 +261,6 @@ func (a *Adapter) Cards() bool { return a.caps.Cards && a.caps.Has(wire.CapCard)
 func (a *Adapter) Card(ctx context.Context, t channels.ThreadRef, h channels.Handle, rows []channels.Message) (channels.Handle, error) {
 	res, err := a.op(ctx, wire.Op{Op: wire.OpCard, Thread: t, Handle: h, Rows: rows})
 	return res.Handle, err
-}
-
-// React adds a reaction where the edge can; else it does nothing.
-func (a *Adapter) React(ctx context.Context, h channels.Handle, emoji string) error {
-	if !a.caps.Has(wire.CapReact) {
-		return nil
-	}
-	_, err := a.op(ctx, wire.Op{Op: wire.OpReact, Handle: h, Text: emoji})
-	return err
-}
-
-// Unreact removes a reaction where the edge can; else it does nothing.
-func (a *Adapter) Unreact(ctx context.Context, h channels.Handle, emoji string) error {
-	if !a.caps.Has(wire.CapReact) {
-		return nil
-	}
-	_, err := a.op(ctx, wire.Op{Op: wire.OpUnreact, Handle: h, Text: emoji})
-	return err
 }
 
 // SetCommands registers commands where the edge can; else it does nothing.
@@ -442,6 +431,18 @@ func (h history) MessagesAfter(ctx context.Context, t channels.ThreadRef, after 
 		p.Messages = append(p.Messages, h.a.inbound(w))
 	}
 	return p, nil
+}
+
+type reactor struct{ a *Adapter }
+
+func (r reactor) React(ctx context.Context, h channels.Handle, emoji string) error {
+	_, err := r.a.op(ctx, wire.Op{Op: wire.OpReact, Handle: h, Text: emoji})
+	return err
+}
+
+func (r reactor) Unreact(ctx context.Context, h channels.Handle, emoji string) error {
+	_, err := r.a.op(ctx, wire.Op{Op: wire.OpUnreact, Handle: h, Text: emoji})
+	return err
 }
 
 // newKey returns a random idempotency key.

@@ -452,10 +452,521 @@ type view63 struct {
 	history
 }
 
+type view64 struct {
+	*Adapter
+	reactor
+}
+
+type view65 struct {
+	*Adapter
+	editor
+	reactor
+}
+
+type view66 struct {
+	*Adapter
+	typer
+	reactor
+}
+
+type view67 struct {
+	*Adapter
+	editor
+	typer
+	reactor
+}
+
+type view68 struct {
+	*Adapter
+	prompter
+	reactor
+}
+
+type view69 struct {
+	*Adapter
+	editor
+	prompter
+	reactor
+}
+
+type view70 struct {
+	*Adapter
+	typer
+	prompter
+	reactor
+}
+
+type view71 struct {
+	*Adapter
+	editor
+	typer
+	prompter
+	reactor
+}
+
+type view72 struct {
+	*Adapter
+	uploader
+	reactor
+}
+
+type view73 struct {
+	*Adapter
+	editor
+	uploader
+	reactor
+}
+
+type view74 struct {
+	*Adapter
+	typer
+	uploader
+	reactor
+}
+
+type view75 struct {
+	*Adapter
+	editor
+	typer
+	uploader
+	reactor
+}
+
+type view76 struct {
+	*Adapter
+	prompter
+	uploader
+	reactor
+}
+
+type view77 struct {
+	*Adapter
+	editor
+	prompter
+	uploader
+	reactor
+}
+
+type view78 struct {
+	*Adapter
+	typer
+	prompter
+	uploader
+	reactor
+}
+
+type view79 struct {
+	*Adapter
+	editor
+	typer
+	prompter
+	uploader
+	reactor
+}
+
+type view80 struct {
+	*Adapter
+	former
+	reactor
+}
+
+type view81 struct {
+	*Adapter
+	editor
+	former
+	reactor
+}
+
+type view82 struct {
+	*Adapter
+	typer
+	former
+	reactor
+}
+
+type view83 struct {
+	*Adapter
+	editor
+	typer
+	former
+	reactor
+}
+
+type view84 struct {
+	*Adapter
+	prompter
+	former
+	reactor
+}
+
+type view85 struct {
+	*Adapter
+	editor
+	prompter
+	former
+	reactor
+}
+
+type view86 struct {
+	*Adapter
+	typer
+	prompter
+	former
+	reactor
+}
+
+type view87 struct {
+	*Adapter
+	editor
+	typer
+	prompter
+	former
+	reactor
+}
+
+type view88 struct {
+	*Adapter
+	uploader
+	former
+	reactor
+}
+
+type view89 struct {
+	*Adapter
+	editor
+	uploader
+	former
+	reactor
+}
+
+type view90 struct {
+	*Adapter
+	typer
+	uploader
+	former
+	reactor
+}
+
+type view91 struct {
+	*Adapter
+	editor
+	typer
+	uploader
+	former
+	reactor
+}
+
+type view92 struct {
+	*Adapter
+	prompter
+	uploader
+	former
+	reactor
+}
+
+type view93 struct {
+	*Adapter
+	editor
+	prompter
+	uploader
+	former
+	reactor
+}
+
+type view94 struct {
+	*Adapter
+	typer
+	prompter
+	uploader
+	former
+	reactor
+}
+
+type view95 struct {
+	*Adapter
+	editor
+	typer
+	prompter
+	uploader
+	former
+	reactor
+}
+
+type view96 struct {
+	*Adapter
+	history
+	reactor
+}
+
+type view97 struct {
+	*Adapter
+	editor
+	history
+	reactor
+}
+
+type view98 struct {
+	*Adapter
+	typer
+	history
+	reactor
+}
+
+type view99 struct {
+	*Adapter
+	editor
+	typer
+	history
+	reactor
+}
+
+type view100 struct {
+	*Adapter
+	prompter
+	history
+	reactor
+}
+
+type view101 struct {
+	*Adapter
+	editor
+	prompter
+	history
+	reactor
+}
+
+type view102 struct {
+	*Adapter
+	typer
+	prompter
+	history
+	reactor
+}
+
+type view103 struct {
+	*Adapter
+	editor
+	typer
+	prompter
+	history
+	reactor
+}
+
+type view104 struct {
+	*Adapter
+	uploader
+	history
+	reactor
+}
+
+type view105 struct {
+	*Adapter
+	editor
+	uploader
+	history
+	reactor
+}
+
+type view106 struct {
+	*Adapter
+	typer
+	uploader
+	history
+	reactor
+}
+
+type view107 struct {
+	*Adapter
+	editor
+	typer
+	uploader
+	history
+	reactor
+}
+
+type view108 struct {
+	*Adapter
+	prompter
+	uploader
+	history
+	reactor
+}
+
+type view109 struct {
+	*Adapter
+	editor
+	prompter
+	uploader
+	history
+	reactor
+}
+
+type view110 struct {
+	*Adapter
+	typer
+	prompter
+	uploader
+	history
+	reactor
+}
+
+type view111 struct {
+	*Adapter
+	editor
+	typer
+	prompter
+	uploader
+	history
+	reactor
+}
+
+type view112 struct {
+	*Adapter
+	former
+	history
+	reactor
+}
+
+type view113 struct {
+	*Adapter
+	editor
+	former
+	history
+	reactor
+}
+
+type view114 struct {
+	*Adapter
+	typer
+	former
+	history
+	reactor
+}
+
+type view115 struct {
+	*Adapter
+	editor
+	typer
+	former
+	history
+	reactor
+}
+
+type view116 struct {
+	*Adapter
+	prompter
+	former
+	history
+	reactor
+}
+
+type view117 struct {
+	*Adapter
+	editor
+	prompter
+	former
+	history
+	reactor
+}
+
+type view118 struct {
+	*Adapter
+	typer
+	prompter
+	former
+	history
+	reactor
+}
+
+type view119 struct {
+	*Adapter
+	editor
+	typer
+	prompter
+	former
+	history
+	reactor
+}
+
+type view120 struct {
+	*Adapter
+	uploader
+	former
+	history
+	reactor
+}
+
+type view121 struct {
+	*Adapter
+	editor
+	uploader
+	former
+	history
+	reactor
+}
+
+type view122 struct {
+	*Adapter
+	typer
+	uploader
+	former
+	history
+	reactor
+}
+
+type view123 struct {
+	*Adapter
+	editor
+	typer
+	uploader
+	former
+	history
+	reactor
+}
+
+type view124 struct {
+	*Adapter
+	prompter
+	uploader
+	former
+	history
+	reactor
+}
+
+type view125 struct {
+	*Adapter
+	editor
+	prompter
+	uploader
+	former
+	history
+	reactor
+}
+
+type view126 struct {
+	*Adapter
+	typer
+	prompter
+	uploader
+	former
+	history
+	reactor
+}
+
+type view127 struct {
+	*Adapter
+	editor
+	typer
+	prompter
+	uploader
+	former
+	history
+	reactor
+}
+
 // view returns a's view with the capabilities of mask (bit i: structural[i] of gen_views.go).
 func view(a *Adapter, mask int) channels.Adapter {
-	e, t, p, u, f, h := editor{a}, typer{a}, prompter{a}, uploader{a}, former{a}, history{a}
-	_, _, _, _, _, _ = e, t, p, u, f, h
+	e, t, p, u, f, h, r := editor{a}, typer{a}, prompter{a}, uploader{a}, former{a}, history{a}, reactor{a}
 	switch mask {
 	case 0:
 		return view0{a}
@@ -585,6 +1096,134 @@ func view(a *Adapter, mask int) channels.Adapter {
 		return view62{a, t, p, u, f, h}
 	case 63:
 		return view63{a, e, t, p, u, f, h}
+	case 64:
+		return view64{a, r}
+	case 65:
+		return view65{a, e, r}
+	case 66:
+		return view66{a, t, r}
+	case 67:
+		return view67{a, e, t, r}
+	case 68:
+		return view68{a, p, r}
+	case 69:
+		return view69{a, e, p, r}
+	case 70:
+		return view70{a, t, p, r}
+	case 71:
+		return view71{a, e, t, p, r}
+	case 72:
+		return view72{a, u, r}
+	case 73:
+		return view73{a, e, u, r}
+	case 74:
+		return view74{a, t, u, r}
+	case 75:
+		return view75{a, e, t, u, r}
+	case 76:
+		return view76{a, p, u, r}
+	case 77:
+		return view77{a, e, p, u, r}
+	case 78:
+		return view78{a, t, p, u, r}
+	case 79:
+		return view79{a, e, t, p, u, r}
+	case 80:
+		return view80{a, f, r}
+	case 81:
+		return view81{a, e, f, r}
+	case 82:
+		return view82{a, t, f, r}
+	case 83:
+		return view83{a, e, t, f, r}
+	case 84:
+		return view84{a, p, f, r}
+	case 85:
+		return view85{a, e, p, f, r}
+	case 86:
+		return view86{a, t, p, f, r}
+	case 87:
+		return view87{a, e, t, p, f, r}
+	case 88:
+		return view88{a, u, f, r}
+	case 89:
+		return view89{a, e, u, f, r}
+	case 90:
+		return view90{a, t, u, f, r}
+	case 91:
+		return view91{a, e, t, u, f, r}
+	case 92:
+		return view92{a, p, u, f, r}
+	case 93:
+		return view93{a, e, p, u, f, r}
+	case 94:
+		return view94{a, t, p, u, f, r}
+	case 95:
+		return view95{a, e, t, p, u, f, r}
+	case 96:
+		return view96{a, h, r}
+	case 97:
+		return view97{a, e, h, r}
+	case 98:
+		return view98{a, t, h, r}
+	case 99:
+		return view99{a, e, t, h, r}
+	case 100:
+		return view100{a, p, h, r}
+	case 101:
+		return view101{a, e, p, h, r}
+	case 102:
+		return view102{a, t, p, h, r}
+	case 103:
+		return view103{a, e, t, p, h, r}
+	case 104:
+		return view104{a, u, h, r}
+	case 105:
+		return view105{a, e, u, h, r}
+	case 106:
+		return view106{a, t, u, h, r}
+	case 107:
+		return view107{a, e, t, u, h, r}
+	case 108:
+		return view108{a, p, u, h, r}
+	case 109:
+		return view109{a, e, p, u, h, r}
+	case 110:
+		return view110{a, t, p, u, h, r}
+	case 111:
+		return view111{a, e, t, p, u, h, r}
+	case 112:
+		return view112{a, f, h, r}
+	case 113:
+		return view113{a, e, f, h, r}
+	case 114:
+		return view114{a, t, f, h, r}
+	case 115:
+		return view115{a, e, t, f, h, r}
+	case 116:
+		return view116{a, p, f, h, r}
+	case 117:
+		return view117{a, e, p, f, h, r}
+	case 118:
+		return view118{a, t, p, f, h, r}
+	case 119:
+		return view119{a, e, t, p, f, h, r}
+	case 120:
+		return view120{a, u, f, h, r}
+	case 121:
+		return view121{a, e, u, f, h, r}
+	case 122:
+		return view122{a, t, u, f, h, r}
+	case 123:
+		return view123{a, e, t, u, f, h, r}
+	case 124:
+		return view124{a, p, u, f, h, r}
+	case 125:
+		return view125{a, e, p, u, f, h, r}
+	case 126:
+		return view126{a, t, p, u, f, h, r}
+	case 127:
+		return view127{a, e, t, p, u, f, h, r}
 	}
 	panic("remote: no view for this mask")
 }
