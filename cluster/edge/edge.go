@@ -1,0 +1,472 @@
+// Package edge is the edge half of the seam between a platform adapter
+// and the workers that run threads: it publishes an adapter's inbound
+// events to the cluster's inbound stream and performs the operations
+// workers ask of the adapter (cluster/remote is the worker half), each
+// once per idempotency key.
+package edge
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/wire"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Options configure an Edge.
+type Options struct {
+	Cluster  string // cluster.name
+	ID       string // this edge's id, unique in the cluster (letters, digits, - and _)
+	Platform string // the adapter's platform, ThreadRef.Platform of its threads
+	Adapter  channels.Adapter
+	Conn     *nats.Conn
+	JS       jetstream.JetStream
+	Inbound  *cluster.Inbound
+	// ResultTTL is how long an operation's result is remembered by its
+	// idempotency key (default 1h): a retry within it is answered with
+	// the first result.
+	ResultTTL time.Duration
+	// Busy is how long an operation begun by an edge that never recorded
+	// its result (it died) blocks a retry of it (default 30s); then
+	// another edge performs it.
+	Busy time.Duration
+	// CallbackTTL is how long an event's callbacks (Fetch, Suggest,
+	// Reply) stay answerable (default 10m).
+	CallbackTTL time.Duration
+	// Replicas are the copies of the buckets (default 1).
+	Replicas int
+	Log      *slog.Logger
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// Edge serves one platform's adapter to the cluster.
+type Edge struct {
+	o     Options
+	ops   jetstream.KeyValue
+	edges jetstream.KeyValue
+	caps  wire.Caps
+
+	mu        sync.Mutex // guards the fields below
+	callbacks map[channels.MessageID]callback
+	ready     chan struct{} // closed once Run serves
+	// drop, set by tests, says whether to lose a reply on its way.
+	drop func() bool
+}
+
+// callback is what an event could call back.
+type callback struct {
+	in      channels.Inbound
+	expires time.Time
+}
+
+// New opens the buckets of the seam; Run serves.
+func New(ctx context.Context, o Options) (*Edge, error) {
+	for k, v := range map[string]string{"cluster": o.Cluster, "edge id": o.ID, "platform": o.Platform} {
+		if !nameRE.MatchString(v) {
+			return nil, fmt.Errorf("edge: %s %q: want letters, digits, - and _", k, v)
+		}
+	}
+	if o.Adapter == nil || o.Conn == nil || o.JS == nil || o.Inbound == nil {
+		return nil, errors.New("edge: an edge needs an adapter, a connection, JetStream and the inbound stream")
+	}
+	if o.ResultTTL <= 0 {
+		o.ResultTTL = time.Hour
+	}
+	if o.Busy <= 0 {
+		o.Busy = 30 * time.Second
+	}
+	if o.CallbackTTL <= 0 {
+		o.CallbackTTL = 10 * time.Minute
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	ops, err := o.JS.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      wire.OpsBucket(o.Cluster),
+		Description: "outbound operations' results by idempotency key",
+		TTL:         o.ResultTTL,
+		Storage:     jetstream.FileStorage,
+		Replicas:    max(o.Replicas, 1),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("edge: results bucket: %w", err)
+	}
+	edges, err := OpenEdges(ctx, o.JS, o.Cluster, o.Replicas)
+	if err != nil {
+		return nil, err
+	}
+	return &Edge{o: o, ops: ops, edges: edges, caps: wire.CapsOf(o.Platform, o.Adapter),
+		callbacks: map[channels.MessageID]callback{}, ready: make(chan struct{})}, nil
+}
+
+// OpenEdges creates or opens the bucket of the platforms' announcements.
+func OpenEdges(ctx context.Context, js jetstream.JetStream, clusterName string, replicas int) (jetstream.KeyValue, error) {
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      wire.EdgesBucket(clusterName),
+		Description: "each platform's capabilities and limits, as its edges announce them",
+		Storage:     jetstream.FileStorage,
+		Replicas:    max(replicas, 1),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("edge: edges bucket: %w", err)
+	}
+	return kv, nil
+}
+
+// Run announces the platform's capabilities, serves operations and runs
+// the adapter, publishing what it delivers, until ctx ends. On the way
+// out it stops reading first (the adapter's Run returns), then takes no
+// new operation and waits for those under way. Run it once.
+func (e *Edge) Run(ctx context.Context) error {
+	// Operations run on a context of their own, so that those under way
+	// when ctx ends are finished (and their results recorded).
+	opCtx, stopOps := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopOps()
+	var wg sync.WaitGroup
+	serve := func(m *nats.Msg) { wg.Go(func() { e.serve(opCtx, m) }) }
+	ops, err := e.o.Conn.QueueSubscribe(wire.OpsSubject(e.o.Cluster, e.o.Platform), wire.OpsQueue, serve)
+	if err != nil {
+		return fmt.Errorf("edge: operations subject: %w", err)
+	}
+	cbs, err := e.o.Conn.Subscribe(wire.EdgeSubject(e.o.Cluster, e.o.ID), serve)
+	if err != nil {
+		_ = ops.Unsubscribe()
+		return fmt.Errorf("edge: callbacks subject: %w", err)
+	}
+	// Announced once it serves: a worker that read the announcement
+	// finds an edge to ask.
+	caps, _ := json.Marshal(e.caps)
+	if _, err := e.edges.Put(ctx, e.o.Platform, caps); err != nil {
+		_ = ops.Unsubscribe()
+		_ = cbs.Unsubscribe()
+		wg.Wait()
+		return fmt.Errorf("edge: announce %s: %w", e.o.Platform, err)
+	}
+	close(e.ready)
+	runErr := e.o.Adapter.Run(ctx, e.publish)
+	_ = ops.Unsubscribe()
+	_ = cbs.Unsubscribe()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(e.o.Busy):
+		stopOps()
+		<-done
+	}
+	return runErr
+}
+
+// Ready is closed once Run serves operations and has announced the
+// platform.
+func (e *Edge) Ready() <-chan struct{} { return e.ready }
+
+// publish puts one inbound event on the inbound stream, trying until it
+// is stored or ctx ends (a platform that redelivers is then asked again;
+// the duplicate window drops a second copy).
+func (e *Edge) publish(ctx context.Context, in channels.Inbound) {
+	if in.Thread.Platform != e.o.Platform {
+		e.o.Log.Error("edge: an event of another platform", "thread", in.Thread, "platform", e.o.Platform)
+		return
+	}
+	id := in.ID
+	if id == "" { // nothing to de-duplicate by: an id of its own
+		id = channels.MessageID("edge-" + newKey())
+		in.ID = id
+	}
+	if in.Fetch != nil || in.Suggest != nil || in.Reply != nil {
+		e.keep(in)
+	}
+	data, err := json.Marshal(wire.FromInbound(in, e.o.ID))
+	if err != nil {
+		e.o.Log.Error("edge: encoding an event", "err", err)
+		return
+	}
+	ev := cluster.Event{ID: e.o.Platform + ":" + string(id), Thread: in.Thread.String(), Agent: in.Agent, Data: data}
+	wait := 50 * time.Millisecond
+	for {
+		_, err := e.o.Inbound.Publish(ctx, ev)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		e.o.Log.Warn("edge: publishing an event", "event", ev.ID, "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+// keep remembers an event's callbacks for CallbackTTL.
+func (e *Edge) keep(in channels.Inbound) {
+	now := time.Now()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for id, c := range e.callbacks {
+		if now.After(c.expires) {
+			delete(e.callbacks, id)
+		}
+	}
+	e.callbacks[in.ID] = callback{in: in, expires: now.Add(e.o.CallbackTTL)}
+}
+
+// record is an operation's entry in the results bucket.
+type record struct {
+	// Edge and Began say who is performing it since when; Result is set
+	// once it was performed.
+	Edge   string       `json:"edge"`
+	Began  time.Time    `json:"began"`
+	Result *wire.Result `json:"result,omitempty"`
+}
+
+// decodeRecord reads an entry of the results bucket (anyone with access
+// to the bucket may have written it); false when it is no record.
+func decodeRecord(b []byte) (record, bool) {
+	var rec record
+	if err := json.Unmarshal(b, &rec); err != nil || rec.Edge == "" {
+		return record{}, false
+	}
+	if rec.Result != nil && rec.Result.Err != nil && rec.Result.Err.Kind == "" {
+		return record{}, false
+	}
+	return rec, true
+}
+
+// keyRE is what an idempotency key may hold (the bucket's key alphabet).
+var keyRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// serve performs one operation and answers it.
+func (e *Edge) serve(ctx context.Context, m *nats.Msg) {
+	op, err := wire.DecodeOp(m.Data)
+	var res wire.Result
+	switch {
+	case err != nil:
+		res.Err = &wire.Error{Kind: wire.ErrPermanent, Message: err.Error()}
+	case !keyRE.MatchString(op.Key):
+		res.Err = &wire.Error{Kind: wire.ErrPermanent, Message: fmt.Sprintf("bad idempotency key %q", op.Key)}
+	case m.Reply == "" || !once(op.Op): // a notice nobody waits for, or a read
+		res = e.perform(ctx, op)
+	default:
+		res = e.once(ctx, op)
+	}
+	if m.Reply == "" {
+		return
+	}
+	e.mu.Lock()
+	drop := e.drop
+	e.mu.Unlock()
+	if drop != nil && drop() {
+		return
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		e.o.Log.Error("edge: encoding a result", "op", op.Op, "err", err)
+		return
+	}
+	_ = m.Respond(data)
+}
+
+// once reports whether op changes what people see, so that it must be
+// performed once per key; reads and notices may be repeated.
+func once(op string) bool {
+	switch op {
+	case wire.OpMessagesAfter, wire.OpFetch, wire.OpToolDetail, wire.OpShowAgent, wire.OpShowSession, wire.OpTyping:
+		return false
+	}
+	return true
+}
+
+// once performs op unless its key was performed already (the first result
+// then) or is being performed by another edge (busy: ask again later).
+func (e *Edge) once(ctx context.Context, op wire.Op) wire.Result {
+	key := e.o.Platform + "." + op.Key
+	mine, _ := json.Marshal(record{Edge: e.o.ID, Began: time.Now()})
+	rev, err := e.ops.Create(ctx, key, mine)
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		ent, gerr := e.ops.Get(ctx, key)
+		if gerr != nil {
+			return wire.Result{Err: &wire.Error{Kind: wire.ErrBusy, Message: gerr.Error()}}
+		}
+		rec, ok := decodeRecord(ent.Value())
+		if !ok {
+			rec = record{} // no edge wrote it: taken over below
+		}
+		if rec.Result != nil {
+			return *rec.Result
+		}
+		if time.Since(rec.Began) < e.o.Busy {
+			return wire.Result{Err: &wire.Error{Kind: wire.ErrBusy, Message: "being performed by edge " + rec.Edge}}
+		}
+		rev, err = e.ops.Update(ctx, key, mine, ent.Revision())
+		if err != nil {
+			return wire.Result{Err: &wire.Error{Kind: wire.ErrBusy, Message: err.Error()}}
+		}
+	} else if err != nil {
+		return wire.Result{Err: &wire.Error{Kind: wire.ErrOther, Message: "results bucket: " + err.Error()}}
+	}
+	res := e.perform(ctx, op)
+	done, _ := json.Marshal(record{Edge: e.o.ID, Began: time.Now(), Result: &res})
+	if _, err := e.ops.Update(ctx, key, done, rev); err != nil {
+		e.o.Log.Warn("edge: recording a result", "op", op.Op, "err", err)
+	}
+	return res
+}
+
+// perform calls the adapter.
+func (e *Edge) perform(ctx context.Context, op wire.Op) wire.Result {
+	a := e.o.Adapter
+	var (
+		h   channels.Handle
+		err error
+		res wire.Result
+	)
+	unsupported := false
+	switch op.Op {
+	case wire.OpPost:
+		if op.Message == nil {
+			err = channels.Permanent(errors.New("post without a message"))
+			break
+		}
+		h, err = a.Post(ctx, op.Thread, *op.Message)
+	case wire.OpEdit:
+		ed, ok := a.(channels.Editor)
+		if unsupported = !ok || op.Message == nil; !unsupported {
+			err = ed.Edit(ctx, op.Handle, *op.Message)
+		}
+	case wire.OpTyping:
+		ty, ok := a.(channels.Typer)
+		if unsupported = !ok; ok {
+			err = ty.Typing(ctx, op.Thread)
+		}
+	case wire.OpStopTyping:
+		ts, ok := a.(channels.TypingStopper)
+		if unsupported = !ok; ok {
+			err = ts.StopTyping(ctx, op.Thread)
+		}
+	case wire.OpPrompt:
+		p, ok := a.(channels.Prompter)
+		if unsupported = !ok || op.Choice == nil; !unsupported {
+			h, err = p.Prompt(ctx, op.Thread, *op.Choice)
+		}
+	case wire.OpUpload:
+		u, ok := a.(channels.Uploader)
+		if unsupported = !ok || op.Upload == nil; !unsupported {
+			h, err = u.Upload(ctx, op.Thread, *op.Upload)
+		}
+	case wire.OpSetTitle:
+		ti, ok := a.(channels.Titler)
+		if unsupported = !ok; ok {
+			err = ti.SetTitle(ctx, op.Thread, op.Text)
+		}
+	case wire.OpCard:
+		c, ok := a.(channels.Carder)
+		if unsupported = !ok; ok {
+			h, err = c.Card(ctx, op.Thread, op.Handle, op.Rows)
+		}
+	case wire.OpReact, wire.OpUnreact:
+		r, ok := a.(channels.Reactor)
+		if unsupported = !ok; ok && op.Op == wire.OpReact {
+			err = r.React(ctx, op.Handle, op.Text)
+		} else if ok {
+			err = r.Unreact(ctx, op.Handle, op.Text)
+		}
+	case wire.OpForm:
+		f, ok := a.(channels.Former)
+		if unsupported = !ok || op.Form == nil; !unsupported {
+			h, err = f.Form(ctx, op.Thread, *op.Form)
+		}
+	case wire.OpSetCommands:
+		c, ok := a.(channels.Commander)
+		if unsupported = !ok; ok {
+			err = c.SetCommands(ctx, op.Cmds)
+		}
+	case wire.OpMessagesAfter:
+		hi, ok := a.(channels.History)
+		if unsupported = !ok; ok {
+			var p channels.Page
+			p, err = hi.MessagesAfter(ctx, op.Thread, op.After, op.Limit)
+			if err == nil {
+				res.Page = &wire.Page{Last: p.Last, More: p.More}
+				for _, in := range p.Messages {
+					if in.ID == "" {
+						continue // the worker cannot answer it once
+					}
+					if in.Fetch != nil || in.Suggest != nil || in.Reply != nil {
+						e.keep(in)
+					}
+					res.Page.Messages = append(res.Page.Messages, wire.FromInbound(in, e.o.ID))
+				}
+			}
+		}
+	case wire.OpTurnEnded:
+		te, ok := a.(channels.TurnEnder)
+		if unsupported = !ok; ok {
+			te.TurnEnded(ctx, op.Thread)
+		}
+	case wire.OpToolDetail:
+		td, ok := a.(channels.ToolDetailer)
+		if unsupported = !ok || op.Detail == nil; !unsupported {
+			td.ToolDetail(op.Thread, op.Text, *op.Detail)
+		}
+	case wire.OpShowAgent:
+		as, ok := a.(channels.AgentShower)
+		if unsupported = !ok; ok {
+			as.ShowAgent(op.Thread, op.Text)
+		}
+	case wire.OpShowSession:
+		ss, ok := a.(channels.SessionShower)
+		if unsupported = !ok || op.Session == nil; !unsupported {
+			ss.ShowSession(op.Thread, *op.Session)
+		}
+	case wire.OpFetch, wire.OpSuggest, wire.OpReply:
+		return e.callback(ctx, op)
+	}
+	if unsupported {
+		return wire.Result{Err: &wire.Error{Kind: wire.ErrUnsupported, Message: fmt.Sprintf("%s: the %s adapter cannot %s", e.o.ID, e.o.Platform, op.Op)}}
+	}
+	res.Handle, res.Err = h, wire.ErrorOf(err)
+	return res
+}
+
+// callback calls a function of an event this edge took.
+func (e *Edge) callback(ctx context.Context, op wire.Op) wire.Result {
+	e.mu.Lock()
+	c, ok := e.callbacks[op.Event]
+	e.mu.Unlock()
+	if !ok || time.Now().After(c.expires) {
+		return wire.Result{Err: &wire.Error{Kind: wire.ErrPermanent, Message: fmt.Sprintf("%s: event %q is not known here (any more)", e.o.ID, op.Event)}}
+	}
+	var err error
+	switch {
+	case op.Op == wire.OpFetch && c.in.Fetch != nil:
+		return wire.Result{Files: c.in.Fetch(ctx)}
+	case op.Op == wire.OpSuggest && c.in.Suggest != nil:
+		err = c.in.Suggest(ctx, op.Options)
+	case op.Op == wire.OpReply && c.in.Reply != nil:
+		err = c.in.Reply(ctx, op.Text)
+	default:
+		return wire.Result{Err: &wire.Error{Kind: wire.ErrUnsupported, Message: fmt.Sprintf("event %q has no %s", op.Event, op.Op)}}
+	}
+	return wire.Result{Err: wire.ErrorOf(err)}
+}
+
+// newKey returns a random idempotency key.
+func newKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,453 @@
+// Package remote is the worker half of the seam between a platform
+// adapter and the threads: a channels.Adapter whose Run delivers the
+// events the worker's cluster.Router hands it and whose operations are
+// NATS requests to the platform's edges (cluster/edge), each with an
+// idempotency key that stays the same across the retries of one
+// operation, so that the edges perform it once.
+//
+// # Capabilities
+//
+// The gateway finds an adapter's capabilities by Go type assertion, which
+// is static, while an edge's capabilities are known only when it
+// announced them. Open reads the announcement (wire.Caps) and returns a
+// view of the Adapter whose dynamic type is one of 128 generated types
+// (views.go, by gen_views.go): the combination of the seven capabilities
+// whose mere presence changes what the gateway does — Editor (a tool's
+// line edited in place, else a start and an end line), Typer with
+// TypingStopper, Prompter (buttons, else numbered answers), Uploader,
+// Former (forms, else buttons or a line), History (catch-up) and Reactor
+// (a reaction runner per thread; the contract suite checks that a
+// Reactor's reactions show). A type assertion for one of them fails
+// exactly where it fails for the local adapter. Every view also has the
+// capabilities whose absence and a call that does nothing look the same
+// to people: Titler, Commander, TurnEnder, ToolDetailer, AgentShower,
+// SessionShower (no call leaves the worker when the edge lacks them),
+// TypingStopper (with Typer), Carder (Cards reports false unless the edge
+// shows cards) and Checker.
+package remote
+
+//go:generate go run gen_views.go
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/wire"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Options configure an Adapter.
+type Options struct {
+	Cluster  string // cluster.name
+	Platform string // the platform the edges serve
+	Conn     *nats.Conn
+	JS       jetstream.JetStream
+	// Timeout is how long one attempt of an operation waits for an edge's
+	// answer (default 5s); then it is asked again, with the same key.
+	Timeout time.Duration
+	// GiveUp is how long an operation is tried (default 30s) before it
+	// fails as a platform that cannot be reached (the lane tries again
+	// later, as for a local adapter).
+	GiveUp time.Duration
+	Log    *slog.Logger
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// Adapter is one platform's adapter on a worker. Use the view Open
+// returns as the channels.Adapter; the Adapter itself delivers events.
+type Adapter struct {
+	o    Options
+	caps wire.Caps
+
+	mu      sync.Mutex
+	handler func(context.Context, channels.Inbound) // Run's, nil while none runs
+}
+
+// Open waits until an edge announced the platform (or ctx ends) and
+// returns its adapter and the adapter's view with the edge's
+// capabilities.
+func Open(ctx context.Context, o Options) (*Adapter, channels.Adapter, error) {
+	if !nameRE.MatchString(o.Cluster) || !nameRE.MatchString(o.Platform) {
+		return nil, nil, fmt.Errorf("remote: cluster %q, platform %q: want letters, digits, - and _", o.Cluster, o.Platform)
+	}
+	if o.Conn == nil || o.JS == nil {
+		return nil, nil, errors.New("remote: an adapter needs a connection and JetStream")
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 5 * time.Second
+	}
+	if o.GiveUp <= 0 {
+		o.GiveUp = 30 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	kv, err := o.JS.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: wire.EdgesBucket(o.Cluster), Storage: jetstream.FileStorage,
+	})
+	if err != nil {
+		// It may exist with other replicas: open it as it is.
+		if kv, err = o.JS.KeyValue(ctx, wire.EdgesBucket(o.Cluster)); err != nil {
+			return nil, nil, fmt.Errorf("remote: edges bucket: %w", err)
+		}
+	}
+	w, err := kv.Watch(ctx, o.Platform)
+	if err != nil {
+		return nil, nil, fmt.Errorf("remote: watch %s: %w", o.Platform, err)
+	}
+	defer w.Stop()
+	var caps wire.Caps
+	for caps.Platform == "" {
+		select {
+		case <-ctx.Done():
+			return nil, nil, fmt.Errorf("remote: no edge announced %s: %w", o.Platform, ctx.Err())
+		case ent := <-w.Updates():
+			if ent == nil || ent.Operation() != jetstream.KeyValuePut {
+				continue
+			}
+			c, err := wire.DecodeCaps(ent.Value())
+			if err != nil || c.Platform != o.Platform {
+				o.Log.Error("remote: a bad announcement", "platform", o.Platform, "err", err)
+				continue
+			}
+			caps = c
+		}
+	}
+	a := &Adapter{o: o, caps: caps}
+	return a, view(a, a.mask()), nil
+}
+
+// mask is the view's combination (the order of gen_views.go).
+func (a *Adapter) mask() int {
+	m := 0
+	for i, c := range []string{wire.CapEdit, wire.CapTyping, wire.CapPrompt, wire.CapUpload, wire.CapForm, wire.CapHistory, wire.CapReact} {
+		if a.caps.Has(c) {
+			m |= 1 << i
+		}
+	}
+	return m
+}
+
+// Caps returns what the edges announced.
+func (a *Adapter) Caps() wire.Caps { return a.caps }
+
+// Run delivers the events Deliver gets to h until ctx ends. One Run at a
+// time.
+func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	a.mu.Lock()
+	if a.handler != nil {
+		a.mu.Unlock()
+		return errors.New("remote: Run is running already")
+	}
+	a.handler = h
+	a.mu.Unlock()
+	<-ctx.Done()
+	a.mu.Lock()
+	a.handler = nil
+	a.mu.Unlock()
+	return nil
+}
+
+// Deliver hands an event an edge published to Run's handler. It fails
+// when Run has not started (the cluster delivers the event again).
+func (a *Adapter) Deliver(ctx context.Context, w wire.Inbound) error {
+	a.mu.Lock()
+	h := a.handler
+	a.mu.Unlock()
+	if h == nil {
+		return fmt.Errorf("remote: %s is not running", a.o.Platform)
+	}
+	h(ctx, a.inbound(w))
+	return nil
+}
+
+// inbound returns the event with its callbacks as calls to its edge.
+func (a *Adapter) inbound(w wire.Inbound) channels.Inbound {
+	in := w.Inbound()
+	subj := wire.EdgeSubject(a.o.Cluster, w.Edge)
+	if w.Fetch {
+		in.Fetch = func(ctx context.Context) []channels.File {
+			res, err := a.call(ctx, subj, wire.Op{Op: wire.OpFetch, Event: w.ID})
+			if err != nil {
+				a.o.Log.Warn("remote: fetching files", "event", w.ID, "err", err)
+				return w.Files
+			}
+			return res.Files
+		}
+	}
+	if w.Suggest {
+		in.Suggest = func(ctx context.Context, options []channels.Option) error {
+			_, err := a.call(ctx, subj, wire.Op{Op: wire.OpSuggest, Event: w.ID, Options: options})
+			return err
+		}
+	}
+	if w.Reply {
+		in.Reply = func(ctx context.Context, text string) error {
+			_, err := a.call(ctx, subj, wire.Op{Op: wire.OpReply, Event: w.ID, Text: text})
+			return err
+		}
+	}
+	return in
+}
+
+// Handler returns the worker's cluster.Handler for these adapters: it
+// decodes an event and delivers it to its platform's adapter.
+func Handler(adapters ...*Adapter) cluster.Handler {
+	by, log := map[string]*Adapter{}, slog.Default()
+	for _, a := range adapters {
+		by[a.o.Platform], log = a, a.o.Log
+	}
+	return func(ctx context.Context, ev cluster.Event) error {
+		w, err := wire.DecodeInbound(ev.Data)
+		if err != nil {
+			// Delivering it again would fail the same way.
+			log.Error("remote: dropping an event", "event", ev.ID, "err", err)
+			return nil
+		}
+		a, ok := by[w.Thread.Platform]
+		if !ok {
+			return fmt.Errorf("remote: no adapter for %s on this worker", w.Thread.Platform)
+		}
+		return a.Deliver(ctx, w)
+	}
+}
+
+// Post asks an edge to post m.
+func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Message) (channels.Handle, error) {
+	res, err := a.op(ctx, wire.Op{Op: wire.OpPost, Thread: t, Message: &m})
+	return res.Handle, err
+}
+
+// Limits are the edge's, with uploads no larger than a NATS message takes.
+func (a *Adapter) Limits() channels.Limits {
+	l := a.caps.Limits
+	if l.MaxUploadBytes > 0 {
+		// Base64 in JSON takes 4 bytes for 3; keep room for the rest.
+		if most := int(a.o.Conn.MaxPayload())/4*3 - 64<<10; most > 0 && l.MaxUploadBytes > most {
+			l.MaxUploadBytes = most
+		}
+	}
+	return l
+}
+
+// SetTitle renames the thread where the edge can; else it does nothing.
+func (a *Adapter) SetTitle(ctx context.Context, t channels.ThreadRef, title string) error {
+	if !a.caps.Has(wire.CapTitle) {
+		return nil
+	}
+	_, err := a.op(ctx, wire.Op{Op: wire.OpSetTitle, Thread: t, Text: title})
+	return err
+}
+
+// Cards reports whether the edge shows tool calls as cards.
+func (a *Adapter) Cards() bool { return a.caps.Cards && a.caps.Has(wire.CapCard) }
+
+// Card asks the edge to show rows as a card.
+func (a *Adapter) Card(ctx context.Context, t channels.ThreadRef, h channels.Handle, rows []channels.Message) (channels.Handle, error) {
+	res, err := a.op(ctx, wire.Op{Op: wire.OpCard, Thread: t, Handle: h, Rows: rows})
+	return res.Handle, err
+}
+
+// SetCommands registers commands where the edge can; else it does nothing.
+func (a *Adapter) SetCommands(ctx context.Context, cmds []channels.CommandInfo) error {
+	if !a.caps.Has(wire.CapCommands) {
+		return nil
+	}
+	_, err := a.op(ctx, wire.Op{Op: wire.OpSetCommands, Cmds: cmds})
+	return err
+}
+
+// TurnEnded tells an edge that wants to hear it.
+func (a *Adapter) TurnEnded(ctx context.Context, t channels.ThreadRef) {
+	if !a.caps.Has(wire.CapTurnEnd) {
+		return
+	}
+	if _, err := a.op(ctx, wire.Op{Op: wire.OpTurnEnded, Thread: t}); err != nil {
+		a.o.Log.Warn("remote: turn end", "thread", t, "err", err)
+	}
+}
+
+// ToolDetail, ShowAgent and ShowSession must not block: they are sent
+// without waiting for an answer, and only where the edge shows them.
+
+func (a *Adapter) ToolDetail(t channels.ThreadRef, key string, d channels.ToolDetail) {
+	if a.caps.Has(wire.CapToolDetail) {
+		a.notify(wire.Op{Op: wire.OpToolDetail, Thread: t, Text: key, Detail: &d})
+	}
+}
+
+func (a *Adapter) ShowAgent(t channels.ThreadRef, agent string) {
+	if a.caps.Has(wire.CapShowAgent) {
+		a.notify(wire.Op{Op: wire.OpShowAgent, Thread: t, Text: agent})
+	}
+}
+
+func (a *Adapter) ShowSession(t channels.ThreadRef, s channels.SessionInfo) {
+	if a.caps.Has(wire.CapShowSess) {
+		a.notify(wire.Op{Op: wire.OpShowSession, Thread: t, Session: &s})
+	}
+}
+
+// Check reports whether the worker reaches NATS (and so the edges).
+func (a *Adapter) Check() error {
+	if !a.o.Conn.IsConnected() {
+		return fmt.Errorf("remote: not connected to NATS (%s)", a.o.Conn.Status())
+	}
+	return nil
+}
+
+// notify publishes op with no answer expected.
+func (a *Adapter) notify(op wire.Op) {
+	op.Key = newKey()
+	data, err := json.Marshal(op)
+	if err == nil {
+		err = a.o.Conn.Publish(wire.OpsSubject(a.o.Cluster, a.o.Platform), data)
+	}
+	if err != nil {
+		a.o.Log.Warn("remote: notice to the edge", "op", op.Op, "err", err)
+	}
+}
+
+// op performs op on one of the platform's edges.
+func (a *Adapter) op(ctx context.Context, op wire.Op) (wire.Result, error) {
+	return a.call(ctx, wire.OpsSubject(a.o.Cluster, a.o.Platform), op)
+}
+
+// call asks subj to perform op under one idempotency key, again (same
+// key) while no edge answers or the one performing it is busy, until
+// GiveUp. An edge's answer comes back as the error a local adapter
+// returns.
+func (a *Adapter) call(ctx context.Context, subj string, op wire.Op) (wire.Result, error) {
+	op.Key = newKey()
+	data, err := json.Marshal(op)
+	if err != nil {
+		return wire.Result{}, channels.Permanent(fmt.Errorf("remote: encode %s: %w", op.Op, err))
+	}
+	giveUp := time.Now().Add(a.o.GiveUp)
+	wait := 50 * time.Millisecond
+	for {
+		actx, cancel := context.WithTimeout(ctx, a.o.Timeout)
+		reply, err := a.o.Conn.RequestWithContext(actx, subj, data)
+		cancel()
+		if err == nil {
+			res, derr := wire.DecodeResult(reply.Data)
+			if derr != nil {
+				return wire.Result{}, fmt.Errorf("remote: %s: %w", op.Op, derr)
+			}
+			if res.Err == nil || res.Err.Kind != wire.ErrBusy {
+				return res, res.Err.Err()
+			}
+			err = errors.New(res.Err.Message)
+		}
+		if ctx.Err() != nil {
+			return wire.Result{}, fmt.Errorf("remote: %s: %w", op.Op, ctx.Err())
+		}
+		if time.Now().After(giveUp) {
+			return wire.Result{}, fmt.Errorf("remote: %s: no edge of %s performed it: %w", op.Op, a.o.Platform, err)
+		}
+		a.o.Log.Debug("remote: asking again", "op", op.Op, "key", op.Key, "err", err)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return wire.Result{}, fmt.Errorf("remote: %s: %w", op.Op, ctx.Err())
+		case <-t.C:
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+// The capabilities whose presence matters, one type each; views.go
+// combines them.
+
+type editor struct{ a *Adapter }
+
+func (e editor) Edit(ctx context.Context, h channels.Handle, m channels.Message) error {
+	_, err := e.a.op(ctx, wire.Op{Op: wire.OpEdit, Handle: h, Message: &m})
+	return err
+}
+
+type typer struct{ a *Adapter }
+
+func (t typer) Typing(ctx context.Context, th channels.ThreadRef) error {
+	_, err := t.a.op(ctx, wire.Op{Op: wire.OpTyping, Thread: th})
+	return err
+}
+
+// StopTyping clears the indicator where the edge can; else it fades.
+func (t typer) StopTyping(ctx context.Context, th channels.ThreadRef) error {
+	if !t.a.caps.Has(wire.CapStopTyping) {
+		return nil
+	}
+	_, err := t.a.op(ctx, wire.Op{Op: wire.OpStopTyping, Thread: th})
+	return err
+}
+
+type prompter struct{ a *Adapter }
+
+func (p prompter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.Choice) (channels.Handle, error) {
+	res, err := p.a.op(ctx, wire.Op{Op: wire.OpPrompt, Thread: t, Choice: &c})
+	return res.Handle, err
+}
+
+type uploader struct{ a *Adapter }
+
+func (u uploader) Upload(ctx context.Context, t channels.ThreadRef, f channels.Upload) (channels.Handle, error) {
+	res, err := u.a.op(ctx, wire.Op{Op: wire.OpUpload, Thread: t, Upload: &f})
+	return res.Handle, err
+}
+
+type former struct{ a *Adapter }
+
+func (f former) Form(ctx context.Context, t channels.ThreadRef, fm channels.Form) (channels.Handle, error) {
+	res, err := f.a.op(ctx, wire.Op{Op: wire.OpForm, Thread: t, Form: &fm})
+	return res.Handle, err
+}
+
+type history struct{ a *Adapter }
+
+func (h history) MessagesAfter(ctx context.Context, t channels.ThreadRef, after channels.MessageID, limit int) (channels.Page, error) {
+	res, err := h.a.op(ctx, wire.Op{Op: wire.OpMessagesAfter, Thread: t, After: after, Limit: limit})
+	if err != nil || res.Page == nil {
+		return channels.Page{}, err
+	}
+	p := channels.Page{Last: res.Page.Last, More: res.Page.More}
+	for _, w := range res.Page.Messages {
+		p.Messages = append(p.Messages, h.a.inbound(w))
+	}
+	return p, nil
+}
+
+type reactor struct{ a *Adapter }
+
+func (r reactor) React(ctx context.Context, h channels.Handle, emoji string) error {
+	_, err := r.a.op(ctx, wire.Op{Op: wire.OpReact, Handle: h, Text: emoji})
+	return err
+}
+
+func (r reactor) Unreact(ctx context.Context, h channels.Handle, emoji string) error {
+	_, err := r.a.op(ctx, wire.Op{Op: wire.OpUnreact, Handle: h, Text: emoji})
+	return err
+}
+
+// newKey returns a random idempotency key.
+func newKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,61 @@
+package wire_test
+
+import (
+	"testing"
+
+	"github.com/acpgw/gateway/cluster/wire"
+)
+
+// Whatever reaches an edge or a worker over NATS is outside input: the
+// decoders never panic, and what they take is what the gateway can act on.
+func FuzzDecodeInbound(f *testing.F) {
+	f.Add([]byte(`{"thread":{"Platform":"p","Channel":"c","Thread":"t"},"id":"1","text":"hi"}`))
+	f.Add([]byte(`{"thread":{"Platform":"p","Channel":"c","Thread":"t"},"id":"1","suggest":true,"edge":"e"}`))
+	f.Add([]byte(`{"id":"1","files":[{"Data":"AAE="}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		w, err := wire.DecodeInbound(b)
+		if err != nil {
+			return
+		}
+		if w.ID == "" || w.Thread.Platform == "" || w.Thread.Channel == "" || w.Thread.Thread == "" {
+			t.Fatalf("%q taken without an id or a thread", b)
+		}
+		if (w.Suggest || w.Reply || w.Fetch) && w.Edge == "" {
+			t.Fatalf("%q taken with a callback and no edge", b)
+		}
+	})
+}
+
+func FuzzDecodeOp(f *testing.F) {
+	f.Add([]byte(`{"key":"k","op":"post","message":{"Kind":"text","Text":"x"}}`))
+	f.Add([]byte(`{"key":"k","op":"card","rows":[{}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if o, err := wire.DecodeOp(b); err == nil && (o.Key == "" || o.Op == "") {
+			t.Fatalf("%q taken without a key or an op", b)
+		}
+	})
+}
+
+func FuzzDecodeResult(f *testing.F) {
+	f.Add([]byte(`{"handle":{"Thread":{"Platform":"p"},"ID":"1"}}`))
+	f.Add([]byte(`{"err":{"kind":"rate_limit","retryAfter":1000}}`))
+	f.Add([]byte(`{"page":{"messages":[{"id":"1"}]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := wire.DecodeResult(b)
+		if err != nil {
+			return
+		}
+		if r.Err != nil && r.Err.Err() == nil {
+			t.Fatalf("%q: an error decoded to nil", b)
+		}
+	})
+}
+
+func FuzzDecodeCaps(f *testing.F) {
+	f.Add([]byte(`{"platform":"p","caps":["edit"],"limits":{"MaxMessageChars":2000}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if c, err := wire.DecodeCaps(b); err == nil && c.Platform == "" {
+			t.Fatalf("%q taken without a platform", b)
+		}
+	})
+}
