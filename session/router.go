@@ -94,6 +94,9 @@ type Options struct {
 	// ("started") and when the thread lets it go ("stopped": reaped or
 	// shut down; "exited": it died on its own), for metrics and tests.
 	OnAgent func(t channels.ThreadRef, event string)
+	// OnEvict, if set, is told when an idle thread left memory
+	// (Threads.EvictAfter): a cluster worker gives up its lease then.
+	OnEvict func(t channels.ThreadRef)
 }
 
 // Router routes inbound chat events to threads. Create it with New, add
@@ -405,12 +408,16 @@ func (r *Router) thread(ref channels.ThreadRef, space string, ad channels.Adapte
 // resumes the thread from the store.
 func (r *Router) evict(t *thread) bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed || r.threads[t.ref] != t || !t.inbox.closeIfEmpty() {
+		r.mu.Unlock()
 		return false
 	}
 	delete(r.threads, t.ref)
+	r.mu.Unlock()
 	r.log.Info("idle thread evicted", "thread", t.ref)
+	if r.o.OnEvict != nil {
+		r.o.OnEvict(t.ref)
+	}
 	return true
 }
 

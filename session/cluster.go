@@ -1,0 +1,42 @@
+package session
+
+// What a cluster worker needs of the router (cmd/gateway's edge and worker
+// roles): the access rules judged where no router runs, and a thread given
+// up to another worker.
+
+import (
+	"slices"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// MayPrompt reports whether in's author may prompt where in was sent, by
+// the same rules Router.Admit applies (rules by platform; open lists the
+// platforms that admit people themselves), without telling anyone. An
+// edge, which runs no router, answers an adapter's Admit with it; the
+// worker that gets the event judges it again and tells a refused author.
+func MayPrompt(rules map[string]AccessRule, open []string, in channels.Inbound) bool {
+	rule, hasRule := rules[in.Thread.Platform]
+	if in.Author.Bot && !rule.AllowBots {
+		return false
+	}
+	return access{rule: rule, hasRule: hasRule, open: slices.Contains(open, in.Thread.Platform)}.mayPrompt(in)
+}
+
+// Disown drops thread ref from this router without a word in the thread
+// and without forgetting its binding: another worker owns it now (its
+// lease moved). A running turn is cancelled and the agent stopped, as for
+// a deleted thread; the thread's next event, should it come back here,
+// resumes it from the store. It blocks until the thread's owner returned.
+func (r *Router) Disown(ref channels.ThreadRef) {
+	r.mu.Lock()
+	t := r.threads[ref]
+	if t != nil {
+		delete(r.threads, ref)
+	}
+	r.mu.Unlock()
+	if t != nil {
+		t.forget("")
+		r.log.Info("thread given up to another worker", "thread", ref)
+	}
+}
