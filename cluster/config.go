@@ -26,6 +26,11 @@ type Config struct {
 	// id, dropping a redelivery of it: 1s to 1h (default 2m; Slack
 	// redelivers within minutes).
 	DuplicateWindow time.Duration `koanf:"duplicateWindow" validate:"min=1s,max=1h"`
+	// DrainTimeout is how long a worker told to stop (SIGTERM) lets its
+	// running turns finish, claiming no new thread meanwhile, before it
+	// cancels them with the interrupted notice and releases its threads:
+	// 0 (cancel at once) to 1h (default 30s).
+	DrainTimeout time.Duration `koanf:"drainTimeout" validate:"min=0,max=1h"`
 }
 
 // NATS is cluster.nats.
@@ -56,11 +61,12 @@ const (
 	DefaultName            = "gateway"
 	DefaultLeaseTTL        = 15 * time.Second
 	DefaultDuplicateWindow = 2 * time.Minute
+	DefaultDrainTimeout    = 30 * time.Second
 )
 
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
-	return Config{Name: DefaultName, LeaseTTL: DefaultLeaseTTL, DuplicateWindow: DefaultDuplicateWindow}
+	return Config{Name: DefaultName, LeaseTTL: DefaultLeaseTTL, DuplicateWindow: DefaultDuplicateWindow, DrainTimeout: DefaultDrainTimeout}
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
