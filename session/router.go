@@ -28,7 +28,7 @@ import (
 // Options configure a Router.
 type Options struct {
 	// Store keeps bindings, prompts, usage and transcripts. Required.
-	Store *store.Store
+	Store store.Backend
 	// EventLogDir is where each session's raw frames go; "" disables the
 	// event log. EventLog sets segment sizes.
 	EventLogDir string
