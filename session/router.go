@@ -33,6 +33,9 @@ type Options struct {
 	// event log. EventLog sets segment sizes.
 	EventLogDir string
 	EventLog    eventlog.Config
+	// OpenFrameLog, if set, opens a session's raw frame log instead of a
+	// file in EventLogDir (a worker's: the cluster's event log stream).
+	OpenFrameLog func(sessionID string) (FrameLog, error)
 	// Agent returns the spec of the named agent ("" = the default).
 	Agent func(name string) (agent.Spec, bool)
 	// Cwd is the working directory of new sessions when the agent's spec

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sync"
 	"time"
 
@@ -112,7 +113,7 @@ func (w *EventWriter) Write(frame []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		return errors.New("jsstore: event log: write after close")
+		return fmt.Errorf("jsstore: event log: write: %w", fs.ErrClosed)
 	}
 	if len(w.pending) >= maxUnacked {
 		if err := w.waitLocked(context.Background()); err != nil {
@@ -151,6 +152,18 @@ func (w *EventWriter) waitLocked(ctx context.Context) error {
 func (w *EventWriter) Flush(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.waitLocked(ctx)
+}
+
+// Sync is Flush with a deadline, for the session at the end of a turn.
+func (w *EventWriter) Sync() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return fmt.Errorf("jsstore: event log: sync: %w", fs.ErrClosed)
+	}
 	return w.waitLocked(ctx)
 }
 
