@@ -22,7 +22,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/acpgw/gateway/channels"
@@ -261,14 +260,4 @@ func readStream(ctx context.Context, st jetstream.Stream, filter string, f func(
 		}
 	}
 	return nil
-}
-
-// lastToken is the decoded last token of a subject.
-func lastToken(subject string) string {
-	t := subject[strings.LastIndexByte(subject, '.')+1:]
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(t, "_"))
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }
