@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -120,11 +119,11 @@ func (w *EventWriter) Write(frame []byte) error {
 			return err
 		}
 	}
-	f, err := w.js.PublishMsgAsync(&nats.Msg{Subject: w.subject, Data: bytes.Clone(frame)})
+	fs, err := publishParts(w.js, w.subject, bytes.Clone(frame))
+	w.pending = append(w.pending, fs...)
 	if err != nil {
 		return fmt.Errorf("jsstore: event log: %w", err)
 	}
-	w.pending = append(w.pending, f)
 	return nil
 }
 

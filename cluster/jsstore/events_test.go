@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/cluster/jsstore"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -125,5 +126,45 @@ func TestEventLogRetention(t *testing.T) {
 	}
 	if _, err := jsstore.OpenEventLog(t.Context(), js, jsstore.EventLogOptions{Cluster: "gw"}); err == nil {
 		t.Error("an event log without limits was opened")
+	}
+}
+
+// A frame larger than the server's maximum payload (1 MiB; an agent's
+// line may be 10 MiB) goes in parts and reads back whole; a record whose
+// parts are not all there (a write cut off) is skipped, the rest kept.
+func TestEventLogLargeFrame(t *testing.T) {
+	n := startNode(t)
+	js := jsFor(t, n.ClientURL())
+	l := openEvents(t, js, 64<<20)
+	w := l.Writer("s")
+	big := frame("s", 1, 3<<20+17)
+	want := frame("s", 0, 10) + "\n" + big + "\n"
+	for _, f := range []string{frame("s", 0, 10), big} {
+		if err := w.Write([]byte(f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// A torn record: two of three parts, then a part out of place.
+	for _, part := range []string{"1/3", "2/3", "3/4"} {
+		m := nats.NewMsg("gw.events._cw")
+		m.Header.Set("Gateway-Part", part)
+		m.Data = []byte("torn")
+		if _, err := js.PublishMsg(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := frame("s", 2, 10)
+	if err := w.Write([]byte(last)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want += last + "\n"
+	if got := readAll(t, l, "s"); got != want {
+		t.Fatalf("read %d bytes, want %d: the large frame did not come back whole and in place", len(got), len(want))
 	}
 }

@@ -224,8 +224,8 @@ func update[T any](ctx context.Context, kv jetstream.KeyValue, key string, chang
 	return fmt.Errorf("key %s: still changing after %d tries", key, casTries)
 }
 
-// readStream calls f with each message of st on subjects matching filter,
-// in stream order.
+// readStream calls f with each record of st on subjects matching filter,
+// in stream order (a record published in parts whole).
 func readStream(ctx context.Context, st jetstream.Stream, filter string, f func(subject string, data []byte) error) error {
 	c, err := st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{filter}, DeliverPolicy: jetstream.DeliverAllPolicy,
@@ -234,6 +234,7 @@ func readStream(ctx context.Context, st jetstream.Stream, filter string, f func(
 	if err != nil {
 		return err
 	}
+	var parts joiner
 	pending := c.CachedInfo().NumPending
 	for pending > 0 {
 		batch, err := c.Fetch(int(min(pending, 256)), jetstream.FetchMaxWait(5*time.Second))
@@ -247,10 +248,17 @@ func readStream(ctx context.Context, st jetstream.Stream, filter string, f func(
 			if err != nil {
 				return err
 			}
-			if err := f(m.Subject(), m.Data()); err != nil {
+			pending = md.NumPending
+			data, whole, err := parts.add(m)
+			if err != nil {
+				return fmt.Errorf("%s: message %d: %w", m.Subject(), md.Sequence.Stream, err)
+			}
+			if !whole {
+				continue
+			}
+			if err := f(m.Subject(), data); err != nil {
 				return err
 			}
-			pending = md.NumPending
 		}
 		if err := batch.Error(); err != nil {
 			return err

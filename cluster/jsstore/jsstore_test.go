@@ -3,6 +3,8 @@ package jsstore_test
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -88,5 +90,29 @@ func TestSharedAcrossWorkers(t *testing.T) {
 	}
 	if _, ok, err := other.Binding(ctx, th.Thread); err != nil || ok {
 		t.Fatalf("another gateway cluster on the same NATS reads the binding: %v %v", ok, err)
+	}
+}
+
+// A transcript entry larger than the server's maximum payload (a tool's
+// long output) is stored in parts and read back whole.
+func TestLargeEntry(t *testing.T) {
+	n := startNode(t)
+	s := open(t, n.ClientURL(), "gw")
+	ctx := t.Context()
+	text := strings.Repeat("long output line\n", 150_000) // 2.5 MB
+	es := []store.Entry{
+		{Seq: 0, Body: store.Message{Role: store.RoleUser, Text: "go"}},
+		{Seq: 1, Body: store.Message{Role: store.RoleAssistant, Text: text, Length: len(text)}},
+		{Seq: 2, Body: store.Thought{Text: "done"}},
+	}
+	if err := s.SaveEntries(ctx, "s", es); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Entries(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, es) {
+		t.Fatalf("read %d entries back, not the %d saved", len(got), len(es))
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/store"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -181,11 +180,11 @@ func (s *Store) SaveEntries(ctx context.Context, sessionID string, es []store.En
 	subj := s.entrySubject(sessionID)
 	acks := make([]jetstream.PubAckFuture, 0, len(msgs))
 	for _, b := range msgs {
-		f, err := s.js.PublishMsgAsync(&nats.Msg{Subject: subj, Data: b})
+		fs, err := publishParts(s.js, subj, b)
+		acks = append(acks, fs...)
 		if err != nil {
 			return fmt.Errorf("save transcript of session %q: %w", sessionID, err)
 		}
-		acks = append(acks, f)
 	}
 	for _, f := range acks {
 		select {

@@ -65,6 +65,9 @@ func testBindings(t *testing.T, ctx context.Context, s store.Backend) {
 	if _, ok, err := s.Binding(ctx, a); ok || err != nil {
 		t.Fatalf("binding before any: %v %v", ok, err)
 	}
+	if bs, err := s.Bindings(ctx); err != nil || len(bs) != 0 {
+		t.Fatalf("bindings before any: %+v %v", bs, err)
+	}
 	b := store.Binding{Thread: a, Agent: "demo", SessionID: "s1", Cwd: "/w", Title: "t", Created: ms(1000), Updated: ms(2000)}
 	must(t, s.PutBinding(ctx, b))
 	got, ok, err := s.Binding(ctx, a)
@@ -105,6 +108,12 @@ func testBindings(t *testing.T, ctx context.Context, s store.Backend) {
 	if bs, _ := s.Bindings(ctx); len(bs) != 2 {
 		t.Fatalf("%d bindings after a deletion, want 2", len(bs))
 	}
+	for _, b := range []channels.ThreadRef{c.Thread, {Platform: "discord", Channel: "z", Thread: "1"}} {
+		must(t, s.DeleteBinding(ctx, b))
+	}
+	if bs, err := s.Bindings(ctx); err != nil || len(bs) != 0 {
+		t.Fatalf("bindings after deleting all: %+v %v", bs, err)
+	}
 }
 
 func prompt(id string, created int64) store.Prompt {
@@ -116,6 +125,12 @@ func prompt(id string, created int64) store.Prompt {
 }
 
 func testPrompts(t *testing.T, ctx context.Context, s store.Backend) {
+	if ps, err := s.PendingPrompts(ctx); err != nil || len(ps) != 0 {
+		t.Fatalf("pending before any: %+v %v", ps, err)
+	}
+	if ps, err := s.ExpireAll(ctx, ms(1)); err != nil || len(ps) != 0 {
+		t.Fatalf("expired before any: %+v %v", ps, err)
+	}
 	if err := s.AddPrompt(ctx, store.Prompt{}); err == nil {
 		t.Error("a prompt without id was added")
 	}
@@ -368,6 +383,9 @@ func testChoices(t *testing.T, ctx context.Context, s store.Backend) {
 
 func testRunningTurns(t *testing.T, ctx context.Context, s store.Backend) {
 	a, b, c := ref("c", "a"), ref("c", "b"), ref("c", "c")
+	if rs, err := s.RunningTurns(ctx); err != nil || len(rs) != 0 {
+		t.Fatalf("running before any: %+v %v", rs, err)
+	}
 	must(t, s.MarkTurnRunning(ctx, store.RunningTurn{Thread: b, SessionID: "sb", Started: ms(2000)}))
 	must(t, s.MarkTurnRunning(ctx, store.RunningTurn{Thread: a, SessionID: "sa", Started: ms(3000)}))
 	must(t, s.MarkTurnRunning(ctx, store.RunningTurn{Thread: c, SessionID: "sc", Started: ms(1000)}))
@@ -394,6 +412,9 @@ func testRunningTurns(t *testing.T, ctx context.Context, s store.Backend) {
 
 func testSeen(t *testing.T, ctx context.Context, s store.Backend) {
 	a, b, unbound := ref("c", "a"), ref("c", "b"), ref("c", "u")
+	if ss, err := s.SeenSince(ctx, time.Time{}); err != nil || len(ss) != 0 {
+		t.Fatalf("seen before any: %+v %v", ss, err)
+	}
 	for _, th := range []channels.ThreadRef{a, b} {
 		must(t, s.PutBinding(ctx, store.Binding{Thread: th, Agent: "demo", SessionID: "s-" + th.Thread, Created: ms(1), Updated: ms(1)}))
 	}
