@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -276,7 +275,7 @@ func (s *Store) Choices(ctx context.Context, t channels.ThreadRef) (map[string]s
 	if _, _, err := get(ctx, s.choices, threadKey(t), &m); err != nil {
 		return nil, fmt.Errorf("read the choices of %s: %w", t, err)
 	}
-	return maps.Collect(maps.All(m)), nil
+	return m, nil
 }
 
 // ClearChoices forgets the options chosen in t.
