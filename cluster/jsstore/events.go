@@ -100,8 +100,8 @@ type EventWriter struct {
 }
 
 // maxUnacked bounds the frames a Writer has in flight before a Write
-// waits for them.
-const maxUnacked = 4096
+// waits for them (below the connection's 4,000 for all writers).
+const maxUnacked = 1000
 
 // Write appends one frame (one JSON-RPC line without its newline). It does
 // not keep frame.

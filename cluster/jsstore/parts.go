@@ -1,9 +1,11 @@
 package jsstore
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -17,12 +19,28 @@ const partHeader = "Gateway-Part"
 // headroom is kept below the server's maximum payload for the headers.
 const headroom = 4 << 10
 
+// publishAsync publishes m asynchronously; when the connection has too
+// many publishes unacknowledged (all writers together: 4,000), it waits
+// for them to drain and tries again.
+func publishAsync(js jetstream.JetStream, m *nats.Msg) (jetstream.PubAckFuture, error) {
+	for try := 0; ; try++ {
+		f, err := js.PublishMsgAsync(m)
+		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) || try == 20 {
+			return f, err
+		}
+		select {
+		case <-js.PublishAsyncComplete():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
 // publishParts publishes data on subject asynchronously, in parts if it is
 // larger than the connection allows, and returns the acks to wait for.
 func publishParts(js jetstream.JetStream, subject string, data []byte) ([]jetstream.PubAckFuture, error) {
 	limit := int(js.Conn().MaxPayload()) - headroom
 	if limit <= 0 || len(data) <= limit {
-		f, err := js.PublishMsgAsync(&nats.Msg{Subject: subject, Data: data})
+		f, err := publishAsync(js, &nats.Msg{Subject: subject, Data: data})
 		if err != nil {
 			return nil, err
 		}
@@ -34,7 +52,7 @@ func publishParts(js jetstream.JetStream, subject string, data []byte) ([]jetstr
 		m := nats.NewMsg(subject)
 		m.Header.Set(partHeader, strconv.Itoa(i+1)+"/"+strconv.Itoa(n))
 		m.Data = data[i*limit : min((i+1)*limit, len(data))]
-		f, err := js.PublishMsgAsync(m)
+		f, err := publishAsync(js, m)
 		if err != nil {
 			return fs, err
 		}
