@@ -28,11 +28,14 @@ import (
 // Options configure a Router.
 type Options struct {
 	// Store keeps bindings, prompts, usage and transcripts. Required.
-	Store *store.Store
+	Store store.Backend
 	// EventLogDir is where each session's raw frames go; "" disables the
 	// event log. EventLog sets segment sizes.
 	EventLogDir string
 	EventLog    eventlog.Config
+	// OpenFrameLog, if set, opens a session's raw frame log instead of a
+	// file in EventLogDir (a worker's: the cluster's event log stream).
+	OpenFrameLog func(sessionID string) (FrameLog, error)
 	// Agent returns the spec of the named agent ("" = the default).
 	Agent func(name string) (agent.Spec, bool)
 	// Cwd is the working directory of new sessions when the agent's spec
