@@ -185,7 +185,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		data.Close()
 		return nil, err
 	}
-	g.router = session.New(sessionOptions(cfg, data, spaces, m, log, openPlatforms(platforms)))
+	g.router = session.New(sessionOptions(cfg, st, data.agents, spaces, m, log, openPlatforms(platforms)))
 	m.Threads(g.router.Threads)
 	for p, a := range adapters {
 		g.router.Add(p, a)
@@ -426,6 +426,22 @@ type dataDir struct {
 // and opens the store in it. An existing directory that other users can
 // enter is made 0700, with a log line: it holds every transcript.
 func openData(ctx context.Context, dir string, log *slog.Logger) (*dataDir, error) {
+	d, err := openDir(dir, log)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, filepath.Join(dir, "gateway.db"), log)
+	if err != nil {
+		d.lock.Close()
+		return nil, err
+	}
+	d.st = st
+	return d, nil
+}
+
+// openDir is openData without the store (a worker's state is on the
+// cluster): the directory made and locked, the agents registry read.
+func openDir(dir string, log *slog.Logger) (*dataDir, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("dataDir: %w", err)
 	}
@@ -458,12 +474,7 @@ func openData(ctx context.Context, dir string, log *slog.Logger) (*dataDir, erro
 		lock.Close()
 		return nil, fmt.Errorf("dataDir: %w", err)
 	}
-	st, err := store.Open(ctx, filepath.Join(dir, "gateway.db"), log)
-	if err != nil {
-		lock.Close()
-		return nil, err
-	}
-	return &dataDir{st: st, lock: lock, agents: agents}, nil
+	return &dataDir{lock: lock, agents: agents}, nil
 }
 
 // privateDir makes dir 0700 when the group or others have any access to
@@ -489,7 +500,10 @@ func privateDir(dir string, log *slog.Logger) error {
 
 // Close closes the store and releases the directory.
 func (d *dataDir) Close() error {
-	err := d.st.Close()
+	var err error
+	if d.st != nil {
+		err = d.st.Close()
+	}
 	d.lock.Close()
 	return err
 }
@@ -580,18 +594,18 @@ func openPlatforms(ps []string) []string {
 
 // sessionOptions are the router's options from the configuration, for
 // gateway run and gateway worker.
-func sessionOptions(cfg config.Config, data *dataDir, spaces *workspace.Manager, m *metrics.Metrics, log *slog.Logger, open []string) session.Options {
+func sessionOptions(cfg config.Config, st store.Backend, agents *agent.Registry, spaces *workspace.Manager, m *metrics.Metrics, log *slog.Logger, open []string) session.Options {
 	cwd, _ := os.Getwd()
 	return session.Options{
 		Workspaces:     spaces,
 		AgentWorkspace: cfg.AgentWorkspace,
 		MCPDir:         filepath.Join(cfg.DataDir, "mcp"),
-		Store:          data.st,
+		Store:          st,
 		EventLogDir:    filepath.Join(cfg.DataDir, "events"),
 		EventLog:       cfg.EventLog,
 		Agent:          cfg.AgentSpec,
 		Cwd:            cwd,
-		Registry:       data.agents,
+		Registry:       agents,
 		Policy: func(t channels.ThreadRef, space string) session.Policy {
 			p := cfg.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
 			p.Agents = pickable(cfg)
