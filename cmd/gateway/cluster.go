@@ -32,6 +32,7 @@ import (
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/metrics"
+	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/workspace"
 	"github.com/nats-io/nats.go"
@@ -250,6 +251,10 @@ type worker struct {
 	sessDone, clusterDone                   chan struct{}
 	remoteWG, bg                            sync.WaitGroup
 
+	// delivering counts the turns whose agent answered and whose output
+	// is not all delivered yet.
+	delivering atomic.Int64
+
 	mu      sync.Mutex
 	threads map[string]channels.ThreadRef // lease key → thread, for Lost
 }
@@ -323,6 +328,14 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 		}
 		onAgent(t, ev)
 	}
+	// A turn the agent finished is still being delivered until the
+	// turn end: the drain waits for both.
+	finished := o.OnTurnFinished
+	o.OnTurnFinished = func(t channels.ThreadRef, stop string, err error) {
+		w.delivering.Add(1)
+		finished(t, stop, err)
+	}
+	o.OnTurnEnd = func(channels.ThreadRef, projector.TurnEnd) { w.delivering.Add(-1) }
 	// An idle thread left memory: the next event is placed anew.
 	o.OnEvict = func(t channels.ThreadRef) {
 		if err := w.cluster.Release(context.WithoutCancel(ctx), t.String()); err != nil {
@@ -345,6 +358,7 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 				w.threads[ev.Thread] = in.Thread
 				w.mu.Unlock()
 			}
+			log.Info("taking an event", "thread", ev.Thread, "event", ev.ID)
 			return handle(ctx, ev)
 		},
 		// Another worker owns the thread now: stop acting for it, on a
@@ -410,7 +424,8 @@ func (w *worker) wait(ctx context.Context) error {
 	return nil
 }
 
-// drain waits until no turn runs in a thread of this worker, or timeout.
+// drain waits until no turn runs in a thread of this worker and every
+// finished turn was delivered, or timeout.
 func (w *worker) drain(timeout time.Duration) {
 	if timeout <= 0 {
 		return
@@ -419,7 +434,7 @@ func (w *worker) drain(timeout time.Duration) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for time.Now().Before(deadline) {
-		if w.running() == 0 {
+		if w.running() == 0 && w.delivering.Load() <= 0 {
 			w.log.Info("drained: no turn runs")
 			return
 		}
