@@ -5,9 +5,11 @@ package session
 // up to another worker.
 
 import (
+	"context"
 	"slices"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 // MayPrompt reports whether in's author may prompt where in was sent, by
@@ -38,5 +40,42 @@ func (r *Router) Disown(ref channels.ThreadRef) {
 	if t != nil {
 		t.forget("")
 		r.log.Info("thread given up to another worker", "thread", ref)
+	}
+}
+
+// Adopt takes up thread ref, which this worker just took over from
+// another (Options.Shared): a turn the store still marks running there
+// was cut off by the worker that ran it, so the thread is told
+// (sysmsg.WorkerLost) before its next message is answered, and the mark
+// is cleared. The binding needs nothing here: the thread's next message
+// resumes its session from it (session/load where the agent can, else a
+// new session, said in the thread). Call it before handing the thread's
+// first event to Handle.
+func (r *Router) Adopt(ctx context.Context, ref channels.ThreadRef) {
+	running, err := r.o.Store.RunningTurns(ctx)
+	if err != nil {
+		r.log.Warn("cannot read the turns running in a thread taken over", "thread", ref, "err", err)
+		return
+	}
+	r.mu.Lock()
+	ad := r.adapters[ref.Platform]
+	r.mu.Unlock()
+	for _, rt := range running {
+		if rt.Thread != ref || ad == nil {
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, writeTimeout)
+		_, err := ad.Post(pctx, ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(sysmsg.WorkerLost{})})
+		cancel()
+		if err != nil {
+			r.log.Warn("cannot tell a thread taken over that its turn was cut off", "thread", ref, "err", err)
+			continue
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+		if err := r.o.Store.ClearTurnRunning(sctx, rt.Thread, rt.Started); err != nil {
+			r.log.Warn("cannot clear the running mark of a cut-off turn", "thread", ref, "err", err)
+		}
+		cancel()
+		r.log.Info("thread taken over: its cut-off turn told", "thread", ref)
 	}
 }

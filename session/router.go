@@ -97,6 +97,12 @@ type Options struct {
 	// ("started") and when the thread lets it go ("stopped": reaped or
 	// shut down; "exited": it died on its own), for metrics and tests.
 	OnAgent func(t channels.ThreadRef, event string)
+	// Shared says the store is shared with other workers of a cluster,
+	// which run threads of their own: Run then leaves the store's pending
+	// prompts, running turns and catch-up alone (they may be another
+	// worker's, live), and a thread's left-overs are taken up when this
+	// worker takes the thread (Adopt).
+	Shared bool
 	// OnEvict, if set, is told when an idle thread left memory
 	// (Threads.EvictAfter): a cluster worker gives up its lease then.
 	OnEvict func(t channels.ThreadRef)
@@ -222,16 +228,24 @@ func (r *Router) Run(ctx context.Context) error {
 	r.mu.Lock()
 	r.ctx = ctx
 	r.mu.Unlock()
-	backlog := r.prepareCatchUp(ctx)
-	// Read before any message is let in: every prompt pending now was
-	// left by an earlier run.
-	stale, err := r.o.Store.PendingPrompts(ctx)
-	if err != nil && ctx.Err() == nil {
-		r.log.Error("cannot read the permission prompts an earlier run left pending", "err", err)
-	}
-	running, err := r.o.Store.RunningTurns(ctx)
-	if err != nil && ctx.Err() == nil {
-		r.log.Error("cannot read the turns an earlier run left running", "err", err)
+	var (
+		backlog map[string][]store.Seen
+		stale   []store.Prompt
+		running []store.RunningTurn
+		err     error
+	)
+	if !r.o.Shared {
+		backlog = r.prepareCatchUp(ctx)
+		// Read before any message is let in: every prompt pending now
+		// was left by an earlier run.
+		stale, err = r.o.Store.PendingPrompts(ctx)
+		if err != nil && ctx.Err() == nil {
+			r.log.Error("cannot read the permission prompts an earlier run left pending", "err", err)
+		}
+		running, err = r.o.Store.RunningTurns(ctx)
+		if err != nil && ctx.Err() == nil {
+			r.log.Error("cannot read the turns an earlier run left running", "err", err)
+		}
 	}
 	close(r.ready)
 	r.expireStalePrompts(ctx, stale)

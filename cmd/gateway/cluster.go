@@ -318,6 +318,7 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 	var agents atomic.Int64
 	o := sessionOptions(cfg, w.st, data.agents, spaces, m, log, openPlatforms(platforms))
 	o.EventLogDir = ""
+	o.Shared = true
 	o.OpenFrameLog = func(id string) (session.FrameLog, error) { return w.events.Writer(id), nil }
 	onAgent := o.OnAgent
 	o.OnAgent = func(t channels.ThreadRef, ev string) {
@@ -338,6 +339,9 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 	o.OnTurnEnd = func(channels.ThreadRef, projector.TurnEnd) { w.delivering.Add(-1) }
 	// An idle thread left memory: the next event is placed anew.
 	o.OnEvict = func(t channels.ThreadRef) {
+		w.mu.Lock()
+		delete(w.threads, t.String())
+		w.mu.Unlock()
 		if err := w.cluster.Release(context.WithoutCancel(ctx), t.String()); err != nil {
 			log.Warn("cannot release an idle thread's lease; it expires", "thread", t, "err", err)
 		}
@@ -355,8 +359,13 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 		Handle: func(ctx context.Context, ev cluster.Event) error {
 			if in, err := wire.DecodeInbound(ev.Data); err == nil {
 				w.mu.Lock()
+				_, known := w.threads[ev.Thread]
 				w.threads[ev.Thread] = in.Thread
 				w.mu.Unlock()
+				if !known {
+					// New here: what a worker that died left in it.
+					w.router.Adopt(ctx, in.Thread)
+				}
 			}
 			log.Info("taking an event", "thread", ev.Thread, "event", ev.ID)
 			return handle(ctx, ev)

@@ -248,7 +248,7 @@ func answers(ms []webMessage) []string {
 // serving the web chat, two workers with the demo agent. Ten threads
 // prompting at once each get exactly one complete answer, from one
 // worker; a worker killed mid-turn has its threads answered by the other
-// (a new session, said in the thread); a worker told to stop mid-turn
+// (the turn it cut off and the new session said in the thread); a worker told to stop mid-turn
 // finishes the turn and releases its threads.
 func TestClusterRoles(t *testing.T) {
 	n, err := natsnode.Start(natsnode.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"})
@@ -369,6 +369,15 @@ func TestClusterRoles(t *testing.T) {
 			if strings.Contains(m.Text, notice) {
 				told++
 			}
+		}
+		cut := 0
+		for _, m := range ms {
+			if strings.Contains(m.Text, sysmsg.WorkerLost{}.Body()) {
+				cut++
+			}
+		}
+		if want := map[bool]int{true: 1}[i == victim]; cut != want {
+			t.Errorf("thread %d: told %d times that its turn was cut off by the dead worker, want %d", i, cut, want)
 		}
 		if told != 1 {
 			t.Errorf("thread %d moved to w2: told %d times that its session is new (%q), want once: %+v", i, told, notice, ms)
