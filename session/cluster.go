@@ -38,7 +38,9 @@ func (r *Router) Disown(ref channels.ThreadRef) {
 	}
 	r.mu.Unlock()
 	if t != nil {
-		t.forget("")
+		if t.inbox.send(Forget{}) {
+			<-t.done
+		}
 		r.log.Info("thread given up to another worker", "thread", ref)
 	}
 }
