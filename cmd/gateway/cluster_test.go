@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -446,4 +448,31 @@ func takenSuffix(taken map[string]bool, th string) bool {
 		}
 	}
 	return false
+}
+
+// The roles are listed by gateway --help, have their own --help, and
+// refuse to start without cluster.nats.url, naming the key.
+func TestRolesNeedNATS(t *testing.T) {
+	out, _, err := runCLI(t, "", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range []string{"edge", "worker"} {
+		if !strings.Contains(out, "\n  "+role+" ") {
+			t.Errorf("gateway --help does not list %s:\n%s", role, out)
+		}
+		_, errOut, err := runCLI(t, "", role, "--help")
+		if !errors.Is(err, flag.ErrHelp) || !strings.Contains(errOut, "usage: gateway "+role) || !strings.Contains(errOut, "-id") {
+			t.Errorf("gateway %s --help: %v\n%s", role, err, errOut)
+		}
+		dir := t.TempDir()
+		_, _, err = runCLI(t, "", role, "--set", "dataDir="+dir)
+		if err == nil || !strings.Contains(err.Error(), "cluster.nats.url") {
+			t.Errorf("gateway %s without cluster.nats.url: %v, want an error naming the key", role, err)
+		}
+		_, _, err = runCLI(t, "", role, "--id", "a.b", "--set", "dataDir="+dir)
+		if err == nil || !strings.Contains(err.Error(), `--id "a.b"`) {
+			t.Errorf("gateway %s --id a.b: %v, want the id refused", role, err)
+		}
+	}
 }
