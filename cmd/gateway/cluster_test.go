@@ -439,6 +439,12 @@ func TestClusterRoles(t *testing.T) {
 			t.Errorf("w2 still holds a lease after it stopped: %s", e.Value())
 		}
 	}
+
+	// The edge stops on SIGTERM, cleanly.
+	edge.stop(syscall.SIGTERM)
+	if code := edge.cmd.ProcessState.ExitCode(); code != 0 || len(edge.stderr.records("edge stopped")) != 1 {
+		t.Errorf("the edge exited with %d after SIGTERM (stopped said %d times)", code, len(edge.stderr.records("edge stopped")))
+	}
 }
 
 func takenSuffix(taken map[string]bool, th string) bool {
