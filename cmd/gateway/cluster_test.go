@@ -128,6 +128,14 @@ func startRole(t *testing.T, name, cfgFile string, args ...string) *role {
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-r.done
+		r.stderr.mu.Lock()
+		for _, l := range r.stderr.lines {
+			if strings.Contains(l, "DATA RACE") {
+				t.Errorf("%s: a data race (see its log)", name)
+				break
+			}
+		}
+		r.stderr.mu.Unlock()
 		if t.Failed() {
 			r.stderr.mu.Lock()
 			t.Logf("%s's log:\n%s", name, strings.Join(r.stderr.lines, "\n"))
@@ -408,6 +416,9 @@ func TestClusterRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	workers["w2"].stop(syscall.SIGTERM)
+	if code := workers["w2"].cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("w2 exited with %d after SIGTERM, want 0", code)
+	}
 	ms, err := api.messages(ths[mid])
 	if err != nil {
 		t.Fatal(err)
