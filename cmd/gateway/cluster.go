@@ -344,7 +344,9 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 		w.mu.Unlock()
 		if err := w.cluster.Release(context.WithoutCancel(ctx), t.String()); err != nil {
 			log.Warn("cannot release an idle thread's lease; it expires", "thread", t, "err", err)
+			return
 		}
+		log.Info("idle thread released", "thread", t)
 	}
 	w.router = session.New(o)
 	for p, v := range views {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -451,6 +452,23 @@ func TestClusterRoles(t *testing.T) {
 		}
 	}
 
+	// A thread that leaves a worker's memory (idle) is released: w3
+	// evicts at once once its agent is stopped.
+	w3cfg := clusterConfig(t, url, "w3")
+	w3 := startRole(t, "w3", w3cfg, "worker", "--id", "w3", "--set", "agents.idleTimeout=1s", "--set", "threads.evictAfter=1ms")
+	w3.stdout.wait(t, "w3 running", func(l string) bool { return strings.Contains(l, "running") })
+	if _, err := api.post("api/threads/"+ths[mid]+"/messages", map[string]string{"author": "ann", "text": "echo " + want(mid, "three")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := api.waitFor(ths[mid], func(m webMessage) bool { return m.Role == "assistant" && m.Text == want(mid, "three") }); err != nil {
+		t.Fatal(err)
+	}
+	w3.stderr.wait(t, "the idle thread released", func(l string) bool { return strings.Contains(l, `"idle thread released"`) })
+	w3.stop(syscall.SIGKILL) // a release it did not make would outlive it by the TTL
+	if _, err := kv.Get(t.Context(), leaseKey(ths[mid])); err != jetstream.ErrKeyNotFound {
+		t.Errorf("the evicted thread's lease: %v, want released", err)
+	}
+
 	// The edge stops on SIGTERM, cleanly.
 	edge.stop(syscall.SIGTERM)
 	if code := edge.cmd.ProcessState.ExitCode(); code != 0 || len(edge.stderr.records("edge stopped")) != 1 {
@@ -492,4 +510,10 @@ func TestRolesNeedNATS(t *testing.T) {
 			t.Errorf("gateway %s --id a.b: %v, want the id refused", role, err)
 		}
 	}
+}
+
+// leaseKey is the lease bucket's key of a web chat thread (cluster's
+// encoding of the thread's string).
+func leaseKey(th string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("web/local/" + th))
 }
