@@ -269,6 +269,9 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	case channels.IntentClose:
 		r.close(ctx, ad, acc, in)
 		return
+	case channels.IntentArchive:
+		r.archive(in.Thread)
+		return
 	case channels.IntentReaction:
 		r.reaction(acc, in)
 		return
