@@ -61,11 +61,11 @@ func (t *thread) openWorkspace(ctx context.Context, spec *agent.Spec, bound, nam
 	if shared == "" {
 		shared = t.r.cwd(*spec)
 	}
-	m := t.r.o.Workspaces
-	if m == nil || t.r.o.AgentWorkspace == nil {
+	m, settings := t.r.o.Workspaces, t.r.agentWorkspace()
+	if m == nil || settings == nil {
 		return shared, shared, nil
 	}
-	wa := t.r.o.AgentWorkspace(spec.Name)
+	wa := settings(spec.Name)
 	if wa.Cwd == "" {
 		wa.Cwd = t.r.cwd(*spec)
 	}
