@@ -4,7 +4,7 @@ package session
 // mcpgate): opened when the thread's agent starts, the workspace being
 // the process's directory and the session's cwd; the server closed when
 // the thread's owner returns, the workspace removed when the thread is
-// deleted or idle past workspace.keep.
+// deleted or archived (archive.go) or idle past workspace.keep.
 
 import (
 	"context"
