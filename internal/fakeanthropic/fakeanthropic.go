@@ -1,4 +1,9 @@
-package agent_test
+// Package fakeanthropic is a local stand-in for the Anthropic Messages API,
+// enough for Claude Code (inside claude-agent-acp) to run turns offline in
+// tests. A script (a func of the request) decides each main-loop answer:
+// text, a tool_use, or both. Package claude builds the agent's spec that
+// points the real claude-agent-acp at it.
+package fakeanthropic
 
 import (
 	"encoding/json"
@@ -11,44 +16,50 @@ import (
 	"testing"
 )
 
-// fakeAnthropic is a local stand-in for the Anthropic Messages API, enough
-// for Claude Code (inside claude-agent-acp) to run a turn offline. It logs
-// every request and answers POST /v1/messages from reply; everything else
-// gets a harmless answer so the agent never waits on it.
-type fakeAnthropic struct {
-	t     *testing.T
-	reply func(req messagesRequest) fakeReply
+// DefaultToolID is the tool_use id of a Reply that names none.
+const DefaultToolID = "toolu_fake_1"
+
+// Server logs every request it receives and answers POST /v1/messages from
+// its script; everything else gets a harmless answer so the agent never
+// waits on it.
+type Server struct {
+	// URL is the server's base URL (for ANTHROPIC_BASE_URL).
+	URL string
+
+	tb     testing.TB
+	script func(Request) Reply
 
 	mu    sync.Mutex // guards calls
-	calls []fakeCall
+	calls []Call
 }
 
-// fakeCall is one request the fake received.
-type fakeCall struct {
+// Call is one request the fake received.
+type Call struct {
 	Method, Path string
 	// Main is true for a main-loop /v1/messages request (one that offers
 	// tools); side requests (titles, topic checks) have none.
 	Main bool
-	Req  messagesRequest
+	Req  Request
 }
 
-// messagesRequest is the part of a Messages API request body the fake reads.
-type messagesRequest struct {
+// Request is the part of a Messages API request body the fake reads.
+type Request struct {
 	Model     string            `json:"model"`
 	Stream    bool              `json:"stream"`
 	MaxTokens int               `json:"max_tokens"`
-	Messages  []apiMessage      `json:"messages"`
+	Messages  []Message         `json:"messages"`
 	Tools     []json.RawMessage `json:"tools"`
 }
 
-// apiMessage is one conversation turn; content is a string or a list of
+// Message is one conversation turn; content is a string or a list of
 // blocks on the wire, always a list here.
-type apiMessage struct {
+type Message struct {
 	Role    string
-	Content []apiBlock
+	Content []Block
 }
 
-func (m *apiMessage) UnmarshalJSON(b []byte) error {
+// UnmarshalJSON reads content in either of its wire forms.
+func (m *Message) UnmarshalJSON(b []byte) error {
 	var raw struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
@@ -59,32 +70,33 @@ func (m *apiMessage) UnmarshalJSON(b []byte) error {
 	m.Role = raw.Role
 	var s string
 	if err := json.Unmarshal(raw.Content, &s); err == nil {
-		m.Content = []apiBlock{{Type: "text", Text: s}}
+		m.Content = []Block{{Type: "text", Text: s}}
 		return nil
 	}
 	return json.Unmarshal(raw.Content, &m.Content)
 }
 
-// apiBlock is one content block of a message.
-type apiBlock struct {
+// Block is one content block of a message.
+type Block struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text,omitempty"`
 	Name      string          `json:"name,omitempty"`
-	ToolUseID string          `json:"tool_use_id,omitempty"`
-	Content   json.RawMessage `json:"content,omitempty"` // a tool_result's content
+	ID        string          `json:"id,omitempty"`          // a tool_use's id
+	ToolUseID string          `json:"tool_use_id,omitempty"` // a tool_result's tool_use
+	Content   json.RawMessage `json:"content,omitempty"`     // a tool_result's content
 }
 
-// lastUser returns the last message if it is the user's, else nil.
-func (r messagesRequest) lastUser() *apiMessage {
+// LastUser returns the last message if it is the user's, else nil.
+func (r Request) LastUser() *Message {
 	if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == "user" {
 		return &r.Messages[n-1]
 	}
 	return nil
 }
 
-// userText joins the text blocks of the last user message.
-func (r messagesRequest) userText() string {
-	m := r.lastUser()
+// UserText joins the text blocks of the last user message.
+func (r Request) UserText() string {
+	m := r.LastUser()
 	if m == nil {
 		return ""
 	}
@@ -97,45 +109,90 @@ func (r messagesRequest) userText() string {
 	return strings.Join(parts, "\n")
 }
 
-// toolResult returns the last user message's tool_result block, if any.
-func (r messagesRequest) toolResult() (apiBlock, bool) {
-	if m := r.lastUser(); m != nil {
+// ToolResult returns the last user message's tool_result block, if any.
+func (r Request) ToolResult() (Block, bool) {
+	if m := r.LastUser(); m != nil {
 		for _, b := range m.Content {
 			if b.Type == "tool_result" {
 				return b, true
 			}
 		}
 	}
-	return apiBlock{}, false
+	return Block{}, false
 }
 
-// fakeReply is what the fake answers to one /v1/messages request: either
-// text (sent as several deltas) or one tool_use block.
-type fakeReply struct {
+// UserSaid reports whether any user message of the conversation has a
+// text block containing s.
+func (r Request) UserSaid(s string) bool {
+	for _, m := range r.Messages {
+		for _, b := range m.Content {
+			if m.Role == "user" && b.Type == "text" && strings.Contains(b.Text, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ToolNames returns the names of the tools the request offers, in order.
+func (r Request) ToolNames() []string {
+	var out []string
+	for _, raw := range r.Tools {
+		var t struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(raw, &t) == nil && t.Name != "" {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// Reply is what the fake answers to one /v1/messages request: text (sent
+// as several deltas), then optionally one tool_use block.
+type Reply struct {
 	// Text is split into Chunks deltas (1 if Chunks is 0).
 	Text   string
 	Chunks int
 	// ToolName and ToolInput, if set, make the reply a tool_use block
-	// (stop reason tool_use) after the text, if any.
+	// (stop reason tool_use) after the text, if any. ToolInput is a JSON
+	// object, streamed in two input_json_delta parts; ToolID is the
+	// block's id (DefaultToolID if empty; a conversation with several
+	// tool calls gives each its own).
 	ToolName  string
-	ToolInput string // JSON object, streamed in two input_json_delta parts
+	ToolInput string
+	ToolID    string
 }
 
-// newFakeAnthropic starts the fake on a loopback port. It is closed when
-// the test ends (after cleanups registered later, such as stopping the
-// agent, have run).
-func newFakeAnthropic(t *testing.T, reply func(messagesRequest) fakeReply) (*fakeAnthropic, *httptest.Server) {
-	f := &fakeAnthropic{t: t, reply: reply}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	return f, srv
+func (rep Reply) toolID() string {
+	if rep.ToolID == "" {
+		return DefaultToolID
+	}
+	return rep.ToolID
 }
 
-// mainCalls returns the main-loop requests received so far.
-func (f *fakeAnthropic) mainCalls() []fakeCall {
+// New starts the fake on a loopback port, answering main-loop requests
+// with script. It is closed when the test ends (after cleanups registered
+// later, such as stopping the agent, have run).
+func New(tb testing.TB, script func(Request) Reply) *Server {
+	s := NewHandler(tb, script)
+	srv := httptest.NewServer(s)
+	tb.Cleanup(srv.Close)
+	s.URL = srv.URL
+	return s
+}
+
+// NewHandler returns the fake without starting a server (for fuzzing its
+// ServeHTTP).
+func NewHandler(tb testing.TB, script func(Request) Reply) *Server {
+	return &Server{tb: tb, script: script}
+}
+
+// MainCalls returns the main-loop requests received so far.
+func (f *Server) MainCalls() []Call {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []fakeCall
+	var out []Call
 	for _, c := range f.calls {
 		if c.Main {
 			out = append(out, c)
@@ -144,8 +201,8 @@ func (f *fakeAnthropic) mainCalls() []fakeCall {
 	return out
 }
 
-// paths returns "METHOD path" of every request so far, in arrival order.
-func (f *fakeAnthropic) paths() []string {
+// Paths returns "METHOD path" of every request so far, in arrival order.
+func (f *Server) Paths() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []string
@@ -156,18 +213,18 @@ func (f *fakeAnthropic) paths() []string {
 }
 
 // ServeHTTP answers one request. It never waits on anything.
-func (f *fakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	if err != nil {
-		f.t.Logf("fake anthropic: %s %s: reading body: %v", r.Method, r.URL.Path, err)
+		f.tb.Logf("fake anthropic: %s %s: reading body: %v", r.Method, r.URL.Path, err)
 		http.Error(w, "bad body", http.StatusBadRequest)
 		return
 	}
-	call := fakeCall{Method: r.Method, Path: r.URL.Path}
-	var req messagesRequest
+	call := Call{Method: r.Method, Path: r.URL.Path}
+	var req Request
 	if strings.HasPrefix(r.URL.Path, "/v1/messages") && len(body) > 0 {
 		if err := json.Unmarshal(body, &req); err != nil {
-			f.t.Logf("fake anthropic: %s %s: bad JSON: %v", r.Method, r.URL.Path, err)
+			f.tb.Logf("fake anthropic: %s %s: bad JSON: %v", r.Method, r.URL.Path, err)
 			http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad json"}}`, http.StatusBadRequest)
 			return
 		}
@@ -178,10 +235,10 @@ func (f *fakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.calls = append(f.calls, call)
 	f.mu.Unlock()
 	if req.Model != "" {
-		f.t.Logf("fake anthropic: %s %s model=%q stream=%v max_tokens=%d messages=%d tools=%d last user=%q",
-			r.Method, r.URL.Path, req.Model, req.Stream, req.MaxTokens, len(req.Messages), len(req.Tools), clipText(req.userText(), 120))
+		f.tb.Logf("fake anthropic: %s %s model=%q stream=%v max_tokens=%d messages=%d tools=%d last user=%q",
+			r.Method, r.URL.Path, req.Model, req.Stream, req.MaxTokens, len(req.Messages), len(req.Tools), clip(req.UserText(), 120))
 	} else {
-		f.t.Logf("fake anthropic: %s %s (%d bytes)", r.Method, r.URL.Path, len(body))
+		f.tb.Logf("fake anthropic: %s %s (%d bytes)", r.Method, r.URL.Path, len(body))
 	}
 
 	switch {
@@ -189,9 +246,9 @@ func (f *fakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"input_tokens":%d}`, len(body)/4+1)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
-		rep := fakeReply{Text: "ok"}
+		rep := Reply{Text: "ok"}
 		if call.Main {
-			rep = f.reply(req)
+			rep = f.script(req)
 		}
 		if req.Stream {
 			writeStream(w, req.Model, rep)
@@ -204,14 +261,14 @@ func (f *fakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // writeMessage answers a non-streaming request with one whole message.
-func writeMessage(w http.ResponseWriter, model string, rep fakeReply) {
+func writeMessage(w http.ResponseWriter, model string, rep Reply) {
 	content := []map[string]any{}
 	stop := "end_turn"
 	if rep.Text != "" {
 		content = append(content, map[string]any{"type": "text", "text": rep.Text})
 	}
 	if rep.ToolName != "" {
-		content = append(content, map[string]any{"type": "tool_use", "id": "toolu_fake_1", "name": rep.ToolName, "input": json.RawMessage(rep.ToolInput)})
+		content = append(content, map[string]any{"type": "tool_use", "id": rep.toolID(), "name": rep.ToolName, "input": json.RawMessage(rep.ToolInput)})
 		stop = "tool_use"
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -225,7 +282,7 @@ func writeMessage(w http.ResponseWriter, model string, rep fakeReply) {
 // writeStream answers a streaming request with Server-Sent Events in the
 // Messages API's order: message_start, per block start/deltas/stop,
 // message_delta (stop reason, usage), message_stop.
-func writeStream(w http.ResponseWriter, model string, rep fakeReply) {
+func writeStream(w http.ResponseWriter, model string, rep Reply) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	fl, _ := w.(http.Flusher)
@@ -256,7 +313,7 @@ func writeStream(w http.ResponseWriter, model string, rep fakeReply) {
 	stop := "end_turn"
 	if rep.ToolName != "" {
 		event("content_block_start", map[string]any{"type": "content_block_start", "index": index,
-			"content_block": map[string]any{"type": "tool_use", "id": "toolu_fake_1", "name": rep.ToolName, "input": map[string]any{}}})
+			"content_block": map[string]any{"type": "tool_use", "id": rep.toolID(), "name": rep.ToolName, "input": map[string]any{}}})
 		for _, part := range splitRunes(rep.ToolInput, 2) {
 			event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
 				"delta": map[string]string{"type": "input_json_delta", "partial_json": part}})
@@ -286,29 +343,9 @@ func splitRunes(s string, n int) []string {
 	return out
 }
 
-func clipText(s string, n int) string {
+func clip(s string, n int) string {
 	if len(s) > n {
 		return s[:n] + "…"
 	}
 	return s
-}
-
-// FuzzFakeAnthropic feeds arbitrary bodies to the fake: whatever a Claude
-// Code version sends, the fake answers (never panics, never hangs).
-func FuzzFakeAnthropic(f *testing.F) {
-	f.Add(`{"model":"m","stream":true,"messages":[{"role":"user","content":"say hello"}],"tools":[{}]}`)
-	f.Add(`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"write hi into notes.txt"}]}],"tools":[{}]}`)
-	f.Add(`{"model":"m","stream":true,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]}],"tools":[{}]}`)
-	f.Add(`{"messages":[{"role":"user","content":7}]}`)
-	f.Add(`not json`)
-	f.Fuzz(func(t *testing.T, body string) {
-		fake := &fakeAnthropic{t: t, reply: fakeModel("/nowhere")}
-		for _, path := range []string{"/v1/messages", "/v1/messages/count_tokens", "/other"} {
-			w := httptest.NewRecorder()
-			fake.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
-			if w.Code == 0 {
-				t.Errorf("POST %s: no status", path)
-			}
-		}
-	})
 }
