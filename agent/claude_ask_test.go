@@ -35,7 +35,7 @@ func askModel(req fakeanthropic.Request) fakeanthropic.Reply {
 	if len(req.Tools) == 0 {
 		return fakeanthropic.Reply{Text: "ok"} // not the main loop (a title, a summary)
 	}
-	if req.UserSaid(askPrompt) {
+	if req.UserSaid(askPrompt) && !req.Called(fakeanthropic.DefaultToolID) {
 		return fakeanthropic.Reply{
 			ToolName:  "AskUserQuestion",
 			ToolInput: `{"questions":[{"question":"` + askQuestion + `","header":"Color","multiSelect":false,"options":[{"label":"Red","description":"warm"},{"label":"Green","description":"calm"}]}]}`,

@@ -29,8 +29,11 @@ type Server struct {
 	tb     testing.TB
 	script func(Request) Reply
 
-	mu    sync.Mutex // guards calls
+	mu    sync.Mutex // guards calls and answered
 	calls []Call
+	// answered counts the messages answered, for their ids: Claude Code
+	// drops an assistant message whose id it has seen already.
+	answered int
 }
 
 // Call is one request the fake received.
@@ -127,6 +130,21 @@ func (r Request) UserSaid(s string) bool {
 	for _, m := range r.Messages {
 		for _, b := range m.Content {
 			if m.Role == "user" && b.Type == "text" && strings.Contains(b.Text, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Called reports whether an assistant message of the conversation has a
+// tool_use block with id: a script that asks for a tool once checks it, as
+// Claude Code sends side requests (such as a suggestion of what to type
+// next) that carry the whole conversation with the tools.
+func (r Request) Called(id string) bool {
+	for _, m := range r.Messages {
+		for _, b := range m.Content {
+			if m.Role == "assistant" && b.Type == "tool_use" && b.ID == id {
 				return true
 			}
 		}
@@ -250,18 +268,23 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if call.Main {
 			rep = f.script(req)
 		}
+		f.mu.Lock()
+		f.answered++
+		id := fmt.Sprintf("msg_fake_%d", f.answered)
+		f.mu.Unlock()
 		if req.Stream {
-			writeStream(w, req.Model, rep)
+			writeStream(w, id, req.Model, rep)
 		} else {
-			writeMessage(w, req.Model, rep)
+			writeMessage(w, id, req.Model, rep)
 		}
 	default:
 		http.NotFound(w, r)
 	}
 }
 
-// writeMessage answers a non-streaming request with one whole message.
-func writeMessage(w http.ResponseWriter, model string, rep Reply) {
+// writeMessage answers a non-streaming request with one whole message
+// whose id is id.
+func writeMessage(w http.ResponseWriter, id, model string, rep Reply) {
 	content := []map[string]any{}
 	stop := "end_turn"
 	if rep.Text != "" {
@@ -273,16 +296,16 @@ func writeMessage(w http.ResponseWriter, model string, rep Reply) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
-		"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+		"id": id, "type": "message", "role": "assistant", "model": model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
 		"usage": map[string]int{"input_tokens": 10, "output_tokens": 5},
 	})
 }
 
-// writeStream answers a streaming request with Server-Sent Events in the
-// Messages API's order: message_start, per block start/deltas/stop,
+// writeStream answers a streaming request with Server-Sent Events (message
+// id id) in the Messages API's order: message_start, per block start/deltas/stop,
 // message_delta (stop reason, usage), message_stop.
-func writeStream(w http.ResponseWriter, model string, rep Reply) {
+func writeStream(w http.ResponseWriter, id, model string, rep Reply) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	fl, _ := w.(http.Flusher)
@@ -294,7 +317,7 @@ func writeStream(w http.ResponseWriter, model string, rep Reply) {
 		}
 	}
 	event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
-		"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+		"id": id, "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
 		"usage": map[string]int{"input_tokens": 10, "output_tokens": 1},
 	}})
