@@ -214,7 +214,7 @@ func benchEdge(b *testing.B, url string, ad channels.Adapter) {
 // benchWorker is a worker: its own connection, the remote adapter, the
 // real session with the demo agent (at most maxProcs agents), behind a
 // cluster.Router with its own lease owner id.
-func benchWorker(b *testing.B, url, id string, maxProcs int, reg bool, ends *sessiontest.TurnEnds) *sessiontest.TurnEnds {
+func benchWorker(b *testing.B, url, id string, maxProcs int, reg bool, ends *sessiontest.TurnEnds) (*sessiontest.TurnEnds, *cluster.Router) {
 	b.Helper()
 	nc, js, in := benchConnect(b, url, id)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -249,7 +249,7 @@ func benchWorker(b *testing.B, url, id string, maxProcs int, reg bool, ends *ses
 			b.Errorf("cluster router %s: %v", id, err)
 		}
 	})
-	return ends
+	return ends, cr
 }
 
 // prompt delivers an echo prompt in th and returns when it was handed in.
@@ -275,76 +275,104 @@ func wait(b *testing.B, c <-chan struct{}, what string) bool {
 }
 
 // percentiles reports p50 and p99 of lat in milliseconds, as name-p50-ms
-// and name-p99-ms.
-func percentiles(b *testing.B, lat []time.Duration, name string) {
+// and name-p99-ms, and returns them.
+func percentiles(b *testing.B, lat []time.Duration, name string) (p50, p99 float64) {
 	if len(lat) == 0 {
-		return
+		return 0, 0
 	}
 	slices.Sort(lat)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	b.ReportMetric(ms(lat[len(lat)/2]), name+"p50-ms")
-	b.ReportMetric(ms(lat[len(lat)*99/100]), name+"p99-ms")
+	p50, p99 = ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100])
+	b.ReportMetric(p50, name+"p50-ms")
+	b.ReportMetric(p99, name+"p99-ms")
+	return p50, p99
 }
 
-// hopThreads is how many warm threads the hop benchmark prompts in turn.
+// hopThreads is how many warm threads each setup of the hop benchmark
+// prompts in turn.
 const hopThreads = 4
 
 // BenchmarkEventToFirstPost is the time from an inbound event (handed to
-// the platform adapter's handler) to the turn's first post in the thread,
-// for an agent that answers at once (the demo agent's echo) in a thread
-// whose agent already runs: "local" is the session with the adapter in
-// the same process (`gateway run`); "cluster" is edge → JetStream →
-// worker's Router → session → remote adapter → edge, on an embedded node
-// on loopback. One prompt at a time; the difference of the two is what
-// the NATS hops add.
+// the platform adapter's handler) to the turn's first post in the thread
+// (the agent's text), for an agent that answers at once (the demo agent's
+// echo) in a thread whose agent already runs, in two setups side by side:
+// "local" is the session with the adapter in the same process (`gateway
+// run`); "cluster" is edge → JetStream → the worker's Router → session →
+// remote adapter → NATS request → edge, on an embedded node on loopback.
+// Each iteration prompts once in each setup, one prompt at a time, so a
+// busy machine slows both alike; added- is the cluster's percentile less
+// the local one, what the NATS hops add.
 func BenchmarkEventToFirstPost(b *testing.B) {
-	b.Run("local", func(b *testing.B) {
-		rec, f, ad := platform()
-		r, ends, ctx, wg := benchSession(b, ad, 8, nil)
-		wg.Go(func() { _ = ad.Run(ctx, r.Handle) })
-		hop(b, rec, f, ends)
-	})
-	b.Run("cluster", func(b *testing.B) {
-		url := benchNode(b)
-		rec, f, ad := platform()
-		benchEdge(b, url, ad)
-		ends := benchWorker(b, url, "w1", 8, false, nil)
-		hop(b, rec, f, ends)
-	})
-}
+	var local, clus hopSetup
+	local.rec, local.f, local.ad = platform()
+	r, ends, ctx, wg := benchSession(b, local.ad, 8, nil)
+	local.ends = ends
+	wg.Go(func() { _ = local.ad.Run(ctx, r.Handle) })
 
-// hop warms hopThreads threads (their agents start), then prompts them
-// in turn, one at a time, and reports the latencies.
-func hop(b *testing.B, rec *channeltest.Recorder, f *firstPosts, ends *sessiontest.TurnEnds) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	threads := make([]channels.ThreadRef, hopThreads)
-	for i := range threads {
-		threads[i] = rec.Thread(fmt.Sprint("t", i))
-		prompt(b, rec, threads[i], fmt.Sprint("warm", i), "warm")
-		if _, ok := ends.Next(ctx, threads[i]); !ok {
-			b.Fatalf("no turn end in %s", threads[i])
-		}
-	}
-	var lat []time.Duration
+	url := benchNode(b)
+	clus.rec, clus.f, clus.ad = platform()
+	benchEdge(b, url, clus.ad)
+	clus.ends, _ = benchWorker(b, url, "w1", 8, false, nil)
+
+	local.warm(b)
+	clus.warm(b)
 	i := 0
 	for b.Loop() {
-		th := threads[i%len(threads)]
-		m := f.arm(th)
-		start := prompt(b, rec, th, fmt.Sprint("m", i), fmt.Sprint("answer ", i))
-		if !wait(b, m.anyDone, "post in "+th.String()) {
-			return
-		}
-		lat = append(lat, m.anyAt.Sub(start))
-		if _, ok := ends.Next(ctx, th); !ok {
-			b.Fatalf("no turn end in %s", th)
-		}
+		local.once(b, i)
+		clus.once(b, i)
 		i++
 	}
 	b.StopTimer()
-	percentiles(b, lat, "")
-	if !strings.Contains(text(rec, threads[0]), "answer 0") {
-		b.Fatalf("thread %s did not get its answer: %q", threads[0], text(rec, threads[0]))
+	lp50, lp99 := percentiles(b, local.lat, "local-")
+	cp50, cp99 := percentiles(b, clus.lat, "cluster-")
+	b.ReportMetric(cp50-lp50, "added-p50-ms")
+	b.ReportMetric(cp99-lp99, "added-p99-ms")
+	for _, s := range []*hopSetup{&local, &clus} {
+		if got := text(s.rec, s.threads[0]); !strings.Contains(got, "answer 0") {
+			b.Fatalf("thread %s did not get its answer: %q", s.threads[0], got)
+		}
+	}
+}
+
+// hopSetup is one setup of the hop benchmark: its platform, its warm
+// threads and the latencies measured.
+type hopSetup struct {
+	rec     *channeltest.Recorder
+	f       *firstPosts
+	ad      channels.Adapter
+	ends    *sessiontest.TurnEnds
+	threads []channels.ThreadRef
+	lat     []time.Duration
+}
+
+// warm starts the agents of hopThreads threads.
+func (s *hopSetup) warm(b *testing.B) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := range hopThreads {
+		th := s.rec.Thread(fmt.Sprint("t", i))
+		s.threads = append(s.threads, th)
+		prompt(b, s.rec, th, fmt.Sprint("warm", i), "warm")
+		if _, ok := s.ends.Next(ctx, th); !ok {
+			b.Fatalf("no turn end in %s", th)
+		}
+	}
+}
+
+// once prompts in the next thread and notes the latency of the first
+// post; it returns when the turn ended.
+func (s *hopSetup) once(b *testing.B, i int) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	th := s.threads[i%len(s.threads)]
+	m := s.f.arm(th)
+	start := prompt(b, s.rec, th, fmt.Sprint("m", i), fmt.Sprint("answer ", i))
+	if !wait(b, m.anyDone, "post in "+th.String()) {
+		b.FailNow()
+	}
+	s.lat = append(s.lat, m.anyAt.Sub(start))
+	if _, ok := s.ends.Next(ctx, th); !ok {
+		b.Fatalf("no turn end in %s", th)
 	}
 }
 
@@ -418,8 +446,9 @@ func BenchmarkThreads(b *testing.B) {
 	benchEdge(b, url, ad)
 	base := heapInUse()
 	ends := sessiontest.NewTurnEnds() // the workers' together
-	for i := range workers {
-		benchWorker(b, url, fmt.Sprint("w", i+1), procs, true, ends)
+	routers := make([]*cluster.Router, workers)
+	for i := range routers {
+		_, routers[i] = benchWorker(b, url, fmt.Sprint("w", i+1), procs, true, ends)
 	}
 	idle := heapInUse()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
@@ -464,6 +493,12 @@ func BenchmarkThreads(b *testing.B) {
 	b.ReportMetric(float64(n*round)/took.Seconds(), "answers/s")
 	b.ReportMetric(float64(used-base)/workers/(1<<20), "heap-MB/worker")
 	b.ReportMetric(float64(used-idle)/float64(n*round)/(1<<10), "heap-KB/thread")
+	held := []int{}
+	for _, cr := range routers {
+		held = append(held, len(cr.Owned()))
+	}
+	b.ReportMetric(float64(slices.Min(held)), "threads-min/worker")
+	b.ReportMetric(float64(slices.Max(held)), "threads-max/worker")
 	if agents > 0 {
 		b.ReportMetric(float64(agents), "agents")
 		b.ReportMetric(float64(kb)/float64(agents)/(1<<10), "RSS-MB/agent")
