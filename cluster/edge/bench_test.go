@@ -211,10 +211,37 @@ func benchEdge(b *testing.B, url string, ad channels.Adapter) {
 	}
 }
 
+// handOvers notes when the cluster handed each thread's event to a
+// worker's session (by cluster.Event.Thread, the last one).
+// took is how long each hand-over took (the worker's handler, which the
+// next event of the cluster waits for).
+type handOvers struct {
+	mu   sync.Mutex
+	at   map[string]time.Time
+	took []time.Duration
+}
+
+func (h *handOvers) note(thread string, start time.Time) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.at[thread] = start
+	h.took = append(h.took, time.Since(start))
+}
+
+func (h *handOvers) of(thread string) time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.at[thread]
+}
+
 // benchWorker is a worker: its own connection, the remote adapter, the
 // real session with the demo agent (at most maxProcs agents), behind a
-// cluster.Router with its own lease owner id.
-func benchWorker(b *testing.B, url, id string, maxProcs int, reg bool, ends *sessiontest.TurnEnds) (*sessiontest.TurnEnds, *cluster.Router) {
+// cluster.Router with its own lease owner id. Hand-overs to the session
+// go to handed (may be nil).
+func benchWorker(b *testing.B, url, id string, maxProcs int, reg bool, ends *sessiontest.TurnEnds, handed *handOvers) (*sessiontest.TurnEnds, *cluster.Router) {
 	b.Helper()
 	nc, js, in := benchConnect(b, url, id)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -238,10 +265,15 @@ func benchWorker(b *testing.B, url, id string, maxProcs int, reg bool, ends *ses
 		}
 		b.Cleanup(registry.Close)
 	}
+	handle := remote.Handler(ra)
 	cr := cluster.NewRouter(cluster.RouterOptions{
 		Cluster: clusterName, Conn: nc, Leases: leases, Inbound: in, Registry: registry,
 		Agents: []string{"demo"}, Retry: 20 * time.Millisecond, Log: testlog.FailOnError(b),
-		Handle: remote.Handler(ra),
+		Handle: func(ctx context.Context, ev cluster.Event) error {
+			start := time.Now()
+			defer handed.note(ev.Thread, start)
+			return handle(ctx, ev)
+		},
 	})
 	wg.Go(func() { _ = view.Run(rctx, r.Handle) })
 	wg.Go(func() {
@@ -312,7 +344,7 @@ func BenchmarkEventToFirstPost(b *testing.B) {
 	url := benchNode(b)
 	clus.rec, clus.f, clus.ad = platform()
 	benchEdge(b, url, clus.ad)
-	clus.ends, _ = benchWorker(b, url, "w1", 8, false, nil)
+	clus.ends, _ = benchWorker(b, url, "w1", 8, false, nil, nil)
 
 	local.warm(b)
 	clus.warm(b)
@@ -431,12 +463,15 @@ func childRSS() (n int, kb int64) {
 // and three workers, in this one process, each worker running the real
 // session with at most BENCH_MAX_PROCESSES (default 16) demo agents: a
 // thread beyond them waits in line (and is told its place) until an idle
-// agent gives way. It reports event-to-first-post (the answer or the
-// notice of the place in line) and event-to-answer (the first text post)
-// percentiles, the heap the workers added (the node and the edge are in
-// the same heap; per worker is a third of it, per thread the total over
-// the threads) and the agents' resident memory. Each iteration takes new
-// threads; run it with -benchtime 1x.
+// agent gives way. Latency percentiles, from the event handed to the
+// edge's handler: handed- to the owning worker's handler (handler- is how
+// long that handler took), post- to the thread's first post (the answer,
+// or the notice of its place in line), answer- to its first text post.
+// Memory: heap-MB/worker is the heap the three workers added, over three
+// (the node and the edge share the heap; what the node keeps of the
+// burst is in it); heap-KB/thread is the heap the burst added per thread;
+// RSS-MB/agent is the mean resident memory of the agents still running.
+// Each iteration takes new threads; run it with -benchtime 1x.
 func BenchmarkThreads(b *testing.B) {
 	n := envInt(b, "BENCH_THREADS", 1000)
 	procs := envInt(b, "BENCH_MAX_PROCESSES", 16)
@@ -446,14 +481,15 @@ func BenchmarkThreads(b *testing.B) {
 	benchEdge(b, url, ad)
 	base := heapInUse()
 	ends := sessiontest.NewTurnEnds() // the workers' together
+	handed := &handOvers{at: map[string]time.Time{}}
 	routers := make([]*cluster.Router, workers)
 	for i := range routers {
-		_, routers[i] = benchWorker(b, url, fmt.Sprint("w", i+1), procs, true, ends)
+		_, routers[i] = benchWorker(b, url, fmt.Sprint("w", i+1), procs, true, ends, handed)
 	}
 	idle := heapInUse()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	var first, answer []time.Duration
+	var hand, first, answer []time.Duration
 	var took time.Duration
 	round := 0
 	for b.Loop() {
@@ -474,6 +510,7 @@ func BenchmarkThreads(b *testing.B) {
 			if !wait(b, m.textDone, "answer in "+threads[i].String()) {
 				return
 			}
+			hand = append(hand, handed.of(threads[i].String()).Sub(starts[i]))
 			first = append(first, m.anyAt.Sub(starts[i]))
 			answer = append(answer, m.textAt.Sub(starts[i]))
 		}
@@ -488,6 +525,8 @@ func BenchmarkThreads(b *testing.B) {
 	b.StopTimer()
 	used := heapInUse()
 	agents, kb := childRSS()
+	percentiles(b, hand, "handed-")
+	percentiles(b, handed.took, "handler-")
 	percentiles(b, first, "post-")
 	percentiles(b, answer, "answer-")
 	b.ReportMetric(float64(n*round)/took.Seconds(), "answers/s")
