@@ -110,6 +110,9 @@ type Inbound struct {
 	// events (a "stop").
 	Fetch func(ctx context.Context) []File
 	// ID is the platform's id of the inbound message, for de-duplication.
+	// A reaction event has an id of its own, stable across redeliveries
+	// (Slack's event_id; on Discord made of message, user, add or remove
+	// and emoji), which is not a message's id.
 	ID MessageID
 	// Choice is set when the inbound event is a click on a prompt option:
 	// the prompt's handle and the option id.

@@ -104,3 +104,26 @@ func TestCatchUpStopCommandInBacklog(t *testing.T) {
 		}
 	}
 }
+
+// TestReactionIsNotTheLastMessageSeen: reaction events carry an id of
+// their own (for de-duplication), which is no message of the thread: the
+// catch-up must not read on from it.
+func TestReactionIsNotTheLastMessageSeen(t *testing.T) {
+	e := newEnv(t, envOptions{catchUp: session.CatchUp{Window: time.Hour}})
+	th := e.rec.Thread("seen")
+	e.say(th, ann, "echo before")
+	e.waitEnd(th)
+	for _, r := range []channels.Reaction{{Message: "in-echo before", Emoji: "👍"}, {Message: "in-echo before", Emoji: channels.ReactStop}} {
+		in := channels.Inbound{Thread: th, Author: ann, Reaction: &r, ID: channels.MessageID("Ev-" + r.Emoji)}
+		if err := e.rec.Deliver(e.ctx(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen, err := e.st.SeenSince(e.ctx(), time.Now().Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen[0].MessageID != "in-echo before" {
+		t.Errorf("last seen = %+v, want the message \"in-echo before\"", seen)
+	}
+}

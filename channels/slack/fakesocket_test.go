@@ -549,6 +549,12 @@ func (f *fakeSlack) sendView(ctx context.Context, v fakeView, kind string, answe
 // channel, as Slack sends it: a reaction_added (reaction_removed) event
 // that names the message only by its channel and ts.
 func (f *fakeSlack) react(ctx context.Context, user, channel, ts, name string, removed bool) error {
+	_, err := f.reactEnvelope(ctx, user, channel, ts, name, removed)
+	return err
+}
+
+// reactEnvelope is react returning the envelope sent, for a redelivery.
+func (f *fakeSlack) reactEnvelope(ctx context.Context, user, channel, ts, name string, removed bool) (map[string]any, error) {
 	kind := "reaction_added"
 	if removed {
 		kind = "reaction_removed"
@@ -562,5 +568,5 @@ func (f *fakeSlack) react(ctx context.Context, user, channel, ts, name string, r
 	env := f.eventEnvelopeLocked(map[string]any{"type": kind, "user": user, "reaction": name, "item_user": itemUser,
 		"item": map[string]any{"type": "message", "channel": channel, "ts": ts}, "event_ts": now}, "", 0)
 	f.mu.Unlock()
-	return f.send(ctx, env)
+	return env, f.send(ctx, env)
 }

@@ -234,7 +234,7 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 		return a.stopped(ctx, ev, firstNonEmpty(string(cb.TeamID), me.TeamID))
 	}
 	if ev.Type == "reaction_added" || ev.Type == "reaction_removed" {
-		return a.fromReaction(ctx, ev, firstNonEmpty(string(cb.TeamID), me.TeamID), me)
+		return a.fromReaction(ctx, ev, string(cb.EventID), firstNonEmpty(string(cb.TeamID), me.TeamID), me)
 	}
 	channel := string(ev.Channel)
 	thread := firstNonEmpty(string(ev.ThreadTS), string(ev.TS))
