@@ -137,14 +137,19 @@ type Inbound struct {
 	// Closed is set when the person deleted the thread (the web chat's
 	// Delete): its running turn is stopped, its agent process ended and
 	// its binding forgotten, so the thread's session is never resumed.
-	// Text and Files are ignored.
+	// Text and Files are ignored. With no Author (neither ID nor Name)
+	// it is the platform's own word that the thread is gone (Discord's
+	// thread deleted, Slack's thread root deleted), which needs no
+	// access; with no Thread, every thread of Channel is gone (the
+	// channel deleted).
 	Closed bool
 	// Archived is set when the thread was archived (Discord; Slack has
 	// no archive of threads): its agent is stopped and its workspace
 	// removed (a dirty worktree, and a worktree's branch with commits,
 	// are kept), its binding kept, so a later message resumes its
 	// session in a new workspace. The platform says not who archived
-	// it: Author is empty, Text and Files are ignored.
+	// it: Author is empty, Text and Files are ignored. With no Thread,
+	// every thread of Channel is archived (Slack's channel archived).
 	Archived bool
 	// Agent, if set, is the agent the person picked for a new thread,
 	// by its name in agents.list. It applies to a thread not bound to an

@@ -286,6 +286,10 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		r.answer(ctx, ad, acc, in)
 		return
 	case channels.IntentClose:
+		if platformSaid(in) {
+			r.gone(in.Thread)
+			return
+		}
 		r.close(ctx, ad, acc, in)
 		return
 	case channels.IntentArchive:
