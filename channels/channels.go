@@ -89,6 +89,9 @@ type Author struct {
 	// Bot reports that the author is a bot (including this gateway).
 	// Adapters never deliver the gateway's own messages.
 	Bot bool
+	// Self marks the gateway's own message (with Bot): only History
+	// returns these, for the context of a thread; they never run.
+	Self bool
 	// Roles are the author's roles (Discord) or user groups (Slack) that
 	// access rules may name; adapters fill what they know.
 	Roles []string
@@ -409,9 +412,10 @@ type History interface {
 	// MessagesAfter reads one page of the messages of thread t posted
 	// after the message after, oldest first, at most about limit read.
 	// Page.Messages holds those Run would have delivered, converted and
-	// filtered the same way (the gateway's own messages and system events
-	// left out; a message Run delivered already may be among them: the
-	// caller answers it once). It blocks on I/O. It
+	// filtered the same way (system events left out; a message Run
+	// delivered already may be among them: the caller answers it once),
+	// and the gateway's own messages, their Author.Self set (the caller
+	// that answers messages skips them). It blocks on I/O. It
 	// returns a *RateLimitError when the platform (or the adapter's own
 	// pacing) asks the caller to wait; nothing was read then.
 	MessagesAfter(ctx context.Context, t ThreadRef, after MessageID, limit int) (Page, error)
