@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/store"
 )
 
 // platformSaid reports whether in is the platform's own word, not a
@@ -38,8 +39,8 @@ func (r *Router) gone(ref channels.ThreadRef) {
 }
 
 // known returns the threads ref names that the gateway has an owner or a
-// binding for: ref itself, or with no ref.Thread the threads of the
-// channel ref.Channel. It reads the store.
+// binding for (or, for one thread, a workspace): ref itself, or with no
+// ref.Thread the threads of the channel ref.Channel. It reads the store.
 func (r *Router) known(ref channels.ThreadRef) []channels.ThreadRef {
 	inChannel := func(t channels.ThreadRef) bool {
 		if ref.Thread != "" {
@@ -57,7 +58,17 @@ func (r *Router) known(ref channels.ThreadRef) []channels.ThreadRef {
 	r.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*writeTimeout)
 	defer cancel()
-	bs, err := r.o.Store.Bindings(ctx)
+	var bs []store.Binding
+	var err error
+	if ref.Thread != "" {
+		var b store.Binding
+		var ok bool
+		if b, ok, err = r.o.Store.Binding(ctx, ref); ok {
+			bs = append(bs, b)
+		}
+	} else {
+		bs, err = r.o.Store.Bindings(ctx)
+	}
 	if err != nil {
 		r.log.Error("cannot read the bindings of a deleted thread or channel", "thread", ref, "err", err)
 	}
