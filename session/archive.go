@@ -20,6 +20,12 @@ func (r *Router) archive(ref channels.ThreadRef) {
 	}
 	go func() {
 		defer r.wg.Done()
+		if ref.Thread == "" { // a channel archived: each of its threads
+			for _, t := range r.known(ref) {
+				r.archived(t)
+			}
+			return
+		}
 		r.archived(ref)
 	}()
 }

@@ -127,3 +127,33 @@ func TestReactionIsNotTheLastMessageSeen(t *testing.T) {
 		t.Errorf("last seen = %+v, want the message \"in-echo before\"", seen)
 	}
 }
+
+// The gateway's own messages in the backlog (History returns them marked
+// Author.Self, for a thread's context) are never run, not even where
+// bots may prompt, and a stop among them stops nothing.
+func TestCatchUpSkipsOwnMessages(t *testing.T) {
+	cu := session.CatchUp{Window: time.Hour}
+	dir := t.TempDir()
+	rec := channeltest.New(channeltest.Options{Platform: "web"})
+	th := rec.Thread("down-own")
+	gw := channels.Author{ID: "u-gateway", Name: "gateway", Bot: true, Self: true}
+	access := map[string]session.AccessRule{"web": {Users: []string{ann.ID, gw.ID}, AllowBots: true}}
+	first := newEnv(t, envOptions{recorder: rec, dir: dir, catchUp: cu, access: access})
+	first.say(th, ann, "echo before")
+	first.waitEnd(th)
+	first.close()
+
+	msg := func(who channels.Author, text string) channels.Inbound {
+		return channels.Inbound{Thread: th, Author: who, Text: text, ID: channels.MessageID("down-" + text)}
+	}
+	h := &historied{Adapter: rec.Adapter(), after: map[channels.ThreadRef]channels.MessageID{},
+		backlog: map[channels.ThreadRef][]channels.Inbound{th: {msg(ann, "echo one"), msg(gw, "echo own"), msg(gw, "stop"), msg(ann, "echo two")}}}
+	second := newEnv(t, envOptions{recorder: rec, dir: dir, adapter: h, catchUp: cu, access: access})
+	second.waitEnd(th) // one
+	second.waitEnd(th) // two
+	second.say(th, ann, "echo after")
+	second.waitEnd(th)
+	if got, want := second.text(th), "beforeonetwoafter"; got != want {
+		t.Errorf("answers = %q, want %q (the gateway's own messages left out)", got, want)
+	}
+}

@@ -286,6 +286,10 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		r.answer(ctx, ad, acc, in)
 		return
 	case channels.IntentClose:
+		if platformSaid(in) {
+			r.gone(in.Thread)
+			return
+		}
 		r.close(ctx, ad, acc, in)
 		return
 	case channels.IntentArchive:
@@ -399,7 +403,7 @@ func (r *Router) gate(ctx context.Context, in channels.Inbound) (channels.Adapte
 	}
 	open := slices.Contains(r.o.Open, in.Thread.Platform)
 	acc := access{rule: rule, hasRule: hasRule, open: open}
-	if in.Author.Bot && !rule.AllowBots {
+	if in.Author.Self || (in.Author.Bot && !rule.AllowBots) {
 		return nil, access{}, nil, false // bots, including this gateway, are ignored by default
 	}
 	return ad, acc, detector, true

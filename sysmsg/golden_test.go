@@ -148,6 +148,7 @@ func messages() []message {
 		{"Backfill", sysmsg.Backfill{Messages: []sysmsg.Said{
 			{Author: "Ann", Time: time.Date(2026, 11, 25, 20, 10, 0, 0, time.UTC), Text: "the build fails on main\nsince this morning"},
 			{Author: "CI", Bot: true, Time: time.Date(2026, 11, 25, 20, 11, 0, 0, time.UTC), Text: "build #12 failed with 3 errors", Cut: true},
+			{Author: "gatewaybot", Bot: true, Self: true, Time: time.Date(2026, 11, 25, 20, 12, 0, 0, time.UTC), Text: "looking into it"},
 		}, Cut: true}},
 		{"Backfill/none", sysmsg.Backfill{}},
 		{"Status/idle", sysmsg.Status{Agent: "demo"}},

@@ -489,6 +489,7 @@ type Backfill struct {
 type Said struct {
 	Author string
 	Bot    bool // written by a bot (this gateway's, or another)
+	Self   bool // written by this gateway (with Bot)
 	Time   time.Time
 	Text   string
 	Cut    bool // Text is the start of a longer text
@@ -507,7 +508,10 @@ func (b Backfill) Body() string {
 	s.WriteString("):\n")
 	for _, m := range b.Messages {
 		who := m.Author
-		if m.Bot {
+		switch {
+		case m.Self:
+			who += " (this bot)"
+		case m.Bot:
 			who += " (bot)"
 		}
 		s.WriteString("> " + who)

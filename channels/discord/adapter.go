@@ -452,6 +452,7 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 	case *discordgo.ChannelDelete:
 		if e.Channel != nil {
 			a.places.forget(e.ID)
+			a.onChannelDelete(e.Channel)
 		}
 	case *discordgo.ThreadCreate:
 		a.places.put(e.Channel, "")
@@ -461,6 +462,7 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 	case *discordgo.ThreadDelete:
 		if e.Channel != nil {
 			a.places.forget(e.ID)
+			a.onThreadDelete(e.Channel)
 		}
 	case *discordgo.ThreadListSync:
 		for _, c := range e.Threads {

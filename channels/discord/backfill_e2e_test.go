@@ -43,7 +43,8 @@ func (f *fakeDiscord) historyReadCount() int {
 // TestBackfillE2E: mentioned inside a thread people had been talking in,
 // the gateway reads the thread's last messages from Discord and the demo
 // agent's first prompt starts with them, quoted with authors and times,
-// a bot's marked, within context.backfill (3 messages, 50 characters);
+// a bot's marked, the gateway's own marked as this bot's, within
+// context.backfill (3 messages, 50 characters);
 // for a person without access nothing is read.
 func TestBackfillE2E(t *testing.T) {
 	if testing.Short() {
@@ -61,6 +62,7 @@ func TestBackfillE2E(t *testing.T) {
 	f.dated(bob, th, "the build fails on main since this morning", at.Add(time.Minute)) // 42 characters: over the 50 with the next two
 	f.dated(bot2, th, "build #12 failed", at.Add(2*time.Minute))
 	f.dated(bob, th, "any idea?", at.Add(3*time.Minute))
+	f.dated(f.bot, th, "looking", at.Add(4*time.Minute)) // the gateway's own (an earlier session there)
 	other := f.peopleThread(bob, "elsewhere")
 	f.dated(bob, other, "something private", at)
 
@@ -127,6 +129,7 @@ func TestBackfillE2E(t *testing.T) {
 	want := "Earlier messages in this thread, for context (oldest first; older ones left out):\n" +
 		"> otherbot (bot), 2026-11-25 20:12 UTC:\n> build #12 failed\n" +
 		"> Bob, 2026-11-25 20:13 UTC:\n> any idea?\n" +
+		"> " + f.bot.Name + " (this bot), 2026-11-25 20:14 UTC:\n> looking\n" +
 		"\necho hello"
 	if len(prompts) != 1 || prompts[0] != want {
 		t.Errorf("the agent's prompts = %q, want one:\n%s", prompts, want)

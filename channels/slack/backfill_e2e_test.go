@@ -18,7 +18,8 @@ import (
 // TestBackfillE2E: mentioned inside a thread people had been talking in,
 // the gateway reads the thread with conversations.replies and the demo
 // agent's first prompt starts with its last messages, quoted with
-// authors and times (from their ts), a bot's marked, the thread's first
+// authors and times (from their ts), a bot's marked, the app's own
+// marked as this bot's, the thread's first
 // message among them, within context.backfill (3 messages, 50
 // characters); for a person without access nothing is read.
 func TestBackfillE2E(t *testing.T) {
@@ -90,6 +91,10 @@ func TestBackfillE2E(t *testing.T) {
 	say(sayOptions{user: bob, thread: build, text: "the build fails on main since this morning"}) // 42 characters: over the 50 with the next two
 	say(sayOptions{thread: build, botID: "B0CI", text: "build #12 failed"})
 	say(sayOptions{user: bob, thread: build, text: "any idea?"})
+	f.mu.Lock() // the app's own message, of an earlier session there
+	own := &fakeMessage{Channel: fakeChannel, TS: f.newTSLocked(), ThreadTS: build, Text: "looking", User: f.botUser, BotID: f.botID}
+	f.msgs[fakeChannel+"/"+own.TS] = own
+	f.mu.Unlock()
 	deploy := say(sayOptions{user: bob, text: "deploy is stuck"})
 
 	// Bob may not prompt: he is refused and nothing is read.
@@ -130,6 +135,7 @@ func TestBackfillE2E(t *testing.T) {
 	want := "Earlier messages in this thread, for context (oldest first; older ones left out):\n" +
 		"> B0CI (bot), " + when + ":\n> build #12 failed\n" +
 		"> Bob, " + when + ":\n> any idea?\n" +
+		"> U0BOT (this bot), " + when + ":\n> looking\n" +
 		"\necho hello"
 	if got := firstPrompt(ref(fakeChannel, build)); got != want {
 		t.Errorf("first prompt in the build thread:\n%s\nwant:\n%s", got, want)

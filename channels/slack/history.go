@@ -35,7 +35,8 @@ const (
 // MessagesAfter reads the replies of thread t posted after the message
 // after (conversations.replies with oldest=after, not inclusive), one call,
 // and returns those Run would deliver, oldest first, converted the same
-// way: the app's own messages, edits and other events left out. Those it
+// way (edits and other events left out), and the app's own messages
+// marked Author.Self. Those it
 // returns count as delivered, so that a later event for one (Slack's
 // redelivery) is not delivered again; one delivered live already is
 // returned too, in its place, for the caller to answer once. A read from
@@ -83,7 +84,11 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 		// lists first) comes after no message: only a read from the
 		// start (after "", the context of a thread the gateway joins)
 		// returns it; a catch-up reads after a message it saw.
-		if isOwn(ev, me) || !deliverable[string(ev.Subtype)] {
+		if !deliverable[string(ev.Subtype)] {
+			continue
+		}
+		if isOwn(ev, me) {
+			page.Messages = append(page.Messages, a.own(t, ev, me))
 			continue
 		}
 		// Delivered live already or not, it is returned (the caller
@@ -94,6 +99,20 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 		page.Messages = append(page.Messages, a.message(ctx, t, ev, me.TeamID, me))
 	}
 	return page, nil
+}
+
+// own is the app's own message ev of thread t, as MessagesAfter returns
+// it: its text, marked Author.Self.
+func (a *Adapter) own(t channels.ThreadRef, ev event, me Capabilities) channels.Inbound {
+	id := firstNonEmpty(string(ev.User), string(ev.BotID))
+	return channels.Inbound{
+		Thread: t,
+		Author: channels.Author{ID: id, Name: firstNonEmpty(ev.BotProfile.best(), string(ev.Username), id), Bot: true, Self: true},
+		Text:   inboundText(string(ev.Text), me.BotUserID),
+		ID:     channels.MessageID(ev.TS),
+		Space:  me.TeamID,
+		Time:   tsTime(string(ev.TS)),
+	}
 }
 
 // paceHistory reserves the next history call at now, or returns a

@@ -136,7 +136,7 @@ func (a *Adapter) queue(in *inbound, it item) {
 			a.log.Debug("slack: event ignored", "err", err)
 			return
 		}
-		key = string(cb.Event.Channel) + "/" + firstNonEmpty(string(cb.Event.ThreadTS), string(cb.Event.TS))
+		key = string(cb.Event.Channel) + "/" + firstNonEmpty(string(cb.Event.ThreadTS), string(cb.Event.DeletedTS), string(cb.Event.TS))
 		if th, ok := a.seen.threadOf(string(cb.Event.Channel), string(cb.Event.Item.TS)); ok && cb.Event.Item.TS != "" {
 			key = string(cb.Event.Channel) + "/" + th // a reaction: the lane of its message's thread
 		}
@@ -235,6 +235,9 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 	}
 	if ev.Type == "reaction_added" || ev.Type == "reaction_removed" {
 		return a.fromReaction(ctx, ev, string(cb.EventID), firstNonEmpty(string(cb.TeamID), me.TeamID), me)
+	}
+	if in, ok := a.fromGone(ctx, ev, firstNonEmpty(string(cb.TeamID), me.TeamID)); ok {
+		return in, true
 	}
 	channel := string(ev.Channel)
 	thread := firstNonEmpty(string(ev.ThreadTS), string(ev.TS))
