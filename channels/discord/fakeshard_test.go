@@ -14,11 +14,11 @@ import (
 // Discord does. All shards share one log (so one sequence); each
 // connection skips what is not for it.
 type shardState struct {
-	count          int       // the bot's shard count; 0: not sharded
-	maxConcurrency int       // session_start_limit.max_concurrency (0: 1)
-	guilds         []string  // guilds besides fakeDiscord.guild
-	to             []logRoute   // where each entry of the log goes, by index
-	only           *fakeConn // while set, new entries go to this connection alone
+	count          int        // the bot's shard count; 0: not sharded
+	maxConcurrency int        // session_start_limit.max_concurrency (0: 1)
+	guilds         []string   // guilds besides fakeDiscord.guild
+	to             []logRoute // where each entry of the log goes, by index
+	only           *fakeConn  // while set, new entries go to this connection alone
 	// identified is when each identify bucket (shard % maxConcurrency)
 	// last identified.
 	identified map[int]time.Time
