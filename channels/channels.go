@@ -111,6 +111,11 @@ type Inbound struct {
 	Fetch func(ctx context.Context) []File
 	// ID is the platform's id of the inbound message, for de-duplication.
 	ID MessageID
+	// Event is the platform's id of the delivery that carried it, the
+	// same when the platform delivers it again (Slack's event_id; "" where
+	// the adapter has none). Edges publish it as the inbound event's
+	// Nats-Msg-Id, so a redelivery that reached another edge is dropped.
+	Event string
 	// Choice is set when the inbound event is a click on a prompt option:
 	// the prompt's handle and the option id.
 	Choice *ChoiceAnswer
