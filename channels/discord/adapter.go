@@ -459,6 +459,7 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 	case *discordgo.Event:
 		if e.Type == "READY" {
 			a.resume.learn(e.RawData)
+			a.identified()
 		}
 		a.learnBotRole(e)
 	case *discordgo.ChannelCreate:

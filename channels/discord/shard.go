@@ -23,7 +23,8 @@ import (
 // (Session.ShardID, ShardCount) and does nothing about the limit, so a
 // sharded adapter (count > 1) waits for its bucket's turn before each
 // websocket dial that will identify, i.e. every dial but one to the
-// session's resume URL (identifyTurn). The turns are kept per process
+// session's resume URL (identifyTurn); the next turn is 5 s after the
+// dial, or after the READY that answers the IDENTIFY when later. The turns are kept per process
 // (identifyTurns), so shards started by one process never collide; edges
 // in separate processes do not see each other's turns: start them a few
 // seconds apart, or give shards of one bucket to one process. An IDENTIFY
@@ -45,25 +46,35 @@ type turns struct {
 }
 
 // wait waits for key's turn; it returns ctx's error when ctx ends first.
+// A turn taken moves the key's next turn identifyInterval on.
 func (t *turns) wait(ctx context.Context, key string) error {
+	for {
+		t.mu.Lock()
+		now := time.Now()
+		at := t.next[key]
+		if !at.After(now) {
+			t.next[key] = now.Add(identifyInterval)
+			t.mu.Unlock()
+			return nil
+		}
+		t.mu.Unlock()
+		timer := time.NewTimer(at.Sub(now))
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		}
+	}
+}
+
+// ready moves key's next turn to identifyInterval after now: a READY
+// came, so Discord has the IDENTIFY, later than the turn's dial.
+func (t *turns) ready(key string) {
 	t.mu.Lock()
-	now := time.Now()
-	at := t.next[key]
-	if at.Before(now) {
-		at = now
-	}
-	t.next[key] = at.Add(identifyInterval)
-	t.mu.Unlock()
-	if !at.After(now) {
-		return nil
-	}
-	timer := time.NewTimer(at.Sub(now))
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	defer t.mu.Unlock()
+	if next := time.Now().Add(identifyInterval); next.After(t.next[key]) {
+		t.next[key] = next
 	}
 }
 
@@ -73,9 +84,23 @@ func (a *Adapter) identifyTurn(ctx context.Context) error {
 	if a.o.Shard.Count <= 1 || a.resume.known() {
 		return nil
 	}
-	conc := a.maxConcurrency(ctx)
-	key := fmt.Sprintf("%s %s %d", a.o.APIBaseURL, a.s.Token, a.o.Shard.ID%conc)
-	return identifyTurns.wait(ctx, key)
+	a.maxConcurrency(ctx)
+	return identifyTurns.wait(ctx, a.identifyKey())
+}
+
+// identifyKey is the adapter's identify bucket, among every bot's.
+func (a *Adapter) identifyKey() string {
+	a.mu.Lock()
+	conc := max(a.concurrency, 1)
+	a.mu.Unlock()
+	return fmt.Sprintf("%s %s %d", a.o.APIBaseURL, a.s.Token, a.o.Shard.ID%conc)
+}
+
+// identified is called on READY: the bucket's next turn counts from now.
+func (a *Adapter) identified() {
+	if a.o.Shard.Count > 1 {
+		identifyTurns.ready(a.identifyKey())
+	}
 }
 
 // maxConcurrency returns the bot's identify concurrency from GET

@@ -159,9 +159,16 @@ func TestIdentifyTurns(t *testing.T) {
 		if err := tu.wait(ctx, "bucket 1"); err != nil || time.Since(at) != 0 {
 			t.Errorf("another bucket waited %v (%v), want no wait", time.Since(at), err)
 		}
+		// A READY 2 s after a turn moves the next to 5 s after the READY.
+		time.Sleep(2 * time.Second) // virtual time
+		tu.ready("bucket 1")
+		at = time.Now()
+		if err := tu.wait(ctx, "bucket 1"); err != nil || time.Since(at) != identifyInterval {
+			t.Errorf("after a READY the turn came in %v (%v), want %v", time.Since(at), err, identifyInterval)
+		}
 		short, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
-		if err := tu.wait(short, "bucket 0"); err != context.DeadlineExceeded {
+		if err := tu.wait(short, "bucket 1"); err != context.DeadlineExceeded {
 			t.Errorf("wait = %v, want its context's error", err)
 		}
 	})
