@@ -117,6 +117,11 @@ type Inbound struct {
 	// (Slack's event_id; on Discord made of message, user, add or remove
 	// and emoji), which is not a message's id.
 	ID MessageID
+	// Event is the platform's id of the delivery that carried it, the
+	// same when the platform delivers it again (Slack's event_id; "" where
+	// the adapter has none). Edges publish it as the inbound event's
+	// Nats-Msg-Id, so a redelivery that reached another edge is dropped.
+	Event string
 	// Choice is set when the inbound event is a click on a prompt option:
 	// the prompt's handle and the option id.
 	Choice *ChoiceAnswer

@@ -75,6 +75,9 @@ type fakeDiscord struct {
 	resumeDown    bool // the resume URL refuses connections
 	invalidated   int  // RESUMEs answered INVALID_SESSION on purpose
 
+	// shards (fakeshard_test.go)
+	shards shardState
+
 	changed chan struct{} // closed and replaced on every change
 }
 

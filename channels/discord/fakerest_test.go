@@ -115,6 +115,8 @@ func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == "GET" && path == "/gateway":
 		writeJSON(w, 200, map[string]any{"url": "ws://" + f.addr + "/gateway"})
+	case r.Method == "GET" && path == "/gateway/bot":
+		f.serveGatewayBot(w)
 	case len(segs) == 3 && route == "POST channels" && segs[2] == "messages":
 		payload, files, err := sendPayload(r.Header.Get("Content-Type"), body)
 		if err != nil {

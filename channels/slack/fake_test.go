@@ -49,6 +49,7 @@ type fakeSlack struct {
 	conn       *fakeConn              // the current Socket Mode connection
 	opens      int                    // apps.connections.open calls
 	acks       map[string]time.Time   // envelope id → when acknowledged
+	sockets    socketsState           // every open connection (fakesockets_test.go)
 	changed    chan struct{}          // closed and replaced on every change
 	outage     outageMode             // the Web API is down while set
 	outageHits int                    // Web API calls that met the outage
@@ -139,6 +140,9 @@ type fakeOptions struct {
 	streams bool
 	// stream says how streams expire.
 	stream fakeStreams
+	// sockets lets several Socket Mode connections share the app: each
+	// envelope goes to one of them at random (fakesockets_test.go).
+	sockets bool
 }
 
 // apiCall is one recorded Web API call.

@@ -272,7 +272,9 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 		return channels.Inbound{}, false
 	}
 	a.seen.place(channel, string(ev.TS), thread)
-	return a.message(ctx, ref, ev, firstNonEmpty(string(cb.TeamID), me.TeamID), me), true
+	m := a.message(ctx, ref, ev, firstNonEmpty(string(cb.TeamID), me.TeamID), me)
+	m.Event = string(cb.EventID)
+	return m, true
 }
 
 // stopped builds the Inbound of a click on Slack's Stop button of an

@@ -176,7 +176,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		case "discord":
 			d := config.SectionOf[discord.Config](cfg, discord.Platform)
 			a, err := discord.New(discord.Options{
-				Token: d.Token, APIBaseURL: d.APIBaseURL, DMs: d.DMs, ToolStyle: d.ToolStyle, Logger: log.With("platform", "discord"),
+				Token: d.Token, APIBaseURL: d.APIBaseURL, DMs: d.DMs, ToolStyle: d.ToolStyle, Shard: d.Shard, Logger: log.With("platform", "discord"),
 				// Commands are registered in the allowed guilds, where
 				// they appear at once.
 				Guilds: cfg.Access["discord"].Guilds,
