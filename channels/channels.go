@@ -89,6 +89,9 @@ type Author struct {
 	// Bot reports that the author is a bot (including this gateway).
 	// Adapters never deliver the gateway's own messages.
 	Bot bool
+	// Self marks the gateway's own message (with Bot): only History
+	// returns these, for the context of a thread; they never run.
+	Self bool
 	// Roles are the author's roles (Discord) or user groups (Slack) that
 	// access rules may name; adapters fill what they know.
 	Roles []string
@@ -110,7 +113,15 @@ type Inbound struct {
 	// events (a "stop").
 	Fetch func(ctx context.Context) []File
 	// ID is the platform's id of the inbound message, for de-duplication.
+	// A reaction event has an id of its own, stable across redeliveries
+	// (Slack's event_id; on Discord made of message, user, add or remove
+	// and emoji), which is not a message's id.
 	ID MessageID
+	// Event is the platform's id of the delivery that carried it, the
+	// same when the platform delivers it again (Slack's event_id; "" where
+	// the adapter has none). Edges publish it as the inbound event's
+	// Nats-Msg-Id, so a redelivery that reached another edge is dropped.
+	Event string
 	// Choice is set when the inbound event is a click on a prompt option:
 	// the prompt's handle and the option id.
 	Choice *ChoiceAnswer
@@ -137,8 +148,20 @@ type Inbound struct {
 	// Closed is set when the person deleted the thread (the web chat's
 	// Delete): its running turn is stopped, its agent process ended and
 	// its binding forgotten, so the thread's session is never resumed.
-	// Text and Files are ignored.
+	// Text and Files are ignored. With no Author (neither ID nor Name)
+	// it is the platform's own word that the thread is gone (Discord's
+	// thread deleted, Slack's thread root deleted), which needs no
+	// access; with no Thread, every thread of Channel is gone (the
+	// channel deleted).
 	Closed bool
+	// Archived is set when the thread was archived (Discord; Slack has
+	// no archive of threads): its agent is stopped and its workspace
+	// removed (a dirty worktree, and a worktree's branch with commits,
+	// are kept), its binding kept, so a later message resumes its
+	// session in a new workspace. The platform says not who archived
+	// it: Author is empty, Text and Files are ignored. With no Thread,
+	// every thread of Channel is archived (Slack's channel archived).
+	Archived bool
 	// Agent, if set, is the agent the person picked for a new thread,
 	// by its name in agents.list. It applies to a thread not bound to an
 	// agent yet; a bound thread keeps its agent. A name that is not
@@ -397,9 +420,10 @@ type History interface {
 	// MessagesAfter reads one page of the messages of thread t posted
 	// after the message after, oldest first, at most about limit read.
 	// Page.Messages holds those Run would have delivered, converted and
-	// filtered the same way (the gateway's own messages and system events
-	// left out; a message Run delivered already may be among them: the
-	// caller answers it once). It blocks on I/O. It
+	// filtered the same way (system events left out; a message Run
+	// delivered already may be among them: the caller answers it once),
+	// and the gateway's own messages, their Author.Self set (the caller
+	// that answers messages skips them). It blocks on I/O. It
 	// returns a *RateLimitError when the platform (or the adapter's own
 	// pacing) asks the caller to wait; nothing was read then.
 	MessagesAfter(ctx context.Context, t ThreadRef, after MessageID, limit int) (Page, error)

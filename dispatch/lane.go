@@ -156,6 +156,9 @@ type item struct {
 	detail  []string                     // itemPrompt: messages to post before it
 	upload  *channels.Upload             // itemFile; text is its caption
 	buf     strings.Builder              // backs text for text items
+	// sealed says no more text joins this item: later text starts a new
+	// chat message (projector.Text.NewMessage).
+	sealed bool
 	// heldSince is when the oldest text not yet released arrived (block
 	// mode).
 	heldSince time.Time
@@ -282,6 +285,11 @@ func (l *Lane) push(now time.Time, o projector.Output) {
 	switch o := o.(type) {
 	case projector.Text:
 		l.visible(now)
+		if n := len(l.queue); o.NewMessage && n > 0 {
+			// A new agent message, or text the agent posts on its own
+			// (send_message), starts a chat message of its own.
+			l.queue[n-1].sealed = true
+		}
 		l.appendText(now, itemText, o.Text)
 	case projector.Thought:
 		l.visible(now)
@@ -334,7 +342,7 @@ func (l *Lane) enqueueBeforeTurnEnd(it *item) {
 
 // appendText adds text to the tail: adjacent text joins one item.
 func (l *Lane) appendText(now time.Time, kind itemKind, s string) {
-	if n := len(l.queue); n > 0 && l.queue[n-1].kind == kind {
+	if n := len(l.queue); n > 0 && l.queue[n-1].kind == kind && !l.queue[n-1].sealed {
 		l.queue[n-1].appendText(s)
 	} else {
 		it := &item{kind: kind, msgKind: kindOf(kind)}

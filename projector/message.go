@@ -12,7 +12,9 @@ import (
 // the turn's own text, and within the same budget (Settings.MaxTurnChars
 // counts it, cuts it, and the one truncation notice says so). It shows
 // whatever the tag settings hide: the agent asked for it to be posted.
-// Outside a turn it gets a budget of its own. Text is not added to the
+// Outside a turn it gets a budget of its own. It is a message of its
+// own: it and the turn text after it are marked Text.NewMessage. Text is
+// not added to the
 // turn's reply (TurnText), which is what the agent streamed.
 func (p *Projector) Message(text string, out []Output) []Output {
 	if text == "" {
@@ -27,6 +29,7 @@ func (p *Projector) Message(text string, out []Output) []Output {
 		return out
 	}
 	out = p.flushDeferred(out)
+	t.posted = true
 	return p.budget(t, text, true, out)
 }
 

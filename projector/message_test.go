@@ -53,3 +53,30 @@ func TestMessageWithinBudget(t *testing.T) {
 		t.Errorf("outside a turn = %v, want the cut text and the notice", got)
 	}
 }
+
+// TestMessageIsAMessageOfItsOwn: a posted message starts a new message,
+// and the turn's text after it starts another (it does not run on into
+// the posted text).
+func TestMessageIsAMessageOfItsOwn(t *testing.T) {
+	p := New(settings(func(s *Settings) { s.MaxTurnChars = 100 }))
+	out := p.BeginTurn(nil)
+	out = p.Apply(msg("before"), out)
+	out = p.Message("posted", out)
+	out = p.Apply(msg("after"), out)
+	out = p.Apply(msg(" more"), out)
+	var got []Text
+	for _, o := range out {
+		if tx, ok := o.(Text); ok {
+			got = append(got, tx)
+		}
+	}
+	want := []Text{{Text: "before"}, {Text: "posted", NewMessage: true}, {Text: "after", NewMessage: true}, {Text: " more"}}
+	if len(got) != len(want) {
+		t.Fatalf("texts = %#v, want %#v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("text %d = %#v, want %#v", i, got[i], want[i])
+		}
+	}
+}

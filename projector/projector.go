@@ -92,6 +92,9 @@ type turn struct {
 
 	visibleRunes int
 	truncated    bool
+	// posted: the last text shown was a posted message (Message), so the
+	// turn's next text starts a new message.
+	posted bool
 
 	metaCount  int
 	metaCapped bool
@@ -339,6 +342,9 @@ func (p *Projector) text(u *Update, out []Output) []Output {
 		return out
 	}
 	out = p.flushDeferred(out)
+	if t.posted {
+		newMsg, t.posted = true, false
+	}
 	return p.budget(t, delta, newMsg, out)
 }
 

@@ -103,7 +103,7 @@ func fitBackfill(msgs []channels.Inbound, b Backfill) (said []sysmsg.Said, cut b
 		if utf8.RuneCountInString(text) > b.Chars {
 			text = string([]rune(text)[:b.Chars])
 		}
-		said = append(said, sysmsg.Said{Author: displayName(m.Author), Bot: m.Author.Bot, Time: m.Time, Text: text, Cut: len(text) < len(m.Text)})
+		said = append(said, sysmsg.Said{Author: displayName(m.Author), Bot: m.Author.Bot, Self: m.Author.Self, Time: m.Time, Text: text, Cut: len(text) < len(m.Text)})
 		cut = cut || len(text) < len(m.Text)
 	}
 	return said, cut

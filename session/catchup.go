@@ -270,7 +270,11 @@ func (r *Router) readBacklog(ctx context.Context, h channels.History, s store.Se
 			return msgs, last, false, err
 		}
 		pages++
-		msgs = append(msgs, p.Messages...)
+		for _, m := range p.Messages {
+			if !m.Author.Self { // the gateway's own: context, never run
+				msgs = append(msgs, m)
+			}
+		}
 		if p.Last != "" {
 			after, last = p.Last, p.Last
 		}

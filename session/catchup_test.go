@@ -104,3 +104,56 @@ func TestCatchUpStopCommandInBacklog(t *testing.T) {
 		}
 	}
 }
+
+// TestReactionIsNotTheLastMessageSeen: reaction events carry an id of
+// their own (for de-duplication), which is no message of the thread: the
+// catch-up must not read on from it.
+func TestReactionIsNotTheLastMessageSeen(t *testing.T) {
+	e := newEnv(t, envOptions{catchUp: session.CatchUp{Window: time.Hour}})
+	th := e.rec.Thread("seen")
+	e.say(th, ann, "echo before")
+	e.waitEnd(th)
+	for _, r := range []channels.Reaction{{Message: "in-echo before", Emoji: "👍"}, {Message: "in-echo before", Emoji: channels.ReactStop}} {
+		in := channels.Inbound{Thread: th, Author: ann, Reaction: &r, ID: channels.MessageID("Ev-" + r.Emoji)}
+		if err := e.rec.Deliver(e.ctx(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen, err := e.st.SeenSince(e.ctx(), time.Now().Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen[0].MessageID != "in-echo before" {
+		t.Errorf("last seen = %+v, want the message \"in-echo before\"", seen)
+	}
+}
+
+// The gateway's own messages in the backlog (History returns them marked
+// Author.Self, for a thread's context) are never run, not even where
+// bots may prompt, and a stop among them stops nothing.
+func TestCatchUpSkipsOwnMessages(t *testing.T) {
+	cu := session.CatchUp{Window: time.Hour}
+	dir := t.TempDir()
+	rec := channeltest.New(channeltest.Options{Platform: "web"})
+	th := rec.Thread("down-own")
+	gw := channels.Author{ID: "u-gateway", Name: "gateway", Bot: true, Self: true}
+	access := map[string]session.AccessRule{"web": {Users: []string{ann.ID, gw.ID}, AllowBots: true}}
+	first := newEnv(t, envOptions{recorder: rec, dir: dir, catchUp: cu, access: access})
+	first.say(th, ann, "echo before")
+	first.waitEnd(th)
+	first.close()
+
+	msg := func(who channels.Author, text string) channels.Inbound {
+		return channels.Inbound{Thread: th, Author: who, Text: text, ID: channels.MessageID("down-" + text)}
+	}
+	h := &historied{Adapter: rec.Adapter(), after: map[channels.ThreadRef]channels.MessageID{},
+		backlog: map[channels.ThreadRef][]channels.Inbound{th: {msg(ann, "echo one"), msg(gw, "echo own"), msg(gw, "stop"), msg(ann, "echo two")}}}
+	second := newEnv(t, envOptions{recorder: rec, dir: dir, adapter: h, catchUp: cu, access: access})
+	second.waitEnd(th) // one
+	second.waitEnd(th) // two
+	second.say(th, ann, "echo after")
+	second.waitEnd(th)
+	if got, want := second.text(th), "beforeonetwoafter"; got != want {
+		t.Errorf("answers = %q, want %q (the gateway's own messages left out)", got, want)
+	}
+}

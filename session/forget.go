@@ -52,6 +52,9 @@ func (r *Router) drop(ref channels.ThreadRef, by string) {
 		r.log.Error("cannot delete the binding of a deleted thread; its session may be resumed", "thread", ref, "err", err)
 		return
 	}
+	if err := r.persist(ctx, ref, "the deleted thread's choices", func(ctx context.Context) error { return st.ClearChoices(ctx, ref) }); err != nil {
+		r.log.Error("cannot forget the choices of a deleted thread", "thread", ref, "err", err)
+	}
 	r.log.Info("thread deleted: agent stopped and binding forgotten", "thread", ref, "by", by)
 	r.removeWorkspace(ref)
 }

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,14 +11,19 @@ import (
 )
 
 // TestSendMessageTool: the demo agent's send_message text is shown in
-// order with the turn's own text.
+// order with the turn's own text, as a chat message of its own: neither
+// it nor the text after it runs on in the message before.
 func TestSendMessageTool(t *testing.T) {
 	e := askEnv(t, channeltest.Options{Edit: true}, nil)
 	th := e.rec.Thread("m")
 	e.say(th, ann, "message hello from the tool")
 	e.waitEnd(th)
-	if got, want := e.text(th), "Before the message. hello from the toolAfter the message."; got != want {
-		t.Errorf("text = %q, want %q", got, want)
+	var got []string
+	for _, m := range e.messages(th, channels.KindText) {
+		got = append(got, m.Text)
+	}
+	if want := []string{"Before the message. ", "hello from the tool", "After the message."}; !slices.Equal(got, want) {
+		t.Errorf("text messages = %q, want %q", got, want)
 	}
 }
 

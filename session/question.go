@@ -51,6 +51,7 @@ type question struct {
 	// posted form is folded to.
 	fold    string
 	settled bool
+	posted  bool // its post returned (with a handle or an error)
 }
 
 // The owner's question events.
@@ -170,8 +171,28 @@ func (t *thread) showQuestion(q *question) {
 	}
 }
 
+// formOnItsWay reports whether a question's form is being posted: its
+// message id is not known yet.
+func (t *thread) formOnItsWay() bool {
+	for _, c := range t.questions {
+		if c.view == viewForm && !c.posted {
+			return true
+		}
+	}
+	return false
+}
+
 // questionPosted: q's form or buttons were shown as h, or could not be.
+// Answers that came before a form's id was known are tried again.
 func (t *thread) questionPosted(q *question, h channels.Handle, err error) {
+	q.posted = true
+	defer func() {
+		early := t.earlyAnswers
+		t.earlyAnswers = nil
+		for _, e := range early {
+			t.formAnswer(e.in, e.acc)
+		}
+	}()
 	if err != nil {
 		t.r.log.Error("the agent's question could not be shown; answered cancel", "thread", t.ref, "err", err)
 		t.apply(QuestionUnshown{ID: q.id})
@@ -296,6 +317,13 @@ func (t *thread) formAnswer(in channels.Inbound, acc access) {
 		}
 	}
 	if q == nil {
+		if t.formOnItsWay() {
+			// The person saw the form before its post returned its id
+			// (a fast click, or a slow reply from the platform): the
+			// answer waits for the post.
+			t.earlyAnswers = append(t.earlyAnswers, formEv{in: in, acc: acc})
+			return
+		}
 		t.r.reply(context.Background(), t.ad, in, sysmsg.RefusePromptGone)
 		return
 	}

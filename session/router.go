@@ -196,6 +196,22 @@ func (r *Router) SetAgents(f func(name string) (agent.Spec, bool)) {
 	r.o.Agent = f
 }
 
+// SetAgentWorkspace replaces the agents' workspace settings (a reload:
+// agents.list.NAME.workspace, .workspaceDir, .cwd): threads whose
+// workspace is made from now on use them; those made keep theirs.
+func (r *Router) SetAgentWorkspace(f func(name string) workspace.Agent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.o.AgentWorkspace = f
+}
+
+// agentWorkspace returns the workspace settings lookup (nil: none).
+func (r *Router) agentWorkspace() func(name string) workspace.Agent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.o.AgentWorkspace
+}
+
 // startTimeout is Limits.StartTimeout, two minutes if unset.
 func (r *Router) startTimeout() time.Duration {
 	if d := r.o.Limits.StartTimeout; d > 0 {
@@ -287,7 +303,14 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		r.answer(ctx, ad, acc, in)
 		return
 	case channels.IntentClose:
+		if platformSaid(in) {
+			r.gone(in.Thread)
+			return
+		}
 		r.close(ctx, ad, acc, in)
+		return
+	case channels.IntentArchive:
+		r.archive(in.Thread)
 		return
 	case channels.IntentReaction:
 		r.reaction(acc, in)
@@ -397,7 +420,7 @@ func (r *Router) gate(ctx context.Context, in channels.Inbound) (channels.Adapte
 	}
 	open := slices.Contains(r.o.Open, in.Thread.Platform)
 	acc := access{rule: rule, hasRule: hasRule, open: open}
-	if in.Author.Bot && !rule.AllowBots {
+	if in.Author.Self || (in.Author.Bot && !rule.AllowBots) {
 		return nil, access{}, nil, false // bots, including this gateway, are ignored by default
 	}
 	return ad, acc, detector, true

@@ -72,6 +72,10 @@ type thread struct {
 	pick string
 	// questions are the agent's questions waiting (question.go).
 	questions map[string]*question
+	// earlyAnswers are form answers that came while a form was still on
+	// its way (its message id not known yet): they are tried again when
+	// it is shown (question.go).
+	earlyAnswers []formEv
 }
 
 // turn is what the owner keeps of the running turn for its records.

@@ -4,7 +4,7 @@ package session
 // mcpgate): opened when the thread's agent starts, the workspace being
 // the process's directory and the session's cwd; the server closed when
 // the thread's owner returns, the workspace removed when the thread is
-// deleted or idle past workspace.keep.
+// deleted or archived (archive.go) or idle past workspace.keep.
 
 import (
 	"context"
@@ -60,11 +60,11 @@ func (t *thread) openWorkspace(ctx context.Context, spec *agent.Spec, bound, nam
 	if shared == "" {
 		shared = t.r.cwd(*spec)
 	}
-	m := t.r.o.Workspaces
-	if m == nil || t.r.o.AgentWorkspace == nil {
+	m, settings := t.r.o.Workspaces, t.r.agentWorkspace()
+	if m == nil || settings == nil {
 		return shared, shared, nil
 	}
-	wa := t.r.o.AgentWorkspace(spec.Name)
+	wa := settings(spec.Name)
 	if wa.Cwd == "" {
 		wa.Cwd = t.r.cwd(*spec)
 	}
@@ -257,7 +257,7 @@ func (r *Router) workspaceCommand(t *thread, in channels.Inbound) bool {
 			t.notice(r.showWorkspace(ctx, t.ref))
 			return
 		}
-		n, patch := r.showDiff(ctx, t.ref)
+		n, patch := r.showDiff(ctx, t.ref, dispatch.UploadLimit(t.ad))
 		t.notice(n)
 		if patch != "" {
 			t.runner.File(channels.Upload{Name: "workspace.diff", ContentType: "text/x-diff", Data: []byte(patch)})
@@ -279,8 +279,11 @@ func (r *Router) showWorkspace(ctx context.Context, ref channels.ThreadRef) sysm
 	return sysmsg.WorkspaceShown{None: true}
 }
 
-// showDiff is the answer to /diff and the full diff ("" none).
-func (r *Router) showDiff(ctx context.Context, ref channels.ThreadRef) (sysmsg.DiffShown, string) {
+// showDiff is the answer to /diff and the diff to post ("" none): whole,
+// or cut at a line to limit bytes (the chat's upload limit; 0: none, the
+// lane says so), the answer then saying how much is left out and how to
+// see it all.
+func (r *Router) showDiff(ctx context.Context, ref channels.ThreadRef, limit int) (sysmsg.DiffShown, string) {
 	m := r.o.Workspaces
 	if m == nil {
 		return sysmsg.DiffShown{Err: workspace.ErrNone.Error()}, ""
@@ -297,5 +300,14 @@ func (r *Router) showDiff(ctx context.Context, ref channels.ThreadRef) (sysmsg.D
 	case strings.TrimSpace(d.Patch) == "":
 		return sysmsg.DiffShown{Empty: true}, ""
 	}
-	return sysmsg.DiffShown{Stat: d.Stat}, d.Patch
+	n := sysmsg.DiffShown{Stat: d.Stat}
+	if limit > 0 && len(d.Patch) > limit {
+		cut := d.Patch[:limit]
+		if i := strings.LastIndexByte(cut, '\n'); i >= 0 {
+			cut = cut[:i+1]
+		}
+		n.Shown, n.Total, n.Path, n.Start = len(cut), len(d.Patch), d.Path, d.Start
+		return n, cut
+	}
+	return n, d.Patch
 }

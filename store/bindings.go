@@ -78,12 +78,20 @@ ON CONFLICT (platform, channel, thread) DO UPDATE SET
 	return nil
 }
 
-// DeleteBinding removes the binding of thread t; it is not an error if there
-// is none. The session's transcript and turns are kept. It does file I/O.
+// DeleteBinding removes the binding of thread t and the options chosen
+// in it (choices); it is not an error if there is none. The session's
+// transcript and turns are kept. It does file I/O.
 func (s *Store) DeleteBinding(ctx context.Context, t channels.ThreadRef) error {
-	_, err := s.db.ExecContext(ctx,
-		`DELETE FROM bindings WHERE platform = ? AND channel = ? AND thread = ?`,
-		t.Platform, t.Channel, t.Thread)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, table := range []string{"bindings", "choices"} {
+			_, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE platform = ? AND channel = ? AND thread = ?`,
+				t.Platform, t.Channel, t.Thread)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("delete binding %s: %w", t, err)
 	}

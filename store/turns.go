@@ -42,8 +42,10 @@ type Turn struct {
 type Usage struct {
 	// Turns is the number of turns recorded.
 	Turns int
-	// Cost is the sum of the known costs per currency; turns without a
-	// known cost add nothing. Nil when no turn had one.
+	// Cost is the session's cost per currency: the highest a turn
+	// recorded, as an agent reports the session's cost so far (summing
+	// the turns would count earlier turns again). Turns without a known
+	// cost add nothing. Nil when no turn had one.
 	Cost map[string]float64
 }
 
@@ -112,7 +114,7 @@ func (s *Store) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
 // UsageTotals sums up the turns of a session. It does file I/O.
 func (s *Store) UsageTotals(ctx context.Context, sessionID string) (Usage, error) {
 	rows, err := s.db.QueryContext(ctx,
-		`SELECT currency, COUNT(*), SUM(cost) FROM turns WHERE session_id = ? GROUP BY currency`, sessionID)
+		`SELECT currency, COUNT(*), MAX(cost) FROM turns WHERE session_id = ? GROUP BY currency`, sessionID)
 	if err != nil {
 		return Usage{}, fmt.Errorf("usage of session %q: %w", sessionID, err)
 	}
@@ -121,16 +123,16 @@ func (s *Store) UsageTotals(ctx context.Context, sessionID string) (Usage, error
 	for rows.Next() {
 		var currency string
 		var n int
-		var sum sql.NullFloat64
-		if err := rows.Scan(&currency, &n, &sum); err != nil {
+		var cost sql.NullFloat64
+		if err := rows.Scan(&currency, &n, &cost); err != nil {
 			return Usage{}, fmt.Errorf("usage of session %q: %w", sessionID, err)
 		}
 		u.Turns += n
-		if sum.Valid {
+		if cost.Valid {
 			if u.Cost == nil {
 				u.Cost = map[string]float64{}
 			}
-			u.Cost[currency] += sum.Float64
+			u.Cost[currency] = cost.Float64
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -51,7 +51,8 @@ func TestTurns(t *testing.T) {
 		session string
 		want    Usage
 	}{
-		{"s1", Usage{Turns: 4, Cost: map[string]float64{"USD": 0.75, "EUR": 3}}},
+		// USD 0.25 then 0.5: the session's cost so far, not 0.75.
+		{"s1", Usage{Turns: 4, Cost: map[string]float64{"USD": 0.5, "EUR": 3}}},
 		{"s2", Usage{Turns: 1, Cost: map[string]float64{"USD": 9}}},
 		{"none", Usage{}},
 	}

@@ -143,11 +143,13 @@ func messages() []message {
 		{"WorkspaceShown/shared", sysmsg.WorkspaceShown{Mode: "shared", Path: "/srv/app"}},
 		{"WorkspaceShown/none", sysmsg.WorkspaceShown{None: true}},
 		{"DiffShown", sysmsg.DiffShown{Stat: " README.md | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n"}},
+		{"DiffShown/cut", sysmsg.DiffShown{Stat: " big.txt | 1000 ++++\n 1 file changed, 1000 insertions(+)\n", Shown: 8 << 20, Total: 25 << 20, Path: "/data/workspaces/wt-1", Start: "3f2a9c1"}},
 		{"DiffShown/empty", sysmsg.DiffShown{Empty: true}},
 		{"DiffShown/not a worktree", sysmsg.DiffShown{Err: "the thread's workspace is not a git worktree"}},
 		{"Backfill", sysmsg.Backfill{Messages: []sysmsg.Said{
 			{Author: "Ann", Time: time.Date(2026, 11, 25, 20, 10, 0, 0, time.UTC), Text: "the build fails on main\nsince this morning"},
 			{Author: "CI", Bot: true, Time: time.Date(2026, 11, 25, 20, 11, 0, 0, time.UTC), Text: "build #12 failed with 3 errors", Cut: true},
+			{Author: "gatewaybot", Bot: true, Self: true, Time: time.Date(2026, 11, 25, 20, 12, 0, 0, time.UTC), Text: "looking into it"},
 		}, Cut: true}},
 		{"Backfill/none", sysmsg.Backfill{}},
 		{"Status/idle", sysmsg.Status{Agent: "demo"}},

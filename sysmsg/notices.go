@@ -454,6 +454,11 @@ type DiffShown struct {
 	Stat  string
 	Empty bool
 	Err   string
+	// Shown and Total are the bytes of the diff file and of the whole
+	// diff when the file was cut to the chat's upload limit; people see
+	// the rest with git diff Start in the worktree at Path.
+	Shown, Total int
+	Path, Start  string
 }
 
 func (d DiffShown) Body() string {
@@ -463,7 +468,12 @@ func (d DiffShown) Body() string {
 	case d.Empty:
 		return "No changes in this thread's worktree since it was made."
 	}
-	return "Changes in this thread's worktree:\n```\n" + strings.TrimRight(d.Stat, "\n") + "\n```"
+	s := "Changes in this thread's worktree:\n```\n" + strings.TrimRight(d.Stat, "\n") + "\n```"
+	if d.Total > d.Shown {
+		s += "\nThe diff file is cut to this chat's upload limit: " + Bytes(d.Total-d.Shown) + " of " + Bytes(d.Total) +
+			" left out. To see it all, run " + Code("git diff "+d.Start) + " in " + Code(d.Path) + " (new files git does not track yet are not in it)."
+	}
+	return s
 }
 
 // Backfill is what a thread said before the bot was first mentioned in
@@ -479,6 +489,7 @@ type Backfill struct {
 type Said struct {
 	Author string
 	Bot    bool // written by a bot (this gateway's, or another)
+	Self   bool // written by this gateway (with Bot)
 	Time   time.Time
 	Text   string
 	Cut    bool // Text is the start of a longer text
@@ -497,7 +508,10 @@ func (b Backfill) Body() string {
 	s.WriteString("):\n")
 	for _, m := range b.Messages {
 		who := m.Author
-		if m.Bot {
+		switch {
+		case m.Self:
+			who += " (this bot)"
+		case m.Bot:
 			who += " (bot)"
 		}
 		s.WriteString("> " + who)

@@ -283,6 +283,9 @@ type Diff struct {
 	Stat string
 	// Patch is the full diff.
 	Patch string
+	// Path is the worktree's directory, Start the commit the diff is
+	// from (for people to run git diff themselves).
+	Path, Start string
 }
 
 // Diff returns what the thread's worktree changed since the commit its
@@ -318,7 +321,7 @@ func (m *Manager) Diff(ctx context.Context, t channels.ThreadRef) (Diff, error) 
 	if _, err := git(ctx, r.Path, env, "add", "--all"); err != nil {
 		return Diff{}, fmt.Errorf("workspace: %w", err)
 	}
-	var d Diff
+	d := Diff{Path: r.Path, Start: r.Start}
 	if d.Stat, err = git(ctx, r.Path, env, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--stat", r.Start); err != nil {
 		return Diff{}, fmt.Errorf("workspace: %w", err)
 	}

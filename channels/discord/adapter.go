@@ -107,6 +107,9 @@ type Options struct {
 	// message in the channel). Without it every mention opens a thread and
 	// access is judged inside it. The program passes the router's Admit.
 	Admit func(ctx context.Context, in channels.Inbound) bool
+	// Shard is the gateway shard the adapter connects (the zero value
+	// means the one shard, {0, 1}); see shard.go.
+	Shard Shard
 	// Logger receives the adapter's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -131,12 +134,13 @@ type Adapter struct {
 	// replace it to make sure nothing but the fake is reached.
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
-	mu      sync.Mutex // guards the fields below
-	started bool       // Run was called with a live context
-	run     *running   // the current Run; nil when not running
-	bot     string     // the bot's user id, from READY
-	app     string     // the application id, from READY
-	greeted bool       // the first READY was logged
+	mu          sync.Mutex // guards the fields below
+	started     bool       // Run was called with a live context
+	run         *running   // the current Run; nil when not running
+	bot         string     // the bot's user id, from READY
+	app         string     // the application id, from READY
+	greeted     bool       // the first READY was logged
+	concurrency int        // identify concurrency (GET /gateway/bot); 0 until read
 
 	ready chan struct{} // closed when the first READY has been handled
 	// health is up from READY or RESUMED until the connection drops.
@@ -185,6 +189,12 @@ func New(o Options) (*Adapter, error) {
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" || base.RawQuery != "" {
 		return nil, fmt.Errorf("discord: apiBaseURL %q: want http(s)://host[/prefix]", o.APIBaseURL)
 	}
+	if o.Shard.Count == 0 {
+		o.Shard.Count = 1
+	}
+	if o.Shard.ID < 0 || o.Shard.ID >= o.Shard.Count {
+		return nil, fmt.Errorf("discord: shard %d of %d: want 0 ≤ id < count", o.Shard.ID, o.Shard.Count)
+	}
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -223,6 +233,7 @@ func New(o Options) (*Adapter, error) {
 		},
 	}
 	s.Identify.Intents = intents(o.DMs)
+	s.ShardID, s.ShardCount = o.Shard.ID, o.Shard.Count
 	s.AddHandler(a.onEvent)
 	a.s = s
 	return a, nil
@@ -352,7 +363,9 @@ func fatal(err error) error {
 			return fmt.Errorf("discord: the gateway rejected the bot token (close code 4004): %w", err)
 		case 4013, 4014:
 			return fmt.Errorf("discord: the gateway refused the intents (close code %d): enable the Message Content intent for the bot in the Developer Portal (Bot → Privileged Gateway Intents): %w", ce.Code, err)
-		case 4010, 4011, 4012:
+		case 4010, 4011:
+			return fmt.Errorf("discord: the gateway refused the shard (close code %d): set channels.discord.shard to an id below a count the bot's guilds allow, the same count on every edge: %w", ce.Code, err)
+		case 4012:
 			return fmt.Errorf("discord: the gateway refused the connection (close code %d): %w", ce.Code, err)
 		}
 	}
@@ -407,6 +420,9 @@ func (a *Adapter) dialWebsocket(ctx context.Context, network, addr string) (net.
 	defer cancel()
 	stop := context.AfterFunc(a.runContext(), cancel)
 	defer stop()
+	if err := a.identifyTurn(ctx); err != nil {
+		return nil, err
+	}
 	c, err := a.dialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
@@ -443,6 +459,7 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 	case *discordgo.Event:
 		if e.Type == "READY" {
 			a.resume.learn(e.RawData)
+			a.identified()
 		}
 		a.learnBotRole(e)
 	case *discordgo.ChannelCreate:
@@ -452,14 +469,17 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 	case *discordgo.ChannelDelete:
 		if e.Channel != nil {
 			a.places.forget(e.ID)
+			a.onChannelDelete(e.Channel)
 		}
 	case *discordgo.ThreadCreate:
 		a.places.put(e.Channel, "")
 	case *discordgo.ThreadUpdate:
 		a.places.put(e.Channel, "")
+		a.onThreadUpdate(e.Channel)
 	case *discordgo.ThreadDelete:
 		if e.Channel != nil {
 			a.places.forget(e.ID)
+			a.onThreadDelete(e.Channel)
 		}
 	case *discordgo.ThreadListSync:
 		for _, c := range e.Threads {

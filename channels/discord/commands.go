@@ -304,7 +304,7 @@ func (a *Adapter) deliverSlash(r *running, i *discordgo.Interaction, s slash) {
 		return
 	}
 	r.h(ctx, in)
-	if err := reply(ctx, "Sent `"+clip(in.Text, 200)+"` to the agent; the answer follows in the thread."); err != nil && ctx.Err() == nil {
+	if err := reply(ctx, "Sent "+sysmsg.Code(clip(in.Text, 200))+" to the agent; the answer follows in the thread."); err != nil && ctx.Err() == nil {
 		a.log.Warn("discord: cannot answer a command", "channel", s.channel, "err", err)
 	}
 }

@@ -21,10 +21,25 @@ type Config struct {
 	// per tool call edited in place, or "card", the rows of one progress
 	// card per run of tool calls (a Components V2 message).
 	ToolStyle string `koanf:"toolStyle" validate:"omitempty,oneof=lines card"`
+	// Shard is the shard of the bot this process connects (gateway
+	// edge: several edges split a big bot's guilds). Discord sends a
+	// guild's events only to shard (guild_id >> 22) % count. Default: one
+	// shard, {id: 0, count: 1}.
+	Shard Shard `koanf:"shard"`
+}
+
+// Shard is a gateway shard: ID of Count (0 ≤ ID < Count).
+type Shard struct {
+	// ID is this connection's shard, from 0.
+	ID int `koanf:"id" validate:"gte=0"`
+	// Count is the number of shards of the bot, every edge the same.
+	Count int `koanf:"count" validate:"gte=1"`
 }
 
 // DefaultConfig returns the section's defaults.
-func DefaultConfig() Config { return Config{APIBaseURL: DefaultAPIBaseURL, ToolStyle: ToolLines} }
+func DefaultConfig() Config {
+	return Config{APIBaseURL: DefaultAPIBaseURL, ToolStyle: ToolLines, Shard: Shard{ID: 0, Count: 1}}
+}
 
 // Info says what the configuration calls Discord's places: guilds, roles
 // and channels (a thread's parent channel).
@@ -41,8 +56,21 @@ func (c Config) On(bool) bool { return c.Token != "" }
 
 // Validate checks the section at path (channels.discord).
 func (c Config) Validate(path string, _ bool) []error {
+	var errs []error
 	if err := checkURL(path+".apiBaseURL", c.APIBaseURL); err != nil {
-		return []error{err}
+		errs = append(errs, err)
+	}
+	if err := c.Shard.check(path + ".shard"); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+// check reports a shard id not below count (the validate tags report a
+// negative id and a count below 1).
+func (s Shard) check(key string) error {
+	if s.Count >= 1 && s.ID >= s.Count {
+		return &channels.ConfigError{Key: key + ".id", Msg: fmt.Sprintf("want 0 to %d (shard.count - 1), got %d", s.Count-1, s.ID)}
 	}
 	return nil
 }

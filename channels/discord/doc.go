@@ -70,6 +70,11 @@
 // proxy or a test fake; the websocket then goes to the URL that server
 // advertises.
 //
+// Options.Shard makes the adapter one shard of a sharded bot (several
+// gateway edges): Discord sends it only the events of guilds whose
+// (guild_id >> 22) % count is its id, and shards identify in turn as
+// Discord's identify concurrency allows (see shard.go).
+//
 // Run logs the invite URL once connected. It asks for the permissions in
 // [Permissions]: View Channels, Send Messages, Send Messages in Threads,
 // Create Public Threads and Read Message History.

@@ -21,6 +21,7 @@ type fakeConn struct {
 	cursor int           // next index of the log to write (guarded by fakeDiscord.mu)
 	live   bool          // identified or resumed: dispatches flow (guarded by fakeDiscord.mu)
 	path   string        // the URL path the client connected to
+	shard  int           // the shard it identified as (0 when unsharded)
 }
 
 func (c *fakeConn) poke() {
@@ -89,9 +90,13 @@ func (f *fakeDiscord) writeLoop(c *fakeConn) {
 		case len(c.ctrl) > 0:
 			frame = c.ctrl[0]
 			c.ctrl = c.ctrl[1:]
-		case c.live && c.cursor < len(f.log):
-			frame = f.log[c.cursor]
-			c.cursor++
+		case c.live:
+			for frame == nil && c.cursor < len(f.log) {
+				if f.forConnLocked(c, c.cursor) {
+					frame = f.log[c.cursor]
+				}
+				c.cursor++
+			}
 		}
 		f.mu.Unlock()
 		if frame != nil {
@@ -147,6 +152,7 @@ func (f *fakeDiscord) identify(c *fakeConn, raw json.RawMessage) bool {
 	var d struct {
 		Token   string        `json:"token"`
 		Intents discordIntent `json:"intents"`
+		Shard   *[2]int       `json:"shard"`
 	}
 	json.Unmarshal(raw, &d)
 	closeWith := func(code int, text string) bool {
@@ -163,16 +169,28 @@ func (f *fakeDiscord) identify(c *fakeConn, raw json.RawMessage) bool {
 		f.mu.Unlock()
 		return closeWith(4014, "Disallowed intent(s).")
 	}
+	sharded := f.shards.count > 0
+	if sharded {
+		if msg := f.identifyShardLocked(c, d.Shard); msg != "" {
+			f.mu.Unlock()
+			return closeWith(4010, msg)
+		}
+	}
 	f.identifies++
 	f.intents = d.Intents
-	f.session = "session-" + f.newIDLocked()
-	f.log = nil
-	if f.conn != nil && f.conn != c {
-		f.conn.live = false
+	if !sharded || f.session == "" {
+		f.session = "session-" + f.newIDLocked()
+		f.log, f.shards.to = nil, nil
+	}
+	for other := range f.conns {
+		if other != c && other.shard == c.shard {
+			other.live = false
+		}
 	}
 	f.conn = c
 	c.live = true
-	c.cursor = 0
+	c.cursor = len(f.log)
+	f.shards.only = c // READY and GUILD_CREATE go to c alone
 	f.appendLocked("READY", map[string]any{
 		"v":                  9,
 		"user":               userJSON(f.bot),
@@ -181,26 +199,32 @@ func (f *fakeDiscord) identify(c *fakeConn, raw json.RawMessage) bool {
 		"guilds":             []any{map[string]any{"id": f.guild, "unavailable": true}},
 		"application":        map[string]any{"id": f.app, "flags": 0},
 	})
-	var chans, threads []any
-	for _, ch := range f.chans {
-		if ch.Guild != f.guild {
+	for _, guild := range append([]string{f.guild}, f.shards.guilds...) {
+		if sharded && f.shardOfLocked(guild) != c.shard {
 			continue
 		}
-		if ch.Type == 11 {
-			threads = append(threads, channelJSON(ch))
-		} else {
-			chans = append(chans, channelJSON(ch))
+		var chans, threads []any
+		for _, ch := range f.chans {
+			if ch.Guild != guild {
+				continue
+			}
+			if ch.Type == 11 {
+				threads = append(threads, channelJSON(ch))
+			} else {
+				chans = append(chans, channelJSON(ch))
+			}
 		}
+		f.appendLocked("GUILD_CREATE", map[string]any{
+			"id": guild, "name": "test guild", "channels": chans, "threads": threads,
+			"members": []any{},
+			"roles": []any{
+				map[string]any{"id": guild, "name": "@everyone", "managed": false},
+				map[string]any{"id": f.botRole, "name": f.bot.Name, "managed": true, "tags": map[string]any{"bot_id": f.bot.ID}},
+				map[string]any{"id": "700000000000000901", "name": "otherbot", "managed": true, "tags": map[string]any{"bot_id": "900000000000000077"}},
+			},
+		})
 	}
-	f.appendLocked("GUILD_CREATE", map[string]any{
-		"id": f.guild, "name": "test guild", "channels": chans, "threads": threads,
-		"members": []any{},
-		"roles": []any{
-			map[string]any{"id": f.guild, "name": "@everyone", "managed": false},
-			map[string]any{"id": f.botRole, "name": f.bot.Name, "managed": true, "tags": map[string]any{"bot_id": f.bot.ID}},
-			map[string]any{"id": "700000000000000901", "name": "otherbot", "managed": true, "tags": map[string]any{"bot_id": "900000000000000077"}},
-		},
-	})
+	f.shards.only = nil
 	for _, p := range f.backlog {
 		f.appendLocked(p.t, p.d)
 	}
@@ -259,6 +283,10 @@ func (f *fakeDiscord) dispatchLocked(t string, d any) {
 func (f *fakeDiscord) appendLocked(t string, d any) {
 	seq := len(f.log) + 1
 	f.log = append(f.log, mustJSON(map[string]any{"op": 0, "t": t, "s": seq, "d": d}))
+	if f.shards.count > 0 {
+		f.routeLocked(d)
+		return
+	}
 	if f.conn != nil && f.conn.live {
 		f.conn.poke()
 	}

@@ -43,12 +43,20 @@ func messageJSON(m *fakeMessage) map[string]any {
 		"content":    m.Content,
 		"type":       0,
 		"flags":      m.Flags,
-		"timestamp":  time.Now().UTC().Format(time.RFC3339),
+		"timestamp":  timestamp(m.Time).Format(time.RFC3339),
 	}
 	if len(m.Components) > 0 {
 		d["components"] = m.Components
 	}
 	return d
+}
+
+// timestamp is t, or now for a message the fake did not date.
+func timestamp(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now().UTC()
+	}
+	return t
 }
 
 func nonNil[T any](s []T) []T {
@@ -107,6 +115,8 @@ func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == "GET" && path == "/gateway":
 		writeJSON(w, 200, map[string]any{"url": "ws://" + f.addr + "/gateway"})
+	case r.Method == "GET" && path == "/gateway/bot":
+		f.serveGatewayBot(w)
 	case len(segs) == 3 && route == "POST channels" && segs[2] == "messages":
 		payload, files, err := sendPayload(r.Header.Get("Content-Type"), body)
 		if err != nil {

@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -17,8 +18,8 @@ var _ channels.History = (*Adapter)(nil)
 // MessagesAfter reads up to limit (at most 100) messages of thread t
 // posted after the message after, with GET /channels/{thread}/messages,
 // and returns those Run would deliver, oldest first, as Run delivers them
-// (the bot's own and system messages left out, mentions of the bot
-// removed). Discord's messages carry no member, so the roles of each
+// (system messages left out, mentions of the bot removed), and the bot's
+// own messages marked Author.Self. Discord's messages carry no member, so the roles of each
 // author in a guild are read once per page (GET /guilds/{g}/members/{u}).
 // It blocks on I/O and returns a *channels.RateLimitError when Discord
 // asks to wait.
@@ -72,6 +73,11 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 			}
 			m.Member = mem
 		}
+		self := bot != "" && m.Author != nil && m.Author.ID == bot
+		if self {
+			page.Messages = append(page.Messages, a.own(t, m))
+			continue
+		}
 		in, ok := readMessage(m, bot, role)
 		if !ok {
 			continue
@@ -85,9 +91,23 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 			Fetch:   a.fetcher(in.files),
 			ID:      channels.MessageID(in.id),
 			Space:   in.guild,
+			Time:    in.time,
 		})
 	}
 	return page, nil
+}
+
+// own is the bot's own message m of thread t, as History returns it:
+// its text, marked Author.Self.
+func (a *Adapter) own(t channels.ThreadRef, m *discordgo.Message) channels.Inbound {
+	return channels.Inbound{
+		Thread: t,
+		Author: channels.Author{ID: m.Author.ID, Name: cmp.Or(m.Author.GlobalName, m.Author.Username), Bot: true, Self: true},
+		Text:   m.Content,
+		ID:     channels.MessageID(m.ID),
+		Space:  m.GuildID,
+		Time:   m.Timestamp,
+	}
 }
 
 // compareIDs orders Discord snowflakes (decimal numbers of up to 20

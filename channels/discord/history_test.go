@@ -10,7 +10,7 @@ import (
 )
 
 // MessagesAfter reads a thread's messages after an id, oldest first, as
-// Run would deliver them: the bot's own left out, the mention removed,
+// Run would deliver them, the bot's own marked Author.Self, the mention removed,
 // the guild and each author's roles filled in (Discord's REST messages
 // carry no member). A full page says there is more, and the next page
 // goes on from its last message.
@@ -21,7 +21,8 @@ func TestMessagesAfter(t *testing.T) {
 	th := f.threadRef()
 	anchor := f.say(ann, f.thread, "seen before", false)
 	first := f.say(ann, f.thread, "one", true)
-	if _, err := s.a.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: "an answer"}); err != nil {
+	answer, err := s.a.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: "an answer"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	second := f.say(bob, f.thread, "/stop now", false) // a command, as Run would deliver it
@@ -36,9 +37,10 @@ func TestMessagesAfter(t *testing.T) {
 	}
 	want := []channels.Inbound{
 		{Thread: th, Author: channels.Author{ID: ann.ID, Name: ann.Name, Roles: ann.Roles}, Text: "one", ID: channels.MessageID(first), Space: f.guild},
+		{Thread: th, Author: channels.Author{ID: f.bot.ID, Name: f.bot.Name, Bot: true, Self: true}, Text: "an answer", ID: channels.MessageID(answer.ID), Space: f.guild},
 		{Thread: th, Author: channels.Author{ID: bob.ID, Name: bob.Name}, Text: "/stop now", Command: &channels.Command{Name: channels.CommandStop, Args: "now"}, ID: channels.MessageID(second), Space: f.guild},
 	}
-	opts := cmpopts.IgnoreFields(channels.Inbound{}, "Fetch", "Reply")
+	opts := cmpopts.IgnoreFields(channels.Inbound{}, "Fetch", "Reply", "Time") // times: TestMessageTimes
 	if diff := cmp.Diff(want, p.Messages, opts, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("first page (-want +got):\n%s", diff)
 	}

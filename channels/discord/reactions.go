@@ -96,6 +96,17 @@ func readReaction(r *discordgo.MessageReaction, member *discordgo.Member, remove
 	return reacted{channel: r.ChannelID, guild: r.GuildID, message: r.MessageID, emoji: e, user: r.UserID, member: member, removed: removed}, true
 }
 
+// id is the reaction event's Inbound.ID: Discord gives the event none,
+// so it is made of what the event says (message, user, added or removed,
+// emoji), the same for a replayed copy. It is not a message id.
+func (rc reacted) id() channels.MessageID {
+	op := "add"
+	if rc.removed {
+		op = "remove"
+	}
+	return channels.MessageID("reaction/" + rc.message + "/" + rc.user + "/" + op + "/" + rc.emoji)
+}
+
 // onReaction queues a reaction for delivery, in order with its channel's
 // messages.
 func (a *Adapter) onReaction(rc reacted) {
@@ -147,6 +158,7 @@ func (a *Adapter) deliverReaction(r *running, rc reacted) {
 	who.ID = rc.user
 	r.h(ctx, channels.Inbound{
 		Thread:   ref,
+		ID:       rc.id(),
 		Author:   who,
 		Space:    rc.guild,
 		Reaction: &channels.Reaction{Message: channels.MessageID(rc.message), Emoji: rc.emoji, Removed: rc.removed},

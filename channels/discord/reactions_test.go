@@ -95,3 +95,40 @@ func TestReactionEvents(t *testing.T) {
 		t.Fatalf("inbound = %+v (%+v), want Bob's removed party:4242", in, in.Reaction)
 	}
 }
+
+// TestReactionEventIDs: Discord gives a reaction event no id, so its
+// Inbound.ID is made of message, user, add or remove, and emoji: a
+// replayed copy has the same id (de-duplication by id drops it), another
+// person's, a removal or another emoji does not.
+func TestReactionEventIDs(t *testing.T) {
+	f := newFake(t)
+	s := start(t, f, Options{})
+	msg := f.say(ann, f.thread, "please", false)
+	if in := s.next(t); in.Text != "please" {
+		t.Fatalf("inbound = %+v", in)
+	}
+	f.react(ann, f.thread, msg, "🛑", false)
+	f.react(ann, f.thread, msg, "🛑", false) // a replayed copy
+	f.react(bob, f.thread, msg, "🛑", false)
+	f.react(ann, f.thread, msg, "🛑", true)
+	f.react(ann, f.thread, msg, "party:4242", false)
+	var ids []channels.MessageID
+	for range 5 {
+		in := s.next(t)
+		if in.Intent() != channels.IntentReaction {
+			t.Fatalf("inbound = %+v, want a reaction", in)
+		}
+		ids = append(ids, in.ID)
+	}
+	if ids[0] == "" || ids[0] != ids[1] {
+		t.Errorf("ids of a reaction and its copy = %q, %q; want the same, not empty", ids[0], ids[1])
+	}
+	if ids[0] == channels.MessageID(msg) {
+		t.Errorf("a reaction's id is its message's id %q", msg)
+	}
+	for i, other := range ids[2:] {
+		if other == ids[0] || slices.Contains(ids[i+3:], other) {
+			t.Errorf("ids %q: want the ones of another person, a removal and another emoji distinct", ids)
+		}
+	}
+}

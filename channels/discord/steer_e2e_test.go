@@ -366,6 +366,14 @@ func TestAgentCommandPickerEndToEnd(t *testing.T) {
 	if got := answerText(g.since(id, n)); got != "hi there" {
 		t.Errorf("answer to /agent-command echo with input = %q, want %q\n%s", got, "hi there", g.dump(id))
 	}
+
+	// An input with backticks: the note's code span stays one (a longer
+	// fence, as CommonMark allows).
+	tok = f.slashWith(ann, id, channels.AgentCommandPicker, []slashOpt{{"input", "run `make` now", false}, {"command", "echo", false}}, false)
+	g.waitEnd(th)
+	if got, want := g.waitAnswer(tok), "Sent ``/echo run `make` now`` to the agent; the answer follows in the thread."; got != want {
+		t.Errorf("the caller was answered %q, want %q", got, want)
+	}
 }
 
 // Someone who may not prompt gets the refusal from /agent-command, and

@@ -121,6 +121,8 @@ var botScopes = map[string]string{
 	filesScope:          "files the agent sends into a thread",
 	"reactions:write":   "the app's reactions on people's messages: taken, queued, done",
 	"reactions:read":    "people's reactions in the app's threads (🛑 stops the turn)",
+	"channels:read":     "a public channel deleted or archived ends its threads",
+	"groups:read":       "a private channel deleted or archived ends its threads",
 }
 
 // userGroupsScope is the scope Options.UserGroups needs.

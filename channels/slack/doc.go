@@ -56,4 +56,21 @@
 // *channels.RateLimitError (with Slack's Retry-After, or one second when
 // the header is missing). The adapter never sleeps and never retries;
 // slack-go's retry options are off.
+//
+// # Several edges
+//
+// Slack allows up to ten Socket Mode connections per app: several gateway
+// edges each run an adapter with the same app token, and Slack hands each
+// envelope to one connection at random. An envelope not acknowledged
+// within 3 s is sent again, to any connection, with the same event_id, a
+// new envelope_id and retry_attempt/retry_reason set. The adapter
+// acknowledges every envelope as soon as it has read it, before decoding
+// it or calling the handler, so a slow handler causes no redelivery; it
+// drops a redelivery it has seen itself, and sets Inbound.Event to the
+// event_id, which an edge publishes as the Nats-Msg-Id of the inbound
+// stream so that JetStream drops one another edge has published
+// (TestSocketsShareEventsOnce). A mention comes as two events (message
+// and app_mention) with two event ids: with several edges each may
+// deliver its own, so only their shared Inbound.ID (the message's ts,
+// with the channel) tells them apart.
 package slack

@@ -49,6 +49,7 @@ type fakeSlack struct {
 	conn       *fakeConn              // the current Socket Mode connection
 	opens      int                    // apps.connections.open calls
 	acks       map[string]time.Time   // envelope id → when acknowledged
+	sockets    socketsState           // every open connection (fakesockets_test.go)
 	changed    chan struct{}          // closed and replaced on every change
 	outage     outageMode             // the Web API is down while set
 	outageHits int                    // Web API calls that met the outage
@@ -139,6 +140,9 @@ type fakeOptions struct {
 	streams bool
 	// stream says how streams expire.
 	stream fakeStreams
+	// sockets lets several Socket Mode connections share the app: each
+	// envelope goes to one of them at random (fakesockets_test.go).
+	sockets bool
 }
 
 // apiCall is one recorded Web API call.
@@ -470,7 +474,7 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 	case "auth.test":
 		scopes := f.o.scopes
 		if scopes == "" {
-			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,assistant:write,users:read,files:read,files:write,reactions:read,reactions:write"
+			scopes = "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,assistant:write,users:read,files:read,files:write,reactions:read,reactions:write,channels:read,groups:read"
 		}
 		w.Header().Set("X-OAuth-Scopes", scopes)
 		writeJSON(w, map[string]any{"ok": true, "url": "https://fake.slack.com/", "team": "Fake", "user": "gateway",

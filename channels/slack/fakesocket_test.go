@@ -42,6 +42,7 @@ func (f *fakeSlack) serveSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	f.conn = c
+	f.sockets.open = append(f.sockets.open, c)
 	f.notifyLocked()
 	f.mu.Unlock()
 
@@ -76,6 +77,10 @@ func (f *fakeSlack) serveSocket(w http.ResponseWriter, r *http.Request) {
 		}
 		if json.Unmarshal(data, &ack) == nil && ack.EnvelopeID != "" {
 			f.mu.Lock()
+			if f.holdAckLocked(c, ack.EnvelopeID) {
+				f.mu.Unlock()
+				continue
+			}
 			if _, dup := f.acks[ack.EnvelopeID]; !dup {
 				f.acks[ack.EnvelopeID] = time.Now()
 				if len(ack.Payload) > 0 && string(ack.Payload) != "null" {
@@ -92,6 +97,7 @@ func (f *fakeSlack) serveSocket(w http.ResponseWriter, r *http.Request) {
 	if f.conn == c {
 		f.conn = nil
 	}
+	f.sockets.open = slices.DeleteFunc(f.sockets.open, func(o *fakeConn) bool { return o == c })
 	f.notifyLocked()
 	f.mu.Unlock()
 }
@@ -114,6 +120,7 @@ func (f *fakeSlack) send(ctx context.Context, env map[string]any) error {
 		if err != nil {
 			return err
 		}
+		c = f.pickSocket(c, env)
 		if err := c.write(env); err == nil {
 			return nil
 		}
@@ -121,6 +128,7 @@ func (f *fakeSlack) send(ctx context.Context, env map[string]any) error {
 		if f.conn == c {
 			f.conn = nil
 		}
+		f.sockets.open = slices.DeleteFunc(f.sockets.open, func(o *fakeConn) bool { return o == c })
 		f.mu.Unlock()
 	}
 }
@@ -549,6 +557,12 @@ func (f *fakeSlack) sendView(ctx context.Context, v fakeView, kind string, answe
 // channel, as Slack sends it: a reaction_added (reaction_removed) event
 // that names the message only by its channel and ts.
 func (f *fakeSlack) react(ctx context.Context, user, channel, ts, name string, removed bool) error {
+	_, err := f.reactEnvelope(ctx, user, channel, ts, name, removed)
+	return err
+}
+
+// reactEnvelope is react returning the envelope sent, for a redelivery.
+func (f *fakeSlack) reactEnvelope(ctx context.Context, user, channel, ts, name string, removed bool) (map[string]any, error) {
 	kind := "reaction_added"
 	if removed {
 		kind = "reaction_removed"
@@ -562,5 +576,5 @@ func (f *fakeSlack) react(ctx context.Context, user, channel, ts, name string, r
 	env := f.eventEnvelopeLocked(map[string]any{"type": kind, "user": user, "reaction": name, "item_user": itemUser,
 		"item": map[string]any{"type": "message", "channel": channel, "ts": ts}, "event_ts": now}, "", 0)
 	f.mu.Unlock()
-	return f.send(ctx, env)
+	return env, f.send(ctx, env)
 }

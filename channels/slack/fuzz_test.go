@@ -69,7 +69,9 @@ func TestDecodeClicks(t *testing.T) {
 func FuzzDecodeEvent(f *testing.F) {
 	for _, s := range []string{seedMessage, seedMention, seedChanged, seedStopped, `{}`, `null`, `{"event":null}`,
 		`{"type":"event_callback","event":{"type":"reaction_added","user":"U1","reaction":"octagonal_sign","item":{"type":"message","channel":"C1","ts":"1.2"}}}`,
-		`{"type":"event_callback","event":{"type":"reaction_removed","item":{"channel":"C1"}}}`} {
+		`{"type":"event_callback","event":{"type":"reaction_removed","item":{"channel":"C1"}}}`,
+		`{"type":"event_callback","event":{"type":"message","subtype":"message_deleted","channel":"C1","ts":"1.6","deleted_ts":"1.1","previous_message":{"ts":"1.1","thread_ts":"1.1"}}}`,
+		`{"type":"event_callback","event":{"type":"channel_deleted","channel":"C1"}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, payload []byte) {

@@ -35,10 +35,12 @@ const (
 // MessagesAfter reads the replies of thread t posted after the message
 // after (conversations.replies with oldest=after, not inclusive), one call,
 // and returns those Run would deliver, oldest first, converted the same
-// way: the app's own messages, edits and other events left out. Those it
+// way (edits and other events left out), and the app's own messages
+// marked Author.Self. Those it
 // returns count as delivered, so that a later event for one (Slack's
 // redelivery) is not delivered again; one delivered live already is
-// returned too, in its place, for the caller to answer once. Calls are paced by Options.HistoryInterval: one that
+// returned too, in its place, for the caller to answer once. A read from
+// the start (after "") returns the thread's first message too. Calls are paced by Options.HistoryInterval: one that
 // comes sooner returns a *channels.RateLimitError for the rest of the
 // interval, as does Slack's own 429. It blocks on I/O.
 func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after channels.MessageID, limit int) (channels.Page, error) {
@@ -78,10 +80,15 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 		if page.Last == "" || compareTS(ts, string(page.Last)) > 0 {
 			page.Last = channels.MessageID(ts)
 		}
-		if ts == t.Thread {
-			continue // the message that started the thread was handled then
+		// The message that started the thread (its parent, which Slack
+		// lists first) comes after no message: only a read from the
+		// start (after "", the context of a thread the gateway joins)
+		// returns it; a catch-up reads after a message it saw.
+		if !deliverable[string(ev.Subtype)] {
+			continue
 		}
-		if isOwn(ev, me) || !deliverable[string(ev.Subtype)] {
+		if isOwn(ev, me) {
+			page.Messages = append(page.Messages, a.own(t, ev, me))
 			continue
 		}
 		// Delivered live already or not, it is returned (the caller
@@ -92,6 +99,20 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 		page.Messages = append(page.Messages, a.message(ctx, t, ev, me.TeamID, me))
 	}
 	return page, nil
+}
+
+// own is the app's own message ev of thread t, as MessagesAfter returns
+// it: its text, marked Author.Self.
+func (a *Adapter) own(t channels.ThreadRef, ev event, me Capabilities) channels.Inbound {
+	id := firstNonEmpty(string(ev.User), string(ev.BotID))
+	return channels.Inbound{
+		Thread: t,
+		Author: channels.Author{ID: id, Name: firstNonEmpty(ev.BotProfile.best(), string(ev.Username), id), Bot: true, Self: true},
+		Text:   inboundText(string(ev.Text), me.BotUserID),
+		ID:     channels.MessageID(ev.TS),
+		Space:  me.TeamID,
+		Time:   tsTime(string(ev.TS)),
+	}
 }
 
 // paceHistory reserves the next history call at now, or returns a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -135,7 +136,7 @@ func (a *Adapter) queue(in *inbound, it item) {
 			a.log.Debug("slack: event ignored", "err", err)
 			return
 		}
-		key = string(cb.Event.Channel) + "/" + firstNonEmpty(string(cb.Event.ThreadTS), string(cb.Event.TS))
+		key = string(cb.Event.Channel) + "/" + firstNonEmpty(string(cb.Event.ThreadTS), string(cb.Event.DeletedTS), string(cb.Event.TS))
 		if th, ok := a.seen.threadOf(string(cb.Event.Channel), string(cb.Event.Item.TS)); ok && cb.Event.Item.TS != "" {
 			key = string(cb.Event.Channel) + "/" + th // a reaction: the lane of its message's thread
 		}
@@ -233,7 +234,10 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 		return a.stopped(ctx, ev, firstNonEmpty(string(cb.TeamID), me.TeamID))
 	}
 	if ev.Type == "reaction_added" || ev.Type == "reaction_removed" {
-		return a.fromReaction(ctx, ev, firstNonEmpty(string(cb.TeamID), me.TeamID), me)
+		return a.fromReaction(ctx, ev, string(cb.EventID), firstNonEmpty(string(cb.TeamID), me.TeamID), me)
+	}
+	if in, ok := a.fromGone(ctx, ev, firstNonEmpty(string(cb.TeamID), me.TeamID)); ok {
+		return in, true
 	}
 	channel := string(ev.Channel)
 	thread := firstNonEmpty(string(ev.ThreadTS), string(ev.TS))
@@ -268,7 +272,9 @@ func (a *Adapter) fromEvent(ctx context.Context, cb eventCallback, retry int) (c
 		return channels.Inbound{}, false
 	}
 	a.seen.place(channel, string(ev.TS), thread)
-	return a.message(ctx, ref, ev, firstNonEmpty(string(cb.TeamID), me.TeamID), me), true
+	m := a.message(ctx, ref, ev, firstNonEmpty(string(cb.TeamID), me.TeamID), me)
+	m.Event = string(cb.EventID)
+	return m, true
 }
 
 // stopped builds the Inbound of a click on Slack's Stop button of an
@@ -309,6 +315,7 @@ func (a *Adapter) message(ctx context.Context, ref channels.ThreadRef, ev event,
 		Fetch:  fetch,
 		ID:     channels.MessageID(ev.TS),
 		Space:  team,
+		Time:   tsTime(string(ev.TS)),
 	}
 	in.Command = a.command(string(ev.Text), in.Text, me.BotUserID)
 	if !author.Bot {
@@ -316,6 +323,28 @@ func (a *Adapter) message(ctx context.Context, ref channels.ThreadRef, ev event,
 		in.Reply = a.ephemeral(ref.Channel, ref.Thread, author.ID)
 	}
 	return in
+}
+
+// tsTime is the time of a Slack message timestamp ("1700000000.000100":
+// Unix seconds, a dot, microseconds), zero when ts is not one.
+func tsTime(ts string) time.Time {
+	sec, frac, _ := strings.Cut(ts, ".")
+	s, err := strconv.ParseInt(sec, 10, 64)
+	if err != nil || s <= 0 || len(frac) > 9 {
+		return time.Time{}
+	}
+	ns := int64(0)
+	if frac != "" {
+		f, err := strconv.ParseUint(frac, 10, 32)
+		if err != nil {
+			return time.Time{}
+		}
+		ns = int64(f)
+		for range 9 - len(frac) {
+			ns *= 10
+		}
+	}
+	return time.Unix(s, ns).UTC()
 }
 
 // command returns the gateway command in a message whose Slack text is

@@ -349,7 +349,9 @@ func TestInboundFields(t *testing.T) {
 		Author: channels.Author{ID: "U0ANN", Name: "Ann"},
 		Text:   "run https://example.com & tell me",
 		ID:     channels.MessageID(s.ts),
+		Event:  s.eventIDs[1], // the app_mention: a top-level message event is not delivered
 		Space:  f.team,
+		Time:   tsTime(s.ts), // its ts (TestTSTime)
 	}
 	if diff := cmp.Diff(want, in, cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Reply" }, cmp.Ignore())); diff != "" {
 		t.Errorf("inbound (-want +got):\n%s", diff)

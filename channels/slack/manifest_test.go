@@ -80,7 +80,7 @@ func TestManifest(t *testing.T) {
 			t.Errorf("oauth_config.scopes.bot lists %s, which the adapter does not use", s)
 		}
 	}
-	for _, ev := range []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim", "agent_session_stopped", "reaction_added", "reaction_removed"} {
+	for _, ev := range []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim", "agent_session_stopped", "reaction_added", "reaction_removed", "channel_deleted", "channel_archived", "group_deleted", "group_archived"} {
 		if !slices.Contains(m.Settings.EventSubscriptions.BotEvents, ev) {
 			t.Errorf("settings.event_subscriptions.bot_events lacks %s", ev)
 		}

@@ -59,7 +59,9 @@ type event struct {
 	// message_deleted: the edited message after and before.
 	Message         *innerMessage `json:"message"`
 	PreviousMessage *innerMessage `json:"previous_message"`
-	Files           []file        `json:"files"`
+	// DeletedTS is the deleted message's ts, on message_deleted.
+	DeletedTS str    `json:"deleted_ts"`
+	Files     []file `json:"files"`
 	// StreamingMessageTS are the app's streams Slack stopped, on
 	// agent_session_stopped.
 	StreamingMessageTS []str `json:"streaming_message_ts"`
@@ -91,6 +93,9 @@ type file struct {
 // innerMessage is a message nested in a message_changed or
 // message_deleted event, or the message of a block_actions payload.
 type innerMessage struct {
+	// Subtype is "tombstone" for a deleted thread root that keeps its
+	// replies.
+	Subtype  str `json:"subtype"`
 	User     str `json:"user"`
 	BotID    str `json:"bot_id"`
 	Text     str `json:"text"`

@@ -123,8 +123,9 @@ func (a *Adapter) paceReaction(now time.Time) error {
 // fromReaction builds the Inbound of a person's reaction_added or
 // reaction_removed on a message of a thread the app is in, placed by the
 // messages the adapter saw or posted. Reactions on other messages, and
-// the app's own, are dropped.
-func (a *Adapter) fromReaction(ctx context.Context, ev event, team string, me Capabilities) (channels.Inbound, bool) {
+// the app's own, are dropped. Its ID is the event's event_id, which a
+// redelivery keeps.
+func (a *Adapter) fromReaction(ctx context.Context, ev event, eventID, team string, me Capabilities) (channels.Inbound, bool) {
 	if ev.User == "" || (me.BotUserID != "" && string(ev.User) == me.BotUserID) || ev.Item.Type != "message" {
 		return channels.Inbound{}, false
 	}
@@ -143,6 +144,7 @@ func (a *Adapter) fromReaction(ctx context.Context, ev event, team string, me Ca
 	}
 	return channels.Inbound{
 		Thread:   ref,
+		ID:       channels.MessageID(eventID),
 		Author:   a.author(ctx, ev),
 		Reaction: &channels.Reaction{Message: channels.MessageID(ts), Emoji: emoji, Removed: ev.Type == "reaction_removed"},
 		Space:    team,

@@ -106,3 +106,36 @@ func TestReactionInbound(t *testing.T) {
 		t.Errorf("removal = %+v, want %+v", got.Reaction, want)
 	}
 }
+
+// TestRedeliveredReactionOnce: a reaction's Inbound.ID is its event_id,
+// so a redelivery of its envelope (Slack's retry, which keeps the event
+// id) is acted on once here and is the same event to whoever de-duplicates
+// by id after the adapter (the cluster's inbound stream, Nats-Msg-Id).
+func TestRedeliveredReactionOnce(t *testing.T) {
+	f := newFake(t, fakeOptions{})
+	f.addUser("U0ANN", "Ann")
+	a := f.adapter(t, Options{})
+	r := run(t, a, nil)
+	ctx := testCtx(t)
+	f.mustSay(ctx, sayOptions{user: "U0ANN", text: "start", mention: true})
+	in := r.next(ctx)
+	reply, err := a.Post(ctx, in.Thread, channels.Message{Text: "working on it"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := f.reactEnvelope(ctx, "U0ANN", fakeChannel, string(reply.ID), "octagonal_sign", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mustRedeliver(ctx, env, 1)
+	f.mustRedeliver(ctx, env, 2)
+	f.mustSay(ctx, sayOptions{user: "U0ANN", thread: in.Thread.Thread, text: "after"})
+	got := r.next(ctx)
+	eventID := env["payload"].(map[string]any)["event_id"].(string)
+	if got.Intent() != channels.IntentReaction || got.ID != channels.MessageID(eventID) {
+		t.Fatalf("inbound = %v with id %q, want the reaction with id %q (its event_id)", got.Intent(), got.ID, eventID)
+	}
+	if next := r.next(ctx); next.Text != "after" {
+		t.Errorf("after the reaction came %v %+v (id %q), want the next message: a redelivery was delivered again", next.Intent(), next.Reaction, next.ID)
+	}
+}

@@ -169,6 +169,7 @@ func (s *server) createThread(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := s.a.st.createThread(req.Title)
+	s.a.removeGone() // of threads forgotten to make room
 	if err != nil {
 		var full *fullError
 		if errors.As(err, &full) {
@@ -220,6 +221,7 @@ func (s *server) deleteThread(w http.ResponseWriter, r *http.Request) {
 		writeStateError(w, err)
 		return
 	}
+	s.a.removeGone()
 	s.h(s.ctx, channels.Inbound{Thread: ref(id), Author: author, Closed: true, ID: channels.MessageID(newID())})
 	w.WriteHeader(http.StatusNoContent)
 }

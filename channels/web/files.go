@@ -100,6 +100,29 @@ func (k *files) remove(stored string) {
 	}
 }
 
+// keptFiles returns the stored names of the files kept for thread t's
+// messages.
+func keptFiles(t *thread) []string {
+	var out []string
+	for _, m := range t.msgs {
+		for _, f := range m.Files {
+			if stored, ok := strings.CutPrefix(f.URL, filesPrefix); ok && validFileURL(f.URL) {
+				stored, _ = url.PathUnescape(stored)
+				out = append(out, stored)
+			}
+		}
+	}
+	return out
+}
+
+// removeGone removes the kept files of the threads deleted or forgotten
+// (state.takeGone). It blocks on disk I/O.
+func (a *Adapter) removeGone() {
+	for _, stored := range a.st.takeGone() {
+		a.files.remove(stored)
+	}
+}
+
 // get returns the content of a stored file and when it was written. It
 // returns an error wrapping fs.ErrNotExist when there is none; os.Root
 // keeps every name inside the directory.

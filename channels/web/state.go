@@ -234,6 +234,9 @@ type store struct {
 	tick    uint64
 	rev     uint64                   // count of changes to save
 	global  map[*subscriber]struct{} // subscribers of the thread list only
+	// gone are the kept files of threads deleted or forgotten, for the
+	// adapter to remove (takeGone).
+	gone []string
 }
 
 func newStore() *store {
@@ -348,10 +351,21 @@ func (s *store) deleteThread(id string) error {
 	for sub := range t.subs {
 		s.dropLocked(sub)
 	}
+	s.gone = append(s.gone, keptFiles(t)...)
 	delete(s.threads, id)
 	s.markLocked(nil)
 	s.publishThreadsLocked()
 	return nil
+}
+
+// takeGone returns the kept files of the threads deleted or forgotten
+// since the last call.
+func (s *store) takeGone() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.gone
+	s.gone = nil
+	return g
 }
 
 // createThread adds a thread. When the store is full it forgets the least
@@ -416,6 +430,7 @@ func (s *store) evictLocked() error {
 	for sub := range oldest.subs {
 		s.dropLocked(sub)
 	}
+	s.gone = append(s.gone, keptFiles(oldest)...)
 	delete(s.threads, oldest.id)
 	s.markLocked(nil)
 	return nil

@@ -91,7 +91,9 @@ func (s *Store) UsageTotals(ctx context.Context, sessionID string) (store.Usage,
 			if u.Cost == nil {
 				u.Cost = map[string]float64{}
 			}
-			u.Cost[t.Currency] += t.Cost
+			// Agents report the session's cost so far: the highest a
+			// turn recorded is the session's (as the SQLite store takes).
+			u.Cost[t.Currency] = max(u.Cost[t.Currency], t.Cost)
 		}
 	}
 	return u, nil

@@ -98,6 +98,7 @@ type hooks struct {
 type gateway struct {
 	log     *slog.Logger
 	router  *session.Router
+	spaces  *workspace.Manager // the threads' workspaces (workspace.keep)
 	data    *dataDir
 	metrics *metrics.Metrics
 	urls    []string
@@ -185,6 +186,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		data.Close()
 		return nil, err
 	}
+	g.spaces = spaces
 	g.router = session.New(sessionOptions(cfg, st, data.agents, spaces, m, log, openPlatforms(platforms)))
 	m.Threads(g.router.Threads)
 	for p, a := range adapters {
@@ -263,7 +265,8 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 }
 
 // reload applies the settings that can change without a restart: the
-// stream, typing, busy and permission policies, stop words and access.
+// stream, typing, busy and permission policies, stop words, access, and
+// the workspace settings of threads whose workspace is made after it.
 func (g *gateway) reload(c config.Config) {
 	g.router.SetPolicy(func(t channels.ThreadRef, space string) session.Policy {
 		p := c.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
@@ -273,6 +276,10 @@ func (g *gateway) reload(c config.Config) {
 	g.router.SetAbort(c.Abort)
 	g.router.SetAccess(c.Access)
 	g.router.SetAgents(c.AgentSpec)
+	g.router.SetAgentWorkspace(c.AgentWorkspace)
+	if g.spaces != nil {
+		g.spaces.SetKeep(c.Workspace.Keep)
+	}
 	if err := c.CheckDirs(); err != nil {
 		g.log.Warn("an agent cannot start", "err", err)
 	}
@@ -549,7 +556,7 @@ func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logg
 	case "discord":
 		dc := config.SectionOf[discord.Config](cfg, discord.Platform)
 		a, err := discord.New(discord.Options{
-			Token: dc.Token, APIBaseURL: dc.APIBaseURL, DMs: dc.DMs, ToolStyle: dc.ToolStyle, Logger: log.With("platform", "discord"),
+			Token: dc.Token, APIBaseURL: dc.APIBaseURL, DMs: dc.DMs, ToolStyle: dc.ToolStyle, Shard: dc.Shard, Logger: log.With("platform", "discord"),
 			// Commands are registered in the allowed guilds, where
 			// they appear at once.
 			Guilds: cfg.Access["discord"].Guilds,

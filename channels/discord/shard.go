@@ -1,0 +1,133 @@
+package discord
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// Sharding. A bot in many guilds splits its gateway into shards: Discord
+// sends a guild's events only to the connection that identified as shard
+// (guild_id >> 22) % count, and DMs to shard 0. Each gateway edge of a
+// cluster runs one adapter with its own Options.Shard (every edge the same
+// count), so every event reaches exactly one edge
+// (TestShardsSplitGuilds).
+//
+// Identify concurrency. Discord lets a bot start
+// session_start_limit.max_concurrency sessions at once (GET
+// /gateway/bot): shards whose id % max_concurrency are equal share one
+// IDENTIFY per 5 s. discordgo v0.29.0 sends the shard in its IDENTIFY
+// (Session.ShardID, ShardCount) and does nothing about the limit, so a
+// sharded adapter (count > 1) waits for its bucket's turn before each
+// websocket dial that will identify, i.e. every dial but one to the
+// session's resume URL (identifyTurn); the next turn is 5 s after the
+// dial, or after the READY that answers the IDENTIFY when later. The turns are kept per process
+// (identifyTurns), so shards started by one process never collide; edges
+// in separate processes do not see each other's turns: start them a few
+// seconds apart, or give shards of one bucket to one process. An IDENTIFY
+// refused for the limit closes the connection, and Run retries with its
+// backoff. One path stays outside the gate: an INVALID_SESSION answering a
+// RESUME at the resume URL makes discordgo identify on that connection at
+// once.
+
+// identifyInterval is how long a bucket waits between two identifies.
+const identifyInterval = 5 * time.Second
+
+// identifyTurns spaces the identifies of the shards of this process.
+var identifyTurns = &turns{next: map[string]time.Time{}}
+
+// turns hands out one turn per key per identifyInterval.
+type turns struct {
+	mu   sync.Mutex           // guards next
+	next map[string]time.Time // the earliest time of the key's next turn
+}
+
+// wait waits for key's turn; it returns ctx's error when ctx ends first.
+// A turn taken moves the key's next turn identifyInterval on.
+func (t *turns) wait(ctx context.Context, key string) error {
+	for {
+		t.mu.Lock()
+		now := time.Now()
+		at := t.next[key]
+		if !at.After(now) {
+			t.next[key] = now.Add(identifyInterval)
+			t.mu.Unlock()
+			return nil
+		}
+		t.mu.Unlock()
+		timer := time.NewTimer(at.Sub(now))
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		}
+	}
+}
+
+// ready moves key's next turn to identifyInterval after now: a READY
+// came, so Discord has the IDENTIFY, later than the turn's dial.
+func (t *turns) ready(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if next := time.Now().Add(identifyInterval); next.After(t.next[key]) {
+		t.next[key] = next
+	}
+}
+
+// identifyTurn waits, for a sharded adapter about to dial a connection
+// that will identify, until its bucket may identify.
+func (a *Adapter) identifyTurn(ctx context.Context) error {
+	if a.o.Shard.Count <= 1 || a.resume.known() {
+		return nil
+	}
+	a.maxConcurrency(ctx)
+	return identifyTurns.wait(ctx, a.identifyKey())
+}
+
+// identifyKey is the adapter's identify bucket, among every bot's.
+func (a *Adapter) identifyKey() string {
+	a.mu.Lock()
+	conc := max(a.concurrency, 1)
+	a.mu.Unlock()
+	return fmt.Sprintf("%s %s %d", a.o.APIBaseURL, a.s.Token, a.o.Shard.ID%conc)
+}
+
+// identified is called on READY: the bucket's next turn counts from now.
+func (a *Adapter) identified() {
+	if a.o.Shard.Count > 1 {
+		identifyTurns.ready(a.identifyKey())
+	}
+}
+
+// maxConcurrency returns the bot's identify concurrency from GET
+// /gateway/bot, remembered once known; 1 (the strictest) when it cannot
+// be read.
+func (a *Adapter) maxConcurrency(ctx context.Context) int {
+	a.mu.Lock()
+	n := a.concurrency
+	a.mu.Unlock()
+	if n > 0 {
+		return n
+	}
+	g, err := a.s.GatewayBot(discordgo.WithContext(ctx))
+	if err != nil || g.SessionStartLimit.MaxConcurrency < 1 {
+		a.log.Warn("discord: cannot read the identify concurrency; identifying one shard per 5 s", "err", err)
+		return 1
+	}
+	a.mu.Lock()
+	a.concurrency = g.SessionStartLimit.MaxConcurrency
+	a.mu.Unlock()
+	return g.SessionStartLimit.MaxConcurrency
+}
+
+// known reports whether a resume URL is known: the next dial resumes there
+// rather than identifying.
+func (r *resumeURL) known() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.url != nil
+}
