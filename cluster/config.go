@@ -26,6 +26,11 @@ type Config struct {
 	// id, dropping a redelivery of it: 1s to 1h (default 2m; Slack
 	// redelivers within minutes).
 	DuplicateWindow time.Duration `koanf:"duplicateWindow" validate:"min=1s,max=1h"`
+	// DrainTimeout is how long a worker told to stop (SIGTERM) lets its
+	// running turns finish, claiming no new thread meanwhile, before it
+	// cancels them with the interrupted notice and releases its threads:
+	// 0 (cancel at once) to 1h (default 30s).
+	DrainTimeout time.Duration `koanf:"drainTimeout" validate:"min=0,max=1h"`
 	// EventLog is the raw ACP event log's retention on the cluster (its
 	// stream <name>_events, a subject per session).
 	EventLog EventLog `koanf:"eventLog"`
@@ -72,11 +77,12 @@ const (
 	DefaultDuplicateWindow  = 2 * time.Minute
 	DefaultEventLogMaxAge   = 30 * 24 * time.Hour
 	DefaultEventLogMaxBytes = 10 << 30
+	DefaultDrainTimeout     = 30 * time.Second
 )
 
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
-	return Config{Name: DefaultName, LeaseTTL: DefaultLeaseTTL, DuplicateWindow: DefaultDuplicateWindow,
+	return Config{Name: DefaultName, LeaseTTL: DefaultLeaseTTL, DuplicateWindow: DefaultDuplicateWindow, DrainTimeout: DefaultDrainTimeout,
 		EventLog: EventLog{MaxAge: DefaultEventLogMaxAge, MaxBytes: DefaultEventLogMaxBytes}}
 }
 

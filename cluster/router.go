@@ -56,6 +56,9 @@ type Router struct {
 
 	mu    sync.Mutex
 	owned map[string]Lease
+
+	draining     chan struct{} // closed by StopClaiming
+	stopClaiming func()
 }
 
 // NewRouter returns a Router; Run starts it.
@@ -66,8 +69,18 @@ func NewRouter(o RouterOptions) *Router {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	return &Router{o: o, me: o.Leases.Owner(), owned: map[string]Lease{}}
+	r := &Router{o: o, me: o.Leases.Owner(), owned: map[string]Lease{}, draining: make(chan struct{})}
+	r.stopClaiming = sync.OnceFunc(func() { close(r.draining) })
+	return r
 }
+
+// StopClaiming begins a drain: Run takes no more events, neither from the
+// stream nor forwarded (those of the threads this worker holds wait in
+// the stream until it releases them), and withdraws the worker from
+// placement, while it keeps renewing the leases it holds, so that the
+// turns under way finish here. Cancelling Run's context then releases
+// them.
+func (r *Router) StopClaiming() { r.stopClaiming() }
 
 // Consumer is the durable consumer all workers of a cluster share.
 const Consumer = "workers"
@@ -82,7 +95,7 @@ func (r *Router) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cluster: worker subject: %w", err)
 	}
-	defer sub.Unsubscribe()
+	defer func() { _ = sub.Unsubscribe() }()
 	// One event at a time across the cluster (MaxAckPending 1): the
 	// next is delivered once this one was handed to its owner, so a
 	// thread's events reach its owner in stream order even when two
@@ -104,6 +117,7 @@ func (r *Router) Run(ctx context.Context) error {
 	defer cc.Stop()
 	tick := time.NewTicker(max(r.o.Leases.TTL()/3, 10*time.Millisecond))
 	defer tick.Stop()
+	draining := r.draining
 	for {
 		select {
 		case <-ctx.Done():
@@ -111,8 +125,21 @@ func (r *Router) Run(ctx context.Context) error {
 			<-cc.Closed()
 			r.releaseAll()
 			return nil
+		case <-draining:
+			draining = nil
+			cc.Stop()
+			<-cc.Closed()
+			_ = sub.Unsubscribe()
+			if r.o.Registry != nil {
+				if err := r.o.Registry.Withdraw(ctx, r.me); err != nil && ctx.Err() == nil {
+					r.o.Log.Warn("cluster: withdrawing the worker", "err", err)
+				}
+			}
 		case <-tick.C:
 			r.renewAll(ctx)
+			if draining == nil {
+				break
+			}
 			if err := r.announce(ctx); err != nil && ctx.Err() == nil {
 				r.o.Log.Warn("cluster: announcing the worker", "err", err)
 			}

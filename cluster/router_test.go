@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -265,5 +266,62 @@ func TestRouterReleasesOnStop(t *testing.T) {
 	}
 	if err := reg.Await(ctx, func(ws []cluster.WorkerInfo) bool { return len(ws) == 0 }); err != nil {
 		t.Fatalf("the stopped worker is still announced: %v", reg.Workers())
+	}
+}
+
+// A draining worker (StopClaiming) takes no new thread, which goes to
+// another worker, and keeps renewing the leases it holds, so that its
+// running turns finish there; stopping it then releases them.
+func TestRouterStopClaimingKeepsLeases(t *testing.T) {
+	n := startNode(t, t.TempDir())
+	got := make(chan handled, 10)
+	const ttl = 600 * time.Millisecond
+	w1 := startWorker(t, n.ClientURL(), "w1", ttl, nil, 0, got)
+	_, js := connect(t, n.ClientURL())
+	ctx := ctxFor(t)
+	in := openInbound(t, js)
+	if _, err := in.Publish(ctx, cluster.Event{ID: "web:1", Thread: thread(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if h := receive(t, got); h.worker != "w1" {
+		t.Fatalf("handled by %s", h.worker)
+	}
+	kv, err := js.KeyValue(ctx, "test_leases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch, err := kv.WatchAll(ctx, jetstream.UpdatesOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Stop()
+	w1.router.StopClaiming()
+	if err := w1.reg.Await(ctx, func(ws []cluster.WorkerInfo) bool { return len(ws) == 0 }); err != nil {
+		t.Fatalf("the draining worker is still announced: %v", w1.reg.Workers())
+	}
+	startWorker(t, n.ClientURL(), "w2", ttl, nil, 0, got)
+	if _, err := in.Publish(ctx, cluster.Event{ID: "web:2", Thread: thread(2)}); err != nil {
+		t.Fatal(err)
+	}
+	if h := receive(t, got); h.worker != "w2" || h.ev.Thread != thread(2) {
+		t.Fatalf("a new thread went to %s (%s), want w2 while w1 drains", h.worker, h.ev.Thread)
+	}
+	// Renewals by w1 go on across more than a TTL.
+	for renewals := 0; renewals < 4; {
+		select {
+		case e := <-watch.Updates():
+			if e != nil && e.Operation() == jetstream.KeyValuePut && strings.Contains(string(e.Value()), `"w1"`) {
+				renewals++
+			}
+		case <-ctx.Done():
+			t.Fatal("the draining worker stopped renewing its lease")
+		}
+	}
+	if h, held, err := w1.leases.Holder(ctx, thread(1)); err != nil || !held || h.Owner != "w1" {
+		t.Fatalf("thread 1 held by %+v (%v, %v), want still w1 while it drains", h, held, err)
+	}
+	w1.stop()
+	if _, held, err := w1.leases.Holder(ctx, thread(1)); held || err != nil {
+		t.Fatalf("still held after the drained worker stopped (err %v)", err)
 	}
 }

@@ -451,8 +451,13 @@ func (m *Machine) forget(now time.Time, by channels.Author, fx []Effect) []Effec
 	}
 	fx = m.cancelPrompts(by, fx)
 	if tu := m.turn; tu != nil && tu.stop == nil {
-		// What the agent still says is not shown.
-		tu.stop = &stopping{by: displayName(by), author: by, deadline: now.Add(m.cfg.Grace)}
+		// What the agent still says is not shown. Nobody (Router.Disown:
+		// another worker has the thread) is not named in the thread.
+		name := ""
+		if by.ID != "" || by.Name != "" {
+			name = displayName(by)
+		}
+		tu.stop = &stopping{by: name, author: by, deadline: now.Add(m.cfg.Grace)}
 		fx = append(fx, CancelTurn{})
 	}
 	return fx

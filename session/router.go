@@ -97,6 +97,15 @@ type Options struct {
 	// ("started") and when the thread lets it go ("stopped": reaped or
 	// shut down; "exited": it died on its own), for metrics and tests.
 	OnAgent func(t channels.ThreadRef, event string)
+	// Shared says the store is shared with other workers of a cluster,
+	// which run threads of their own: Run then leaves the store's pending
+	// prompts, running turns and catch-up alone (they may be another
+	// worker's, live), and a thread's left-overs are taken up when this
+	// worker takes the thread (Adopt).
+	Shared bool
+	// OnEvict, if set, is told when an idle thread left memory
+	// (Threads.EvictAfter): a cluster worker gives up its lease then.
+	OnEvict func(t channels.ThreadRef)
 }
 
 // Router routes inbound chat events to threads. Create it with New, add
@@ -235,16 +244,24 @@ func (r *Router) Run(ctx context.Context) error {
 	r.mu.Lock()
 	r.ctx = ctx
 	r.mu.Unlock()
-	backlog := r.prepareCatchUp(ctx)
-	// Read before any message is let in: every prompt pending now was
-	// left by an earlier run.
-	stale, err := r.o.Store.PendingPrompts(ctx)
-	if err != nil && ctx.Err() == nil {
-		r.log.Error("cannot read the permission prompts an earlier run left pending", "err", err)
-	}
-	running, err := r.o.Store.RunningTurns(ctx)
-	if err != nil && ctx.Err() == nil {
-		r.log.Error("cannot read the turns an earlier run left running", "err", err)
+	var (
+		backlog map[string][]store.Seen
+		stale   []store.Prompt
+		running []store.RunningTurn
+		err     error
+	)
+	if !r.o.Shared {
+		backlog = r.prepareCatchUp(ctx)
+		// Read before any message is let in: every prompt pending now
+		// was left by an earlier run.
+		stale, err = r.o.Store.PendingPrompts(ctx)
+		if err != nil && ctx.Err() == nil {
+			r.log.Error("cannot read the permission prompts an earlier run left pending", "err", err)
+		}
+		running, err = r.o.Store.RunningTurns(ctx)
+		if err != nil && ctx.Err() == nil {
+			r.log.Error("cannot read the turns an earlier run left running", "err", err)
+		}
 	}
 	close(r.ready)
 	r.expireStalePrompts(ctx, stale)
@@ -431,12 +448,16 @@ func (r *Router) thread(ref channels.ThreadRef, space string, ad channels.Adapte
 // resumes the thread from the store.
 func (r *Router) evict(t *thread) bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed || r.threads[t.ref] != t || !t.inbox.closeIfEmpty() {
+		r.mu.Unlock()
 		return false
 	}
 	delete(r.threads, t.ref)
+	r.mu.Unlock()
 	r.log.Info("idle thread evicted", "thread", t.ref)
+	if r.o.OnEvict != nil {
+		r.o.OnEvict(t.ref)
+	}
 	return true
 }
 

@@ -102,6 +102,12 @@ func (v View) EndTurn(o TurnOutcome, stopReason, errText string, grace, elapsed 
 		v.Proj.StopTurn(sysmsg.Stopped{By: o.Stopper, Interrupt: o.Interrupted, Killed: o.Killed, Grace: grace})
 	}
 	outs := v.Proj.EndTurnAfter(elapsed, stopReason, errText, nil)
+	if o.Forgotten && o.Stopper == "" && len(outs) > 0 {
+		// Disowned: another worker has the thread; only the turn's end
+		// (its hooks) is left to go through the lane.
+		v.Lane.Push(outs[len(outs)-1])
+		return
+	}
 	if o.Ack == "" || len(outs) < 2 {
 		v.Lane.Push(outs...)
 		return

@@ -75,6 +75,7 @@ func messages() []message {
 		{"Stalled/odd", sysmsg.Stalled{For: 1500 * time.Millisecond}},
 		{"Interrupted/at shutdown", sysmsg.Interrupted{}},
 		{"Interrupted/at start", sysmsg.Interrupted{AtStart: true}},
+		{"WorkerLost", sysmsg.WorkerLost{}},
 		{"NewSession/cannot resume", sysmsg.NewSession{CannotResume: true}},
 		{"NewSession/resume failed", sysmsg.NewSession{}},
 		{"NotSaved", sysmsg.NotSaved{}},

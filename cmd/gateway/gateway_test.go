@@ -35,6 +35,10 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "demo-agent" {
 		os.Exit(demoagent.Main(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	if os.Getenv(asGatewayEnv) == "1" { // the gateway binary (cluster_test.go)
+		main()
+		os.Exit(0) // main returns on success
+	}
 	if len(os.Args) > 1 && os.Args[1] == "mcp" { // the MCP server agents start
 		os.Exit(exitStatus(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
 	}

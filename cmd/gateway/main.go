@@ -7,6 +7,8 @@
 //	gateway replay [flags] FILE   preview a recorded ACP session as chat operations
 //	gateway demo-agent [flags]    serve the scripted demo ACP agent on stdio
 //	gateway mcp                   the gateway's MCP server for one session (agents start it)
+//	gateway edge [flags]          serve the platform connections to a cluster's workers
+//	gateway worker [flags]        run agents and threads for a cluster's edges
 //	gateway nats --store DIR      run an embedded NATS JetStream node
 //	gateway help                  show usage
 package main
@@ -76,6 +78,10 @@ commands:
   mcp      serve one session's MCP tools (send_file, send_message,
            read_thread) on stdin/stdout; agents start it, told its socket
            and token in their environment
+  edge     hold the configured channels' platform connections and serve
+           them to a cluster's workers over NATS (cluster.nats.url)
+  worker   run agents and the threads it owns for a cluster's edges
+           (cluster.nats.url); SIGTERM drains (cluster.drainTimeout)
   nats     run an embedded NATS JetStream node (--store DIR) for trying a
            cluster on one machine
   help     show this help (also -h, --help)
@@ -102,6 +108,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runCheck(args, stdout, stderr)
 	case "nats":
 		return runNATS(ctx, args, stdout, stderr)
+	case "edge":
+		return runEdge(ctx, args, stdout, stderr)
+	case "worker":
+		return runWorker(ctx, args, stdout, stderr)
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", cmd)

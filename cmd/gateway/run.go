@@ -156,75 +156,29 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		}
 	}
 
-	var open []string
 	adapters := map[string]channels.Adapter{}
+	deps := adapterDeps{
+		webLn: webLn,
+		// A mention from someone without access opens no thread.
+		// The router is made below, before any event arrives.
+		admit: func(ctx context.Context, in channels.Inbound) bool { return g.router.Admit(ctx, in) },
+		// Threads bound before a restart keep working without a new
+		// mention.
+		known: func(ctx context.Context, t channels.ThreadRef) bool {
+			_, ok, err := st.Binding(ctx, t)
+			return err == nil && ok
+		},
+	}
 	for _, p := range platforms {
-		switch p {
-		case "web":
-			wc := config.SectionOf[web.Config](cfg, web.Platform)
-			w := web.New(web.Options{
-				Listen: wc.Listen, Listener: webLn, Token: wc.Token, Users: wc.Users, Logger: log.With("platform", "web"),
-				StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
-				FilesDir:  filepath.Join(cfg.DataDir, "web-files"),
-				Agents:    pickable(cfg),
-			})
-			adapters[p] = w
-			// The web chat admits people itself: token holders, or the
-			// one local user on loopback without tokens (it refuses to
-			// serve beyond loopback without one). access.web narrows it.
-			open = append(open, "web")
-		case "discord":
-			d := config.SectionOf[discord.Config](cfg, discord.Platform)
-			a, err := discord.New(discord.Options{
-				Token: d.Token, APIBaseURL: d.APIBaseURL, DMs: d.DMs, ToolStyle: d.ToolStyle, Shard: d.Shard, Logger: log.With("platform", "discord"),
-				// Commands are registered in the allowed guilds, where
-				// they appear at once.
-				Guilds: cfg.Access["discord"].Guilds,
-				// A mention from someone without access opens no thread.
-				// The router is made below, before any event arrives.
-				Admit: func(ctx context.Context, in channels.Inbound) bool { return g.router.Admit(ctx, in) },
-			})
-			if err != nil {
-				cancel()
-				closeListeners()
-				data.Close()
-				return nil, fmt.Errorf("channels.discord: %w", err)
-			}
-			adapters[p] = a
-		case "slack":
-			sc := config.SectionOf[slack.Config](cfg, slack.Platform)
-			a, err := slack.New(slack.Options{
-				AppToken: sc.AppToken, BotToken: sc.BotToken, APIURL: sc.APIURL,
-				Streaming: sc.Streaming, CommandPrefix: sc.CommandPrefix,
-				Logger: log.With("platform", "slack"),
-				// Threads bound before a restart keep working without a
-				// new mention.
-				KnownThread: func(ctx context.Context, t channels.ThreadRef) bool {
-					_, ok, err := st.Binding(ctx, t)
-					return err == nil && ok
-				},
-				UserGroups: usesUserGroups(cfg),
-			})
-			if err == nil {
-				// The capability set (the thread status line) is found
-				// once, before the adapter is handed out.
-				_, err = a.Detect(ctx)
-			}
-			if err != nil {
-				cancel()
-				closeListeners()
-				data.Close()
-				return nil, fmt.Errorf("channels.slack: %w", err)
-			}
-			adapters[p] = a.Channel()
-		default:
+		a, err := newAdapter(ctx, cfg, p, log, deps)
+		if err != nil {
 			cancel()
 			closeListeners()
 			data.Close()
-			return nil, fmt.Errorf("channels.%s: this build does not include the %s adapter yet", p, p)
+			return nil, err
 		}
+		adapters[p] = a
 	}
-	cwd, _ := os.Getwd()
 	spaces, err := workspace.New(workspace.Options{DataDir: cfg.DataDir, Keep: cfg.Workspace.Keep, Log: log.With("part", "workspace")})
 	if err != nil {
 		cancel()
@@ -233,46 +187,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		return nil, err
 	}
 	g.spaces = spaces
-	g.router = session.New(session.Options{
-		Workspaces:     spaces,
-		AgentWorkspace: cfg.AgentWorkspace,
-		MCPDir:         filepath.Join(cfg.DataDir, "mcp"),
-		Store:          st,
-		EventLogDir:    filepath.Join(cfg.DataDir, "events"),
-		EventLog:       cfg.EventLog,
-		Agent:          cfg.AgentSpec,
-		Cwd:            cwd,
-		Registry:       data.agents,
-		Policy: func(t channels.ThreadRef, space string) session.Policy {
-			p := cfg.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
-			p.Agents = pickable(cfg)
-			return p
-		},
-		Access: cfg.Access,
-		Open:   open,
-		Abort:  cfg.Abort,
-		Limits: session.Limits{
-			MaxProcesses: cfg.Agents.MaxProcesses, IdleTimeout: cfg.Agents.IdleTimeout,
-			StopGrace: cfg.Agents.StopGrace, StartTimeout: cfg.Agents.StartTimeout,
-			StallTimeout: cfg.Agents.StallTimeout,
-		},
-		Delivery: cfg.Delivery,
-		CatchUp:  session.CatchUp{Window: cfg.Channels.CatchUp},
-		Threads:  cfg.Threads,
-		Logger:   log,
-		OnUpdate: func(tag, suppressed string) { updateMetrics(m, tag, suppressed) },
-		Observer: func(p string) dispatch.Observer { return m.Channel(p) },
-		OnTurnFinished: func(t channels.ThreadRef, stop string, err error) {
-			m.Turn(t.Platform, stop, err)
-		},
-		OnAgent: func(_ channels.ThreadRef, ev string) {
-			if ev == "started" {
-				m.Agent(1)
-			} else {
-				m.Agent(-1)
-			}
-		},
-	})
+	g.router = session.New(sessionOptions(cfg, st, data.agents, spaces, m, log, openPlatforms(platforms)))
 	m.Threads(g.router.Threads)
 	for p, a := range adapters {
 		g.router.Add(p, a)
@@ -518,6 +433,22 @@ type dataDir struct {
 // and opens the store in it. An existing directory that other users can
 // enter is made 0700, with a log line: it holds every transcript.
 func openData(ctx context.Context, dir string, log *slog.Logger) (*dataDir, error) {
+	d, err := openDir(dir, log)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, filepath.Join(dir, "gateway.db"), log)
+	if err != nil {
+		d.lock.Close()
+		return nil, err
+	}
+	d.st = st
+	return d, nil
+}
+
+// openDir is openData without the store (a worker's state is on the
+// cluster): the directory made and locked, the agents registry read.
+func openDir(dir string, log *slog.Logger) (*dataDir, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("dataDir: %w", err)
 	}
@@ -550,12 +481,7 @@ func openData(ctx context.Context, dir string, log *slog.Logger) (*dataDir, erro
 		lock.Close()
 		return nil, fmt.Errorf("dataDir: %w", err)
 	}
-	st, err := store.Open(ctx, filepath.Join(dir, "gateway.db"), log)
-	if err != nil {
-		lock.Close()
-		return nil, err
-	}
-	return &dataDir{st: st, lock: lock, agents: agents}, nil
+	return &dataDir{lock: lock, agents: agents}, nil
 }
 
 // privateDir makes dir 0700 when the group or others have any access to
@@ -581,7 +507,10 @@ func privateDir(dir string, log *slog.Logger) error {
 
 // Close closes the store and releases the directory.
 func (d *dataDir) Close() error {
-	err := d.st.Close()
+	var err error
+	if d.st != nil {
+		err = d.st.Close()
+	}
 	d.lock.Close()
 	return err
 }
@@ -600,4 +529,118 @@ func pickable(c config.Config) []string {
 		}
 	}
 	return names
+}
+
+// adapterDeps are what an adapter asks of the program it runs in.
+type adapterDeps struct {
+	webLn net.Listener // the web chat's listener (taken before anything starts)
+	// admit answers Discord's question before it opens a thread.
+	admit func(context.Context, channels.Inbound) bool
+	// known tells Slack a thread is bound (it answers there without a
+	// new mention).
+	known func(context.Context, channels.ThreadRef) bool
+}
+
+// newAdapter builds platform p's adapter from its config section: for
+// gateway run, and for gateway edge, which serves it to the workers.
+func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logger, d adapterDeps) (channels.Adapter, error) {
+	switch p {
+	case "web":
+		wc := config.SectionOf[web.Config](cfg, web.Platform)
+		return web.New(web.Options{
+			Listen: wc.Listen, Listener: d.webLn, Token: wc.Token, Users: wc.Users, Logger: log.With("platform", "web"),
+			StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
+			FilesDir:  filepath.Join(cfg.DataDir, "web-files"),
+			Agents:    pickable(cfg),
+		}), nil
+	case "discord":
+		dc := config.SectionOf[discord.Config](cfg, discord.Platform)
+		a, err := discord.New(discord.Options{
+			Token: dc.Token, APIBaseURL: dc.APIBaseURL, DMs: dc.DMs, ToolStyle: dc.ToolStyle, Shard: dc.Shard, Logger: log.With("platform", "discord"),
+			// Commands are registered in the allowed guilds, where
+			// they appear at once.
+			Guilds: cfg.Access["discord"].Guilds,
+			Admit:  d.admit,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("channels.discord: %w", err)
+		}
+		return a, nil
+	case "slack":
+		sc := config.SectionOf[slack.Config](cfg, slack.Platform)
+		a, err := slack.New(slack.Options{
+			AppToken: sc.AppToken, BotToken: sc.BotToken, APIURL: sc.APIURL,
+			Streaming: sc.Streaming, CommandPrefix: sc.CommandPrefix,
+			Logger:      log.With("platform", "slack"),
+			KnownThread: d.known,
+			UserGroups:  usesUserGroups(cfg),
+		})
+		if err == nil {
+			// The capability set (the thread status line) is found
+			// once, before the adapter is handed out.
+			_, err = a.Detect(ctx)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("channels.slack: %w", err)
+		}
+		return a.Channel(), nil
+	}
+	return nil, fmt.Errorf("channels.%s: this build does not include the %s adapter yet", p, p)
+}
+
+// openPlatforms are the platforms among ps that admit people themselves:
+// the web chat (token holders, or the one local user on loopback without
+// tokens; it refuses to serve beyond loopback without one). access.web
+// narrows it.
+func openPlatforms(ps []string) []string {
+	if slices.Contains(ps, "web") {
+		return []string{"web"}
+	}
+	return nil
+}
+
+// sessionOptions are the router's options from the configuration, for
+// gateway run and gateway worker.
+func sessionOptions(cfg config.Config, st store.Backend, agents *agent.Registry, spaces *workspace.Manager, m *metrics.Metrics, log *slog.Logger, open []string) session.Options {
+	cwd, _ := os.Getwd()
+	return session.Options{
+		Workspaces:     spaces,
+		AgentWorkspace: cfg.AgentWorkspace,
+		MCPDir:         filepath.Join(cfg.DataDir, "mcp"),
+		Store:          st,
+		EventLogDir:    filepath.Join(cfg.DataDir, "events"),
+		EventLog:       cfg.EventLog,
+		Agent:          cfg.AgentSpec,
+		Cwd:            cwd,
+		Registry:       agents,
+		Policy: func(t channels.ThreadRef, space string) session.Policy {
+			p := cfg.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
+			p.Agents = pickable(cfg)
+			return p
+		},
+		Access: cfg.Access,
+		Open:   open,
+		Abort:  cfg.Abort,
+		Limits: session.Limits{
+			MaxProcesses: cfg.Agents.MaxProcesses, IdleTimeout: cfg.Agents.IdleTimeout,
+			StopGrace: cfg.Agents.StopGrace, StartTimeout: cfg.Agents.StartTimeout,
+			StallTimeout: cfg.Agents.StallTimeout,
+		},
+		Delivery: cfg.Delivery,
+		CatchUp:  session.CatchUp{Window: cfg.Channels.CatchUp},
+		Threads:  cfg.Threads,
+		Logger:   log,
+		OnUpdate: func(tag, suppressed string) { updateMetrics(m, tag, suppressed) },
+		Observer: func(p string) dispatch.Observer { return m.Channel(p) },
+		OnTurnFinished: func(t channels.ThreadRef, stop string, err error) {
+			m.Turn(t.Platform, stop, err)
+		},
+		OnAgent: func(_ channels.ThreadRef, ev string) {
+			if ev == "started" {
+				m.Agent(1)
+			} else {
+				m.Agent(-1)
+			}
+		},
+	}
 }

@@ -1,0 +1,83 @@
+package session
+
+// What a cluster worker needs of the router (cmd/gateway's edge and worker
+// roles): the access rules judged where no router runs, and a thread given
+// up to another worker.
+
+import (
+	"context"
+	"slices"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/sysmsg"
+)
+
+// MayPrompt reports whether in's author may prompt where in was sent, by
+// the same rules Router.Admit applies (rules by platform; open lists the
+// platforms that admit people themselves), without telling anyone. An
+// edge, which runs no router, answers an adapter's Admit with it; the
+// worker that gets the event judges it again and tells a refused author.
+func MayPrompt(rules map[string]AccessRule, open []string, in channels.Inbound) bool {
+	rule, hasRule := rules[in.Thread.Platform]
+	if in.Author.Bot && !rule.AllowBots {
+		return false
+	}
+	return access{rule: rule, hasRule: hasRule, open: slices.Contains(open, in.Thread.Platform)}.mayPrompt(in)
+}
+
+// Disown drops thread ref from this router without a word in the thread
+// and without forgetting its binding: another worker owns it now (its
+// lease moved). A running turn is cancelled and the agent stopped, as for
+// a deleted thread; the thread's next event, should it come back here,
+// resumes it from the store. It blocks until the thread's owner returned.
+func (r *Router) Disown(ref channels.ThreadRef) {
+	r.mu.Lock()
+	t := r.threads[ref]
+	if t != nil {
+		delete(r.threads, ref)
+	}
+	r.mu.Unlock()
+	if t != nil {
+		if t.inbox.send(Forget{}) {
+			<-t.done
+		}
+		r.log.Info("thread given up to another worker", "thread", ref)
+	}
+}
+
+// Adopt takes up thread ref, which this worker just took over from
+// another (Options.Shared): a turn the store still marks running there
+// was cut off by the worker that ran it, so the thread is told
+// (sysmsg.WorkerLost) before its next message is answered, and the mark
+// is cleared. The binding needs nothing here: the thread's next message
+// resumes its session from it (session/load where the agent can, else a
+// new session, said in the thread). Call it before handing the thread's
+// first event to Handle.
+func (r *Router) Adopt(ctx context.Context, ref channels.ThreadRef) {
+	running, err := r.o.Store.RunningTurns(ctx)
+	if err != nil {
+		r.log.Warn("cannot read the turns running in a thread taken over", "thread", ref, "err", err)
+		return
+	}
+	r.mu.Lock()
+	ad := r.adapters[ref.Platform]
+	r.mu.Unlock()
+	for _, rt := range running {
+		if rt.Thread != ref || ad == nil {
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, writeTimeout)
+		_, err := ad.Post(pctx, ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(sysmsg.WorkerLost{})})
+		cancel()
+		if err != nil {
+			r.log.Warn("cannot tell a thread taken over that its turn was cut off", "thread", ref, "err", err)
+			continue
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+		if err := r.o.Store.ClearTurnRunning(sctx, rt.Thread, rt.Started); err != nil {
+			r.log.Warn("cannot clear the running mark of a cut-off turn", "thread", ref, "err", err)
+		}
+		cancel()
+		r.log.Info("thread taken over: its cut-off turn told", "thread", ref)
+	}
+}
