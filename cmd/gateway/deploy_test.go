@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpgw/gateway/config"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -136,6 +137,10 @@ func TestComposeCommandsAndConfigs(t *testing.T) {
 	image := readDockerfile(t, "Dockerfile")
 	services := c.gatewayServices()
 	roles := map[string][]string{}
+	// The platforms each service's configuration names, by shell: a
+	// worker waits for an edge of each platform it names, and an edge's
+	// platform that no worker names goes unanswered.
+	named := map[string]map[string][]string{}
 	for _, name := range slices.Sorted(maps.Keys(services)) {
 		s := services[name]
 		if len(s.Command) == 0 {
@@ -196,11 +201,30 @@ func TestComposeCommandsAndConfigs(t *testing.T) {
 				if !strings.Contains(out, "cluster:\n  name: gateway\n  nats:\n    url: nats://nats:4222\n") {
 					t.Errorf("%s: %s does not point cluster.nats.url at the nats service:\n%s", shell.name, file, out)
 				}
+				loaded, err := config.LoadOptions{Path: file, Platforms: platforms()}.Load()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if named[shell.name] == nil {
+					named[shell.name] = map[string][]string{}
+				}
+				named[shell.name][name] = loaded.Platforms()
 			}
 		})
 	}
 	if len(roles["edge"]) != 1 || len(roles["worker"]) != 2 {
-		t.Errorf("roles = %v, want one edge and two workers", roles)
+		t.Fatalf("roles = %v, want one edge and two workers", roles)
+	}
+	for _, shell := range slices.Sorted(maps.Keys(named)) {
+		edge := named[shell][roles["edge"][0]]
+		if len(edge) == 0 {
+			t.Errorf("%s: the edge serves no platform", shell)
+		}
+		for _, w := range roles["worker"] {
+			if got := named[shell][w]; !slices.Equal(got, edge) {
+				t.Errorf("%s: %s names the platforms %q, the edge serves %q", shell, w, got, edge)
+			}
+		}
 	}
 }
 
