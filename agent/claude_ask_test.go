@@ -3,15 +3,14 @@ package agent_test
 import (
 	"context"
 	"log/slog"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/acpgw/gateway/agent"
+	"github.com/acpgw/gateway/internal/claudetest"
+	"github.com/acpgw/gateway/internal/fakeanthropic"
 )
 
 // The AskUserQuestion interop test drives the claude-agent-acp release
@@ -19,56 +18,30 @@ import (
 // testdata/claude-ask) against the fake model API. It is opt-in like
 // TestClaudeAgent (the same variable).
 const (
-	claudeAskDir     = "testdata/claude-ask"
-	claudeAskInstall = "npm ci --prefix agent/testdata/claude-ask"
-	askPrompt        = "ask me which color"
-	askQuestion      = "Which color should the button be?"
-	askReply         = "You chose Green."
+	askPrompt   = "ask me which color"
+	askQuestion = "Which color should the button be?"
+	askReply    = "You chose Green."
 )
-
-// claudeAskCommand returns the command that runs the pinned release.
-func claudeAskCommand(t *testing.T) []string {
-	t.Helper()
-	skipUnlessClaude(t)
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("%s=1 but node is not on PATH: %v", claudeEnableVar, err)
-	}
-	entry, err := filepath.Abs(filepath.Join(claudeAskDir, "node_modules", "@agentclientprotocol", "claude-agent-acp", "dist", "index.js"))
-	if err != nil {
-		t.Fatalf("abs: %v", err)
-	}
-	if _, err := os.Stat(entry); err != nil {
-		t.Fatalf("%s=1 but the claude-agent-acp that asks questions is not installed (%v); from the repository root run: %s", claudeEnableVar, err, claudeAskInstall)
-	}
-	return []string{node, entry}
-}
 
 // askModel is the fake model's script: AskUserQuestion for askPrompt, and
 // once the tool's result comes back, a text that says what it holds.
-func askModel(req messagesRequest) fakeReply {
-	if b, ok := req.toolResult(); ok {
+func askModel(req fakeanthropic.Request) fakeanthropic.Reply {
+	if b, ok := req.ToolResult(); ok {
 		if strings.Contains(string(b.Content), `=\"Green\"`) { // "question"="answer"
-			return fakeReply{Text: askReply}
+			return fakeanthropic.Reply{Text: askReply}
 		}
-		return fakeReply{Text: "The tool result did not carry the answer: " + string(b.Content)}
+		return fakeanthropic.Reply{Text: "The tool result did not carry the answer: " + string(b.Content)}
 	}
 	if len(req.Tools) == 0 {
-		return fakeReply{Text: "ok"} // not the main loop (a title, a summary)
+		return fakeanthropic.Reply{Text: "ok"} // not the main loop (a title, a summary)
 	}
-	asked := false
-	for _, m := range req.Messages {
-		for _, b := range m.Content {
-			asked = asked || (m.Role == "user" && strings.Contains(b.Text, askPrompt))
-		}
-	}
-	if asked {
-		return fakeReply{
+	if req.UserSaid(askPrompt) && !req.Called(fakeanthropic.DefaultToolID) {
+		return fakeanthropic.Reply{
 			ToolName:  "AskUserQuestion",
 			ToolInput: `{"questions":[{"question":"` + askQuestion + `","header":"Color","multiSelect":false,"options":[{"label":"Red","description":"warm"},{"label":"Green","description":"calm"}]}]}`,
 		}
 	}
-	return fakeReply{Text: "ok"}
+	return fakeanthropic.Reply{Text: "ok"}
 }
 
 // claudeAsker is a claudeHandler that answers each question with Green.
@@ -92,25 +65,12 @@ func (h *claudeAsker) Question(ctx context.Context, q agent.Question) agent.Answ
 // gateway as a form question with the model's options, and the answer
 // reaches the model in the tool's result.
 func TestClaudeAskUserQuestion(t *testing.T) {
-	command := claudeAskCommand(t)
 	ctx, cancel := context.WithTimeout(t.Context(), claudeTurnTimeout)
 	defer cancel()
-	home, cwd := t.TempDir(), t.TempDir()
-	fake, srv := newFakeAnthropic(t, askModel)
+	cwd := t.TempDir()
+	fake := fakeanthropic.New(t, askModel)
+	spec := claudetest.Spec(t, claudetest.Asker, fake.URL, cwd)
 	h := &claudeAsker{}
-	spec := agent.Spec{
-		Name:    "claude",
-		Command: command,
-		Dir:     cwd,
-		Env: []string{
-			"IS_SANDBOX=1",
-			"ANTHROPIC_API_KEY=dummy",
-			"ANTHROPIC_BASE_URL=" + srv.URL,
-			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-			"HOME=" + home,
-			"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-		},
-	}
 	p := start(t, spec, agent.Options{Logger: slog.New(slog.NewTextHandler(claudeLogWriter{t}, nil)), StopGrace: time.Second})
 	s, err := p.NewSession(ctx, cwd, h)
 	if err != nil {
@@ -141,5 +101,5 @@ func TestClaudeAskUserQuestion(t *testing.T) {
 	if text := strings.Join(textChunks(updates), ""); !strings.Contains(text, askReply) {
 		t.Errorf("reply = %q, want %q (the answer reached the model)", text, askReply)
 	}
-	t.Logf("API requests: %q", fake.paths())
+	t.Logf("API requests: %q", fake.Paths())
 }

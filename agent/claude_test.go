@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,15 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acpgw/gateway/agent"
+	"github.com/acpgw/gateway/internal/claudetest"
+	"github.com/acpgw/gateway/internal/fakeanthropic"
 	"github.com/acpgw/gateway/projector"
-)
-
-// The interop test with the real claude-agent-acp is opt-in: it needs node
-// and the npm package pinned in testdata/claude (see its README.md).
-const (
-	claudeEnableVar = "GATEWAY_TEST_CLAUDE_AGENT"
-	claudeDir       = "testdata/claude"
-	claudeInstall   = "npm ci --prefix agent/testdata/claude"
 )
 
 // The prompts the test sends and what the fake model answers.
@@ -40,55 +33,27 @@ const (
 // claudeTurnTimeout bounds everything one scenario asks of the agent.
 const claudeTurnTimeout = 2 * time.Minute
 
-// claudeCommand returns the command that runs the pinned claude-agent-acp,
-// skipping the test unless it is enabled and failing it when the package
-// is not installed.
-func claudeCommand(t *testing.T) []string {
-	t.Helper()
-	skipUnlessClaude(t)
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("%s=1 but node is not on PATH: %v", claudeEnableVar, err)
-	}
-	entry, err := filepath.Abs(filepath.Join(claudeDir, "node_modules", "@zed-industries", "claude-agent-acp", "dist", "index.js"))
-	if err != nil {
-		t.Fatalf("abs: %v", err)
-	}
-	if _, err := os.Stat(entry); err != nil {
-		t.Fatalf("%s=1 but claude-agent-acp is not installed (%v); from the repository root run: %s", claudeEnableVar, err, claudeInstall)
-	}
-	return []string{node, entry}
-}
-
-// skipUnlessClaude skips the test unless the interop test is enabled.
-func skipUnlessClaude(t *testing.T) {
-	t.Helper()
-	if os.Getenv(claudeEnableVar) != "1" {
-		t.Skipf("interop test with the real claude-agent-acp is opt-in: from the repository root run `%s`, then set %s=1 (see agent/testdata/claude/README.md)", claudeInstall, claudeEnableVar)
-	}
-}
-
 // fakeModel is the fake Messages API's script for the main loop of an agent
 // working in cwd: a text answer to helloPrompt; for toolPrompt a Write
 // tool_use, then a text once the tool_result comes back.
-func fakeModel(cwd string) func(messagesRequest) fakeReply {
-	return func(req messagesRequest) fakeReply {
-		if _, ok := req.toolResult(); ok {
-			return fakeReply{Text: toolDone, Chunks: 2}
+func fakeModel(cwd string) func(fakeanthropic.Request) fakeanthropic.Reply {
+	return func(req fakeanthropic.Request) fakeanthropic.Reply {
+		if _, ok := req.ToolResult(); ok {
+			return fakeanthropic.Reply{Text: toolDone, Chunks: 2}
 		}
-		text := req.userText()
+		text := req.UserText()
 		switch {
 		case strings.Contains(text, helloPrompt):
-			return fakeReply{Text: helloText, Chunks: 4}
+			return fakeanthropic.Reply{Text: helloText, Chunks: 4}
 		case strings.Contains(text, toolPrompt):
 			path, _ := json.Marshal(filepath.Join(cwd, toolFile))
-			return fakeReply{
+			return fakeanthropic.Reply{
 				Text:      "Writing the file.",
 				ToolName:  "Write",
 				ToolInput: `{"file_path":` + string(path) + `,"content":"hi\n"}`,
 			}
 		}
-		return fakeReply{Text: "ok"}
+		return fakeanthropic.Reply{Text: "ok"}
 	}
 }
 
@@ -97,7 +62,7 @@ type claudeRun struct {
 	p      *agent.Process
 	s      *agent.Session
 	h      *claudeHandler
-	fake   *fakeAnthropic
+	fake   *fakeanthropic.Server
 	frames *frames
 	cwd    string
 }
@@ -106,25 +71,12 @@ type claudeRun struct {
 // HOME and working directory, and opens one session.
 func startClaude(t *testing.T, ctx context.Context) *claudeRun {
 	t.Helper()
-	command := claudeCommand(t)
-	home, cwd := t.TempDir(), t.TempDir()
+	cwd := t.TempDir()
 	// Registered before start's cleanup, so the agent stops first.
-	fake, srv := newFakeAnthropic(t, fakeModel(cwd))
+	fake := fakeanthropic.New(t, fakeModel(cwd))
+	spec := claudetest.Spec(t, claudetest.Agent, fake.URL, cwd)
 	r := &claudeRun{h: &claudeHandler{}, fake: fake, frames: &frames{}, cwd: cwd}
 	log := slog.New(slog.NewTextHandler(claudeLogWriter{t}, nil))
-	spec := agent.Spec{
-		Name:    "claude",
-		Command: command,
-		Dir:     cwd,
-		Env: []string{
-			"IS_SANDBOX=1",
-			"ANTHROPIC_API_KEY=dummy",
-			"ANTHROPIC_BASE_URL=" + srv.URL,
-			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-			"HOME=" + home,
-			"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-		},
-	}
 	// The agent ignores stdin EOF; a short grace gets to SIGTERM sooner.
 	r.p = start(t, spec, agent.Options{Logger: log, Frames: r.frames.sink, StopGrace: time.Second})
 	s, err := r.p.NewSession(ctx, cwd, r.h)
@@ -262,7 +214,7 @@ func wireChunks(t *testing.T, fs []wireFrame) []string {
 }
 
 func TestClaudeAgent(t *testing.T) {
-	skipUnlessClaude(t)
+	claudetest.SkipUnlessEnabled(t)
 	t.Run("text", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), claudeTurnTimeout)
 		defer cancel()
@@ -290,7 +242,7 @@ func TestClaudeAgent(t *testing.T) {
 		if history != 0 || len(perms) != 0 {
 			t.Errorf("got %d history updates and %d permission requests, want none", history, len(perms))
 		}
-		if calls := r.fake.mainCalls(); len(calls) != 1 || !strings.Contains(calls[0].Req.userText(), helloPrompt) {
+		if calls := r.fake.MainCalls(); len(calls) != 1 || !strings.Contains(calls[0].Req.UserText(), helloPrompt) {
 			t.Errorf("fake model got %d main-loop requests, want 1 carrying %q", len(calls), helloPrompt)
 		}
 
@@ -306,7 +258,7 @@ func TestClaudeAgent(t *testing.T) {
 		if diff := cmp.Diff(wireChunks(t, fs), got); diff != "" {
 			t.Errorf("handler's text chunks differ from the wire's (-wire +handler):\n%s", diff)
 		}
-		t.Logf("API requests: %q", r.fake.paths())
+		t.Logf("API requests: %q", r.fake.Paths())
 	})
 
 	t.Run("tool", func(t *testing.T) {
@@ -356,11 +308,11 @@ func TestClaudeAgent(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join(r.cwd, toolFile)); err != nil || string(b) != "hi\n" {
 			t.Errorf("%s = %q, %v; want %q written by the allowed tool", toolFile, b, err, "hi\n")
 		}
-		calls := r.fake.mainCalls()
+		calls := r.fake.MainCalls()
 		if len(calls) != 2 {
 			t.Fatalf("fake model got %d main-loop requests, want 2 (prompt, tool result)", len(calls))
 		}
-		if res, ok := calls[1].Req.toolResult(); !ok || res.ToolUseID != toolID {
+		if res, ok := calls[1].Req.ToolResult(); !ok || res.ToolUseID != toolID {
 			t.Errorf("second request's tool_result = %+v (found %v), want one for %s", res, ok, toolID)
 		}
 		if text := strings.Join(textChunks(updates), ""); !strings.HasSuffix(text, toolDone) {
@@ -378,7 +330,7 @@ func TestClaudeAgent(t *testing.T) {
 		if diff := cmp.Diff(want, methodOrder(fs)); diff != "" {
 			t.Errorf("frames other than updates, in order (-want +got):\n%s", diff)
 		}
-		t.Logf("API requests: %q", r.fake.paths())
+		t.Logf("API requests: %q", r.fake.Paths())
 	})
 }
 

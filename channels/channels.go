@@ -139,6 +139,13 @@ type Inbound struct {
 	// its binding forgotten, so the thread's session is never resumed.
 	// Text and Files are ignored.
 	Closed bool
+	// Archived is set when the thread was archived (Discord; Slack has
+	// no archive of threads): its agent is stopped and its workspace
+	// removed (a dirty worktree, and a worktree's branch with commits,
+	// are kept), its binding kept, so a later message resumes its
+	// session in a new workspace. The platform says not who archived
+	// it: Author is empty, Text and Files are ignored.
+	Archived bool
 	// Agent, if set, is the agent the person picked for a new thread,
 	// by its name in agents.list. It applies to a thread not bound to an
 	// agent yet; a bound thread keeps its agent. A name that is not

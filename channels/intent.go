@@ -33,6 +33,8 @@ const (
 	IntentForm
 	// IntentReaction is a reaction added or removed (Inbound.Reaction).
 	IntentReaction
+	// IntentArchive says the thread was archived (Inbound.Archived).
+	IntentArchive
 )
 
 func (k IntentKind) String() string {
@@ -53,6 +55,8 @@ func (k IntentKind) String() string {
 		return "form"
 	case IntentReaction:
 		return "reaction"
+	case IntentArchive:
+		return "archive"
 	}
 	return "invalid"
 }
@@ -86,6 +90,9 @@ func (in Inbound) Intent() IntentKind {
 	}
 	if in.Reaction != nil {
 		kind, n = IntentReaction, n+1
+	}
+	if in.Archived {
+		kind, n = IntentArchive, n+1
 	}
 	if n > 1 {
 		return IntentInvalid

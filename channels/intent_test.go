@@ -62,6 +62,8 @@ func TestIntent(t *testing.T) {
 		{"form answer", Inbound{Form: &FormAnswer{Action: FormAccept}}, IntentForm},
 		{"reaction", Inbound{Reaction: &Reaction{Emoji: "🛑"}}, IntentReaction},
 		{"reaction and form", Inbound{Reaction: &Reaction{Emoji: "🛑"}, Form: &FormAnswer{}}, IntentInvalid},
+		{"archive", Inbound{Archived: true}, IntentArchive},
+		{"archive and close", Inbound{Archived: true, Closed: true}, IntentInvalid},
 		{"suggestions and stop", Inbound{Stop: true, Command: cmd, Suggest: func(context.Context, []Option) error { return nil }}, IntentInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

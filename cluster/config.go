@@ -26,6 +26,20 @@ type Config struct {
 	// id, dropping a redelivery of it: 1s to 1h (default 2m; Slack
 	// redelivers within minutes).
 	DuplicateWindow time.Duration `koanf:"duplicateWindow" validate:"min=1s,max=1h"`
+	// EventLog is the raw ACP event log's retention on the cluster (its
+	// stream <name>_events, a subject per session).
+	EventLog EventLog `koanf:"eventLog"`
+}
+
+// EventLog is cluster.eventLog: how long and how much of the raw ACP
+// event log the cluster keeps; the oldest frames go first.
+type EventLog struct {
+	// MaxAge drops frames older than this: 1h to 8760h (default 720h,
+	// 30 days).
+	MaxAge time.Duration `koanf:"maxAge" validate:"min=1h,max=8760h"`
+	// MaxBytes caps the whole stream, in bytes: 1 MiB to 1 TiB (default
+	// 10 GiB).
+	MaxBytes int64 `koanf:"maxBytes" validate:"min=1048576,max=1099511627776"`
 }
 
 // NATS is cluster.nats.
@@ -53,14 +67,17 @@ type TLS struct {
 
 // Defaults of the cluster section.
 const (
-	DefaultName            = "gateway"
-	DefaultLeaseTTL        = 15 * time.Second
-	DefaultDuplicateWindow = 2 * time.Minute
+	DefaultName             = "gateway"
+	DefaultLeaseTTL         = 15 * time.Second
+	DefaultDuplicateWindow  = 2 * time.Minute
+	DefaultEventLogMaxAge   = 30 * 24 * time.Hour
+	DefaultEventLogMaxBytes = 10 << 30
 )
 
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
-	return Config{Name: DefaultName, LeaseTTL: DefaultLeaseTTL, DuplicateWindow: DefaultDuplicateWindow}
+	return Config{Name: DefaultName, LeaseTTL: DefaultLeaseTTL, DuplicateWindow: DefaultDuplicateWindow,
+		EventLog: EventLog{MaxAge: DefaultEventLogMaxAge, MaxBytes: DefaultEventLogMaxBytes}}
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)

@@ -138,6 +138,7 @@ type envOptions struct {
 	workspaces     *workspace.Manager
 	agentWorkspace func(string) workspace.Agent
 	mcp            bool
+	frameLog       func(sessionID string) (session.FrameLog, error) // Options.OpenFrameLog
 }
 
 var ann = channels.Author{ID: "u-ann", Name: "Ann"}
@@ -189,6 +190,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Logger: slog.New(&spawnWatch{Handler: slog.NewMultiHandler(
 			testlog.FailOnSDKError(t).Handler(), slog.NewTextHandler(e.logs, nil)), pids: e.spawned}),
 		EventLogDir:    filepath.Join(dir, "events"),
+		OpenFrameLog:   o.frameLog,
 		Agent:          agents,
 		Cwd:            dir,
 		Access:         o.access,

@@ -7,7 +7,6 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/dispatch"
-	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/sysmsg"
 )
 
@@ -141,7 +140,7 @@ func (t *thread) tellInterrupted() {
 // and frees the slot. It returns the process's event log, which the
 // caller closes with closeLogAfterExit once the process is stopped: an
 // agent may write its last frames while it stops.
-func (t *thread) dropProcess() *eventlog.Writer {
+func (t *thread) dropProcess() FrameLog {
 	w := t.evlog
 	t.evlog = nil
 	t.proc, t.sess = nil, nil

@@ -12,7 +12,6 @@ import (
 
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
-	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/mcpgate"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
@@ -25,7 +24,7 @@ type started struct {
 	// A new process and its session, nil when the live one serves.
 	proc  *agent.Process
 	sess  *agent.Session
-	evlog *eventlog.Writer
+	evlog FrameLog
 	cwd   string
 	meta  store.Meta
 	// mcp is the thread's MCP server, nil when it has none.
@@ -203,7 +202,7 @@ func (t *thread) startEnded(res *started, err error) {
 
 // resume loads the bound session and returns it with its event log; nil
 // when that fails (a notice says so).
-func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Binding, cwd string, mcp *mcpgate.Server) (*agent.Session, *eventlog.Writer) {
+func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Binding, cwd string, mcp *mcpgate.Server) (*agent.Session, FrameLog) {
 	tr, err := t.r.o.Store.LoadTranscript(ctx, b.SessionID)
 	if err != nil {
 		t.r.log.Warn("cannot load the transcript", "thread", t.ref, "err", err)
@@ -247,14 +246,13 @@ func sessionMeta(s *agent.Session) store.Meta {
 
 // attachLog opens the session's event log, attaches it to the process and
 // returns it (nil when there is none).
-func (t *thread) attachLog(proc *agent.Process, sessionID string) *eventlog.Writer {
-	dir := t.r.o.EventLogDir
-	if dir == "" {
-		return nil
-	}
-	w, err := eventlog.Open(dir, sessionID, t.r.o.EventLog)
+func (t *thread) attachLog(proc *agent.Process, sessionID string) FrameLog {
+	w, err := t.r.openFrameLog(sessionID)
 	if err != nil {
 		t.r.log.Error("cannot open the event log", "thread", t.ref, "session", sessionID, "err", err)
+		return nil
+	}
+	if w == nil {
 		return nil
 	}
 	proc.SetFrameSink(func(_ agent.Direction, line []byte) {
@@ -268,7 +266,7 @@ func (t *thread) attachLog(proc *agent.Process, sessionID string) *eventlog.Writ
 // detachLog closes w, the event log of a session the live process no
 // longer serves (a failed session/load). Frames from then on are kept by
 // the process until attachLog gives it the next session's log.
-func (t *thread) detachLog(proc *agent.Process, w *eventlog.Writer) {
+func (t *thread) detachLog(proc *agent.Process, w FrameLog) {
 	if w == nil {
 		return
 	}
@@ -282,7 +280,7 @@ func (t *thread) detachLog(proc *agent.Process, w *eventlog.Writer) {
 // that everything it wrote has been logged, and then closes its event log
 // w. Frames the gateway still writes to the dead process are not logged:
 // they were never delivered. Either may be nil.
-func (t *thread) closeLogAfterExit(proc *agent.Process, w *eventlog.Writer) {
+func (t *thread) closeLogAfterExit(proc *agent.Process, w FrameLog) {
 	if w == nil {
 		return
 	}

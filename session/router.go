@@ -28,11 +28,14 @@ import (
 // Options configure a Router.
 type Options struct {
 	// Store keeps bindings, prompts, usage and transcripts. Required.
-	Store *store.Store
+	Store store.Backend
 	// EventLogDir is where each session's raw frames go; "" disables the
 	// event log. EventLog sets segment sizes.
 	EventLogDir string
 	EventLog    eventlog.Config
+	// OpenFrameLog, if set, opens a session's raw frame log instead of a
+	// file in EventLogDir (a worker's: the cluster's event log stream).
+	OpenFrameLog func(sessionID string) (FrameLog, error)
 	// Agent returns the spec of the named agent ("" = the default).
 	Agent func(name string) (agent.Spec, bool)
 	// Cwd is the working directory of new sessions when the agent's spec
@@ -184,6 +187,22 @@ func (r *Router) SetAgents(f func(name string) (agent.Spec, bool)) {
 	r.o.Agent = f
 }
 
+// SetAgentWorkspace replaces the agents' workspace settings (a reload:
+// agents.list.NAME.workspace, .workspaceDir, .cwd): threads whose
+// workspace is made from now on use them; those made keep theirs.
+func (r *Router) SetAgentWorkspace(f func(name string) workspace.Agent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.o.AgentWorkspace = f
+}
+
+// agentWorkspace returns the workspace settings lookup (nil: none).
+func (r *Router) agentWorkspace() func(name string) workspace.Agent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.o.AgentWorkspace
+}
+
 // startTimeout is Limits.StartTimeout, two minutes if unset.
 func (r *Router) startTimeout() time.Duration {
 	if d := r.o.Limits.StartTimeout; d > 0 {
@@ -268,6 +287,9 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		return
 	case channels.IntentClose:
 		r.close(ctx, ad, acc, in)
+		return
+	case channels.IntentArchive:
+		r.archive(in.Thread)
 		return
 	case channels.IntentReaction:
 		r.reaction(acc, in)

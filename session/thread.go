@@ -11,7 +11,6 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/attach"
 	"github.com/acpgw/gateway/dispatch"
-	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/mcpgate"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
@@ -46,7 +45,7 @@ type thread struct {
 	proc        *agent.Process
 	sess        *agent.Session
 	slot        bool // holds one of the router's process slots
-	evlog       *eventlog.Writer
+	evlog       FrameLog
 	tr          *store.Transcript
 	prompts     map[string]*pending
 	cancelStart context.CancelFunc // the start under way
@@ -384,7 +383,7 @@ func (t *thread) Update(u projector.Update, history bool) {
 
 // stopProcess stops proc, a process the thread dropped, and then closes
 // its event log w. Either may be nil. It blocks.
-func (t *thread) stopProcess(proc *agent.Process, w *eventlog.Writer) {
+func (t *thread) stopProcess(proc *agent.Process, w FrameLog) {
 	if proc != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 4*t.r.o.Limits.StopGrace)
 		if err := proc.Stop(ctx); err != nil {

@@ -4,7 +4,7 @@ package session
 // mcpgate): opened when the thread's agent starts, the workspace being
 // the process's directory and the session's cwd; the server closed when
 // the thread's owner returns, the workspace removed when the thread is
-// deleted or idle past workspace.keep.
+// deleted or archived (archive.go) or idle past workspace.keep.
 
 import (
 	"context"
@@ -60,11 +60,11 @@ func (t *thread) openWorkspace(ctx context.Context, spec *agent.Spec, bound, nam
 	if shared == "" {
 		shared = t.r.cwd(*spec)
 	}
-	m := t.r.o.Workspaces
-	if m == nil || t.r.o.AgentWorkspace == nil {
+	m, settings := t.r.o.Workspaces, t.r.agentWorkspace()
+	if m == nil || settings == nil {
 		return shared, shared, nil
 	}
-	wa := t.r.o.AgentWorkspace(spec.Name)
+	wa := settings(spec.Name)
 	if wa.Cwd == "" {
 		wa.Cwd = t.r.cwd(*spec)
 	}

@@ -297,16 +297,26 @@ func (m *Manager) Remove(ctx context.Context, t channels.ThreadRef) (Removed, er
 	return out, nil
 }
 
+// SetKeep replaces Options.Keep (workspace.keep, on a configuration
+// reload): the next Sweep uses it.
+func (m *Manager) SetKeep(d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.o.Keep = d
+}
+
 // Sweep removes the workspaces of threads idle for Options.Keep or longer
 // at now: lastActive(t) is when thread t was last active (zero: unknown,
 // and then the workspace's creation counts). It does nothing when Keep is
 // 0. It returns what it removed and, joined, why it kept any it should
 // have removed (a dirty worktree: ErrDirty). Sweep blocks while git works.
 func (m *Manager) Sweep(ctx context.Context, now time.Time, lastActive func(channels.ThreadRef) time.Time) ([]Removed, error) {
-	if m.o.Keep <= 0 {
+	m.mu.Lock()
+	keep := m.o.Keep
+	if keep <= 0 {
+		m.mu.Unlock()
 		return nil, nil
 	}
-	m.mu.Lock()
 	refs := slices.SortedFunc(maps.Keys(m.recs), compareRefs)
 	created := make(map[channels.ThreadRef]time.Time, len(refs))
 	for _, t := range refs {
@@ -325,7 +335,7 @@ func (m *Manager) Sweep(ctx context.Context, now time.Time, lastActive func(chan
 		if last.IsZero() {
 			last = created[t]
 		}
-		if now.Sub(last) < m.o.Keep {
+		if now.Sub(last) < keep {
 			continue
 		}
 		rm, err := m.Remove(ctx, t)

@@ -457,6 +457,7 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 		a.places.put(e.Channel, "")
 	case *discordgo.ThreadUpdate:
 		a.places.put(e.Channel, "")
+		a.onThreadUpdate(e.Channel)
 	case *discordgo.ThreadDelete:
 		if e.Channel != nil {
 			a.places.forget(e.ID)

@@ -113,6 +113,8 @@ type fakeMessage struct {
 	ReplyTo    string   // the message it answers, if any
 	// Files are the files the bot attached.
 	Files []fakeFile
+	// Time is when it was sent (its "timestamp").
+	Time time.Time
 }
 
 type fakeRequest struct {
@@ -509,7 +511,8 @@ func (f *fakeDiscord) send(who fakeUser, channel, content string, mentions []map
 	f.mu.Lock()
 	id := f.newIDLocked()
 	ch := f.chans[channel]
-	f.msgs[id] = &fakeMessage{ID: id, Channel: channel, Author: who, Content: content, History: []string{content}}
+	now := time.Now().UTC().Truncate(time.Second)
+	f.msgs[id] = &fakeMessage{ID: id, Channel: channel, Author: who, Content: content, History: []string{content}, Time: now}
 	d := map[string]any{
 		"id":            id,
 		"channel_id":    channel,
@@ -519,7 +522,7 @@ func (f *fakeDiscord) send(who fakeUser, channel, content string, mentions []map
 		"mention_roles": nonNil(roles),
 		"attachments":   nonNil(attachments),
 		"type":          0,
-		"timestamp":     time.Now().UTC().Format(time.RFC3339),
+		"timestamp":     now.Format(time.RFC3339),
 	}
 	if ch != nil && ch.Guild != "" {
 		d["guild_id"] = ch.Guild

@@ -43,12 +43,20 @@ func messageJSON(m *fakeMessage) map[string]any {
 		"content":    m.Content,
 		"type":       0,
 		"flags":      m.Flags,
-		"timestamp":  time.Now().UTC().Format(time.RFC3339),
+		"timestamp":  timestamp(m.Time).Format(time.RFC3339),
 	}
 	if len(m.Components) > 0 {
 		d["components"] = m.Components
 	}
 	return d
+}
+
+// timestamp is t, or now for a message the fake did not date.
+func timestamp(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now().UTC()
+	}
+	return t
 }
 
 func nonNil[T any](s []T) []T {

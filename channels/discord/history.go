@@ -85,6 +85,7 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 			Fetch:   a.fetcher(in.files),
 			ID:      channels.MessageID(in.id),
 			Space:   in.guild,
+			Time:    in.time,
 		})
 	}
 	return page, nil

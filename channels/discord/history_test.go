@@ -38,7 +38,7 @@ func TestMessagesAfter(t *testing.T) {
 		{Thread: th, Author: channels.Author{ID: ann.ID, Name: ann.Name, Roles: ann.Roles}, Text: "one", ID: channels.MessageID(first), Space: f.guild},
 		{Thread: th, Author: channels.Author{ID: bob.ID, Name: bob.Name}, Text: "/stop now", Command: &channels.Command{Name: channels.CommandStop, Args: "now"}, ID: channels.MessageID(second), Space: f.guild},
 	}
-	opts := cmpopts.IgnoreFields(channels.Inbound{}, "Fetch", "Reply")
+	opts := cmpopts.IgnoreFields(channels.Inbound{}, "Fetch", "Reply", "Time") // times: TestMessageTimes
 	if diff := cmp.Diff(want, p.Messages, opts, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("first page (-want +got):\n%s", diff)
 	}

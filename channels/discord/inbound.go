@@ -34,6 +34,7 @@ type incoming struct {
 	text      string // without mentions of the bot
 	mentioned bool   // the message mentions the bot
 	files     []channels.File
+	time      time.Time // when it was sent; zero when Discord did not say
 }
 
 // readMessage turns a MESSAGE_CREATE into an incoming message. It returns
@@ -58,6 +59,7 @@ func readMessage(m *discordgo.Message, bot, role string) (incoming, bool) {
 		channel: m.ChannelID,
 		guild:   m.GuildID,
 		author:  author(m.Author, m.Member),
+		time:    m.Timestamp,
 	}
 	for _, u := range m.Mentions {
 		if u != nil && bot != "" && u.ID == bot {
@@ -211,6 +213,7 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 			Fetch:   a.fetcher(in.files),
 			ID:      channels.MessageID(in.id),
 			Space:   in.guild,
+			Time:    in.time,
 		})
 	}
 	if in.guild == "" {

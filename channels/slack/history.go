@@ -38,7 +38,8 @@ const (
 // way: the app's own messages, edits and other events left out. Those it
 // returns count as delivered, so that a later event for one (Slack's
 // redelivery) is not delivered again; one delivered live already is
-// returned too, in its place, for the caller to answer once. Calls are paced by Options.HistoryInterval: one that
+// returned too, in its place, for the caller to answer once. A read from
+// the start (after "") returns the thread's first message too. Calls are paced by Options.HistoryInterval: one that
 // comes sooner returns a *channels.RateLimitError for the rest of the
 // interval, as does Slack's own 429. It blocks on I/O.
 func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after channels.MessageID, limit int) (channels.Page, error) {
@@ -78,9 +79,10 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 		if page.Last == "" || compareTS(ts, string(page.Last)) > 0 {
 			page.Last = channels.MessageID(ts)
 		}
-		if ts == t.Thread {
-			continue // the message that started the thread was handled then
-		}
+		// The message that started the thread (its parent, which Slack
+		// lists first) comes after no message: only a read from the
+		// start (after "", the context of a thread the gateway joins)
+		// returns it; a catch-up reads after a message it saw.
 		if isOwn(ev, me) || !deliverable[string(ev.Subtype)] {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -309,6 +310,7 @@ func (a *Adapter) message(ctx context.Context, ref channels.ThreadRef, ev event,
 		Fetch:  fetch,
 		ID:     channels.MessageID(ev.TS),
 		Space:  team,
+		Time:   tsTime(string(ev.TS)),
 	}
 	in.Command = a.command(string(ev.Text), in.Text, me.BotUserID)
 	if !author.Bot {
@@ -316,6 +318,28 @@ func (a *Adapter) message(ctx context.Context, ref channels.ThreadRef, ev event,
 		in.Reply = a.ephemeral(ref.Channel, ref.Thread, author.ID)
 	}
 	return in
+}
+
+// tsTime is the time of a Slack message timestamp ("1700000000.000100":
+// Unix seconds, a dot, microseconds), zero when ts is not one.
+func tsTime(ts string) time.Time {
+	sec, frac, _ := strings.Cut(ts, ".")
+	s, err := strconv.ParseInt(sec, 10, 64)
+	if err != nil || s <= 0 || len(frac) > 9 {
+		return time.Time{}
+	}
+	ns := int64(0)
+	if frac != "" {
+		f, err := strconv.ParseUint(frac, 10, 32)
+		if err != nil {
+			return time.Time{}
+		}
+		ns = int64(f)
+		for range 9 - len(frac) {
+			ns *= 10
+		}
+	}
+	return time.Unix(s, ns).UTC()
 }
 
 // command returns the gateway command in a message whose Slack text is

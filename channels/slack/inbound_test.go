@@ -350,6 +350,7 @@ func TestInboundFields(t *testing.T) {
 		Text:   "run https://example.com & tell me",
 		ID:     channels.MessageID(s.ts),
 		Space:  f.team,
+		Time:   tsTime(s.ts), // its ts (TestTSTime)
 	}
 	if diff := cmp.Diff(want, in, cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Reply" }, cmp.Ignore())); diff != "" {
 		t.Errorf("inbound (-want +got):\n%s", diff)

@@ -133,14 +133,23 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	noEdit := fs.Bool("no-edit", false, "remove editing from the preset")
 	summary := fs.Bool("summary", false, "add a last line with counts")
 	interval := fs.Duration("frame-interval", replay.DefaultFrameInterval, "virtual time between two frames")
+	session := fs.String("session", "", "replay this session `id` from the cluster's event log stream instead of a file")
+	natsURL := fs.String("nats", "", "the NATS `url` of --session (default cluster.nats.url)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gateway replay [--config FILE] [--set key=value]... [--limits discord|slack|web|none] [--no-edit] [--summary] STREAM.ndjson")
+		fmt.Fprintln(stderr, "usage: gateway replay [--config FILE] [--set key=value]... [--limits discord|slack|web|none] [--no-edit] [--summary] STREAM.ndjson | --session ID [--nats URL]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if *session == "" && *natsURL != "" {
+		return errors.New("replay: --nats goes with --session ID")
+	}
+	if *session != "" && fs.NArg() != 0 {
+		fs.Usage()
+		return errors.New("replay: --session ID replaces the STREAM.ndjson argument; give one or the other")
+	}
+	if *session == "" && fs.NArg() != 1 {
 		fs.Usage()
 		return errors.New("replay: want exactly one STREAM.ndjson (use - for standard input)")
 	}
@@ -156,7 +165,11 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return err
 	}
 	in := stdin
-	if name := fs.Arg(0); name != "-" {
+	if *session != "" {
+		if in, err = clusterEvents(ctx, cfg.Cluster, *natsURL, *session); err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+	} else if name := fs.Arg(0); name != "-" {
 		if _, err := os.Stat(name); err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}

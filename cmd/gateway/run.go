@@ -98,6 +98,7 @@ type hooks struct {
 type gateway struct {
 	log     *slog.Logger
 	router  *session.Router
+	spaces  *workspace.Manager // the threads' workspaces (workspace.keep)
 	data    *dataDir
 	metrics *metrics.Metrics
 	urls    []string
@@ -231,6 +232,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		data.Close()
 		return nil, err
 	}
+	g.spaces = spaces
 	g.router = session.New(session.Options{
 		Workspaces:     spaces,
 		AgentWorkspace: cfg.AgentWorkspace,
@@ -348,7 +350,8 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 }
 
 // reload applies the settings that can change without a restart: the
-// stream, typing, busy and permission policies, stop words and access.
+// stream, typing, busy and permission policies, stop words, access, and
+// the workspace settings of threads whose workspace is made after it.
 func (g *gateway) reload(c config.Config) {
 	g.router.SetPolicy(func(t channels.ThreadRef, space string) session.Policy {
 		p := c.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
@@ -358,6 +361,10 @@ func (g *gateway) reload(c config.Config) {
 	g.router.SetAbort(c.Abort)
 	g.router.SetAccess(c.Access)
 	g.router.SetAgents(c.AgentSpec)
+	g.router.SetAgentWorkspace(c.AgentWorkspace)
+	if g.spaces != nil {
+		g.spaces.SetKeep(c.Workspace.Keep)
+	}
 	if err := c.CheckDirs(); err != nil {
 		g.log.Warn("an agent cannot start", "err", err)
 	}

@@ -1,0 +1,98 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// Backend is what the gateway needs from its durable state: bindings,
+// permission prompts, turns and spend, budget holds, choices, running
+// turns, seen messages and transcripts. [Store] (SQLite, for `gateway run`)
+// implements it, and so does the cluster's JetStream store; the contract
+// both keep is the suite in store/storetest.
+type Backend interface {
+	Binding(ctx context.Context, t channels.ThreadRef) (Binding, bool, error)
+	PutBinding(ctx context.Context, b Binding) error
+	DeleteBinding(ctx context.Context, t channels.ThreadRef) error
+	Bindings(ctx context.Context) ([]Binding, error)
+
+	AddPrompt(ctx context.Context, p Prompt) error
+	SetPromptMessage(ctx context.Context, id, messageID string) error
+	// ResolvePrompt settles a pending prompt; it reports true to exactly
+	// one caller, however many try at once.
+	ResolvePrompt(ctx context.Context, id string, status PromptStatus, chosen, by string, at time.Time) (bool, error)
+	Prompt(ctx context.Context, id string) (Prompt, bool, error)
+	PendingPrompts(ctx context.Context) ([]Prompt, error)
+	ExpireAll(ctx context.Context, at time.Time) ([]Prompt, error)
+
+	AddTurn(ctx context.Context, t Turn) error
+	Turns(ctx context.Context, sessionID string) ([]Turn, error)
+	UsageTotals(ctx context.Context, sessionID string) (Usage, error)
+	ChannelSpend(ctx context.Context, platform, channel string, since time.Time) (Spend, error)
+	ThreadSpend(ctx context.Context, t channels.ThreadRef) (Spend, error)
+	SessionCost(ctx context.Context, id string) (float64, bool, error)
+
+	PutBudgetHold(ctx context.Context, h BudgetHold) error
+	BudgetHoldOf(ctx context.Context, t channels.ThreadRef) (BudgetHold, bool, error)
+	ClearBudgetHold(ctx context.Context, t channels.ThreadRef) error
+
+	SetChoice(ctx context.Context, t channels.ThreadRef, option, value string) error
+	Choices(ctx context.Context, t channels.ThreadRef) (map[string]string, error)
+	ClearChoices(ctx context.Context, t channels.ThreadRef) error
+
+	MarkTurnRunning(ctx context.Context, r RunningTurn) error
+	ClearTurnRunning(ctx context.Context, t channels.ThreadRef, started time.Time) error
+	RunningTurns(ctx context.Context) ([]RunningTurn, error)
+
+	MarkSeen(ctx context.Context, t channels.ThreadRef, id channels.MessageID, at time.Time) error
+	SeenSince(ctx context.Context, since time.Time) ([]Seen, error)
+
+	SaveEntries(ctx context.Context, sessionID string, es []Entry) error
+	Entries(ctx context.Context, sessionID string) ([]Entry, error)
+	LoadTranscript(ctx context.Context, sessionID string) (*Transcript, error)
+}
+
+var _ Backend = (*Store)(nil)
+
+// The helpers below let another Backend keep the same data the same way.
+
+// NormTime is t as the store keeps it: UTC, to the millisecond (zero stays
+// zero).
+func NormTime(t time.Time) time.Time { return normTime(t) }
+
+// entryJSON is an entry on its own, as another backend stores it.
+type entryJSON struct {
+	Seq     int             `json:"seq"`
+	Type    EntryType       `json:"type"`
+	Time    int64           `json:"created_ms"`
+	Updated int64           `json:"updated_ms"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// MarshalEntry encodes e with the same body encoding as the SQLite store.
+func MarshalEntry(e Entry) ([]byte, error) {
+	typ, data, err := encodeBody(e.Body)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(entryJSON{Seq: e.Seq, Type: typ, Time: toMS(e.Time), Updated: toMS(e.Updated), Data: data})
+}
+
+// UnmarshalEntry decodes what MarshalEntry encoded.
+func UnmarshalEntry(b []byte) (Entry, error) {
+	var w entryJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return Entry{}, err
+	}
+	body, err := decodeBody(w.Type, w.Data)
+	if err != nil {
+		return Entry{}, err
+	}
+	return Entry{Seq: w.Seq, Time: fromMS(w.Time), Updated: fromMS(w.Updated), Body: body}, nil
+}
+
+// RestoreTranscript rebuilds a transcript from its entries in seq order.
+func RestoreTranscript(es []Entry) (*Transcript, error) { return restoreTranscript(es) }
