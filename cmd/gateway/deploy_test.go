@@ -209,6 +209,19 @@ func TestComposeCommandsAndConfigs(t *testing.T) {
 					named[shell.name] = map[string][]string{}
 				}
 				named[shell.name][name] = loaded.Platforms()
+				// An agent that is the image's own binary (the demo
+				// agent with its state elsewhere) is started with a
+				// subcommand and flags the binary takes.
+				for _, agent := range slices.Sorted(maps.Keys(loaded.Agents.List)) {
+					cmd := loaded.Agents.List[agent].Command
+					if len(cmd) == 0 || cmd[0] != image.entrypoint[0] {
+						continue
+					}
+					args := append(slices.Clone(cmd[1:]), "--help")
+					if _, stderr, err := runCLI(t, "", args...); err != nil && !errors.Is(err, flag.ErrHelp) {
+						t.Errorf("agents.list.%s: gateway %s: %v\n%s", agent, strings.Join(args, " "), err, stderr)
+					}
+				}
 			}
 		})
 	}
