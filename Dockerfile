@@ -1,0 +1,32 @@
+# The gateway as a container image: one static binary, no shell, not root.
+#
+#   docker build -t acp-gateway .
+#   docker run --rm -p 127.0.0.1:8484:8484 -v acp-data:/data acp-gateway \
+#     run --set channels.web.listen=0.0.0.0:8484 --set channels.web.token=SECRET
+#
+# The same image runs every role: run (the default), edge, worker, nats,
+# check. Agents other than the built-in demo agent are not in it; see
+# deploy/Dockerfile.node for one that needs Node.js.
+
+FROM golang:1.26 AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+# The SQLite driver is pure Go, so the binary needs no C library.
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/gateway ./cmd/gateway
+# The volumes' mount points, owned by the image's user so that a new named
+# volume starts out writable by it (the data directory is private: 0700).
+RUN mkdir -m 0700 /out/data && mkdir -m 0750 /out/shared
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/gateway /usr/local/bin/gateway
+COPY --from=build --chown=65532:65532 /out/data /data
+COPY --from=build --chown=65532:65532 /out/shared /shared
+# dataDir: the store, the event logs, the demo agent's sessions.
+ENV GATEWAY_DATADIR=/data
+VOLUME ["/data"]
+# 65532 is distroless's nonroot user.
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/gateway"]
+CMD ["run"]
