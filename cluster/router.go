@@ -103,7 +103,7 @@ func (r *Router) Run(ctx context.Context) error {
 			return nil
 		case <-tick.C:
 			r.renewAll(ctx)
-			if err := r.announce(ctx); err != nil && ctx.Err() == nil {
+			if err := r.Announce(ctx); err != nil && ctx.Err() == nil {
 				r.o.Log.Warn("cluster: announcing the worker", "err", err)
 			}
 		}
@@ -160,7 +160,7 @@ func (r *Router) start(ctx context.Context) (stop func(), err error) {
 		}
 		ccs = append(ccs, cc)
 	}
-	return stop, r.announce(ctx)
+	return stop, r.Announce(ctx)
 }
 
 // delivered routes an event from the stream.
@@ -252,7 +252,7 @@ func (r *Router) acquire(ctx context.Context, ev Event, forwarded bool) (string,
 		return h.Owner, nil
 	}
 	if !held && !forwarded && r.o.Registry != nil {
-		if best, ok := r.o.Registry.Pick(ev.Thread, ev.Agent); ok && best != r.me {
+		if best, ok := r.o.Registry.Place(ev.Thread, ev.Agent); ok && best != r.me {
 			return best, nil
 		}
 	}
@@ -323,8 +323,9 @@ func (r *Router) renewAll(ctx context.Context) {
 	}
 }
 
-// announce tells the registry this worker's load and agents.
-func (r *Router) announce(ctx context.Context) error {
+// Announce tells placement this worker's load and agents now; Run does so
+// when it starts and every third of the lease TTL.
+func (r *Router) Announce(ctx context.Context) error {
 	if r.o.Registry == nil {
 		return nil
 	}
