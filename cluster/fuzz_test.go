@@ -104,6 +104,21 @@ func TestPick(t *testing.T) {
 	}
 }
 
+// Equal workers named alike (w1, w2, w3) share ties evenly.
+func TestPickSpreadsTies(t *testing.T) {
+	ws := []WorkerInfo{{ID: "w1"}, {ID: "w2"}, {ID: "w3"}}
+	count := map[string]int{}
+	for i := range 3000 {
+		id, _ := pick(ws, fmt.Sprintf("web/r0/%d", i), "")
+		count[id]++
+	}
+	for _, w := range ws {
+		if n := count[w.ID]; n < 900 || n > 1100 {
+			t.Errorf("%s got %d of 3000 threads, want 900 to 1100: %v", w.ID, n, count)
+		}
+	}
+}
+
 // Place counts what it placed into the view until the worker announces
 // again: threads placed one after another fill the least loaded worker up
 // to the others, then spread evenly; an announcement replaces the count.

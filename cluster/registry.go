@@ -241,11 +241,20 @@ func pick(ws []WorkerInfo, thread, agent string) (string, bool) {
 	return best.ID, found
 }
 
-// score is the rendezvous hash of a thread on a worker.
+// score is the rendezvous hash of a thread on a worker. FNV-1a alone
+// keeps the last bytes' differences in the low bits, so workers whose ids
+// differ at the end (w1, w2, w3) were ranked alike for every thread (w1
+// won half the ties); the final mix (murmur3's) spreads them.
 func score(thread, worker string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(thread))
 	h.Write([]byte{0})
 	h.Write([]byte(worker))
-	return h.Sum64()
+	x := h.Sum64()
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
 }
