@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/cluster"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Several workers take a thread's events in order, while another thread's
@@ -115,4 +116,37 @@ func total(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// A stream that workers from before the partitions consumed keeps their
+// one consumer of the whole stream, which a work queue takes no partition's
+// consumer beside: a worker deletes it, and routes.
+func TestRouterReplacesTheConsumerBeforePartitions(t *testing.T) {
+	n := startNode(t, t.TempDir())
+	_, js := connect(t, n.ClientURL())
+	ctx := ctxFor(t)
+	openInbound(t, js)
+	s, err := js.Stream(ctx, "test_inbound")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateConsumer(ctx, jetstream.ConsumerConfig{Durable: cluster.Consumer, AckPolicy: jetstream.AckExplicitPolicy, MaxAckPending: 1}); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan handled, 1)
+	w := startRouting(t, n.ClientURL(), "w1", routing{ttl: time.Minute, handle: func(_ context.Context, ev cluster.Event) error {
+		got <- handled{"w1", ev}
+		return nil
+	}})
+	select {
+	case <-w.router.Ready():
+	case <-ctx.Done():
+		t.Fatal("the router did not start")
+	}
+	if _, err := openInbound(t, js).Publish(ctx, cluster.Event{ID: "web:1", Thread: thread(1), Data: []byte("hello")}); err != nil {
+		t.Fatal(err)
+	}
+	if h := receive(t, got); string(h.ev.Data) != "hello" {
+		t.Fatalf("handled %+v", h)
+	}
 }

@@ -143,6 +143,14 @@ func (r *Router) start(ctx context.Context) (stop func(), err error) {
 		}
 		subs = append(subs, sub)
 	}
+	// The one consumer of the whole stream that workers before the
+	// partitions shared: a work queue takes no partition's consumer
+	// beside it.
+	if err := r.o.Inbound.stream.DeleteConsumer(ctx, Consumer); err == nil {
+		r.o.Log.Warn("cluster: deleted the inbound consumer of workers before partitions", "consumer", Consumer)
+	} else if !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return stop, fmt.Errorf("cluster: inbound consumer %s: %w", Consumer, err)
+	}
 	for p := range Partitions {
 		cons, err := r.o.Inbound.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
 			Durable:       fmt.Sprintf("%s-%d", Consumer, p),
