@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"encoding/base64"
+	"fmt"
 	"testing"
 
 	"github.com/nats-io/nats.go"
@@ -100,5 +101,59 @@ func TestPick(t *testing.T) {
 	}
 	if count["a"] != 0 || count["b"] < 50 || count["c"] < 50 {
 		t.Errorf("demo threads over b and c (equal load): %v", count)
+	}
+}
+
+// Equal workers named alike (w1, w2, w3) share ties evenly.
+func TestPickSpreadsTies(t *testing.T) {
+	ws := []WorkerInfo{{ID: "w1"}, {ID: "w2"}, {ID: "w3"}}
+	count := map[string]int{}
+	for i := range 3000 {
+		id, _ := pick(ws, fmt.Sprintf("web/r0/%d", i), "")
+		count[id]++
+	}
+	for _, w := range ws {
+		if n := count[w.ID]; n < 900 || n > 1100 {
+			t.Errorf("%s got %d of 3000 threads, want 900 to 1100: %v", w.ID, n, count)
+		}
+	}
+}
+
+// Place counts what it placed into the view until the worker announces
+// again: threads placed one after another fill the least loaded worker up
+// to the others, then spread evenly; an announcement replaces the count.
+func TestPlace(t *testing.T) {
+	r := &Registry{workers: map[string]WorkerInfo{
+		"a": {ID: "a", Load: 10, Agents: []string{"demo"}},
+		"b": {ID: "b", Agents: []string{"demo"}},
+		"c": {ID: "c", Agents: []string{"demo"}},
+	}, placed: map[string]int{}, changed: make(chan struct{})}
+	count := map[string]int{}
+	for i := range 20 {
+		id, _ := r.Place(fmt.Sprint("t", i), "demo")
+		count[id]++
+	}
+	if count["a"] != 0 || count["b"] != 10 || count["c"] != 10 {
+		t.Errorf("20 threads after loads 10, 0, 0: %v, want b and c 10 each", count)
+	}
+	for i := 20; i < 320; i++ {
+		id, _ := r.Place(fmt.Sprint("t", i), "demo")
+		count[id]++
+	}
+	if count["a"] != 100 || count["b"] != 110 || count["c"] != 110 {
+		t.Errorf("320 threads: %v, want a 100, b and c 110", count)
+	}
+	if got := r.Workers(); got[1].Load != 0 {
+		t.Errorf("Workers shows %+v, want the announced loads", got)
+	}
+	// b announces 50 threads (those placed there, and others): the
+	// count placed there since is dropped.
+	r.seenLocked("b", true, []byte(`{"id":"b","load":50,"agents":["demo"]}`))
+	if id, _ := r.Pick("x", "demo"); id != "b" {
+		t.Errorf("picked %s after b announced 50 (a and c 110), want b", id)
+	}
+	r.seenLocked("b", false, nil)
+	if id, _ := r.Pick("x", "demo"); id == "b" {
+		t.Error("picked b after it went")
 	}
 }

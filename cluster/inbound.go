@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"time"
 
@@ -26,8 +27,9 @@ type Event struct {
 	// Data is the event itself, encoded by the edge.
 	Data []byte
 	// Seq is the event's sequence in the inbound stream (set on
-	// delivery, and carried when forwarded). The Router hands events out
-	// one at a time, so an owner gets a thread's events in Seq order.
+	// delivery, and carried when forwarded). The Router hands out a
+	// partition's events one at a time, and a thread is always in the
+	// same partition, so an owner gets a thread's events in Seq order.
 	Seq uint64
 }
 
@@ -38,9 +40,24 @@ const (
 	hdrSeq    = "Gateway-Seq" // on a forwarded event
 )
 
+// Partitions is how many partitions the inbound stream is cut into: a
+// thread's events are in one partition (by a hash of the thread), and the
+// workers hand out each partition's events one at a time, so a thread's
+// events keep their order while other partitions' events pass them. It is
+// fixed, not configured, so every edge and worker agrees on it (an event
+// published to a partition no worker consumes would wait forever).
+const Partitions = 16
+
+// partitionOf is the partition of a thread's events.
+func partitionOf(thread string) int {
+	h := fnv.New32a()
+	h.Write([]byte(thread))
+	return int(h.Sum32() % Partitions)
+}
+
 // Inbound is the cluster's inbound stream, <cluster>_inbound: a work queue
-// with one subject per thread (<cluster>.in.<thread key>), each event taken
-// by one worker.
+// with one subject per thread (<cluster>.in.<partition>.<thread key>), each
+// event taken by one worker.
 type Inbound struct {
 	js      jetstream.JetStream
 	stream  jetstream.Stream
@@ -68,7 +85,7 @@ func OpenInbound(ctx context.Context, js jetstream.JetStream, o InboundOptions) 
 	}
 	s, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:        name,
-		Description: "inbound chat events, one subject per thread",
+		Description: "inbound chat events, one subject per thread, in partitions",
 		Subjects:    []string{o.Cluster + ".in.>"},
 		Retention:   jetstream.WorkQueuePolicy,
 		Storage:     jetstream.FileStorage,
@@ -87,7 +104,7 @@ func (in *Inbound) Publish(ctx context.Context, ev Event) (duplicate bool, err e
 	if ev.ID == "" || ev.Thread == "" {
 		return false, errors.New("cluster: an inbound event needs an id and a thread")
 	}
-	m := nats.NewMsg(in.cluster + ".in." + threadKey(ev.Thread))
+	m := nats.NewMsg(fmt.Sprintf("%s.in.%d.%s", in.cluster, partitionOf(ev.Thread), threadKey(ev.Thread)))
 	m.Header.Set(jetstream.MsgIDHeader, ev.ID)
 	m.Header.Set(hdrThread, ev.Thread)
 	if ev.Agent != "" {

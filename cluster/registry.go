@@ -43,13 +43,19 @@ func decodeWorker(b []byte) (WorkerInfo, error) {
 // holds them: each worker announces itself (and its load) at least once
 // per TTL, and an entry not renewed expires. A Registry keeps a view of it
 // fed by a watch, so Pick does no I/O and every worker decides placement
-// alone, from the same data, without a coordinator.
+// alone, from the same data, without a coordinator. Between a worker's
+// announcements the view also counts the threads Place sent it from here,
+// so a burst of new threads spreads instead of all going to the worker
+// that last looked least loaded.
 type Registry struct {
 	kv jetstream.KeyValue
 	w  jetstream.KeyWatcher
 
-	mu      sync.Mutex
+	mu      sync.Mutex // guards the fields below
 	workers map[string]WorkerInfo
+	// placed counts the threads Place sent to each worker since the
+	// view got its last announcement (which counts them, or will).
+	placed  map[string]int
 	changed chan struct{} // closed and replaced on every change
 
 	done chan struct{} // closed when the watch loop has stopped
@@ -82,7 +88,7 @@ func OpenRegistry(ctx context.Context, js jetstream.JetStream, o RegistryOptions
 	if err != nil {
 		return nil, fmt.Errorf("cluster: watch workers: %w", err)
 	}
-	r := &Registry{kv: kv, w: w, workers: map[string]WorkerInfo{}, changed: make(chan struct{}), done: make(chan struct{})}
+	r := &Registry{kv: kv, w: w, workers: map[string]WorkerInfo{}, placed: map[string]int{}, changed: make(chan struct{}), done: make(chan struct{})}
 	ready := make(chan struct{})
 	go r.watch(ready)
 	select {
@@ -102,17 +108,27 @@ func (r *Registry) watch(ready chan struct{}) {
 			continue
 		}
 		r.mu.Lock()
-		if e.Operation() == jetstream.KeyValuePut {
-			if w, err := decodeWorker(e.Value()); err == nil && w.ID == e.Key() {
-				r.workers[w.ID] = w
-			}
-		} else {
-			delete(r.workers, e.Key())
-		}
-		close(r.changed)
-		r.changed = make(chan struct{})
+		r.seenLocked(e.Key(), e.Operation() == jetstream.KeyValuePut, e.Value())
 		r.mu.Unlock()
 	}
+}
+
+// seenLocked takes an entry of the bucket into the view: a worker's
+// announcement (put) or its going (a delete, or its entry expired). The
+// threads placed there since its last announcement are counted in this
+// one, or gone with the worker.
+func (r *Registry) seenLocked(key string, put bool, value []byte) {
+	if put {
+		if w, err := decodeWorker(value); err == nil && w.ID == key {
+			r.workers[w.ID] = w
+			delete(r.placed, w.ID)
+		}
+	} else {
+		delete(r.workers, key)
+		delete(r.placed, key)
+	}
+	close(r.changed)
+	r.changed = make(chan struct{})
 }
 
 // Close stops the watch.
@@ -143,12 +159,21 @@ func (r *Registry) Withdraw(ctx context.Context, id string) error {
 	return nil
 }
 
-// Workers returns the view, sorted by id.
+// Workers returns the workers as they announced themselves, sorted by id.
 func (r *Registry) Workers() []WorkerInfo {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.workersLocked(false)
+}
+
+// workersLocked returns the view sorted by id, each load with the threads
+// placed since its announcement if withPlaced.
+func (r *Registry) workersLocked(withPlaced bool) []WorkerInfo {
 	ws := make([]WorkerInfo, 0, len(r.workers))
 	for _, w := range r.workers {
+		if withPlaced {
+			w.Load += r.placed[w.ID]
+		}
 		ws = append(ws, w)
 	}
 	slices.SortFunc(ws, func(a, b WorkerInfo) int { return cmp.Compare(a.ID, b.ID) })
@@ -174,12 +199,30 @@ func (r *Registry) Await(ctx context.Context, ok func([]WorkerInfo) bool) error 
 }
 
 // Pick is the worker a thread that nobody holds should go to: of the
-// workers that can run agent ("" = any), the least loaded; equal loads are
-// broken by a hash of the thread and the worker, so threads spread over
-// equal workers and every worker picks the same one. ok is false when no
-// worker can run the agent.
+// workers that can run agent ("" = any), the least loaded (its announced
+// load, plus the threads Place sent it since); equal loads are broken by a
+// hash of the thread and the worker, so threads spread over equal workers
+// and every worker picks the same one. ok is false when no worker can run
+// the agent.
 func (r *Registry) Pick(thread, agent string) (id string, ok bool) {
-	return pick(r.Workers(), thread, agent)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return pick(r.workersLocked(true), thread, agent)
+}
+
+// Place is Pick, and counts the thread into the picked worker's load in
+// this view until the worker announces itself again (its announcement
+// counts the threads it claimed). Workers place the threads of a burst
+// each from its own view: each spreads its share, so the burst spreads,
+// within a few threads of even over equal workers.
+func (r *Registry) Place(thread, agent string) (id string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id, ok = pick(r.workersLocked(true), thread, agent)
+	if ok {
+		r.placed[id]++
+	}
+	return id, ok
 }
 
 func pick(ws []WorkerInfo, thread, agent string) (string, bool) {
@@ -198,11 +241,20 @@ func pick(ws []WorkerInfo, thread, agent string) (string, bool) {
 	return best.ID, found
 }
 
-// score is the rendezvous hash of a thread on a worker.
+// score is the rendezvous hash of a thread on a worker. FNV-1a alone
+// keeps the last bytes' differences in the low bits, so workers whose ids
+// differ at the end (w1, w2, w3) were ranked alike for every thread (w1
+// won half the ties); the final mix (murmur3's) spreads them.
 func score(thread, worker string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(thread))
 	h.Write([]byte{0})
 	h.Write([]byte(worker))
-	return h.Sum64()
+	x := h.Sum64()
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
 }

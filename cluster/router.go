@@ -46,13 +46,15 @@ type RouterOptions struct {
 // stream (each delivered to one worker of the cluster), and gives each to
 // the worker that owns its thread. A thread this worker holds is handled
 // here; one another worker holds is forwarded to it (a request on
-// <cluster>.worker.<id>; no answer puts the event back); a thread nobody
-// holds is claimed by the worker placement picks: here, or forwarded to
-// it. The Router renews the leases it took and releases them when Run
-// ends.
+// <cluster>.worker.<id>.<partition>; no answer puts the event back); a
+// thread nobody holds is claimed by the worker placement picks: here, or
+// forwarded to it. The Router renews the leases it took and releases them
+// when Run ends.
 type Router struct {
 	o  RouterOptions
 	me string
+
+	ready chan struct{} // closed once Run has started
 
 	mu    sync.Mutex
 	owned map[string]Lease
@@ -69,7 +71,7 @@ func NewRouter(o RouterOptions) *Router {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	r := &Router{o: o, me: o.Leases.Owner(), owned: map[string]Lease{}, draining: make(chan struct{})}
+	r := &Router{o: o, me: o.Leases.Owner(), ready: make(chan struct{}), owned: map[string]Lease{}, draining: make(chan struct{})}
 	r.stopClaiming = sync.OnceFunc(func() { close(r.draining) })
 	return r
 }
@@ -82,54 +84,40 @@ func NewRouter(o RouterOptions) *Router {
 // them.
 func (r *Router) StopClaiming() { r.stopClaiming() }
 
-// Consumer is the durable consumer all workers of a cluster share.
+// Ready is closed once Run consumes every partition of the inbound stream
+// and has announced the worker.
+func (r *Router) Ready() <-chan struct{} { return r.ready }
+
+// Consumer is the prefix of the durable consumers all workers of a
+// cluster share, one per partition of the inbound stream (workers-0 …
+// workers-15).
 const Consumer = "workers"
 
-// Run announces the worker and routes events until ctx ends; then it
+// Run routes events and announces the worker until ctx ends; then it
 // withdraws the worker and releases the leases it holds.
 func (r *Router) Run(ctx context.Context) error {
-	if err := r.announce(ctx); err != nil {
+	stop, err := r.start(ctx)
+	if err != nil {
+		if ctx.Err() != nil { // stopped while starting
+			r.releaseAll()
+			return nil
+		}
 		return err
 	}
-	sub, err := r.o.Conn.Subscribe(r.o.Cluster+".worker."+r.me, func(m *nats.Msg) { r.forwarded(ctx, m) })
-	if err != nil {
-		return fmt.Errorf("cluster: worker subject: %w", err)
-	}
-	defer func() { _ = sub.Unsubscribe() }()
-	// One event at a time across the cluster (MaxAckPending 1): the
-	// next is delivered once this one was handed to its owner, so a
-	// thread's events reach its owner in stream order even when two
-	// workers take them. Handing over is quick (a local handler, or one
-	// request to the owner), far above a chat's inbound rate.
-	cons, err := r.o.Inbound.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-		Durable:       Consumer,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       30 * time.Second,
-		MaxAckPending: 1,
-	})
-	if err != nil {
-		return fmt.Errorf("cluster: inbound consumer: %w", err)
-	}
-	cc, err := cons.Consume(func(m jetstream.Msg) { r.delivered(ctx, m) })
-	if err != nil {
-		return fmt.Errorf("cluster: consume: %w", err)
-	}
-	defer cc.Stop()
+	close(r.ready)
+	defer stop()
 	tick := time.NewTicker(max(r.o.Leases.TTL()/3, 10*time.Millisecond))
 	defer tick.Stop()
 	draining := r.draining
 	for {
 		select {
 		case <-ctx.Done():
-			cc.Stop()
-			<-cc.Closed()
+			stop()
 			r.releaseAll()
 			return nil
 		case <-draining:
 			draining = nil
-			cc.Stop()
-			<-cc.Closed()
-			_ = sub.Unsubscribe()
+			stop()
 			if r.o.Registry != nil {
 				if err := r.o.Registry.Withdraw(ctx, r.me); err != nil && ctx.Err() == nil {
 					r.o.Log.Warn("cluster: withdrawing the worker", "err", err)
@@ -140,11 +128,72 @@ func (r *Router) Run(ctx context.Context) error {
 			if draining == nil {
 				break
 			}
-			if err := r.announce(ctx); err != nil && ctx.Err() == nil {
+			if err := r.Announce(ctx); err != nil && ctx.Err() == nil {
 				r.o.Log.Warn("cluster: announcing the worker", "err", err)
 			}
 		}
 	}
+}
+
+// start subscribes to the worker's forwarding subjects and consumes the
+// inbound stream's partitions, then announces the worker. Each partition
+// has its consumer and its forwarding subject. A partition's events are
+// handed out one at a time across the cluster (MaxAckPending 1): the next
+// is delivered once this one was handed to its owner, so a thread's events
+// reach its owner in stream order even when two workers take them, while
+// the other partitions' events go on (a slow hand-over holds up its
+// partition only). stop (called once, or more) stops the deliveries; on an
+// error start has stopped what it started.
+func (r *Router) start(ctx context.Context) (stop func(), err error) {
+	var subs []*nats.Subscription
+	var ccs []jetstream.ConsumeContext
+	stop = sync.OnceFunc(func() {
+		for _, cc := range ccs {
+			cc.Stop()
+			<-cc.Closed()
+		}
+		for _, sub := range subs {
+			_ = sub.Unsubscribe()
+		}
+	})
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	for p := range Partitions {
+		sub, err := r.o.Conn.Subscribe(fmt.Sprintf("%s.worker.%s.%d", r.o.Cluster, r.me, p), func(m *nats.Msg) { r.forwarded(ctx, m) })
+		if err != nil {
+			return stop, fmt.Errorf("cluster: worker subject: %w", err)
+		}
+		subs = append(subs, sub)
+	}
+	// The one consumer of the whole stream that workers before the
+	// partitions shared: a work queue takes no partition's consumer
+	// beside it.
+	if err := r.o.Inbound.stream.DeleteConsumer(ctx, Consumer); err == nil {
+		r.o.Log.Warn("cluster: deleted the inbound consumer of workers before partitions", "consumer", Consumer)
+	} else if !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return stop, fmt.Errorf("cluster: inbound consumer %s: %w", Consumer, err)
+	}
+	for p := range Partitions {
+		cons, err := r.o.Inbound.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+			Durable:       fmt.Sprintf("%s-%d", Consumer, p),
+			FilterSubject: fmt.Sprintf("%s.in.%d.>", r.o.Cluster, p),
+			AckPolicy:     jetstream.AckExplicitPolicy,
+			AckWait:       30 * time.Second,
+			MaxAckPending: 1,
+		})
+		if err != nil {
+			return stop, fmt.Errorf("cluster: inbound consumer %d: %w", p, err)
+		}
+		cc, err := cons.Consume(func(m jetstream.Msg) { r.delivered(ctx, m) })
+		if err != nil {
+			return stop, fmt.Errorf("cluster: consume partition %d: %w", p, err)
+		}
+		ccs = append(ccs, cc)
+	}
+	return stop, r.Announce(ctx)
 }
 
 // delivered routes an event from the stream.
@@ -165,7 +214,7 @@ func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
 	case owner == r.me:
 		err = r.o.Handle(ctx, ev)
 	default:
-		err = r.forward(ctx, owner, m, ev.Seq)
+		err = r.forward(ctx, owner, m, ev)
 	}
 	if err != nil {
 		_ = m.NakWithDelay(r.o.Retry)
@@ -175,12 +224,15 @@ func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
 }
 
 // forward asks owner to take the event; its empty answer means taken.
-func (r *Router) forward(ctx context.Context, owner string, m jetstream.Msg, seq uint64) error {
-	fm := nats.NewMsg(r.o.Cluster + ".worker." + owner)
+// It goes to the owner's subject of the event's partition, so the owner
+// takes a partition's forwarded events one at a time, and the others'
+// meanwhile.
+func (r *Router) forward(ctx context.Context, owner string, m jetstream.Msg, ev Event) error {
+	fm := nats.NewMsg(fmt.Sprintf("%s.worker.%s.%d", r.o.Cluster, owner, partitionOf(ev.Thread)))
 	for k, v := range m.Headers() {
 		fm.Header[k] = v
 	}
-	fm.Header.Set(hdrSeq, strconv.FormatUint(seq, 10))
+	fm.Header.Set(hdrSeq, strconv.FormatUint(ev.Seq, 10))
 	fm.Data = m.Data()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -233,7 +285,7 @@ func (r *Router) acquire(ctx context.Context, ev Event, forwarded bool) (string,
 		return h.Owner, nil
 	}
 	if !held && !forwarded && r.o.Registry != nil {
-		if best, ok := r.o.Registry.Pick(ev.Thread, ev.Agent); ok && best != r.me {
+		if best, ok := r.o.Registry.Place(ev.Thread, ev.Agent); ok && best != r.me {
 			return best, nil
 		}
 	}
@@ -304,8 +356,9 @@ func (r *Router) renewAll(ctx context.Context) {
 	}
 }
 
-// announce tells the registry this worker's load and agents.
-func (r *Router) announce(ctx context.Context) error {
+// Announce tells placement this worker's load and agents now; Run does so
+// when it starts and every third of the lease TTL.
+func (r *Router) Announce(ctx context.Context) error {
 	if r.o.Registry == nil {
 		return nil
 	}

@@ -32,10 +32,29 @@ type worker struct {
 // startWorker runs a worker until the test ends; its handler reports to got.
 func startWorker(t *testing.T, url, id string, ttl time.Duration, agents []string, load int, got chan<- handled) *worker {
 	t.Helper()
+	return startRouting(t, url, id, routing{ttl: ttl, agents: agents, load: func() int { return load },
+		handle: func(_ context.Context, ev cluster.Event) error {
+			got <- handled{id, ev}
+			return nil
+		}})
+}
+
+// routing is how startRouting's worker routes: its lease TTL, its agents,
+// its load (nil: the threads it holds) and its handler.
+type routing struct {
+	ttl    time.Duration
+	agents []string
+	load   func() int
+	handle cluster.Handler
+}
+
+// startRouting runs a worker routing as o says until the test ends.
+func startRouting(t *testing.T, url, id string, o routing) *worker {
+	t.Helper()
 	nc, js := connect(t, url)
 	ctx := ctxFor(t)
-	w := &worker{id: id, leases: openLeases(t, js, id, ttl, 1), lost: make(chan string, 10)}
-	reg, err := cluster.OpenRegistry(ctx, js, cluster.RegistryOptions{Cluster: "test", TTL: ttl})
+	w := &worker{id: id, leases: openLeases(t, js, id, o.ttl, 1), lost: make(chan string, 10)}
+	reg, err := cluster.OpenRegistry(ctx, js, cluster.RegistryOptions{Cluster: "test", TTL: o.ttl})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +62,11 @@ func startWorker(t *testing.T, url, id string, ttl time.Duration, agents []strin
 	in := openInbound(t, js)
 	w.router = cluster.NewRouter(cluster.RouterOptions{
 		Cluster: "test", Conn: nc, Leases: w.leases, Registry: reg, Inbound: in,
-		Agents: agents, Load: func() int { return load },
-		Retry: 20 * time.Millisecond,
-		Lost:  func(thread string) { w.lost <- thread },
-		Log:   testlog.FailOnError(t),
-		Handle: func(_ context.Context, ev cluster.Event) error {
-			got <- handled{id, ev}
-			return nil
-		},
+		Agents: o.agents, Load: o.load,
+		Retry:  20 * time.Millisecond,
+		Lost:   func(thread string) { w.lost <- thread },
+		Log:    testlog.FailOnError(t),
+		Handle: o.handle,
 	})
 	rctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

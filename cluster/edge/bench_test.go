@@ -464,7 +464,10 @@ func childRSS() (n int, kb int64) {
 // session with at most BENCH_MAX_PROCESSES (default 16) demo agents: a
 // thread beyond them waits in line (and is told its place) until an idle
 // agent gives way. Latency percentiles, from the event handed to the
-// edge's handler: handed- to the owning worker's handler (handler- is how
+// edge's handler: stored- to the handler's return, the event stored in the
+// inbound stream (the recorder hands events to the edge one at a time, as
+// one platform connection does, so a burst queues there), handed- to the
+// owning worker's handler (handler- is how
 // long that handler took), post- to the thread's first post (the answer,
 // or the notice of its place in line), answer- to its first text post.
 // Memory: heap-MB/worker is the heap the three workers added, over three
@@ -489,13 +492,13 @@ func BenchmarkThreads(b *testing.B) {
 	idle := heapInUse()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	var hand, first, answer []time.Duration
+	var stored, hand, first, answer []time.Duration
 	var took time.Duration
 	round := 0
 	for b.Loop() {
 		threads := make([]channels.ThreadRef, n)
 		marks := make([]*mark, n)
-		starts := make([]time.Time, n)
+		starts, in := make([]time.Time, n), make([]time.Time, n)
 		for i := range threads {
 			threads[i] = rec.Thread(fmt.Sprintf("r%d-t%d", round, i))
 			marks[i] = f.arm(threads[i])
@@ -503,9 +506,15 @@ func BenchmarkThreads(b *testing.B) {
 		begin := time.Now()
 		var wg sync.WaitGroup
 		for i, th := range threads {
-			wg.Go(func() { starts[i] = prompt(b, rec, th, fmt.Sprintf("r%d-m%d", round, i), fmt.Sprint("answer ", i)) })
+			wg.Go(func() {
+				starts[i] = prompt(b, rec, th, fmt.Sprintf("r%d-m%d", round, i), fmt.Sprint("answer ", i))
+				in[i] = time.Now()
+			})
 		}
 		wg.Wait()
+		for i := range threads {
+			stored = append(stored, in[i].Sub(starts[i]))
+		}
 		for i, m := range marks {
 			if !wait(b, m.textDone, "answer in "+threads[i].String()) {
 				return
@@ -525,6 +534,7 @@ func BenchmarkThreads(b *testing.B) {
 	b.StopTimer()
 	used := heapInUse()
 	agents, kb := childRSS()
+	percentiles(b, stored, "stored-")
 	percentiles(b, hand, "handed-")
 	percentiles(b, handed.took, "handler-")
 	percentiles(b, first, "post-")

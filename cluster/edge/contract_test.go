@@ -53,6 +53,11 @@ func runContract(t *testing.T, url string, n *atomic.Int64, o channeltest.Option
 		var wg sync.WaitGroup
 		wg.Go(func() { _ = cr.Run(ctx) })
 		t.Cleanup(func() { cancel(); wg.Wait() })
+		select { // every partition consumed
+		case <-cr.Ready():
+		case <-testCtx(t).Done():
+			t.Fatal("the cluster router did not start")
+		}
 		// One event through before the suite starts, so that the
 		// cluster's consumer runs before the suite counts goroutines.
 		warm := make(chan struct{})
