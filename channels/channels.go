@@ -119,8 +119,9 @@ type Inbound struct {
 	ID MessageID
 	// Event is the platform's id of the delivery that carried it, the
 	// same when the platform delivers it again (Slack's event_id; "" where
-	// the adapter has none). Edges publish it as the inbound event's
-	// Nats-Msg-Id, so a redelivery that reached another edge is dropped.
+	// the adapter has none). Edges name an event that is not a message by
+	// it (a message by its channel and ID, as one message may come in two
+	// deliveries), so a redelivery that reached another edge is dropped.
 	Event string
 	// Choice is set when the inbound event is a click on a prompt option:
 	// the prompt's handle and the option id.

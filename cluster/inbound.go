@@ -14,9 +14,10 @@ import (
 
 // Event is one inbound event as edges publish it and workers receive it.
 type Event struct {
-	// ID is the platform's id of the event, unique per platform (Slack's
-	// event_id, a Discord message id), with the platform's name before it
-	// ("slack:Ev0123"): JetStream drops a second event with the same ID
+	// ID names the event, unique per platform, with the platform's name
+	// before it: a message's channel and id ("slack:C01/1700000000.000100",
+	// whichever delivery carried it), another event's platform event id
+	// ("slack:Ev0123"). JetStream drops a second event with the same ID
 	// within cluster.duplicateWindow.
 	ID string
 	// Thread is the thread the event belongs to (opaque here).

@@ -181,10 +181,12 @@ func (e *Edge) publish(ctx context.Context, in channels.Inbound) {
 		e.o.Log.Error("edge: an event of another platform", "thread", in.Thread, "platform", e.o.Platform)
 		return
 	}
-	id := in.ID
-	if id == "" { // nothing to de-duplicate by: an id of its own
-		id = channels.MessageID("edge-" + newKey())
-		in.ID = id
+	id := inboundID(e.o.Platform, in)
+	if in.ID == "" { // an id of its own, for the callbacks
+		in.ID = channels.MessageID("edge-" + newKey())
+	}
+	if id == "" { // nothing to de-duplicate by
+		id = e.o.Platform + ":" + string(in.ID)
 	}
 	if in.Fetch != nil || in.Suggest != nil || in.Reply != nil {
 		e.keep(in)
@@ -194,7 +196,7 @@ func (e *Edge) publish(ctx context.Context, in channels.Inbound) {
 		e.o.Log.Error("edge: encoding an event", "err", err)
 		return
 	}
-	ev := cluster.Event{ID: e.o.Platform + ":" + string(id), Thread: in.Thread.String(), Agent: in.Agent, Data: data}
+	ev := cluster.Event{ID: id, Thread: in.Thread.String(), Agent: in.Agent, Data: data}
 	wait := 50 * time.Millisecond
 	for {
 		_, err := e.o.Inbound.Publish(ctx, ev)

@@ -30,7 +30,6 @@ import (
 	"github.com/acpgw/gateway/cluster/remote"
 	"github.com/acpgw/gateway/cluster/wire"
 	"github.com/acpgw/gateway/config"
-	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/metrics"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/session"
@@ -244,6 +243,7 @@ type worker struct {
 	router  *session.Router
 	cluster *cluster.Router
 	reg     *cluster.Registry
+	edges   *edgePlatforms
 
 	// The parts stop in order: the cluster router after the threads,
 	// the proxies after both.
@@ -296,27 +296,17 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 	if w.reg, err = cluster.OpenRegistry(ctx, js, cluster.RegistryOptions{Cluster: c.Name, TTL: c.LeaseTTL}); err != nil {
 		return nil, err
 	}
-	platforms := cfg.Platforms()
 	remoteCtx, remoteCancel := context.WithCancel(context.WithoutCancel(ctx))
 	w.remoteCancel = remoteCancel
-	var proxies []*remote.Adapter
-	views := map[string]channels.Adapter{}
-	for _, p := range platforms {
-		log.Info("waiting for an edge to announce the channel", "platform", p)
-		a, view, err := remote.Open(ctx, remote.Options{Cluster: c.Name, Platform: p, Conn: w.nc, JS: js, Log: log.With("platform", p)})
-		if err != nil {
-			return nil, err
-		}
-		proxies = append(proxies, a)
-		views[p] = view
-	}
+	w.edges = &edgePlatforms{ctx: remoteCtx, cluster: c.Name, nc: w.nc, js: js, log: log, byName: map[string]*remote.Adapter{}}
 	spaces, err := workspace.New(workspace.Options{DataDir: cfg.DataDir, Keep: cfg.Workspace.Keep, Log: log.With("part", "workspace")})
 	if err != nil {
 		return nil, err
 	}
 	m := metrics.New()
 	var agents atomic.Int64
-	o := sessionOptions(cfg, w.st, data.agents, spaces, m, log, openPlatforms(platforms))
+	// The web chat admits whoever reaches it, wherever an edge serves it.
+	o := sessionOptions(cfg, w.st, data.agents, spaces, m, log, openPlatforms([]string{web.Platform}))
 	o.EventLogDir = ""
 	o.Shared = true
 	o.OpenFrameLog = func(id string) (session.FrameLog, error) { return w.events.Writer(id), nil }
@@ -349,11 +339,11 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 		log.Info("idle thread released", "thread", t)
 	}
 	w.router = session.New(o)
-	for p, v := range views {
-		w.router.Add(p, v)
-		log.Info("channel enabled", "platform", p, "capabilities", dispatch.Capabilities(v))
+	w.edges.router = w.router
+	w.edges.wg = &w.remoteWG
+	if err := w.edges.watch(ctx); err != nil {
+		return nil, err
 	}
-	handle := remote.Handler(proxies...)
 	w.cluster = cluster.NewRouter(cluster.RouterOptions{
 		Cluster: c.Name, Conn: w.nc, Leases: leases, Registry: w.reg,
 		Agents: workerAgents(cfg), Load: func() int { return int(agents.Load()) },
@@ -370,7 +360,7 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 				}
 			}
 			log.Info("taking an event", "thread", ev.Thread, "event", ev.ID)
-			return handle(ctx, ev)
+			return w.edges.deliver(ctx, ev)
 		},
 		// Another worker owns the thread now: stop acting for it, on a
 		// goroutine of the worker's (the renewals go on meanwhile).
@@ -385,9 +375,6 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 			}
 		},
 	})
-	for _, a := range proxies {
-		w.remoteWG.Go(func() { _ = a.Run(remoteCtx, w.router.Handle) })
-	}
 	sessCtx, sessCancel := context.WithCancel(context.WithoutCancel(ctx))
 	w.sessCancel = sessCancel
 	go func() { defer close(w.sessDone); _ = w.router.Run(sessCtx) }()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/config"
 	"go.yaml.in/yaml/v3"
 )
@@ -137,9 +138,9 @@ func TestComposeCommandsAndConfigs(t *testing.T) {
 	image := readDockerfile(t, "Dockerfile")
 	services := c.gatewayServices()
 	roles := map[string][]string{}
-	// The platforms each service's configuration names, by shell: a
-	// worker waits for an edge of each platform it names, and an edge's
-	// platform that no worker names goes unanswered.
+	// The platforms each service's configuration names, by shell: the
+	// edge serves some; a worker serves those the edges announce and
+	// names none (it holds no platform token).
 	named := map[string]map[string][]string{}
 	for _, name := range slices.Sorted(maps.Keys(services)) {
 		s := services[name]
@@ -234,8 +235,31 @@ func TestComposeCommandsAndConfigs(t *testing.T) {
 			t.Errorf("%s: the edge serves no platform", shell)
 		}
 		for _, w := range roles["worker"] {
-			if got := named[shell][w]; !slices.Equal(got, edge) {
-				t.Errorf("%s: %s names the platforms %q, the edge serves %q", shell, w, got, edge)
+			// The web chat is on by default where nothing else is; a
+			// worker does not listen for it either way.
+			if got := slices.DeleteFunc(named[shell][w], func(p string) bool { return p == web.Platform }); len(got) != 0 {
+				t.Errorf("%s: %s names the platforms %q: a worker serves what the edges announce and needs no token", shell, w, got)
+			}
+		}
+	}
+	// The variables of the edge's configuration are the platforms'
+	// tokens: no worker is given one.
+	edgeCfg, ok := services[roles["edge"][0]].hostPath("/etc/acp-gateway/edge.yaml")
+	if !ok {
+		t.Fatal("the edge does not mount deploy/edge.yaml")
+	}
+	b, err := os.ReadFile(edgeCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := configRef.FindAllStringSubmatch(string(b), -1)
+	if len(tokens) == 0 {
+		t.Fatal("deploy/edge.yaml takes no token from the environment")
+	}
+	for _, w := range roles["worker"] {
+		for _, m := range tokens {
+			if _, ok := services[w].Environment[m[1]]; ok {
+				t.Errorf("service %s is given %s, a platform's token: only the edges need it", w, m[1])
 			}
 		}
 	}
