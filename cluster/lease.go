@@ -148,30 +148,61 @@ func (l *Leases) Holder(ctx context.Context, thread string) (Lease, bool, error)
 	return Lease{Thread: thread, Owner: v.Owner, Revision: e.Revision()}, true, nil
 }
 
-// Renew extends the lease by the TTL, if it is still the one held.
+// Renew extends the lease by the TTL, if it is still held by this owner.
+// A revision the owner does not know (an earlier renewal applied whose
+// answer was lost: a timeout, a shutdown) is taken from the bucket when
+// the lease there is still this owner's; otherwise ErrLost.
 func (l *Leases) Renew(ctx context.Context, le Lease) (Lease, error) {
-	rev, err := l.kv.Update(ctx, threadKey(le.Thread), l.value, le.Revision)
-	if errors.Is(err, jetstream.ErrKeyExists) {
-		return Lease{}, ErrLost
+	for range 3 {
+		rev, err := l.kv.Update(ctx, threadKey(le.Thread), l.value, le.Revision)
+		if err == nil {
+			le.Revision = rev
+			return le, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) {
+			return Lease{}, fmt.Errorf("cluster: renew: %w", err)
+		}
+		cur, ok, err := l.stillMine(ctx, le)
+		if err != nil || !ok {
+			return Lease{}, errors.Join(ErrLost, err)
+		}
+		le.Revision = cur
 	}
-	if err != nil {
-		return Lease{}, fmt.Errorf("cluster: renew: %w", err)
-	}
-	le.Revision = rev
-	return le, nil
+	return Lease{}, ErrLost
 }
 
-// Release gives the thread up, if the lease is still the one held (a lease
-// that expired and was claimed elsewhere is left alone: ErrLost).
+// Release gives the thread up, if the lease is still this owner's (a
+// lease that expired and was claimed elsewhere is left alone: ErrLost).
+// Like Renew, it finds a revision the owner missed.
 func (l *Leases) Release(ctx context.Context, le Lease) error {
-	err := l.kv.Delete(ctx, threadKey(le.Thread), jetstream.LastRevision(le.Revision))
-	if errors.Is(err, jetstream.ErrKeyExists) {
-		return ErrLost
+	for range 3 {
+		err := l.kv.Delete(ctx, threadKey(le.Thread), jetstream.LastRevision(le.Revision))
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) {
+			return fmt.Errorf("cluster: release: %w", err)
+		}
+		cur, ok, err := l.stillMine(ctx, le)
+		if err != nil || !ok {
+			return errors.Join(ErrLost, err)
+		}
+		le.Revision = cur
 	}
+	return ErrLost
+}
+
+// stillMine reads le's thread's lease: whether this owner holds it, at
+// another revision than le's (the revision it has there).
+func (l *Leases) stillMine(ctx context.Context, le Lease) (uint64, bool, error) {
+	h, held, err := l.Holder(ctx, le.Thread)
 	if err != nil {
-		return fmt.Errorf("cluster: release: %w", err)
+		return 0, false, err
 	}
-	return nil
+	if !held || h.Owner != l.owner || h.Revision == le.Revision {
+		return 0, false, nil
+	}
+	return h.Revision, true, nil
 }
 
 // WaitFree returns once nobody holds the thread: it was released, or it
