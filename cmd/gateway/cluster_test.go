@@ -348,6 +348,9 @@ func TestClusterRoles(t *testing.T) {
 		dead, live = live, dead
 	}
 	t.Logf("threads by worker: %v; %s dies, %s takes over", byWorker, dead, live)
+	if len(byWorker[live]) == 0 && len(byWorker[dead]) < 2 {
+		t.Fatalf("want two threads on %s to kill one turn and drain another: %v", dead, byWorker)
+	}
 
 	// The dead worker dies mid-turn: its threads' next prompts are answered
 	// by the live one, in a new session (the demo agent's sessions are in the
@@ -416,8 +419,9 @@ func TestClusterRoles(t *testing.T) {
 	}
 
 	// The live worker told to stop mid-turn: the turn finishes, then its
-	// leases go. Its first thread, or one it took over.
-	mid := byWorker[dead][0]
+	// leases go. Its first thread, or one it took over (not the victim:
+	// the text its killed turn left would pass the wait below at once).
+	mid := byWorker[dead][len(byWorker[dead])-1]
 	if len(byWorker[live]) > 0 {
 		mid = byWorker[live][0]
 	}
