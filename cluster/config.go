@@ -88,6 +88,11 @@ func DefaultConfig() Config {
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
+// ValidName reports whether s can stand as one token of a subject or a
+// bucket's name: letters, digits, "-" and "_" (a cluster's name, an
+// edge's or worker's id, a platform).
+func ValidName(s string) bool { return nameRE.MatchString(s) }
+
 // Check reports what the validate tags cannot: the name's characters, the
 // URLs' schemes, and a certificate without its key. Each error starts with
 // the YAML key. It does no I/O.

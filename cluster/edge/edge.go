@@ -7,8 +7,6 @@ package edge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,8 +47,6 @@ type Options struct {
 	Log      *slog.Logger
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
 // Edge serves one platform's adapter to the cluster.
 type Edge struct {
 	o     Options
@@ -74,7 +70,7 @@ type callback struct {
 // New opens the buckets of the seam; Run serves.
 func New(ctx context.Context, o Options) (*Edge, error) {
 	for k, v := range map[string]string{"cluster": o.Cluster, "edge id": o.ID, "platform": o.Platform} {
-		if !nameRE.MatchString(v) {
+		if !cluster.ValidName(v) {
 			return nil, fmt.Errorf("edge: %s %q: want letters, digits, - and _", k, v)
 		}
 	}
@@ -183,7 +179,7 @@ func (e *Edge) publish(ctx context.Context, in channels.Inbound) {
 	}
 	id := inboundID(e.o.Platform, in)
 	if in.ID == "" { // an id of its own, for the callbacks
-		in.ID = channels.MessageID("edge-" + newKey())
+		in.ID = channels.MessageID("edge-" + wire.NewKey())
 	}
 	if id == "" { // nothing to de-duplicate by
 		id = e.o.Platform + ":" + string(in.ID)
@@ -464,11 +460,4 @@ func (e *Edge) callback(ctx context.Context, op wire.Op) wire.Result {
 		return wire.Result{Err: &wire.Error{Kind: wire.ErrUnsupported, Message: fmt.Sprintf("event %q has no %s", op.Event, op.Op)}}
 	}
 	return wire.Result{Err: wire.ErrorOf(err)}
-}
-
-// newKey returns a random idempotency key.
-func newKey() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

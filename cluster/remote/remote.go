@@ -30,13 +30,10 @@ package remote
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"sync"
 	"time"
 
@@ -63,8 +60,6 @@ type Options struct {
 	Log    *slog.Logger
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
 // Adapter is one platform's adapter on a worker. Use the view Open
 // returns as the channels.Adapter; the Adapter itself delivers events.
 type Adapter struct {
@@ -79,7 +74,7 @@ type Adapter struct {
 // returns its adapter and the adapter's view with the edge's
 // capabilities.
 func Open(ctx context.Context, o Options) (*Adapter, channels.Adapter, error) {
-	if !nameRE.MatchString(o.Cluster) || !nameRE.MatchString(o.Platform) {
+	if !cluster.ValidName(o.Cluster) || !cluster.ValidName(o.Platform) {
 		return nil, nil, fmt.Errorf("remote: cluster %q, platform %q: want letters, digits, - and _", o.Cluster, o.Platform)
 	}
 	if o.Conn == nil || o.JS == nil {
@@ -313,7 +308,7 @@ func (a *Adapter) Check() error {
 
 // notify publishes op with no answer expected.
 func (a *Adapter) notify(op wire.Op) {
-	op.Key = newKey()
+	op.Key = wire.NewKey()
 	data, err := json.Marshal(op)
 	if err == nil {
 		err = a.o.Conn.Publish(wire.OpsSubject(a.o.Cluster, a.o.Platform), data)
@@ -333,7 +328,7 @@ func (a *Adapter) op(ctx context.Context, op wire.Op) (wire.Result, error) {
 // GiveUp. An edge's answer comes back as the error a local adapter
 // returns.
 func (a *Adapter) call(ctx context.Context, subj string, op wire.Op) (wire.Result, error) {
-	op.Key = newKey()
+	op.Key = wire.NewKey()
 	data, err := json.Marshal(op)
 	if err != nil {
 		return wire.Result{}, channels.Permanent(fmt.Errorf("remote: encode %s: %w", op.Op, err))
@@ -443,11 +438,4 @@ func (r reactor) React(ctx context.Context, h channels.Handle, emoji string) err
 func (r reactor) Unreact(ctx context.Context, h channels.Handle, emoji string) error {
 	_, err := r.a.op(ctx, wire.Op{Op: wire.OpUnreact, Handle: h, Text: emoji})
 	return err
-}
-
-// newKey returns a random idempotency key.
-func newKey() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

@@ -15,6 +15,8 @@
 package wire
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -371,3 +373,11 @@ const OpsQueue = "edges"
 // key; EdgesBucket holds each platform's Caps (key: the platform).
 func OpsBucket(cluster string) string   { return cluster + "_ops" }
 func EdgesBucket(cluster string) string { return cluster + "_edges" }
+
+// NewKey returns a random idempotency key (an operation's, or an event's
+// id when it has none of its own).
+func NewKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
