@@ -1,0 +1,190 @@
+package projector
+
+import (
+	"bytes"
+
+	"github.com/acpgw/gateway/tooldisplay"
+)
+
+// Tool calls: merging an update into the call's state, deferring a
+// bare start until its input is known, and emitting its line.
+
+// tool merges a tool_call or tool_call_update and emits its line when the
+// meta mode wants it.
+func (p *Projector) tool(u *Update, out []Output) []Output {
+	if !p.inTurn || u.Tool.ID == "" {
+		return out
+	}
+	t := &p.turn
+	ts := t.tools[u.Tool.ID]
+	isNew := ts == nil
+	if isNew {
+		if t.tools == nil {
+			t.tools = map[ToolCallID]*toolState{}
+		}
+		ts = &toolState{id: u.Tool.ID}
+		t.tools[u.Tool.ID] = ts
+		t.order = append(t.order, ts)
+	}
+	changed := merge(ts, &u.Tool)
+	if (!changed && !isNew) || p.level == levelOff || !p.visible[u.Tag] {
+		return out
+	}
+	if p.level == levelVerbose {
+		return p.emitTool(ts, ts.status.Terminal(), out)
+	}
+	// minimal: one start line, one terminal line.
+	switch {
+	case ts.status.Terminal():
+		if ts.terminal {
+			return out
+		}
+		if ts.deferred {
+			p.undefer(ts)
+		}
+		return p.emitTool(ts, true, out)
+	case ts.shown:
+		return out
+	case ts.bare() && ts.status <= StatusPending:
+		if !ts.deferred {
+			ts.deferred = true
+			t.deferred = append(t.deferred, ts)
+		}
+		return out
+	default:
+		if ts.deferred {
+			p.undefer(ts)
+		}
+		return p.emitTool(ts, false, out)
+	}
+}
+
+// merge applies a sparse update to the tool's state and reports whether
+// anything visible changed. Status only moves forward.
+func merge(ts *toolState, u *ToolUpdate) bool {
+	changed := false
+	if u.HasTitle && u.Title != "" && u.Title != ts.title {
+		ts.title = u.Title
+		changed = true
+	}
+	if u.Kind != "" && u.Kind != ts.kind {
+		ts.kind = u.Kind
+		changed = true
+	}
+	if u.Status > ts.status && u.Status != StatusNone {
+		ts.status = u.Status
+		changed = true
+	}
+	if len(u.RawInput) > 0 && !emptyJSON(u.RawInput) && !bytes.Equal(u.RawInput, ts.rawInput) {
+		ts.rawInput = append(ts.rawInput[:0:0], u.RawInput...)
+		changed = true
+	}
+	if len(u.Locations) > 0 && !sameLocations(ts.locations, u.Locations) {
+		ts.locations = ts.locations[:0:0]
+		for _, l := range u.Locations {
+			ts.locations = append(ts.locations, l.Path)
+		}
+		changed = true
+	}
+	return changed
+}
+
+func sameLocations(have []string, l []Location) bool {
+	if len(have) != len(l) {
+		return false
+	}
+	for i := range l {
+		if have[i] != l[i].Path {
+			return false
+		}
+	}
+	return true
+}
+
+// emptyJSON reports whether raw is null, {} or [] (ignoring spaces).
+func emptyJSON(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	switch len(raw) {
+	case 0:
+		return true
+	case 2:
+		return raw[0] == '{' && raw[1] == '}' || raw[0] == '[' && raw[1] == ']'
+	case 4:
+		return string(raw) == "null"
+	}
+	if raw[0] == '{' || raw[0] == '[' {
+		inner := bytes.TrimSpace(raw[1 : len(raw)-1])
+		return len(inner) == 0
+	}
+	return false
+}
+
+// bare reports whether a tool has nothing to show yet but a placeholder
+// title: agents announce tools this way before filling them in.
+func (ts *toolState) bare() bool { return len(ts.rawInput) == 0 && len(ts.locations) == 0 }
+
+func (p *Projector) undefer(ts *toolState) {
+	ts.deferred = false
+	d := p.turn.deferred
+	for i, x := range d {
+		if x == ts {
+			p.turn.deferred = append(d[:i], d[i+1:]...)
+			return
+		}
+	}
+}
+
+// flushDeferred emits the start lines held back for bare tools, so that
+// whatever comes next is not shown before them.
+func (p *Projector) flushDeferred(out []Output) []Output {
+	if len(p.turn.deferred) == 0 {
+		return out
+	}
+	held := p.turn.deferred
+	p.turn.deferred = nil
+	for _, ts := range held {
+		ts.deferred = false
+		out = p.emitTool(ts, false, out)
+	}
+	return out
+}
+
+// emitTool renders the tool's line and appends it unless it repeats the
+// last one or the meta cap forbids it. final marks a terminal line, which
+// may still edit an already visible tool past the cap.
+func (p *Projector) emitTool(ts *toolState, final bool, out []Output) []Output {
+	line := tooldisplay.Summary(tooldisplay.Call{
+		Kind:      ts.kind,
+		Title:     ts.title,
+		RawInput:  ts.rawInput,
+		Status:    ts.status.String(),
+		Locations: ts.locations,
+	})
+	if line == ts.last {
+		if final {
+			ts.terminal = true
+		}
+		return out
+	}
+	var ok bool
+	if out, ok = p.spendMeta(p.toolCost(ts, final), out); !ok {
+		return out
+	}
+	// A start line where the channel cannot edit has paid for the room
+	// of its terminal line; the terminal line spends it.
+	ts.reserved = p.noEdits && !final && (!ts.shown || ts.reserved)
+	out = p.flushDeferred(out) // tools announced earlier come first
+	first := !ts.shown
+	ts.shown = true
+	ts.last = line
+	p.turn.lastMeta = line
+	if final {
+		ts.terminal = true
+	}
+	return append(out, Tool{
+		ID:     ts.id,
+		Text:   cutKeepingStatus(line, p.set.MaxToolSummaryChars),
+		Status: ts.status,
+		First:  first,
+	})
+}
