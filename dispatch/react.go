@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/acpgw/gateway/channels"
@@ -177,11 +176,7 @@ const reactTimeout = 10 * time.Second
 type ReactRunner struct {
 	s *Reactions
 
-	mu     sync.Mutex // guards the fields below
-	sets   []reactSet
-	closed bool
-
-	wake chan struct{} // capacity 1
+	sets mailbox[reactSet]
 	done chan struct{} // closed when the goroutine returned
 }
 
@@ -193,36 +188,18 @@ type reactSet struct {
 // StartReactions starts a runner for s; it stops when ctx is done or
 // Close is called. The caller owns it and must call Close.
 func StartReactions(ctx context.Context, s *Reactions) *ReactRunner {
-	r := &ReactRunner{s: s, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	r := &ReactRunner{s: s, sets: mailbox[reactSet]{wake: make(chan struct{}, 1)}, done: make(chan struct{})}
 	go r.run(ctx)
 	return r
 }
 
 // Set wants emoji on message h; see Reactions.Set.
-func (r *ReactRunner) Set(h channels.Handle, emoji string) {
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return
-	}
-	r.sets = append(r.sets, reactSet{h, emoji})
-	r.mu.Unlock()
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
+func (r *ReactRunner) Set(h channels.Handle, emoji string) { r.sets.put(reactSet{h, emoji}) }
 
 // Close stops the runner and waits for its goroutine; reactions not yet
 // shown are dropped.
 func (r *ReactRunner) Close() {
-	r.mu.Lock()
-	r.closed = true
-	r.mu.Unlock()
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
+	r.sets.close()
 	<-r.done
 }
 
@@ -232,10 +209,7 @@ func (r *ReactRunner) run(ctx context.Context) {
 	timer.Stop()
 	defer timer.Stop()
 	for {
-		r.mu.Lock()
-		sets, closed := r.sets, r.closed
-		r.sets = nil
-		r.mu.Unlock()
+		sets, closed := r.sets.take()
 		if closed || ctx.Err() != nil {
 			return
 		}
@@ -251,7 +225,7 @@ func (r *ReactRunner) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-r.wake:
+		case <-r.sets.wake:
 		case <-tc:
 		}
 		timer.Stop()

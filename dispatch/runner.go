@@ -2,7 +2,6 @@ package dispatch
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/acpgw/gateway/channels"
@@ -15,12 +14,8 @@ import (
 type Runner struct {
 	lane *Lane
 
-	mu     sync.Mutex // guards the fields below
-	inbox  []event
-	closed bool
-
-	wake chan struct{} // capacity 1: "the inbox changed"
-	done chan struct{} // closed when the goroutine returned
+	inbox mailbox[event]
+	done  chan struct{} // closed when the goroutine returned
 }
 
 type event struct {
@@ -32,7 +27,7 @@ type event struct {
 // Start starts a runner for lane; it stops when ctx is done or Close is
 // called. The caller owns it and must call Close (or cancel ctx and Wait).
 func Start(ctx context.Context, lane *Lane) *Runner {
-	r := &Runner{lane: lane, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	r := &Runner{lane: lane, inbox: mailbox[event]{wake: make(chan struct{}, 1)}, done: make(chan struct{})}
 	go r.run(ctx)
 	return r
 }
@@ -79,30 +74,12 @@ func (r *Runner) File(f channels.Upload) {
 // settings changes and queries).
 func (r *Runner) Do(f func(*Lane)) { r.send(event{f: f}) }
 
-func (r *Runner) send(e event) {
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return
-	}
-	r.inbox = append(r.inbox, e)
-	r.mu.Unlock()
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
+func (r *Runner) send(e event) { r.inbox.put(e) }
 
 // Close stops the runner and waits for its goroutine. Outputs not yet
 // delivered are dropped.
 func (r *Runner) Close() {
-	r.mu.Lock()
-	r.closed = true
-	r.mu.Unlock()
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
+	r.inbox.close()
 	<-r.done
 }
 
@@ -115,10 +92,7 @@ func (r *Runner) run(ctx context.Context) {
 	timer.Stop()
 	defer timer.Stop()
 	for {
-		r.mu.Lock()
-		in, closed := r.inbox, r.closed
-		r.inbox = nil
-		r.mu.Unlock()
+		in, closed := r.inbox.take()
 		if closed || ctx.Err() != nil {
 			return
 		}
@@ -142,7 +116,7 @@ func (r *Runner) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-r.wake:
+		case <-r.inbox.wake:
 		case <-tc:
 		}
 		timer.Stop()
