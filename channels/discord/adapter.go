@@ -107,6 +107,13 @@ type Options struct {
 	// message in the channel). Without it every mention opens a thread and
 	// access is judged inside it. The program passes the router's Admit.
 	Admit func(ctx context.Context, in channels.Inbound) bool
+	// KnownThread, if set, reports whether a thread the bot did not open
+	// and was not mentioned in since Run started is bound to a session
+	// (the program passes a lookup in its store), so that a thread the
+	// bot was mentioned in keeps working without a new mention after a
+	// restart, or on another edge. It is asked on the channel's inbound
+	// lane, for each message in such a thread until it says yes.
+	KnownThread func(ctx context.Context, t channels.ThreadRef) bool
 	// Shard is the gateway shard the adapter connects (the zero value
 	// means the one shard, {0, 1}); see shard.go.
 	Shard Shard

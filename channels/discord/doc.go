@@ -7,7 +7,8 @@
 // thread from that message (named from the prompt) and is delivered as the
 // thread's first message. Later messages in that thread need no mention:
 // the adapter delivers every message in a thread the bot owns (it opened
-// it) or in which it was mentioned since Run started. Direct messages are
+// it), in which it was mentioned since Run started, or which
+// Options.KnownThread says is bound. Direct messages are
 // delivered when Options.DMs is set. The bot's own messages are never
 // delivered; other bots' messages in threads are, with Author.Bot set, and
 // the session ignores them unless configured otherwise. A bot's mention in

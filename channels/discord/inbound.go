@@ -231,16 +231,20 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 	}
 	switch {
 	case p.thread():
-		if in.mentioned {
-			a.places.bind(in.channel)
-		} else if p.owner != a.botID() && !a.places.isBound(in.channel) {
-			return // a thread the gateway is not part of
-		}
 		parent := p.parent
 		if parent == "" {
 			parent = in.channel // never seen without one; keep the ref usable
 		}
-		deliver(channels.ThreadRef{Platform: Platform, Channel: parent, Thread: in.channel})
+		ref := channels.ThreadRef{Platform: Platform, Channel: parent, Thread: in.channel}
+		if in.mentioned {
+			a.places.bind(in.channel)
+		} else if p.owner != a.botID() && !a.places.isBound(in.channel) {
+			if a.o.KnownThread == nil || !a.o.KnownThread(ctx, ref) {
+				return // a thread the gateway is not part of
+			}
+			a.places.bind(in.channel) // bound before a restart, or through another edge
+		}
+		deliver(ref)
 	case in.mentioned:
 		if in.author.Bot || (in.text == "" && len(in.files) == 0) {
 			return // bots and empty mentions open no thread

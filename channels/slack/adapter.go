@@ -68,6 +68,11 @@ type Options struct {
 	// for different threads may run at once); nil means only mentions
 	// since the start bind threads.
 	KnownThread func(ctx context.Context, t channels.ThreadRef) bool
+	// RecheckUnknown has KnownThread asked again on every message of a
+	// thread it did not know, instead of the answer being remembered: an
+	// edge sets it, since the mention that binds a thread may reach
+	// another edge (its KnownThread keeps answers briefly).
+	RecheckUnknown bool
 	// UserGroups fills Author.Roles with the ids of the user groups the
 	// author belongs to, for access rules that name user groups. It
 	// needs the usergroups:read scope and costs one usergroups.list call

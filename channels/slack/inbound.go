@@ -468,7 +468,9 @@ func (a *Adapter) isBound(ctx context.Context, ref channels.ThreadRef) bool {
 		a.seen.bind(ref.Channel, ref.Thread)
 		return true
 	}
-	a.seen.markUnknown(ref.Channel, ref.Thread)
+	if !a.o.RecheckUnknown {
+		a.seen.markUnknown(ref.Channel, ref.Thread)
+	}
 	return false
 }
 

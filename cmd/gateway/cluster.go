@@ -143,9 +143,11 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	deps := adapterDeps{
 		webLn: webLn,
 		admit: func(_ context.Context, in channels.Inbound) bool { return session.MayPrompt(cfg.Access, open, in) },
-		// An edge keeps no bindings: a bound Slack thread is known once
-		// the adapter saw it mentioned.
-		known: func(context.Context, channels.ThreadRef) bool { return false },
+		// An edge keeps no store: whether a thread is bound is read in
+		// the cluster's (a mention may have reached another edge, or
+		// this one before it restarted).
+		known:    jsstore.NewBoundThreads(js, jsstore.BoundOptions{Cluster: cfg.Cluster.Name, Log: log}).Bound,
+		askAgain: true,
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -536,9 +536,12 @@ type adapterDeps struct {
 	webLn net.Listener // the web chat's listener (taken before anything starts)
 	// admit answers Discord's question before it opens a thread.
 	admit func(context.Context, channels.Inbound) bool
-	// known tells Slack a thread is bound (it answers there without a
-	// new mention).
+	// known tells Slack and Discord a thread is bound (they answer
+	// there without a new mention).
 	known func(context.Context, channels.ThreadRef) bool
+	// askAgain has Slack ask known again about a thread it said was not
+	// bound (an edge: the mention may reach another edge).
+	askAgain bool
 }
 
 // newAdapter builds platform p's adapter from its config section: for
@@ -561,6 +564,8 @@ func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logg
 			// they appear at once.
 			Guilds: cfg.Access["discord"].Guilds,
 			Admit:  d.admit,
+			// Threads bound by a mention before a restart.
+			KnownThread: d.known,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("channels.discord: %w", err)
@@ -570,7 +575,7 @@ func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logg
 		sc := config.SectionOf[slack.Config](cfg, slack.Platform)
 		a, err := slack.New(slack.Options{
 			AppToken: sc.AppToken, BotToken: sc.BotToken, APIURL: sc.APIURL,
-			Streaming: sc.Streaming, CommandPrefix: sc.CommandPrefix,
+			Streaming: sc.Streaming, CommandPrefix: sc.CommandPrefix, RecheckUnknown: d.askAgain,
 			Logger:      log.With("platform", "slack"),
 			KnownThread: d.known,
 			UserGroups:  usesUserGroups(cfg),
