@@ -35,6 +35,9 @@ type RouterOptions struct {
 	// expired; another worker may hold it now): the worker must stop
 	// acting for it. May be nil.
 	Lost func(thread string)
+	// Claimed, if set, is told of each claim of a free thread this
+	// worker made: won, or lost to another worker (metrics).
+	Claimed func(won bool)
 	// Retry is how long an event nobody could take waits before it is
 	// delivered again (default 250ms).
 	Retry time.Duration
@@ -290,6 +293,9 @@ func (r *Router) acquire(ctx context.Context, ev Event, forwarded bool) (string,
 		}
 	}
 	l, err := r.o.Leases.Claim(ctx, ev.Thread)
+	if r.o.Claimed != nil && (err == nil || errors.Is(err, ErrHeld)) {
+		r.o.Claimed(err == nil)
+	}
 	if errors.Is(err, ErrHeld) {
 		return l.Owner, nil
 	}

@@ -27,6 +27,10 @@ type Metrics struct {
 	rateLimits *prometheus.CounterVec
 	latency    *prometheus.HistogramVec
 	agents     prometheus.Gauge
+
+	// A cluster role's (cluster.go), nil until it registers them.
+	claims, inbound, operations *prometheus.CounterVec
+	leasesLost                  prometheus.Counter
 }
 
 // New returns Metrics registered in a fresh registry (with the Go runtime

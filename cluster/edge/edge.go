@@ -45,6 +45,22 @@ type Options struct {
 	// Replicas are the copies of the buckets (default 1).
 	Replicas int
 	Log      *slog.Logger
+	// Observer, if set, is told what the edge did (its metrics).
+	Observer Observer
+}
+
+// Observer is told what an edge did, for its metrics; its methods are
+// called concurrently.
+type Observer interface {
+	// Published is told of each try to put an inbound event on the
+	// stream: result is "stored", "duplicate" (the duplicate window
+	// dropped it) or "error" (it is tried again).
+	Published(platform, result string)
+	// Performed is told of each operation answered: op is its wire name
+	// ("invalid" when it could not be read), result "ok", "error",
+	// "deduplicated" (answered with the result of an earlier try) or
+	// "busy" (another edge is performing it).
+	Performed(platform, op, result string)
 }
 
 // Edge serves one platform's adapter to the cluster.
@@ -195,7 +211,8 @@ func (e *Edge) publish(ctx context.Context, in channels.Inbound) {
 	ev := cluster.Event{ID: id, Thread: in.Thread.String(), Agent: in.Agent, Data: data}
 	wait := 50 * time.Millisecond
 	for {
-		_, err := e.o.Inbound.Publish(ctx, ev)
+		dup, err := e.o.Inbound.Publish(ctx, ev)
+		e.published(dup, err)
 		if err == nil || ctx.Err() != nil {
 			return
 		}
@@ -254,10 +271,13 @@ func (e *Edge) serve(ctx context.Context, m *nats.Msg) {
 	switch {
 	case err != nil:
 		res.Err = &wire.Error{Kind: wire.ErrPermanent, Message: err.Error()}
+		e.performed("invalid", "error")
 	case !keyRE.MatchString(op.Key):
 		res.Err = &wire.Error{Kind: wire.ErrPermanent, Message: fmt.Sprintf("bad idempotency key %q", op.Key)}
+		e.performed("invalid", "error")
 	case m.Reply == "" || !once(op.Op): // a notice nobody waits for, or a read
 		res = e.perform(ctx, op)
+		e.performed(op.Op, outcome(res))
 	default:
 		res = e.once(ctx, op)
 	}
@@ -297,6 +317,7 @@ func (e *Edge) once(ctx context.Context, op wire.Op) wire.Result {
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		ent, gerr := e.ops.Get(ctx, key)
 		if gerr != nil {
+			e.performed(op.Op, "busy")
 			return wire.Result{Err: &wire.Error{Kind: wire.ErrBusy, Message: gerr.Error()}}
 		}
 		rec, ok := decodeRecord(ent.Value())
@@ -304,19 +325,24 @@ func (e *Edge) once(ctx context.Context, op wire.Op) wire.Result {
 			rec = record{} // no edge wrote it: taken over below
 		}
 		if rec.Result != nil {
+			e.performed(op.Op, "deduplicated")
 			return *rec.Result
 		}
 		if time.Since(rec.Began) < e.o.Busy {
+			e.performed(op.Op, "busy")
 			return wire.Result{Err: &wire.Error{Kind: wire.ErrBusy, Message: "being performed by edge " + rec.Edge}}
 		}
 		rev, err = e.ops.Update(ctx, key, mine, ent.Revision())
 		if err != nil {
+			e.performed(op.Op, "busy")
 			return wire.Result{Err: &wire.Error{Kind: wire.ErrBusy, Message: err.Error()}}
 		}
 	} else if err != nil {
+		e.performed(op.Op, "error")
 		return wire.Result{Err: &wire.Error{Kind: wire.ErrOther, Message: "results bucket: " + err.Error()}}
 	}
 	res := e.perform(ctx, op)
+	e.performed(op.Op, outcome(res))
 	done, _ := json.Marshal(record{Edge: e.o.ID, Began: time.Now(), Result: &res})
 	if _, err := e.ops.Update(ctx, key, done, rev); err != nil {
 		e.o.Log.Warn("edge: recording a result", "op", op.Op, "err", err)

@@ -127,6 +127,13 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		defer webLn.Close()
 	}
+	metricsLn, err := listenMetrics(cfg, log)
+	if err != nil {
+		return err
+	}
+	if metricsLn != nil {
+		defer metricsLn.Close() // closed by the server once it serves
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil { // the web chat's state
 		return fmt.Errorf("dataDir: %w", err)
 	}
@@ -151,6 +158,10 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	m := metrics.New()
+	m.Node(nc.IsConnected, func() bool { return ctx.Err() != nil })
+	m.Edge()
+	adapters := map[string]channels.Adapter{}
 	var wg sync.WaitGroup
 	var webs []*web.Adapter
 	errs := make(chan error, len(platforms))
@@ -160,7 +171,7 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			var e *edge.Edge
 			e, err = edge.New(ctx, edge.Options{
 				Cluster: cfg.Cluster.Name, ID: f.id + "-" + p, Platform: p, Adapter: a,
-				Conn: nc, JS: js, Inbound: in, Log: log.With("platform", p),
+				Conn: nc, JS: js, Inbound: in, Log: log.With("platform", p), Observer: m,
 			})
 			if err == nil {
 				wg.Go(func() {
@@ -189,7 +200,16 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			wg.Wait()
 			return err
 		}
+		adapters[p] = a
+		if c, ok := a.(channels.Checker); ok {
+			m.Connected(p, c.Check)
+		}
 		log.Info("serving a channel to the workers", "platform", p)
+	}
+	ms := serveNodeMetrics(metricsLn, m, func() []string { return notReadyNode(nc, ctx.Err() != nil, adapters) }, log)
+	defer ms.stop()
+	if u := ms.url(); u != "" {
+		fmt.Fprintf(stdout, "gateway edge %s: metrics at %s\n", f.id, u)
 	}
 	fmt.Fprintf(stdout, "gateway edge %s: serving %s\n", f.id, strings.Join(platforms, ", "))
 	var first error
@@ -230,6 +250,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if u := w.metrics.url(); u != "" {
+		fmt.Fprintf(stdout, "gateway worker %s: metrics at %s\n", f.id, u)
+	}
 	fmt.Fprintf(stdout, "gateway worker %s: running\n", f.id)
 	return w.wait(ctx)
 }
@@ -256,6 +279,9 @@ type worker struct {
 	// delivering counts the turns whose agent answered and whose output
 	// is not all delivered yet.
 	delivering atomic.Int64
+	// draining is set once the worker stops claiming.
+	draining atomic.Bool
+	metrics  *nodeMetrics
 
 	mu      sync.Mutex
 	threads map[string]channels.ThreadRef // lease key → thread, for Lost
@@ -270,12 +296,23 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 		return nil, err
 	}
 	w := &worker{cfg: cfg, log: log, data: data, threads: map[string]channels.ThreadRef{},
-		sessDone: make(chan struct{}), clusterDone: make(chan struct{})}
+		sessDone: make(chan struct{}), clusterDone: make(chan struct{}), metrics: &nodeMetrics{}}
 	defer func() {
 		if err != nil {
 			w.closeAll()
 		}
 	}()
+	metricsLn, err := listenMetrics(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	if metricsLn != nil {
+		defer func() {
+			if err != nil {
+				metricsLn.Close()
+			}
+		}()
+	}
 	if w.nc, _, err = connectRole(cfg, "worker", f.id); err != nil {
 		return nil, err
 	}
@@ -306,6 +343,8 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 		return nil, err
 	}
 	m := metrics.New()
+	m.Node(w.nc.IsConnected, w.draining.Load)
+	m.Worker(func() int { return len(w.cluster.Owned()) })
 	var agents atomic.Int64
 	// The web chat admits whoever reaches it, wherever an edge serves it.
 	o := sessionOptions(cfg, w.st, data.agents, spaces, m, log, openPlatforms([]string{web.Platform}))
@@ -341,6 +380,7 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 		log.Info("idle thread released", "thread", t)
 	}
 	w.router = session.New(o)
+	m.Threads(w.router.Threads)
 	w.edges.router = w.router
 	w.edges.wg = &w.remoteWG
 	if err := w.edges.watch(ctx); err != nil {
@@ -349,7 +389,7 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 	w.cluster = cluster.NewRouter(cluster.RouterOptions{
 		Cluster: c.Name, Conn: w.nc, Leases: leases, Registry: w.reg,
 		Agents: workerAgents(cfg), Load: func() int { return int(agents.Load()) },
-		Inbound: in, Log: log,
+		Inbound: in, Log: log, Claimed: m.Claim,
 		Handle: func(ctx context.Context, ev cluster.Event) error {
 			if in, err := wire.DecodeInbound(ev.Data); err == nil {
 				w.mu.Lock()
@@ -367,6 +407,7 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 		// Another worker owns the thread now: stop acting for it, on a
 		// goroutine of the worker's (the renewals go on meanwhile).
 		Lost: func(thread string) {
+			m.LeaseLost()
 			w.mu.Lock()
 			ref, ok := w.threads[thread]
 			delete(w.threads, thread)
@@ -388,6 +429,7 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 			log.Error("the cluster router stopped", "err", err)
 		}
 	}()
+	w.metrics = serveNodeMetrics(metricsLn, m, func() []string { return notReadyNode(w.nc, w.draining.Load(), nil) }, log)
 	return w, nil
 }
 
@@ -411,6 +453,7 @@ func (w *worker) wait(ctx context.Context) error {
 	case <-w.clusterDone:
 		w.log.Error("the worker cannot route events; stopping")
 	}
+	w.draining.Store(true)
 	w.log.Info("draining: claiming no new thread, letting running turns finish", "timeout", w.cfg.Cluster.DrainTimeout)
 	w.cluster.StopClaiming()
 	w.drain(w.cfg.Cluster.DrainTimeout)
@@ -465,6 +508,7 @@ func (w *worker) running() int {
 
 // closeAll stops the proxies and closes the connection and the directory.
 func (w *worker) closeAll() {
+	w.metrics.stop()
 	if w.remoteCancel != nil {
 		w.remoteCancel()
 		w.remoteWG.Wait()
