@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -372,7 +373,19 @@ func (r *Router) Announce(ctx context.Context) error {
 	if r.o.Load != nil {
 		load = r.o.Load()
 	}
-	return r.o.Registry.Announce(ctx, WorkerInfo{ID: r.me, Load: load, Agents: r.o.Agents})
+	r.mu.Lock()
+	agents := r.o.Agents
+	r.mu.Unlock()
+	return r.o.Registry.Announce(ctx, WorkerInfo{ID: r.me, Load: load, Agents: agents})
+}
+
+// SetAgents changes the agents this worker announces (its configuration
+// was reloaded), and announces them now.
+func (r *Router) SetAgents(ctx context.Context, agents []string) error {
+	r.mu.Lock()
+	r.o.Agents = slices.Clone(agents)
+	r.mu.Unlock()
+	return r.Announce(ctx)
 }
 
 // releaseAll withdraws the worker and releases every lease held, on the

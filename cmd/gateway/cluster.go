@@ -269,6 +269,7 @@ type worker struct {
 	cluster *cluster.Router
 	reg     *cluster.Registry
 	edges   *edgePlatforms
+	spaces  *workspace.Manager
 
 	// The parts stop in order: the cluster router after the threads,
 	// the proxies after both.
@@ -342,6 +343,7 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 	if err != nil {
 		return nil, err
 	}
+	w.spaces = spaces
 	m := metrics.New()
 	m.Node(w.nc.IsConnected, w.draining.Load)
 	m.Worker(func() int { return len(w.cluster.Owned()) })
@@ -429,6 +431,7 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 			log.Error("the cluster router stopped", "err", err)
 		}
 	}()
+	w.watchConfig(ctx, f)
 	w.metrics = serveNodeMetrics(metricsLn, m, func() []string { return notReadyNode(w.nc, w.draining.Load(), nil) }, log)
 	return w, nil
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"reflect"
+	"strings"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/config"
+	"github.com/acpgw/gateway/session"
+)
+
+// watchConfig reloads the worker's configuration file when it changes,
+// as gateway run does, until ctx ends.
+func (w *worker) watchConfig(ctx context.Context, f roleFlags) {
+	path := w.cfg.File()
+	if path == "" {
+		return
+	}
+	w.bg.Go(func() {
+		o := f.options()
+		o.Path = path
+		err := config.Watch(ctx, o, w.reload, func(err error) {
+			w.log.Error("configuration change rejected; keeping the running settings", "err", err)
+		})
+		if err != nil && ctx.Err() == nil {
+			w.log.Warn("configuration is not watched for changes", "err", err)
+		}
+	})
+}
+
+// reload applies what a worker can change without a restart, as
+// gateway run's reload does (the stream, typing, busy, permission,
+// reaction, budget and context policies, stop words, access, the agents
+// and the workspace settings), announces the agents it can run now, and
+// names the changed settings that take a restart.
+func (w *worker) reload(c config.Config) {
+	w.router.SetPolicy(func(t channels.ThreadRef, space string) session.Policy {
+		p := c.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
+		p.Agents = pickable(c)
+		return p
+	})
+	w.router.SetAbort(c.Abort)
+	w.router.SetAccess(c.Access)
+	w.router.SetAgents(c.AgentSpec)
+	w.router.SetAgentWorkspace(c.AgentWorkspace)
+	w.spaces.SetKeep(c.Workspace.Keep)
+	if err := c.CheckDirs(); err != nil {
+		w.log.Warn("an agent cannot start", "err", err)
+	}
+	if err := w.cluster.SetAgents(context.Background(), workerAgents(c)); err != nil {
+		w.log.Warn("cannot announce the agents this worker runs now; the next announcement will", "err", err)
+	}
+	if keys := restartKeys(w.cfg, c); len(keys) > 0 {
+		w.log.Warn("configuration changes that take effect at the next start of the worker", "keys", strings.Join(keys, ", "))
+	}
+	w.log.Info("configuration reloaded")
+}
+
+// reloadable are the settings (and sections) a worker applies on reload.
+var reloadable = []string{
+	"acp.stream", "typing", "abort", "permissions", "busy", "reactions", "budgets", "context",
+	"agents.default", "agents.list", "workspace", "access", "overrides",
+}
+
+// restartKeys are the keys whose values differ between a and b and that
+// a reload does not apply.
+func restartKeys(a, b config.Config) []string {
+	var keys []string
+	for _, k := range changedKeys("", reflect.ValueOf(a), reflect.ValueOf(b)) {
+		applied := false
+		for _, r := range reloadable {
+			applied = applied || k == r || strings.HasPrefix(k, r+".")
+		}
+		if !applied {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// changedKeys walks two values of one struct type by their koanf tags and
+// returns the keys of the fields that differ (a map or a list is one
+// value).
+func changedKeys(prefix string, a, b reflect.Value) []string {
+	if a.Kind() != reflect.Struct {
+		if reflect.DeepEqual(a.Interface(), b.Interface()) {
+			return nil
+		}
+		return []string{prefix}
+	}
+	var keys []string
+	for i := range a.NumField() {
+		f := a.Type().Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("koanf"), ",")
+		if !f.IsExported() || tag == "" || tag == "-" {
+			continue
+		}
+		key := tag
+		if prefix != "" {
+			key = prefix + "." + tag
+		}
+		keys = append(keys, changedKeys(key, a.Field(i), b.Field(i))...)
+	}
+	return keys
+}
