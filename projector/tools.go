@@ -186,5 +186,21 @@ func (p *Projector) emitTool(ts *toolState, final bool, out []Output) []Output {
 		Text:   cutKeepingStatus(line, p.set.MaxToolSummaryChars),
 		Status: ts.status,
 		First:  first,
+		CutOff: p.cutOffLine(ts),
 	})
+}
+
+// cutOffLine renders a running tool's line as the turn's end would if the
+// turn were cut off now (status cancelled); "" for a terminal tool.
+func (p *Projector) cutOffLine(ts *toolState) string {
+	if ts.status.Terminal() {
+		return ""
+	}
+	return cutKeepingStatus(tooldisplay.Summary(tooldisplay.Call{
+		Kind:      ts.kind,
+		Title:     ts.title,
+		RawInput:  ts.rawInput,
+		Status:    StatusCancelled.String(),
+		Locations: ts.locations,
+	}), p.set.MaxToolSummaryChars)
 }
