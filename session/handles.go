@@ -65,6 +65,7 @@ func (o *openRecorder) write(t *thread) {
 			t.r.log.Warn("cannot record the messages of the running turn; a crash would leave them running", "thread", t.ref, "err", err)
 			continue
 		}
+		t.r.log.Debug("open messages recorded", "thread", t.ref, "open", len(opens))
 		o.mu.Lock()
 		o.stored = len(opens) > 0
 		o.mu.Unlock()
