@@ -313,8 +313,9 @@ func (l *Lane) push(now time.Time, o projector.Output) {
 			l.cardTool(now, string(o.ID), o.Text, o.CutOff)
 			return
 		}
-		l.noteCut("tool:"+string(o.ID), o.CutOff)
-		l.keyed(now, channels.KindTool, "tool:"+string(o.ID), o.Text)
+		key := "tool:" + string(o.ID)
+		l.noteCut(key, o.CutOff)
+		l.keyed(now, channels.KindTool, key, o.Text)
 	case projector.Plan:
 		l.visible(now)
 		l.keyed(now, channels.KindPlan, "plan", o.Text)
