@@ -87,7 +87,8 @@ func TestOpenMessagesGoWithTheThread(t *testing.T) {
 // told; one that cannot be edited is tried once and left; the records
 // go.
 func TestAdoptEditsTheOpenMessagesFirst(t *testing.T) {
-	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}})
+	// Shared, as a worker: its start leaves the running mark alone.
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, shared: true})
 	th := e.rec.Thread("taken")
 	h, err := e.rec.Adapter().Post(e.ctx(), th, channels.Message{Kind: channels.KindTool, Key: "c1", Text: "🛠️ make · running"})
 	if err != nil {

@@ -140,6 +140,7 @@ type envOptions struct {
 	mcp            bool
 	frameLog       func(sessionID string) (session.FrameLog, error) // Options.OpenFrameLog
 	store          func(store.Backend) store.Backend                // wraps the router's store
+	shared         bool                                             // Options.Shared (a cluster worker)
 }
 
 var ann = channels.Author{ID: "u-ann", Name: "Ann"}
@@ -191,7 +192,8 @@ func newEnv(t *testing.T, o envOptions) *env {
 		backend = o.store(st)
 	}
 	so := session.Options{
-		Store: backend,
+		Store:  backend,
+		Shared: o.shared,
 		Logger: slog.New(&spawnWatch{Handler: slog.NewMultiHandler(
 			testlog.FailOnSDKError(t).Handler(), slog.NewTextHandler(e.logs, nil)), pids: e.spawned}),
 		EventLogDir:    filepath.Join(dir, "events"),
