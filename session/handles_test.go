@@ -134,3 +134,59 @@ func TestAdoptEditsTheOpenMessagesFirst(t *testing.T) {
 		t.Errorf("open messages after Adopt: %+v, %v; want none", ms, err)
 	}
 }
+
+// cardAdapter shows tool calls as progress cards: a card is a tool
+// message whose text is its rows, "key=text" joined by " / ".
+type cardAdapter struct {
+	channels.Adapter
+	channels.Editor
+}
+
+func (cardAdapter) Cards() bool { return true }
+
+func (c cardAdapter) Card(ctx context.Context, t channels.ThreadRef, h channels.Handle, rows []channels.Message) (channels.Handle, error) {
+	var texts []string
+	for _, r := range rows {
+		texts = append(texts, r.Key+"="+r.Text)
+	}
+	m := channels.Message{Kind: channels.KindTool, Text: strings.Join(texts, " / ")}
+	if !h.Known() {
+		return c.Adapter.Post(ctx, t, m)
+	}
+	return h, c.Editor.Edit(ctx, h, m)
+}
+
+// A progress card a cut-off turn left open is redrawn in place with its
+// rows' cut-off text; where the adapter cannot edit, nothing is touched
+// and the records still go.
+func TestAdoptRedrawsOpenCards(t *testing.T) {
+	for _, edits := range []bool{true, false} {
+		rec := channeltest.New(channeltest.Options{Platform: "web", Edit: edits})
+		o := envOptions{recorder: rec, rec: channeltest.Options{Platform: "web", Edit: edits}, shared: true}
+		if edits {
+			o.adapter = cardAdapter{Adapter: rec.Adapter(), Editor: rec.Adapter().(channels.Editor)}
+		}
+		e := newEnv(t, o)
+		th := e.rec.Thread("carded")
+		h, err := e.rec.Adapter().Post(e.ctx(), th, channels.Message{Kind: channels.KindTool, Text: "a=📖 a.go · done / b=🛠️ make · running"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.st.SetOpenMessages(e.ctx(), th, []store.OpenMessage{{Key: "card:1", ID: h.ID, Card: true, Lines: []store.OpenLine{
+			{Key: "a", Text: "📖 a.go · done"}, {Key: "b", Text: "🛠️ make · cancelled"},
+		}}}); err != nil {
+			t.Fatal(err)
+		}
+		e.r.Adopt(e.ctx(), th)
+		want, wantEdits := "a=📖 a.go · done / b=🛠️ make · cancelled", 1
+		if !edits {
+			want, wantEdits = "a=📖 a.go · done / b=🛠️ make · running", 0
+		}
+		if m, _ := e.rec.Message(h.ID); m.Text != want || m.Edits != wantEdits {
+			t.Errorf("edits %v: the card after Adopt: %q (%d edits), want %q (%d)", edits, m.Text, m.Edits, want, wantEdits)
+		}
+		if ms, err := e.st.OpenMessages(e.ctx(), th); err != nil || len(ms) != 0 {
+			t.Errorf("edits %v: open messages after Adopt: %+v, %v; want none", edits, ms, err)
+		}
+	}
+}
