@@ -34,6 +34,7 @@ func scenarioTable() []scenario {
 		{"ask-text", "ask-text", "asks for a release name (text) and retries (a number) by elicitation", runAskText},
 		{"ask-url", "ask-url", "asks to sign in at a link (url elicitation)", runAskURL},
 		{"slow", "slow [n]", "n words (default 200), 50 ms apart; honours cancel", runSlow},
+		{"slow-tool", "slow-tool [seconds]", "runs one command (a tool call in progress) for <seconds> (default 3600), then says it is built; honours cancel", runSlowTool},
 		{"silent", "silent [seconds]", "a word, then nothing for <seconds> (default 3600), then \"done.\"; honours cancel", runSilent},
 		{"snapshot", "snapshot", "cumulative chunks: each repeats all the text so far", runSnapshot},
 		{"usage", "usage", "50 identical usage updates and a short answer", runUsage},

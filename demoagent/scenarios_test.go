@@ -184,6 +184,7 @@ func TestScenarios(t *testing.T) {
 					}
 				}
 			}},
+		{prompt: "slow-tool 600", wantStop: acp.StopReasonEndTurn, wantShape: []string{"text", "tool_call call_1_1 in_progress Run make", "tool_call_update call_1_1 completed -", "text"}, wantText: "Building. Built."},
 		{prompt: "silent 600", wantStop: acp.StopReasonEndTurn, wantShape: []string{"text"}, wantText: "Thinking… done."},
 		{prompt: "silent -1", wantStop: acp.StopReasonEndTurn, wantShape: []string{"text"},
 			wantText: `usage: silent [seconds] (want a whole number from 1 to 86400, got "-1")`},

@@ -272,3 +272,32 @@ func (t *turn) askEdit(id acp.ToolCallId) (verdict, error) {
 		return 0, fmt.Errorf("request permission: unknown option %q", opt)
 	}
 }
+
+// runSlowTool runs one command that takes <seconds> (default 3600): a
+// tool call in progress, a pause, then the call completed and a line of
+// text; it honours cancel (the call stays in progress: the client shows
+// it cut off). It is a turn to kill mid-tool.
+func runSlowTool(t *turn, arg string) (acp.StopReason, error) {
+	secs, err := parseCount(arg, 3600, 86400)
+	if err != nil {
+		return badArg(t, "slow-tool", err)
+	}
+	id := t.toolID(1)
+	err = t.script(
+		"Building.",
+		acp.StartToolCall(id, "Run make",
+			acp.WithStartKind(acp.ToolKindExecute),
+			acp.WithStartStatus(acp.ToolCallStatusInProgress),
+			acp.WithStartRawInput(map[string]any{"command": "make"})),
+	)
+	if err != nil {
+		return "", err
+	}
+	if err := t.pause(time.Duration(secs) * time.Second); err != nil {
+		return "", err
+	}
+	return acp.StopReasonEndTurn, t.script(
+		acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusCompleted), acp.WithUpdateContent(textContent("ok\n"))),
+		" Built.",
+	)
+}

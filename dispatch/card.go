@@ -22,6 +22,7 @@ const cardPrefix = "card:"
 type card struct {
 	key  string             // cardPrefix + a number, the lane's edit key
 	rows []channels.Message // in the order the tools started
+	cuts []string           // by row: its cut-off line, "" when terminal (open.go)
 	at   map[string]int     // tool call id → index in rows
 }
 
@@ -38,7 +39,7 @@ func (c *card) text() string {
 // in, or a new row of the open card, or the first row of a new card.
 // The card is posted in order with the other outputs; once posted it is
 // edited as a whole, at most once per MinEditInterval.
-func (l *Lane) cardTool(now time.Time, id, text string) {
+func (l *Lane) cardTool(now time.Time, id, text, cut string) {
 	c := l.cardOf[id]
 	open := c == nil || c == l.card // an earlier card is never reopened
 	if c == nil {
@@ -50,9 +51,11 @@ func (l *Lane) cardTool(now time.Time, id, text string) {
 		}
 		c.at[id] = len(c.rows)
 		c.rows = append(c.rows, channels.Message{Kind: channels.KindTool, Key: id})
+		c.cuts = append(c.cuts, "")
 		l.cardOf[id] = c
 	}
 	c.rows[c.at[id]].Text = text
+	c.cuts[c.at[id]] = cut
 	l.keyed(now, channels.KindTool, c.key, c.text())
 	if open {
 		l.card = c // after keyed, which closes the open card when it queues one

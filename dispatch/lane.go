@@ -58,6 +58,11 @@ type Options struct {
 	// OnPosted, if set, is told (from Step) of each message the lane
 	// posted: text, tool lines, notices, prompts.
 	OnPosted func(channels.Handle)
+	// OnOpen, if set, is told (from Step) the running turn's open
+	// messages (see Open) each time they changed, the last time with
+	// none once the turn ended. It needs an adapter that edits (without
+	// one nothing is ever reported). It owns the slice.
+	OnOpen func([]Open)
 }
 
 // Observer receives delivery events, from Step. Its methods must be cheap
@@ -131,6 +136,12 @@ type Lane struct {
 	obs       Observer
 
 	turnEnd turnEnd // what waits for the turn's end (turnend.go)
+
+	// The running turn's open messages (open.go), with Options.OnOpen.
+	onOpen       func([]Open)
+	cuts         map[string]string // tool key → cut-off line of its latest state
+	opens        []Open
+	opensChanged bool
 }
 
 type itemKind uint8
@@ -200,6 +211,8 @@ func NewLane(o Options) *Lane {
 		obs:       o.Observer,
 		retryFor:  o.RetryFor,
 		onPosted:  o.OnPosted,
+		onOpen:    o.OnOpen,
+		cuts:      map[string]string{},
 	}
 	if l.retryFor <= 0 {
 		l.retryFor = DefaultRetryFor
@@ -297,10 +310,12 @@ func (l *Lane) push(now time.Time, o projector.Output) {
 	case projector.Tool:
 		l.visible(now)
 		if l.carder != nil {
-			l.cardTool(now, string(o.ID), o.Text)
+			l.cardTool(now, string(o.ID), o.Text, o.CutOff)
 			return
 		}
-		l.keyed(now, channels.KindTool, "tool:"+string(o.ID), o.Text)
+		key := "tool:" + string(o.ID)
+		l.noteCut(key, o.CutOff)
+		l.keyed(now, channels.KindTool, key, o.Text)
 	case projector.Plan:
 		l.visible(now)
 		l.keyed(now, channels.KindPlan, "plan", o.Text)
@@ -395,6 +410,9 @@ func (l *Lane) Idle() bool { return len(l.queue) == 0 && len(l.edits) == 0 && le
 func (l *Lane) Step(ctx context.Context, now time.Time) time.Time {
 	l.performTyping(ctx, now)
 	next := l.step(ctx, now)
+	if l.onOpen != nil {
+		l.tellOpens()
+	}
 	l.tellTurnEnded(ctx)
 	if tick, ok := l.typing.Deadline(); ok {
 		if !tick.After(now) {
@@ -496,12 +514,14 @@ func (l *Lane) stepEdits(ctx context.Context, now time.Time) (wait time.Time, pr
 			// state as a new message instead.
 			l.log.Warn("edit failed; posting a new message instead", "thread", l.thread, "key", e.key, "err", err)
 			delete(l.handles, e.key)
+			l.noteGone(e.key)
 			it := &item{kind: itemPost, msgKind: e.msgKind, key: e.key, text: e.text, since: e.since}
 			l.queued[e.key] = it
 			l.enqueueBeforeTurnEnd(it)
 		} else {
 			l.lastEdit[h.ID] = now
 			l.obs.Delivered("edit", e.msgKind, now.Sub(e.since))
+			l.noteShown(e.key, h)
 			if strings.HasPrefix(e.key, promptPrefix) || strings.HasPrefix(e.key, noticePrefix) {
 				delete(l.handles, e.key) // resolved: never edited again
 			}
@@ -584,6 +604,7 @@ func (l *Lane) posted(now time.Time, it *item, h channels.Handle, err error) {
 	if h.Known() {
 		l.handles[it.key] = h
 		l.lastEdit[h.ID] = now
+		l.noteShown(it.key, h)
 	} else {
 		l.log.Info("no message id returned; later states will be new messages", "thread", l.thread, "key", it.key)
 	}
@@ -635,6 +656,7 @@ func (l *Lane) endTurn(now time.Time, end projector.TurnEnd) {
 	}
 	clear(l.queued)
 	l.forgetCards()
+	l.forgetOpens()
 	clear(l.lastEdit)
 	l.doTyping(l.typing.TurnEnd(now))
 	if l.Idle() {

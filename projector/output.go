@@ -27,6 +27,12 @@ type Tool struct {
 	Status ToolStatus
 	// First marks the first line emitted for ID in this turn.
 	First bool
+	// CutOff is the line as it must read if the turn is cut off before
+	// the tool ends (its status cancelled), for a line that is not
+	// terminal; "" for a terminal one. The lane keeps it, so that the
+	// message can be edited to it by whoever takes the thread up after
+	// the process that posted it died.
+	CutOff string
 }
 
 // Status is a one-line meta report (usage, a mode change, an unknown update

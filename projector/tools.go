@@ -2,6 +2,7 @@ package projector
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/acpgw/gateway/tooldisplay"
 )
@@ -186,5 +187,28 @@ func (p *Projector) emitTool(ts *toolState, final bool, out []Output) []Output {
 		Text:   cutKeepingStatus(line, p.set.MaxToolSummaryChars),
 		Status: ts.status,
 		First:  first,
+		CutOff: p.cutOffLine(ts, line),
 	})
 }
+
+// cutOffLine is a running tool's line as the turn's end would render it
+// if the turn were cut off now (status cancelled), from its line as it is
+// (a tooldisplay line ends in " · <status>" when it has a status): the
+// same as rendering it again, without parsing its input again; "" for a
+// terminal tool.
+func (p *Projector) cutOffLine(ts *toolState, line string) string {
+	if ts.status.Terminal() {
+		return ""
+	}
+	if ts.status != StatusNone {
+		if i := strings.LastIndex(line, " · "); i >= 0 {
+			line = line[:i]
+		}
+	}
+	return cutKeepingStatus(line+cancelledSuffix, p.set.MaxToolSummaryChars)
+}
+
+// cancelledSuffix is what the status cancelled adds to a tool's line.
+var cancelledSuffix = strings.TrimPrefix(
+	tooldisplay.Summary(tooldisplay.Call{Status: StatusCancelled.String()}),
+	tooldisplay.Summary(tooldisplay.Call{}))

@@ -62,6 +62,9 @@ func (r *Router) Adopt(ctx context.Context, ref channels.ThreadRef) {
 	r.mu.Lock()
 	ad := r.adapters[ref.Platform]
 	r.mu.Unlock()
+	if ad != nil {
+		r.closeOpenMessages(ctx, ad, ref)
+	}
 	for _, rt := range running {
 		if rt.Thread != ref || ad == nil {
 			continue

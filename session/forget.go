@@ -55,6 +55,9 @@ func (r *Router) drop(ref channels.ThreadRef, by string) {
 	if err := r.persist(ctx, ref, "the deleted thread's choices", func(ctx context.Context) error { return st.ClearChoices(ctx, ref) }); err != nil {
 		r.log.Error("cannot forget the choices of a deleted thread", "thread", ref, "err", err)
 	}
+	if err := r.persist(ctx, ref, "the deleted thread's open messages", func(ctx context.Context) error { return st.SetOpenMessages(ctx, ref, nil) }); err != nil {
+		r.log.Error("cannot forget the open messages of a deleted thread", "thread", ref, "err", err)
+	}
 	r.log.Info("thread deleted: agent stopped and binding forgotten", "thread", ref, "by", by)
 	r.removeWorkspace(ref)
 }

@@ -139,6 +139,8 @@ type envOptions struct {
 	agentWorkspace func(string) workspace.Agent
 	mcp            bool
 	frameLog       func(sessionID string) (session.FrameLog, error) // Options.OpenFrameLog
+	store          func(store.Backend) store.Backend                // wraps the router's store
+	shared         bool                                             // Options.Shared (a cluster worker)
 }
 
 var ann = channels.Author{ID: "u-ann", Name: "Ann"}
@@ -185,8 +187,13 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if agents == nil {
 		agents = func(string) (agent.Spec, bool) { return spec, true }
 	}
+	var backend store.Backend = st
+	if o.store != nil {
+		backend = o.store(st)
+	}
 	so := session.Options{
-		Store: st,
+		Store:  backend,
+		Shared: o.shared,
 		Logger: slog.New(&spawnWatch{Handler: slog.NewMultiHandler(
 			testlog.FailOnSDKError(t).Handler(), slog.NewTextHandler(e.logs, nil)), pids: e.spawned}),
 		EventLogDir:    filepath.Join(dir, "events"),

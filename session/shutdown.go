@@ -68,6 +68,7 @@ func (r *Router) tellInterrupted(ctx context.Context, running []store.RunningTur
 		}
 		m := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(sysmsg.Interrupted{AtStart: true})}
 		r.wg.Go(func() {
+			r.closeOpenMessages(ctx, ad, rt.Thread)
 			told := r.retry(ctx, rt.Thread, "tell a thread its turn was cut off by the restart", func(ctx context.Context) error {
 				_, err := ad.Post(ctx, rt.Thread, m)
 				return err

@@ -36,6 +36,8 @@ type thread struct {
 	// lane, a channel closed once the turn's records are written (only
 	// with Options.OnTurnEnd, which waits for them).
 	recording chan chan struct{}
+	// opens records the running turn's open messages (handles.go).
+	opens openRecorder
 
 	// Owned by the owner goroutine: nothing else reads or writes these.
 	m           *Machine
@@ -118,6 +120,8 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		RetryFor: r.o.Delivery.RetryFor,
 		// For stop reactions on the running turn's messages.
 		OnPosted: func(h channels.Handle) { t.inbox.send(Posted{ID: h.ID}) },
+		// Kept where the thread's next owner finds them (handles.go).
+		OnOpen: func(o []dispatch.Open) { t.opens.report(t, o) },
 		OnTurnEnd: func(e projector.TurnEnd) {
 			if r.o.OnTurnEnd == nil {
 				return

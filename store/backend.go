@@ -47,6 +47,11 @@ type Backend interface {
 	ClearTurnRunning(ctx context.Context, t channels.ThreadRef, started time.Time) error
 	RunningTurns(ctx context.Context) ([]RunningTurn, error)
 
+	// SetOpenMessages replaces the thread's open messages (none: forgets
+	// them); OpenMessages reads them.
+	SetOpenMessages(ctx context.Context, t channels.ThreadRef, ms []OpenMessage) error
+	OpenMessages(ctx context.Context, t channels.ThreadRef) ([]OpenMessage, error)
+
 	MarkSeen(ctx context.Context, t channels.ThreadRef, id channels.MessageID, at time.Time) error
 	SeenSince(ctx context.Context, since time.Time) ([]Seen, error)
 

@@ -127,6 +127,19 @@ CREATE TABLE choices (
 	PRIMARY KEY (platform, channel, thread, option)
 ) WITHOUT ROWID;
 `,
+	// 7: the messages of a running turn still showing a tool running,
+	// with their cut-off text (a row per thread, the list as JSON), so
+	// that the next owner of the thread edits them when the turn is cut
+	// off.
+	`
+CREATE TABLE open_messages (
+	platform TEXT NOT NULL,
+	channel  TEXT NOT NULL,
+	thread   TEXT NOT NULL,
+	data     TEXT NOT NULL, -- JSON: [{"key","id","card","lines":[{"key","text"}]}]
+	PRIMARY KEY (platform, channel, thread)
+) WITHOUT ROWID;
+`,
 }
 
 // migrate applies the steps db has not seen yet, each in its own IMMEDIATE

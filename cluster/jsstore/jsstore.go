@@ -49,6 +49,7 @@ type Store struct {
 	holds    jetstream.KeyValue
 	running  jetstream.KeyValue
 	seen     jetstream.KeyValue
+	open     jetstream.KeyValue // handles.go
 	turns    jetstream.Stream
 	entries  jetstream.Stream
 }
@@ -73,6 +74,7 @@ func Open(ctx context.Context, js jetstream.JetStream, o Options) (*Store, error
 		{&s.holds, "budget_holds", "threads holding their next turn after a budget was reached"},
 		{&s.running, "running", "turns running, to tell the threads a dead worker cut off"},
 		{&s.seen, "seen", "the last message read in each thread"},
+		{&s.open, "open", "messages of running turns still showing a tool running, with their cut-off text"},
 	} {
 		kv, err := openBucket(ctx, js, jetstream.KeyValueConfig{
 			Bucket: o.Cluster + "_" + b.name, Description: b.desc, History: 1,

@@ -36,6 +36,7 @@ func Run(t *testing.T, open Open) {
 		{"BudgetHolds", testBudgetHolds},
 		{"Choices", testChoices},
 		{"RunningTurns", testRunningTurns},
+		{"OpenMessages", testOpenMessages},
 		{"Seen", testSeen},
 		{"Entries", testEntries},
 	} {
