@@ -1,0 +1,290 @@
+package edge_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/cluster/edge"
+	"github.com/acpgw/gateway/internal/testlog"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// inboundStream is the inbound stream of the tests' cluster.
+const inboundStream = clusterName + "_inbound"
+
+// stopping is an adapter whose Run closes stopped when it returns: the
+// edge stopped reading.
+type stopping struct {
+	channels.Adapter
+	stopped chan struct{}
+}
+
+func (a stopping) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
+	defer close(a.stopped)
+	return a.Adapter.Run(ctx, h)
+}
+
+// publishingEdge runs an edge for ad whose publishes wait 200ms for their
+// acks; stop stops it (and returns once Run returned), as does the test's
+// end.
+func publishingEdge(t *testing.T, url string, ad channels.Adapter) (stop func()) {
+	t.Helper()
+	nc, js := connect(t, url)
+	e, err := edge.New(testCtx(t), edge.Options{
+		Cluster: clusterName, ID: "e1", Platform: "test", Adapter: ad,
+		Conn: nc, JS: js, Inbound: openInbound(t, js), PublishTimeout: 200 * time.Millisecond,
+		Log: testlog.FailOnError(t),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	stop = sync.OnceFunc(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("edge: %v", err)
+		}
+		nc.Close()
+	})
+	t.Cleanup(stop)
+	select {
+	case <-e.Ready():
+	case err := <-done:
+		done <- err
+		t.Fatalf("edge: %v", err)
+	}
+	return stop
+}
+
+// holdInbound removes the inbound stream and subscribes to its subjects
+// in its place: the edge's publishes reach the subscription and are never
+// acked. It returns the subscription's messages.
+func holdInbound(t *testing.T, nc *nats.Conn, js jetstream.JetStream) (*nats.Subscription, <-chan *nats.Msg) {
+	t.Helper()
+	if err := js.DeleteStream(testCtx(t), inboundStream); err != nil {
+		t.Fatal(err)
+	}
+	msgs := make(chan *nats.Msg, 1000)
+	sub, err := nc.ChanSubscribe(clusterName+".in.>", msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return sub, msgs
+}
+
+// awaitIDs reads msgs until it saw want distinct Nats-Msg-Ids, or fails
+// after 10s saying why.
+func awaitIDs(t *testing.T, msgs <-chan *nats.Msg, want int, why string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	seen := map[string]bool{}
+	for len(seen) < want {
+		select {
+		case m := <-msgs:
+			seen[m.Header.Get(jetstream.MsgIDHeader)] = true
+		case <-ctx.Done():
+			t.Fatalf("%d of %d events published before any was acked (%v): %s", len(seen), want, seen, why)
+		}
+	}
+}
+
+// storedIDs lists the Nats-Msg-Ids of the messages in the inbound stream.
+func storedIDs(t *testing.T, js jetstream.JetStream) []string {
+	t.Helper()
+	ctx := testCtx(t)
+	s, err := js.Stream(ctx, inboundStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+		m, err := s.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatalf("message %d: %v", seq, err)
+		}
+		ids = append(ids, m.Header.Get(jetstream.MsgIDHeader))
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// The first events of many threads are in flight at once: each is
+// published before any is acked (the stream's place is taken by a
+// subscription that never answers), and once the stream is back each is
+// tried again and stored once.
+func TestPublishesOfThreadsInFlightTogether(t *testing.T) {
+	url := startNode(t)
+	nc, js := connect(t, url)
+	rec := channeltest.New(channeltest.Options{})
+	stop := publishingEdge(t, url, rec.Adapter())
+	hold, msgs := holdInbound(t, nc, js)
+	const threads = 8
+	delivered := make(chan error, 1)
+	go func() {
+		for i := range threads {
+			in := channels.Inbound{Thread: rec.Thread(fmt.Sprint("t", i)), Author: ann, Text: "hello", ID: channels.MessageID(fmt.Sprint("m", i))}
+			if err := rec.Deliver(testCtx(t), in); err != nil {
+				delivered <- err
+				return
+			}
+		}
+		delivered <- nil
+	}()
+	awaitIDs(t, msgs, threads, "the edge waits for each ack before it publishes the next event")
+	if err := hold.Unsubscribe(); err != nil {
+		t.Fatal(err)
+	}
+	openInbound(t, js) // the stream back
+	if err := <-delivered; err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	var want []string
+	for i := range threads {
+		want = append(want, fmt.Sprintf("test:c/m%d", i))
+	}
+	if got := storedIDs(t, js); !slices.Equal(got, want) {
+		t.Errorf("stored %q, want %q", got, want)
+	}
+}
+
+// The events an edge took are stored before its Run returns: stopped
+// while its publishes wait for acks that will not come, it tries them
+// again once the stream is back, after the adapter stopped reading.
+func TestStopStoresEventsTaken(t *testing.T) {
+	url := startNode(t)
+	nc, js := connect(t, url)
+	rec := channeltest.New(channeltest.Options{})
+	ad := stopping{Adapter: rec.Adapter(), stopped: make(chan struct{})}
+	stop := publishingEdge(t, url, ad)
+	hold, msgs := holdInbound(t, nc, js)
+	const threads = 8
+	var want []string
+	for i := range threads {
+		in := channels.Inbound{Thread: rec.Thread(fmt.Sprint("t", i)), Author: ann, Text: "hello", ID: channels.MessageID(fmt.Sprint("m", i))}
+		if err := rec.Deliver(testCtx(t), in); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, fmt.Sprintf("test:c/m%d", i))
+	}
+	awaitIDs(t, msgs, threads, "the edge did not publish the events it took")
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
+	<-ad.stopped // the edge reads no more
+	if err := hold.Unsubscribe(); err != nil {
+		t.Fatal(err)
+	}
+	openInbound(t, js)
+	<-stopped
+	if got := storedIDs(t, js); !slices.Equal(got, want) {
+		t.Errorf("stored %q, want %q", got, want)
+	}
+}
+
+// One thread's events are stored in the order the platform gave them,
+// while other threads' are in flight and though a stream refuses some: it
+// keeps one message of a thread (a subject) at a time and refuses the
+// next until the one before is taken, so each thread's second event is
+// refused at first and tried again.
+func TestThreadOrderKeptWhenStreamRefuses(t *testing.T) {
+	url := startNode(t)
+	nc, js := connect(t, url)
+	ctx := testCtx(t)
+	s, err := js.CreateStream(ctx, jetstream.StreamConfig{
+		Name: inboundStream, Subjects: []string{clusterName + ".in.>"},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: time.Minute,
+		MaxMsgsPerSubject: 1, Discard: jetstream.DiscardNew, DiscardNewPerSubject: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tries := make(chan *nats.Msg, 10000) // every publish, stored or refused
+	if _, err := nc.ChanSubscribe(clusterName+".in.>", tries); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	rec := channeltest.New(channeltest.Options{})
+	publishingEdge(t, url, rec.Adapter()) // opens the stream as it is
+	const threads, each = 4, 4
+	id := func(i, k int) string { return fmt.Sprintf("t%d-m%d", i, k) }
+	for k := range each {
+		for i := range threads {
+			in := channels.Inbound{Thread: rec.Thread(fmt.Sprint("t", i)), Author: ann, Text: fmt.Sprint(k), ID: channels.MessageID(id(i, k))}
+			if err := rec.Deliver(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Each thread's second event is tried while its first is in the
+	// stream, and refused.
+	attempts := map[string]int{}
+	secondTried := func() bool {
+		for i := range threads {
+			if attempts["test:c/"+id(i, 1)] == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	for !secondTried() {
+		select {
+		case m := <-tries:
+			attempts[m.Header.Get(jetstream.MsgIDHeader)]++
+		case <-ctx.Done():
+			t.Fatalf("not every thread's second event was tried: %v", attempts)
+		}
+	}
+	c, err := s.CreateConsumer(ctx, jetstream.ConsumerConfig{Durable: "check", AckPolicy: jetstream.AckExplicitPolicy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for n := 0; n < threads*each; n++ {
+		m, err := c.Next(jetstream.FetchContext(ctx))
+		if err != nil {
+			t.Fatalf("after %d events: %v (stored so far %v)", n, err, got)
+		}
+		th := m.Headers().Get("Gateway-Thread")
+		got[th] = append(got[th], m.Headers().Get(jetstream.MsgIDHeader))
+		if err := m.DoubleAck(ctx); err != nil { // taken: the thread's next may be stored
+			t.Fatal(err)
+		}
+	}
+	for i := range threads {
+		var want []string
+		for k := range each {
+			want = append(want, "test:c/"+id(i, k))
+		}
+		if th := rec.Thread(fmt.Sprint("t", i)).String(); !slices.Equal(got[th], want) {
+			t.Errorf("thread %s stored %q, want %q", th, got[th], want)
+		}
+	}
+	for len(tries) > 0 {
+		m := <-tries
+		attempts[m.Header.Get(jetstream.MsgIDHeader)]++
+	}
+	for i := range threads {
+		if n := attempts["test:c/"+id(i, 1)]; n < 2 {
+			t.Errorf("event %s was tried %d times; the stream refused it at first, so want at least 2", id(i, 1), n)
+		}
+	}
+}
