@@ -23,8 +23,7 @@ func (e *Edge) DropReplies(n int, dropped chan<- struct{}) {
 	}
 }
 
-// OnStored tells f of each inbound event e stored, once it is; set it
-// before Run.
+// OnStored tells f of each inbound event e stores, once it is stored.
 func (e *Edge) OnStored(f func(ev cluster.Event)) {
 	e.pub.mu.Lock()
 	defer e.pub.mu.Unlock()
