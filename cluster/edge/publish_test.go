@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/cluster/edge"
+	"github.com/acpgw/gateway/cluster/natsnode"
 	"github.com/acpgw/gateway/internal/testlog"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -285,6 +287,71 @@ func TestThreadOrderKeptWhenStreamRefuses(t *testing.T) {
 	for i := range threads {
 		if n := attempts["test:c/"+id(i, 1)]; n < 2 {
 			t.Errorf("event %s was tried %d times; the stream refused it at first, so want at least 2", id(i, 1), n)
+		}
+	}
+}
+
+// One thread's events keep their order, each stored once, across a NATS
+// node's restart under the edge: events taken while the node is down
+// (and those whose acks it took down with it) are tried again once it is
+// back.
+func TestThreadOrderKeptAcrossNodeRestart(t *testing.T) {
+	dir := t.TempDir()
+	n, err := natsnode.Start(natsnode.Options{StoreDir: dir, Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := n.ClientURL()
+	t.Cleanup(n.Shutdown)
+	rec := channeltest.New(channeltest.Options{})
+	stop := publishingEdge(t, url, rec.Adapter())
+	const threads, each = 4, 6
+	id := func(i, k int) string { return fmt.Sprintf("t%d-m%d", i, k) }
+	deliver := func(from, to int) {
+		for k := from; k < to; k++ {
+			for i := range threads {
+				in := channels.Inbound{Thread: rec.Thread(fmt.Sprint("t", i)), Author: ann, Text: fmt.Sprint(k), ID: channels.MessageID(id(i, k))}
+				if err := rec.Deliver(testCtx(t), in); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	deliver(0, each/2)
+	n.Shutdown()
+	deliver(each/2, each) // taken while the node is down
+	again, err := natsnode.Start(natsnode.Options{StoreDir: dir, Listen: strings.TrimPrefix(url, "nats://")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(again.Shutdown)
+	stop() // returns once every event taken is stored
+	_, js := connect(t, url)
+	ctx := testCtx(t)
+	s, err := js.Stream(ctx, inboundStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+		m, err := s.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatalf("message %d: %v", seq, err)
+		}
+		th := m.Header.Get("Gateway-Thread")
+		got[th] = append(got[th], m.Header.Get(jetstream.MsgIDHeader))
+	}
+	for i := range threads {
+		var want []string
+		for k := range each {
+			want = append(want, "test:c/"+id(i, k))
+		}
+		if th := rec.Thread(fmt.Sprint("t", i)).String(); !slices.Equal(got[th], want) {
+			t.Errorf("thread %s stored %q, want %q", th, got[th], want)
 		}
 	}
 }
