@@ -201,7 +201,9 @@ func (e *Edge) Ready() <-chan struct{} { return e.ready }
 // inbound stream after the events of its thread taken before it, trying
 // until it is stored (the duplicate window drops a second copy, of a
 // retry or of a platform's redelivery). It returns once the event is
-// taken, before it is stored; it waits while Window events are.
+// taken, before it is stored (it waits while Window events are), or,
+// for an adapter that acknowledges the event once it returns
+// (channels.AckAfterHandler), once it is stored.
 func (e *Edge) publish(ctx context.Context, in channels.Inbound) {
 	if in.Thread.Platform != e.o.Platform {
 		e.o.Log.Error("edge: an event of another platform", "thread", in.Thread, "platform", e.o.Platform)
@@ -222,7 +224,13 @@ func (e *Edge) publish(ctx context.Context, in channels.Inbound) {
 		e.o.Log.Error("edge: encoding an event", "err", err)
 		return
 	}
-	e.pub.put(ctx, cluster.Event{ID: id, Thread: in.Thread.String(), Agent: in.Agent, Data: data})
+	stored := e.pub.put(ctx, cluster.Event{ID: id, Thread: in.Thread.String(), Agent: in.Agent, Data: data})
+	if channels.AcksAfterHandler(ctx) {
+		select {
+		case <-stored:
+		case <-ctx.Done():
+		}
+	}
 }
 
 // keep remembers an event's callbacks for CallbackTTL.

@@ -41,7 +41,8 @@ type publisher struct {
 // is being published.
 type queued struct {
 	ev    cluster.Event
-	token bool // it holds a token of the window
+	token bool          // it holds a token of the window
+	done  chan struct{} // closed once it is stored, or given up
 }
 
 // errGaveUp ends the publishing of an event when drain stops waiting.
@@ -57,10 +58,11 @@ func newPublisher(conn *nats.Conn, in *cluster.Inbound, window int, timeout time
 }
 
 // put takes ev, to be published after the events of its thread taken
-// before it. It waits while the window is full; once ctx ended it takes
-// ev anyway (an event the adapter handed over is not dropped).
-func (p *publisher) put(ctx context.Context, ev cluster.Event) {
-	q := queued{ev: ev}
+// before it, and returns a channel closed once it is stored (or given
+// up). It waits while the window is full; once ctx ended it takes ev
+// anyway (an event the adapter handed over is not dropped).
+func (p *publisher) put(ctx context.Context, ev cluster.Event) <-chan struct{} {
+	q := queued{ev: ev, done: make(chan struct{})}
 	select {
 	case p.window <- struct{}{}:
 		q.token = true
@@ -73,13 +75,15 @@ func (p *publisher) put(ctx context.Context, ev cluster.Event) {
 		if q.token {
 			<-p.window
 		}
-		return
+		close(q.done)
+		return q.done
 	}
 	waiting := p.threads[ev.Thread]
 	p.threads[ev.Thread] = append(waiting, q)
 	if len(waiting) == 0 {
 		p.wg.Go(func() { p.run(ev.Thread) })
 	}
+	return q.done
 }
 
 // run publishes thread's events in turn until none is left.
@@ -106,6 +110,7 @@ func (p *publisher) run(thread string) {
 		} else if stored != nil {
 			stored(q.ev)
 		}
+		close(q.done)
 		if len(rest) == 0 {
 			return
 		}

@@ -355,3 +355,56 @@ func TestThreadOrderKeptAcrossNodeRestart(t *testing.T) {
 		}
 	}
 }
+
+// acksAfter is an adapter that acknowledges each event to its platform
+// once the handler returned (as the web chat's 202 does), marking the
+// handler's context so; acked is told of each acknowledgement.
+type acksAfter struct {
+	channels.Adapter
+	acked func(channels.Inbound)
+}
+
+func (a acksAfter) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
+	return a.Adapter.Run(ctx, func(ctx context.Context, in channels.Inbound) {
+		h(channels.AckAfterHandler(ctx), in)
+		a.acked(in)
+	})
+}
+
+// An event the adapter acknowledges once the handler returns is stored
+// before the handler returns: the acknowledgement, given while the
+// stream's place is held and again after the stream is back, finds it in
+// the stream.
+func TestAckAfterHandlerWaitsUntilStored(t *testing.T) {
+	url := startNode(t)
+	nc, js := connect(t, url)
+	rec := channeltest.New(channeltest.Options{})
+	inStream := make(chan uint64, 1) // the stream's messages when the event was acknowledged
+	ad := acksAfter{Adapter: rec.Adapter(), acked: func(channels.Inbound) {
+		ctx := testCtx(t)
+		var n uint64
+		if s, err := js.Stream(ctx, inboundStream); err == nil {
+			if info, err := s.Info(ctx); err == nil {
+				n = info.State.Msgs
+			}
+		}
+		inStream <- n
+	}}
+	publishingEdge(t, url, ad)
+	hold, msgs := holdInbound(t, nc, js)
+	delivered := make(chan error, 1)
+	go func() {
+		delivered <- rec.Deliver(testCtx(t), channels.Inbound{Thread: rec.Thread("t"), Author: ann, Text: "hello", ID: "m1"})
+	}()
+	awaitIDs(t, msgs, 1, "the edge did not publish the event")
+	if err := hold.Unsubscribe(); err != nil {
+		t.Fatal(err)
+	}
+	openInbound(t, js)
+	if err := <-delivered; err != nil {
+		t.Fatal(err)
+	}
+	if n := <-inStream; n != 1 {
+		t.Errorf("the event was acknowledged with %d messages in the stream, want 1 (it was acknowledged before it was stored)", n)
+	}
+}
