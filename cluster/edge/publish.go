@@ -154,9 +154,11 @@ func (p *publisher) try(m *nats.Msg) error {
 }
 
 // drain waits until every event taken is stored, at most limit; then the
-// events left are given up (and logged). Call it once the adapter's Run
-// returned: put takes nothing after it.
+// events left are given up (and logged). Either way the publisher's
+// reply subscription ends. Call it once the adapter's Run returned: put
+// takes nothing after it.
 func (p *publisher) drain(limit time.Duration) {
+	defer p.js.CleanupPublisher()
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()

@@ -3,6 +3,7 @@ package edge_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -34,16 +35,20 @@ func (a stopping) Run(ctx context.Context, h func(context.Context, channels.Inbo
 }
 
 // publishingEdge runs an edge for ad whose publishes wait 200ms for their
-// acks; stop stops it (and returns once Run returned), as does the test's
-// end.
-func publishingEdge(t *testing.T, url string, ad channels.Adapter) (stop func()) {
+// acks, with options changed by set; stop stops it (and returns once Run
+// returned), as does the test's end.
+func publishingEdge(t *testing.T, url string, ad channels.Adapter, set ...func(*edge.Options)) (stop func()) {
 	t.Helper()
 	nc, js := connect(t, url)
-	e, err := edge.New(testCtx(t), edge.Options{
+	o := edge.Options{
 		Cluster: clusterName, ID: "e1", Platform: "test", Adapter: ad,
 		Conn: nc, JS: js, Inbound: openInbound(t, js), PublishTimeout: 200 * time.Millisecond,
 		Log: testlog.FailOnError(t),
-	})
+	}
+	for _, f := range set {
+		f(&o)
+	}
+	e, err := edge.New(testCtx(t), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,5 +411,50 @@ func TestAckAfterHandlerWaitsUntilStored(t *testing.T) {
 	}
 	if n := <-inStream; n != 1 {
 		t.Errorf("the event was acknowledged with %d messages in the stream, want 1 (it was acknowledged before it was stored)", n)
+	}
+}
+
+// records is a slog handler keeping the messages of the records it is
+// given.
+type records struct {
+	mu   sync.Mutex // guards msgs
+	msgs []string
+}
+
+func (r *records) Enabled(context.Context, slog.Level) bool { return true }
+func (r *records) WithAttrs([]slog.Attr) slog.Handler       { return r }
+func (r *records) WithGroup(string) slog.Handler            { return r }
+func (r *records) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, rec.Level.String()+" "+rec.Message)
+	return nil
+}
+
+func (r *records) has(msg string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Contains(r.msgs, msg)
+}
+
+// An edge stopped while the stream stays away waits Drain for the events
+// it took, then gives them up and says so: it does not wait forever.
+func TestStopGivesUpAfterDrain(t *testing.T) {
+	url := startNode(t)
+	nc, js := connect(t, url)
+	rec := channeltest.New(channeltest.Options{})
+	logs := &records{}
+	stop := publishingEdge(t, url, rec.Adapter(), func(o *edge.Options) {
+		o.Drain = 300 * time.Millisecond
+		o.Log = slog.New(logs)
+	})
+	_, msgs := holdInbound(t, nc, js)
+	if err := rec.Deliver(testCtx(t), channels.Inbound{Thread: rec.Thread("t"), Author: ann, Text: "hello", ID: "m1"}); err != nil {
+		t.Fatal(err)
+	}
+	awaitIDs(t, msgs, 1, "the edge did not publish the event")
+	stop() // returns (a test that hangs here fails by its timeout)
+	if !logs.has("ERROR edge: an event lost") {
+		t.Errorf("logged %q, want the event's loss at level ERROR", logs.msgs)
 	}
 }
