@@ -102,8 +102,24 @@ func OpenInbound(ctx context.Context, js jetstream.JetStream, o InboundOptions) 
 // Publish stores ev once: a second event with the same ID within the
 // duplicate window is dropped, and duplicate says so.
 func (in *Inbound) Publish(ctx context.Context, ev Event) (duplicate bool, err error) {
+	m, err := in.Message(ev)
+	if err != nil {
+		return false, err
+	}
+	ack, err := in.js.PublishMsg(ctx, m)
+	if err != nil {
+		return false, fmt.Errorf("cluster: publish %s: %w", ev.ID, err)
+	}
+	return ack.Duplicate, nil
+}
+
+// Message is ev as Publish puts it on the stream, for a publisher that
+// does not wait for each ack in turn (jetstream's PublishMsgAsync): the
+// same message published again is dropped as a duplicate within the
+// duplicate window.
+func (in *Inbound) Message(ev Event) (*nats.Msg, error) {
 	if ev.ID == "" || ev.Thread == "" {
-		return false, errors.New("cluster: an inbound event needs an id and a thread")
+		return nil, errors.New("cluster: an inbound event needs an id and a thread")
 	}
 	m := nats.NewMsg(fmt.Sprintf("%s.in.%d.%s", in.cluster, partitionOf(ev.Thread), threadKey(ev.Thread)))
 	m.Header.Set(jetstream.MsgIDHeader, ev.ID)
@@ -112,11 +128,7 @@ func (in *Inbound) Publish(ctx context.Context, ev Event) (duplicate bool, err e
 		m.Header.Set(hdrAgent, ev.Agent)
 	}
 	m.Data = ev.Data
-	ack, err := in.js.PublishMsg(ctx, m)
-	if err != nil {
-		return false, fmt.Errorf("cluster: publish %s: %w", ev.ID, err)
-	}
-	return ack.Duplicate, nil
+	return m, nil
 }
 
 // eventOf reads an inbound message (from the stream, or forwarded by

@@ -303,7 +303,7 @@ func (a *Adapter) deliverSlash(r *running, i *discordgo.Interaction, s slash) {
 	if a.o.Admit != nil && !a.o.Admit(ctx, in) {
 		return
 	}
-	r.h(ctx, in)
+	r.h(channels.AckAfterHandler(ctx), in) // "Sent" once it is kept
 	if err := reply(ctx, "Sent "+sysmsg.Code(clip(in.Text, 200))+" to the agent; the answer follows in the thread."); err != nil && ctx.Err() == nil {
 		a.log.Warn("discord: cannot answer a command", "channel", s.channel, "err", err)
 	}

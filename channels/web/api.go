@@ -222,7 +222,7 @@ func (s *server) deleteThread(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.a.removeGone()
-	s.h(s.ctx, channels.Inbound{Thread: ref(id), Author: author, Closed: true, ID: channels.MessageID(newID())})
+	s.h(channels.AckAfterHandler(s.ctx), channels.Inbound{Thread: ref(id), Author: author, Closed: true, ID: channels.MessageID(newID())})
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -272,7 +272,7 @@ func (s *server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeStateError(w, err)
 		return
 	}
-	s.h(s.ctx, channels.Inbound{
+	s.h(channels.AckAfterHandler(s.ctx), channels.Inbound{
 		Thread:  ref(id),
 		Author:  author,
 		Text:    req.Text,
@@ -313,7 +313,7 @@ func (s *server) event(w http.ResponseWriter, id string, in channels.Inbound) {
 	}
 	eventID := newID()
 	in.Thread, in.ID, in.Reply = ref(id), channels.MessageID(eventID), s.notice(id)
-	s.h(s.ctx, in)
+	s.h(channels.AckAfterHandler(s.ctx), in)
 	writeJSON(w, http.StatusAccepted, idBody{ID: eventID})
 }
 
@@ -347,7 +347,7 @@ func (s *server) answer(w http.ResponseWriter, r *http.Request) {
 	}
 	rep := &replier{got: make(chan struct{}), late: s.notice(id), waiting: true}
 	eventID := newID()
-	s.h(s.ctx, channels.Inbound{
+	s.h(channels.AckAfterHandler(s.ctx), channels.Inbound{
 		Thread: ref(id),
 		Author: author,
 		ID:     channels.MessageID(eventID),
@@ -420,7 +420,7 @@ func (s *server) answerForm(w http.ResponseWriter, r *http.Request) {
 	}
 	rep := &replier{got: make(chan struct{}), late: s.notice(id), waiting: true}
 	eventID := newID()
-	s.h(s.ctx, channels.Inbound{
+	s.h(channels.AckAfterHandler(s.ctx), channels.Inbound{
 		Thread: ref(id),
 		Author: author,
 		ID:     channels.MessageID(eventID),

@@ -182,7 +182,7 @@ func benchConnect(b *testing.B, url, name string) (*nats.Conn, jetstream.JetStre
 }
 
 // benchEdge runs an edge for ad until the benchmark ends.
-func benchEdge(b *testing.B, url string, ad channels.Adapter) {
+func benchEdge(b *testing.B, url string, ad channels.Adapter) *edge.Edge {
 	b.Helper()
 	nc, js, in := benchConnect(b, url, "edge")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -209,6 +209,7 @@ func benchEdge(b *testing.B, url string, ad channels.Adapter) {
 		done <- err
 		b.Fatalf("edge: %v", err)
 	}
+	return e
 }
 
 // handOvers notes when the cluster handed each thread's event to a
@@ -464,9 +465,11 @@ func childRSS() (n int, kb int64) {
 // session with at most BENCH_MAX_PROCESSES (default 16) demo agents: a
 // thread beyond them waits in line (and is told its place) until an idle
 // agent gives way. Latency percentiles, from the event handed to the
-// edge's handler: stored- to the handler's return, the event stored in the
-// inbound stream (the recorder hands events to the edge one at a time, as
-// one platform connection does, so a burst queues there), handed- to the
+// edge's handler: taken- to the handler's return (the recorder hands
+// events to the edge one at a time, as one platform connection's reader
+// does, so a burst queues there; the edge takes an event without waiting
+// for it to be stored, up to its window), stored- to the event stored in
+// the inbound stream (its ack back at the edge), handed- to the
 // owning worker's handler (handler- is how
 // long that handler took), post- to the thread's first post (the answer,
 // or the notice of its place in line), answer- to its first text post.
@@ -481,7 +484,14 @@ func BenchmarkThreads(b *testing.B) {
 	const workers = 3
 	url := benchNode(b)
 	rec, f, ad := platform()
-	benchEdge(b, url, ad)
+	e := benchEdge(b, url, ad)
+	var storedMu sync.Mutex
+	storedAt := map[string]time.Time{} // by thread, the last event
+	e.OnStored(func(ev cluster.Event) {
+		storedMu.Lock()
+		storedAt[ev.Thread] = time.Now()
+		storedMu.Unlock()
+	})
 	base := heapInUse()
 	ends := sessiontest.NewTurnEnds() // the workers' together
 	handed := &handOvers{at: map[string]time.Time{}}
@@ -492,7 +502,7 @@ func BenchmarkThreads(b *testing.B) {
 	idle := heapInUse()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	var stored, hand, first, answer []time.Duration
+	var taken, stored, hand, first, answer []time.Duration
 	var took time.Duration
 	round := 0
 	for b.Loop() {
@@ -513,12 +523,15 @@ func BenchmarkThreads(b *testing.B) {
 		}
 		wg.Wait()
 		for i := range threads {
-			stored = append(stored, in[i].Sub(starts[i]))
+			taken = append(taken, in[i].Sub(starts[i]))
 		}
 		for i, m := range marks {
 			if !wait(b, m.textDone, "answer in "+threads[i].String()) {
 				return
 			}
+			storedMu.Lock()
+			stored = append(stored, storedAt[threads[i].String()].Sub(starts[i]))
+			storedMu.Unlock()
 			hand = append(hand, handed.of(threads[i].String()).Sub(starts[i]))
 			first = append(first, m.anyAt.Sub(starts[i]))
 			answer = append(answer, m.textAt.Sub(starts[i]))
@@ -534,6 +547,7 @@ func BenchmarkThreads(b *testing.B) {
 	b.StopTimer()
 	used := heapInUse()
 	agents, kb := childRSS()
+	percentiles(b, taken, "taken-")
 	percentiles(b, stored, "stored-")
 	percentiles(b, hand, "handed-")
 	percentiles(b, handed.took, "handler-")

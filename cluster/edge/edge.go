@@ -44,7 +44,19 @@ type Options struct {
 	CallbackTTL time.Duration
 	// Replicas are the copies of the buckets (default 1).
 	Replicas int
-	Log      *slog.Logger
+	// Window is how many inbound events the edge takes from the adapter
+	// before they are stored (default 256): their publishes are in
+	// flight together (one thread's one after another); beyond it the
+	// adapter's handler waits.
+	Window int
+	// PublishTimeout is how long a publish waits for its ack before it
+	// is tried again (default 5s).
+	PublishTimeout time.Duration
+	// Drain is how long Run, once the adapter stopped, waits for the
+	// events taken to be stored (default 30s); those left are logged
+	// as lost.
+	Drain time.Duration
+	Log   *slog.Logger
 	// Observer, if set, is told what the edge did (its metrics).
 	Observer Observer
 }
@@ -66,6 +78,7 @@ type Observer interface {
 // Edge serves one platform's adapter to the cluster.
 type Edge struct {
 	o     Options
+	pub   *publisher
 	ops   jetstream.KeyValue
 	edges jetstream.KeyValue
 	caps  wire.Caps
@@ -102,8 +115,21 @@ func New(ctx context.Context, o Options) (*Edge, error) {
 	if o.CallbackTTL <= 0 {
 		o.CallbackTTL = 10 * time.Minute
 	}
+	if o.Window <= 0 {
+		o.Window = 256
+	}
+	if o.PublishTimeout <= 0 {
+		o.PublishTimeout = 5 * time.Second
+	}
+	if o.Drain <= 0 {
+		o.Drain = 30 * time.Second
+	}
 	if o.Log == nil {
 		o.Log = slog.Default()
+	}
+	pub, err := newPublisher(o.Conn, o.Inbound, o.Window, o.PublishTimeout, o.Log)
+	if err != nil {
+		return nil, err
 	}
 	ops, err := o.JS.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      wire.OpsBucket(o.Cluster),
@@ -119,8 +145,10 @@ func New(ctx context.Context, o Options) (*Edge, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Edge{o: o, ops: ops, edges: edges, caps: wire.CapsOf(o.Platform, o.Adapter),
-		callbacks: map[channels.MessageID]callback{}, ready: make(chan struct{})}, nil
+	e := &Edge{o: o, pub: pub, ops: ops, edges: edges, caps: wire.CapsOf(o.Platform, o.Adapter),
+		callbacks: map[channels.MessageID]callback{}, ready: make(chan struct{})}
+	pub.tried = e.published
+	return e, nil
 }
 
 // OpenEdges creates or opens the bucket of the platforms' announcements.
@@ -139,8 +167,9 @@ func OpenEdges(ctx context.Context, js jetstream.JetStream, clusterName string, 
 
 // Run announces the platform's capabilities, serves operations and runs
 // the adapter, publishing what it delivers, until ctx ends. On the way
-// out it stops reading first (the adapter's Run returns), then takes no
-// new operation and waits for those under way. Run it once.
+// out it stops reading first (the adapter's Run returns), waits for the
+// events it took to be stored (at most Drain), then takes no new
+// operation and waits for those under way. Run it once.
 func (e *Edge) Run(ctx context.Context) error {
 	// Operations run on a context of their own, so that those under way
 	// when ctx ends are finished (and their results recorded).
@@ -168,6 +197,7 @@ func (e *Edge) Run(ctx context.Context) error {
 	}
 	close(e.ready)
 	runErr := e.o.Adapter.Run(ctx, e.publish)
+	e.pub.drain(e.o.Drain)
 	_ = ops.Unsubscribe()
 	_ = cbs.Unsubscribe()
 	done := make(chan struct{})
@@ -185,9 +215,13 @@ func (e *Edge) Run(ctx context.Context) error {
 // platform.
 func (e *Edge) Ready() <-chan struct{} { return e.ready }
 
-// publish puts one inbound event on the inbound stream, trying until it
-// is stored or ctx ends (a platform that redelivers is then asked again;
-// the duplicate window drops a second copy).
+// publish hands one inbound event to the publisher, which puts it on the
+// inbound stream after the events of its thread taken before it, trying
+// until it is stored (the duplicate window drops a second copy, of a
+// retry or of a platform's redelivery). It returns once the event is
+// taken, before it is stored (it waits while Window events are), or,
+// for an adapter that acknowledges the event once it returns
+// (channels.AckAfterHandler), once it is stored.
 func (e *Edge) publish(ctx context.Context, in channels.Inbound) {
 	if in.Thread.Platform != e.o.Platform {
 		e.o.Log.Error("edge: an event of another platform", "thread", in.Thread, "platform", e.o.Platform)
@@ -208,21 +242,12 @@ func (e *Edge) publish(ctx context.Context, in channels.Inbound) {
 		e.o.Log.Error("edge: encoding an event", "err", err)
 		return
 	}
-	ev := cluster.Event{ID: id, Thread: in.Thread.String(), Agent: in.Agent, Data: data}
-	wait := 50 * time.Millisecond
-	for {
-		dup, err := e.o.Inbound.Publish(ctx, ev)
-		e.published(dup, err)
-		if err == nil || ctx.Err() != nil {
-			return
-		}
-		e.o.Log.Warn("edge: publishing an event", "event", ev.ID, "err", err)
+	stored := e.pub.put(ctx, cluster.Event{ID: id, Thread: in.Thread.String(), Agent: in.Agent, Data: data})
+	if channels.AcksAfterHandler(ctx) {
 		select {
+		case <-stored:
 		case <-ctx.Done():
-			return
-		case <-time.After(wait):
 		}
-		wait = min(2*wait, 2*time.Second)
 	}
 }
 

@@ -1,5 +1,7 @@
 package edge
 
+import "github.com/acpgw/gateway/cluster"
+
 // DropReplies makes e lose the answers of its next n operations on their
 // way back (the operation is performed and recorded), as a network that
 // drops a reply would; dropped is told of each loss.
@@ -19,4 +21,11 @@ func (e *Edge) DropReplies(n int, dropped chan<- struct{}) {
 			return false
 		}
 	}
+}
+
+// OnStored tells f of each inbound event e stores, once it is stored.
+func (e *Edge) OnStored(f func(ev cluster.Event)) {
+	e.pub.mu.Lock()
+	defer e.pub.mu.Unlock()
+	e.pub.stored = f
 }

@@ -105,8 +105,8 @@ func connectRole(cfg config.Config, role, id string) (*nats.Conn, jetstream.JetS
 const edgeHelp = `Holds the platform connections of the configured channels and serves them
 to the workers over NATS (cluster.nats.url): inbound events go to the
 cluster's inbound stream, the workers' operations are performed here.
-SIGTERM stops reading from the platforms, then finishes the operations
-under way.`
+SIGTERM stops reading from the platforms, stores the events read (waiting
+up to 30s for NATS), then finishes the operations under way.`
 
 // runEdge is `gateway edge`: every configured channel's adapter, wrapped
 // by edge.New, served until ctx ends. A Discord mention from someone the
