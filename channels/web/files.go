@@ -253,7 +253,7 @@ func (a *Adapter) Upload(ctx context.Context, t channels.ThreadRef, f channels.U
 	})
 	if err != nil {
 		a.files.remove(stored)
-		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: upload in %s: %w", t, err))
+		return channels.Handle{}, permanent(fmt.Errorf("web: upload in %s: %w", t, err))
 	}
 	return channels.Handle{Thread: t, ID: channels.MessageID(msg.ID)}, nil
 }
