@@ -28,6 +28,7 @@ import (
 	"github.com/acpgw/gateway/cluster/edge"
 	"github.com/acpgw/gateway/cluster/jsstore"
 	"github.com/acpgw/gateway/cluster/remote"
+	"github.com/acpgw/gateway/cluster/webshare"
 	"github.com/acpgw/gateway/cluster/wire"
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/metrics"
@@ -139,6 +140,15 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	var shared web.Shared
+	if webLn != nil {
+		// Every web edge shows the same chat.
+		l, err := webshare.Open(ctx, js, webshare.Options{Cluster: cfg.Cluster.Name})
+		if err != nil {
+			return err
+		}
+		shared = webShared{l}
+	}
 	open := openPlatforms(platforms)
 	deps := adapterDeps{
 		webLn: webLn,
@@ -147,6 +157,7 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		// the adapter saw it mentioned.
 		known: func(context.Context, channels.ThreadRef) bool { return false },
 	}
+	deps.webShared = shared
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup

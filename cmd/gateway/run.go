@@ -539,6 +539,9 @@ type adapterDeps struct {
 	// known tells Slack a thread is bound (it answers there without a
 	// new mention).
 	known func(context.Context, channels.ThreadRef) bool
+	// webShared is the web chat's state shared by the edges (gateway
+	// edge); nil keeps it in this process and the state file.
+	webShared web.Shared
 }
 
 // newAdapter builds platform p's adapter from its config section: for
@@ -552,6 +555,7 @@ func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logg
 			StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
 			FilesDir:  filepath.Join(cfg.DataDir, "web-files"),
 			Agents:    pickable(cfg),
+			Shared:    d.webShared,
 		}), nil
 	case "discord":
 		dc := config.SectionOf[discord.Config](cfg, discord.Platform)
