@@ -76,7 +76,8 @@ type Options struct {
 	// written there, and Run applies every gateway's changes, in order,
 	// to this one's threads and live streams, starting from the shared
 	// state (Run listens once it has it all). StateFile is then not
-	// used. The files people and agents attach stay in FilesDir of the
+	// used, nor FilesDir when Shared also keeps the files (SharedFiles);
+	// otherwise the files the agents send stay in FilesDir of the
 	// gateway that received them.
 	Shared Shared
 }
@@ -142,6 +143,10 @@ func New(o Options) *Adapter {
 	if o.Shared != nil {
 		a.st.shared = o.Shared
 		a.st.sharedErr = func(err error) { log.Warn("web chat: a change was not shared", "err", err) }
+		if f, ok := o.Shared.(SharedFiles); ok {
+			a.files.shared = f
+		}
+		a.st.afterApply = a.removeGone
 	} else if o.StateFile != "" {
 		p := newPersister(o.StateFile, a.st, log)
 		if p.load() {
@@ -292,7 +297,6 @@ func (a *Adapter) applyShared(c Change) {
 	if err := a.st.applyChange(c); err != nil {
 		a.log.Warn("web chat: a shared change that cannot be read; left out", "rev", c.Rev, "err", err)
 	}
-	a.removeGone()
 }
 
 // Check reports whether the web chat is listening.

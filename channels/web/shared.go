@@ -42,6 +42,19 @@ type Shared interface {
 	Follow(ctx context.Context, fn func(Change), caughtUp func()) error
 }
 
+// SharedFiles keeps the files of a shared chat (the agents' uploads)
+// where every gateway reads them. A Shared that implements it shares the
+// files too; otherwise each stays with the gateway that received it.
+type SharedFiles interface {
+	// PutFile keeps data under name, a name no other file had.
+	PutFile(ctx context.Context, name string, data []byte) error
+	// GetFile returns the file and when it was kept; an error wrapping
+	// fs.ErrNotExist when there is none.
+	GetFile(ctx context.Context, name string) ([]byte, time.Time, error)
+	// DeleteFile removes the file; none is no error.
+	DeleteFile(ctx context.Context, name string) error
+}
+
 // Change is one write of a Shared store.
 type Change struct {
 	Rev     uint64 // the write's revision, increasing
@@ -333,6 +346,9 @@ func diffThreads(before, after map[string]*thread) []record {
 // whose info did not come yet wait for it.
 func (s *store) applyChange(c Change) error {
 	defer func() {
+		if s.afterApply != nil {
+			s.afterApply() // before the change counts as applied
+		}
 		s.mu.Lock()
 		if c.Rev > s.applied {
 			s.applied = c.Rev

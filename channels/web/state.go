@@ -202,6 +202,10 @@ type store struct {
 	// caller takes no error.
 	shared    Shared
 	sharedErr func(error)
+	// afterApply, if set, is called after each shared change is applied
+	// and before it counts as applied, without mu held: the kept files
+	// of the threads it removed go before their removal returns.
+	afterApply func()
 	applied   uint64            // the last revision applied
 	appliedCh chan struct{}     // closed and replaced at each applied change
 	revs      map[string]uint64 // each key's revision, as applied

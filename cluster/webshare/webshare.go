@@ -4,6 +4,9 @@
 // follows from the start. It knows nothing of what the keys mean (the web
 // chat's records, channels/web's Shared); cmd/gateway wires the two.
 //
+// The files of the chat (an agent's uploads) are in the object store
+// <cluster>_web_files, each removed with its thread.
+//
 // Retention is bounded by the state itself: one value a key, a deleted
 // key's marker kept for MarkerTTL (so a follower behind sees it), and keys
 // purged under a prefix (a deleted thread) gone at once.
@@ -43,6 +46,7 @@ type Options struct {
 type Log struct {
 	js     jetstream.JetStream
 	kv     jetstream.KeyValue
+	files  jetstream.ObjectStore
 	stream string // the bucket's stream, KV_<bucket>
 	pre    string // the keys' subject prefix, $KV.<bucket>.
 	ttl    time.Duration
@@ -69,7 +73,17 @@ func Open(ctx context.Context, js jetstream.JetStream, o Options) (*Log, error) 
 	if err != nil {
 		return nil, fmt.Errorf("webshare: bucket %s: %w", bucket, err)
 	}
-	return &Log{js: js, kv: kv, stream: "KV_" + bucket, pre: "$KV." + bucket + ".", ttl: o.MarkerTTL}, nil
+	files, err := js.ObjectStore(ctx, bucket+"_files")
+	if err != nil {
+		files, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+			Bucket: bucket + "_files", Description: "the files of the web chat, shared by the edges serving it",
+			Storage: jetstream.FileStorage, Replicas: max(o.Replicas, 1),
+		})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("webshare: object store %s_files: %w", bucket, err)
+	}
+	return &Log{js: js, kv: kv, files: files, stream: "KV_" + bucket, pre: "$KV." + bucket + ".", ttl: o.MarkerTTL}, nil
 }
 
 // Put writes value under key when its revision is still rev (0: it has no
@@ -160,4 +174,38 @@ func (l *Log) Follow(ctx context.Context, fn func(Change), caughtUp func()) erro
 			fn(c)
 		}
 	}
+}
+
+// ErrNoFile is GetFile's error for a name with no file.
+var ErrNoFile = errors.New("webshare: no such file")
+
+// PutFile keeps data under name.
+func (l *Log) PutFile(ctx context.Context, name string, data []byte) error {
+	if _, err := l.files.PutBytes(ctx, name, data); err != nil {
+		return fmt.Errorf("webshare: keep file %s: %w", name, err)
+	}
+	return nil
+}
+
+// GetFile returns file name and when it was kept; ErrNoFile when none.
+func (l *Log) GetFile(ctx context.Context, name string) ([]byte, time.Time, error) {
+	info, err := l.files.GetInfo(ctx, name)
+	if err == nil {
+		var data []byte
+		if data, err = l.files.GetBytes(ctx, name); err == nil {
+			return data, info.ModTime, nil
+		}
+	}
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil, time.Time{}, fmt.Errorf("%s: %w", name, ErrNoFile)
+	}
+	return nil, time.Time{}, fmt.Errorf("webshare: read file %s: %w", name, err)
+}
+
+// DeleteFile removes file name; none is no error.
+func (l *Log) DeleteFile(ctx context.Context, name string) error {
+	if err := l.files.Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+		return fmt.Errorf("webshare: delete file %s: %w", name, err)
+	}
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"time"
 
 	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/cluster/webshare"
@@ -13,7 +15,10 @@ import (
 // bucket (webshare): the edges serving the web chat show the same chat.
 type webShared struct{ l *webshare.Log }
 
-var _ web.Shared = webShared{}
+var (
+	_ web.Shared      = webShared{}
+	_ web.SharedFiles = webShared{}
+)
 
 func (s webShared) Put(ctx context.Context, key string, value []byte, rev uint64) (uint64, error) {
 	n, err := s.l.Put(ctx, key, value, rev)
@@ -33,4 +38,20 @@ func (s webShared) Follow(ctx context.Context, fn func(web.Change), caughtUp fun
 	return s.l.Follow(ctx, func(c webshare.Change) {
 		fn(web.Change{Rev: c.Rev, Key: c.Key, Value: c.Value, Deleted: c.Deleted})
 	}, caughtUp)
+}
+
+func (s webShared) PutFile(ctx context.Context, name string, data []byte) error {
+	return s.l.PutFile(ctx, name, data)
+}
+
+func (s webShared) GetFile(ctx context.Context, name string) ([]byte, time.Time, error) {
+	data, mod, err := s.l.GetFile(ctx, name)
+	if errors.Is(err, webshare.ErrNoFile) {
+		return nil, mod, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
+	}
+	return data, mod, err
+}
+
+func (s webShared) DeleteFile(ctx context.Context, name string) error {
+	return s.l.DeleteFile(ctx, name)
 }

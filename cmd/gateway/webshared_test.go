@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -25,6 +26,7 @@ type sharedMessage struct {
 	ID, Role, Kind, Text string
 	Edits                int
 	Reactions            []string
+	Files                []struct{ URL string }
 }
 
 // webEdge is a web chat adapter on the cluster's shared web state, served
@@ -202,6 +204,21 @@ func TestWebSharedBetweenEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A file the agent sent through B is served by A.
+	fh, err := b.a.Upload(ctx, ref, channels.Upload{Name: "notes.txt", Data: []byte("kept on the cluster"), Caption: "notes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := aEv.wait(t, "the file's message on A", func(l string) bool { m, ok := eventMessage(l); return ok && m.ID == string(fh.ID) })
+	fm, _ := eventMessage(l)
+	if len(fm.Files) != 1 {
+		t.Fatalf("the file's message has files %+v", fm.Files)
+	}
+	fileURL := a.base + strings.TrimPrefix(fm.Files[0].URL, "/")
+	if got := getBody(t, fileURL, http.StatusOK); got != "kept on the cluster" {
+		t.Fatalf("A serves the file B kept as %q", got)
+	}
+
 	// An edge started later (or restarted) shows the same thread.
 	var aMsgs struct{ Messages []sharedMessage }
 	getJSON(t, a.base+"api/threads/"+id+"/messages", &aMsgs)
@@ -211,7 +228,7 @@ func TestWebSharedBetweenEdges(t *testing.T) {
 		Session  struct{ Model string }
 	}
 	getJSON(t, c.base+"api/threads/"+id+"/messages", &cMsgs)
-	if len(aMsgs.Messages) != 2 || !slices.EqualFunc(aMsgs.Messages, cMsgs.Messages, func(x, y sharedMessage) bool {
+	if len(aMsgs.Messages) != 3 || !slices.EqualFunc(aMsgs.Messages, cMsgs.Messages, func(x, y sharedMessage) bool {
 		return x.ID == y.ID && x.Text == y.Text && x.Edits == y.Edits && slices.Equal(x.Reactions, y.Reactions)
 	}) {
 		t.Fatalf("a new edge shows\n%+v\nA shows\n%+v", cMsgs.Messages, aMsgs.Messages)
@@ -237,6 +254,7 @@ func TestWebSharedBetweenEdges(t *testing.T) {
 	if _, err := a.a.Post(ctx, ref, channels.Message{Text: "late"}); err == nil {
 		t.Error("A posted in a thread deleted on C")
 	}
+	getBody(t, fileURL, http.StatusNotFound)
 	d := startWebEdge(t, js)
 	var dList struct{ Threads []struct{ ID string } }
 	getJSON(t, d.base+"api/threads", &dList)
@@ -260,4 +278,19 @@ func (a webAPI) patch(path string, body any) (map[string]any, error) {
 		return nil, fmt.Errorf("PATCH %s: %s %v", path, resp.Status, out)
 	}
 	return out, nil
+}
+
+// getBody GETs url, wants status and returns the body.
+func getBody(t *testing.T, url string, status int) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != status {
+		t.Fatalf("GET %s: %s, want %d", url, resp.Status, status)
+	}
+	return string(b)
 }
