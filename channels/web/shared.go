@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -35,6 +36,8 @@ type Shared interface {
 	// Purge removes every key under prefix (which ends with "."),
 	// without telling the followers.
 	Purge(ctx context.Context, prefix string) error
+	// Head returns the revision of the latest write.
+	Head(ctx context.Context) (uint64, error)
 	// Follow calls fn with the latest value of every key, in the order of
 	// their revisions, then caughtUp once, then each write as it happens,
 	// until ctx ends (it returns nil) or the store fails. fn and caughtUp
@@ -184,6 +187,7 @@ func (t *thread) clone() *thread {
 		}
 	}
 	c.toolOrder = slices.Clone(t.toolOrder)
+	c.first = maps.Clone(t.first)
 	c.subs = make(map[*subscriber]struct{})
 	return &c
 }
@@ -191,34 +195,57 @@ func (t *thread) clone() *thread {
 // perform runs op on a copy of the state (of thread id; of every thread
 // when id is ""), writes what it changed to the shared store, and waits
 // until this gateway applied it. When another gateway changed one of the
-// keys first, it waits for that change and runs op again.
+// keys first, it waits for that change and runs op again; when op finds
+// no thread or message that this gateway may not have seen yet (made
+// through another gateway a moment ago), it catches up and runs op again.
 func perform[T any](s *store, id string, op func(*store) (T, error)) (T, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), performWait)
 	defer cancel()
 	var zero T
+	caughtUp := false
 	for try := 0; ; try++ {
 		s.mu.Lock()
 		seen := s.applied
 		before := map[string]*thread{}
 		sc := &store{now: s.now, encode: s.encode, maxThreads: s.maxThreads, maxMessages: s.maxMessages,
 			threads: map[string]*thread{}, tick: s.tick, global: map[*subscriber]struct{}{}}
-		for tid, t := range s.threads {
-			if id == "" || tid == id {
-				before[tid] = t.clone()
-				sc.threads[tid] = t.clone()
+		revs := map[string]uint64{}
+		if t := s.threads[id]; t != nil {
+			before[id], sc.threads[id] = t.clone(), t.clone()
+			for k, r := range s.revs {
+				if strings.HasPrefix(k, threadPrefix(id)) {
+					revs[k] = r
+				}
+			}
+		} else if id == "" {
+			// Making a thread, forgetting one: their details alone.
+			for tid, t := range s.threads {
+				c := *t
+				c.msgs, c.byID, c.tools, c.toolOrder, c.first = nil, nil, nil, nil, nil
+				c.subs = map[*subscriber]struct{}{}
+				b := c
+				before[tid], sc.threads[tid] = &b, &c
 			}
 		}
-		v, err := op(sc)
+		s.mu.Unlock()
+		v, err := op(sc) // without the lock: it may render
+		if (errors.Is(err, errNoThread) || errors.Is(err, errNoMessage)) && !caughtUp {
+			caughtUp = true
+			head, herr := s.shared.Head(ctx)
+			if herr != nil {
+				return zero, &sharedError{herr}
+			}
+			if head > seen {
+				if err := s.waitApplied(ctx, head); err != nil {
+					return zero, &sharedError{err}
+				}
+				continue
+			}
+		}
 		if err != nil {
-			s.mu.Unlock()
 			return zero, err
 		}
 		recs := diffThreads(before, sc.threads)
-		revs := make([]uint64, len(recs))
-		for i, r := range recs {
-			revs[i] = s.revs[r.key]
-		}
-		s.mu.Unlock()
 		last, err := s.write(ctx, recs, revs)
 		if errors.Is(err, ErrStale) && try < performTries {
 			if err := s.waitApplied(ctx, seen+1); err != nil {
@@ -236,11 +263,11 @@ func perform[T any](s *store, id string, op func(*store) (T, error)) (T, error) 
 	}
 }
 
-// write writes recs (revs their keys' revisions as applied here) and
-// returns the last revision written.
-func (s *store) write(ctx context.Context, recs []record, revs []uint64) (uint64, error) {
+// write writes recs (revs the keys' revisions in the state the records
+// were made from) and returns the last revision written.
+func (s *store) write(ctx context.Context, recs []record, revs map[string]uint64) (uint64, error) {
 	var last uint64
-	for i, r := range recs {
+	for _, r := range recs {
 		var rev uint64
 		var err error
 		switch {
@@ -253,7 +280,7 @@ func (s *store) write(ctx context.Context, recs []record, revs []uint64) (uint64
 		case r.value == nil:
 			rev, err = s.shared.Delete(ctx, r.key)
 		default:
-			rev, err = s.shared.Put(ctx, r.key, r.value, revs[i])
+			rev, err = s.shared.Put(ctx, r.key, r.value, revs[r.key])
 		}
 		if err != nil {
 			return 0, err

@@ -206,10 +206,10 @@ type store struct {
 	// and before it counts as applied, without mu held: the kept files
 	// of the threads it removed go before their removal returns.
 	afterApply func()
-	applied   uint64            // the last revision applied
-	appliedCh chan struct{}     // closed and replaced at each applied change
-	revs      map[string]uint64 // each key's revision, as applied
-	pending   map[string][]pendingChange
+	applied    uint64            // the last revision applied
+	appliedCh  chan struct{}     // closed and replaced at each applied change
+	revs       map[string]uint64 // each key's revision, as applied
+	pending    map[string][]pendingChange
 }
 
 func newStore() *store {

@@ -118,6 +118,18 @@ func (l *Log) Delete(ctx context.Context, key string) (uint64, error) {
 	return ack.Sequence, nil
 }
 
+// Head returns the revision of the latest write.
+func (l *Log) Head(ctx context.Context) (uint64, error) {
+	s, err := l.js.Stream(ctx, l.stream)
+	if err == nil {
+		var info *jetstream.StreamInfo
+		if info, err = s.Info(ctx); err == nil {
+			return info.State.LastSeq, nil
+		}
+	}
+	return 0, fmt.Errorf("webshare: the latest revision: %w", err)
+}
+
 // Purge removes every key under prefix (ending with "."), leaving no
 // marker: the followers are not told.
 func (l *Log) Purge(ctx context.Context, prefix string) error {

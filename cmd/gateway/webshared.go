@@ -32,6 +32,8 @@ func (s webShared) Delete(ctx context.Context, key string) (uint64, error) {
 	return s.l.Delete(ctx, key)
 }
 
+func (s webShared) Head(ctx context.Context) (uint64, error) { return s.l.Head(ctx) }
+
 func (s webShared) Purge(ctx context.Context, prefix string) error { return s.l.Purge(ctx, prefix) }
 
 func (s webShared) Follow(ctx context.Context, fn func(web.Change), caughtUp func()) error {
