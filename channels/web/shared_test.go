@@ -1,7 +1,10 @@
 package web
 
 import (
+	"context"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -117,4 +120,168 @@ func FuzzApplyShared(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fakeShared is a Shared in memory: each write is applied to the store at
+// once, or, while hold is set, when release is called.
+type fakeShared struct {
+	s       *store
+	onHead  chan struct{} // told when Head is asked, if set
+	onStale chan struct{} // told when a Put is refused, if set
+
+	pump sync.Mutex // one delivery at a time, in order
+	mu   sync.Mutex // guards the fields below
+	log  []Change
+	sent int
+	revs map[string]uint64
+	hold bool
+}
+
+func newFakeShared() (*fakeShared, *store) {
+	s := newStore()
+	f := &fakeShared{s: s, revs: map[string]uint64{}}
+	s.shared = f
+	return f, s
+}
+
+func (f *fakeShared) add(c Change) uint64 {
+	f.mu.Lock()
+	c.Rev = uint64(len(f.log) + 1)
+	f.log = append(f.log, c)
+	if c.Deleted {
+		delete(f.revs, c.Key)
+	} else {
+		f.revs[c.Key] = c.Rev
+	}
+	f.mu.Unlock()
+	f.deliver()
+	return c.Rev
+}
+
+func (f *fakeShared) deliver() {
+	f.pump.Lock()
+	defer f.pump.Unlock()
+	f.mu.Lock()
+	if f.hold {
+		f.mu.Unlock()
+		return
+	}
+	todo := f.log[f.sent:]
+	f.sent = len(f.log)
+	f.mu.Unlock()
+	for _, c := range todo {
+		f.s.applyChange(c)
+	}
+}
+
+func (f *fakeShared) release() {
+	f.mu.Lock()
+	f.hold = false
+	f.mu.Unlock()
+	f.deliver()
+}
+
+func (f *fakeShared) Put(_ context.Context, key string, value []byte, rev uint64) (uint64, error) {
+	f.mu.Lock()
+	stale := f.revs[key] != rev
+	f.mu.Unlock()
+	if stale {
+		if f.onStale != nil {
+			f.onStale <- struct{}{}
+		}
+		return 0, ErrStale
+	}
+	return f.add(Change{Key: key, Value: value}), nil
+}
+
+func (f *fakeShared) Delete(_ context.Context, key string) (uint64, error) {
+	return f.add(Change{Key: key, Deleted: true}), nil
+}
+
+func (f *fakeShared) Purge(_ context.Context, prefix string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k := range f.revs {
+		if strings.HasPrefix(k, prefix) {
+			delete(f.revs, k)
+		}
+	}
+	return nil
+}
+
+func (f *fakeShared) Head(context.Context) (uint64, error) {
+	if f.onHead != nil {
+		f.onHead <- struct{}{}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return uint64(len(f.log)), nil
+}
+
+func (f *fakeShared) Follow(ctx context.Context, _ func(Change), caughtUp func()) error {
+	caughtUp()
+	<-ctx.Done()
+	return nil
+}
+
+// A worker's post reaches this gateway just after another made the thread,
+// before this one applied it: the post waits for it instead of failing.
+func TestSharedCatchesUpWithANewThread(t *testing.T) {
+	f, s := newFakeShared()
+	f.hold = true
+	f.onHead = make(chan struct{})
+	f.add(Change{Key: "t.abc.i", Value: []byte(`{"title":"made elsewhere"}`)})
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.addMessage("abc", message{Role: roleAssistant, Author: authorAgent, Kind: "text", Text: "answer"})
+		done <- err
+	}()
+	select {
+	case <-f.onHead: // it found no thread and asks how far the log is
+	case err := <-done:
+		t.Fatalf("the post did not wait for the thread: %v", err)
+	}
+	f.onHead = nil
+	f.release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, _ := s.messages("abc")
+	if len(msgs) != 1 || msgs[0].Text != "answer" {
+		t.Fatalf("messages %+v", msgs)
+	}
+}
+
+// Two gateways editing one message: the one that wrote second, on a
+// revision it had not seen, runs its edit again on the other's, so
+// neither is lost.
+func TestSharedEditOnAStaleMessage(t *testing.T) {
+	f, s := newFakeShared()
+	info, _ := s.createThread("t")
+	m, err := s.addMessage(info.ID, message{Role: roleUser, Author: "ann", Kind: "text", Text: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another gateway reacts; this one has not seen it yet.
+	f.hold = true
+	key := recordKey(info.ID, recMessage, m.ID)
+	other := m
+	other.Reactions = []string{"👀"}
+	other.HTML = ""
+	if _, err := f.Put(context.Background(), key, mustJSON(messageRecord{message: other, First: s.threads[info.ID].first[m.ID]}), s.revs[key]); err != nil {
+		t.Fatal(err)
+	}
+	f.onStale = make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- s.react(info.ID, m.ID, "✅", true) }()
+	<-f.onStale // its write is refused; it waits for the other's change
+	f.onStale = nil
+	f.release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.message(info.ID, m.ID)
+	if !slices.Equal(got.Reactions, []string{"👀", "✅"}) {
+		t.Fatalf("reactions %v, want both gateways'", got.Reactions)
+	}
 }
