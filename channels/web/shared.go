@@ -209,14 +209,10 @@ func perform[T any](s *store, id string, op func(*store) (T, error)) (T, error) 
 		before := map[string]*thread{}
 		sc := &store{now: s.now, encode: s.encode, maxThreads: s.maxThreads, maxMessages: s.maxMessages,
 			threads: map[string]*thread{}, tick: s.tick, global: map[*subscriber]struct{}{}}
-		revs := map[string]uint64{}
+		var revs map[string]uint64
 		if t := s.threads[id]; t != nil {
 			before[id], sc.threads[id] = t.clone(), t.clone()
-			for k, r := range s.revs {
-				if strings.HasPrefix(k, threadPrefix(id)) {
-					revs[k] = r
-				}
-			}
+			revs = maps.Clone(t.revs)
 		} else if id == "" {
 			// Making a thread, forgetting one: their details alone.
 			for tid, t := range s.threads {
@@ -419,20 +415,10 @@ func (s *store) applyChange(c Change) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c.Deleted {
-		delete(s.revs, c.Key)
-	} else {
-		s.revs[c.Key] = c.Rev
-	}
 	t := s.threads[k.thread]
 	if k.kind == recInfo {
 		if c.Deleted {
 			delete(s.pending, k.thread)
-			for key := range s.revs {
-				if strings.HasPrefix(key, threadPrefix(k.thread)) {
-					delete(s.revs, key)
-				}
-			}
 			if t != nil {
 				for sub := range t.subs {
 					s.dropLocked(sub)
@@ -448,7 +434,8 @@ func (s *store) applyChange(c Change) error {
 			s.tick++
 			t = &thread{id: k.thread, title: titleFrom(info.Title), agent: info.Agent, created: info.Created,
 				seq: s.tick, active: s.tick, activeAt: info.Created,
-				byID: make(map[string]*message), subs: make(map[*subscriber]struct{})}
+				byID: make(map[string]*message), subs: make(map[*subscriber]struct{}),
+				revs: map[string]uint64{c.Key: c.Rev}}
 			s.threads[k.thread] = t
 			s.markLocked(t)
 			s.publishThreadsLocked()
@@ -459,6 +446,7 @@ func (s *store) applyChange(c Change) error {
 			delete(s.pending, k.thread)
 			return nil
 		}
+		t.revs[c.Key] = c.Rev
 		if title := titleFrom(info.Title); t.title != title || t.agent != info.Agent {
 			t.title, t.agent = title, info.Agent
 			s.markLocked(t)
@@ -511,6 +499,11 @@ func cmp0(a, b uint64) uint64 {
 // applyLocked applies a decoded record (not info) to thread t, publishing
 // to its live streams what the same change made here would.
 func (s *store) applyLocked(t *thread, k parsedKey, c Change, v any) {
+	if c.Deleted {
+		delete(t.revs, c.Key)
+	} else {
+		t.revs[c.Key] = c.Rev
+	}
 	switch k.kind {
 	case recMessage:
 		old := t.byID[k.sub]

@@ -163,8 +163,10 @@ type thread struct {
 	// the gateway shows it; not saved.
 	session *sessionView
 	// first orders the messages of a shared thread by id: the revision
-	// of each message's first write (shared.go).
+	// of each message's first write (shared.go); revs are the revisions
+	// of the thread's keys, as applied.
 	first map[string]uint64
+	revs  map[string]uint64
 }
 
 func (t *thread) info() threadInfo {
@@ -206,9 +208,8 @@ type store struct {
 	// and before it counts as applied, without mu held: the kept files
 	// of the threads it removed go before their removal returns.
 	afterApply func()
-	applied    uint64            // the last revision applied
-	appliedCh  chan struct{}     // closed and replaced at each applied change
-	revs       map[string]uint64 // each key's revision, as applied
+	applied    uint64        // the last revision applied
+	appliedCh  chan struct{} // closed and replaced at each applied change
 	pending    map[string][]pendingChange
 }
 
@@ -221,7 +222,6 @@ func newStore() *store {
 		threads:     make(map[string]*thread),
 		global:      make(map[*subscriber]struct{}),
 		appliedCh:   make(chan struct{}),
-		revs:        make(map[string]uint64),
 	}
 }
 
