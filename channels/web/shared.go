@@ -466,6 +466,9 @@ func (s *store) applyChange(c Change) error {
 		v = &tool
 	}
 	if t == nil {
+		if c.Deleted {
+			return nil // nothing of it here to remove
+		}
 		if s.pending == nil {
 			s.pending = map[string][]pendingChange{}
 		}
