@@ -220,7 +220,10 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		}()
 		caught := make(chan struct{})
 		fw.Go(func() {
-			err := a.o.Shared.Follow(fctx, a.applyShared, func() { close(caught) })
+			err := a.o.Shared.Follow(fctx, a.applyShared, func() {
+				a.purgeOrphans(fctx)
+				close(caught)
+			})
 			if err == nil && fctx.Err() == nil {
 				err = errors.New("stopped")
 			}
@@ -290,6 +293,16 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	}
 	s.sockets.Wait() // they end with ctx
 	return stop
+}
+
+// purgeOrphans removes from the shared state the records of threads
+// whose details are gone (written while the thread was being deleted).
+func (a *Adapter) purgeOrphans(ctx context.Context) {
+	for _, prefix := range a.st.dropOrphans() {
+		if err := a.o.Shared.Purge(ctx, prefix); err != nil {
+			a.log.Warn("web chat: cannot remove the records of a deleted thread", "keys", prefix, "err", err)
+		}
+	}
 }
 
 // applyShared applies a change of the shared state (Options.Shared).

@@ -485,6 +485,23 @@ type firstMessage struct {
 	first uint64
 }
 
+// dropOrphans forgets the records waiting for a thread's details and
+// returns their threads' key prefixes. Called once every record written
+// so far was applied: a thread's details are written before any other
+// record of it, so these threads are gone (records written while they
+// were being deleted).
+func (s *store) dropOrphans() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for id := range s.pending {
+		out = append(out, threadPrefix(id))
+	}
+	s.pending = nil
+	slices.Sort(out)
+	return out
+}
+
 // pendingChange is a decoded change of a thread whose info has not come.
 type pendingChange struct {
 	k parsedKey

@@ -285,3 +285,24 @@ func TestSharedEditOnAStaleMessage(t *testing.T) {
 		t.Fatalf("reactions %v, want both gateways'", got.Reactions)
 	}
 }
+
+// Records of a thread whose details are gone (written while it was being
+// deleted) are dropped once the state is read, and named for removal.
+func TestSharedOrphans(t *testing.T) {
+	s := newStore()
+	for _, c := range []Change{
+		{Rev: 1, Key: "t.abc.i", Value: []byte(`{"title":"kept"}`)},
+		{Rev: 2, Key: "t.gone.m.m1", Value: []byte(`{"id":"m1","role":"assistant","author":"agent","kind":"text","text":"late"}`)},
+		{Rev: 3, Key: "t.gone.y", Value: []byte(`{"typing":false}`)},
+	} {
+		if err := s.applyChange(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := s.dropOrphans(); !slices.Equal(got, []string{"t.gone."}) {
+		t.Fatalf("orphans %v, want t.gone.", got)
+	}
+	if len(s.pending) != 0 || !s.hasThread("abc") || len(s.threadList()) != 1 {
+		t.Fatalf("pending %v, threads %+v", s.pending, s.threadList())
+	}
+}
