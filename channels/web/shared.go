@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -323,9 +324,12 @@ func diffThreads(before, after map[string]*thread) []record {
 			out = append(out, record{key: recordKey(id, recSession, ""), value: mustJSON(a.session)})
 		}
 		for _, m := range a.msgs {
-			if old := b.byID[m.ID]; old != m {
+			if old := b.byID[m.ID]; old != m && (old == nil || !sameButTool(*old, *m)) {
+				// The tool's details go in their own record: a
+				// diff of a large file would make the line's too
+				// large to write.
 				r := messageRecord{message: *m, First: b.first[m.ID]}
-				r.HTML, r.Card = "", nil
+				r.HTML, r.Card, r.Tool = "", nil, nil
 				out = append(out, record{key: recordKey(id, recMessage, m.ID), value: mustJSON(r), new: old == nil})
 			}
 		}
@@ -538,6 +542,14 @@ func (s *store) applyLocked(t *thread, k parsedKey, c Change, v any) {
 		}
 		fm := v.(firstMessage)
 		m := fm.m
+		// A tool's line shows the details kept for its key (their own
+		// record), or those it showed.
+		m.Tool = nil
+		if m.Kind == string(channels.KindTool) && m.Key != "" {
+			if m.Tool = t.tools[m.Key]; m.Tool == nil && old != nil {
+				m.Tool = old.Tool
+			}
+		}
 		t.byID[m.ID] = m
 		if old != nil {
 			t.msgs[slices.Index(t.msgs, old)] = m
@@ -585,8 +597,29 @@ func (s *store) applyLocked(t *thread, k parsedKey, c Change, v any) {
 		if t.tools[k.sub] == nil {
 			t.toolOrder = append(t.toolOrder, k.sub)
 		}
-		t.tools[k.sub] = v.(*toolDetail)
+		d := v.(*toolDetail)
+		t.tools[k.sub] = d
+		// The tool's line shows them (as setToolDetail does).
+		for i := len(t.msgs) - 1; i >= 0; i-- {
+			m := t.msgs[i]
+			if m.Kind != string(channels.KindTool) || m.Key != k.sub {
+				continue
+			}
+			shown := *m
+			shown.Tool = d
+			t.msgs[i], t.byID[m.ID] = &shown, &shown
+			s.markLocked(t)
+			s.publishMessageLocked(t, shown)
+			break
+		}
 	}
+}
+
+// sameButTool reports whether two versions of a message differ at most
+// in their tool's details.
+func sameButTool(a, b message) bool {
+	a.Tool, b.Tool = nil, nil
+	return reflect.DeepEqual(a, b)
 }
 
 // performQuiet is perform for the changes whose caller takes no error: a

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/acpgw/gateway/channels"
 )
 
 // sharedSeed are the records of a thread with two messages, an edit, a
@@ -304,5 +306,38 @@ func TestSharedOrphans(t *testing.T) {
 	}
 	if len(s.pending) != 0 || !s.hasThread("abc") || len(s.threadList()) != 1 {
 		t.Fatalf("pending %v, threads %+v", s.pending, s.threadList())
+	}
+}
+
+// A tool's details (a diff may hold whole files) are written in their own
+// record, never in its line's: the line shows them all the same.
+func TestSharedToolDetailsApart(t *testing.T) {
+	f, s := newFakeShared()
+	info, _ := s.createThread("t")
+	m, err := s.addMessage(info.ID, message{Role: roleAssistant, Author: authorAgent, Kind: string(channels.KindTool), Key: "call-1", Text: "edit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 1<<16)
+	s.setToolDetail(info.ID, "call-1", channels.ToolDetail{Input: "in", Diffs: []channels.Diff{{Path: "a.go", Old: big, New: big + "y"}}})
+	if err := s.editMessage(info.ID, m.ID, string(channels.KindTool), "call-1", "edit · done"); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.message(info.ID, m.ID)
+	if got.Tool == nil || got.Tool.Input != "in" || len(got.Tool.Diffs) != 1 || got.Text != "edit · done" {
+		t.Fatalf("the line shows %q with details %+v", got.Text, got.Tool)
+	}
+	msgKey := recordKey(info.ID, recMessage, m.ID)
+	var writes int
+	for _, c := range f.log {
+		if c.Key == msgKey {
+			writes++
+			if len(c.Value) > 4096 {
+				t.Errorf("the line's record has %d bytes", len(c.Value))
+			}
+		}
+	}
+	if writes != 2 {
+		t.Errorf("the line was written %d times, want 2 (posted, edited)", writes)
 	}
 }
