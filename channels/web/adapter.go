@@ -71,6 +71,15 @@ type Options struct {
 	// made (mode 0700) at the first upload. "" keeps them in memory
 	// only, lost at a restart.
 	FilesDir string
+	// Shared, if set, is the web chat's state shared with other gateways
+	// serving the same chat (the edges of a cluster): every change is
+	// written there, and Run applies every gateway's changes, in order,
+	// to this one's threads and live streams, starting from the shared
+	// state (Run listens once it has it all). StateFile is then not
+	// used, nor FilesDir when Shared also keeps the files (SharedFiles);
+	// otherwise the files the agents send stay in FilesDir of the
+	// gateway that received them.
+	Shared Shared
 }
 
 // Adapter is the local web chat: an HTTP server with a JSON API, a live
@@ -131,7 +140,14 @@ func New(o Options) *Adapter {
 		heartbeat: heartbeatInterval,
 		ready:     make(chan struct{}),
 	}
-	if o.StateFile != "" {
+	if o.Shared != nil {
+		a.st.shared = o.Shared
+		a.st.sharedErr = func(err error) { log.Warn("web chat: a change was not shared", "err", err) }
+		if f, ok := o.Shared.(SharedFiles); ok {
+			a.files.shared = f
+		}
+		a.st.afterApply = a.removeGone
+	} else if o.StateFile != "" {
 		p := newPersister(o.StateFile, a.st, log)
 		if p.load() {
 			a.saver = p
@@ -178,6 +194,8 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	}
 	a.started = true
 	a.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx) // also ended when the shared state fails
+	defer cancel()
 	if a.saver != nil {
 		// Stopped last, after the server: the final save has every
 		// change of the requests in flight.
@@ -188,6 +206,40 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 			close(stop)
 			sw.Wait()
 		}()
+	}
+
+	followErr := make(chan error, 1)
+	if a.o.Shared != nil {
+		// Stopped after the server: requests in flight wait for their
+		// changes to come back.
+		fctx, fcancel := context.WithCancel(ctx)
+		var fw sync.WaitGroup
+		defer func() {
+			fcancel()
+			fw.Wait()
+		}()
+		caught := make(chan struct{})
+		fw.Go(func() {
+			err := a.o.Shared.Follow(fctx, a.applyShared, func() {
+				a.purgeOrphans(fctx)
+				close(caught)
+			})
+			if err == nil && fctx.Err() == nil {
+				err = errors.New("stopped")
+			}
+			followErr <- err
+		})
+		select {
+		case <-caught:
+		case err := <-followErr:
+			if ctx.Err() == nil {
+				if a.o.Listener != nil {
+					a.o.Listener.Close()
+				}
+				return fmt.Errorf("web: shared state: %w", err)
+			}
+		case <-ctx.Done():
+		}
 	}
 
 	ln := a.o.Listener
@@ -222,10 +274,16 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	served := make(chan error, 1)
 	wg.Go(func() { served <- srv.Serve(ln) })
 	defer wg.Wait()
+	var stop error
 	select {
 	case <-ctx.Done():
 	case err := <-served:
 		return fmt.Errorf("web: serve: %w", err)
+	case err := <-followErr:
+		if ctx.Err() == nil {
+			stop = fmt.Errorf("web: shared state: %w", err)
+		}
+		cancel()
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownWait)
 	defer cancel()
@@ -234,7 +292,24 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		srv.Close()
 	}
 	s.sockets.Wait() // they end with ctx
-	return nil
+	return stop
+}
+
+// purgeOrphans removes from the shared state the records of threads
+// whose details are gone (written while the thread was being deleted).
+func (a *Adapter) purgeOrphans(ctx context.Context) {
+	for _, prefix := range a.st.dropOrphans() {
+		if err := a.o.Shared.Purge(ctx, prefix); err != nil {
+			a.log.Warn("web chat: cannot remove the records of a deleted thread", "keys", prefix, "err", err)
+		}
+	}
+}
+
+// applyShared applies a change of the shared state (Options.Shared).
+func (a *Adapter) applyShared(c Change) {
+	if err := a.st.applyChange(c); err != nil {
+		a.log.Warn("web chat: a shared change that cannot be read; left out", "rev", c.Rev, "err", err)
+	}
 }
 
 // Check reports whether the web chat is listening.

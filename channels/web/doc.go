@@ -36,6 +36,19 @@
 // the chat starts empty and leaves that file untouched (nothing is saved
 // in that run).
 //
+// # Several gateways
+//
+// With Options.Shared set (gateway edge: the cluster's bucket), several
+// gateways serve one chat. Each change is run on a copy of the thread it
+// changes, written as records (a key per thread's details, message, typing
+// state, session header, tool call's details; compare-and-set on the
+// revision this gateway applied, run again when another came first), and
+// every gateway applies every record, in order, to its own state and live
+// streams; the operation returns once its own records came back. Ids and
+// times are decided once, by the gateway that performs the change. Run
+// reads the shared state before it listens. The state file is not used,
+// and with a Shared that is also a SharedFiles the files are kept there.
+//
 // # HTTP API
 //
 // All bodies are JSON; errors are {"error": "..."} with a fitting status

@@ -38,6 +38,9 @@ const filesPrefix = "/api/files/"
 // directory. Ids are random, so a link cannot be guessed.
 type files struct {
 	dir string
+	// shared, if set, keeps the files instead, where every gateway of a
+	// shared chat reads them (Options.Shared).
+	shared SharedFiles
 
 	mu  sync.Mutex        // guards mem
 	mem map[string][]byte // by stored name, without a directory
@@ -50,6 +53,14 @@ func (k *files) put(name string, data []byte) (id, stored string, err error) {
 	rand.Read(b[:]) // never fails
 	id = hex.EncodeToString(b[:])
 	stored = id + "-" + name
+	if k.shared != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), performWait)
+		defer cancel()
+		if err := k.shared.PutFile(ctx, stored, data); err != nil {
+			return "", "", err
+		}
+		return id, stored, nil
+	}
 	if k.dir == "" {
 		k.mu.Lock()
 		defer k.mu.Unlock()
@@ -88,6 +99,12 @@ func (k *files) put(name string, data []byte) (id, stored string, err error) {
 
 // remove forgets a stored file (a thread that was gone).
 func (k *files) remove(stored string) {
+	if k.shared != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), performWait)
+		defer cancel()
+		_ = k.shared.DeleteFile(ctx, stored) // gone already, or left in the bucket
+		return
+	}
 	if k.dir == "" {
 		k.mu.Lock()
 		delete(k.mem, stored)
@@ -127,6 +144,11 @@ func (a *Adapter) removeGone() {
 // returns an error wrapping fs.ErrNotExist when there is none; os.Root
 // keeps every name inside the directory.
 func (k *files) get(stored string) ([]byte, time.Time, error) {
+	if k.shared != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), performWait)
+		defer cancel()
+		return k.shared.GetFile(ctx, stored)
+	}
 	if k.dir == "" {
 		k.mu.Lock()
 		defer k.mu.Unlock()
@@ -253,7 +275,7 @@ func (a *Adapter) Upload(ctx context.Context, t channels.ThreadRef, f channels.U
 	})
 	if err != nil {
 		a.files.remove(stored)
-		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: upload in %s: %w", t, err))
+		return channels.Handle{}, permanent(fmt.Errorf("web: upload in %s: %w", t, err))
 	}
 	return channels.Handle{Thread: t, ID: channels.MessageID(msg.ID)}, nil
 }

@@ -18,13 +18,13 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 		return channels.Handle{}, err
 	}
 	if err := checkText(m.Text); err != nil {
-		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: post in %s: %w", t, err))
+		return channels.Handle{}, permanent(fmt.Errorf("web: post in %s: %w", t, err))
 	}
 	msg, err := a.st.addMessage(t.Thread, message{
 		Role: roleAssistant, Author: authorAgent, Kind: kindOf(m.Kind), Key: m.Key, Text: m.Text,
 	})
 	if err != nil {
-		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: post in %s: %w", t, err))
+		return channels.Handle{}, permanent(fmt.Errorf("web: post in %s: %w", t, err))
 	}
 	return channels.Handle{Thread: t, ID: channels.MessageID(msg.ID)}, nil
 }
@@ -42,7 +42,7 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 	}
 	err := a.st.editMessage(h.Thread.Thread, string(h.ID), kindOf(m.Kind), m.Key, m.Text)
 	if err != nil {
-		return fmt.Errorf("web: edit %q in %s: %w (%w)", h.ID, h.Thread, channels.ErrMessageGone, err)
+		return messageGone(fmt.Sprintf("web: edit %q in %s", h.ID, h.Thread), err)
 	}
 	return nil
 }
@@ -114,13 +114,13 @@ func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.C
 	}
 	opts, err := checkChoice(c)
 	if err != nil {
-		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: prompt in %s: %w", t, err))
+		return channels.Handle{}, permanent(fmt.Errorf("web: prompt in %s: %w", t, err))
 	}
 	msg, err := a.st.addMessage(t.Thread, message{
 		Role: roleAssistant, Author: authorAgent, Kind: string(channels.KindPermission), Text: c.Text, Options: opts,
 	})
 	if err != nil {
-		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: prompt in %s: %w", t, err))
+		return channels.Handle{}, permanent(fmt.Errorf("web: prompt in %s: %w", t, err))
 	}
 	return channels.Handle{Thread: t, ID: channels.MessageID(msg.ID)}, nil
 }

@@ -162,6 +162,11 @@ type thread struct {
 	// session is what the thread's session is (the header), nil until
 	// the gateway shows it; not saved.
 	session *sessionView
+	// first orders the messages of a shared thread by id: the revision
+	// of each message's first write (shared.go); revs are the revisions
+	// of the thread's keys, as applied.
+	first map[string]uint64
+	revs  map[string]uint64
 }
 
 func (t *thread) info() threadInfo {
@@ -192,6 +197,20 @@ type store struct {
 	// gone are the kept files of threads deleted or forgotten, for the
 	// adapter to remove (takeGone).
 	gone []string
+
+	// shared, if set, is the state shared with other gateways: the
+	// changes are written there and applied here as they come back
+	// (shared.go). sharedErr receives the failures of the changes whose
+	// caller takes no error.
+	shared    Shared
+	sharedErr func(error)
+	// afterApply, if set, is called after each shared change is applied
+	// and before it counts as applied, without mu held: the kept files
+	// of the threads it removed go before their removal returns.
+	afterApply func()
+	applied    uint64        // the last revision applied
+	appliedCh  chan struct{} // closed and replaced at each applied change
+	pending    map[string][]pendingChange
 }
 
 func newStore() *store {
@@ -202,6 +221,7 @@ func newStore() *store {
 		maxMessages: defaultMaxMessages,
 		threads:     make(map[string]*thread),
 		global:      make(map[*subscriber]struct{}),
+		appliedCh:   make(chan struct{}),
 	}
 }
 
@@ -258,6 +278,9 @@ func (s *store) setTitle(id, title string) (threadInfo, error) {
 	if title == "" {
 		return threadInfo{}, errors.New("the title is empty")
 	}
+	if s.shared != nil {
+		return perform(s, id, func(sc *store) (threadInfo, error) { return sc.setTitle(id, title) })
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[id]
@@ -275,6 +298,10 @@ func (s *store) setTitle(id, title string) (threadInfo, error) {
 // setAgent records the agent thread id uses. Unknown threads are
 // ignored.
 func (s *store) setAgent(id, agent string) {
+	if s.shared != nil {
+		s.performQuiet(id, func(sc *store) { sc.setAgent(id, agent) })
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[id]
@@ -297,6 +324,10 @@ func (s *store) isTyping(id string) bool {
 // deleteThread forgets thread id and its messages and ends its streams.
 // It returns errNoThread if the thread does not exist.
 func (s *store) deleteThread(id string) error {
+	if s.shared != nil {
+		_, err := perform(s, id, func(sc *store) (struct{}, error) { return struct{}{}, sc.deleteThread(id) })
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[id]
@@ -327,6 +358,9 @@ func (s *store) takeGone() []string {
 // recently active thread that is not in use; when every thread is in use
 // (running, or active within keepFor) it returns a *fullError instead.
 func (s *store) createThread(title string) (threadInfo, error) {
+	if s.shared != nil {
+		return perform(s, "", func(sc *store) (threadInfo, error) { return sc.createThread(title) })
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for len(s.threads) >= s.maxThreads {
@@ -418,6 +452,9 @@ func (s *store) hasThread(id string) bool {
 // returns the stored copy. The first user message of an untitled thread
 // titles it. It returns errNoThread if the thread does not exist.
 func (s *store) addMessage(id string, m message) (message, error) {
+	if s.shared != nil {
+		return perform(s, id, func(sc *store) (message, error) { return sc.addMessage(id, m) })
+	}
 	m.HTML = renderFor(m.Role, m.Text) // before locking: it takes time
 	m.Card = cardFor(m.Kind, m.Text)
 	s.mu.Lock()
@@ -459,6 +496,10 @@ func (s *store) addMessage(id string, m message) (message, error) {
 // errNoThread or errNoMessage when there is nothing to edit; messages of
 // people cannot be edited.
 func (s *store) editMessage(id, msgID, kind, key, text string) error {
+	if s.shared != nil {
+		_, err := perform(s, id, func(sc *store) (struct{}, error) { return struct{}{}, sc.editMessage(id, msgID, kind, key, text) })
+		return err
+	}
 	html := renderFor(roleAssistant, text) // before locking: it takes time
 	card := cardFor(kind, text)
 	s.mu.Lock()
@@ -532,6 +573,10 @@ func (t *thread) copyLocked() []message {
 
 // setTyping shows or clears the typing indicator of thread id.
 func (s *store) setTyping(id string, on bool) error {
+	if s.shared != nil {
+		_, err := perform(s, id, func(sc *store) (struct{}, error) { return struct{}{}, sc.setTyping(id, on) })
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[id]
@@ -558,6 +603,10 @@ type snapshot struct {
 // setSession records the session of thread id and publishes it as a
 // "session" event. Unknown threads are ignored.
 func (s *store) setSession(id string, v *sessionView) {
+	if s.shared != nil {
+		s.performQuiet(id, func(sc *store) { sc.setSession(id, v) })
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[id]
@@ -581,6 +630,10 @@ func (s *store) session(id string) *sessionView {
 // react adds or removes an emoji of the gateway's reactions on message
 // msgID of thread id, and publishes the message when that changes it.
 func (s *store) react(id, msgID, emoji string, add bool) error {
+	if s.shared != nil {
+		_, err := perform(s, id, func(sc *store) (struct{}, error) { return struct{}{}, sc.react(id, msgID, emoji, add) })
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[id]

@@ -226,7 +226,7 @@ func (a *Adapter) Form(ctx context.Context, t channels.ThreadRef, f channels.For
 	}
 	fv, err := checkForm(f)
 	if err != nil {
-		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: form in %s: %w", t, err))
+		return channels.Handle{}, permanent(fmt.Errorf("web: form in %s: %w", t, err))
 	}
 	text := f.Text
 	if text == "" {
@@ -234,7 +234,7 @@ func (a *Adapter) Form(ctx context.Context, t channels.ThreadRef, f channels.For
 	}
 	msg, err := a.st.addMessage(t.Thread, message{Role: roleAssistant, Author: authorAgent, Kind: kindForm, Text: text, Form: fv})
 	if err != nil {
-		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: form in %s: %w", t, err))
+		return channels.Handle{}, permanent(fmt.Errorf("web: form in %s: %w", t, err))
 	}
 	return channels.Handle{Thread: t, ID: channels.MessageID(msg.ID)}, nil
 }
@@ -347,7 +347,7 @@ func (a *Adapter) react(ctx context.Context, h channels.Handle, emoji string, ad
 		return channels.Permanent(fmt.Errorf("web: react in %s: %q is not an emoji", h.Thread, emoji))
 	}
 	if err := a.st.react(h.Thread.Thread, string(h.ID), emoji, add); err != nil {
-		return fmt.Errorf("web: react to %q in %s: %w (%w)", h.ID, h.Thread, channels.ErrMessageGone, err)
+		return messageGone(fmt.Sprintf("web: react to %q in %s", h.ID, h.Thread), err)
 	}
 	return nil
 }

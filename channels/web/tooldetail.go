@@ -24,6 +24,10 @@ const maxToolDetails = 64
 // and shows them on the tool's line, if it is there. Unknown threads are
 // ignored.
 func (s *store) setToolDetail(id, key string, d channels.ToolDetail) {
+	if s.shared != nil {
+		s.performQuiet(id, func(sc *store) { sc.setToolDetail(id, key, d) })
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[id]

@@ -28,6 +28,7 @@ import (
 	"github.com/acpgw/gateway/cluster/edge"
 	"github.com/acpgw/gateway/cluster/jsstore"
 	"github.com/acpgw/gateway/cluster/remote"
+	"github.com/acpgw/gateway/cluster/webshare"
 	"github.com/acpgw/gateway/cluster/wire"
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/metrics"
@@ -146,6 +147,15 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	var shared web.Shared
+	if webLn != nil {
+		// Every web edge shows the same chat.
+		l, err := webshare.Open(ctx, js, webshare.Options{Cluster: cfg.Cluster.Name})
+		if err != nil {
+			return err
+		}
+		shared = webShared{l}
+	}
 	open := openPlatforms(platforms)
 	deps := adapterDeps{
 		webLn: webLn,
@@ -156,6 +166,7 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		known:    jsstore.NewBoundThreads(js, jsstore.BoundOptions{Cluster: cfg.Cluster.Name, Log: log}).Bound,
 		askAgain: true,
 	}
+	deps.webShared = shared
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := metrics.New()

@@ -542,6 +542,9 @@ type adapterDeps struct {
 	// askAgain has Slack ask known again about a thread it said was not
 	// bound (an edge: the mention may reach another edge).
 	askAgain bool
+	// webShared is the web chat's state shared by the edges (gateway
+	// edge); nil keeps it in this process and the state file.
+	webShared web.Shared
 }
 
 // newAdapter builds platform p's adapter from its config section: for
@@ -555,6 +558,7 @@ func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logg
 			StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
 			FilesDir:  filepath.Join(cfg.DataDir, "web-files"),
 			Agents:    pickable(cfg),
+			Shared:    d.webShared,
 		}), nil
 	case "discord":
 		dc := config.SectionOf[discord.Config](cfg, discord.Platform)
