@@ -90,10 +90,17 @@ func TestAdoptAsksACutOffTurnAgain(t *testing.T) {
 	if cut.Prompt.Text != "slow 40" || cut.Prompt.ID != "in-slow 40" || cut.Prompt.Author.ID != ann.ID || cut.Prompt.Author.Name != ann.Name || cut.Attempts != 0 {
 		t.Fatalf("A's running mark = %+v, want the prompt slow 40 by Ann, not taken over", cut)
 	}
-	// A worker killed leaves its mark; A's shutdown clears it (it tells
-	// its thread), so put it back as A left it.
+	// A worker killed leaves its mark. A's shutdown (a drain past its
+	// deadline) told its thread and cleared it: nothing there to answer
+	// again. Put it back as a killed A would have left it.
 	a.close()
+	if got := a.messages(th, channels.KindNotice); len(got) != 1 || got[0].Text != sysmsg.Text(sysmsg.Interrupted{}) {
+		t.Errorf("A's shutdown told %+v, want the interrupted notice", got)
+	}
 	b := newEnv(t, opts)
+	if rs, _ := b.st.RunningTurns(b.ctx()); len(rs) != 0 {
+		t.Errorf("A's shutdown left marks %+v: the turn it told would be answered again", rs)
+	}
 	if err := b.st.MarkTurnRunning(b.ctx(), cut); err != nil {
 		t.Fatal(err)
 	}
