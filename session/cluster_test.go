@@ -1,10 +1,13 @@
 package session_test
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/session"
@@ -173,5 +176,56 @@ func wantNotices(t *testing.T, e *env, th channels.ThreadRef, want ...sysmsg.Not
 	}
 	if !slices.Equal(got, texts) {
 		t.Errorf("notices in %s:\n%q\nwant\n%q", th, got, texts)
+	}
+}
+
+// A cut-off prompt asked again that begins no turn (its agent cannot
+// start here) leaves no mark: a drain would wait for it, and the next
+// worker would say a turn was cut off that never ran.
+func TestAdoptClearsTheMarkWhenNoTurnBegins(t *testing.T) {
+	broken := agent.Spec{Name: "broken", Command: []string{filepath.Join(t.TempDir(), "no-such-agent")}}
+	e := newEnv(t, envOptions{shared: true, spec: &broken})
+	th := e.rec.Thread("broken")
+	cut := store.RunningTurn{Thread: th, SessionID: "s-gone", Started: time.UnixMilli(1000), Prompt: store.TurnPrompt{ID: "in-x", Author: ann, Text: "echo x"}}
+	if err := e.st.MarkTurnRunning(e.ctx(), cut); err != nil {
+		t.Fatal(err)
+	}
+	e.r.Adopt(e.ctx(), th)
+	// The owner takes its messages in order: once the next one failed to
+	// start too, the first one's start has been settled.
+	e.say(th, ann, "echo y")
+	failed := func(ops []channeltest.Op) bool {
+		n := 0
+		for _, m := range e.messages(th, channels.KindNotice) {
+			if strings.Contains(m.Text, "no-such-agent") {
+				n++
+			}
+		}
+		return n == 2
+	}
+	if err := e.rec.WaitFor(e.ctx(), th, failed); err != nil {
+		t.Fatalf("waiting for both starts to fail: %v; notices %+v", err, e.messages(th, channels.KindNotice))
+	}
+	if got := e.messages(th, channels.KindNotice)[0].Text; got != sysmsg.Text(sysmsg.WorkerLost{Again: true}) {
+		t.Errorf("first notice %q, want the answer-again one", got)
+	}
+	if rs, _ := e.st.RunningTurns(e.ctx()); len(rs) != 0 {
+		t.Errorf("marks left: %+v", rs)
+	}
+}
+
+// A cut-off prompt whose author may not prompt here is not asked again:
+// the thread is told to send it again, and no mark is left.
+func TestAdoptDoesNotAskARefusedPromptAgain(t *testing.T) {
+	e := newEnv(t, envOptions{shared: true, access: map[string]session.AccessRule{"web": {Users: []string{bob.ID}}}})
+	th := e.rec.Thread("refused")
+	cut := store.RunningTurn{Thread: th, SessionID: "s-gone", Started: time.UnixMilli(1000), Prompt: store.TurnPrompt{ID: "in-x", Author: ann, Text: "echo x"}}
+	if err := e.st.MarkTurnRunning(e.ctx(), cut); err != nil {
+		t.Fatal(err)
+	}
+	e.r.Adopt(e.ctx(), th)
+	wantNotices(t, e, th, sysmsg.WorkerLost{})
+	if rs, _ := e.st.RunningTurns(e.ctx()); len(rs) != 0 {
+		t.Errorf("marks left: %+v", rs)
 	}
 }
