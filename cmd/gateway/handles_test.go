@@ -178,13 +178,31 @@ func TestClusterTakeoverEditsTheCutOffToolLine(t *testing.T) {
 	w1.stderr.wait(t, "the tool's message recorded", recorded)
 	w1.stop(syscall.SIGKILL)
 
-	w2 := startRole(t, "w2", clusterConfig(t, url, "w2"), "worker", "--id", "w2")
+	// The prompt asked again runs for an hour: w2 need not wait for it
+	// when the test stops it.
+	w2 := startRole(t, "w2", clusterConfig(t, url, "w2"), "worker", "--id", "w2", "--set", "cluster.drainTimeout=0s")
 	w2.stdout.wait(t, "w2 running", func(l string) bool { return strings.Contains(l, "running") })
 	if _, err := api.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "echo after"}); err != nil {
 		t.Fatal(err)
 	}
-	checkCutOff(t, api, th, running)
-	api.waitMessage(t, th, "the answer after the takeover", func(m webMessage) bool { return m.Role == "assistant" && m.Text == "after" })
+	// w2 edits the old line, then asks the cut-off prompt again (its tool
+	// runs anew, in a message of its own) before it answers "echo after".
+	got := api.waitMessage(t, th, "the cut-off tool line", func(m webMessage) bool {
+		return m.ID == running.ID && strings.HasSuffix(m.Text, "· cancelled")
+	})
+	if want := strings.TrimSuffix(running.Text, "running") + "cancelled"; got.Text != want || got.Edits == 0 {
+		t.Errorf("the tool's message after the cut-off = %q (%d edits), want %q edited in place", got.Text, got.Edits, want)
+	}
+	again := api.waitMessage(t, th, "the tool of the prompt asked again", func(m webMessage) bool { return runningMake(m) && m.ID != running.ID })
+	ms, err := api.messages(th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.Kind == "tool" && m.ID != running.ID && m.ID != again.ID {
+			t.Errorf("another tool message: %+v (want the old one edited in place and the new turn's)", m)
+		}
+	}
 	w2.stop(syscall.SIGTERM)
 	edge.stop(syscall.SIGTERM)
 }
