@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/config"
+	"github.com/acpgw/gateway/session"
+)
+
+// edgeSettings are what an edge takes from its configuration at run time:
+// the access rules its Discord adapter asks before a mention opens a
+// thread. A reload replaces them; what the edge read at start (platform
+// tokens, listen addresses, the cluster) is named in the log instead.
+type edgeSettings struct {
+	start     config.Config // the configuration the edge started with
+	platforms []string      // the platforms it serves
+	open      []string      // those that admit people themselves
+	log       *slog.Logger
+	access    atomic.Pointer[map[string]session.AccessRule]
+}
+
+func newEdgeSettings(cfg config.Config, log *slog.Logger) *edgeSettings {
+	ps := cfg.Platforms()
+	s := &edgeSettings{start: cfg, platforms: ps, open: openPlatforms(ps), log: log}
+	s.access.Store(&cfg.Access)
+	return s
+}
+
+// admit answers the Discord adapter's question by the current rules
+// (session.MayPrompt), without telling anyone.
+func (s *edgeSettings) admit(_ context.Context, in channels.Inbound) bool {
+	return session.MayPrompt(*s.access.Load(), s.open, in)
+}
+
+// watch reloads the configuration file when it changes, as gateway run
+// and gateway worker do, until ctx ends; stop ends it and waits.
+func (s *edgeSettings) watch(ctx context.Context, f runFlags) (stop func()) {
+	path := s.start.File()
+	if path == "" {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		o := f.options()
+		o.Path = path
+		err := config.WatchReady(ctx, o, s.reload, func(err error) {
+			s.log.Error("configuration change rejected; keeping the running settings", "err", err)
+		}, func() { s.log.Info("watching the configuration file for changes", "file", path) })
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("configuration is not watched for changes", "err", err)
+		}
+	})
+	return func() { cancel(); wg.Wait() }
+}
+
+// reload applies the access rules and names the changed settings the edge
+// read at start, which take a restart.
+func (s *edgeSettings) reload(c config.Config) {
+	s.access.Store(&c.Access)
+	if keys := edgeRestartKeys(s.start, c, s.platforms); len(keys) > 0 {
+		s.log.Warn("configuration changes that take effect at the next start of the edge", "keys", strings.Join(keys, ", "))
+	}
+	s.log.Info("configuration reloaded")
+}
+
+// edgeReads are the settings an edge reads at start and keeps (the rest
+// are the workers', or applied on reload: access).
+var edgeReads = []string{"dataDir", "log", "channels", "metrics", "cluster"}
+
+// edgeRestartKeys are the settings changed from a to b that an edge
+// serving platforms applies only when it starts: edgeReads, the agents a
+// new web chat thread may pick (the web chat's list), the guilds Discord's
+// commands are registered in, and whether Slack looks up user groups.
+func edgeRestartKeys(a, b config.Config, platforms []string) []string {
+	keys := restartKeys(a, b, edgeReads, nil)
+	if slices.Contains(platforms, "web") {
+		if pickable(a)[0] != pickable(b)[0] {
+			keys = append(keys, "agents.default")
+		}
+		if !slices.Equal(slices.Sorted(maps.Keys(a.Agents.List)), slices.Sorted(maps.Keys(b.Agents.List))) {
+			keys = append(keys, "agents.list")
+		}
+	}
+	if slices.Contains(platforms, "discord") && !slices.Equal(a.Access["discord"].Guilds, b.Access["discord"].Guilds) {
+		keys = append(keys, "access.discord.guilds")
+	}
+	if slices.Contains(platforms, "slack") && usesUserGroups(a) != usesUserGroups(b) {
+		keys = append(keys, "access.slack.userGroups")
+	}
+	return keys
+}
