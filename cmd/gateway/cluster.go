@@ -218,6 +218,7 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		log.Info("serving a channel to the workers", "platform", p)
 	}
+	settings.webs = webs
 	stopWatch := settings.watch(ctx, f.runFlags)
 	defer stopWatch()
 	ms := serveNodeMetrics(metricsLn, m, func() []string { return notReadyNode(nc, ctx.Err() != nil, adapters) }, log)

@@ -3,27 +3,29 @@ package main
 import (
 	"context"
 	"log/slog"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/session"
 )
 
 // edgeSettings are what an edge takes from its configuration at run time:
 // the access rules its Discord adapter asks before a mention opens a
-// thread. A reload replaces them; what the edge read at start (platform
-// tokens, listen addresses, the cluster) is named in the log instead.
+// thread, and the agents the web chat offers a new thread. A reload
+// replaces them; what the edge read at start (platform tokens, listen
+// addresses, the cluster) is named in the log instead.
 type edgeSettings struct {
 	start     config.Config // the configuration the edge started with
 	platforms []string      // the platforms it serves
 	open      []string      // those that admit people themselves
 	log       *slog.Logger
 	access    atomic.Pointer[map[string]session.AccessRule]
+	webs      []*web.Adapter // set before watch
 }
 
 func newEdgeSettings(cfg config.Config, log *slog.Logger) *edgeSettings {
@@ -61,10 +63,13 @@ func (s *edgeSettings) watch(ctx context.Context, f runFlags) (stop func()) {
 	return func() { cancel(); wg.Wait() }
 }
 
-// reload applies the access rules and names the changed settings the edge
-// read at start, which take a restart.
+// reload applies the access rules and the web chat's agents, and names
+// the changed settings the edge read at start, which take a restart.
 func (s *edgeSettings) reload(c config.Config) {
 	s.access.Store(&c.Access)
+	for _, w := range s.webs {
+		w.SetAgents(pickable(c))
+	}
 	if keys := edgeRestartKeys(s.start, c, s.platforms); len(keys) > 0 {
 		s.log.Warn("configuration changes that take effect at the next start of the edge", "keys", strings.Join(keys, ", "))
 	}
@@ -76,19 +81,11 @@ func (s *edgeSettings) reload(c config.Config) {
 var edgeReads = []string{"dataDir", "log", "channels", "metrics", "cluster"}
 
 // edgeRestartKeys are the settings changed from a to b that an edge
-// serving platforms applies only when it starts: edgeReads, the agents a
-// new web chat thread may pick (the web chat's list), the guilds Discord's
-// commands are registered in, and whether Slack looks up user groups.
+// serving platforms applies only when it starts: edgeReads, the guilds
+// Discord's commands are registered in, and whether Slack looks up user
+// groups.
 func edgeRestartKeys(a, b config.Config, platforms []string) []string {
 	keys := restartKeys(a, b, edgeReads, nil)
-	if slices.Contains(platforms, "web") {
-		if pickable(a)[0] != pickable(b)[0] {
-			keys = append(keys, "agents.default")
-		}
-		if !slices.Equal(slices.Sorted(maps.Keys(a.Agents.List)), slices.Sorted(maps.Keys(b.Agents.List))) {
-			keys = append(keys, "agents.list")
-		}
-	}
 	if slices.Contains(platforms, "discord") && !slices.Equal(a.Access["discord"].Guilds, b.Access["discord"].Guilds) {
 		keys = append(keys, "access.discord.guilds")
 	}

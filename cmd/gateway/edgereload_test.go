@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,11 +58,11 @@ func TestEdgeReloadsAccess(t *testing.T) {
 	}
 }
 
-// A gateway edge watches its configuration file: a change is applied
-// (the log says so) and the changed settings it read at start (a listen
-// address, cluster.leaseTTL, the web chat's agents) are named as taking
-// effect at its next start, those of the workers (acp.stream) and the
-// access rules it applies not.
+// A gateway edge watches its configuration file: a change is applied (the
+// web chat offers the new agents) and the changed settings it read at
+// start (a listen address, cluster.leaseTTL) are named as taking effect at
+// its next start, those of the workers (acp.stream) and what it applies
+// (access, agents) not.
 func TestEdgeReloads(t *testing.T) {
 	n, err := natsnode.Start(natsnode.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"})
 	if err != nil {
@@ -68,30 +70,50 @@ func TestEdgeReloads(t *testing.T) {
 	}
 	t.Cleanup(n.Shutdown)
 	cfgFile := clusterConfig(t, n.ClientURL(), "edge")
-	base, err := os.ReadFile(cfgFile)
+	yaml, err := os.ReadFile(cfgFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	edge := startRole(t, "edge", cfgFile, "edge", "--id", "e1")
-	edge.stdout.wait(t, "the edge serving", func(l string) bool { return strings.Contains(l, "serving web") })
+	line := edge.stdout.wait(t, "the web chat's address", func(l string) bool { return strings.Contains(l, "web chat at ") })
+	base := line[strings.Index(line, "http"):]
+	offered := func() string {
+		t.Helper()
+		resp, err := http.Get(base + "api/me")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var me struct{ Agents []string }
+		if err := json.NewDecoder(resp.Body).Decode(&me); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(me.Agents, ", ")
+	}
+	if got := offered(); got != "demo" {
+		t.Fatalf("agents offered before the reload: %q, want demo", got)
+	}
 	edge.stderr.wait(t, "the watch", func(l string) bool { return strings.Contains(l, "watching the configuration file for changes") })
 
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed := strings.NewReplacer("leaseTTL: 2s", "leaseTTL: 3s", "listen: 127.0.0.1:0", "listen: 127.0.0.1:1").Replace(string(base)) +
+	changed := strings.NewReplacer("leaseTTL: 2s", "leaseTTL: 3s", "listen: 127.0.0.1:0", "listen: 127.0.0.1:1").Replace(string(yaml)) +
 		"acp:\n  stream:\n    metaMode: \"off\"\n" +
 		"access:\n  discord:\n    users: [\"123\"]\n" +
-		fmt.Sprintf("agents:\n  default: second\n  list:\n    second:\n      command: [%q, demo-agent, --state-dir, %q]\n", exe, filepath.Join(t.TempDir(), "second"))
+		fmt.Sprintf("agents:\n  default: second\n  list:\n    second:\n      command: [%q, demo-agent, --state-dir, %q]\n    third:\n      command: [%[1]q, demo-agent]\n", exe, filepath.Join(t.TempDir(), "second"))
 	if err := os.WriteFile(cfgFile, []byte(changed), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	edge.stderr.wait(t, "the reload", func(l string) bool { return strings.Contains(l, `"configuration reloaded"`) })
 	restart := edge.stderr.records("configuration changes that take effect at the next start of the edge")
-	want := "channels.web.listen, cluster.leaseTTL, agents.default, agents.list"
+	want := "channels.web.listen, cluster.leaseTTL"
 	if len(restart) != 1 || restart[0]["keys"] != want {
 		t.Errorf("restart keys logged: %v, want %q once", restart, want)
+	}
+	if got := offered(); got != "second, third" {
+		t.Errorf("agents offered after the reload: %q, want second, third", got)
 	}
 }
 
