@@ -76,20 +76,25 @@ func (s *edgeSettings) reload(c config.Config) {
 	s.log.Info("configuration reloaded")
 }
 
-// edgeReads are the settings an edge reads at start and keeps (the rest
-// are the workers', or applied on reload: access).
-var edgeReads = []string{"dataDir", "log", "channels", "metrics", "cluster"}
+// edgeReads are the settings an edge reads at start and keeps, with the
+// platforms' sections (the rest are the workers', channels.catchUp too,
+// or applied on reload: access, agents).
+var edgeReads = []string{"dataDir", "log", "metrics", "cluster"}
 
 // edgeRestartKeys are the settings changed from a to b that an edge
-// serving platforms applies only when it starts: edgeReads, the guilds
-// Discord's commands are registered in, and whether Slack looks up user
-// groups.
-func edgeRestartKeys(a, b config.Config, platforms []string) []string {
-	keys := restartKeys(a, b, edgeReads, nil)
-	if slices.Contains(platforms, "discord") && !slices.Equal(a.Access["discord"].Guilds, b.Access["discord"].Guilds) {
+// serving the platforms served applies only when it starts: edgeReads and
+// the platforms' sections, the guilds Discord's commands are registered
+// in, and whether Slack looks up user groups.
+func edgeRestartKeys(a, b config.Config, served []string) []string {
+	reads := slices.Clone(edgeReads)
+	for _, p := range platforms() {
+		reads = append(reads, "channels."+p.Name)
+	}
+	keys := restartKeys(a, b, reads, nil)
+	if slices.Contains(served, "discord") && !slices.Equal(a.Access["discord"].Guilds, b.Access["discord"].Guilds) {
 		keys = append(keys, "access.discord.guilds")
 	}
-	if slices.Contains(platforms, "slack") && usesUserGroups(a) != usesUserGroups(b) {
+	if slices.Contains(served, "slack") && usesUserGroups(a) != usesUserGroups(b) {
 		keys = append(keys, "access.slack.userGroups")
 	}
 	return keys

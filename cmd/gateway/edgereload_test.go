@@ -122,7 +122,7 @@ func TestEdgeReloads(t *testing.T) {
 // worker the reverse.
 func TestRestartKeysOfRoles(t *testing.T) {
 	a, _ := testConfig(t, "channels:\n  slack:\n    appToken: xapp-1\n    botToken: xoxb-1\ncluster:\n  leaseTTL: 2s\nbusy: queue\n")
-	b, _ := testConfig(t, "channels:\n  slack:\n    appToken: xapp-2\n    botToken: xoxb-1\ncluster:\n  leaseTTL: 3s\nbusy: interrupt\nagents:\n  maxProcesses: 3\n")
+	b, _ := testConfig(t, "channels:\n  catchUp: 1h\n  slack:\n    appToken: xapp-2\n    botToken: xoxb-1\ncluster:\n  leaseTTL: 3s\nbusy: interrupt\nagents:\n  maxProcesses: 3\n")
 	b.DataDir, b.EventLog = a.DataDir, a.EventLog // each test config has its own
 	for _, c := range []struct {
 		role string
@@ -130,7 +130,7 @@ func TestRestartKeysOfRoles(t *testing.T) {
 		want string
 	}{
 		{"edge", edgeRestartKeys(a, b, a.Platforms()), "channels.slack.appToken, cluster.leaseTTL"},
-		{"worker", workerRestartKeys(a, b), "agents.maxProcesses, cluster.leaseTTL"},
+		{"worker", workerRestartKeys(a, b), "agents.maxProcesses, channels.catchUp, cluster.leaseTTL"},
 	} {
 		if got := strings.Join(c.got, ", "); got != c.want {
 			t.Errorf("%s: restart keys %q, want %q", c.role, got, c.want)
