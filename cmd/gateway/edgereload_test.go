@@ -119,17 +119,22 @@ func TestEdgeReloads(t *testing.T) {
 
 // The keys a reload names reach into the platforms' sections (a token, a
 // listen address); an edge names those and the workers' settings not, a
-// worker the reverse.
+// worker the reverse; a Discord edge names the guilds its commands were
+// registered in, though it applies the rest of the access rules.
 func TestRestartKeysOfRoles(t *testing.T) {
 	a, _ := testConfig(t, "channels:\n  slack:\n    appToken: xapp-1\n    botToken: xoxb-1\ncluster:\n  leaseTTL: 2s\nbusy: queue\n")
 	b, _ := testConfig(t, "channels:\n  catchUp: 1h\n  slack:\n    appToken: xapp-2\n    botToken: xoxb-1\ncluster:\n  leaseTTL: 3s\nbusy: interrupt\nagents:\n  maxProcesses: 3\n")
 	b.DataDir, b.EventLog = a.DataDir, a.EventLog // each test config has its own
+	d1, _ := testConfig(t, "channels:\n  discord:\n    token: x\naccess:\n  discord:\n    guilds: [\"1\"]\n")
+	d2, _ := testConfig(t, "channels:\n  discord:\n    token: x\naccess:\n  discord:\n    guilds: [\"1\", \"2\"]\n    users: [\"3\"]\n")
+	d2.DataDir, d2.EventLog = d1.DataDir, d1.EventLog
 	for _, c := range []struct {
 		role string
 		got  []string
 		want string
 	}{
 		{"edge", edgeRestartKeys(a, b, a.Platforms()), "channels.slack.appToken, cluster.leaseTTL"},
+		{"discord edge", edgeRestartKeys(d1, d2, d1.Platforms()), "access.discord.guilds"},
 		{"worker", workerRestartKeys(a, b), "agents.maxProcesses, channels.catchUp, cluster.leaseTTL"},
 	} {
 		if got := strings.Join(c.got, ", "); got != c.want {
