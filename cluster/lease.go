@@ -50,6 +50,13 @@ func decodeLease(b []byte) (leaseValue, error) {
 // bytes in unpadded base64url, which both allow.
 func threadKey(thread string) string { return base64.RawURLEncoding.EncodeToString([]byte(thread)) }
 
+// LeaseBucket is the name of the lease bucket of the cluster called name.
+func LeaseBucket(name string) string { return name + "_leases" }
+
+// LeaseKey is a thread's key in the lease bucket (readers that hold no
+// lease, an edge asking whether a thread is taken, look it up by it).
+func LeaseKey(thread string) string { return threadKey(thread) }
+
 // Leases is one worker's handle on the cluster's thread leases: the bucket
 // <cluster>_leases, whose keys expire TTL after their last write.
 type Leases struct {
@@ -73,7 +80,7 @@ func OpenLeases(ctx context.Context, js jetstream.JetStream, o LeaseOptions) (*L
 		return nil, errors.New("cluster: leases need an owner and a TTL")
 	}
 	kv, err := openBucket(ctx, js, jetstream.KeyValueConfig{
-		Bucket:         o.Cluster + "_leases",
+		Bucket:         LeaseBucket(o.Cluster),
 		Description:    "thread leases: one owning worker per thread",
 		History:        1,
 		TTL:            o.TTL,

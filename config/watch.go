@@ -44,6 +44,12 @@ func Watch(ctx context.Context, o LoadOptions, onChange func(Config), onError fu
 	return watch(ctx, o, onChange, onError, nil)
 }
 
+// WatchReady is Watch that calls ready, if not nil, once the file is
+// watched: a change written after that is seen.
+func WatchReady(ctx context.Context, o LoadOptions, onChange func(Config), onError func(error), ready func()) error {
+	return watch(ctx, o, onChange, onError, ready)
+}
+
 // watch is Watch; ready, if not nil, is called once the directory is
 // watched.
 func watch(ctx context.Context, o LoadOptions, onChange func(Config), onError func(error), ready func()) error {

@@ -22,8 +22,10 @@ import (
 // cluster's store (as gateway edge wires it): a message without a mention
 // in a thread a worker bound before reaches the inbound stream, and so
 // does one in a thread bound after the edge first judged it (the mention
-// went to another edge) once the lookup's answer expired; a message in a
-// thread nobody bound does not.
+// went to another edge) once the lookup's answer expired, and so does one
+// in a thread a worker has claimed (its lease) but not bound yet (the
+// agent's session is starting); a message in a thread nobody bound or
+// claimed does not.
 func TestEdgeKnowsBoundThreads(t *testing.T) {
 	ctx := testCtx(t)
 	f := newFake(t, fakeOptions{})
@@ -51,8 +53,17 @@ func TestEdgeKnowsBoundThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const before, later, never = "1700000000.000111", "1700000000.000222", "1700000000.000333"
+	const before, later, never, leased = "1700000000.000111", "1700000000.000222", "1700000000.000333", "1700000000.000444"
 	if err := st.PutBinding(ctx, store.Binding{Thread: ref(fakeChannel, before), Agent: "demo", SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	// A worker took the mention of thread leased; its binding is not
+	// written yet.
+	leases, err := cluster.OpenLeases(ctx, js, cluster.LeaseOptions{Cluster: "test", Owner: "w1", TTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := leases.Claim(ctx, ref(fakeChannel, leased).String()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -113,6 +124,7 @@ func TestEdgeKnowsBoundThreads(t *testing.T) {
 	}
 	say(never, "not for the gateway", false)
 	say(before, "after the restart", false)
+	say(leased, "while its session starts", false)
 	say(later, "before its binding", false)
 	waitAsked(later)
 	// The mention reached another edge; its worker bound the thread.
@@ -130,7 +142,7 @@ func TestEdgeKnowsBoundThreads(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for len(got) < 3 {
+	for len(got) < 4 {
 		m, err := cons.Next(jetstream.FetchContext(ctx))
 		if err != nil {
 			t.Fatalf("after %q: %v", got, err)
@@ -143,7 +155,7 @@ func TestEdgeKnowsBoundThreads(t *testing.T) {
 		_ = m.Ack()
 	}
 	slices.Sort(got)
-	if want := []string{"after its binding", "after the restart", "sentinel"}; !slices.Equal(got, want) {
+	if want := []string{"after its binding", "after the restart", "sentinel", "while its session starts"}; !slices.Equal(got, want) {
 		t.Errorf("published %q, want %q", got, want)
 	}
 	s, err := js.Stream(ctx, "test_inbound")
@@ -154,7 +166,7 @@ func TestEdgeKnowsBoundThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.State.LastSeq != 3 {
-		t.Errorf("%d events published, want the 3 of bound threads", info.State.LastSeq)
+	if info.State.LastSeq != 4 {
+		t.Errorf("%d events published, want the 4 of bound and leased threads", info.State.LastSeq)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpgw/gateway/channels"
@@ -98,6 +99,7 @@ type Adapter struct {
 	heartbeat time.Duration
 	ready     chan struct{} // closed once Run listens
 	health    channels.Health
+	picks     atomic.Pointer[[]string] // SetAgents's list, over Options.Agents
 
 	mu      sync.Mutex // guards the fields below
 	addr    net.Addr   // set once Run listens

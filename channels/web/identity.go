@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/acpgw/gateway/channels"
@@ -140,10 +141,22 @@ func (s *server) me(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, meBody{ID: who.id, Name: who.name, Fixed: who.fixed, Agents: s.a.agents(), Commands: sessionViewOf(channels.SessionInfo{Commands: channels.Commands()}).Commands})
 }
 
-// agents returns Options.Agents, never nil (the JSON shows a list).
+// agents returns the list of SetAgents, else Options.Agents, never nil
+// (the JSON shows a list).
 func (a *Adapter) agents() []string {
-	if a.o.Agents == nil {
+	list := a.o.Agents
+	if p := a.picks.Load(); p != nil {
+		list = *p
+	}
+	if list == nil {
 		return []string{}
 	}
-	return a.o.Agents
+	return list
+}
+
+// SetAgents replaces Options.Agents, the agents a new thread may pick (a
+// configuration reload); pages loaded from now on offer them.
+func (a *Adapter) SetAgents(names []string) {
+	names = slices.Clone(names)
+	a.picks.Store(&names)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/cluster"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -27,15 +28,19 @@ type BoundOptions struct {
 
 // BoundThreads answers, for an edge (which keeps no store), whether a
 // thread is bound to a session: a read of the cluster's bindings bucket,
-// each answer kept briefly. It never writes, and never creates the
-// bucket: before a worker has, every thread is unbound. It is safe for
-// concurrent use.
+// each answer kept briefly. A thread a worker holds the lease of counts as
+// bound too: the worker writes the binding only once the agent's session
+// exists, and a message without a mention that reaches this edge
+// meanwhile (the mention went to another) is the thread's all the same.
+// It never writes, and never creates a bucket: before a worker has, every
+// thread is unbound. It is safe for concurrent use.
 type BoundThreads struct {
 	js jetstream.JetStream
 	o  BoundOptions
 
 	mu      sync.Mutex // guards the fields below
 	kv      jetstream.KeyValue
+	leases  jetstream.KeyValue
 	answers map[string]boundAnswer
 	failing bool // the last read failed (said once until one succeeds)
 }
@@ -62,7 +67,8 @@ func NewBoundThreads(js jetstream.JetStream, o BoundOptions) *BoundThreads {
 	return &BoundThreads{js: js, o: o, answers: map[string]boundAnswer{}}
 }
 
-// Bound reports whether t has a binding in the cluster's store. A bucket
+// Bound reports whether t has a binding in the cluster's store, or a
+// worker's lease (cluster.Leases). A bucket
 // that cannot be read answers false (the message is not for the
 // gateway, as far as the edge can tell), and the log says so.
 func (b *BoundThreads) Bound(ctx context.Context, t channels.ThreadRef) bool {
@@ -70,12 +76,11 @@ func (b *BoundThreads) Bound(ctx context.Context, t channels.ThreadRef) bool {
 	now := b.o.Now()
 	b.mu.Lock()
 	a, ok := b.answers[key]
-	kv := b.kv
 	b.mu.Unlock()
 	if ok && now.Sub(a.at) < b.o.TTL {
 		return a.bound
 	}
-	bound, err := b.read(ctx, kv, key)
+	bound, err := b.read(ctx, t)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err != nil {
@@ -97,22 +102,35 @@ func (b *BoundThreads) Bound(ctx context.Context, t channels.ThreadRef) bool {
 	return bound
 }
 
-// read looks key up, opening the bucket first if it is not open yet.
-func (b *BoundThreads) read(ctx context.Context, kv jetstream.KeyValue, key string) (bool, error) {
-	if kv == nil {
+// read looks t up in the bindings, then in the leases.
+func (b *BoundThreads) read(ctx context.Context, t channels.ThreadRef) (bool, error) {
+	bound, err := b.has(ctx, &b.kv, b.o.Cluster+"_bindings", threadKey(t))
+	if bound || err != nil {
+		return bound, err
+	}
+	return b.has(ctx, &b.leases, cluster.LeaseBucket(b.o.Cluster), cluster.LeaseKey(t.String()))
+}
+
+// has reports whether bucket holds key, opening the bucket (*kv, guarded
+// by mu) first if it is not open yet.
+func (b *BoundThreads) has(ctx context.Context, kv *jetstream.KeyValue, bucket, key string) (bool, error) {
+	b.mu.Lock()
+	h := *kv
+	b.mu.Unlock()
+	if h == nil {
 		var err error
-		kv, err = b.js.KeyValue(ctx, b.o.Cluster+"_bindings")
+		h, err = b.js.KeyValue(ctx, bucket)
 		if errors.Is(err, jetstream.ErrBucketNotFound) {
-			return false, nil // no worker has started yet: nothing is bound
+			return false, nil // no worker has made it yet: nothing is in it
 		}
 		if err != nil {
 			return false, err
 		}
 		b.mu.Lock()
-		b.kv = kv
+		*kv = h
 		b.mu.Unlock()
 	}
-	_, err := kv.Get(ctx, key)
+	_, err := h.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return false, nil
 	}

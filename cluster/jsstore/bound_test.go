@@ -97,3 +97,60 @@ func TestBoundThreads(t *testing.T) {
 		t.Errorf("log after the connection closed:\n%s\nwant one warning naming c1_bindings", got)
 	}
 }
+
+// A thread a worker holds the lease of counts as bound before its binding
+// is written (the worker writes it once the agent's session exists), and
+// no longer once the lease is released; a thread with neither is not.
+func TestBoundThreadsLeased(t *testing.T) {
+	n := startNode(t)
+	nc, err := cluster.Connect(cluster.Config{NATS: cluster.NATS{URL: n.ClientURL()}}, t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	var logs syncBuffer
+	b := jsstore.NewBoundThreads(js, jsstore.BoundOptions{
+		Cluster: "c1", TTL: time.Second, Log: slog.New(slog.NewTextHandler(&logs, nil)),
+		Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
+	})
+	open(t, n.ClientURL(), "c1") // the bindings bucket, empty
+	leased := channels.ThreadRef{Platform: "slack", Channel: "C1", Thread: "1700000000.000100"}
+	other := channels.ThreadRef{Platform: "slack", Channel: "C1", Thread: "1700000000.000200"}
+	if b.Bound(ctx, leased) {
+		t.Fatal("bound before any worker made the lease bucket")
+	}
+	leases, err := cluster.OpenLeases(ctx, js, cluster.LeaseOptions{Cluster: "c1", Owner: "w1", TTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	le, err := leases.Claim(ctx, leased.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	advance(time.Second)
+	if !b.Bound(ctx, leased) {
+		t.Error("a leased thread without a binding is not bound")
+	}
+	if b.Bound(ctx, other) {
+		t.Error("a thread with neither a lease nor a binding is bound")
+	}
+	if err := leases.Release(ctx, le); err != nil {
+		t.Fatal(err)
+	}
+	advance(time.Second)
+	if b.Bound(ctx, leased) {
+		t.Error("bound after its lease was released, with no binding")
+	}
+	if logs.String() != "" {
+		t.Errorf("logged while the buckets could be read:\n%s", logs.String())
+	}
+}

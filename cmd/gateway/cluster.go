@@ -113,7 +113,8 @@ up to 30s for NATS), then finishes the operations under way.`
 // by edge.New, served until ctx ends. A Discord mention from someone the
 // access rules refuse opens no thread: the edge judges it with the rules
 // of the configuration (session.MayPrompt), without telling them (the
-// workers tell a refused message in an existing thread).
+// workers tell a refused message in an existing thread). The rules follow
+// the configuration file (edgeSettings).
 func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, cfg, err := parseRole("edge", edgeHelp, args, stderr)
 	if err != nil {
@@ -156,10 +157,10 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		shared = webShared{l}
 	}
-	open := openPlatforms(platforms)
+	settings := newEdgeSettings(cfg, log)
 	deps := adapterDeps{
 		webLn: webLn,
-		admit: func(_ context.Context, in channels.Inbound) bool { return session.MayPrompt(cfg.Access, open, in) },
+		admit: settings.admit,
 		// An edge keeps no store: whether a thread is bound is read in
 		// the cluster's (a mention may have reached another edge, or
 		// this one before it restarted).
@@ -217,6 +218,9 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		log.Info("serving a channel to the workers", "platform", p)
 	}
+	settings.webs = webs
+	stopWatch := settings.watch(ctx, f.runFlags)
+	defer stopWatch()
 	ms := serveNodeMetrics(metricsLn, m, func() []string { return notReadyNode(nc, ctx.Err() != nil, adapters) }, log)
 	defer ms.stop()
 	if u := ms.url(); u != "" {

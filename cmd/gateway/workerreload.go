@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/acpgw/gateway/channels"
@@ -51,7 +52,7 @@ func (w *worker) reload(c config.Config) {
 	if err := w.cluster.SetAgents(context.Background(), workerAgents(c)); err != nil {
 		w.log.Warn("cannot announce the agents this worker runs now; the next announcement will", "err", err)
 	}
-	if keys := restartKeys(w.cfg, c); len(keys) > 0 {
+	if keys := workerRestartKeys(w.cfg, c); len(keys) > 0 {
 		w.log.Warn("configuration changes that take effect at the next start of the worker", "keys", strings.Join(keys, ", "))
 	}
 	w.log.Info("configuration reloaded")
@@ -63,16 +64,33 @@ var reloadable = []string{
 	"agents.default", "agents.list", "workspace", "access", "overrides",
 }
 
-// restartKeys are the keys whose values differ between a and b and that
-// a reload does not apply.
-func restartKeys(a, b config.Config) []string {
+// workerRestartKeys are the settings changed from a to b that a worker
+// applies only when it starts: all but the reloadable ones and the
+// platforms' sections, which are the edges' (a worker holds no platform
+// connection).
+func workerRestartKeys(a, b config.Config) []string {
+	skip := slices.Clone(reloadable)
+	for _, p := range platforms() {
+		skip = append(skip, "channels."+p.Name)
+	}
+	return restartKeys(a, b, nil, skip)
+}
+
+// restartKeys are the keys whose values differ between a and b, that a
+// role reads (under one of reads; nil: under any) and that its reload does
+// not apply (under none of applied).
+func restartKeys(a, b config.Config, reads, applied []string) []string {
+	under := func(k string, prefixes []string) bool {
+		for _, p := range prefixes {
+			if k == p || strings.HasPrefix(k, p+".") {
+				return true
+			}
+		}
+		return false
+	}
 	var keys []string
 	for _, k := range changedKeys("", reflect.ValueOf(a), reflect.ValueOf(b)) {
-		applied := false
-		for _, r := range reloadable {
-			applied = applied || k == r || strings.HasPrefix(k, r+".")
-		}
-		if !applied {
+		if (reads == nil || under(k, reads)) && !under(k, applied) {
 			keys = append(keys, k)
 		}
 	}
@@ -81,15 +99,28 @@ func restartKeys(a, b config.Config) []string {
 
 // changedKeys walks two values of one struct type by their koanf tags and
 // returns the keys of the fields that differ (a map or a list is one
-// value).
+// value). The platforms' sections under channels are walked too.
 func changedKeys(prefix string, a, b reflect.Value) []string {
+	var keys []string
+	if ca, ok := a.Interface().(config.Channels); ok {
+		cb := b.Interface().(config.Channels)
+		for _, p := range platforms() {
+			sa, _ := ca.Section(p.Name)
+			sb, _ := cb.Section(p.Name)
+			switch {
+			case (sa == nil) != (sb == nil):
+				keys = append(keys, prefix+"."+p.Name)
+			case sa != nil:
+				keys = append(keys, changedKeys(prefix+"."+p.Name, reflect.ValueOf(sa), reflect.ValueOf(sb))...)
+			}
+		}
+	}
 	if a.Kind() != reflect.Struct {
 		if reflect.DeepEqual(a.Interface(), b.Interface()) {
 			return nil
 		}
 		return []string{prefix}
 	}
-	var keys []string
 	for i := range a.NumField() {
 		f := a.Type().Field(i)
 		tag, _, _ := strings.Cut(f.Tag.Get("koanf"), ",")
