@@ -99,7 +99,7 @@ func Open(ctx context.Context, js jetstream.JetStream, o Options) (*Store, error
 			Storage:  jetstream.FileStorage, Replicas: r,
 		}
 		x, err := js.Stream(ctx, cfg.Name)
-		if err != nil || x.CachedInfo().Config.Replicas != r {
+		if err != nil {
 			x, err = js.CreateOrUpdateStream(ctx, cfg)
 		}
 		if err != nil {
@@ -112,14 +112,9 @@ func Open(ctx context.Context, js jetstream.JetStream, o Options) (*Store, error
 
 // openBucket opens a bucket as it is, else creates it: updating a
 // bucket's config on every start races with watches of running workers.
-// A bucket with other replicas than cfg's (cluster.replicas changed) is
-// updated to them.
 func openBucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
 	if kv, err := js.KeyValue(ctx, cfg.Bucket); err == nil {
-		st, err := kv.Status(ctx)
-		if b, ok := st.(*jetstream.KeyValueBucketStatus); err != nil || !ok || b.StreamInfo().Config.Replicas == cfg.Replicas {
-			return kv, nil
-		}
+		return kv, nil
 	}
 	return js.CreateOrUpdateKeyValue(ctx, cfg)
 }

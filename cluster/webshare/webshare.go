@@ -63,7 +63,7 @@ func Open(ctx context.Context, js jetstream.JetStream, o Options) (*Log, error) 
 	o.MarkerTTL = max(o.MarkerTTL, time.Second)
 	bucket := o.Cluster + "_web"
 	kv, err := js.KeyValue(ctx, bucket)
-	if err != nil || otherReplicas(replicasOf(ctx, kv), o.Replicas) {
+	if err != nil {
 		kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket: bucket, Description: "the web chat's state, shared by the edges serving it",
 			History: 1, Storage: jetstream.FileStorage, Replicas: max(o.Replicas, 1),
@@ -74,7 +74,7 @@ func Open(ctx context.Context, js jetstream.JetStream, o Options) (*Log, error) 
 		return nil, fmt.Errorf("webshare: bucket %s: %w", bucket, err)
 	}
 	files, err := js.ObjectStore(ctx, bucket+"_files")
-	if err != nil || otherReplicas(filesReplicasOf(ctx, files), o.Replicas) {
+	if err != nil {
 		files, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
 			Bucket: bucket + "_files", Description: "the files of the web chat, shared by the edges serving it",
 			Storage: jetstream.FileStorage, Replicas: max(o.Replicas, 1),
@@ -84,29 +84,6 @@ func Open(ctx context.Context, js jetstream.JetStream, o Options) (*Log, error) 
 		return nil, fmt.Errorf("webshare: object store %s_files: %w", bucket, err)
 	}
 	return &Log{js: js, kv: kv, files: files, stream: "KV_" + bucket, pre: "$KV." + bucket + ".", ttl: o.MarkerTTL}, nil
-}
-
-// otherReplicas reports whether a bucket's replicas, have (0: unknown), are
-// known and not cluster.replicas, want: then it is updated to want.
-func otherReplicas(have, want int) bool { return have != 0 && have != max(want, 1) }
-
-// replicasOf is the bucket's replicas (cluster.replicas when it was
-// made), or 0 when they cannot be read.
-func replicasOf(ctx context.Context, kv jetstream.KeyValue) int {
-	st, err := kv.Status(ctx)
-	if b, ok := st.(*jetstream.KeyValueBucketStatus); err == nil && ok {
-		return b.StreamInfo().Config.Replicas
-	}
-	return 0
-}
-
-// filesReplicasOf is the object store's replicas, or 0 when they cannot
-// be read.
-func filesReplicasOf(ctx context.Context, files jetstream.ObjectStore) int {
-	if st, err := files.Status(ctx); err == nil {
-		return st.Replicas()
-	}
-	return 0
 }
 
 // Put writes value under key when its revision is still rev (0: it has no

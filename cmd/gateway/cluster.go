@@ -143,6 +143,9 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer nc.Close()
+	if err := moveReplicas(ctx, js, cfg.Cluster, log); err != nil {
+		return err
+	}
 	in, err := cluster.OpenInbound(ctx, js, cluster.InboundOptions{Cluster: cfg.Cluster.Name, DuplicateWindow: cfg.Cluster.DuplicateWindow, Replicas: cfg.Cluster.Replicas})
 	if err != nil {
 		return err
@@ -331,6 +334,9 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 	}
 	js, _ := jetstream.New(w.nc)
 	c := cfg.Cluster
+	if err := moveReplicas(ctx, js, c, log); err != nil {
+		return nil, err
+	}
 	if w.st, err = jsstore.Open(ctx, js, jsstore.Options{Cluster: c.Name, Replicas: c.Replicas}); err != nil {
 		return nil, err
 	}
