@@ -105,3 +105,20 @@ func streamReady(ctx context.Context, js jetstream.JetStream, name string, want 
 	}
 	return nil
 }
+
+// JetStream's error codes for a stream with more replicas than there are
+// JetStream nodes to hold them.
+const (
+	errCodeInsufficientResources = 10023 // a cluster with fewer nodes
+	errCodeReplicasNotClustered  = 10074 // one node, not in a cluster
+)
+
+// replicasHint names cluster.replicas in an error of a role's start that
+// came from asking for more copies than the NATS cluster has nodes.
+func replicasHint(err error) error {
+	var api *jetstream.APIError
+	if errors.As(err, &api) && (api.ErrorCode == errCodeInsufficientResources || api.ErrorCode == errCodeReplicasNotClustered) {
+		return fmt.Errorf("%w (cluster.replicas must not exceed the NATS cluster's JetStream nodes)", err)
+	}
+	return err
+}

@@ -82,11 +82,9 @@ func TestClusterReplicas(t *testing.T) {
 	api, _, _ = start(3)
 	ask(api, th, "two, on three replicas")
 	got := replicasByStream(ctx, t, js)
-	for _, name := range []string{
-		"KV_rep_leases", "KV_rep_workers", "rep_inbound", "rep_events", "KV_rep_ops", "KV_rep_edges",
-		"KV_rep_web", "OBJ_rep_web_files", "KV_rep_bindings", "KV_rep_prompts", "KV_rep_choices",
-		"KV_rep_budget_holds", "KV_rep_running", "KV_rep_seen", "KV_rep_open", "rep_turns", "rep_entries",
-	} {
+	// The streams the roles move are those they make.
+	known := clusterStreams("rep")
+	for _, name := range known {
 		if _, ok := got[name]; !ok {
 			t.Errorf("no stream %s among %v", name, got)
 		}
@@ -94,6 +92,9 @@ func TestClusterReplicas(t *testing.T) {
 	for name, n := range got {
 		if n != 3 {
 			t.Errorf("%s has %d replicas, want 3", name, n)
+		}
+		if !slices.Contains(known, name) {
+			t.Errorf("the roles made %s, which clusterStreams does not list (cluster.replicas would not move it)", name)
 		}
 	}
 	if t.Failed() {
@@ -344,4 +345,21 @@ func startNATS3(t *testing.T) []*natsnode.Node {
 	}
 	t.Fatal(last)
 	return nil
+}
+
+// A role asking for more replicas than the NATS has JetStream nodes stops
+// at once with an error naming cluster.replicas.
+func TestClusterReplicasAboveNodes(t *testing.T) {
+	n, err := natsnode.Start(natsnode.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Shutdown)
+	for _, role := range []string{"worker", "edge"} {
+		_, _, err := runCLI(t, "", role, "--id", "r1", "--set", "dataDir="+t.TempDir(), "--set", "metrics.listen=",
+			"--set", "channels.web.listen=127.0.0.1:0", "--set", "cluster.nats.url="+n.ClientURL(), "--set", "cluster.replicas=3")
+		if err == nil || !strings.Contains(err.Error(), "cluster.replicas must not exceed the NATS cluster's JetStream nodes") {
+			t.Errorf("gateway %s with cluster.replicas 3 on one node: %v, want an error naming cluster.replicas", role, err)
+		}
+	}
 }
