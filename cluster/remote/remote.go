@@ -58,7 +58,8 @@ type Options struct {
 	// later, as for a local adapter).
 	GiveUp time.Duration
 	Log    *slog.Logger
-	// Replicas of the edges' bucket when this creates it (cluster.replicas).
+	// Replicas of the edges' bucket (cluster.replicas), which Open creates
+	// or updates.
 	Replicas int
 }
 
