@@ -31,6 +31,15 @@ type Config struct {
 	// cancels them with the interrupted notice and releases its threads:
 	// 0 (cancel at once) to 1h (default 30s).
 	DrainTimeout time.Duration `koanf:"drainTimeout" validate:"min=0,max=1h"`
+	// Replicas is how many copies JetStream keeps of every bucket and
+	// stream the gateway creates (leases, bindings, the inbound stream, the
+	// event log, ...): 1 to 5 (default 1). 3 is right for a 3-node NATS
+	// cluster: losing one node then loses nothing. It must not exceed the
+	// NATS cluster's JetStream nodes (creating the buckets fails). A change
+	// applies when the roles next start: each moves the existing buckets
+	// and streams to the new count. (Check bounds it, to name the whole
+	// range in its error.)
+	Replicas int `koanf:"replicas"`
 	// EventLog is the raw ACP event log's retention on the cluster (its
 	// stream <name>_events, a subject per session).
 	EventLog EventLog `koanf:"eventLog"`
@@ -78,11 +87,14 @@ const (
 	DefaultEventLogMaxAge   = 30 * 24 * time.Hour
 	DefaultEventLogMaxBytes = 10 << 30
 	DefaultDrainTimeout     = 30 * time.Second
+	DefaultReplicas         = 1
+	MinReplicas             = 1
+	MaxReplicas             = 5 // JetStream's own bound
 )
 
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
-	return Config{Name: DefaultName, LeaseTTL: DefaultLeaseTTL, DuplicateWindow: DefaultDuplicateWindow, DrainTimeout: DefaultDrainTimeout,
+	return Config{Name: DefaultName, LeaseTTL: DefaultLeaseTTL, DuplicateWindow: DefaultDuplicateWindow, DrainTimeout: DefaultDrainTimeout, Replicas: DefaultReplicas,
 		EventLog: EventLog{MaxAge: DefaultEventLogMaxAge, MaxBytes: DefaultEventLogMaxBytes}}
 }
 
@@ -100,6 +112,9 @@ func (c Config) Check() []error {
 	var errs []error
 	if c.Name != "" && !nameRE.MatchString(c.Name) {
 		errs = append(errs, fmt.Errorf("cluster.name: only letters, digits, - and _, got %q", c.Name))
+	}
+	if c.Replicas < MinReplicas || c.Replicas > MaxReplicas {
+		errs = append(errs, fmt.Errorf("cluster.replicas: want %d to %d (at most the NATS cluster's JetStream nodes: 3 for three), got %d", MinReplicas, MaxReplicas, c.Replicas))
 	}
 	if c.NATS.URL != "" {
 		for _, u := range strings.Split(c.NATS.URL, ",") {

@@ -58,6 +58,9 @@ type Options struct {
 	// later, as for a local adapter).
 	GiveUp time.Duration
 	Log    *slog.Logger
+	// Replicas of the edges' bucket (cluster.replicas), which Open creates
+	// or updates.
+	Replicas int
 }
 
 // Adapter is one platform's adapter on a worker. Use the view Open
@@ -90,7 +93,7 @@ func Open(ctx context.Context, o Options) (*Adapter, channels.Adapter, error) {
 		o.Log = slog.Default()
 	}
 	kv, err := o.JS.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: wire.EdgesBucket(o.Cluster), Storage: jetstream.FileStorage,
+		Bucket: wire.EdgesBucket(o.Cluster), Storage: jetstream.FileStorage, Replicas: max(o.Replicas, 1),
 	})
 	if err != nil {
 		// It may exist with other replicas: open it as it is.

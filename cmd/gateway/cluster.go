@@ -144,14 +144,17 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer nc.Close()
-	in, err := cluster.OpenInbound(ctx, js, cluster.InboundOptions{Cluster: cfg.Cluster.Name, DuplicateWindow: cfg.Cluster.DuplicateWindow})
+	if err := moveReplicas(ctx, js, cfg.Cluster, log); err != nil {
+		return err
+	}
+	in, err := cluster.OpenInbound(ctx, js, cluster.InboundOptions{Cluster: cfg.Cluster.Name, DuplicateWindow: cfg.Cluster.DuplicateWindow, Replicas: cfg.Cluster.Replicas})
 	if err != nil {
 		return err
 	}
 	var shared web.Shared
 	if webLn != nil {
 		// Every web edge shows the same chat.
-		l, err := webshare.Open(ctx, js, webshare.Options{Cluster: cfg.Cluster.Name})
+		l, err := webshare.Open(ctx, js, webshare.Options{Cluster: cfg.Cluster.Name, Replicas: cfg.Cluster.Replicas})
 		if err != nil {
 			return err
 		}
@@ -184,6 +187,7 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			e, err = edge.New(ctx, edge.Options{
 				Cluster: cfg.Cluster.Name, ID: f.id + "-" + p, Platform: p, Adapter: a,
 				Conn: nc, JS: js, Inbound: in, Log: log.With("platform", p), Observer: m,
+				Replicas: cfg.Cluster.Replicas,
 			})
 			if err == nil {
 				wg.Go(func() {
@@ -334,26 +338,29 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 	}
 	js, _ := jetstream.New(w.nc)
 	c := cfg.Cluster
-	if w.st, err = jsstore.Open(ctx, js, jsstore.Options{Cluster: c.Name}); err != nil {
+	if err := moveReplicas(ctx, js, c, log); err != nil {
 		return nil, err
 	}
-	if w.events, err = jsstore.OpenEventLog(ctx, js, jsstore.EventLogOptions{Cluster: c.Name, MaxAge: c.EventLog.MaxAge, MaxBytes: c.EventLog.MaxBytes}); err != nil {
+	if w.st, err = jsstore.Open(ctx, js, jsstore.Options{Cluster: c.Name, Replicas: c.Replicas}); err != nil {
 		return nil, err
 	}
-	in, err := cluster.OpenInbound(ctx, js, cluster.InboundOptions{Cluster: c.Name, DuplicateWindow: c.DuplicateWindow})
+	if w.events, err = jsstore.OpenEventLog(ctx, js, jsstore.EventLogOptions{Cluster: c.Name, MaxAge: c.EventLog.MaxAge, MaxBytes: c.EventLog.MaxBytes, Replicas: c.Replicas}); err != nil {
+		return nil, err
+	}
+	in, err := cluster.OpenInbound(ctx, js, cluster.InboundOptions{Cluster: c.Name, DuplicateWindow: c.DuplicateWindow, Replicas: c.Replicas})
 	if err != nil {
 		return nil, err
 	}
-	leases, err := cluster.OpenLeases(ctx, js, cluster.LeaseOptions{Cluster: c.Name, Owner: f.id, TTL: c.LeaseTTL})
+	leases, err := cluster.OpenLeases(ctx, js, cluster.LeaseOptions{Cluster: c.Name, Owner: f.id, TTL: c.LeaseTTL, Replicas: c.Replicas})
 	if err != nil {
 		return nil, err
 	}
-	if w.reg, err = cluster.OpenRegistry(ctx, js, cluster.RegistryOptions{Cluster: c.Name, TTL: c.LeaseTTL}); err != nil {
+	if w.reg, err = cluster.OpenRegistry(ctx, js, cluster.RegistryOptions{Cluster: c.Name, TTL: c.LeaseTTL, Replicas: c.Replicas}); err != nil {
 		return nil, err
 	}
 	remoteCtx, remoteCancel := context.WithCancel(context.WithoutCancel(ctx))
 	w.remoteCancel = remoteCancel
-	w.edges = &edgePlatforms{ctx: remoteCtx, cluster: c.Name, nc: w.nc, js: js, log: log, byName: map[string]*remote.Adapter{}}
+	w.edges = &edgePlatforms{ctx: remoteCtx, cluster: c.Name, replicas: c.Replicas, nc: w.nc, js: js, log: log, byName: map[string]*remote.Adapter{}}
 	spaces, err := workspace.New(workspace.Options{DataDir: cfg.DataDir, Keep: cfg.Workspace.Keep, Log: log.With("part", "workspace")})
 	if err != nil {
 		return nil, err

@@ -109,9 +109,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "nats":
 		return runNATS(ctx, args, stdout, stderr)
 	case "edge":
-		return runEdge(ctx, args, stdout, stderr)
+		return replicasHint(runEdge(ctx, args, stdout, stderr))
 	case "worker":
-		return runWorker(ctx, args, stdout, stderr)
+		return replicasHint(runWorker(ctx, args, stdout, stderr))
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", cmd)

@@ -28,6 +28,8 @@ type edgePlatforms struct {
 	router  *session.Router
 	wg      *sync.WaitGroup // the proxies' Run and the watch
 
+	replicas int // cluster.replicas, for the edges' bucket if it is missing
+
 	mu     sync.Mutex
 	byName map[string]*remote.Adapter
 }
@@ -36,7 +38,7 @@ type edgePlatforms struct {
 // more until the proxies stop.
 func (e *edgePlatforms) watch(ctx context.Context) error {
 	kv, err := e.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: wire.EdgesBucket(e.cluster), Storage: jetstream.FileStorage,
+		Bucket: wire.EdgesBucket(e.cluster), Storage: jetstream.FileStorage, Replicas: max(e.replicas, 1),
 	})
 	if err != nil {
 		// It may exist with other replicas: open it as it is.
@@ -87,7 +89,7 @@ func (e *edgePlatforms) add(p string) (*remote.Adapter, error) {
 	// Announced already: Open reads the announcement at once.
 	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
 	defer cancel()
-	a, view, err := remote.Open(ctx, remote.Options{Cluster: e.cluster, Platform: p, Conn: e.nc, JS: e.js, Log: e.log.With("platform", p)})
+	a, view, err := remote.Open(ctx, remote.Options{Cluster: e.cluster, Replicas: e.replicas, Platform: p, Conn: e.nc, JS: e.js, Log: e.log.With("platform", p)})
 	if err != nil {
 		e.log.Error("cannot serve a platform an edge announced", "platform", p, "err", err)
 		return nil, err
