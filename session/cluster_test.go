@@ -1,12 +1,15 @@
 package session_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 // MayPrompt, which an edge answers Discord's Admit with, judges as the
@@ -64,5 +67,104 @@ func TestDisownDropsWithoutAWord(t *testing.T) {
 	e.waitEnd(th)
 	if b, _, _ := e.st.Binding(e.ctx(), th); b.SessionID != first.SessionID {
 		t.Errorf("the thread came back in session %s, want %s resumed", b.SessionID, first.SessionID)
+	}
+}
+
+// A turn cut off on a worker that went away is answered by the worker
+// that takes the thread over: one notice, then the whole answer to the
+// same prompt, in the same session, and no mark left. Cut off again, it
+// is not asked a third time: the next worker says to send it again.
+func TestAdoptAsksACutOffTurnAgain(t *testing.T) {
+	opts := envOptions{dir: t.TempDir(), shared: true, rec: channeltest.Options{Edit: true, Typing: true}}
+	a := newEnv(t, opts)
+	th := a.rec.Thread("taken")
+	a.say(th, ann, "echo hello")
+	a.waitEnd(th)
+	first, ok, err := a.st.Binding(a.ctx(), th)
+	if err != nil || !ok {
+		t.Fatalf("binding: %v, %v", ok, err)
+	}
+	a.say(th, ann, "slow 40")
+	a.waitOp(th, "the answer streaming on A", hasText("quick brown"))
+	cut := runningIn(t, a.st, th)
+	if cut.Prompt.Text != "slow 40" || cut.Prompt.ID != "in-slow 40" || cut.Prompt.Author.ID != ann.ID || cut.Prompt.Author.Name != ann.Name || cut.Attempts != 0 {
+		t.Fatalf("A's running mark = %+v, want the prompt slow 40 by Ann, not taken over", cut)
+	}
+	// A worker killed leaves its mark; A's shutdown clears it (it tells
+	// its thread), so put it back as A left it.
+	a.close()
+	b := newEnv(t, opts)
+	if err := b.st.MarkTurnRunning(b.ctx(), cut); err != nil {
+		t.Fatal(err)
+	}
+	b.r.Adopt(b.ctx(), th)
+	b.waitOp(th, "the answer streaming on B", hasText("quick brown"))
+	again := runningIn(t, b.st, th)
+	if again.Attempts != 1 || again.Prompt.Text != cut.Prompt.Text || again.Prompt.ID != cut.Prompt.ID {
+		t.Fatalf("B's running mark = %+v, want the same prompt taken over once", again)
+	}
+	b.waitEnd(th)
+	wantNotices(t, b, th, sysmsg.WorkerLost{Again: true})
+	// The whole answer: what the agent answers the prompt in a thread of
+	// its own.
+	solo := b.rec.Thread("solo")
+	b.say(solo, ann, "slow 40")
+	b.waitEnd(solo)
+	if got, want := b.text(th), b.text(solo); got != want || !strings.Contains(got, "quick brown") {
+		t.Errorf("answer on B = %q, want %q", got, want)
+	}
+	if bnd, _, _ := b.st.Binding(b.ctx(), th); bnd.SessionID != first.SessionID {
+		t.Errorf("answered again in session %s, want %s resumed", bnd.SessionID, first.SessionID)
+	}
+	if rs, _ := b.st.RunningTurns(b.ctx()); slices.ContainsFunc(rs, func(r store.RunningTurn) bool { return r.Thread == th }) {
+		t.Errorf("a mark is left after the answer: %+v", rs)
+	}
+
+	// B went away during that answer: C does not ask it a third time.
+	b.close()
+	c := newEnv(t, opts)
+	if err := c.st.MarkTurnRunning(c.ctx(), again); err != nil {
+		t.Fatal(err)
+	}
+	c.r.Adopt(c.ctx(), th)
+	if rs, _ := c.st.RunningTurns(c.ctx()); len(rs) != 0 {
+		t.Errorf("a mark is left after the second take-over: %+v", rs)
+	}
+	c.say(th, ann, "echo after")
+	c.waitEnd(th)
+	wantNotices(t, c, th, sysmsg.WorkerLost{})
+	if got := c.text(th); strings.Contains(got, "quick brown") || !strings.Contains(got, "after") {
+		t.Errorf("answers on C = %q, want only the next message's", got)
+	}
+}
+
+// runningIn returns the running mark of th.
+func runningIn(t *testing.T, st store.Backend, th channels.ThreadRef) store.RunningTurn {
+	t.Helper()
+	rs, err := st.RunningTurns(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.Thread == th {
+			return r
+		}
+	}
+	t.Fatalf("no running mark in %s: %+v", th, rs)
+	return store.RunningTurn{}
+}
+
+// wantNotices checks the notices of th, exactly.
+func wantNotices(t *testing.T, e *env, th channels.ThreadRef, want ...sysmsg.Notice) {
+	t.Helper()
+	var got, texts []string
+	for _, m := range e.messages(th, channels.KindNotice) {
+		got = append(got, m.Text)
+	}
+	for _, n := range want {
+		texts = append(texts, sysmsg.Text(n))
+	}
+	if !slices.Equal(got, texts) {
+		t.Errorf("notices in %s:\n%q\nwant\n%q", th, got, texts)
 	}
 }

@@ -139,6 +139,7 @@ type envOptions struct {
 	agentWorkspace func(string) workspace.Agent
 	mcp            bool
 	frameLog       func(sessionID string) (session.FrameLog, error) // Options.OpenFrameLog
+	shared         bool                                             // Options.Shared: a cluster worker's router
 }
 
 var ann = channels.Author{ID: "u-ann", Name: "Ann"}
@@ -201,6 +202,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Threads:        o.threads,
 		Workspaces:     o.workspaces,
 		AgentWorkspace: o.agentWorkspace,
+		Shared:         o.shared,
 		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
 			rec.NoteIn(th, channeltest.Op{Op: "turn_end", StopReason: end.StopReason})
 			e.ends.Record(th, end)

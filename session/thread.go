@@ -234,7 +234,8 @@ func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
 	policy := t.r.policyFor(t.ref, t.space)
 	t.policy = policy
 	t.apply(Configure{Config: t.r.machineConfig(policy)})
-	prompt, pics := attach.Prompt(in.Text, t.files, sess.Process().TakesImages())
+	files := t.files
+	prompt, pics := attach.Prompt(in.Text, files, sess.Process().TakesImages())
 	t.files = nil
 	if t.context != "" {
 		prompt = t.context + "\n" + prompt
@@ -249,7 +250,7 @@ func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
 	t.runner.Do(func(l *dispatch.Lane) { l.SetStream(policy.Stream) })
 	t.tr.UserPrompt(prompt, at)
 	t.view().BeginTurn()
-	t.markRunning(sess.ID, at)
+	t.markRunning(sess.ID, at, in, files)
 	t.r.wg.Go(func() {
 		// Not the router's context: cancelling the Prompt's context
 		// makes the SDK drop the agent's answer. Stops go through

@@ -127,6 +127,13 @@ CREATE TABLE choices (
 	PRIMARY KEY (platform, channel, thread, option)
 ) WITHOUT ROWID;
 `,
+	// 7: what a running turn was asked (JSON, see TurnPrompt) and how
+	// often it was taken over, so that a worker taking over a thread can
+	// ask it again, once.
+	`
+ALTER TABLE running_turns ADD COLUMN prompt TEXT NOT NULL DEFAULT '';
+ALTER TABLE running_turns ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // migrate applies the steps db has not seen yet, each in its own IMMEDIATE
