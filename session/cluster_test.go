@@ -1,10 +1,13 @@
 package session_test
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/session"
@@ -90,10 +93,17 @@ func TestAdoptAsksACutOffTurnAgain(t *testing.T) {
 	if cut.Prompt.Text != "slow 40" || cut.Prompt.ID != "in-slow 40" || cut.Prompt.Author.ID != ann.ID || cut.Prompt.Author.Name != ann.Name || cut.Attempts != 0 {
 		t.Fatalf("A's running mark = %+v, want the prompt slow 40 by Ann, not taken over", cut)
 	}
-	// A worker killed leaves its mark; A's shutdown clears it (it tells
-	// its thread), so put it back as A left it.
+	// A worker killed leaves its mark. A's shutdown (a drain past its
+	// deadline) told its thread and cleared it: nothing there to answer
+	// again. Put it back as a killed A would have left it.
 	a.close()
+	if got := a.messages(th, channels.KindNotice); len(got) != 1 || got[0].Text != sysmsg.Text(sysmsg.Interrupted{}) {
+		t.Errorf("A's shutdown told %+v, want the interrupted notice", got)
+	}
 	b := newEnv(t, opts)
+	if rs, _ := b.st.RunningTurns(b.ctx()); len(rs) != 0 {
+		t.Errorf("A's shutdown left marks %+v: the turn it told would be answered again", rs)
+	}
 	if err := b.st.MarkTurnRunning(b.ctx(), cut); err != nil {
 		t.Fatal(err)
 	}
@@ -166,5 +176,56 @@ func wantNotices(t *testing.T, e *env, th channels.ThreadRef, want ...sysmsg.Not
 	}
 	if !slices.Equal(got, texts) {
 		t.Errorf("notices in %s:\n%q\nwant\n%q", th, got, texts)
+	}
+}
+
+// A cut-off prompt asked again that begins no turn (its agent cannot
+// start here) leaves no mark: a drain would wait for it, and the next
+// worker would say a turn was cut off that never ran.
+func TestAdoptClearsTheMarkWhenNoTurnBegins(t *testing.T) {
+	broken := agent.Spec{Name: "broken", Command: []string{filepath.Join(t.TempDir(), "no-such-agent")}}
+	e := newEnv(t, envOptions{shared: true, spec: &broken})
+	th := e.rec.Thread("broken")
+	cut := store.RunningTurn{Thread: th, SessionID: "s-gone", Started: time.UnixMilli(1000), Prompt: store.TurnPrompt{ID: "in-x", Author: ann, Text: "echo x"}}
+	if err := e.st.MarkTurnRunning(e.ctx(), cut); err != nil {
+		t.Fatal(err)
+	}
+	e.r.Adopt(e.ctx(), th)
+	// The owner takes its messages in order: once the next one failed to
+	// start too, the first one's start has been settled.
+	e.say(th, ann, "echo y")
+	failed := func(ops []channeltest.Op) bool {
+		n := 0
+		for _, m := range e.messages(th, channels.KindNotice) {
+			if strings.Contains(m.Text, "no-such-agent") {
+				n++
+			}
+		}
+		return n == 2
+	}
+	if err := e.rec.WaitFor(e.ctx(), th, failed); err != nil {
+		t.Fatalf("waiting for both starts to fail: %v; notices %+v", err, e.messages(th, channels.KindNotice))
+	}
+	if got := e.messages(th, channels.KindNotice)[0].Text; got != sysmsg.Text(sysmsg.WorkerLost{Again: true}) {
+		t.Errorf("first notice %q, want the answer-again one", got)
+	}
+	if rs, _ := e.st.RunningTurns(e.ctx()); len(rs) != 0 {
+		t.Errorf("marks left: %+v", rs)
+	}
+}
+
+// A cut-off prompt whose author may not prompt here is not asked again:
+// the thread is told to send it again, and no mark is left.
+func TestAdoptDoesNotAskARefusedPromptAgain(t *testing.T) {
+	e := newEnv(t, envOptions{shared: true, access: map[string]session.AccessRule{"web": {Users: []string{bob.ID}}}})
+	th := e.rec.Thread("refused")
+	cut := store.RunningTurn{Thread: th, SessionID: "s-gone", Started: time.UnixMilli(1000), Prompt: store.TurnPrompt{ID: "in-x", Author: ann, Text: "echo x"}}
+	if err := e.st.MarkTurnRunning(e.ctx(), cut); err != nil {
+		t.Fatal(err)
+	}
+	e.r.Adopt(e.ctx(), th)
+	wantNotices(t, e, th, sysmsg.WorkerLost{})
+	if rs, _ := e.st.RunningTurns(e.ctx()); len(rs) != 0 {
+		t.Errorf("marks left: %+v", rs)
 	}
 }

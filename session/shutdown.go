@@ -37,7 +37,7 @@ func (t *thread) markRunning(sessionID string, started time.Time, in channels.In
 	defer cancel()
 	err := t.r.o.Store.MarkTurnRunning(ctx, store.RunningTurn{
 		Thread: t.ref, SessionID: sessionID, Started: started,
-		Prompt: turnPrompt(in, files), Attempts: t.r.attempts(t.ref, in),
+		Prompt: turnPrompt(in, files), Attempts: t.attempts(),
 	})
 	if err != nil {
 		t.r.log.Warn("cannot mark the turn running; a crash during it would go unannounced", "thread", t.ref, "err", err)

@@ -53,6 +53,7 @@ type thread struct {
 	cur         *turn              // the running turn
 	replyTo     *channels.Inbound  // the click being answered
 	told        bool               // the shutdown told the thread its turn was cut off
+	retaking    *retaken           // the cut-off prompt asked again, until its turn begins (takeover.go)
 	evicted     bool               // dropped from the router (Evict): the owner returns
 	// What the shutdown did, read by Router.shutdown once done is closed.
 	cut, stopped bool
