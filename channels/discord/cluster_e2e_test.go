@@ -83,6 +83,11 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	f := newFake(t)
 	f.shard(2, 2) // each shard its own identify bucket: edges start together
 	f.limitRates(time.Now)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the fake: %d requests, %d answered 429, violations %q", f.requestCount(), f.tooManyRequests(), f.Violations())
+		}
+	})
 	n := clusterThreads(t)
 	threads := make([]string, n+1) // the last: the killed worker's turn
 	for i := range threads {
