@@ -30,8 +30,9 @@ func postsIn(rec *channeltest.Recorder, th channels.ThreadRef) []string {
 // With two edges of a platform, each thread's operations all reach one
 // edge (so that one edge's rate-limit state counts them), the threads
 // spread over both; when that edge stops, the thread's next operations
-// reach the other, each once, and only after the thread's last
-// operation on the stopped edge is Pace old.
+// reach the other, each once, and only once the thread's last operation
+// on the stopped edge is Pace old, also by a worker that did not send
+// that one (it took the thread over).
 func TestThreadSticksToOneEdge(t *testing.T) {
 	url := startNode(t)
 	recs := map[string]*channeltest.Recorder{
@@ -44,25 +45,33 @@ func TestThreadSticksToOneEdge(t *testing.T) {
 	}
 	nc, js := connect(t, url)
 	const pace = 700 * time.Millisecond
-	ra, view, err := remote.Open(testCtx(t), remote.Options{
-		Cluster: clusterName, Platform: "test", Conn: nc, JS: js,
-		Timeout: 2 * time.Second, Pace: pace, Log: testlog.FailOnError(t),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := testCtx(t)
-	runCtx, stopRun := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = ra.Run(runCtx, func(context.Context, channels.Inbound) {}) }()
-	t.Cleanup(func() { stopRun(); <-done })
+	// Two workers' adapters: the second takes the first thread over
+	// when its edge stops, without having served it before.
+	var views []channels.Adapter
+	for range 2 {
+		ra, view, err := remote.Open(testCtx(t), remote.Options{
+			Cluster: clusterName, Platform: "test", Conn: nc, JS: js,
+			Timeout: 2 * time.Second, Pace: pace, Log: testlog.FailOnError(t),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runCtx, stopRun := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); _ = ra.Run(runCtx, func(context.Context, channels.Inbound) {}) }()
+		t.Cleanup(func() { stopRun(); <-done })
+		views = append(views, view)
+	}
+	view := views[0]
 
-	post := func(th channels.ThreadRef, text string) {
+	postBy := func(view channels.Adapter, th channels.ThreadRef, text string) {
 		t.Helper()
 		if _, err := view.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: text}); err != nil {
 			t.Fatalf("post %q in %s: %v", text, th, err)
 		}
 	}
+	post := func(th channels.ThreadRef, text string) { t.Helper(); postBy(view, th, text) }
 	// where returns the edge that posted all of th's messages, failing
 	// when both did.
 	where := func(th channels.ThreadRef) string {
@@ -114,9 +123,9 @@ func TestThreadSticksToOneEdge(t *testing.T) {
 	if _, err := live.Get(ctx, wire.LiveKey("test", other)); err != nil {
 		t.Errorf("the live edge %s is not in the live bucket: %v", other, err)
 	}
-	post(th, "first-on-"+other)
+	postBy(views[1], th, "first-on-"+other)
 	if waited := time.Since(last); waited < pace {
-		t.Errorf("the moved thread's first operation on %s came %v after its last on %s, want at least %v", other, waited, gone, pace)
+		t.Errorf("the moved thread's first operation on %s (by another worker) came %v after its last on %s, want at least %v", other, waited, gone, pace)
 	}
 	post(th, "second-on-"+other)
 	for _, s := range on[other] {

@@ -61,6 +61,9 @@ func (a *Adapter) liveEntry(ent jetstream.KeyValueEntry, fresh bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if ent.Operation() != jetstream.KeyValuePut {
+		if _, ok := a.live[edge]; ok {
+			a.left[edge] = now
+		}
 		delete(a.live, edge)
 		return
 	}
@@ -72,6 +75,9 @@ func (a *Adapter) liveEntry(ent jetstream.KeyValueEntry, fresh bool) {
 	written := now
 	if !fresh && ent.Created().Before(now) {
 		written = ent.Created()
+	}
+	if lapses, ok := a.live[edge]; fresh && (!ok || !now.Before(lapses)) {
+		a.joined[edge] = now
 	}
 	a.live[edge] = written.Add(l.TTL)
 }
@@ -134,10 +140,28 @@ func (a *Adapter) answered(t channels.ThreadRef, edge string) {
 		}
 		a.nextPrune = max(256, 2*len(a.threads))
 	}
+	for _, m := range []map[string]time.Time{a.left, a.joined} {
+		for e, at := range m {
+			if now.Sub(at) >= a.o.Pace {
+				delete(m, e)
+			}
+		}
+	}
 }
 
-// pace waits until no edge but edge answered an operation of t within
-// Pace, or ctx ends.
+// noAnswer records that edge did not answer: it may have spent the
+// platform's window of the thread, so the queue group is asked only once
+// that is over, as after it stopped.
+func (a *Adapter) noAnswer(edge string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.left[edge] = time.Now()
+}
+
+// pace waits until t's operations may go to edge ("" for any), or ctx
+// ends: until no other edge answered one of them within Pace, and, as t
+// may have been served by another worker, until Pace after edge (or an
+// edge t would have fallen to instead) started or stopped serving.
 func (a *Adapter) pace(ctx context.Context, t channels.ThreadRef, edge string) error {
 	for {
 		now := time.Now()
@@ -146,6 +170,22 @@ func (a *Adapter) pace(ctx context.Context, t channels.ThreadRef, edge string) e
 		for e, last := range a.threads[t] {
 			if e != edge && now.Sub(last) < a.o.Pace {
 				until = later(until, last.Add(a.o.Pace))
+			}
+		}
+		if at, ok := a.joined[edge]; ok && now.Sub(at) < a.o.Pace {
+			until = later(until, at.Add(a.o.Pace))
+		}
+		left := func(e string, at time.Time) {
+			if now.Sub(at) < a.o.Pace && (edge == "" || score(t, e) > score(t, edge)) {
+				until = later(until, at.Add(a.o.Pace))
+			}
+		}
+		for e, at := range a.left {
+			left(e, at)
+		}
+		for e, lapses := range a.live {
+			if !now.Before(lapses) {
+				left(e, lapses)
 			}
 		}
 		a.mu.Unlock()

@@ -79,6 +79,11 @@ type Adapter struct {
 	// each entry lapses unless renewed; nil while the bucket is unknown.
 	liveKV jetstream.KeyValue
 	live   map[string]time.Time
+	// left and joined are when edges stopped and started serving, as
+	// this worker saw it (pruned once Pace old): a thread this worker
+	// did not serve lately may have been on another edge by another
+	// worker.
+	left, joined map[string]time.Time
 	// threads are the edges that answered each thread's operations
 	// recently, and when they last did (pruned once Pace old).
 	threads   map[channels.ThreadRef]map[string]time.Time
@@ -139,6 +144,7 @@ func Open(ctx context.Context, o Options) (*Adapter, channels.Adapter, error) {
 		}
 	}
 	a := &Adapter{o: o, caps: caps, live: map[string]time.Time{},
+		left: map[string]time.Time{}, joined: map[string]time.Time{},
 		threads: map[channels.ThreadRef]map[string]time.Time{}, nextPrune: 256}
 	// The edge created the bucket before it announced the platform;
 	// without it (an older edge) operations go to the queue group.
@@ -395,9 +401,9 @@ func (a *Adapter) call(ctx context.Context, subj string, op wire.Op, threads ...
 	wait := 50 * time.Millisecond
 	unanswered := map[string]bool{} // edges that did not answer a try
 	for {
-		to := subj
+		to, edge := subj, ""
 		if len(threads) > 0 {
-			edge := a.edgeFor(threads[0])
+			edge = a.edgeFor(threads[0])
 			to = wire.OpsSubject(a.o.Cluster, a.o.Platform)
 			if edge != "" && !unanswered[edge] {
 				to = wire.EdgeSubject(a.o.Cluster, edge)
@@ -414,6 +420,9 @@ func (a *Adapter) call(ctx context.Context, subj string, op wire.Op, threads ...
 		actx, cancel := context.WithTimeout(ctx, a.o.Timeout)
 		reply, err := a.o.Conn.RequestWithContext(actx, to, data)
 		cancel()
+		if err != nil && edge != "" && ctx.Err() == nil {
+			a.noAnswer(edge)
+		}
 		if err == nil {
 			res, derr := wire.DecodeResult(reply.Data)
 			if derr != nil {
