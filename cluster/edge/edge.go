@@ -88,6 +88,7 @@ type Edge struct {
 	ops   jetstream.KeyValue
 	edges jetstream.KeyValue
 	live  jetstream.KeyValue
+	since time.Time // when Run started serving
 	caps  wire.Caps
 
 	mu        sync.Mutex // guards the fields below
@@ -230,6 +231,7 @@ func (e *Edge) Run(ctx context.Context) error {
 	// the threads' next operations to another edge while this one
 	// finishes those under way.
 	live := make(chan struct{})
+	e.since = time.Now()
 	if err := e.renew(ctx); err != nil {
 		e.o.Log.Warn("edge: announcing this edge live", "err", err)
 	}
@@ -253,7 +255,7 @@ func (e *Edge) Run(ctx context.Context) error {
 
 // renew puts the edge's entry in the live bucket.
 func (e *Edge) renew(ctx context.Context) error {
-	v, _ := json.Marshal(wire.Live{Platform: e.o.Platform, Edge: e.o.ID, TTL: e.o.LiveTTL})
+	v, _ := json.Marshal(wire.Live{Platform: e.o.Platform, Edge: e.o.ID, TTL: e.o.LiveTTL, Since: e.since})
 	_, err := e.live.Put(ctx, wire.LiveKey(e.o.Platform, e.o.ID), v)
 	return err
 }

@@ -48,8 +48,7 @@ func TestThreadSticksToOneEdge(t *testing.T) {
 	ctx := testCtx(t)
 	// Two workers' adapters: the second takes the first thread over
 	// when its edge stops, without having served it before.
-	var views []channels.Adapter
-	for range 2 {
+	open := func() channels.Adapter {
 		ra, view, err := remote.Open(testCtx(t), remote.Options{
 			Cluster: clusterName, Platform: "test", Conn: nc, JS: js,
 			Timeout: 2 * time.Second, Pace: pace, Log: testlog.FailOnError(t),
@@ -61,8 +60,9 @@ func TestThreadSticksToOneEdge(t *testing.T) {
 		done := make(chan struct{})
 		go func() { defer close(done); _ = ra.Run(runCtx, func(context.Context, channels.Inbound) {}) }()
 		t.Cleanup(func() { stopRun(); <-done })
-		views = append(views, view)
+		return view
 	}
+	views := []channels.Adapter{open(), open()}
 	view := views[0]
 
 	postBy := func(view channels.Adapter, th channels.ThreadRef, text string) {
@@ -128,6 +128,7 @@ func TestThreadSticksToOneEdge(t *testing.T) {
 		t.Errorf("the moved thread's first operation on %s (by another worker) came %v after its last on %s, want at least %v", other, waited, gone, pace)
 	}
 	post(th, "second-on-"+other)
+	lastOther := time.Now()
 	for _, s := range on[other] {
 		post(s, "after")
 	}
@@ -142,5 +143,17 @@ func TestThreadSticksToOneEdge(t *testing.T) {
 		if got := postsIn(recs[other], s); len(got) != 4 || got[3] != "after" {
 			t.Errorf("%s, which stays on %s: %q", s, other, got)
 		}
+	}
+
+	// The stopped edge starts again: the thread moves back, also for a
+	// worker that starts after it (it learns when the edge started).
+	back := channeltest.New(channeltest.Options{})
+	startEdge(t, url, gone, back.Adapter())
+	postBy(open(), th, "back-on-"+gone)
+	if waited := time.Since(lastOther); waited < pace {
+		t.Errorf("the thread's first operation back on %s (by a worker started later) came %v after its last on %s, want at least %v", gone, waited, other, pace)
+	}
+	if got := postsIn(back, th); fmt.Sprint(got) != fmt.Sprint([]string{"back-on-" + gone}) {
+		t.Errorf("%s's posts on %s started again: %q", th, gone, got)
 	}
 }

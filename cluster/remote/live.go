@@ -61,8 +61,11 @@ func (a *Adapter) liveEntry(ent jetstream.KeyValueEntry, fresh bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if ent.Operation() != jetstream.KeyValuePut {
-		if _, ok := a.live[edge]; ok {
+		if _, ok := a.live[edge]; ok || !fresh {
 			a.left[edge] = now
+			if !fresh && ent.Created().Before(now) {
+				a.left[edge] = ent.Created()
+			}
 		}
 		delete(a.live, edge)
 		return
@@ -78,6 +81,12 @@ func (a *Adapter) liveEntry(ent jetstream.KeyValueEntry, fresh bool) {
 	}
 	if lapses, ok := a.live[edge]; fresh && (!ok || !now.Before(lapses)) {
 		a.joined[edge] = now
+	} else if !l.Since.IsZero() && now.Sub(l.Since) < a.o.Pace && !ok {
+		// Started lately, before this worker watched.
+		a.joined[edge] = l.Since
+		if l.Since.After(now) {
+			a.joined[edge] = now
+		}
 	}
 	a.live[edge] = written.Add(l.TTL)
 }

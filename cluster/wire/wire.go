@@ -402,6 +402,9 @@ type Live struct {
 	Edge     string `json:"edge"`
 	// TTL is how long the entry holds without being renewed.
 	TTL time.Duration `json:"ttl"`
+	// Since is when the edge started serving (a worker that started
+	// later learns from it that the edge's threads just moved).
+	Since time.Time `json:"since,omitzero"`
 }
 
 // maxLiveTTL bounds the TTL an entry may claim.
