@@ -68,6 +68,7 @@ func (a *Adapter) liveEntry(ent jetstream.KeyValueEntry, fresh bool) {
 			}
 		}
 		delete(a.live, edge)
+		delete(a.since, edge)
 		return
 	}
 	l, err := wire.DecodeLive(ent.Value())
@@ -89,6 +90,12 @@ func (a *Adapter) liveEntry(ent jetstream.KeyValueEntry, fresh bool) {
 		}
 	}
 	a.live[edge] = written.Add(l.TTL)
+	if _, ok := a.since[edge]; !ok || !l.Since.IsZero() {
+		a.since[edge] = l.Since
+		if l.Since.IsZero() || l.Since.After(written) {
+			a.since[edge] = written
+		}
+	}
 }
 
 // edgeFor returns the live edge thread t falls to, "" when none is live.
@@ -182,7 +189,12 @@ func (a *Adapter) pace(ctx context.Context, t channels.ThreadRef, edge string) e
 			}
 		}
 		if at, ok := a.joined[edge]; ok && now.Sub(at) < a.o.Pace {
-			until = later(until, at.Add(a.o.Pace))
+			// t was on another edge before, if there was one.
+			for e := range a.live {
+				if since, ok := a.since[e]; e != edge && ok && since.Before(at) {
+					until = later(until, at.Add(a.o.Pace))
+				}
+			}
 		}
 		left := func(e string, at time.Time) {
 			if now.Sub(at) < a.o.Pace && (edge == "" || score(t, e) > score(t, edge)) {
