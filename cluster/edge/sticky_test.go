@@ -149,7 +149,16 @@ func TestThreadSticksToOneEdge(t *testing.T) {
 	// worker that starts after it (it learns when the edge started).
 	back := channeltest.New(channeltest.Options{})
 	startEdge(t, url, gone, back.Adapter())
-	postBy(open(), th, "back-on-"+gone)
+	late := open()
+	// A call that cannot wait that long is refused as by a rate limit,
+	// and nothing is posted.
+	short, cancel := context.WithTimeout(ctx, pace/10)
+	_, err = late.Post(short, th, channels.Message{Kind: channels.KindText, Text: "too-soon"})
+	cancel()
+	if rl := (*channels.RateLimitError)(nil); !errors.As(err, &rl) || rl.RetryAfter <= 0 {
+		t.Errorf("a post with too short a deadline after the move: %v, want a rate limit", err)
+	}
+	postBy(late, th, "back-on-"+gone)
 	if waited := time.Since(lastOther); waited < pace {
 		t.Errorf("the thread's first operation back on %s (by a worker started later) came %v after its last on %s, want at least %v", gone, waited, other, pace)
 	}

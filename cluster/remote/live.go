@@ -175,7 +175,7 @@ func (a *Adapter) noAnswer(edge string) {
 }
 
 // pace waits until t's operations may go to edge ("" for any), or ctx
-// ends: until no other edge answered one of them within Pace, and, as t
+// ends (a *channels.RateLimitError at once when ctx ends before): until no other edge answered one of them within Pace, and, as t
 // may have been served by another worker, until Pace after edge (or an
 // edge t would have fallen to instead) started or stopped serving.
 func (a *Adapter) pace(ctx context.Context, t channels.ThreadRef, edge string) error {
@@ -212,6 +212,11 @@ func (a *Adapter) pace(ctx context.Context, t channels.ThreadRef, edge string) e
 		a.mu.Unlock()
 		if until.IsZero() {
 			return nil
+		}
+		if dl, ok := ctx.Deadline(); ok && dl.Before(until) {
+			// As a local adapter refuses a call its limits have no
+			// room for: the caller tries again when told.
+			return &channels.RateLimitError{RetryAfter: until.Sub(now), Scope: "moved"}
 		}
 		a.o.Log.Debug("remote: a thread moved to another edge; waiting for the platform's window", "thread", t, "edge", edge, "wait", until.Sub(now))
 		tm := time.NewTimer(until.Sub(now))
