@@ -192,8 +192,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		backend = o.store(st)
 	}
 	so := session.Options{
-		Store:  backend,
-		Shared: o.shared,
+		Store: backend,
 		Logger: slog.New(&spawnWatch{Handler: slog.NewMultiHandler(
 			testlog.FailOnSDKError(t).Handler(), slog.NewTextHandler(e.logs, nil)), pids: e.spawned}),
 		EventLogDir:    filepath.Join(dir, "events"),

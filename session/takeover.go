@@ -44,8 +44,10 @@ func (r *Router) takeOver(ctx context.Context, ad channels.Adapter, rt store.Run
 	if again {
 		n.Dropped = attach.Dropped(rt.Prompt.Files)
 	}
+	// A rate limit is waited out: the worker taking threads over posts in
+	// many at once, and a notice refused would leave the prompt unasked.
 	pctx, cancel := context.WithTimeout(ctx, writeTimeout)
-	_, err := ad.Post(pctx, rt.Thread, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(n)})
+	err := postWithin(pctx, ad, rt.Thread, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(n)})
 	cancel()
 	if err != nil {
 		r.log.Warn("cannot tell a thread taken over that its turn was cut off", "thread", rt.Thread, "err", err)

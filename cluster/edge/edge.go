@@ -56,7 +56,13 @@ type Options struct {
 	// events taken to be stored (default 30s); those left are logged
 	// as lost.
 	Drain time.Duration
-	Log   *slog.Logger
+	// LiveTTL is how long the edge's entry in the live bucket
+	// (wire.LiveBucket) holds without being renewed (default 10s): a
+	// worker stops sending a thread's operations to an edge that died
+	// within it. The edge renews it three times per LiveTTL and deletes
+	// it as soon as it stops.
+	LiveTTL time.Duration
+	Log     *slog.Logger
 	// Observer, if set, is told what the edge did (its metrics).
 	Observer Observer
 }
@@ -81,6 +87,8 @@ type Edge struct {
 	pub   *publisher
 	ops   jetstream.KeyValue
 	edges jetstream.KeyValue
+	live  jetstream.KeyValue
+	since time.Time // when Run started serving
 	caps  wire.Caps
 
 	mu        sync.Mutex // guards the fields below
@@ -124,6 +132,9 @@ func New(ctx context.Context, o Options) (*Edge, error) {
 	if o.Drain <= 0 {
 		o.Drain = 30 * time.Second
 	}
+	if o.LiveTTL <= 0 {
+		o.LiveTTL = 10 * time.Second
+	}
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
@@ -145,7 +156,11 @@ func New(ctx context.Context, o Options) (*Edge, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Edge{o: o, pub: pub, ops: ops, edges: edges, caps: wire.CapsOf(o.Platform, o.Adapter),
+	live, err := OpenLive(ctx, o.JS, o.Cluster, o.Replicas)
+	if err != nil {
+		return nil, err
+	}
+	e := &Edge{o: o, pub: pub, ops: ops, edges: edges, live: live, caps: wire.CapsOf(o.Platform, o.Adapter),
 		callbacks: map[channels.MessageID]callback{}, ready: make(chan struct{})}
 	pub.tried = e.published
 	return e, nil
@@ -161,6 +176,23 @@ func OpenEdges(ctx context.Context, js jetstream.JetStream, clusterName string, 
 	})
 	if err != nil {
 		return nil, fmt.Errorf("edge: edges bucket: %w", err)
+	}
+	return kv, nil
+}
+
+// OpenLive creates or opens the bucket of the live edges
+// (wire.LiveBucket). Its entries are renewed and deleted by their edges;
+// the bucket's age limit only sweeps those of edges that died.
+func OpenLive(ctx context.Context, js jetstream.JetStream, clusterName string, replicas int) (jetstream.KeyValue, error) {
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      wire.LiveBucket(clusterName),
+		Description: "the edges serving each platform now, renewed by each edge",
+		TTL:         time.Hour,
+		Storage:     jetstream.MemoryStorage,
+		Replicas:    max(replicas, 1),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("edge: live edges bucket: %w", err)
 	}
 	return kv, nil
 }
@@ -195,8 +227,18 @@ func (e *Edge) Run(ctx context.Context) error {
 		wg.Wait()
 		return fmt.Errorf("edge: announce %s: %w", e.o.Platform, err)
 	}
+	// Live once it serves; gone as soon as ctx ends, so that workers send
+	// the threads' next operations to another edge while this one
+	// finishes those under way.
+	live := make(chan struct{})
+	e.since = time.Now()
+	if err := e.renew(ctx); err != nil {
+		e.o.Log.Warn("edge: announcing this edge live", "err", err)
+	}
+	go func() { defer close(live); e.keepLive(ctx) }()
 	close(e.ready)
 	runErr := e.o.Adapter.Run(ctx, e.publish)
+	<-live
 	e.pub.drain(e.o.Drain)
 	_ = ops.Unsubscribe()
 	_ = cbs.Unsubscribe()
@@ -209,6 +251,34 @@ func (e *Edge) Run(ctx context.Context) error {
 		<-done
 	}
 	return runErr
+}
+
+// renew puts the edge's entry in the live bucket.
+func (e *Edge) renew(ctx context.Context) error {
+	v, _ := json.Marshal(wire.Live{Platform: e.o.Platform, Edge: e.o.ID, TTL: e.o.LiveTTL, Since: e.since})
+	_, err := e.live.Put(ctx, wire.LiveKey(e.o.Platform, e.o.ID), v)
+	return err
+}
+
+// keepLive renews the edge's entry until ctx ends, then deletes it.
+func (e *Edge) keepLive(ctx context.Context) {
+	t := time.NewTicker(e.o.LiveTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if err := e.renew(ctx); err != nil && ctx.Err() == nil {
+				e.o.Log.Warn("edge: renewing this edge's entry", "err", err)
+			}
+		case <-ctx.Done():
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := e.live.Delete(dctx, wire.LiveKey(e.o.Platform, e.o.ID)); err != nil {
+				e.o.Log.Warn("edge: withdrawing this edge", "err", err)
+			}
+			return
+		}
+	}
 }
 
 // Ready is closed once Run serves operations and has announced the
@@ -309,6 +379,9 @@ func (e *Edge) serve(ctx context.Context, m *nats.Msg) {
 	if m.Reply == "" {
 		return
 	}
+	if res.Edge == "" {
+		res.Edge = e.o.ID
+	}
 	e.mu.Lock()
 	drop := e.drop
 	e.mu.Unlock()
@@ -367,6 +440,7 @@ func (e *Edge) once(ctx context.Context, op wire.Op) wire.Result {
 		return wire.Result{Err: &wire.Error{Kind: wire.ErrOther, Message: "results bucket: " + err.Error()}}
 	}
 	res := e.perform(ctx, op)
+	res.Edge = e.o.ID // a repeat's answer names the edge that performed it
 	e.performed(op.Op, outcome(res))
 	done, _ := json.Marshal(record{Edge: e.o.ID, Began: time.Now(), Result: &res})
 	if _, err := e.ops.Update(ctx, key, done, rev); err != nil {

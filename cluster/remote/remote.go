@@ -57,7 +57,13 @@ type Options struct {
 	// fails as a platform that cannot be reached (the lane tries again
 	// later, as for a local adapter).
 	GiveUp time.Duration
-	Log    *slog.Logger
+	// Pace is how long a thread's operations wait, after the thread moved
+	// to another edge, since its last operation on the edge before
+	// (default 5s, the window of Discord's message buckets): the new
+	// edge knows nothing of what the old one spent of the thread's rate
+	// limits, and the platform's window is over by then.
+	Pace time.Duration
+	Log  *slog.Logger
 	// Replicas of the edges' bucket (cluster.replicas), which Open creates
 	// or updates.
 	Replicas int
@@ -71,6 +77,22 @@ type Adapter struct {
 
 	mu      sync.Mutex
 	handler func(context.Context, channels.Inbound) // Run's, nil while none runs
+
+	// live are the platform's live edges (wire.LiveBucket), with when
+	// each entry lapses unless renewed; nil while the bucket is unknown.
+	liveKV jetstream.KeyValue
+	live   map[string]time.Time
+	// left and joined are when edges stopped and started serving, as
+	// this worker saw it (pruned once Pace old): a thread this worker
+	// did not serve lately may have been on another edge by another
+	// worker.
+	left, joined map[string]time.Time
+	// since is when each live edge started serving, as it says.
+	since map[string]time.Time
+	// threads are the edges that answered each thread's operations
+	// recently, and when they last did (pruned once Pace old).
+	threads   map[channels.ThreadRef]map[string]time.Time
+	nextPrune int
 }
 
 // Open waits until an edge announced the platform (or ctx ends) and
@@ -88,6 +110,9 @@ func Open(ctx context.Context, o Options) (*Adapter, channels.Adapter, error) {
 	}
 	if o.GiveUp <= 0 {
 		o.GiveUp = 30 * time.Second
+	}
+	if o.Pace <= 0 {
+		o.Pace = 5 * time.Second
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
@@ -123,7 +148,19 @@ func Open(ctx context.Context, o Options) (*Adapter, channels.Adapter, error) {
 			caps = c
 		}
 	}
-	a := &Adapter{o: o, caps: caps}
+	a := &Adapter{o: o, caps: caps, live: map[string]time.Time{},
+		left: map[string]time.Time{}, joined: map[string]time.Time{}, since: map[string]time.Time{},
+		threads: map[channels.ThreadRef]map[string]time.Time{}, nextPrune: 256}
+	// The edge created the bucket before it announced the platform;
+	// without it (an older edge) operations go to the queue group.
+	if kv, err := o.JS.KeyValue(ctx, wire.LiveBucket(o.Cluster)); err == nil {
+		a.liveKV = kv
+		if err := a.watchLive(ctx, true); err != nil {
+			o.Log.Warn("remote: reading the live edges", "platform", o.Platform, "err", err)
+		}
+	} else {
+		o.Log.Info("remote: no live edges bucket; operations go to any edge", "platform", o.Platform, "err", err)
+	}
 	return a, view(a, a.mask()), nil
 }
 
@@ -154,6 +191,19 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	}
 	a.handler = h
 	a.mu.Unlock()
+	if a.liveKV != nil {
+		for ctx.Err() == nil {
+			if err := a.watchLive(ctx, false); err != nil && ctx.Err() == nil {
+				a.o.Log.Warn("remote: watching the live edges", "platform", a.o.Platform, "err", err)
+				t := time.NewTimer(time.Second)
+				select {
+				case <-ctx.Done():
+				case <-t.C:
+				}
+				t.Stop()
+			}
+		}
+	}
 	<-ctx.Done()
 	a.mu.Lock()
 	a.handler = nil
@@ -309,28 +359,44 @@ func (a *Adapter) Check() error {
 	return nil
 }
 
-// notify publishes op with no answer expected.
+// notify publishes op with no answer expected, to the thread's edge
+// when one is live.
 func (a *Adapter) notify(op wire.Op) {
 	op.Key = wire.NewKey()
+	subj := wire.OpsSubject(a.o.Cluster, a.o.Platform)
+	if edge := a.edgeFor(op.Thread); edge != "" {
+		subj = wire.EdgeSubject(a.o.Cluster, edge)
+	}
 	data, err := json.Marshal(op)
 	if err == nil {
-		err = a.o.Conn.Publish(wire.OpsSubject(a.o.Cluster, a.o.Platform), data)
+		err = a.o.Conn.Publish(subj, data)
 	}
 	if err != nil {
 		a.o.Log.Warn("remote: notice to the edge", "op", op.Op, "err", err)
 	}
 }
 
-// op performs op on one of the platform's edges.
+// op performs op on one of the platform's edges: a thread's on the edge
+// the thread falls to (edgeFor), else, or when that edge does not
+// answer, on any.
 func (a *Adapter) op(ctx context.Context, op wire.Op) (wire.Result, error) {
-	return a.call(ctx, wire.OpsSubject(a.o.Cluster, a.o.Platform), op)
+	t := op.Thread
+	if t == (channels.ThreadRef{}) {
+		t = op.Handle.Thread
+	}
+	if t == (channels.ThreadRef{}) {
+		return a.call(ctx, wire.OpsSubject(a.o.Cluster, a.o.Platform), op)
+	}
+	return a.call(ctx, "", op, t)
 }
 
 // call asks subj to perform op under one idempotency key, again (same
 // key) while no edge answers or the one performing it is busy, until
-// GiveUp. An edge's answer comes back as the error a local adapter
+// GiveUp. With subj "", op is thread's (threads[0]): each try goes to the
+// thread's edge (edgeFor), after a try it did not answer to the queue
+// group. An edge's answer comes back as the error a local adapter
 // returns.
-func (a *Adapter) call(ctx context.Context, subj string, op wire.Op) (wire.Result, error) {
+func (a *Adapter) call(ctx context.Context, subj string, op wire.Op, threads ...channels.ThreadRef) (wire.Result, error) {
 	op.Key = wire.NewKey()
 	data, err := json.Marshal(op)
 	if err != nil {
@@ -338,14 +404,38 @@ func (a *Adapter) call(ctx context.Context, subj string, op wire.Op) (wire.Resul
 	}
 	giveUp := time.Now().Add(a.o.GiveUp)
 	wait := 50 * time.Millisecond
+	unanswered := map[string]bool{} // edges that did not answer a try
 	for {
+		to, edge := subj, ""
+		if len(threads) > 0 {
+			edge = a.edgeFor(threads[0])
+			to = wire.OpsSubject(a.o.Cluster, a.o.Platform)
+			if edge != "" && !unanswered[edge] {
+				to = wire.EdgeSubject(a.o.Cluster, edge)
+			} else {
+				edge = "" // any edge of the queue group: paced as a move
+			}
+			if err := a.pace(ctx, threads[0], edge); err != nil {
+				return wire.Result{}, fmt.Errorf("remote: %s: %w", op.Op, err)
+			}
+			if edge != "" {
+				unanswered[edge] = true // until it answers
+			}
+		}
 		actx, cancel := context.WithTimeout(ctx, a.o.Timeout)
-		reply, err := a.o.Conn.RequestWithContext(actx, subj, data)
+		reply, err := a.o.Conn.RequestWithContext(actx, to, data)
 		cancel()
+		if err != nil && edge != "" && ctx.Err() == nil {
+			a.noAnswer(edge)
+		}
 		if err == nil {
 			res, derr := wire.DecodeResult(reply.Data)
 			if derr != nil {
 				return wire.Result{}, fmt.Errorf("remote: %s: %w", op.Op, derr)
+			}
+			if len(threads) > 0 && res.Edge != "" {
+				a.answered(threads[0], res.Edge)
+				delete(unanswered, res.Edge)
 			}
 			if res.Err == nil || res.Err.Kind != wire.ErrBusy {
 				return res, res.Err.Err()

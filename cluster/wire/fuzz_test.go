@@ -3,6 +3,7 @@ package wire_test
 import (
 	"testing"
 
+	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/cluster/wire"
 )
 
@@ -56,6 +57,20 @@ func FuzzDecodeCaps(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if c, err := wire.DecodeCaps(b); err == nil && c.Platform == "" {
 			t.Fatalf("%q taken without a platform", b)
+		}
+	})
+}
+
+func FuzzDecodeLive(f *testing.F) {
+	f.Add([]byte(`{"platform":"discord","edge":"e0","ttl":10000000000}`))
+	f.Add([]byte(`{"platform":"discord","edge":"a.b","ttl":1}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := wire.DecodeLive(b)
+		if err != nil {
+			return
+		}
+		if l.TTL <= 0 || !cluster.ValidName(l.Platform) || !cluster.ValidName(l.Edge) {
+			t.Fatalf("%q taken with ttl %v, platform %q, edge %q", b, l.TTL, l.Platform, l.Edge)
 		}
 	})
 }

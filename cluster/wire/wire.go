@@ -198,6 +198,9 @@ type Result struct {
 	Page   *Page           `json:"page,omitempty"`
 	Files  []channels.File `json:"files,omitempty"` // a fetch's
 	Err    *Error          `json:"err,omitempty"`
+	// Edge is the edge that answered (the worker paces a thread that
+	// moved between edges by it).
+	Edge string `json:"edge,omitempty"`
 }
 
 // Page is channels.Page on the wire.
@@ -363,7 +366,8 @@ func DecodeCaps(b []byte) (Caps, error) {
 func OpsSubject(cluster, platform string) string { return cluster + ".out." + platform }
 
 // EdgeSubject is where one edge answers the callbacks of the events it
-// took (an Inbound's Fetch, Suggest and Reply).
+// took (an Inbound's Fetch, Suggest and Reply), and the operations of
+// the threads a worker sends to it (see LiveBucket).
 func EdgeSubject(cluster, edge string) string { return cluster + ".edge." + edge }
 
 // OpsQueue is the queue group of a platform's edges.
@@ -380,4 +384,58 @@ func NewKey() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// LiveBucket holds one key per edge and platform (LiveKey) while the edge
+// serves: a worker sends a thread's operations to one live edge of its
+// platform (EdgeSubject), so that one edge's rate-limit state counts all
+// of them. The edge renews its key within Live.TTL and deletes it when
+// it stops; a key not renewed in time is a dead edge's.
+func LiveBucket(cluster string) string { return cluster + "_live" }
+
+// LiveKey is edge's key in LiveBucket for platform.
+func LiveKey(platform, edge string) string { return platform + "." + edge }
+
+// Live is an edge's entry in LiveBucket.
+type Live struct {
+	Platform string `json:"platform"`
+	Edge     string `json:"edge"`
+	// TTL is how long the entry holds without being renewed.
+	TTL time.Duration `json:"ttl"`
+	// Since is when the edge started serving (a worker that started
+	// later learns from it that the edge's threads just moved).
+	Since time.Time `json:"since,omitzero"`
+}
+
+// maxLiveTTL bounds the TTL an entry may claim.
+const maxLiveTTL = time.Hour
+
+// DecodeLive reads an entry of LiveBucket: it needs a platform and an
+// edge (letters, digits, - and _) and a TTL of at most an hour.
+func DecodeLive(b []byte) (Live, error) {
+	var l Live
+	if err := json.Unmarshal(b, &l); err != nil {
+		return Live{}, fmt.Errorf("wire: live edge: %w", err)
+	}
+	if !token(l.Platform) || !token(l.Edge) {
+		return Live{}, fmt.Errorf("wire: live edge %q of platform %q: want letters, digits, - and _", l.Edge, l.Platform)
+	}
+	if l.TTL <= 0 || l.TTL > maxLiveTTL {
+		return Live{}, fmt.Errorf("wire: live edge %q: ttl %v out of (0, %v]", l.Edge, l.TTL, maxLiveTTL)
+	}
+	return l, nil
+}
+
+// token reports whether s is a name of the seam (letters, digits, - and
+// _), as cluster.ValidName.
+func token(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
