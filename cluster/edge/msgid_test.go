@@ -6,6 +6,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/cluster"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -20,8 +21,13 @@ func TestOneMessageOneInboundID(t *testing.T) {
 		channeltest.New(channeltest.Options{Platform: "slack"}),
 		channeltest.New(channeltest.Options{Platform: "slack"}),
 	}
-	startEdgeFor(t, url, "e1", "slack", recs[0].Adapter())
-	startEdgeFor(t, url, "e2", "slack", recs[1].Adapter())
+	// Each event is stored (or dropped as a duplicate) before the next is
+	// delivered: the edges publish asynchronously, and the stream is read
+	// once all are in.
+	stored := make(chan struct{}, 8)
+	for i, id := range []string{"e1", "e2"} {
+		startEdgeFor(t, url, id, "slack", recs[i].Adapter()).e.OnStored(func(cluster.Event) { stored <- struct{}{} })
+	}
 
 	th := channels.ThreadRef{Platform: "slack", Channel: "C1", Thread: "1700000000.000100"}
 	other := channels.ThreadRef{Platform: "slack", Channel: "C2", Thread: "1700000000.000100"}
@@ -37,6 +43,11 @@ func TestOneMessageOneInboundID(t *testing.T) {
 	}{{recs[0], asMessage}, {recs[1], asMention}, {recs[0], elsewhere}, {recs[0], reaction}, {recs[1], reaction}} {
 		if err := d.rec.Deliver(testCtx(t), d.in); err != nil {
 			t.Fatal(err)
+		}
+		select {
+		case <-stored:
+		case <-testCtx(t).Done():
+			t.Fatalf("%s not stored", d.in.Event)
 		}
 	}
 
