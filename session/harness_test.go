@@ -208,7 +208,6 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Threads:        o.threads,
 		Workspaces:     o.workspaces,
 		AgentWorkspace: o.agentWorkspace,
-		Shared:         o.shared,
 		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
 			rec.NoteIn(th, channeltest.Op{Op: "turn_end", StopReason: end.StopReason})
 			e.ends.Record(th, end)
