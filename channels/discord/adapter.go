@@ -156,8 +156,13 @@ type Adapter struct {
 
 // running is the state of one Run that event handlers need.
 type running struct {
-	ctx   context.Context
-	h     func(context.Context, channels.Inbound)
+	ctx context.Context
+	// work outlives ctx by at most handOver: what a message read before
+	// ctx ended still needs (a channel lookup, opening its thread) runs
+	// on it, so that the message is handed to h rather than dropped.
+	work     context.Context
+	stopWork context.CancelFunc
+	h        func(context.Context, channels.Inbound)
 	lanes *lanes.Group
 	lost  chan struct{} // the gateway connection dropped (capacity 1)
 }
@@ -271,6 +276,8 @@ func (a *Adapter) Limits() channels.Limits { return Limits() }
 //
 // h is called on the adapter's goroutines, in order per thread, with Run's
 // context; it should not block for long, or that thread's events wait.
+// The messages read before ctx ended are still handed to h (with the
+// ended context) before Run returns.
 func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
 	if ctx.Err() != nil {
 		return nil
@@ -281,7 +288,8 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		return errors.New("discord: Run called twice")
 	}
 	a.started = true
-	r := &running{ctx: ctx, h: h, lanes: lanes.New(), lost: make(chan struct{}, 1)}
+	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	r := &running{ctx: ctx, work: work, stopWork: stopWork, h: h, lanes: lanes.New(), lost: make(chan struct{}, 1)}
 	a.run = r
 	a.mu.Unlock()
 	a.health.Set(false, "connecting to the gateway")
@@ -346,6 +354,11 @@ func (a *Adapter) open(ctx context.Context) error {
 	}
 }
 
+// handOver bounds the work of handing over, once Run's context ended, the
+// messages read before (a lookup, a thread to open): a stopping edge
+// publishes them instead of losing them.
+const handOver = 10 * time.Second
+
 // stop closes the connection and waits until every goroutine of r ended.
 func (a *Adapter) stop(r *running) {
 	if err := a.s.Close(); err != nil { // sends a close frame, waits 1 s
@@ -356,7 +369,12 @@ func (a *Adapter) stop(r *running) {
 	a.run = nil
 	a.mu.Unlock()
 	a.health.Set(false, "not running")
+	// The connection is closed: nothing more is read. The messages read
+	// before are handed over, within handOver.
+	t := time.AfterFunc(handOver, r.stopWork)
 	r.lanes.Close()
+	t.Stop()
+	r.stopWork()
 	a.http.CloseIdleConnections()
 }
 

@@ -1,0 +1,164 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/edge"
+	"github.com/acpgw/gateway/cluster/natsnode"
+	"github.com/acpgw/gateway/internal/testlog"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// edgeNATS is an embedded JetStream node with the cluster "test"'s
+// inbound stream, for an edge in a test.
+type edgeNATS struct {
+	nc *nats.Conn
+	js jetstream.JetStream
+	in *cluster.Inbound
+}
+
+func startEdgeNATS(t *testing.T) *edgeNATS {
+	t.Helper()
+	node, err := natsnode.Start(natsnode.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(node.Shutdown)
+	nc, err := cluster.Connect(cluster.Config{NATS: cluster.NATS{URL: node.ClientURL()}}, t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := cluster.OpenInbound(testCtx(t), js, cluster.InboundOptions{Cluster: "test", DuplicateWindow: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &edgeNATS{nc: nc, js: js, in: in}
+}
+
+// runEdge runs an edge serving a on n until the test ends, or until
+// cancel (Run's context ends, a SIGTERM) and wait.
+func (n *edgeNATS) runEdge(t *testing.T, id string, a *Adapter, o edge.Options) (cancel, wait func()) {
+	t.Helper()
+	o.Cluster, o.ID, o.Platform, o.Adapter = "test", id, Platform, a
+	o.Conn, o.JS, o.Inbound = n.nc, n.js, n.in
+	if o.Log == nil {
+		o.Log = testlog.FailOnError(t)
+	}
+	e, err := edge.New(testCtx(t), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	var once sync.Once
+	wait = func() {
+		once.Do(func() {
+			if err := <-done; err != nil {
+				t.Errorf("edge %s: %v", id, err)
+			}
+		})
+	}
+	t.Cleanup(func() { cancel(); wait() })
+	select {
+	case <-e.Ready():
+	case err := <-done:
+		done <- err
+		t.Fatalf("edge %s: %v", id, err)
+	}
+	return cancel, wait
+}
+
+// stored lists the Nats-Msg-Id of every event on the inbound stream, in
+// the order stored.
+func (n *edgeNATS) stored(t *testing.T) []string {
+	t.Helper()
+	ctx := testCtx(t)
+	s, err := n.js.Stream(ctx, "test_inbound")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+		m, err := s.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.Header.Get(jetstream.MsgIDHeader))
+	}
+	return ids
+}
+
+// otherThread adds a thread in the fake's channel that someone else
+// opened: the adapter asks Options.KnownThread about its messages.
+func (f *fakeDiscord) otherThread() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id := f.newIDLocked()
+	f.chans[id] = &fakeChannel{ID: id, Type: 11, Guild: f.guild, Parent: f.channel, Owner: bob.ID, Name: "bob's"}
+	return id
+}
+
+// An edge told to stop hands over every message it has read: in a thread
+// whose first message waits on a lookup when the edge is stopped, the
+// message read after it is stored too, not dropped with Run's context.
+func TestEdgeStopStoresWhatItRead(t *testing.T) {
+	f := newFake(t)
+	first, second := f.otherThread(), f.otherThread()
+	n := startEdgeNATS(t)
+	stopping := make(chan struct{})
+	asked := make(chan string, 10)
+	a := f.adapter(t, Options{KnownThread: func(_ context.Context, th channels.ThreadRef) bool {
+		asked <- th.Thread
+		<-stopping // a lookup still under way when the edge stops
+		return true
+	}})
+	cancel, wait := n.runEdge(t, "e1", a, edge.Options{})
+	f.waitLive(testCtx(t))
+	waitAsked := func(thread string) {
+		t.Helper()
+		select {
+		case th := <-asked:
+			if th != thread {
+				t.Fatalf("asked about thread %s, want %s", th, thread)
+			}
+		case <-testCtx(t).Done():
+			t.Fatalf("never asked about thread %s", thread)
+		}
+	}
+	m1 := f.say(ann, first, "one", false)
+	waitAsked(first)
+	m2 := f.say(ann, first, "two", false) // waits behind m1 on the thread's lane
+	m3 := f.say(ann, second, "three", false)
+	waitAsked(second) // read after m2 on the same connection: m2 is read too
+	cancel() // SIGTERM
+	close(stopping)
+	wait()
+	want := []string{"discord:" + f.channel + "/" + m1, "discord:" + f.channel + "/" + m2, "discord:" + f.channel + "/" + m3}
+	got := n.stored(t)
+	for _, id := range want {
+		if !slices.Contains(got, id) {
+			t.Errorf("message %s not stored: the stream holds %q", id, got)
+		}
+	}
+}
