@@ -163,8 +163,8 @@ type running struct {
 	work     context.Context
 	stopWork context.CancelFunc
 	h        func(context.Context, channels.Inbound)
-	lanes *lanes.Group
-	lost  chan struct{} // the gateway connection dropped (capacity 1)
+	lanes    *lanes.Group
+	lost     chan struct{} // the gateway connection dropped (capacity 1)
 }
 
 var (

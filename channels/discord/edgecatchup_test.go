@@ -151,7 +151,7 @@ func TestEdgeStopStoresWhatItRead(t *testing.T) {
 	m2 := f.say(ann, first, "two", false) // waits behind m1 on the thread's lane
 	m3 := f.say(ann, second, "three", false)
 	waitAsked(second) // read after m2 on the same connection: m2 is read too
-	cancel() // SIGTERM
+	cancel()          // SIGTERM
 	close(stopping)
 	wait()
 	want := []string{"discord:" + f.channel + "/" + m1, "discord:" + f.channel + "/" + m2, "discord:" + f.channel + "/" + m3}
