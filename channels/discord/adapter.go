@@ -150,6 +150,8 @@ type Adapter struct {
 	concurrency int        // identify concurrency (GET /gateway/bot); 0 until read
 
 	ready chan struct{} // closed when the first READY has been handled
+	// sessions gets a value on each READY (capacity 1): Sessions.
+	sessions chan struct{}
 	// health is up from READY or RESUMED until the connection drops.
 	health channels.Health
 }
@@ -219,6 +221,8 @@ func New(o Options) (*Adapter, error) {
 		conns:   newConns(),
 		resume:  &resumeURL{},
 		ready:   make(chan struct{}),
+
+		sessions: make(chan struct{}, 1),
 	}
 	a.http = http.DefaultTransport.(*http.Transport).Clone()
 	a.http.DialContext = a.dialContext
@@ -485,6 +489,7 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 		if e.Type == "READY" {
 			a.resume.learn(e.RawData)
 			a.identified()
+			a.newSession()
 		}
 		a.learnBotRole(e)
 	case *discordgo.ChannelCreate:

@@ -11,8 +11,10 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/cluster/edge"
+	"github.com/acpgw/gateway/cluster/jsstore"
 	"github.com/acpgw/gateway/cluster/natsnode"
 	"github.com/acpgw/gateway/internal/testlog"
+	"github.com/acpgw/gateway/store"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -160,5 +162,71 @@ func TestEdgeStopStoresWhatItRead(t *testing.T) {
 		if !slices.Contains(got, id) {
 			t.Errorf("message %s not stored: the stream holds %q", id, got)
 		}
+	}
+}
+
+// published counts an edge's publishes that were stored.
+type published chan struct{}
+
+func (p published) Published(_, result string) {
+	if result == "stored" {
+		p <- struct{}{}
+	}
+}
+func (published) Performed(_, _, _ string) {}
+
+func (p published) wait(t *testing.T, n int, what string) {
+	t.Helper()
+	for i := range n {
+		select {
+		case <-p:
+		case <-testCtx(t).Done():
+			t.Fatalf("%s: %d of %d events stored", what, i, n)
+		}
+	}
+}
+
+// Messages posted to a bound thread while no edge was connected (Discord
+// does not send them to the next session) reach the inbound stream once
+// the edge starts again, after the last one the workers handled and in
+// their order, each once, and live messages after them as usual.
+func TestEdgeCatchesUpOnWhatItMissed(t *testing.T) {
+	f := newFake(t)
+	n := startEdgeNATS(t)
+	ctx := testCtx(t)
+	st, err := jsstore.Open(ctx, n.js, jsstore.Options{Cluster: "test"}) // the workers' store
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := f.threadRef()
+	if err := st.PutBinding(ctx, store.Binding{Thread: th, Agent: "demo", SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	catchUp := edge.CatchUp{Window: time.Hour, Seen: func(ctx context.Context, since time.Time) ([]store.Seen, error) {
+		return jsstore.SeenSince(ctx, n.js, "test", Platform, since)
+	}}
+	id := func(m string) string { return "discord:" + f.channel + "/" + m }
+
+	first := make(published, 10)
+	cancel, wait := n.runEdge(t, "e1", f.adapter(t, Options{}), edge.Options{CatchUp: catchUp, Observer: first})
+	f.waitLive(ctx)
+	m0 := f.say(ann, f.thread, "handled before the restart", false)
+	first.wait(t, 1, "the live message")
+	if err := st.MarkSeen(ctx, th, channels.MessageID(m0), time.Now()); err != nil { // a worker handled it
+		t.Fatal(err)
+	}
+	cancel()
+	wait()
+
+	m1 := f.say(ann, f.thread, "sent while no edge was connected", false)
+	m2 := f.say(bob, f.thread, "this one too", false)
+	second := make(published, 10)
+	n.runEdge(t, "e2", f.adapter(t, Options{}), edge.Options{CatchUp: catchUp, Observer: second})
+	second.wait(t, 2, "the missed messages")
+	m3 := f.say(ann, f.thread, "after the restart", false)
+	second.wait(t, 1, "the live message after the restart")
+
+	if got, want := n.stored(t), []string{id(m0), id(m1), id(m2), id(m3)}; !slices.Equal(got, want) {
+		t.Errorf("the stream holds %q, want %q", got, want)
 	}
 }

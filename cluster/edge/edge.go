@@ -57,6 +57,10 @@ type Options struct {
 	// as lost.
 	Drain time.Duration
 	Log   *slog.Logger
+	// CatchUp, if its Window and Seen are set, reads what the adapter's
+	// connection missed when it starts a new session (an adapter that
+	// implements Sessions) and publishes it.
+	CatchUp CatchUp
 	// Observer, if set, is told what the edge did (its metrics).
 	Observer Observer
 }
@@ -196,7 +200,14 @@ func (e *Edge) Run(ctx context.Context) error {
 		return fmt.Errorf("edge: announce %s: %w", e.o.Platform, err)
 	}
 	close(e.ready)
+	var catching sync.WaitGroup
+	catchCtx, stopCatching := context.WithCancel(ctx)
+	if s, ok := e.o.Adapter.(Sessions); ok && e.o.CatchUp.Window > 0 && e.o.CatchUp.Seen != nil {
+		catching.Go(func() { e.catchUps(catchCtx, s) })
+	}
 	runErr := e.o.Adapter.Run(ctx, e.publish)
+	stopCatching()
+	catching.Wait() // what it handed over is drained below
 	e.pub.drain(e.o.Drain)
 	_ = ops.Unsubscribe()
 	_ = cbs.Unsubscribe()
