@@ -318,6 +318,9 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	case channels.IntentArchive:
 		r.archive(in.Thread)
 		return
+	case channels.IntentMissed:
+		r.missed(ctx, in)
+		return
 	case channels.IntentReaction:
 		r.reaction(acc, in)
 		return

@@ -3,6 +3,7 @@ package discord
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/acpgw/gateway/cluster/edge"
 	"github.com/acpgw/gateway/cluster/jsstore"
 	"github.com/acpgw/gateway/cluster/natsnode"
+	"github.com/acpgw/gateway/cluster/wire"
 	"github.com/acpgw/gateway/internal/testlog"
 	"github.com/acpgw/gateway/store"
 	"github.com/nats-io/nats.go"
@@ -229,4 +231,80 @@ func TestEdgeCatchesUpOnWhatItMissed(t *testing.T) {
 	if got, want := n.stored(t), []string{id(m0), id(m1), id(m2), id(m3)}; !slices.Equal(got, want) {
 		t.Errorf("the stream holds %q, want %q", got, want)
 	}
+}
+
+// A thread that received more messages while no edge was connected than
+// the catch-up publishes gets none of them published, but one summary
+// (Inbound.Missed) the worker tells the thread, naming the last message
+// read.
+func TestEdgeCatchUpSummarisesTooMany(t *testing.T) {
+	f := newFake(t)
+	n := startEdgeNATS(t)
+	ctx := testCtx(t)
+	st, err := jsstore.Open(ctx, n.js, jsstore.Options{Cluster: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := f.threadRef()
+	if err := st.PutBinding(ctx, store.Binding{Thread: th, Agent: "demo", SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	catchUp := edge.CatchUp{Window: time.Hour, MaxMessages: 2, Seen: func(ctx context.Context, since time.Time) ([]store.Seen, error) {
+		return jsstore.SeenSince(ctx, n.js, "test", Platform, since)
+	}}
+	first := make(published, 10)
+	cancel, wait := n.runEdge(t, "e1", f.adapter(t, Options{}), edge.Options{CatchUp: catchUp, Observer: first})
+	f.waitLive(ctx)
+	m0 := f.say(ann, f.thread, "handled before the restart", false)
+	first.wait(t, 1, "the live message")
+	if err := st.MarkSeen(ctx, th, channels.MessageID(m0), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	wait()
+	var last string
+	for i := range 3 {
+		last = f.say(ann, f.thread, fmt.Sprint("missed ", i), false)
+	}
+	second := make(published, 10)
+	n.runEdge(t, "e2", f.adapter(t, Options{}), edge.Options{CatchUp: catchUp, Observer: second})
+	second.wait(t, 1, "the summary")
+	m4 := f.say(ann, f.thread, "after the restart", false)
+	second.wait(t, 1, "the live message after the restart")
+
+	evs := n.events(t)
+	if len(evs) != 3 || evs[0].ID != channels.MessageID(m0) || evs[2].ID != channels.MessageID(m4) {
+		t.Fatalf("the stream holds %+v, want the message before, one summary and the message after", evs)
+	}
+	want := channels.Missed{N: 3, Max: 2, Complete: true, Last: channels.MessageID(last)}
+	if m := evs[1].Missed; m == nil || *m != want || evs[1].Thread != th {
+		t.Errorf("the summary is %+v in %v, want %+v in %v", m, evs[1].Thread, want, th)
+	}
+}
+
+// events decodes every event on the inbound stream, in the order stored.
+func (n *edgeNATS) events(t *testing.T) []wire.Inbound {
+	t.Helper()
+	ctx := testCtx(t)
+	s, err := n.js.Stream(ctx, "test_inbound")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []wire.Inbound
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+		m, err := s.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := wire.DecodeInbound(m.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, w)
+	}
+	return evs
 }

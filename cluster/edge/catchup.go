@@ -21,8 +21,9 @@ type CatchUp struct {
 	// Window is channels.catchUp; zero turns the catch-up off.
 	Window time.Duration
 	// MaxMessages is how many missed messages one thread may have and
-	// still get them published; past it none is, and the log says so
-	// (default 10, the gateway's catch-up's).
+	// still get them published; past it none is, and a summary
+	// (channels.Inbound.Missed) is published instead, which the worker
+	// tells the thread (default 10, the gateway's catch-up's).
 	MaxMessages int
 	// Seen lists the platform's threads whose last message was handled
 	// since since, with that message (jsstore.SeenSince).
@@ -73,6 +74,7 @@ func (e *Edge) catchUp(ctx context.Context, s Sessions) {
 		}
 		return
 	}
+	served := 0
 	for _, t := range seen {
 		if t.Thread.Platform != e.o.Platform || t.MessageID == "" || !s.Serves(ctx, t.Thread) {
 			continue
@@ -80,8 +82,10 @@ func (e *Edge) catchUp(ctx context.Context, s Sessions) {
 		if ctx.Err() != nil {
 			return
 		}
+		served++
 		e.catchUpThread(ctx, s, t)
 	}
+	e.o.Log.Info("edge: a new platform session; caught up on the threads it serves", "seen", len(seen), "served", served)
 }
 
 // catchUpThread reads t's thread after its last message handled and
@@ -91,7 +95,10 @@ func (e *Edge) catchUpThread(ctx context.Context, h channels.History, t store.Se
 	if maxN <= 0 {
 		maxN = defaultCatchUpN
 	}
-	var missed []channels.Inbound
+	var (
+		missed []channels.Inbound
+		last   channels.MessageID
+	)
 	after, complete := t.MessageID, false
 	for pages := 0; pages < catchUpPages && !complete; {
 		p, err := h.MessagesAfter(ctx, t.Thread, after, catchUpPage)
@@ -116,7 +123,7 @@ func (e *Edge) catchUpThread(ctx context.Context, h channels.History, t store.Se
 			}
 		}
 		if p.Last != "" {
-			after = p.Last
+			after, last = p.Last, p.Last
 		}
 		complete = !p.More || p.Last == ""
 	}
@@ -124,8 +131,15 @@ func (e *Edge) catchUpThread(ctx context.Context, h channels.History, t store.Se
 		return
 	}
 	if len(missed) > maxN || !complete {
-		e.o.Log.Warn("edge: a thread received more messages while the connection was down than the catch-up publishes; none published",
+		// The worker tells the thread; the same summary from two edges
+		// is stored once.
+		e.o.Log.Info("edge: a thread received more messages while the connection was down than the catch-up publishes",
 			"thread", t.Thread, "read", len(missed), "max", maxN, "complete", complete)
+		e.publish(ctx, channels.Inbound{
+			Thread: t.Thread,
+			Missed: &channels.Missed{N: len(missed), Max: maxN, Complete: complete, Last: last},
+			Event:  "missed/" + t.Thread.Channel + "/" + t.Thread.Thread + "/" + string(last),
+		})
 		return
 	}
 	e.o.Log.Info("edge: caught up on a thread", "thread", t.Thread, "messages", len(missed))
