@@ -191,41 +191,55 @@ func (p published) wait(t *testing.T, n int, what string) {
 // Messages posted to a bound thread while no edge was connected (Discord
 // does not send them to the next session) reach the inbound stream once
 // the edge starts again, after the last one the workers handled and in
-// their order, each once, and live messages after them as usual.
+// their order, each once, and live messages after them as usual; those
+// of a thread in a guild of another shard are left to that shard's edge.
 func TestEdgeCatchesUpOnWhatItMissed(t *testing.T) {
 	f := newFake(t)
+	f.shard(2, 2)
+	_, mine := f.addGuild(0)
+	_, theirs := f.addGuild(1)
 	n := startEdgeNATS(t)
 	ctx := testCtx(t)
 	st, err := jsstore.Open(ctx, n.js, jsstore.Options{Cluster: "test"}) // the workers' store
 	if err != nil {
 		t.Fatal(err)
 	}
-	th := f.threadRef()
-	if err := st.PutBinding(ctx, store.Binding{Thread: th, Agent: "demo", SessionID: "s1"}); err != nil {
-		t.Fatal(err)
+	ref := func(thread string) channels.ThreadRef {
+		c, _ := f.channelCopy(thread)
+		return channels.ThreadRef{Platform: Platform, Channel: c.Parent, Thread: thread}
+	}
+	for _, th := range []string{mine, theirs} {
+		if err := st.PutBinding(ctx, store.Binding{Thread: ref(th), Agent: "demo", SessionID: "s-" + th}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	catchUp := edge.CatchUp{Window: time.Hour, Seen: func(ctx context.Context, since time.Time) ([]store.Seen, error) {
 		return jsstore.SeenSince(ctx, n.js, "test", Platform, since)
 	}}
-	id := func(m string) string { return "discord:" + f.channel + "/" + m }
+	id := func(m string) string { return "discord:" + ref(mine).Channel + "/" + m }
+	shard0 := Options{Shard: Shard{ID: 0, Count: 2}}
 
 	first := make(published, 10)
-	cancel, wait := n.runEdge(t, "e1", f.adapter(t, Options{}), edge.Options{CatchUp: catchUp, Observer: first})
+	cancel, wait := n.runEdge(t, "e1", f.adapter(t, shard0), edge.Options{CatchUp: catchUp, Observer: first})
 	f.waitLive(ctx)
-	m0 := f.say(ann, f.thread, "handled before the restart", false)
+	m0 := f.say(ann, mine, "handled before the restart", false)
 	first.wait(t, 1, "the live message")
-	if err := st.MarkSeen(ctx, th, channels.MessageID(m0), time.Now()); err != nil { // a worker handled it
-		t.Fatal(err)
+	t0 := f.say(ann, theirs, "handled by the other shard's edge", false)
+	for _, m := range []struct{ th, id string }{{mine, m0}, {theirs, t0}} { // a worker handled them
+		if err := st.MarkSeen(ctx, ref(m.th), channels.MessageID(m.id), time.Now()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cancel()
 	wait()
 
-	m1 := f.say(ann, f.thread, "sent while no edge was connected", false)
-	m2 := f.say(bob, f.thread, "this one too", false)
+	m1 := f.say(ann, mine, "sent while no edge was connected", false)
+	f.say(ann, theirs, "the other shard's", false)
+	m2 := f.say(bob, mine, "this one too", false)
 	second := make(published, 10)
-	n.runEdge(t, "e2", f.adapter(t, Options{}), edge.Options{CatchUp: catchUp, Observer: second})
+	n.runEdge(t, "e2", f.adapter(t, shard0), edge.Options{CatchUp: catchUp, Observer: second})
 	second.wait(t, 2, "the missed messages")
-	m3 := f.say(ann, f.thread, "after the restart", false)
+	m3 := f.say(ann, mine, "after the restart", false)
 	second.wait(t, 1, "the live message after the restart")
 
 	if got, want := n.stored(t), []string{id(m0), id(m1), id(m2), id(m3)}; !slices.Equal(got, want) {
