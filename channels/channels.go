@@ -163,6 +163,12 @@ type Inbound struct {
 	// it: Author is empty, Text and Files are ignored. With no Thread,
 	// every thread of Channel is archived (Slack's channel archived).
 	Archived bool
+	// Missed is set, instead of the messages, by a cluster edge's
+	// catch-up when more messages were sent to the thread while its
+	// platform connection was down than the catch-up publishes: the
+	// thread is told, and Missed.Last becomes its last message handled.
+	// Author, Text and Files are empty.
+	Missed *Missed
 	// Agent, if set, is the agent the person picked for a new thread,
 	// by its name in agents.list. It applies to a thread not bound to an
 	// agent yet; a bound thread keeps its agent. A name that is not
@@ -428,6 +434,17 @@ type History interface {
 	// returns a *RateLimitError when the platform (or the adapter's own
 	// pacing) asks the caller to wait; nothing was read then.
 	MessagesAfter(ctx context.Context, t ThreadRef, after MessageID, limit int) (Page, error)
+}
+
+// Missed is what a catch-up read and did not publish (Inbound.Missed).
+type Missed struct {
+	// N is how many messages people wrote; Max how many one thread may
+	// have and still get them run.
+	N, Max int
+	// Complete is false when more were left unread.
+	Complete bool
+	// Last is the id of the last message read.
+	Last MessageID
 }
 
 // Page is one read of a thread's history.

@@ -35,6 +35,9 @@ const (
 	IntentReaction
 	// IntentArchive says the thread was archived (Inbound.Archived).
 	IntentArchive
+	// IntentMissed says a catch-up read more messages than it runs
+	// (Inbound.Missed).
+	IntentMissed
 )
 
 func (k IntentKind) String() string {
@@ -57,6 +60,8 @@ func (k IntentKind) String() string {
 		return "reaction"
 	case IntentArchive:
 		return "archive"
+	case IntentMissed:
+		return "missed"
 	}
 	return "invalid"
 }
@@ -93,6 +98,9 @@ func (in Inbound) Intent() IntentKind {
 	}
 	if in.Archived {
 		kind, n = IntentArchive, n+1
+	}
+	if in.Missed != nil {
+		kind, n = IntentMissed, n+1
 	}
 	if n > 1 {
 		return IntentInvalid

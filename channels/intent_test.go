@@ -63,6 +63,7 @@ func TestIntent(t *testing.T) {
 		{"reaction", Inbound{Reaction: &Reaction{Emoji: "🛑"}}, IntentReaction},
 		{"reaction and form", Inbound{Reaction: &Reaction{Emoji: "🛑"}, Form: &FormAnswer{}}, IntentInvalid},
 		{"archive", Inbound{Archived: true}, IntentArchive},
+		{"missed", Inbound{Missed: &Missed{N: 11, Max: 10}}, IntentMissed},
 		{"archive and close", Inbound{Archived: true, Closed: true}, IntentInvalid},
 		{"suggestions and stop", Inbound{Stop: true, Command: cmd, Suggest: func(context.Context, []Option) error { return nil }}, IntentInvalid},
 	} {

@@ -372,3 +372,14 @@ func (r *Router) catchUpNotice(ctx context.Context, ref channels.ThreadRef, n sy
 		r.log.Warn("catch-up notice failed", "thread", ref, "err", err)
 	}
 }
+
+// missed tells a thread that a cluster edge's catch-up read more messages
+// than it runs (Inbound.Missed), as catchUpThread does, and records the
+// last one read as handled.
+func (r *Router) missed(ctx context.Context, in channels.Inbound) {
+	m := in.Missed
+	r.catchUpNotice(ctx, in.Thread, sysmsg.CatchUpTooMany{N: m.N, Max: m.Max, Complete: m.Complete})
+	if m.Last != "" {
+		r.markSeenID(ctx, in.Thread, m.Last)
+	}
+}

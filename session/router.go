@@ -277,7 +277,12 @@ func (r *Router) Run(ctx context.Context) error {
 // Handle is the adapters' inbound handler. It never blocks on an agent or
 // on outbound delivery; before Run has started it waits for it. A message
 // to a thread whose backlog the catch-up has not read yet waits for it.
+// An event handed over once ctx ended (an adapter stopping hands over
+// what it read) is dropped: the next start's catch-up reads it again.
 func (r *Router) Handle(ctx context.Context, in channels.Inbound) {
+	if ctx.Err() != nil {
+		return
+	}
 	select {
 	case <-r.ready:
 	case <-ctx.Done():
@@ -312,6 +317,9 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		return
 	case channels.IntentArchive:
 		r.archive(in.Thread)
+		return
+	case channels.IntentMissed:
+		r.missed(ctx, in)
 		return
 	case channels.IntentReaction:
 		r.reaction(acc, in)

@@ -150,16 +150,23 @@ type Adapter struct {
 	concurrency int        // identify concurrency (GET /gateway/bot); 0 until read
 
 	ready chan struct{} // closed when the first READY has been handled
+	// sessions gets a value on each READY (capacity 1): Sessions.
+	sessions chan struct{}
 	// health is up from READY or RESUMED until the connection drops.
 	health channels.Health
 }
 
 // running is the state of one Run that event handlers need.
 type running struct {
-	ctx   context.Context
-	h     func(context.Context, channels.Inbound)
-	lanes *lanes.Group
-	lost  chan struct{} // the gateway connection dropped (capacity 1)
+	ctx context.Context
+	// work outlives ctx by at most handOver: what a message read before
+	// ctx ended still needs (a channel lookup, opening its thread) runs
+	// on it, so that the message is handed to h rather than dropped.
+	work     context.Context
+	stopWork context.CancelFunc
+	h        func(context.Context, channels.Inbound)
+	lanes    *lanes.Group
+	lost     chan struct{} // the gateway connection dropped (capacity 1)
 }
 
 var (
@@ -214,6 +221,8 @@ func New(o Options) (*Adapter, error) {
 		conns:   newConns(),
 		resume:  &resumeURL{},
 		ready:   make(chan struct{}),
+
+		sessions: make(chan struct{}, 1),
 	}
 	a.http = http.DefaultTransport.(*http.Transport).Clone()
 	a.http.DialContext = a.dialContext
@@ -271,6 +280,8 @@ func (a *Adapter) Limits() channels.Limits { return Limits() }
 //
 // h is called on the adapter's goroutines, in order per thread, with Run's
 // context; it should not block for long, or that thread's events wait.
+// The messages read before ctx ended are still handed to h (with the
+// ended context) before Run returns.
 func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
 	if ctx.Err() != nil {
 		return nil
@@ -281,7 +292,8 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		return errors.New("discord: Run called twice")
 	}
 	a.started = true
-	r := &running{ctx: ctx, h: h, lanes: lanes.New(), lost: make(chan struct{}, 1)}
+	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	r := &running{ctx: ctx, work: work, stopWork: stopWork, h: h, lanes: lanes.New(), lost: make(chan struct{}, 1)}
 	a.run = r
 	a.mu.Unlock()
 	a.health.Set(false, "connecting to the gateway")
@@ -346,6 +358,11 @@ func (a *Adapter) open(ctx context.Context) error {
 	}
 }
 
+// handOver bounds the work of handing over, once Run's context ended, the
+// messages read before (a lookup, a thread to open): a stopping edge
+// publishes them instead of losing them.
+const handOver = 10 * time.Second
+
 // stop closes the connection and waits until every goroutine of r ended.
 func (a *Adapter) stop(r *running) {
 	if err := a.s.Close(); err != nil { // sends a close frame, waits 1 s
@@ -356,7 +373,12 @@ func (a *Adapter) stop(r *running) {
 	a.run = nil
 	a.mu.Unlock()
 	a.health.Set(false, "not running")
+	// The connection is closed: nothing more is read. The messages read
+	// before are handed over, within handOver.
+	t := time.AfterFunc(handOver, r.stopWork)
 	r.lanes.Close()
+	t.Stop()
+	r.stopWork()
 	a.http.CloseIdleConnections()
 }
 
@@ -467,6 +489,7 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 		if e.Type == "READY" {
 			a.resume.learn(e.RawData)
 			a.identified()
+			a.newSession()
 		}
 		a.learnBotRole(e)
 	case *discordgo.ChannelCreate:

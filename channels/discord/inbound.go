@@ -198,13 +198,16 @@ func (a *Adapter) onMessage(m *discordgo.Message) {
 
 // deliverMessage decides whether in is for the gateway, opens a thread for
 // a mention in a channel, and hands it to the Run's handler.
+//
+// A message read before Run's context ended is still handed over (h is
+// called with that context, and decides): its lookups run on r.work.
 func (a *Adapter) deliverMessage(r *running, in incoming) {
-	ctx := r.ctx
+	ctx := r.work
 	if ctx.Err() != nil {
-		return // Run is ending
+		return // handOver passed
 	}
 	deliver := func(ref channels.ThreadRef) {
-		r.h(ctx, channels.Inbound{
+		r.h(r.ctx, channels.Inbound{
 			Thread:  ref,
 			Author:  in.author,
 			Text:    in.text,

@@ -512,7 +512,9 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sm := socketmode.New(a.api, socketmode.OptionLog(slogOutput{a.log}))
-	in := &inbound{ctx: ctx, h: h, lanes: lanes.New()}
+	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	in := &inbound{ctx: ctx, work: work, h: h, lanes: lanes.New()}
 	var wg sync.WaitGroup
 	runErr := make(chan error, 1)
 	wg.Go(func() {
@@ -520,7 +522,9 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		runErr <- sm.RunContext(ctx)
 	})
 	a.readEvents(ctx, sm, in)
+	t := time.AfterFunc(handOver, stopWork) // what was acknowledged is handed over
 	in.lanes.Close()
+	t.Stop()
 	wg.Wait()
 	err := <-runErr
 	if parent.Err() != nil {

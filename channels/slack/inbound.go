@@ -27,10 +27,18 @@ type item struct {
 // inbound is what one Run needs to deliver envelopes: its context, its
 // handler and its lanes, one per thread.
 type inbound struct {
-	ctx   context.Context
+	ctx context.Context
+	// work outlives ctx by at most handOver: the envelopes acknowledged
+	// before ctx ended are still decoded (their lookups run on it) and
+	// handed to h, since Slack does not send an acknowledged one again.
+	work  context.Context
 	h     func(context.Context, channels.Inbound)
 	lanes *lanes.Group
 }
+
+// handOver bounds the work of handing over, once Run's context ended, the
+// envelopes acknowledged before.
+const handOver = 10 * time.Second
 
 // Sizes of the memories of the inbound path.
 const (
@@ -123,7 +131,8 @@ func (s *state) markUnknown(channel, thread string) {
 // mention binds its thread before the thread's next message is looked
 // at), other threads do not. A mention at the top and its reply share
 // the lane of the thread it starts. It never blocks; what a lane runs
-// after Run's context ended is dropped.
+// after Run's context ended is still handed to h (with that context),
+// within handOver.
 func (a *Adapter) queue(in *inbound, it item) {
 	var (
 		key     string
@@ -141,7 +150,7 @@ func (a *Adapter) queue(in *inbound, it item) {
 			key = string(cb.Event.Channel) + "/" + th // a reaction: the lane of its message's thread
 		}
 		deliver = func() []channels.Inbound {
-			if m, ok := a.fromEvent(in.ctx, cb, it.retry); ok {
+			if m, ok := a.fromEvent(in.work, cb, it.retry); ok {
 				return []channels.Inbound{m}
 			}
 			return nil
@@ -155,7 +164,7 @@ func (a *Adapter) queue(in *inbound, it item) {
 			}
 			key = of.h.Thread.Channel + "/" + of.h.Thread.Thread
 			deliver = func() []channels.Inbound {
-				if m, ok := a.fromView(in.ctx, v); ok {
+				if m, ok := a.fromView(in.work, v); ok {
 					return []channels.Inbound{m}
 				}
 				return nil
@@ -172,7 +181,7 @@ func (a *Adapter) queue(in *inbound, it item) {
 		deliver = func() []channels.Inbound {
 			var out []channels.Inbound
 			for _, c := range clicks {
-				if m, ok := a.fromClick(in.ctx, c); ok {
+				if m, ok := a.fromClick(in.work, c); ok {
 					out = append(out, m)
 				}
 			}
@@ -188,7 +197,7 @@ func (a *Adapter) queue(in *inbound, it item) {
 		// one channel keep their order.
 		key = sc.Channel + "/slash/" + sc.UserID
 		deliver = func() []channels.Inbound {
-			if m, ok := a.fromSlash(in.ctx, sc); ok {
+			if m, ok := a.fromSlash(in.work, sc); ok {
 				return []channels.Inbound{m}
 			}
 			return nil
@@ -197,8 +206,8 @@ func (a *Adapter) queue(in *inbound, it item) {
 		return
 	}
 	ok := in.lanes.Do(key, func() {
-		if in.ctx.Err() != nil {
-			return
+		if in.work.Err() != nil {
+			return // handOver passed
 		}
 		for _, m := range deliver() {
 			in.h(in.ctx, m)

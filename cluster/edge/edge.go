@@ -63,6 +63,10 @@ type Options struct {
 	// it as soon as it stops.
 	LiveTTL time.Duration
 	Log     *slog.Logger
+	// CatchUp, if its Window and Seen are set, reads what the adapter's
+	// connection missed when it starts a new session (an adapter that
+	// implements Sessions) and publishes it.
+	CatchUp CatchUp
 	// Observer, if set, is told what the edge did (its metrics).
 	Observer Observer
 }
@@ -237,8 +241,15 @@ func (e *Edge) Run(ctx context.Context) error {
 	}
 	go func() { defer close(live); e.keepLive(ctx) }()
 	close(e.ready)
+	var catching sync.WaitGroup
+	catchCtx, stopCatching := context.WithCancel(ctx)
+	if s, ok := e.o.Adapter.(Sessions); ok && e.o.CatchUp.Window > 0 && e.o.CatchUp.Seen != nil {
+		catching.Go(func() { e.catchUps(catchCtx, s) })
+	}
 	runErr := e.o.Adapter.Run(ctx, e.publish)
 	<-live
+	stopCatching()
+	catching.Wait() // what it handed over is drained below
 	e.pub.drain(e.o.Drain)
 	_ = ops.Unsubscribe()
 	_ = cbs.Unsubscribe()

@@ -38,6 +38,7 @@ type Inbound struct {
 	Form     *channels.FormAnswer   `json:"form,omitempty"`
 	Reaction *channels.Reaction     `json:"reaction,omitempty"`
 	Closed   bool                   `json:"closed,omitempty"`
+	Missed   *channels.Missed       `json:"missed,omitempty"`
 	Agent    string                 `json:"agent,omitempty"`
 	Space    string                 `json:"space,omitempty"`
 	Time     time.Time              `json:"time,omitzero"`
@@ -55,7 +56,7 @@ func FromInbound(in channels.Inbound, edge string) Inbound {
 	return Inbound{
 		Thread: in.Thread, Author: in.Author, Text: in.Text, Files: in.Files, ID: in.ID,
 		Choice: in.Choice, Stop: in.Stop, Command: in.Command, Form: in.Form,
-		Reaction: in.Reaction, Closed: in.Closed, Agent: in.Agent, Space: in.Space, Time: in.Time,
+		Reaction: in.Reaction, Closed: in.Closed, Missed: in.Missed, Agent: in.Agent, Space: in.Space, Time: in.Time,
 		Edge: edge, Fetch: in.Fetch != nil, Suggest: in.Suggest != nil, Reply: in.Reply != nil,
 	}
 }
@@ -66,7 +67,7 @@ func (w Inbound) Inbound() channels.Inbound {
 	return channels.Inbound{
 		Thread: w.Thread, Author: w.Author, Text: w.Text, Files: w.Files, ID: w.ID,
 		Choice: w.Choice, Stop: w.Stop, Command: w.Command, Form: w.Form,
-		Reaction: w.Reaction, Closed: w.Closed, Agent: w.Agent, Space: w.Space, Time: w.Time,
+		Reaction: w.Reaction, Closed: w.Closed, Missed: w.Missed, Agent: w.Agent, Space: w.Space, Time: w.Time,
 	}
 }
 

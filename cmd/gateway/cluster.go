@@ -34,6 +34,7 @@ import (
 	"github.com/acpgw/gateway/metrics"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/workspace"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -188,6 +189,11 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				Cluster: cfg.Cluster.Name, ID: f.id + "-" + p, Platform: p, Adapter: a,
 				Conn: nc, JS: js, Inbound: in, Log: log.With("platform", p), Observer: m,
 				Replicas: cfg.Cluster.Replicas,
+				// What a new platform session missed (Discord's after a
+				// restart), read from the threads the workers handled.
+				CatchUp: edge.CatchUp{Window: cfg.Channels.CatchUp, Seen: func(ctx context.Context, since time.Time) ([]store.Seen, error) {
+					return jsstore.SeenSince(ctx, js, cfg.Cluster.Name, p, since)
+				}},
 			})
 			if err == nil {
 				wg.Go(func() {

@@ -1,0 +1,66 @@
+package jsstore
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/acpgw/gateway/store"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// SeenSince lists, for an edge (which keeps no store), the bound threads
+// of platform whose last message was handled since since, latest first:
+// Store.SeenSince read from the cluster's seen and bindings buckets. It
+// never writes, and never creates a bucket: before a worker has, no
+// thread was seen.
+func SeenSince(ctx context.Context, js jetstream.JetStream, clusterName, platform string, since time.Time) ([]store.Seen, error) {
+	seen, err := js.KeyValue(ctx, clusterName+"_seen")
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list seen threads: %w", err)
+	}
+	bindings, err := js.KeyValue(ctx, clusterName+"_bindings")
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list seen threads: %w", err)
+	}
+	since = store.NormTime(since)
+	var vs []seenValue
+	err = all(ctx, seen, func(key string, _ uint64, data []byte) error {
+		var v seenValue
+		if err := json.Unmarshal(data, &v); err != nil {
+			return fmt.Errorf("key %s: %w", key, err)
+		}
+		if v.Thread.Platform == platform && !v.At.Before(since) {
+			vs = append(vs, v)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list seen threads: %w", err)
+	}
+	var out []store.Seen
+	for _, v := range vs {
+		var b store.Binding
+		_, ok, err := get(ctx, bindings, threadKey(v.Thread), &b)
+		if err != nil {
+			return nil, fmt.Errorf("list seen threads: %w", err)
+		}
+		if ok {
+			out = append(out, store.Seen{Binding: b, MessageID: v.MessageID, At: v.At})
+		}
+	}
+	slices.SortFunc(out, func(a, b store.Seen) int {
+		return cmp.Or(b.At.Compare(a.At), threadCmp(a.Thread, b.Thread))
+	})
+	return out, nil
+}
