@@ -37,12 +37,16 @@ const replicasSettle = time.Minute
 func moveReplicas(ctx context.Context, js jetstream.JetStream, c cluster.Config, log *slog.Logger) error {
 	want := max(c.Replicas, 1)
 	for _, name := range clusterStreams(c.Name) {
-		s, err := js.Stream(ctx, name)
+		s, err := streamInfo(ctx, js, name)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("cluster.replicas: stream %s: %w", name, err)
+			// A stream made a moment ago by another role may have no
+			// leader yet; its owner makes or opens it next, with the
+			// setting, and says what fails then.
+			log.Warn("cannot read a stream to check its replicas; going on", "stream", name, "err", err)
+			continue
 		}
 		cfg := s.CachedInfo().Config
 		if cfg.Replicas == want {
@@ -59,6 +63,27 @@ func moveReplicas(ctx context.Context, js jetstream.JetStream, c cluster.Config,
 		}
 	}
 	return nil
+}
+
+// streamInfo reads a stream's information, asking again while JetStream
+// does not answer (a stream just made, or its leader being elected), up
+// to replicasSettle; a stream that does not exist is an answer.
+func streamInfo(ctx context.Context, js jetstream.JetStream, name string) (jetstream.Stream, error) {
+	ctx, cancel := context.WithTimeout(ctx, replicasSettle)
+	defer cancel()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		s, err := js.Stream(ctx, name)
+		if err == nil || errors.Is(err, jetstream.ErrStreamNotFound) {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-tick.C:
+		}
+	}
 }
 
 // settled waits until the stream has a leader and want-1 followers, all
