@@ -4,63 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/clustertest"
 	"github.com/acpgw/gateway/cluster/natsnode"
 )
 
-// startCluster starts three nodes routed on loopback; they stop with the
-// test. The route ports are picked free and then given to the nodes, so
-// another process may take one in between: a start that fails is tried
-// again with new ports (at most three times, each failure logged).
-func startCluster(t testing.TB) []*natsnode.Node {
-	t.Helper()
-	var last error
-	for attempt := range 3 {
-		nodes, err := tryCluster(t)
-		if err == nil {
-			return nodes
-		}
-		t.Logf("starting the cluster, attempt %d: %v", attempt+1, err)
-		last = err
-	}
-	t.Fatal(last)
-	return nil
-}
-
-func tryCluster(t testing.TB) ([]*natsnode.Node, error) {
-	var routes []string
-	for range 3 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		routes = append(routes, l.Addr().String())
-		l.Close()
-	}
-	var nodes []*natsnode.Node
-	for i := range 3 {
-		n, err := natsnode.Start(natsnode.Options{
-			StoreDir: t.TempDir(), Listen: "127.0.0.1:0", Name: fmt.Sprintf("n%d", i+1),
-			ClusterName: "test", ClusterListen: routes[i], Routes: routes,
-		})
-		if err != nil {
-			for _, n := range nodes {
-				n.Shutdown()
-			}
-			return nil, err
-		}
-		nodes = append(nodes, n)
-	}
-	for _, n := range nodes {
-		t.Cleanup(n.Shutdown)
-	}
-	return nodes, nil
-}
+// startCluster starts three nodes routed on loopback (the harness's);
+// they stop with the test.
+func startCluster(t testing.TB) []*natsnode.Node { return clustertest.StartNATS(t) }
 
 // retry calls f, each try with 2s, until it succeeds or ctx ends (a new
 // cluster elects its JetStream leader first).

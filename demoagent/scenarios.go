@@ -135,6 +135,15 @@ func runMarkdown(t *turn, _ string) (acp.StopReason, error) {
 var loremWords = strings.Fields("the quick brown fox jumps over the lazy dog while a patient " +
 	"agent streams one word at a time so that cancel has something to stop")
 
+// SlowAnswer is the whole text "slow n" answers: n words.
+func SlowAnswer(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(loremWords[i%len(loremWords)] + " ")
+	}
+	return b.String()
+}
+
 func runSlow(t *turn, arg string) (acp.StopReason, error) {
 	n, err := parseCount(arg, 200, 100_000)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/acpgw/gateway/channels"
-	"github.com/acpgw/gateway/sysmsg"
 )
 
 // MayPrompt reports whether in's author may prompt where in was sent, by
@@ -48,11 +47,11 @@ func (r *Router) Disown(ref channels.ThreadRef) {
 // Adopt takes up thread ref, which this worker just took over from
 // another (Options.Shared): a turn the store still marks running there
 // was cut off by the worker that ran it, so the thread is told
-// (sysmsg.WorkerLost) before its next message is answered, and the mark
-// is cleared. The binding needs nothing here: the thread's next message
-// resumes its session from it (session/load where the agent can, else a
-// new session, said in the thread). Call it before handing the thread's
-// first event to Handle.
+// (sysmsg.WorkerLost) and its prompt is asked again, once (takeOver).
+// The binding needs nothing here: the prompt asked again, or else the
+// thread's next message, resumes its session from it (session/load where
+// the agent can, else a new session, said in the thread). Call it before
+// handing the thread's first event to Handle.
 func (r *Router) Adopt(ctx context.Context, ref channels.ThreadRef) {
 	running, err := r.o.Store.RunningTurns(ctx)
 	if err != nil {
@@ -69,18 +68,6 @@ func (r *Router) Adopt(ctx context.Context, ref channels.ThreadRef) {
 		if rt.Thread != ref || ad == nil {
 			continue
 		}
-		pctx, cancel := context.WithTimeout(ctx, writeTimeout)
-		_, err := ad.Post(pctx, ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(sysmsg.WorkerLost{})})
-		cancel()
-		if err != nil {
-			r.log.Warn("cannot tell a thread taken over that its turn was cut off", "thread", ref, "err", err)
-			continue
-		}
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-		if err := r.o.Store.ClearTurnRunning(sctx, rt.Thread, rt.Started); err != nil {
-			r.log.Warn("cannot clear the running mark of a cut-off turn", "thread", ref, "err", err)
-		}
-		cancel()
-		r.log.Info("thread taken over: its cut-off turn told", "thread", ref)
+		r.takeOver(ctx, ad, rt)
 	}
 }

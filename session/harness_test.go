@@ -192,8 +192,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		backend = o.store(st)
 	}
 	so := session.Options{
-		Store:  backend,
-		Shared: o.shared,
+		Store: backend,
 		Logger: slog.New(&spawnWatch{Handler: slog.NewMultiHandler(
 			testlog.FailOnSDKError(t).Handler(), slog.NewTextHandler(e.logs, nil)), pids: e.spawned}),
 		EventLogDir:    filepath.Join(dir, "events"),
@@ -208,6 +207,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Threads:        o.threads,
 		Workspaces:     o.workspaces,
 		AgentWorkspace: o.agentWorkspace,
+		Shared:         o.shared,
 		OnTurnEnd: func(th channels.ThreadRef, end projector.TurnEnd) {
 			rec.NoteIn(th, channeltest.Op{Op: "turn_end", StopReason: end.StopReason})
 			e.ends.Record(th, end)

@@ -206,6 +206,9 @@ func (t *thread) apply(e Event) {
 	for _, f := range fx {
 		t.perform(f)
 	}
+	if t.retaking != nil {
+		t.retakeSettled()
+	}
 }
 
 // handle is one event on the owner's goroutine.
@@ -293,6 +296,7 @@ func (t *thread) inbound(e inboundEv) {
 	if e.in.Agent != "" {
 		t.pick = e.in.Agent // checked by Router.pickAllowed
 	}
+	t.retake(e.in)
 	t.apply(PromptIn{In: e.in, Caught: e.caught})
 }
 

@@ -29,11 +29,16 @@ func postWithin(ctx context.Context, ad channels.Adapter, th channels.ThreadRef,
 }
 
 // markRunning records that the thread's turn started at started runs, so
-// that a start after a crash can tell the thread it was cut off.
-func (t *thread) markRunning(sessionID string, started time.Time) {
+// that a start after a crash can tell the thread it was cut off, with the
+// message in (files: its files as read) that a worker taking the thread
+// over asks again.
+func (t *thread) markRunning(sessionID string, started time.Time, in channels.Inbound, files []channels.File) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	err := t.r.o.Store.MarkTurnRunning(ctx, store.RunningTurn{Thread: t.ref, SessionID: sessionID, Started: started})
+	err := t.r.o.Store.MarkTurnRunning(ctx, store.RunningTurn{
+		Thread: t.ref, SessionID: sessionID, Started: started,
+		Prompt: turnPrompt(in, files), Attempts: t.attempts(),
+	})
 	if err != nil {
 		t.r.log.Warn("cannot mark the turn running; a crash during it would go unannounced", "thread", t.ref, "err", err)
 	}

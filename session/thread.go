@@ -55,6 +55,7 @@ type thread struct {
 	cur         *turn              // the running turn
 	replyTo     *channels.Inbound  // the click being answered
 	told        bool               // the shutdown told the thread its turn was cut off
+	retaking    *retaken           // the cut-off prompt asked again, until its turn begins (takeover.go)
 	evicted     bool               // dropped from the router (Evict): the owner returns
 	// What the shutdown did, read by Router.shutdown once done is closed.
 	cut, stopped bool
@@ -238,7 +239,8 @@ func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
 	policy := t.r.policyFor(t.ref, t.space)
 	t.policy = policy
 	t.apply(Configure{Config: t.r.machineConfig(policy)})
-	prompt, pics := attach.Prompt(in.Text, t.files, sess.Process().TakesImages())
+	files := t.files
+	prompt, pics := attach.Prompt(in.Text, files, sess.Process().TakesImages())
 	t.files = nil
 	if t.context != "" {
 		prompt = t.context + "\n" + prompt
@@ -253,7 +255,7 @@ func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
 	t.runner.Do(func(l *dispatch.Lane) { l.SetStream(policy.Stream) })
 	t.tr.UserPrompt(prompt, at)
 	t.view().BeginTurn()
-	t.markRunning(sess.ID, at)
+	t.markRunning(sess.ID, at, in, files)
 	t.r.wg.Go(func() {
 		// Not the router's context: cancelling the Prompt's context
 		// makes the SDK drop the agent's answer. Stops go through

@@ -140,6 +140,13 @@ CREATE TABLE open_messages (
 	PRIMARY KEY (platform, channel, thread)
 ) WITHOUT ROWID;
 `,
+	// 8: what a running turn was asked (JSON, see TurnPrompt) and how
+	// often it was taken over, so that a worker taking over a thread can
+	// ask it again, once.
+	`
+ALTER TABLE running_turns ADD COLUMN prompt TEXT NOT NULL DEFAULT '';
+ALTER TABLE running_turns ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // migrate applies the steps db has not seen yet, each in its own IMMEDIATE

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -16,14 +17,52 @@ type RunningTurn struct {
 	Thread    channels.ThreadRef
 	SessionID string
 	Started   time.Time
+	// Prompt is the message that started the turn, so that a worker
+	// taking the thread over can ask it again; zero in a mark that did
+	// not keep it.
+	Prompt TurnPrompt
+	// Attempts is how many times the turn was taken over already: a
+	// prompt asked again once is not asked a third time.
+	Attempts int
+}
+
+// TurnPrompt is a turn's inbound message as the person wrote it: what is
+// needed to hand it to the thread again. Files keep what a record can
+// carry (see attach.Carry): their links and small texts, no image data.
+type TurnPrompt struct {
+	ID     channels.MessageID `json:"id,omitempty"`
+	Author channels.Author    `json:"author"`
+	Text   string             `json:"text,omitempty"`
+	Files  []channels.File    `json:"files,omitempty"`
+	Space  string             `json:"space,omitempty"`
+	Time   time.Time          `json:"time"`
+}
+
+// Inbound is p as a message of thread th again.
+func (p TurnPrompt) Inbound(th channels.ThreadRef) channels.Inbound {
+	return channels.Inbound{Thread: th, Author: p.Author, Text: p.Text, Files: p.Files, ID: p.ID, Space: p.Space, Time: p.Time}
+}
+
+// IsZero reports whether p holds no message (a mark that did not keep it).
+func (p TurnPrompt) IsZero() bool {
+	return p.ID == "" && p.Text == "" && len(p.Files) == 0
 }
 
 // MarkTurnRunning records that a turn started in r.Thread, replacing the
 // thread's earlier mark. It does file I/O.
 func (s *Store) MarkTurnRunning(ctx context.Context, r RunningTurn) error {
+	prompt := ""
+	if !r.Prompt.IsZero() {
+		r.Prompt.Time = normTime(r.Prompt.Time)
+		b, err := json.Marshal(r.Prompt)
+		if err != nil {
+			return fmt.Errorf("mark the turn in %s running: %w", r.Thread, err)
+		}
+		prompt = string(b)
+	}
 	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO running_turns
-(platform, channel, thread, session_id, started_ms) VALUES (?, ?, ?, ?, ?)`,
-		r.Thread.Platform, r.Thread.Channel, r.Thread.Thread, r.SessionID, toMS(r.Started))
+(platform, channel, thread, session_id, started_ms, prompt, attempts) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		r.Thread.Platform, r.Thread.Channel, r.Thread.Thread, r.SessionID, toMS(r.Started), prompt, r.Attempts)
 	if err != nil {
 		return fmt.Errorf("mark the turn in %s running: %w", r.Thread, err)
 	}
@@ -45,7 +84,7 @@ WHERE platform = ? AND channel = ? AND thread = ? AND (? = 0 OR started_ms = ?)`
 
 // RunningTurns returns the marked turns, oldest first. It does file I/O.
 func (s *Store) RunningTurns(ctx context.Context) ([]RunningTurn, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT platform, channel, thread, session_id, started_ms
+	rows, err := s.db.QueryContext(ctx, `SELECT platform, channel, thread, session_id, started_ms, prompt, attempts
 FROM running_turns ORDER BY started_ms, platform, channel, thread`)
 	if err != nil {
 		return nil, fmt.Errorf("list running turns: %w", err)
@@ -55,10 +94,16 @@ FROM running_turns ORDER BY started_ms, platform, channel, thread`)
 	for rows.Next() {
 		var r RunningTurn
 		var started int64
-		if err := rows.Scan(&r.Thread.Platform, &r.Thread.Channel, &r.Thread.Thread, &r.SessionID, &started); err != nil {
+		var prompt string
+		if err := rows.Scan(&r.Thread.Platform, &r.Thread.Channel, &r.Thread.Thread, &r.SessionID, &started, &prompt, &r.Attempts); err != nil {
 			return nil, fmt.Errorf("list running turns: %w", err)
 		}
 		r.Started = fromMS(started)
+		if prompt != "" {
+			if err := json.Unmarshal([]byte(prompt), &r.Prompt); err != nil {
+				return nil, fmt.Errorf("list running turns: the prompt of %s: %w", r.Thread, err)
+			}
+		}
 		rs = append(rs, r)
 	}
 	if err := rows.Err(); err != nil {

@@ -54,7 +54,7 @@ func (f *fakeDiscord) listMessages(w http.ResponseWriter, channel string, q url.
 func (f *fakeDiscord) member(w http.ResponseWriter, guild, user string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if guild != f.guild {
+	if guild != f.guild && !slices.Contains(f.shards.guilds, guild) {
 		writeError(w, 404, 10004, "Unknown Guild")
 		return
 	}

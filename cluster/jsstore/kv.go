@@ -289,6 +289,7 @@ func (s *Store) ClearChoices(ctx context.Context, t channels.ThreadRef) error {
 // MarkTurnRunning records r as t's running turn.
 func (s *Store) MarkTurnRunning(ctx context.Context, r store.RunningTurn) error {
 	r.Started = store.NormTime(r.Started)
+	r.Prompt.Time = store.NormTime(r.Prompt.Time)
 	if err := put(ctx, s.running, threadKey(r.Thread), r); err != nil {
 		return fmt.Errorf("mark the turn in %s running: %w", r.Thread, err)
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/cluster/natsnode"
+	"github.com/acpgw/gateway/demoagent"
 	"github.com/acpgw/gateway/sysmsg"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -259,8 +260,9 @@ func answers(ms []webMessage) []string {
 // serving the web chat, two workers with the demo agent. Ten threads
 // prompting at once each get exactly one complete answer, from one
 // worker; a worker killed mid-turn has its threads answered by the other
-// (the turn it cut off and the new session said in the thread); a worker told to stop mid-turn
-// finishes the turn and releases its threads.
+// (the turn it cut off said in the thread and answered again, whole, with
+// no prompt sent again; the new session said in the thread); a worker
+// told to stop mid-turn finishes the turn and releases its threads.
 func TestClusterRoles(t *testing.T) {
 	n, err := natsnode.Start(natsnode.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"})
 	if err != nil {
@@ -354,9 +356,11 @@ func TestClusterRoles(t *testing.T) {
 
 	// The dead worker dies mid-turn: its threads' next prompts are answered
 	// by the live one, in a new session (the demo agent's sessions are in the
-	// dead worker's directory).
+	// dead worker's directory), and the turn it cut off is answered again
+	// there, whole, before them.
 	victim := byWorker[dead][0]
-	if _, err := api.post("api/threads/"+ths[victim]+"/messages", map[string]string{"author": "ann", "text": "slow 400"}); err != nil {
+	const slow = 120
+	if _, err := api.post("api/threads/"+ths[victim]+"/messages", map[string]string{"author": "ann", "text": fmt.Sprint("slow ", slow)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := api.waitFor(ths[victim], func(m webMessage) bool { return strings.Contains(m.Text, "quick brown") }); err != nil {
@@ -373,8 +377,14 @@ func TestClusterRoles(t *testing.T) {
 			errs <- api.waitFor(th, func(m webMessage) bool { return m.Role == "assistant" && m.Text == want(i, "two") })
 		})
 	}
+	whole := strings.TrimSpace(demoagent.SlowAnswer(slow))
+	wg.Go(func() {
+		errs <- api.waitFor(ths[victim], func(m webMessage) bool {
+			return m.Role == "assistant" && m.Kind == "text" && strings.TrimSpace(m.Text) == whole
+		})
+	})
 	wg.Wait()
-	for range byWorker[dead] {
+	for range len(byWorker[dead]) + 1 {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
@@ -391,14 +401,21 @@ func TestClusterRoles(t *testing.T) {
 				told++
 			}
 		}
-		cut := 0
+		cut, sendAgain, again := 0, 0, 0
 		for _, m := range ms {
-			if strings.Contains(m.Text, sysmsg.WorkerLost{}.Body()) {
+			if strings.Contains(m.Text, sysmsg.WorkerLost{Again: true}.Body()) {
 				cut++
 			}
+			if strings.Contains(m.Text, sysmsg.WorkerLost{}.Body()) {
+				sendAgain++
+			}
+			if m.Role == "assistant" && m.Kind == "text" && strings.TrimSpace(m.Text) == whole {
+				again++
+			}
 		}
-		if want := map[bool]int{true: 1}[i == victim]; cut != want {
-			t.Errorf("thread %d: told %d times that its turn was cut off by the dead worker, want %d", i, cut, want)
+		if want := map[bool]int{true: 1}[i == victim]; cut != want || sendAgain != 0 || again != want {
+			t.Errorf("thread %d: told %d times that its turn was cut off and is answered again (want %d), %d times to send it again (want 0); the cut-off prompt answered whole %d times (want %d): %+v",
+				i, cut, want, sendAgain, again, want, ms)
 		}
 		if told != 1 {
 			t.Errorf("thread %d moved to %s: told %d times that its session is new (%q), want once: %+v", i, live, told, notice, ms)

@@ -411,6 +411,34 @@ func testRunningTurns(t *testing.T, ctx context.Context, s store.Backend) {
 	if rs, _ := s.RunningTurns(ctx); len(rs) != 1 || rs[0].Thread != c {
 		t.Fatalf("running = %+v", rs)
 	}
+
+	// A mark keeps the turn's prompt and how often it was taken over;
+	// marking the thread again replaces both.
+	p := store.TurnPrompt{
+		ID:     "m1",
+		Author: channels.Author{ID: "u1", Name: "Ada", Roles: []string{"dev", "ops"}},
+		Text:   "fix the build\nplease",
+		Files: []channels.File{
+			{Name: "notes.txt", ContentType: "text/plain", Size: 5, URL: "https://files.example/notes.txt", Text: "hello"},
+			{Name: "shot.png", ContentType: "image/png", Size: 900, URL: "https://files.example/shot.png", Skipped: "not carried"},
+		},
+		Space: "g1",
+		Time:  ms(5000),
+	}
+	must(t, s.MarkTurnRunning(ctx, store.RunningTurn{Thread: b, SessionID: "sb", Started: ms(6000), Prompt: p, Attempts: 1}))
+	rs, err = s.RunningTurns(ctx)
+	must(t, err)
+	want = []store.RunningTurn{{Thread: c, SessionID: "sc", Started: ms(1000)}, {Thread: b, SessionID: "sb", Started: ms(6000), Prompt: p, Attempts: 1}}
+	if !reflect.DeepEqual(rs, want) {
+		t.Fatalf("running with a prompt = %+v, want %+v", rs, want)
+	}
+	bot := store.TurnPrompt{ID: "m2", Author: channels.Author{ID: "b1", Name: "ci", Bot: true}, Text: "again", Time: ms(7000)}
+	must(t, s.MarkTurnRunning(ctx, store.RunningTurn{Thread: b, SessionID: "sb", Started: ms(8000), Prompt: bot}))
+	rs, err = s.RunningTurns(ctx)
+	must(t, err)
+	if len(rs) != 2 || !reflect.DeepEqual(rs[1], store.RunningTurn{Thread: b, SessionID: "sb", Started: ms(8000), Prompt: bot}) {
+		t.Fatalf("running after marking the thread again = %+v", rs)
+	}
 }
 
 func testSeen(t *testing.T, ctx context.Context, s store.Backend) {
