@@ -184,7 +184,15 @@ func TestClusterTakeoverEditsTheCutOffToolLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCutOff(t, api, th, running)
-	api.waitMessage(t, th, "the answer after the takeover", func(m webMessage) bool { return m.Role == "assistant" && m.Text == "after" })
+	// w2 asks the cut-off prompt again (its tool runs an hour again),
+	// "echo after" waits behind it: a stop drops both.
+	if _, err := api.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "stop"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "echo again"}); err != nil {
+		t.Fatal(err)
+	}
+	api.waitMessage(t, th, "the answer after the takeover", func(m webMessage) bool { return m.Role == "assistant" && m.Text == "again" })
 	w2.stop(syscall.SIGTERM)
 	edge.stop(syscall.SIGTERM)
 }
