@@ -7,6 +7,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
 )
@@ -110,5 +111,37 @@ func TestAdoptAsksAnUndeliveredAnswerAgain(t *testing.T) {
 	wantNotices(t, b, th, sysmsg.WorkerLost{Again: true})
 	if rs := marksIn(t, b.st, th); len(rs) != 0 {
 		t.Errorf("marks left after the answer was delivered: %+v", rs)
+	}
+}
+
+// A restart after a shutdown that could not tell the thread tells it
+// once, however many of its prompts were left (the cut-off turn's, one
+// queued behind it), and clears them all.
+func TestRestartTellsAThreadOnceForAllItsPrompts(t *testing.T) {
+	rec := channeltest.New(channeltest.Options{Platform: "web", Edit: true})
+	ad := &down{Adapter: rec.Adapter()}
+	e := newEnv(t, envOptions{recorder: rec, adapter: ad, limits: session.Limits{ShutdownGrace: 300 * time.Millisecond}})
+	th := rec.Thread("cut")
+	e.say(th, ann, "slow 400")
+	e.waitOp(th, "streaming", func(op channeltest.Op) bool { return strings.Contains(op.Text, "quick") })
+	e.say(th, bob, "echo queued")
+	queued := sysmsg.Text(sysmsg.Queued{Ahead: 1})
+	e.waitOp(th, "the queued notice", func(op channeltest.Op) bool { return op.Text == queued })
+	ad.down.Store(true)
+	e.close()
+	if rs, err := e2(t, e.dir).RunningTurns(t.Context()); err != nil || len(rs) != 2 {
+		t.Fatalf("marks after a shutdown that could not tell the thread: %+v, %v; want the cut turn's and the queued prompt's", rs, err)
+	}
+	e2 := newEnv(t, envOptions{recorder: rec, dir: e.dir})
+	const told = "Interrupted: the gateway restarted while the agent was working on this"
+	e2.waitOp(th, "the notice at start", func(op channeltest.Op) bool {
+		return op.Kind == channels.KindNotice && strings.Contains(op.Text, told)
+	})
+	e2.close()
+	if n := notices(e2, th, told); n != 1 {
+		t.Errorf("the thread was told %d times at the start, want once", n)
+	}
+	if rs, err := e2e(t, e.dir).RunningTurns(t.Context()); err != nil || len(rs) != 0 {
+		t.Errorf("marks after the thread was told: %+v, %v", rs, err)
 	}
 }
