@@ -305,9 +305,16 @@ func (t *thread) endTurn(o TurnOutcome) {
 	// The mark goes once the lane delivered the turn's end; a turn the
 	// shutdown cut off keeps it unless the thread was told (a deleted
 	// thread's too: nobody is left to tell), which clears it now.
-	if o.Cut {
+	clearNow := false
+	switch {
+	case !t.proj.InTurn():
+		// No turn's end goes through the lane: none to wait for.
+		if !o.Cut {
+			clearNow = true
+		}
+	case o.Cut:
 		t.ended.push(time.Time{})
-	} else {
+	default:
 		t.ended.push(tu.mark)
 	}
 	t.view().EndTurn(o, stop, errText, t.m.cfg.Grace, now.Sub(tu.started))
@@ -333,7 +340,7 @@ func (t *thread) endTurn(o TurnOutcome) {
 	close(recorded)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if o.Cut && t.told {
+	if clearNow || (o.Cut && t.told) {
 		if err := st.ClearTurnRunning(ctx, t.ref, tu.mark); err != nil {
 			t.r.log.Warn("cannot clear the turn's running mark", "thread", t.ref, "err", err)
 		}
