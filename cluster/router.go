@@ -152,8 +152,12 @@ func (r *Router) start(ctx context.Context) (stop func(), err error) {
 	var subs []*nats.Subscription
 	var ccs []jetstream.ConsumeContext
 	stop = sync.OnceFunc(func() {
+		// Drained, not stopped: the events already handed to this
+		// worker reach delivered, which gives them back at once when
+		// the worker drains, instead of leaving them unacked until the
+		// ack wait (30 s) holds their partitions up.
 		for _, cc := range ccs {
-			cc.Stop()
+			cc.Drain()
 			<-cc.Closed()
 		}
 		for _, sub := range subs {
@@ -200,8 +204,16 @@ func (r *Router) start(ctx context.Context) (stop func(), err error) {
 	return stop, r.Announce(ctx)
 }
 
-// delivered routes an event from the stream.
+// delivered routes an event from the stream. A draining worker gives it
+// back at once (another worker takes it, or it waits in the stream for
+// the release of the thread this one holds).
 func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
+	select {
+	case <-r.draining:
+		_ = m.Nak()
+		return
+	default:
+	}
 	ev, err := eventOf(m.Headers(), m.Data())
 	if err != nil {
 		r.o.Log.Error("cluster: dropping an inbound message", "err", err)

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/store"
 )
 
 // MayPrompt reports whether in's author may prompt where in was sent, by
@@ -45,9 +46,11 @@ func (r *Router) Disown(ref channels.ThreadRef) {
 }
 
 // Adopt takes up thread ref, which this worker just took over from
-// another (Options.Shared): a turn the store still marks running there
-// was cut off by the worker that ran it, so the thread is told
-// (sysmsg.WorkerLost) and its prompt is asked again, once (takeOver).
+// another (Options.Shared): the prompts the store still marks there
+// (the running turn's, those queued behind it, one whose answer was not
+// delivered) were cut off by the worker that took them, so the thread is
+// told once (sysmsg.WorkerLost) and each prompt is asked again, once, in
+// order (takeOver).
 // The binding needs nothing here: the prompt asked again, or else the
 // thread's next message, resumes its session from it (session/load where
 // the agent can, else a new session, said in the thread). Call it before
@@ -64,10 +67,14 @@ func (r *Router) Adopt(ctx context.Context, ref channels.ThreadRef) {
 	if ad != nil {
 		r.closeOpenMessages(ctx, ad, ref)
 	}
-	for _, rt := range running {
-		if rt.Thread != ref || ad == nil {
-			continue
-		}
-		r.takeOver(ctx, ad, rt)
+	if ad == nil {
+		return
 	}
+	var mine []store.RunningTurn
+	for _, rt := range running {
+		if rt.Thread == ref {
+			mine = append(mine, rt)
+		}
+	}
+	r.takeOver(ctx, ad, mine)
 }

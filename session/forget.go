@@ -6,6 +6,7 @@ package session
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/sysmsg"
@@ -57,6 +58,11 @@ func (r *Router) drop(ref channels.ThreadRef, by string) {
 	}
 	if err := r.persist(ctx, ref, "the deleted thread's open messages", func(ctx context.Context) error { return st.SetOpenMessages(ctx, ref, nil) }); err != nil {
 		r.log.Error("cannot forget the open messages of a deleted thread", "thread", ref, "err", err)
+	}
+	// Nobody is left to answer: the marks of its prompts go (a restart
+	// would tell the deleted thread, another worker ask them again).
+	if err := r.persist(ctx, ref, "the deleted thread's running marks", func(ctx context.Context) error { return st.ClearTurnRunning(ctx, ref, time.Time{}) }); err != nil {
+		r.log.Error("cannot forget the running marks of a deleted thread", "thread", ref, "err", err)
 	}
 	r.log.Info("thread deleted: agent stopped and binding forgotten", "thread", ref, "by", by)
 	r.removeWorkspace(ref)

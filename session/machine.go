@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/acpgw/gateway/channels"
@@ -633,6 +634,14 @@ func (m *Machine) Agent() AgentPhase { return m.agent }
 
 // Queued returns how many messages wait.
 func (m *Machine) Queued() int { return len(m.queue) }
+
+// Holds reports whether in waits in the queue or is being started.
+func (m *Machine) Holds(in channels.Inbound) bool {
+	if m.start != nil && samePrompt(m.start.in, in) {
+		return true
+	}
+	return slices.ContainsFunc(m.queue, func(q channels.Inbound) bool { return samePrompt(q, in) })
+}
 
 // IdleSince reports when the thread's agent became idle, if it has a live
 // idle agent.

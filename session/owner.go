@@ -206,8 +206,8 @@ func (t *thread) apply(e Event) {
 	for _, f := range fx {
 		t.perform(f)
 	}
-	if t.retaking != nil {
-		t.retakeSettled()
+	if len(t.accepted) > 0 {
+		t.settleAccepted()
 	}
 }
 
@@ -296,7 +296,7 @@ func (t *thread) inbound(e inboundEv) {
 	if e.in.Agent != "" {
 		t.pick = e.in.Agent // checked by Router.pickAllowed
 	}
-	t.retake(e.in)
+	t.accept(e.in, t.retake(e.in))
 	t.apply(PromptIn{In: e.in, Caught: e.caught})
 }
 

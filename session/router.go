@@ -129,7 +129,7 @@ type Router struct {
 	policy   func(channels.ThreadRef, string) Policy
 	refused  map[string]time.Time // thread + user → when last told
 	catchUp  catchUpState
-	retaken  map[channels.ThreadRef]retaken // prompts Adopt asked again
+	retaken  map[channels.ThreadRef][]retaken // prompts Adopt asked again, in order
 	closed   bool
 }
 

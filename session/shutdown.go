@@ -28,31 +28,36 @@ func postWithin(ctx context.Context, ad channels.Adapter, th channels.ThreadRef,
 	}
 }
 
-// markRunning records that the thread's turn started at started runs, so
-// that a start after a crash can tell the thread it was cut off, with the
-// message in (files: its files as read) that a worker taking the thread
-// over asks again.
-func (t *thread) markRunning(sessionID string, started time.Time, in channels.Inbound, files []channels.File) {
+// markRunning records that the thread's turn runs, so that a start after
+// a crash can tell the thread it was cut off, with the message in (files:
+// its files as read) that a worker taking the thread over asks again;
+// it returns the mark's key. A prompt the thread accepted has its mark
+// already (marks.go): this is for a turn begun otherwise.
+func (t *thread) markRunning(sessionID string, in channels.Inbound, files []channels.File) time.Time {
+	key := t.markKey()
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	err := t.r.o.Store.MarkTurnRunning(ctx, store.RunningTurn{
-		Thread: t.ref, SessionID: sessionID, Started: started,
-		Prompt: turnPrompt(in, files), Attempts: t.attempts(),
+		Thread: t.ref, SessionID: sessionID, Started: key, Prompt: turnPrompt(in, files),
 	})
 	if err != nil {
 		t.r.log.Warn("cannot mark the turn running; a crash during it would go unannounced", "thread", t.ref, "err", err)
 	}
+	return key
 }
 
 // maxInterruptedAge is how old a cut-off turn may be for the thread to be
 // told at a start; an older mark is dropped without a word.
 const maxInterruptedAge = 7 * 24 * time.Hour
 
-// tellInterrupted tells each thread whose turn an earlier run left
-// running that it was cut off, and forgets the mark once the thread has
-// been told. A post that fails is tried again, less and less often, while
-// the router runs; the mark stays for the next start otherwise.
+// tellInterrupted tells each thread where an earlier run left prompts
+// marked (its turn running, or prompts taken and not answered) that it
+// was cut off, once per thread, and forgets the thread's marks once it
+// has been told. A post that fails is tried again, less and less often,
+// while the router runs; the marks stay for the next start otherwise.
 func (r *Router) tellInterrupted(ctx context.Context, running []store.RunningTurn) {
+	var threads []channels.ThreadRef
+	marks := map[channels.ThreadRef][]store.RunningTurn{}
 	for _, rt := range running {
 		if time.Since(rt.Started) > maxInterruptedAge {
 			// Nobody waits for that answer any more.
@@ -64,18 +69,25 @@ func (r *Router) tellInterrupted(ctx context.Context, running []store.RunningTur
 			}
 			continue
 		}
+		if _, ok := marks[rt.Thread]; !ok {
+			threads = append(threads, rt.Thread)
+		}
+		marks[rt.Thread] = append(marks[rt.Thread], rt)
+	}
+	for _, th := range threads {
+		rts := marks[th]
 		r.mu.Lock()
-		ad := r.adapters[rt.Thread.Platform]
+		ad := r.adapters[th.Platform]
 		r.mu.Unlock()
 		if ad == nil {
-			r.log.Warn("a turn was cut off by a restart in a thread of a platform that is not enabled now", "thread", rt.Thread)
+			r.log.Warn("a turn was cut off by a restart in a thread of a platform that is not enabled now", "thread", th)
 			continue
 		}
 		m := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(sysmsg.Interrupted{AtStart: true})}
 		r.wg.Go(func() {
-			r.closeOpenMessages(ctx, ad, rt.Thread)
-			told := r.retry(ctx, rt.Thread, "tell a thread its turn was cut off by the restart", func(ctx context.Context) error {
-				_, err := ad.Post(ctx, rt.Thread, m)
+			r.closeOpenMessages(ctx, ad, th)
+			told := r.retry(ctx, th, "tell a thread its turn was cut off by the restart", func(ctx context.Context) error {
+				_, err := ad.Post(ctx, th, m)
 				return err
 			})
 			if !told {
@@ -83,8 +95,10 @@ func (r *Router) tellInterrupted(ctx context.Context, running []store.RunningTur
 			}
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 			defer cancel()
-			if err := r.o.Store.ClearTurnRunning(sctx, rt.Thread, rt.Started); err != nil {
-				r.log.Warn("cannot clear the running mark of a cut-off turn", "thread", rt.Thread, "err", err)
+			for _, rt := range rts {
+				if err := r.o.Store.ClearTurnRunning(sctx, rt.Thread, rt.Started); err != nil {
+					r.log.Warn("cannot clear the running mark of a cut-off turn", "thread", rt.Thread, "err", err)
+				}
 			}
 		})
 	}

@@ -38,6 +38,10 @@ type thread struct {
 	recording chan chan struct{}
 	// opens records the running turn's open messages (handles.go).
 	opens openRecorder
+	// ended holds, per turn whose end is on its way through the lane,
+	// the key of its prompt's mark, cleared once the lane delivered the
+	// end (zero: a mark that stays) (marks.go).
+	ended endedMarks
 
 	// Owned by the owner goroutine: nothing else reads or writes these.
 	m           *Machine
@@ -55,7 +59,8 @@ type thread struct {
 	cur         *turn              // the running turn
 	replyTo     *channels.Inbound  // the click being answered
 	told        bool               // the shutdown told the thread its turn was cut off
-	retaking    *retaken           // the cut-off prompt asked again, until its turn begins (takeover.go)
+	accepted    []acceptedPrompt   // prompts taken and marked, their turns not begun (marks.go)
+	lastMark    time.Time          // the newest mark's key (marks.go)
 	evicted     bool               // dropped from the router (Evict): the owner returns
 	// What the shutdown did, read by Router.shutdown once done is closed.
 	cut, stopped bool
@@ -84,6 +89,7 @@ type thread struct {
 // turn is what the owner keeps of the running turn for its records.
 type turn struct {
 	started time.Time
+	mark    time.Time // the key of its prompt's mark (marks.go)
 	prompt  string
 	sess    *agent.Session
 	budget  budgetBase // what the turn's budgets start from
@@ -124,6 +130,7 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		// Kept where the thread's next owner finds them (handles.go).
 		OnOpen: func(o []dispatch.Open) { t.opens.report(t, o) },
 		OnTurnEnd: func(e projector.TurnEnd) {
+			t.delivered()
 			if r.o.OnTurnEnd == nil {
 				return
 			}
@@ -235,6 +242,7 @@ func (t *thread) laneNotice(n sysmsg.Notice) {
 // beginTurn sets the turn of in up and sends its prompt; the call's end
 // comes back as a turnDoneEv.
 func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
+	mark, marked := t.taken(in)
 	sess := t.sess
 	policy := t.r.policyFor(t.ref, t.space)
 	t.policy = policy
@@ -255,7 +263,10 @@ func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
 	t.runner.Do(func(l *dispatch.Lane) { l.SetStream(policy.Stream) })
 	t.tr.UserPrompt(prompt, at)
 	t.view().BeginTurn()
-	t.markRunning(sess.ID, at, in, files)
+	if !marked {
+		mark = t.markRunning(sess.ID, in, files)
+	}
+	t.cur.mark = mark
 	t.r.wg.Go(func() {
 		// Not the router's context: cancelling the Prompt's context
 		// makes the SDK drop the agent's answer. Stops go through
@@ -291,6 +302,21 @@ func (t *thread) endTurn(o TurnOutcome) {
 		default: // very far behind: the hook does not wait
 		}
 	}
+	// The mark goes once the lane delivered the turn's end; a turn the
+	// shutdown cut off keeps it unless the thread was told (a deleted
+	// thread's too: nobody is left to tell), which clears it now.
+	clearNow := false
+	switch {
+	case !t.proj.InTurn():
+		// No turn's end goes through the lane: none to wait for.
+		if !o.Cut {
+			clearNow = true
+		}
+	case o.Cut:
+		t.ended.push(time.Time{})
+	default:
+		t.ended.push(tu.mark)
+	}
 	t.view().EndTurn(o, stop, errText, t.m.cfg.Grace, now.Sub(tu.started))
 	dirty := t.tr.Dirty()
 	t.tr.MarkClean()
@@ -314,10 +340,8 @@ func (t *thread) endTurn(o TurnOutcome) {
 	close(recorded)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	// A turn the shutdown cut off keeps its mark unless the thread was
-	// told (a deleted thread's too: nobody is left to tell).
-	if !o.Cut || t.told {
-		if err := st.ClearTurnRunning(ctx, t.ref, tu.started); err != nil {
+	if clearNow || (o.Cut && t.told) {
+		if err := st.ClearTurnRunning(ctx, t.ref, tu.mark); err != nil {
 			t.r.log.Warn("cannot clear the turn's running mark", "thread", t.ref, "err", err)
 		}
 	}

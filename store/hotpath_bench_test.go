@@ -48,3 +48,23 @@ func BenchmarkAddTurn(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMarkPrompt is a prompt's mark on the hot path: written when
+// the thread accepts it, cleared once its answer was delivered.
+func BenchmarkMarkPrompt(b *testing.B) {
+	s := openTest(b)
+	ctx := b.Context()
+	p := TurnPrompt{ID: "m1", Author: channels.Author{ID: "u1", Name: "Ada"}, Text: "fix the build, please", Time: time.Now()}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		th, at := benchThread(i%100), time.UnixMilli(int64(i))
+		if err := s.MarkTurnRunning(ctx, RunningTurn{Thread: th, Started: at, Prompt: p}); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.ClearTurnRunning(ctx, th, at); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

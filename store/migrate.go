@@ -147,6 +147,24 @@ CREATE TABLE open_messages (
 ALTER TABLE running_turns ADD COLUMN prompt TEXT NOT NULL DEFAULT '';
 ALTER TABLE running_turns ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
 `,
+	// 9: a mark per prompt a thread accepted (queued, starting, running,
+	// or its answer not yet delivered), keyed by when it was accepted,
+	// instead of one per thread.
+	`
+CREATE TABLE running_turns_new (
+	platform   TEXT NOT NULL,
+	channel    TEXT NOT NULL,
+	thread     TEXT NOT NULL,
+	session_id TEXT NOT NULL,
+	started_ms INTEGER NOT NULL,
+	prompt     TEXT NOT NULL DEFAULT '',
+	attempts   INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (platform, channel, thread, started_ms)
+) WITHOUT ROWID;
+INSERT INTO running_turns_new SELECT platform, channel, thread, session_id, started_ms, prompt, attempts FROM running_turns;
+DROP TABLE running_turns;
+ALTER TABLE running_turns_new RENAME TO running_turns;
+`,
 }
 
 // migrate applies the steps db has not seen yet, each in its own IMMEDIATE

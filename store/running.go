@@ -9,14 +9,20 @@ import (
 	"github.com/acpgw/gateway/channels"
 )
 
-// RunningTurn marks a turn in progress in a thread: the gateway records it
-// when the turn starts and forgets it when the turn ends, or when a
-// shutdown that cut the turn off told the thread so. One left at start
-// was cut off by a crash, or by a shutdown that could not tell the thread.
+// RunningTurn marks a prompt a thread accepted and has not answered yet:
+// the gateway records it when the thread takes the message (queued,
+// waiting for an agent, running) and forgets it once the end of its turn
+// was delivered to the thread, when it begins no turn (stopped, refused),
+// or when a shutdown that cut its turn off told the thread so. One left
+// at start was cut off by a crash, or by a shutdown that could not tell
+// the thread. A thread may have several, one per prompt, told apart (and
+// ordered) by Started.
 type RunningTurn struct {
 	Thread    channels.ThreadRef
 	SessionID string
-	Started   time.Time
+	// Started is when the thread accepted the prompt (when its turn
+	// started for a mark written then): the mark's key in its thread.
+	Started time.Time
 	// Prompt is the message that started the turn, so that a worker
 	// taking the thread over can ask it again; zero in a mark that did
 	// not keep it.
@@ -48,8 +54,8 @@ func (p TurnPrompt) IsZero() bool {
 	return p.ID == "" && p.Text == "" && len(p.Files) == 0
 }
 
-// MarkTurnRunning records that a turn started in r.Thread, replacing the
-// thread's earlier mark. It does file I/O.
+// MarkTurnRunning records r, replacing the mark of r.Thread with the same
+// Started (other marks of the thread stay). It does file I/O.
 func (s *Store) MarkTurnRunning(ctx context.Context, r RunningTurn) error {
 	prompt := ""
 	if !r.Prompt.IsZero() {
@@ -82,7 +88,8 @@ WHERE platform = ? AND channel = ? AND thread = ? AND (? = 0 OR started_ms = ?)`
 	return nil
 }
 
-// RunningTurns returns the marked turns, oldest first. It does file I/O.
+// RunningTurns returns the marks, oldest first (a thread's in the order
+// its prompts were accepted). It does file I/O.
 func (s *Store) RunningTurns(ctx context.Context) ([]RunningTurn, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT platform, channel, thread, session_id, started_ms, prompt, attempts
 FROM running_turns ORDER BY started_ms, platform, channel, thread`)

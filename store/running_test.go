@@ -17,7 +17,7 @@ func TestRunningTurns(t *testing.T) {
 	for _, r := range []RunningTurn{
 		{Thread: a, SessionID: "s1", Started: ms(1000)},
 		{Thread: b, SessionID: "s2", Started: ms(500)},
-		{Thread: a, SessionID: "s1", Started: ms(2000)}, // a's next turn replaces its mark
+		{Thread: a, SessionID: "s1", Started: ms(2000)}, // a's next prompt: a mark of its own
 	} {
 		if err := s.MarkTurnRunning(ctx, r); err != nil {
 			t.Fatal(err)
@@ -27,7 +27,7 @@ func TestRunningTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []RunningTurn{{Thread: b, SessionID: "s2", Started: ms(500)}, {Thread: a, SessionID: "s1", Started: ms(2000)}}
+	want := []RunningTurn{{Thread: b, SessionID: "s2", Started: ms(500)}, {Thread: a, SessionID: "s1", Started: ms(1000)}, {Thread: a, SessionID: "s1", Started: ms(2000)}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("running turns (-want +got):\n%s", diff)
 	}
@@ -39,7 +39,7 @@ func TestRunningTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ = s.RunningTurns(ctx)
-	if diff := cmp.Diff(want[1:], got); diff != "" {
+	if diff := cmp.Diff(want[2:], got); diff != "" {
 		t.Errorf("after clearing (-want +got):\n%s", diff)
 	}
 	if err := s.ClearTurnRunning(ctx, a, ms(2000)); err != nil {

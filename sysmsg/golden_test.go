@@ -79,6 +79,8 @@ func messages() []message {
 		{"WorkerLost/again", sysmsg.WorkerLost{Again: true}},
 		{"WorkerLost/again without a file", sysmsg.WorkerLost{Again: true, Dropped: 1}},
 		{"WorkerLost/again without files", sysmsg.WorkerLost{Again: true, Dropped: 3}},
+		{"WorkerLost/again and the one after", sysmsg.WorkerLost{Again: true, Later: 1}},
+		{"WorkerLost/the ones after", sysmsg.WorkerLost{Later: 2}},
 		{"NewSession/cannot resume", sysmsg.NewSession{CannotResume: true}},
 		{"NewSession/resume failed", sysmsg.NewSession{}},
 		{"NotSaved", sysmsg.NotSaved{}},

@@ -94,6 +94,18 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 		_, threads[i] = f.addGuild(i % 2)
 	}
 	victim := threads[n]
+	// What each thread got, to read a failure by.
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, th := range threads {
+				var said []string
+				for _, m := range f.botMessages(th) {
+					said = append(said, m.Content)
+				}
+				t.Logf("thread %s: the bot said %q", th, said)
+			}
+		}
+	})
 
 	nodes := clustertest.StartNATS(t)
 	clustertest.DumpOnFailure(t, nodes[0].ClientURL(), "harness")
@@ -150,7 +162,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	answered := func(th, text string) func() bool {
 		return func() bool {
 			for _, m := range f.botMessagesLocked(th) {
-				if m.Content == text {
+				if shown(m) == text {
 					return true
 				}
 			}
@@ -288,10 +300,10 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 			before, after := 0, 0
 			for k, m := range ms {
 				switch {
-				case m.Content == text && (cut < 0 || k > cut):
+				case shown(m) == text && (cut < 0 || k > cut):
 					after++
 					expected[k] = true
-				case m.Content == text:
+				case shown(m) == text:
 					before++
 					expected[k] = true
 				case cut >= 0 && k < cut && m.Content != "" && strings.HasPrefix(text, strings.TrimSpace(m.Content)):
@@ -378,3 +390,7 @@ func (f *fakeDiscord) requestCount() int {
 	defer f.mu.Unlock()
 	return len(f.requests)
 }
+
+// shown is m's text as Discord shows it: without the whitespace around it
+// (a streamed answer's last edit may end with a space; Discord trims it).
+func shown(m fakeMessage) string { return strings.TrimSpace(m.Content) }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/acpgw/gateway/channels"
@@ -286,41 +288,74 @@ func (s *Store) ClearChoices(ctx context.Context, t channels.ThreadRef) error {
 	return nil
 }
 
-// MarkTurnRunning records r as t's running turn.
+// runningKey is the key of the mark of t's prompt accepted at started:
+// a thread has one per prompt. Marks written before were keyed by the
+// thread alone (threadKey): they are read and cleared still.
+func runningKey(t channels.ThreadRef, started time.Time) string {
+	return threadKey(t) + "." + strconv.FormatInt(started.UnixMilli(), 10)
+}
+
+// MarkTurnRunning records r, replacing the mark of its thread with the
+// same Started.
 func (s *Store) MarkTurnRunning(ctx context.Context, r store.RunningTurn) error {
 	r.Started = store.NormTime(r.Started)
 	r.Prompt.Time = store.NormTime(r.Prompt.Time)
-	if err := put(ctx, s.running, threadKey(r.Thread), r); err != nil {
+	if err := put(ctx, s.running, runningKey(r.Thread, r.Started), r); err != nil {
 		return fmt.Errorf("mark the turn in %s running: %w", r.Thread, err)
 	}
 	return nil
 }
 
-// ClearTurnRunning forgets t's running turn if it started at started (any
-// turn for a zero time).
+// ClearTurnRunning forgets t's mark started at started (all of t's marks
+// for a zero time).
 func (s *Store) ClearTurnRunning(ctx context.Context, t channels.ThreadRef, started time.Time) error {
 	started = store.NormTime(started)
-	key := threadKey(t)
-	var err error
-	for range casTries {
-		if started.IsZero() {
-			err = del(ctx, s.running, key)
-			break
-		}
-		var r store.RunningTurn
-		var rev uint64
-		var ok bool
-		if rev, ok, err = get(ctx, s.running, key, &r); err != nil || !ok || !r.Started.Equal(started) {
-			break
-		}
-		if err = s.running.Delete(ctx, key, jetstream.LastRevision(rev)); !conflict(err) {
-			break
+	err := s.clearLegacyRunning(ctx, t, started)
+	if err == nil && !started.IsZero() {
+		err = del(ctx, s.running, runningKey(t, started))
+	}
+	if err == nil && started.IsZero() {
+		prefix := threadKey(t) + "."
+		var keys []string
+		err = all(ctx, s.running, func(key string, _ uint64, _ []byte) error {
+			if strings.HasPrefix(key, prefix) {
+				keys = append(keys, key)
+			}
+			return nil
+		})
+		for _, k := range keys {
+			if err == nil {
+				err = del(ctx, s.running, k)
+			}
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("clear the running turn of %s: %w", t, err)
 	}
 	return nil
+}
+
+// clearLegacyRunning forgets t's mark keyed by the thread alone (written
+// before marks were per prompt) if it started at started (whatever it
+// started at, for a zero time).
+func (s *Store) clearLegacyRunning(ctx context.Context, t channels.ThreadRef, started time.Time) error {
+	key := threadKey(t)
+	if started.IsZero() {
+		return del(ctx, s.running, key)
+	}
+	var err error
+	for range casTries {
+		var r store.RunningTurn
+		var rev uint64
+		var ok bool
+		if rev, ok, err = get(ctx, s.running, key, &r); err != nil || !ok || !r.Started.Equal(started) {
+			return err
+		}
+		if err = s.running.Delete(ctx, key, jetstream.LastRevision(rev)); !conflict(err) {
+			return err
+		}
+	}
+	return err
 }
 
 // RunningTurns lists the running turns, oldest first.

@@ -392,11 +392,13 @@ func testRunningTurns(t *testing.T, ctx context.Context, s store.Backend) {
 	must(t, s.MarkTurnRunning(ctx, store.RunningTurn{Thread: b, SessionID: "sb", Started: ms(2000)}))
 	must(t, s.MarkTurnRunning(ctx, store.RunningTurn{Thread: a, SessionID: "sa", Started: ms(3000)}))
 	must(t, s.MarkTurnRunning(ctx, store.RunningTurn{Thread: c, SessionID: "sc", Started: ms(1000)}))
-	// A newer turn in a thread replaces the one before.
+	// A thread keeps a mark per prompt, in order; marking the same start
+	// again replaces it.
 	must(t, s.MarkTurnRunning(ctx, store.RunningTurn{Thread: a, SessionID: "sa", Started: ms(4000)}))
+	must(t, s.MarkTurnRunning(ctx, store.RunningTurn{Thread: a, SessionID: "sa2", Started: ms(3000)}))
 	rs, err := s.RunningTurns(ctx)
 	must(t, err)
-	want := []store.RunningTurn{{Thread: c, SessionID: "sc", Started: ms(1000)}, {Thread: b, SessionID: "sb", Started: ms(2000)}, {Thread: a, SessionID: "sa", Started: ms(4000)}}
+	want := []store.RunningTurn{{Thread: c, SessionID: "sc", Started: ms(1000)}, {Thread: b, SessionID: "sb", Started: ms(2000)}, {Thread: a, SessionID: "sa2", Started: ms(3000)}, {Thread: a, SessionID: "sa", Started: ms(4000)}}
 	if !reflect.DeepEqual(rs, want) {
 		t.Fatalf("running = %+v, want %+v", rs, want)
 	}
@@ -413,7 +415,8 @@ func testRunningTurns(t *testing.T, ctx context.Context, s store.Backend) {
 	}
 
 	// A mark keeps the turn's prompt and how often it was taken over;
-	// marking the thread again replaces both.
+	// marking the same start again replaces both; zero clears all of a
+	// thread's marks.
 	p := store.TurnPrompt{
 		ID:     "m1",
 		Author: channels.Author{ID: "u1", Name: "Ada", Roles: []string{"dev", "ops"}},
@@ -433,11 +436,17 @@ func testRunningTurns(t *testing.T, ctx context.Context, s store.Backend) {
 		t.Fatalf("running with a prompt = %+v, want %+v", rs, want)
 	}
 	bot := store.TurnPrompt{ID: "m2", Author: channels.Author{ID: "b1", Name: "ci", Bot: true}, Text: "again", Time: ms(7000)}
-	must(t, s.MarkTurnRunning(ctx, store.RunningTurn{Thread: b, SessionID: "sb", Started: ms(8000), Prompt: bot}))
+	must(t, s.MarkTurnRunning(ctx, store.RunningTurn{Thread: b, SessionID: "sb", Started: ms(6000), Prompt: bot}))
+	must(t, s.MarkTurnRunning(ctx, store.RunningTurn{Thread: b, SessionID: "sb", Started: ms(8000), Prompt: p}))
 	rs, err = s.RunningTurns(ctx)
 	must(t, err)
-	if len(rs) != 2 || !reflect.DeepEqual(rs[1], store.RunningTurn{Thread: b, SessionID: "sb", Started: ms(8000), Prompt: bot}) {
-		t.Fatalf("running after marking the thread again = %+v", rs)
+	want = []store.RunningTurn{{Thread: c, SessionID: "sc", Started: ms(1000)}, {Thread: b, SessionID: "sb", Started: ms(6000), Prompt: bot}, {Thread: b, SessionID: "sb", Started: ms(8000), Prompt: p}}
+	if !reflect.DeepEqual(rs, want) {
+		t.Fatalf("running after marking the thread again = %+v, want %+v", rs, want)
+	}
+	must(t, s.ClearTurnRunning(ctx, b, time.Time{}))
+	if rs, _ := s.RunningTurns(ctx); len(rs) != 1 || rs[0].Thread != c {
+		t.Fatalf("running after clearing all of a thread's = %+v", rs)
 	}
 }
 

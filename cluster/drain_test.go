@@ -1,0 +1,63 @@
+package cluster_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/cluster"
+)
+
+// A draining worker gives back at once an event of its partition it was
+// handed but had not begun: another worker takes it well before the
+// stream's ack wait (30 s) would have given it back.
+func TestRouterDrainGivesBackEventsNotBegun(t *testing.T) {
+	n := startNode(t, t.TempDir())
+	got := make(chan handled, 10)
+	begun := make(chan struct{})
+	release := make(chan struct{})
+	const ttl = 600 * time.Millisecond
+	var w1 *worker
+	w1 = startRouting(t, n.ClientURL(), "w1", routing{ttl: ttl, handle: func(_ context.Context, ev cluster.Event) error {
+		got <- handled{"w1", ev}
+		if ev.ID == "web:1" {
+			close(begun)
+			<-release
+			// The drain begins as the event is done: the partition's
+			// next is handed to this worker as it stops taking them.
+			w1.router.StopClaiming()
+		}
+		return nil
+	}})
+	_, js := connect(t, n.ClientURL())
+	ctx := ctxFor(t)
+	in := openInbound(t, js)
+	// Two threads of one partition: the second's event waits behind the
+	// first's (one event of a partition at a time).
+	a, b := thread(1), ""
+	for i := 2; b == ""; i++ {
+		if cluster.PartitionOf(thread(i)) == cluster.PartitionOf(a) {
+			b = thread(i)
+		}
+	}
+	if _, err := in.Publish(ctx, cluster.Event{ID: "web:1", Thread: a}); err != nil {
+		t.Fatal(err)
+	}
+	<-begun
+	if _, err := in.Publish(ctx, cluster.Event{ID: "web:2", Thread: b}); err != nil {
+		t.Fatal(err)
+	}
+	if h := receive(t, got); h.worker != "w1" || h.ev.ID != "web:1" {
+		t.Fatalf("got %s from %s, want web:1 taken by w1", h.ev.ID, h.worker)
+	}
+	startWorker(t, n.ClientURL(), "w2", ttl, nil, 0, got)
+	close(release)
+	select {
+	case h := <-got:
+		if h.worker != "w2" || h.ev.ID != "web:2" {
+			t.Fatalf("got %s from %s, want web:2 taken by w2", h.ev.ID, h.worker)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the event the draining worker was handed did not reach w2 within 10s (left to the ack wait)")
+	}
+}
