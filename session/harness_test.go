@@ -192,7 +192,8 @@ func newEnv(t *testing.T, o envOptions) *env {
 		backend = o.store(st)
 	}
 	so := session.Options{
-		Store: backend,
+		Store:  backend,
+		Shared: o.shared,
 		Logger: slog.New(&spawnWatch{Handler: slog.NewMultiHandler(
 			testlog.FailOnSDKError(t).Handler(), slog.NewTextHandler(e.logs, nil)), pids: e.spawned}),
 		EventLogDir:    filepath.Join(dir, "events"),
