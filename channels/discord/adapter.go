@@ -117,6 +117,10 @@ type Options struct {
 	// Shard is the gateway shard the adapter connects (the zero value
 	// means the one shard, {0, 1}); see shard.go.
 	Shard Shard
+	// IdentifyGate, if set, takes the turns of the adapter's identifies
+	// in place of the process's own turns, so that the shards of a bot
+	// run by several processes (edges) identify in turn (see shard.go).
+	IdentifyGate IdentifyGate
 	// Logger receives the adapter's logs; nil discards them.
 	Logger *slog.Logger
 }

@@ -25,9 +25,12 @@ import (
 // websocket dial that will identify, i.e. every dial but one to the
 // session's resume URL (identifyTurn); the next turn is 5 s after the
 // dial, or after the READY that answers the IDENTIFY when later. The turns are kept per process
-// (identifyTurns), so shards started by one process never collide; edges
-// in separate processes do not see each other's turns: start them a few
-// seconds apart, or give shards of one bucket to one process. An IDENTIFY
+// (identifyTurns), so shards started by one process never collide. Shards
+// in separate processes (the edges of a cluster) take their turns through
+// Options.IdentifyGate instead, shared by the processes (the cluster's
+// `<cluster>_identify` bucket), which every identify then waits for,
+// sharded or not (a restarted edge waits for its own last identify's
+// bucket too). An IDENTIFY
 // refused for the limit closes the connection, and Run retries with its
 // backoff. One path stays outside the gate: an INVALID_SESSION answering a
 // RESUME at the resume URL makes discordgo identify on that connection at
@@ -35,6 +38,10 @@ import (
 
 // identifyInterval is how long a bucket waits between two identifies.
 const identifyInterval = 5 * time.Second
+
+// IdentifyInterval is how long an identify bucket waits between two
+// identifies: the turn an IdentifyGate gives.
+const IdentifyInterval = identifyInterval
 
 // identifyTurns spaces the identifies of the shards of this process.
 var identifyTurns = &turns{next: map[string]time.Time{}}
@@ -78,15 +85,36 @@ func (t *turns) ready(key string) {
 	}
 }
 
-// identifyTurn waits, for a sharded adapter about to dial a connection
-// that will identify, until its bucket may identify.
+// IdentifyGate takes turns of identify buckets shared by several
+// processes: a bucket taken cannot be taken again, by any of them, for 5 s
+// (identifyInterval) after it was taken or renewed. cluster.Turns is one.
+type IdentifyGate interface {
+	// Take waits until the bucket key may identify, and takes its turn.
+	Take(ctx context.Context, key string) error
+	// Renew makes the bucket's turn last 5 s from now: a READY came.
+	Renew(ctx context.Context, key string) error
+}
+
+// identifyTurn waits, for an adapter about to dial a connection that will
+// identify, until its bucket may identify: through the gate when there is
+// one, else, when sharded, in the process's turns.
 func (a *Adapter) identifyTurn(ctx context.Context) error {
-	if a.o.Shard.Count <= 1 || a.resume.known() {
+	if a.resume.known() || a.o.IdentifyGate == nil && a.o.Shard.Count <= 1 {
 		return nil
 	}
-	a.maxConcurrency(ctx)
+	conc := a.maxConcurrency(ctx)
+	if a.o.IdentifyGate != nil {
+		if err := a.o.IdentifyGate.Take(ctx, gateKey(a.o.Shard.ID, conc)); err != nil {
+			return fmt.Errorf("discord: waiting for the turn to identify: %w", err)
+		}
+		return nil
+	}
 	return identifyTurns.wait(ctx, a.identifyKey())
 }
+
+// gateKey is the IdentifyGate key of shard's bucket: Discord's rate-limit
+// key, shard % max_concurrency.
+func gateKey(shard, conc int) string { return fmt.Sprint(shard % max(conc, 1)) }
 
 // identifyKey is the adapter's identify bucket, among every bot's.
 func (a *Adapter) identifyKey() string {
@@ -97,7 +125,23 @@ func (a *Adapter) identifyKey() string {
 }
 
 // identified is called on READY: the bucket's next turn counts from now.
+// The gate is renewed on the run's lanes (onEvent never blocks).
 func (a *Adapter) identified() {
+	if g := a.o.IdentifyGate; g != nil {
+		r := a.current()
+		if r == nil {
+			return
+		}
+		a.mu.Lock()
+		key := gateKey(a.o.Shard.ID, a.concurrency)
+		a.mu.Unlock()
+		r.lanes.Do("identify", func() {
+			if err := g.Renew(r.ctx, key); err != nil && r.ctx.Err() == nil {
+				a.log.Warn("discord: cannot renew the identify turn", "err", err)
+			}
+		})
+		return
+	}
 	if a.o.Shard.Count > 1 {
 		identifyTurns.ready(a.identifyKey())
 	}

@@ -63,10 +63,19 @@ func TestShardsSplitGuilds(t *testing.T) {
 // They stop with the test, which then checks that no goroutine is left.
 func runShards(t *testing.T, f *fakeDiscord, count int) []*live {
 	t.Helper()
+	return runShardsWith(t, f, count, func(int) Options { return Options{} })
+}
+
+// runShardsWith is runShards with opts(id) as shard id's options (but
+// the shard).
+func runShardsWith(t *testing.T, f *fakeDiscord, count int, opts func(id int) Options) []*live {
+	t.Helper()
 	leaks := channeltest.LeakCheck(t)
 	var all []*live
 	for id := range count {
-		a := f.adapter(t, Options{Shard: Shard{ID: id, Count: count}})
+		o := opts(id)
+		o.Shard = Shard{ID: id, Count: count}
+		a := f.adapter(t, o)
 		ctx, cancel := context.WithCancel(context.Background())
 		s := &live{a: a, in: make(chan channels.Inbound, 100), cancel: cancel, done: make(chan error, 1)}
 		go func() {

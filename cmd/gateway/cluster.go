@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/discord"
 	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/cluster/edge"
@@ -172,6 +173,16 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		askAgain: true,
 	}
 	deps.webShared = shared
+	// Discord's identify limit is the bot's, whichever edge identifies:
+	// the edges take turns in the cluster. Every edge makes the bucket,
+	// so that cluster.replicas finds it whatever the edges serve.
+	identify, err := cluster.OpenTurns(ctx, js, cluster.TurnsOptions{Bucket: identifyBucket(cfg.Cluster.Name), Every: discord.IdentifyInterval, Replicas: cfg.Cluster.Replicas})
+	if err != nil {
+		return err
+	}
+	if slices.Contains(platforms, discord.Platform) {
+		deps.identifyGate = identify
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := metrics.New()

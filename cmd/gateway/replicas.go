@@ -19,7 +19,7 @@ import (
 func clusterStreams(c string) []string {
 	out := []string{c + "_inbound", c + "_events", c + "_turns", c + "_entries", "OBJ_" + c + "_web_files"}
 	for _, b := range []string{c + "_leases", c + "_workers", wire.OpsBucket(c), wire.EdgesBucket(c), wire.LiveBucket(c), c + "_web",
-		c + "_bindings", c + "_prompts", c + "_choices", c + "_budget_holds", c + "_running", c + "_seen", c + "_open"} {
+		c + "_bindings", c + "_prompts", c + "_choices", c + "_budget_holds", c + "_running", c + "_seen", c + "_open", identifyBucket(c)} {
 		out = append(out, "KV_"+b)
 	}
 	return out
@@ -130,6 +130,10 @@ func streamReady(ctx context.Context, js jetstream.JetStream, name string, want 
 	}
 	return nil
 }
+
+// identifyBucket is the bucket of the Discord identify turns the edges of
+// cluster c take (cluster.Turns).
+func identifyBucket(c string) string { return c + "_identify" }
 
 // JetStream's error codes for a stream with more replicas than there are
 // JetStream nodes to hold them.

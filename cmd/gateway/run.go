@@ -545,6 +545,10 @@ type adapterDeps struct {
 	// webShared is the web chat's state shared by the edges (gateway
 	// edge); nil keeps it in this process and the state file.
 	webShared web.Shared
+	// identifyGate spaces the Discord identifies of the edges (gateway
+	// edge: the cluster's identify bucket); nil keeps the turns in this
+	// process.
+	identifyGate discord.IdentifyGate
 }
 
 // newAdapter builds platform p's adapter from its config section: for
@@ -570,6 +574,8 @@ func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logg
 			Admit:  d.admit,
 			// Threads bound by a mention before a restart.
 			KnownThread: d.known,
+			// Identify turns shared by the edges.
+			IdentifyGate: d.identifyGate,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("channels.discord: %w", err)
