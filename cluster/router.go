@@ -283,15 +283,28 @@ func (r *Router) forwarded(ctx context.Context, m *nats.Msg) {
 	_ = m.Respond(nil)
 }
 
+// errDraining is a draining worker's answer to an event of a thread it
+// does not hold: it claims no new thread.
+var errDraining = errors.New("cluster: draining, claiming no new thread")
+
 // acquire returns the owner of ev's thread, claiming it here when nobody
 // holds it and placement picks this worker (or the event was forwarded
-// here, placement having picked this worker elsewhere).
+// here, placement having picked this worker elsewhere). A draining worker
+// claims none.
 func (r *Router) acquire(ctx context.Context, ev Event, forwarded bool) (string, error) {
 	r.mu.Lock()
 	_, mine := r.owned[ev.Thread]
 	r.mu.Unlock()
 	if mine {
 		return r.me, nil
+	}
+	select {
+	case <-r.draining:
+		// Not even a thread whose lease bears this worker's name: an
+		// earlier run of it (killed, started again with the same id)
+		// left it, and the event is the thread's next owner's.
+		return "", errDraining
+	default:
 	}
 	h, held, err := r.o.Leases.Holder(ctx, ev.Thread)
 	if err != nil {
