@@ -114,3 +114,65 @@ func TestRouterDrainingTakesNoThreadLeftInItsName(t *testing.T) {
 		t.Fatalf("%s took %s, want web:5 taken by w2 (w1 drains; the lease in its name is its earlier run's)", h.worker, h.ev.ID)
 	}
 }
+
+// An owner that takes longer to take a forwarded event than a forwarder
+// waits for an answer (a thread taken over: the store read, the messages
+// the worker before left open edited) says it is still at it: the
+// forwarder waits, and the event is taken once. A forwarder that gave up
+// gave the event back to the stream, and the owner took it again.
+func TestRouterSlowOwnerTakesForwardedEventOnce(t *testing.T) {
+	const silence = 200 * time.Millisecond
+	cluster.SetForwardTimes(t, silence, silence/4)
+	n := startNode(t, t.TempDir())
+	_, js := connect(t, n.ClientURL())
+	ctx := ctxFor(t)
+	const ttl = 10 * time.Second // beyond the test: w1's renewals wait for its drain
+	x, a := thread(1), ""
+	for i := 2; a == ""; i++ {
+		if cluster.PartitionOf(thread(i)) != cluster.PartitionOf(x) {
+			a = thread(i)
+		}
+	}
+	got := make(chan handled, 10)
+	begun := make(chan struct{})
+	release := make(chan struct{})
+	w1 := startRouting(t, n.ClientURL(), "w1", routing{ttl: ttl, handle: func(_ context.Context, ev cluster.Event) error {
+		got <- handled{"w1", ev}
+		switch ev.ID {
+		case "web:1":
+			// Holds up w1's drain: its forwarding subjects stay.
+			close(begun)
+			<-release
+		case "web:2":
+			<-time.After(5 * silence) // slower than a forwarder waits
+		}
+		return nil
+	}})
+	in := openInbound(t, js)
+	if _, err := in.Publish(ctx, cluster.Event{ID: "web:0", Thread: x}); err != nil {
+		t.Fatal(err)
+	}
+	if h := receive(t, got); h.ev.ID != "web:0" {
+		t.Fatalf("got %s, want web:0", h.ev.ID)
+	}
+	if _, err := in.Publish(ctx, cluster.Event{ID: "web:1", Thread: a}); err != nil {
+		t.Fatal(err)
+	}
+	<-begun
+	receive(t, got)
+	defer close(release)
+	// Draining, w1 gives the stream's events back: w2 takes web:2 from
+	// the stream and forwards it to w1, which holds its thread.
+	w1.router.StopClaiming()
+	startWorker(t, n.ClientURL(), "w2", ttl, nil, 0, got)
+	for _, id := range []string{"web:2", "web:3"} {
+		if _, err := in.Publish(ctx, cluster.Event{ID: id, Thread: x}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{"web:2", "web:3"} {
+		if h := receive(t, got); h.worker != "w1" || h.ev.ID != want {
+			t.Fatalf("%s took %s, want w1 to take %s (once)", h.worker, h.ev.ID, want)
+		}
+	}
+}
