@@ -1,4 +1,15 @@
 package cluster
 
+import "time"
+
 // PartitionOf is the inbound partition of a thread's events.
 var PartitionOf = partitionOf
+
+// SetForwardTimes sets how long a forwarder waits for a word from the
+// owner and how often an owner taking a forwarded event says so, until
+// the test ends.
+func SetForwardTimes(t interface{ Cleanup(func()) }, silence, progress time.Duration) {
+	s, p := forwardSilence, forwardProgress
+	forwardSilence, forwardProgress = silence, progress
+	t.Cleanup(func() { forwardSilence, forwardProgress = s, p })
+}

@@ -239,10 +239,27 @@ func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
 	_ = m.Ack()
 }
 
+// forwardSilence is how long a forwarder waits for a word from the owner:
+// its answer, or its word that it is still taking the event (every
+// forwardProgress while it does).
+var (
+	forwardSilence  = 5 * time.Second
+	forwardProgress = time.Second
+)
+
+// hdrWorking marks an owner's word that it is still taking a forwarded
+// event (a thread taken over reads the store and edits what the worker
+// before it left open first, which may take longer than forwardSilence).
+const hdrWorking = "Gateway-Working"
+
 // forward asks owner to take the event; its empty answer means taken.
 // It goes to the owner's subject of the event's partition, so the owner
 // takes a partition's forwarded events one at a time, and the others'
-// meanwhile.
+// meanwhile. It waits as long as the owner says it is still taking the
+// event (keeping the stream from handing it out again): a forwarder that
+// gave up on an owner still at work gave the event back to the stream,
+// and the owner took it twice. An owner that says nothing for
+// forwardSilence is taken as gone.
 func (r *Router) forward(ctx context.Context, owner string, m jetstream.Msg, ev Event) error {
 	fm := nats.NewMsg(fmt.Sprintf("%s.worker.%s.%d", r.o.Cluster, owner, partitionOf(ev.Thread)))
 	for k, v := range m.Headers() {
@@ -250,20 +267,57 @@ func (r *Router) forward(ctx context.Context, owner string, m jetstream.Msg, ev 
 	}
 	fm.Header.Set(hdrSeq, strconv.FormatUint(ev.Seq, 10))
 	fm.Data = m.Data()
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	reply, err := r.o.Conn.RequestMsgWithContext(ctx, fm)
+	fm.Reply = r.o.Conn.NewInbox()
+	sub, err := r.o.Conn.SubscribeSync(fm.Reply)
 	if err != nil {
 		return fmt.Errorf("cluster: forward to %s: %w", owner, err)
 	}
-	if len(reply.Data) > 0 {
-		return fmt.Errorf("cluster: %s did not take the event: %s", owner, reply.Data)
+	defer func() { _ = sub.Unsubscribe() }()
+	if err := r.o.Conn.PublishMsg(fm); err != nil {
+		return fmt.Errorf("cluster: forward to %s: %w", owner, err)
 	}
-	return nil
+	for {
+		wctx, cancel := context.WithTimeout(ctx, forwardSilence)
+		reply, err := sub.NextMsgWithContext(wctx)
+		cancel()
+		switch {
+		case err != nil:
+			return fmt.Errorf("cluster: forward to %s: %w", owner, err)
+		case reply.Header.Get(hdrWorking) != "":
+			_ = m.InProgress()
+			continue
+		case len(reply.Data) == 0 && reply.Header.Get("Status") != "":
+			// 503: nobody takes the owner's subject.
+			return fmt.Errorf("cluster: forward to %s: status %s", owner, reply.Header.Get("Status"))
+		case len(reply.Data) > 0:
+			return fmt.Errorf("cluster: %s did not take the event: %s", owner, reply.Data)
+		}
+		return nil
+	}
 }
 
-// forwarded takes an event another worker forwarded here.
+// forwarded takes an event another worker forwarded here, telling the
+// forwarder every forwardProgress that it is still at it.
 func (r *Router) forwarded(ctx context.Context, m *nats.Msg) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	if m.Reply != "" {
+		wg.Go(func() {
+			tick := time.NewTicker(forwardProgress)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+					w := nats.NewMsg(m.Reply)
+					w.Header.Set(hdrWorking, "1")
+					w.Data = []byte("still taking the event")
+					_ = r.o.Conn.PublishMsg(w)
+				}
+			}
+		})
+	}
 	ev, err := eventOf(m.Header, m.Data)
 	if err == nil {
 		var owner string
@@ -276,6 +330,8 @@ func (r *Router) forwarded(ctx context.Context, m *nats.Msg) {
 			err = r.o.Handle(ctx, ev)
 		}
 	}
+	close(done)
+	wg.Wait()
 	if err != nil {
 		_ = m.Respond([]byte(err.Error()))
 		return
@@ -283,15 +339,28 @@ func (r *Router) forwarded(ctx context.Context, m *nats.Msg) {
 	_ = m.Respond(nil)
 }
 
+// errDraining is a draining worker's answer to an event of a thread it
+// does not hold: it claims no new thread.
+var errDraining = errors.New("cluster: draining, claiming no new thread")
+
 // acquire returns the owner of ev's thread, claiming it here when nobody
 // holds it and placement picks this worker (or the event was forwarded
-// here, placement having picked this worker elsewhere).
+// here, placement having picked this worker elsewhere). A draining worker
+// claims none.
 func (r *Router) acquire(ctx context.Context, ev Event, forwarded bool) (string, error) {
 	r.mu.Lock()
 	_, mine := r.owned[ev.Thread]
 	r.mu.Unlock()
 	if mine {
 		return r.me, nil
+	}
+	select {
+	case <-r.draining:
+		// Not even a thread whose lease bears this worker's name: an
+		// earlier run of it (killed, started again with the same id)
+		// left it, and the event is the thread's next owner's.
+		return "", errDraining
+	default:
 	}
 	h, held, err := r.o.Leases.Holder(ctx, ev.Thread)
 	if err != nil {
