@@ -103,10 +103,12 @@ func DecodeInbound(b []byte) (Inbound, error) {
 }
 
 // TakeOverEvent is the event that asks the worker it reaches to take
-// thread over, for the mark accepted at started: its id is the thread and
-// the mark's time, so that workers publishing it at once store it once.
-func TakeOverEvent(thread channels.ThreadRef, started time.Time) Inbound {
-	return Inbound{Thread: thread, ID: channels.MessageID(fmt.Sprintf("takeover:%s:%d", thread.String(), started.UnixMilli())), TakeOver: true}
+// thread over, for the mark accepted at started and taken over attempts
+// times: its id is the thread, the mark's time and the attempts, so that
+// workers publishing it at once store it once, and a take-over whose
+// worker died too is published anew.
+func TakeOverEvent(thread channels.ThreadRef, started time.Time, attempts int) Inbound {
+	return Inbound{Thread: thread, ID: channels.MessageID(fmt.Sprintf("takeover:%s:%d:%d", thread.String(), started.UnixMilli(), attempts)), TakeOver: true}
 }
 
 func checkThread(t channels.ThreadRef) error {

@@ -137,8 +137,8 @@ func TestDecodersRefuse(t *testing.T) {
 // time, and carries nothing else: one with a message or an intent is
 // refused.
 func TestTakeOverEvent(t *testing.T) {
-	ev := wire.TakeOverEvent(th, time.UnixMilli(1764115200123))
-	if ev.ID != "takeover:test/c/t1:1764115200123" {
+	ev := wire.TakeOverEvent(th, time.UnixMilli(1764115200123), 1)
+	if ev.ID != "takeover:test/c/t1:1764115200123:1" {
 		t.Fatalf("id %q", ev.ID)
 	}
 	roundTrip(t, ev, wire.DecodeInbound)
