@@ -300,11 +300,12 @@ type worker struct {
 	// the proxies after both.
 	sessCancel, clusterCancel, remoteCancel context.CancelFunc
 	sessDone, clusterDone                   chan struct{}
+	remoteWG, bg                            sync.WaitGroup
+
 	// orphansCancel stops the scan for a dead worker's threads
 	// (orphans.go), orphansDone once it stopped.
 	orphansCancel context.CancelFunc
 	orphansDone   chan struct{}
-	remoteWG, bg                            sync.WaitGroup
 
 	// delivering counts the turns whose agent answered and whose output
 	// is not all delivered yet.
