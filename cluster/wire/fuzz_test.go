@@ -3,6 +3,7 @@ package wire_test
 import (
 	"testing"
 
+	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/cluster/wire"
 )
@@ -13,6 +14,8 @@ func FuzzDecodeInbound(f *testing.F) {
 	f.Add([]byte(`{"thread":{"Platform":"p","Channel":"c","Thread":"t"},"id":"1","text":"hi"}`))
 	f.Add([]byte(`{"thread":{"Platform":"p","Channel":"c","Thread":"t"},"id":"1","suggest":true,"edge":"e"}`))
 	f.Add([]byte(`{"id":"1","files":[{"Data":"AAE="}]}`))
+	f.Add([]byte(`{"thread":{"Platform":"p","Channel":"c","Thread":"t"},"id":"takeover:p/c/t:1","takeover":true}`))
+	f.Add([]byte(`{"thread":{"Platform":"p","Channel":"c","Thread":"t"},"id":"1","takeover":true,"stop":true}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		w, err := wire.DecodeInbound(b)
 		if err != nil {
@@ -23,6 +26,9 @@ func FuzzDecodeInbound(f *testing.F) {
 		}
 		if (w.Suggest || w.Reply || w.Fetch) && w.Edge == "" {
 			t.Fatalf("%q taken with a callback and no edge", b)
+		}
+		if w.TakeOver && (w.Text != "" || len(w.Files) > 0 || w.Inbound().Intent() != channels.IntentMessage || w.Fetch || w.Suggest || w.Reply) {
+			t.Fatalf("%q taken as a take-over with something else", b)
 		}
 	})
 }

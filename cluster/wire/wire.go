@@ -42,6 +42,12 @@ type Inbound struct {
 	Agent    string                 `json:"agent,omitempty"`
 	Space    string                 `json:"space,omitempty"`
 	Time     time.Time              `json:"time,omitzero"`
+	// TakeOver is set, alone, by a worker that found prompts pending in
+	// a thread whose worker went away (no lease, a mark older than the
+	// lease TTL): the worker that gets the event takes the thread over
+	// (asks the prompts again) and hands the event itself to no thread.
+	// Author, Text, Files and every other intent are empty.
+	TakeOver bool `json:"takeover,omitempty"`
 	// Edge is the edge that took the event, which answers its callbacks;
 	// Fetch, Suggest and Reply say which of the event's functions were
 	// set there.
@@ -90,7 +96,19 @@ func DecodeInbound(b []byte) (Inbound, error) {
 	if w.Suggest && w.Command == nil {
 		return Inbound{}, errors.New("wire: inbound event asks for suggestions without a command")
 	}
+	if w.TakeOver && (w.Text != "" || len(w.Files) > 0 || w.Inbound().Intent() != channels.IntentMessage || w.Fetch || w.Suggest || w.Reply) {
+		return Inbound{}, errors.New("wire: a take-over event with a message, an intent or a callback")
+	}
 	return w, nil
+}
+
+// TakeOverEvent is the event that asks the worker it reaches to take
+// thread over, for the mark accepted at started and taken over attempts
+// times: its id is the thread, the mark's time and the attempts, so that
+// workers publishing it at once store it once, and a take-over whose
+// worker died too is published anew.
+func TakeOverEvent(thread channels.ThreadRef, started time.Time, attempts int) Inbound {
+	return Inbound{Thread: thread, ID: channels.MessageID(fmt.Sprintf("takeover:%s:%d:%d", thread.String(), started.UnixMilli(), attempts)), TakeOver: true}
 }
 
 func checkThread(t channels.ThreadRef) error {

@@ -132,3 +132,24 @@ func TestDecodersRefuse(t *testing.T) {
 		t.Error("caps without a platform were taken")
 	}
 }
+
+// A take-over event crosses with its id made of the thread and the mark's
+// time, and carries nothing else: one with a message or an intent is
+// refused.
+func TestTakeOverEvent(t *testing.T) {
+	ev := wire.TakeOverEvent(th, time.UnixMilli(1764115200123), 1)
+	if ev.ID != "takeover:test/c/t1:1764115200123:1" {
+		t.Fatalf("id %q", ev.ID)
+	}
+	roundTrip(t, ev, wire.DecodeInbound)
+	for name, bad := range map[string]string{
+		"text":     `{"thread":{"Platform":"p","Channel":"c","Thread":"t"},"id":"1","takeover":true,"text":"hi"}`,
+		"stop":     `{"thread":{"Platform":"p","Channel":"c","Thread":"t"},"id":"1","takeover":true,"stop":true}`,
+		"missed":   `{"thread":{"Platform":"p","Channel":"c","Thread":"t"},"id":"1","takeover":true,"missed":{"N":1}}`,
+		"callback": `{"thread":{"Platform":"p","Channel":"c","Thread":"t"},"id":"1","takeover":true,"reply":true,"edge":"e"}`,
+	} {
+		if _, err := wire.DecodeInbound([]byte(bad)); err == nil {
+			t.Errorf("%s: a take-over event with it was taken", name)
+		}
+	}
+}

@@ -313,6 +313,11 @@ type worker struct {
 	sessDone, clusterDone                   chan struct{}
 	remoteWG, bg                            sync.WaitGroup
 
+	// orphansCancel stops the scan for a dead worker's threads
+	// (orphans.go), orphansDone once it stopped.
+	orphansCancel context.CancelFunc
+	orphansDone   chan struct{}
+
 	// delivering counts the turns whose agent answered and whose output
 	// is not all delivered yet.
 	delivering atomic.Int64
@@ -441,6 +446,11 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 					// New here: what a worker that died left in it.
 					w.router.Adopt(ctx, in.Thread)
 				}
+				if in.TakeOver {
+					// It only brought the thread here (orphans.go).
+					log.Info("taking a thread over", "thread", ev.Thread, "event", ev.ID, "new", !known)
+					return nil
+				}
 			}
 			log.Info("taking an event", "thread", ev.Thread, "event", ev.ID)
 			return w.edges.deliver(ctx, ev)
@@ -470,6 +480,12 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 			log.Error("the cluster router stopped", "err", err)
 		}
 	}()
+	orphansCtx, orphansCancel := context.WithCancel(context.WithoutCancel(ctx))
+	w.orphansCancel, w.orphansDone = orphansCancel, make(chan struct{})
+	go func() {
+		defer close(w.orphansDone)
+		orphans{st: w.st, leases: leases, in: in, ttl: c.LeaseTTL, draining: w.draining.Load, log: log}.run(orphansCtx)
+	}()
 	w.watchConfig(ctx, f)
 	w.metrics = serveNodeMetrics(metricsLn, m, func() []string { return notReadyNode(w.nc, w.draining.Load(), nil) }, log)
 	return w, nil
@@ -496,6 +512,8 @@ func (w *worker) wait(ctx context.Context) error {
 		w.log.Error("the worker cannot route events; stopping")
 	}
 	w.draining.Store(true)
+	w.orphansCancel()
+	<-w.orphansDone
 	w.log.Info("draining: claiming no new thread, letting running turns finish", "timeout", w.cfg.Cluster.DrainTimeout)
 	w.cluster.StopClaiming()
 	w.drain(w.cfg.Cluster.DrainTimeout)
