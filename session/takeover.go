@@ -38,8 +38,8 @@ const maxTakeOvers = 1
 // keep it, or its author may not prompt there. The mark of a prompt asked
 // again is replaced by one that counts the take-over (a worker taking the
 // thread over before it is answered says "send it again"), the others
-// are cleared. When the thread cannot be told, nothing is done and the
-// marks stay.
+// are cleared. When the thread cannot be told at once, the prompts are
+// asked again all the same and the notice is tried again later.
 func (r *Router) takeOver(ctx context.Context, ad channels.Adapter, rts []store.RunningTurn) {
 	if len(rts) == 0 {
 		return
@@ -65,8 +65,18 @@ func (r *Router) takeOver(ctx context.Context, ad channels.Adapter, rts []store.
 	err := postWithin(pctx, ad, thread, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(n)})
 	cancel()
 	if err != nil {
-		r.log.Warn("cannot tell a thread taken over that its turn was cut off", "thread", thread, "err", err)
-		return
+		// The answers matter more than the notice: the prompts are asked
+		// again all the same (left marked, nothing would ask them: the
+		// thread's lease is this worker's now), and the notice is tried
+		// again, less and less often, while the router runs.
+		r.log.Warn("cannot tell a thread taken over that its turn was cut off yet; asking its prompts again all the same", "thread", thread, "err", err)
+		m := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(n)}
+		r.wg.Go(func() {
+			r.retry(ctx, thread, "tell a thread taken over that its turn was cut off", func(ctx context.Context) error {
+				_, err := ad.Post(ctx, thread, m)
+				return err
+			})
+		})
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
