@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,20 +21,6 @@ import (
 	"github.com/acpgw/gateway/demoagent"
 	"github.com/acpgw/gateway/sysmsg"
 )
-
-// clusterThreads is how many threads prompt at once in
-// TestClusterOfEdgesAndWorkers: CLUSTER_THREADS, or a size CI affords.
-func clusterThreads(t *testing.T) int {
-	s := os.Getenv("CLUSTER_THREADS")
-	if s == "" {
-		return 8
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 2 {
-		t.Fatalf("CLUSTER_THREADS=%q: want a number of threads, at least 2", s)
-	}
-	return n
-}
 
 // clusterRole writes the configuration of a role of the harness's cluster:
 // its data directory, JSON logs, the cluster's NATS, ann allowed to prompt,
@@ -98,7 +83,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 			t.Logf("the fake: %d requests, %d answered 429, violations %q", f.requestCount(), f.tooManyRequests(), f.Violations())
 		}
 	})
-	n := clusterThreads(t)
+	n := clustertest.Threads(t)
 	threads := make([]string, n+1) // the last: the killed worker's turn
 	for i := range threads {
 		_, threads[i] = f.addGuild(i % 2)
@@ -153,7 +138,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 		workerReady(w)
 	}
 	ctx := t.Context()
-	f.waitFor(waitCtx(t), "both shards live", func() bool {
+	f.waitFor(clustertest.WaitCtx(t), "both shards live", func() bool {
 		live := map[int]bool{}
 		for c := range f.conns {
 			if c.live {
@@ -204,7 +189,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	const slow = 120
 	whole := strings.TrimSpace(demoagent.SlowAnswer(slow))
 	f.say(ann, victim, fmt.Sprint("slow ", slow), false)
-	f.waitFor(waitCtx(t), "the slow answer's first words", func() bool {
+	f.waitFor(clustertest.WaitCtx(t), "the slow answer's first words", func() bool {
 		for _, m := range f.botMessagesLocked(victim) {
 			if strings.Contains(m.Content, "quick brown") {
 				return true
@@ -282,7 +267,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	// its answer before the notice (whole or cut short) staying.
 	for _, th := range threads {
 		for _, text := range prompts[th] {
-			f.waitFor(waitCtx(t), "the answer "+text, answered(th, text))
+			f.waitFor(clustertest.WaitCtx(t), "the answer "+text, answered(th, text))
 		}
 	}
 	t.Logf("all answered at %v", time.Since(began).Round(time.Millisecond))
@@ -343,13 +328,6 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 		t.Errorf("protocol violation: %s", v)
 	}
 	t.Logf("%d threads, %d prompts answered, %d requests, in %v", n, total, f.requestCount(), time.Since(began).Round(time.Millisecond))
-}
-
-// waitCtx bounds one wait of the cluster harness.
-func waitCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), clustertest.WaitTimeout)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // waitErr waits until ok (called with f.mu held) is true, or returns

@@ -6,11 +6,9 @@
 package slack
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,20 +20,6 @@ import (
 	"github.com/acpgw/gateway/demoagent"
 	"github.com/acpgw/gateway/sysmsg"
 )
-
-// clusterThreads is how many threads prompt at once in
-// TestClusterOfEdgesAndWorkers: CLUSTER_THREADS, or a size CI affords.
-func clusterThreads(t *testing.T) int {
-	s := os.Getenv("CLUSTER_THREADS")
-	if s == "" {
-		return 8
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 2 {
-		t.Fatalf("CLUSTER_THREADS=%q: want a number of threads, at least 2", s)
-	}
-	return n
-}
 
 // clusterRole writes the configuration of a role of the harness's cluster:
 // its data directory, JSON logs, the cluster's NATS, ann allowed to prompt,
@@ -95,7 +79,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	began := time.Now()
 	f := newFake(t, fakeOptions{sockets: true})
 	f.addUser(ann, "Ann")
-	n := clusterThreads(t)
+	n := clustertest.Threads(t)
 
 	nodes := clustertest.StartNATS(t)
 	clustertest.DumpOnFailure(t, nodes[0].ClientURL(), "harness")
@@ -132,7 +116,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 		workerReady(w)
 	}
 	ctx := t.Context()
-	if err := f.waitFor(waitCtx(t), "both edges' sockets", func() bool { return len(f.sockets.open) >= 2 }); err != nil {
+	if err := f.waitFor(clustertest.WaitCtx(t), "both edges' sockets", func() bool { return len(f.sockets.open) >= 2 }); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("cluster up: %v", time.Since(began).Round(time.Millisecond))
@@ -184,7 +168,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 				th := threads[i]
 				prompts[th] = append(prompts[th], text)
 				mu.Unlock()
-				if err := f.waitFor(waitCtx(t), fmt.Sprintf("thread %d's answer %d", i, round), answered(&th, text)); err != nil {
+				if err := f.waitFor(clustertest.WaitCtx(t), fmt.Sprintf("thread %d's answer %d", i, round), answered(&th, text)); err != nil {
 					errs <- err
 					return
 				}
@@ -200,7 +184,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	victim := threads[n]
-	if err := f.waitFor(waitCtx(t), "the slow answer's first words", func() bool {
+	if err := f.waitFor(clustertest.WaitCtx(t), "the slow answer's first words", func() bool {
 		for _, m := range f.msgs {
 			if m.BotID == f.botID && m.ThreadTS == victim && strings.Contains(m.Text, "quick brown") {
 				return true
@@ -283,7 +267,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	// its answer before the notice (whole or cut short) staying.
 	for _, th := range threads {
 		for _, text := range prompts[th] {
-			if err := f.waitFor(waitCtx(t), "the answer "+text, answered(&th, text)); err != nil {
+			if err := f.waitFor(clustertest.WaitCtx(t), "the answer "+text, answered(&th, text)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -350,13 +334,6 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 		}
 	}
 	t.Logf("%d threads, %d prompts answered, %d API calls, in %v", n, total, f.callCount(), time.Since(began).Round(time.Millisecond))
-}
-
-// waitCtx bounds one wait of the cluster harness.
-func waitCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), clustertest.WaitTimeout)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // callCount is how many Web API calls the fake has had.
