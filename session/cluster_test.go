@@ -191,9 +191,11 @@ func TestAdoptClearsTheMarkWhenNoTurnBegins(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.r.Adopt(e.ctx(), th)
-	// The owner takes its messages in order: once the next one failed to
-	// start too, the first one's start has been settled.
+	// The owner takes its messages in order: once a later one failed to
+	// start too, the earlier ones' starts have been settled (the last
+	// one's mark may still be on its way out).
 	e.say(th, ann, "echo y")
+	e.say(th, ann, "echo z")
 	failed := func(ops []channeltest.Op) bool {
 		n := 0
 		for _, m := range e.messages(th, channels.KindNotice) {
@@ -201,16 +203,22 @@ func TestAdoptClearsTheMarkWhenNoTurnBegins(t *testing.T) {
 				n++
 			}
 		}
-		return n == 2
+		return n == 3
 	}
 	if err := e.rec.WaitFor(e.ctx(), th, failed); err != nil {
-		t.Fatalf("waiting for both starts to fail: %v; notices %+v", err, e.messages(th, channels.KindNotice))
+		t.Fatalf("waiting for the three starts to fail: %v; notices %+v", err, e.messages(th, channels.KindNotice))
 	}
 	if got := e.messages(th, channels.KindNotice)[0].Text; got != sysmsg.Text(sysmsg.WorkerLost{Again: true}) {
 		t.Errorf("first notice %q, want the answer-again one", got)
 	}
-	if rs, _ := e.st.RunningTurns(e.ctx()); len(rs) != 0 {
-		t.Errorf("marks left: %+v", rs)
+	rs, err := e.st.RunningTurns(e.ctx())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.Prompt.Text != "echo z" {
+			t.Errorf("mark left: %+v", r)
+		}
 	}
 }
 
