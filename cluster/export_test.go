@@ -13,3 +13,12 @@ func SetForwardTimes(t interface{ Cleanup(func()) }, silence, progress time.Dura
 	forwardSilence, forwardProgress = silence, progress
 	t.Cleanup(func() { forwardSilence, forwardProgress = s, p })
 }
+
+// SetAckWait sets the inbound consumers' ack wait and the hook told of
+// each word of an owner that it is still taking an event, until the test
+// ends.
+func SetAckWait(t interface{ Cleanup(func()) }, wait time.Duration, onProgress func()) {
+	w, p := ackWait, progressed
+	ackWait, progressed = wait, onProgress
+	t.Cleanup(func() { ackWait, progressed = w, p })
+}

@@ -189,7 +189,7 @@ func (r *Router) start(ctx context.Context) (stop func(), err error) {
 			Durable:       fmt.Sprintf("%s-%d", Consumer, p),
 			FilterSubject: fmt.Sprintf("%s.in.%d.>", r.o.Cluster, p),
 			AckPolicy:     jetstream.AckExplicitPolicy,
-			AckWait:       30 * time.Second,
+			AckWait:       ackWait,
 			MaxAckPending: 1,
 		})
 		if err != nil {
@@ -228,7 +228,7 @@ func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
 	case err != nil:
 		r.o.Log.Warn("cluster: placing an event", "event", ev.ID, "err", err)
 	case owner == r.me:
-		err = r.o.Handle(ctx, ev)
+		err = r.handleHere(ctx, m, ev)
 	default:
 		err = r.forward(ctx, owner, m, ev)
 	}
@@ -237,6 +237,43 @@ func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
 		return
 	}
 	_ = m.Ack()
+}
+
+// ackWait is how long the stream waits for a worker's word on an event
+// it delivered before it delivers the event again.
+var ackWait = 30 * time.Second
+
+// progressed, when set (tests), is told each time an owner taking an
+// event from the stream says it is still at it.
+var progressed func()
+
+// handleHere takes an event of a thread this worker owns, telling the
+// stream every third of the ack wait that it is still at it: an owner
+// slower than the ack wait (a thread taken over edits what the worker
+// before it left open first, through an edge that may be restarting)
+// would otherwise have the event delivered again, to a worker that
+// forwards it here, and take it twice.
+func (r *Router) handleHere(ctx context.Context, m jetstream.Msg, ev Event) error {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(ackWait / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				_ = m.InProgress()
+				if progressed != nil {
+					progressed()
+				}
+			}
+		}
+	})
+	defer wg.Wait()
+	defer close(done)
+	return r.o.Handle(ctx, ev)
 }
 
 // forwardSilence is how long a forwarder waits for a word from the owner:
@@ -285,6 +322,9 @@ func (r *Router) forward(ctx context.Context, owner string, m jetstream.Msg, ev 
 			return fmt.Errorf("cluster: forward to %s: %w", owner, err)
 		case reply.Header.Get(hdrWorking) != "":
 			_ = m.InProgress()
+			if progressed != nil {
+				progressed()
+			}
 			continue
 		case len(reply.Data) == 0 && reply.Header.Get("Status") != "":
 			// 503: nobody takes the owner's subject.

@@ -341,3 +341,74 @@ func TestRouterStopClaimingKeepsLeases(t *testing.T) {
 		t.Fatalf("still held after the drained worker stopped (err %v)", err)
 	}
 }
+
+// An owner slower than the ack wait to take an event (a thread taken over
+// edits what the worker before it left open first) keeps the event its
+// own: the stream does not deliver it again, to be forwarded back to the
+// owner and taken twice; the next event of the partition comes once the
+// slow one was taken.
+func TestRouterSlowOwnerTakesAnEventOnce(t *testing.T) {
+	const wait = 2 * time.Second
+	ticks := make(chan struct{}, 100)
+	cluster.SetAckWait(t, wait, func() { ticks <- struct{}{} })
+	n := startNode(t, t.TempDir())
+	got := make(chan handled, 10)
+	var (
+		mu    sync.Mutex
+		begun = map[string]int{}
+	)
+	twice := make(chan string, 10) // events whose handling began again
+	began := make(chan struct{}, 10)
+	slow := func(id string) cluster.Handler {
+		return func(ctx context.Context, ev cluster.Event) error {
+			mu.Lock()
+			begun[ev.ID]++
+			if begun[ev.ID] > 1 {
+				twice <- ev.ID
+			}
+			mu.Unlock()
+			if ev.ID == "web:slow" {
+				began <- struct{}{}
+				// Slower than the ack wait: more of its words than fit
+				// in it, unless the event came again meanwhile.
+				for range 5 {
+					select {
+					case <-ticks:
+					case again := <-twice:
+						t.Errorf("%s handled again while the slow event was still being taken", again)
+						return nil
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}
+			}
+			got <- handled{id, ev}
+			return nil
+		}
+	}
+	// w1 alone takes the slow event from the stream (it is its owner);
+	// w2 is there to take it should the stream deliver it again.
+	ctx := ctxFor(t)
+	w1 := startRouting(t, n.ClientURL(), "w1", routing{ttl: time.Minute, handle: slow("w1")})
+	<-w1.router.Ready()
+	_, js := connect(t, n.ClientURL())
+	in := openInbound(t, js)
+	if _, err := in.Publish(ctx, cluster.Event{ID: "web:slow", Thread: thread(4)}); err != nil {
+		t.Fatal(err)
+	}
+	<-began
+	w2 := startRouting(t, n.ClientURL(), "w2", routing{ttl: time.Minute, handle: slow("w2")})
+	<-w2.router.Ready()
+	if _, err := in.Publish(ctx, cluster.Event{ID: "web:next", Thread: thread(4)}); err != nil {
+		t.Fatal(err)
+	}
+	first, second := receive(t, got), receive(t, got)
+	if first.ev.ID != "web:slow" || second.ev.ID != "web:next" || first.worker != second.worker {
+		t.Fatalf("handled %s by %s, then %s by %s", first.ev.ID, first.worker, second.ev.ID, second.worker)
+	}
+	select {
+	case id := <-twice:
+		t.Fatalf("%s handled twice", id)
+	default:
+	}
+}

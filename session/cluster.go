@@ -56,6 +56,11 @@ func (r *Router) Disown(ref channels.ThreadRef) {
 // the agent can, else a new session, said in the thread). Call it before
 // handing the thread's first event to Handle.
 func (r *Router) Adopt(ctx context.Context, ref channels.ThreadRef) {
+	select {
+	case <-r.ready:
+	case <-ctx.Done():
+		return
+	}
 	running, err := r.o.Store.RunningTurns(ctx)
 	if err != nil {
 		r.log.Warn("cannot read the turns running in a thread taken over", "thread", ref, "err", err)

@@ -164,9 +164,14 @@ func runningIn(t *testing.T, st store.Backend, th channels.ThreadRef) store.Runn
 	return store.RunningTurn{}
 }
 
-// wantNotices checks the notices of th, exactly.
+// wantNotices checks the notices of th, exactly, once there are as many
+// as wanted (they go through the thread's lane).
 func wantNotices(t *testing.T, e *env, th channels.ThreadRef, want ...sysmsg.Notice) {
 	t.Helper()
+	enough := func([]channeltest.Op) bool { return len(e.messages(th, channels.KindNotice)) >= len(want) }
+	if err := e.rec.WaitFor(e.ctx(), th, enough); err != nil {
+		t.Errorf("waiting for %d notices in %s: %v", len(want), th, err)
+	}
 	var got, texts []string
 	for _, m := range e.messages(th, channels.KindNotice) {
 		got = append(got, m.Text)

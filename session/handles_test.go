@@ -105,6 +105,15 @@ func TestAdoptEditsTheOpenMessagesFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.r.Adopt(e.ctx(), th)
+	// The notice goes through the thread's lane.
+	told := func(ops []channeltest.Op) bool {
+		return slices.ContainsFunc(ops, func(op channeltest.Op) bool {
+			return op.Kind == channels.KindNotice && strings.Contains(op.Text, sysmsg.WorkerLost{}.Body())
+		})
+	}
+	if err := e.rec.WaitFor(e.ctx(), th, told); err != nil {
+		t.Fatalf("waiting for the notice: %v", err)
+	}
 
 	if m, _ := e.rec.Message(h.ID); m.Text != cut || m.Edits != 1 {
 		t.Errorf("the tool's message after Adopt: %q (%d edits), want %q edited in place", m.Text, m.Edits, cut)

@@ -75,9 +75,10 @@ func (t *thread) taken(in channels.Inbound) (time.Time, bool) {
 // neither queues nor starts any more and whose turns did not begin: a
 // stop dropped them, their start failed, they were refused. Those a
 // shutdown dropped keep their marks: nobody answered them, the thread's
-// next owner asks them again.
+// next owner asks them again, as do those whose start the shutdown
+// cancelled before the machine heard of it.
 func (t *thread) settleAccepted() {
-	if t.m.shutting {
+	if t.m.shutting || t.r.ctx.Err() != nil {
 		return
 	}
 	kept := t.accepted[:0]

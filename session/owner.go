@@ -262,6 +262,8 @@ func (t *thread) handle(e any) {
 		e.reply <- t.recentMessages(e.limit)
 	case messageEv:
 		t.message(e)
+	case takenOverEv:
+		t.notice(e.n)
 	case commandEv:
 		t.apply(CommandIn{In: e.in, Operator: e.acc.mayOperate(e.in)})
 	case optionSetEv:

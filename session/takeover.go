@@ -38,8 +38,7 @@ const maxTakeOvers = 1
 // keep it, or its author may not prompt there. The mark of a prompt asked
 // again is replaced by one that counts the take-over (a worker taking the
 // thread over before it is answered says "send it again"), the others
-// are cleared. When the thread cannot be told at once, the prompts are
-// asked again all the same and the notice is tried again later.
+// are cleared.
 func (r *Router) takeOver(ctx context.Context, ad channels.Adapter, rts []store.RunningTurn) {
 	if len(rts) == 0 {
 		return
@@ -58,25 +57,19 @@ func (r *Router) takeOver(ctx context.Context, ad channels.Adapter, rts []store.
 			n.Dropped += attach.Dropped(rt.Prompt.Files)
 		}
 	}
+	// The notice goes through the thread's lane, ahead of the answers
+	// to the prompts asked again: it waits out rate limits there as the
+	// answers do (a worker taking threads over posts in many at once, in
+	// channels busy with other threads), and the event that brought the
+	// thread here is not held up meanwhile.
 	thread := rts[0].Thread
-	// A rate limit is waited out: the worker taking threads over posts in
-	// many at once, and a notice refused would leave the prompts unasked.
-	pctx, cancel := context.WithTimeout(ctx, writeTimeout)
-	err := postWithin(pctx, ad, thread, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(n)})
-	cancel()
-	if err != nil {
-		// The answers matter more than the notice: the prompts are asked
-		// again all the same (left marked, nothing would ask them: the
-		// thread's lease is this worker's now), and the notice is tried
-		// again, less and less often, while the router runs.
-		r.log.Warn("cannot tell a thread taken over that its turn was cut off yet; asking its prompts again all the same", "thread", thread, "err", err)
-		m := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(n)}
-		r.wg.Go(func() {
-			r.retry(ctx, thread, "tell a thread taken over that its turn was cut off", func(ctx context.Context) error {
-				_, err := ad.Post(ctx, thread, m)
-				return err
-			})
-		})
+	t := r.thread(thread, rts[0].Prompt.Space, ad)
+	for t != nil && !t.inbox.send(takenOverEv{n: n}) {
+		t = r.thread(thread, rts[0].Prompt.Space, ad)
+	}
+	if t == nil {
+		// Shutting down: the marks stay as they are, for the next owner.
+		return
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
@@ -141,3 +134,7 @@ func (t *thread) retake(in channels.Inbound) *retaken {
 func turnPrompt(in channels.Inbound, files []channels.File) store.TurnPrompt {
 	return store.TurnPrompt{ID: in.ID, Author: in.Author, Text: in.Text, Files: attach.Carry(files), Space: in.Space, Time: in.Time}
 }
+
+// takenOverEv has the thread's owner tell the thread that the worker
+// before this one went away (takeOver).
+type takenOverEv struct{ n sysmsg.WorkerLost }

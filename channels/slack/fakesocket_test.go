@@ -94,12 +94,22 @@ func (f *fakeSlack) serveSocket(w http.ResponseWriter, r *http.Request) {
 	close(done)
 	wg.Wait()
 	f.mu.Lock()
-	if f.conn == c {
-		f.conn = nil
-	}
-	f.sockets.open = slices.DeleteFunc(f.sockets.open, func(o *fakeConn) bool { return o == c })
+	f.closedLocked(c)
 	f.notifyLocked()
 	f.mu.Unlock()
+}
+
+// closedLocked forgets the closed connection c: the latest connection is
+// then the newest still open, if any (another edge's, when several share
+// the app).
+func (f *fakeSlack) closedLocked(c *fakeConn) {
+	f.sockets.open = slices.DeleteFunc(f.sockets.open, func(o *fakeConn) bool { return o == c })
+	if f.conn == c {
+		f.conn = nil
+		if n := len(f.sockets.open); n > 0 {
+			f.conn = f.sockets.open[n-1]
+		}
+	}
 }
 
 // connected waits until a Socket Mode connection is open and returns it.
@@ -125,10 +135,7 @@ func (f *fakeSlack) send(ctx context.Context, env map[string]any) error {
 			return nil
 		}
 		f.mu.Lock()
-		if f.conn == c {
-			f.conn = nil
-		}
-		f.sockets.open = slices.DeleteFunc(f.sockets.open, func(o *fakeConn) bool { return o == c })
+		f.closedLocked(c)
 		f.mu.Unlock()
 	}
 }
@@ -415,7 +422,9 @@ func (f *fakeSlack) disconnect(ctx context.Context) error {
 func (f *fakeSlack) drop() {
 	f.mu.Lock()
 	c := f.conn
-	f.conn = nil
+	if c != nil {
+		f.closedLocked(c)
+	}
 	f.notifyLocked()
 	f.mu.Unlock()
 	if c != nil {
