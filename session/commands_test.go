@@ -22,7 +22,7 @@ func (e *env) command(th channels.ThreadRef, who channels.Author, text string) {
 	if c == nil {
 		e.t.Fatalf("%q is no gateway command", text)
 	}
-	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: who, Text: text, Command: c, ID: channels.MessageID("in-" + who.ID + text), Reply: e.rec.ReplyFunc(th)}); err != nil {
+	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: who, Text: text, Command: c, ID: e.messageID("in-" + who.ID + text), Reply: e.rec.ReplyFunc(th)}); err != nil {
 		e.t.Fatalf("deliver %q: %v", text, err)
 	}
 }

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -37,6 +38,25 @@ type env struct {
 	agents   chan agentEvent
 	logs     *logBuffer // the router's log
 	spawned  chan int   // pids of agent processes, as soon as each runs
+
+	idsMu sync.Mutex
+	ids   map[string]int // how many messages say gave each id
+}
+
+// messageID returns the id of a person's message: base the first time,
+// base#n the n-th (a platform gives each message its own; the owner
+// drops a message with an id it took before, as delivered twice).
+func (e *env) messageID(base string) channels.MessageID {
+	e.idsMu.Lock()
+	defer e.idsMu.Unlock()
+	if e.ids == nil {
+		e.ids = map[string]int{}
+	}
+	e.ids[base]++
+	if n := e.ids[base]; n > 1 {
+		return channels.MessageID(fmt.Sprintf("%s#%d", base, n))
+	}
+	return channels.MessageID(base)
 }
 
 type agentEvent struct {
@@ -266,7 +286,7 @@ func (e *env) ctx() context.Context {
 
 func (e *env) say(th channels.ThreadRef, who channels.Author, text string) {
 	e.t.Helper()
-	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: who, Text: text, ID: channels.MessageID("in-" + text), Reply: e.rec.ReplyFunc(th)}); err != nil {
+	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: th, Author: who, Text: text, ID: e.messageID("in-" + text), Reply: e.rec.ReplyFunc(th)}); err != nil {
 		e.t.Fatalf("deliver %q: %v", text, err)
 	}
 }

@@ -284,6 +284,10 @@ func (t *thread) handle(e any) {
 // inbound is a person's message: a stop, a numbered answer to a prompt,
 // or a prompt.
 func (t *thread) inbound(e inboundEv) {
+	if t.tookBefore(e.in) {
+		t.r.log.Warn("dropping a message the thread took already (delivered twice)", "thread", t.ref, "id", e.in.ID)
+		return
+	}
 	if e.stop {
 		t.r.log.Info("stop asked", "thread", t.ref, "by", e.in.Author.ID, "queued", t.m.Queued())
 		t.apply(StopIn{By: e.in.Author})

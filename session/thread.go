@@ -29,6 +29,9 @@ type thread struct {
 	reacts *dispatch.ReactRunner // nil where the adapter has no reactions
 	inbox  inbox
 	done   chan struct{} // closed when the owner returned
+	// took are the ids of the last messages the owner took, oldest
+	// first (dedupe.go).
+	took []channels.MessageID
 	// idle is when the thread's live agent became idle (Unix ns), 0 when
 	// it has none idle; the owner publishes it for Router.reapIdle.
 	idle atomic.Int64

@@ -41,6 +41,7 @@ func clusterRole(t *testing.T, f *fakeDiscord, natsURL string, shard int, bin, a
 	yaml := fmt.Sprintf(`dataDir: %s
 log:
   format: json
+  level: %s
 metrics:
   listen: ""
 %saccess:
@@ -56,7 +57,7 @@ cluster:
   drainTimeout: 30s
   nats:
     url: %s
-`, filepath.Join(dir, "data"), discord, ann.ID, bin, agentState, natsURL)
+`, filepath.Join(dir, "data"), clustertest.LogLevel(), discord, ann.ID, bin, agentState, natsURL)
 	file := filepath.Join(dir, "gateway.yaml")
 	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)

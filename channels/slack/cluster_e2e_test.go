@@ -41,6 +41,7 @@ func clusterRole(t *testing.T, f *fakeSlack, natsURL string, edge bool, bin, age
 	yaml := fmt.Sprintf(`dataDir: %s
 log:
   format: json
+  level: %s
 metrics:
   listen: ""
 %saccess:
@@ -56,7 +57,7 @@ cluster:
   drainTimeout: 30s
   nats:
     url: %s
-`, filepath.Join(dir, "data"), slack, ann, bin, agentState, natsURL)
+`, filepath.Join(dir, "data"), clustertest.LogLevel(), slack, ann, bin, agentState, natsURL)
 	file := filepath.Join(dir, "gateway.yaml")
 	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)

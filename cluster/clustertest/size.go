@@ -27,3 +27,12 @@ func WaitCtx(t testing.TB) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// LogLevel is the log level of the harness's roles: CLUSTER_LOG_LEVEL
+// (debug to follow every remote operation), info by default.
+func LogLevel() string {
+	if l := os.Getenv("CLUSTER_LOG_LEVEL"); l != "" {
+		return l
+	}
+	return "info"
+}

@@ -1,0 +1,40 @@
+package session_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acpgw/gateway/channels"
+)
+
+// A message delivered twice (a platform that missed the acknowledgement,
+// or a cluster's stream redelivering an event whose worker died, after
+// the next worker asked the prompt again from its mark) is answered once.
+func TestAMessageDeliveredTwiceIsAnsweredOnce(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	th := e.rec.Thread("twice")
+	in := channels.Inbound{Thread: th, Author: ann, Text: "echo once", ID: "m-1", Reply: e.rec.ReplyFunc(th)}
+	for range 2 {
+		if err := e.rec.Deliver(e.ctx(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A message of its own after them: a new prompt, behind which the
+	// copy would have been answered.
+	next := in
+	next.ID, next.Text = "m-2", "echo then"
+	if err := e.rec.Deliver(e.ctx(), next); err != nil {
+		t.Fatal(err)
+	}
+	e.waitOp(th, "the answer to the next message", hasText("then"))
+	n := 0
+	for _, m := range e.messages(th, channels.KindText) {
+		n += strings.Count(m.Text, "once")
+	}
+	if n != 1 {
+		t.Errorf("%d answers to a message delivered twice: %+v", n, e.messages(th, channels.KindText))
+	}
+	if !strings.Contains(e.logs.String(), "delivered twice") {
+		t.Errorf("the copy was not logged:\n%s", e.logs.String())
+	}
+}
