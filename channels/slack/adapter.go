@@ -182,11 +182,11 @@ type Adapter struct {
 
 	detectMu sync.Mutex // serialises Detect
 
-	mu       sync.Mutex // guards the fields below
-	caps     *Capabilities
-	started  bool                 // Run was called with a live context
-	status   map[string]time.Time // threads whose status line is on → when it was set
-	nextPost map[string]time.Time // channel → when the next post may go
+	mu      sync.Mutex // guards the fields below
+	caps    *Capabilities
+	started bool                    // Run was called with a live context
+	status  map[string]time.Time    // threads whose status line is on → when it was set
+	posting map[string]*channelPace // channel → its post pacing (pace)
 	// nextHistory is when the next conversations.replies call may go.
 	nextHistory time.Time
 

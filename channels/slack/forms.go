@@ -55,7 +55,7 @@ var (
 // cancel when the modal is closed. It blocks on I/O and returns a
 // *channels.RateLimitError when Slack answers 429.
 func (a *Adapter) Form(ctx context.Context, t channels.ThreadRef, f channels.Form) (channels.Handle, error) {
-	if err := a.pace(t.Channel, time.Now()); err != nil {
+	if err := a.pace(t.Channel, t.Thread, time.Now()); err != nil {
 		return channels.Handle{}, err
 	}
 	text := Mrkdwn(f.Text)

@@ -446,7 +446,7 @@ func (a *Adapter) fromSlash(ctx context.Context, sc slash) (channels.Inbound, bo
 // pacing, and returns the message's ts.
 func (a *Adapter) postFirst(ctx context.Context, channel, text string) (string, error) {
 	for {
-		err := a.pace(channel, time.Now())
+		err := a.pace(channel, "", time.Now())
 		rl, ok := errors.AsType[*channels.RateLimitError](err)
 		if !ok {
 			break

@@ -56,7 +56,7 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 			return h, err
 		}
 	}
-	if err := a.pace(t.Channel, time.Now()); err != nil {
+	if err := a.pace(t.Channel, t.Thread, time.Now()); err != nil {
 		return channels.Handle{}, err
 	}
 	opts := []slack.MsgOption{slack.MsgOptionText(Mrkdwn(m.Text), false)}
@@ -103,7 +103,7 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 // through Run's handler as Inbound.Choice. It blocks on I/O and returns a
 // *channels.RateLimitError when Slack answers 429.
 func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.Choice) (channels.Handle, error) {
-	if err := a.pace(t.Channel, time.Now()); err != nil {
+	if err := a.pace(t.Channel, t.Thread, time.Now()); err != nil {
 		return channels.Handle{}, err
 	}
 	text := Mrkdwn(c.Text)
@@ -412,10 +412,15 @@ func (a *Adapter) apiErr(method string, err error) error {
 // the call just now; every other error code is a refusal for good.
 var unavailableErrors = []string{"internal_error", "fatal_error", "service_unavailable", "request_timeout"}
 
-// pace reserves the channel's next post slot at now, or returns a
-// *channels.RateLimitError saying how long until the slot is free. It
-// never sleeps.
-func (a *Adapter) pace(channel string, now time.Time) error {
+// pace reserves the channel's next post slot at now for thread who ("" a
+// post at the channel's top), or returns a *channels.RateLimitError saying
+// when to come back. It never sleeps. The threads of a channel share its
+// slots in the order they asked: one refused is queued, and told to come
+// back when its turn is, so that a busy thread retrying at the slot's
+// first instant cannot starve the others (a channel's many busy threads
+// left one unanswered for half a minute). A thread that does not come
+// back within an interval of its turn loses its place.
+func (a *Adapter) pace(channel, who string, now time.Time) error {
 	every := a.o.PostInterval
 	if every == 0 {
 		every = time.Second
@@ -425,15 +430,45 @@ func (a *Adapter) pace(channel string, now time.Time) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if next, ok := a.nextPost[channel]; ok && now.Before(next) {
-		return &channels.RateLimitError{RetryAfter: next.Sub(now), Scope: "post (channel pacing)"}
+	if a.posting == nil {
+		a.posting = map[string]*channelPace{}
 	}
-	if a.nextPost == nil {
-		a.nextPost = map[string]time.Time{}
+	if len(a.posting) > 10000 {
+		clear(a.posting) // bounded; at worst a channel is paced late once
 	}
-	if len(a.nextPost) > 10000 {
-		clear(a.nextPost) // bounded; at worst one channel is paced late once
+	cp := a.posting[channel]
+	if cp == nil {
+		cp = &channelPace{}
+		a.posting[channel] = cp
 	}
-	a.nextPost[channel] = now.Add(every)
-	return nil
+	cp.queue = slices.DeleteFunc(cp.queue, func(w paceWaiter) bool { return w.who != who && now.After(w.until) })
+	at := slices.IndexFunc(cp.queue, func(w paceWaiter) bool { return w.who == who })
+	if !now.Before(cp.next) && (at == 0 || at < 0 && len(cp.queue) == 0) {
+		if at == 0 {
+			cp.queue = cp.queue[1:]
+		}
+		cp.next = now.Add(every)
+		return nil
+	}
+	if at < 0 {
+		at = len(cp.queue)
+		cp.queue = append(cp.queue, paceWaiter{who: who})
+	}
+	// Its turn: the slot after those of the threads ahead of it.
+	wait := max(cp.next.Sub(now), 0) + time.Duration(at)*every
+	cp.queue[at].until = now.Add(wait + every)
+	return &channels.RateLimitError{RetryAfter: wait, Scope: "post (channel pacing)"}
+}
+
+// channelPace is a channel's post pacing: when its next post may go, and
+// the threads waiting for a slot, in turn.
+type channelPace struct {
+	next  time.Time
+	queue []paceWaiter
+}
+
+// paceWaiter is a thread refused a slot; its place is kept until until.
+type paceWaiter struct {
+	who   string
+	until time.Time
 }

@@ -642,3 +642,55 @@ func TestDetectBackoff(t *testing.T) {
 		}
 	}
 }
+
+// A channel's threads take its post slots in the order they asked: a
+// thread retrying the instant a slot frees does not take it from one
+// that was refused before it (busy threads starved one for half a
+// minute), and one that does not come back within an interval of its turn
+// loses its place.
+func TestChannelSlotsGoInTurn(t *testing.T) {
+	f := newFake(t, fakeOptions{})
+	a := f.adapter(t, Options{PostInterval: time.Second})
+	t0 := time.Unix(1_700_000_000, 0)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	try := func(who string, now time.Time) time.Duration {
+		t.Helper()
+		err := a.pace(fakeChannel, who, now)
+		if err == nil {
+			return 0
+		}
+		var rl *channels.RateLimitError
+		if !errors.As(err, &rl) {
+			t.Fatalf("pace(%s) = %v", who, err)
+		}
+		return rl.RetryAfter
+	}
+	steps := []struct {
+		who  string
+		at   float64
+		want time.Duration // 0: the slot is its
+	}{
+		{"A", 0, 0},
+		{"B", 0.1, 900 * time.Millisecond},
+		{"C", 0.2, 1800 * time.Millisecond},
+		{"A", 1, 2 * time.Second}, // back at once: behind B and C
+		{"B", 1, 0},
+		{"C", 1.5, 500 * time.Millisecond}, // early: still its turn next
+		{"C", 2, 0},
+		{"A", 3, 0},
+		{"D", 3.2, 800 * time.Millisecond},
+		{"E", 3.3, 1700 * time.Millisecond},
+		// D never comes back: once its place lapsed, E goes.
+		{"E", 5, time.Second},
+		{"E", 6, 0},
+	}
+	for _, s := range steps {
+		if got := try(s.who, at(s.at)); got != s.want {
+			t.Errorf("%s at %.1fs: waits %v, want %v", s.who, s.at, got, s.want)
+		}
+	}
+	// Another channel is paced on its own.
+	if err := a.pace("C0OTHER", "A", at(6)); err != nil {
+		t.Errorf("another channel: %v", err)
+	}
+}

@@ -139,7 +139,7 @@ func (a *Adapter) streamPost(ctx context.Context, t channels.ThreadRef, m channe
 // startStream calls chat.startStream in t. A refusal of the method itself
 // turns streaming off for the workspace and returns ok false.
 func (a *Adapter) startStream(ctx context.Context, t channels.ThreadRef, m channels.Message, content slack.MsgOption) (channels.Handle, bool, error) {
-	if err := a.pace(t.Channel, time.Now()); err != nil {
+	if err := a.pace(t.Channel, t.Thread, time.Now()); err != nil {
 		return channels.Handle{}, true, err
 	}
 	opts := append(a.streamOptions(t), content)
@@ -358,5 +358,7 @@ func cutLast(s, sep string) (before, after string, ok bool) {
 func (a *Adapter) unpace(channel string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	delete(a.nextPost, channel)
+	if cp := a.posting[channel]; cp != nil {
+		cp.next = time.Time{}
+	}
 }

@@ -37,7 +37,7 @@ func (a *Adapter) upload(ctx context.Context, t channels.ThreadRef, f channels.U
 	// A file ends the thread's open stream, so that later text starts a
 	// new message below the file instead of growing the one above it.
 	a.stopOpen(ctx, t)
-	if err := a.pace(t.Channel, time.Now()); err != nil {
+	if err := a.pace(t.Channel, t.Thread, time.Now()); err != nil {
 		return channels.Handle{}, err
 	}
 	name := fileName(f.Name)

@@ -443,7 +443,15 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 				w.threads[ev.Thread] = in.Thread
 				w.mu.Unlock()
 				if !known {
-					// New here: what a worker that died left in it.
+					// New here: what a worker that died left in it, told
+					// through the platform's proxy (served first if its
+					// edge's announcement has not been read yet).
+					if _, err := w.edges.add(in.Thread.Platform); err != nil {
+						w.mu.Lock()
+						delete(w.threads, ev.Thread)
+						w.mu.Unlock()
+						return err
+					}
 					w.router.Adopt(ctx, in.Thread)
 				}
 				if in.TakeOver {

@@ -29,6 +29,11 @@ func clusterStreams(c string) []string {
 // have a leader and its followers caught up.
 const replicasSettle = time.Minute
 
+// replicasInfoWait bounds the wait for one stream's info: a stream that
+// does not answer for that long (its node busy, its leader being elected)
+// is left as it is, and the role starts; the next start checks it again.
+const replicasInfoWait = 10 * time.Second
+
 // moveReplicas moves each of the cluster's existing streams whose replicas
 // are not cluster.replicas to it (the setting changed since they were
 // made), and waits until each has a leader and followers caught up, so
@@ -67,9 +72,9 @@ func moveReplicas(ctx context.Context, js jetstream.JetStream, c cluster.Config,
 
 // streamInfo reads a stream's information, asking again while JetStream
 // does not answer (a stream just made, or its leader being elected), up
-// to replicasSettle; a stream that does not exist is an answer.
+// to replicasInfoWait; a stream that does not exist is an answer.
 func streamInfo(ctx context.Context, js jetstream.JetStream, name string) (jetstream.Stream, error) {
-	ctx, cancel := context.WithTimeout(ctx, replicasSettle)
+	ctx, cancel := context.WithTimeout(ctx, replicasInfoWait)
 	defer cancel()
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
