@@ -247,6 +247,11 @@ type Limits struct {
 	// MinPostInterval is the shortest time between two posts in one thread;
 	// 0 means no pacing.
 	MinPostInterval time.Duration
+	// PostsPacedByChannel says that the platform limits posts per
+	// channel, shared by the channel's threads (Slack: about one a
+	// second), so that one process must pace them all: a cluster has one
+	// edge perform a channel's operations, not one per thread.
+	PostsPacedByChannel bool
 	// TypingInterval is how often a typing indicator must be refreshed to
 	// stay visible; 0 means it does not expire.
 	TypingInterval time.Duration

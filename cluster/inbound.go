@@ -78,20 +78,22 @@ func OpenInbound(ctx context.Context, js jetstream.JetStream, o InboundOptions) 
 	// An existing stream as wanted is used as it is: rewriting its config
 	// on every start races (in nats-server 2.15.2) with consumers being
 	// created by workers already running.
-	if s, err := js.Stream(ctx, name); err == nil {
-		c := s.CachedInfo().Config
-		if c.Duplicates == o.DuplicateWindow && c.Replicas == max(o.Replicas, 1) {
-			return &Inbound{js: js, stream: s, cluster: o.Cluster}, nil
+	s, err := WhileSettling(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+		if s, err := js.Stream(ctx, name); err == nil {
+			c := s.CachedInfo().Config
+			if c.Duplicates == o.DuplicateWindow && c.Replicas == max(o.Replicas, 1) {
+				return s, nil
+			}
 		}
-	}
-	s, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        name,
-		Description: "inbound chat events, one subject per thread, in partitions",
-		Subjects:    []string{o.Cluster + ".in.>"},
-		Retention:   jetstream.WorkQueuePolicy,
-		Storage:     jetstream.FileStorage,
-		Duplicates:  o.DuplicateWindow,
-		Replicas:    max(o.Replicas, 1),
+		return js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name:        name,
+			Description: "inbound chat events, one subject per thread, in partitions",
+			Subjects:    []string{o.Cluster + ".in.>"},
+			Retention:   jetstream.WorkQueuePolicy,
+			Storage:     jetstream.FileStorage,
+			Duplicates:  o.DuplicateWindow,
+			Replicas:    max(o.Replicas, 1),
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: inbound stream: %w", err)

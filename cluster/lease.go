@@ -250,6 +250,10 @@ func (l *Leases) WaitFree(ctx context.Context, thread string) error {
 // on every start races (in nats-server 2.15.2) with consumers (watches)
 // being created by workers already running.
 func openBucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	return WhileSettling(ctx, func(ctx context.Context) (jetstream.KeyValue, error) { return openBucketOnce(ctx, js, cfg) })
+}
+
+func openBucketOnce(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
 	if kv, err := js.KeyValue(ctx, cfg.Bucket); err == nil {
 		if st, err := kv.Status(ctx); err == nil && st.TTL() == cfg.TTL && st.LimitMarkerTTL() == cfg.LimitMarkerTTL {
 			if b, ok := st.(*jetstream.KeyValueBucketStatus); !ok || b.StreamInfo().Config.Replicas == cfg.Replicas {

@@ -323,7 +323,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 		}
 	}
 	if got := f.tooManyRequests(); got != 0 {
-		t.Errorf("the fake answered %d requests with 429", got)
+		t.Errorf("the fake answered %d requests with 429: %q", got, f.limitedRequests())
 	}
 	for _, v := range f.Violations() {
 		t.Errorf("protocol violation: %s", v)

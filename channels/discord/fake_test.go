@@ -56,6 +56,7 @@ type fakeDiscord struct {
 	clock         func() time.Time       // rate limits' time; nil: no rate limits
 	windows       map[string]*fakeWindow // rate-limit windows by bucket and channel
 	limited       int                    // 429s the rate limits answered
+	limitedLog    []string               // what they answered 429 to, and when
 	outage        outageMode             // the REST API is down while set
 	outageHits    int                    // REST requests that met the outage
 

@@ -1,8 +1,10 @@
 package discord
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -87,6 +89,7 @@ func (f *fakeDiscord) admit(w http.ResponseWriter, method string, segs []string)
 		win.count++
 	} else {
 		f.limited++
+		f.limitedLog = append(f.limitedLog, fmt.Sprintf("%s %s %s /%s (window of %d since %s)", time.Now().UTC().Format("15:04:05.000"), b.id[:6], method, strings.Join(segs, "/"), win.count, win.reset.Add(-b.window).UTC().Format("15:04:05.000")))
 		f.changedLocked()
 	}
 	remaining := b.limit - win.count
@@ -117,4 +120,11 @@ func (f *fakeDiscord) tooManyRequests() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.limited
+}
+
+// limitedRequests describes the requests the fake's rate limits refused.
+func (f *fakeDiscord) limitedRequests() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.limitedLog...)
 }

@@ -75,10 +75,10 @@ cluster:
 // Every prompt gets exactly one answer, the agent's text; the killed turn's
 // thread is told once that it was cut off and gets the whole answer without
 // anyone sending again; no message is posted twice; no event is taken by
-// two workers.
+// two workers; no post meets Slack's channel limit (a 429).
 func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	began := time.Now()
-	f := newFake(t, fakeOptions{sockets: true})
+	f := newFake(t, fakeOptions{sockets: true, channelLimit: true})
 	f.addUser(ann, "Ann")
 	n := clustertest.Threads(t)
 
@@ -333,6 +333,11 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 			}
 			takenBy[ev] = by
 		}
+	}
+	// Slack's posting limit is the channel's: the edges between them
+	// keep to it (one edge performs a channel's posts).
+	if got := f.limitedCount(); got != 0 {
+		t.Errorf("the fake answered %d posts with 429", got)
 	}
 	t.Logf("%d threads, %d prompts answered, %d API calls, in %v", n, total, f.callCount(), time.Since(began).Round(time.Millisecond))
 }

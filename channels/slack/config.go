@@ -103,8 +103,11 @@ func Limits() channels.Limits {
 		MaxMessageChars: maxMessageChars,
 		MinEditInterval: minEditInterval,
 		MinPostInterval: minPostInterval,
-		TypingInterval:  typingInterval,
-		MaxUploadBytes:  maxUploadBytes,
+		// Slack's posting limit is the channel's, whose threads share
+		// it (the adapter paces them in turn: pace).
+		PostsPacedByChannel: true,
+		TypingInterval:      typingInterval,
+		MaxUploadBytes:      maxUploadBytes,
 	}
 }
 

@@ -34,6 +34,8 @@ type fakeSlack struct {
 
 	mu         sync.Mutex // guards the fields below
 	calls      []apiCall
+	postTokens map[string]postBucket // channelLimit: channel → its bucket
+	limited    int                   // 429s answered for the channel limit
 	msgs       map[string]*fakeMessage // channel/ts → message
 	ephemerals []fakeEphemeral
 	status     map[string]fakeStatus // channel/thread → status line
@@ -143,6 +145,10 @@ type fakeOptions struct {
 	// sockets lets several Socket Mode connections share the app: each
 	// envelope goes to one of them at random (fakesockets_test.go).
 	sockets bool
+	// channelLimit limits chat.postMessage per channel as Slack does
+	// (about one a second, short bursts allowed): a call beyond it gets
+	// a 429 with Retry-After, counted by limited.
+	channelLimit bool
 }
 
 // apiCall is one recorded Web API call.
@@ -466,6 +472,11 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"ok": false, "error": "invalid_auth"})
 		return
 	}
+	if method == "chat.postMessage" && !f.takePostToken(call.Form.Get("channel"), call.At) {
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
+		return
+	}
 	form := call.Form
 	if f.serveStream(w, method, form) {
 		return
@@ -756,4 +767,50 @@ func (f *fakeSlack) reactionsOn(channel, ts string) []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.reactions[channel+"/"+ts])
+}
+
+// postBucket is a channel's allowance of posts under channelLimit.
+type postBucket struct {
+	tokens float64
+	at     time.Time
+}
+
+// Slack's posting limit, as the fake keeps it: one a second per channel,
+// with a burst of postBurst.
+const postBurst = 3
+
+// takePostToken reports whether a post in channel at now is within the
+// channel's limit (always, without channelLimit), and counts one that is
+// not.
+func (f *fakeSlack) takePostToken(channel string, now time.Time) bool {
+	if !f.o.channelLimit {
+		return true
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.postTokens == nil {
+		f.postTokens = map[string]postBucket{}
+	}
+	b, ok := f.postTokens[channel]
+	if !ok {
+		b = postBucket{tokens: postBurst, at: now}
+	}
+	b.tokens = min(postBurst, b.tokens+now.Sub(b.at).Seconds())
+	b.at = now
+	if b.tokens < 1 {
+		f.postTokens[channel] = b
+		f.limited++
+		f.notifyLocked()
+		return false
+	}
+	b.tokens--
+	f.postTokens[channel] = b
+	return true
+}
+
+// limitedCount is how many posts the channel limit refused.
+func (f *fakeSlack) limitedCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.limited
 }

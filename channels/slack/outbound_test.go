@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -594,7 +595,7 @@ func TestLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := channels.Limits{MaxMessageChars: 3500, MinEditInterval: 1200 * time.Millisecond, MinPostInterval: time.Second, TypingInterval: 90 * time.Second, MaxUploadBytes: 1 << 30}
+	want := channels.Limits{MaxMessageChars: 3500, MinEditInterval: 1200 * time.Millisecond, MinPostInterval: time.Second, PostsPacedByChannel: true, TypingInterval: 90 * time.Second, MaxUploadBytes: 1 << 30}
 	if got := a.Limits(); got != want {
 		t.Errorf("Limits = %+v, want %+v", got, want)
 	}
@@ -692,5 +693,35 @@ func TestChannelSlotsGoInTurn(t *testing.T) {
 	// Another channel is paced on its own.
 	if err := a.pace("C0OTHER", "A", at(6)); err != nil {
 		t.Errorf("another channel: %v", err)
+	}
+}
+
+// The fake's channel limit (the cluster harness counts its 429s, which
+// must be none) answers 429 to posts faster than Slack takes them, which
+// the adapter's pacing never sends.
+func TestFakeChannelLimit(t *testing.T) {
+	f := newFake(t, fakeOptions{channelLimit: true})
+	ctx := testCtx(t)
+	unpaced := f.adapter(t, Options{PostInterval: -1})
+	var limited error
+	for i := range postBurst + 2 {
+		if _, err := unpaced.Post(ctx, ref(fakeChannel, "1.1"), channels.Message{Kind: channels.KindText, Text: fmt.Sprint("burst ", i)}); err != nil {
+			limited = err
+		}
+	}
+	if rl := (*channels.RateLimitError)(nil); !errors.As(limited, &rl) || f.limitedCount() == 0 {
+		t.Fatalf("posts beyond the burst: %v, %d limited; want a 429", limited, f.limitedCount())
+	}
+	paced := f.adapter(t, Options{})
+	before := f.limitedCount()
+	for i := range 3 {
+		if _, err := paced.Post(ctx, ref("C0OTHER", "1.1"), channels.Message{Kind: channels.KindText, Text: fmt.Sprint("paced ", i)}); err != nil {
+			if rl := (*channels.RateLimitError)(nil); !errors.As(err, &rl) {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n := f.limitedCount() - before; n != 0 {
+		t.Errorf("%d of the paced adapter's posts limited", n)
 	}
 }

@@ -146,12 +146,14 @@ func New(ctx context.Context, o Options) (*Edge, error) {
 	if err != nil {
 		return nil, err
 	}
-	ops, err := o.JS.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:      wire.OpsBucket(o.Cluster),
-		Description: "outbound operations' results by idempotency key",
-		TTL:         o.ResultTTL,
-		Storage:     jetstream.FileStorage,
-		Replicas:    max(o.Replicas, 1),
+	ops, err := cluster.WhileSettling(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		return o.JS.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      wire.OpsBucket(o.Cluster),
+			Description: "outbound operations' results by idempotency key",
+			TTL:         o.ResultTTL,
+			Storage:     jetstream.FileStorage,
+			Replicas:    max(o.Replicas, 1),
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("edge: results bucket: %w", err)
@@ -172,11 +174,13 @@ func New(ctx context.Context, o Options) (*Edge, error) {
 
 // OpenEdges creates or opens the bucket of the platforms' announcements.
 func OpenEdges(ctx context.Context, js jetstream.JetStream, clusterName string, replicas int) (jetstream.KeyValue, error) {
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:      wire.EdgesBucket(clusterName),
-		Description: "each platform's capabilities and limits, as its edges announce them",
-		Storage:     jetstream.FileStorage,
-		Replicas:    max(replicas, 1),
+	kv, err := cluster.WhileSettling(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      wire.EdgesBucket(clusterName),
+			Description: "each platform's capabilities and limits, as its edges announce them",
+			Storage:     jetstream.FileStorage,
+			Replicas:    max(replicas, 1),
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("edge: edges bucket: %w", err)
@@ -188,12 +192,14 @@ func OpenEdges(ctx context.Context, js jetstream.JetStream, clusterName string, 
 // (wire.LiveBucket). Its entries are renewed and deleted by their edges;
 // the bucket's age limit only sweeps those of edges that died.
 func OpenLive(ctx context.Context, js jetstream.JetStream, clusterName string, replicas int) (jetstream.KeyValue, error) {
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:      wire.LiveBucket(clusterName),
-		Description: "the edges serving each platform now, renewed by each edge",
-		TTL:         time.Hour,
-		Storage:     jetstream.MemoryStorage,
-		Replicas:    max(replicas, 1),
+	kv, err := cluster.WhileSettling(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      wire.LiveBucket(clusterName),
+			Description: "the edges serving each platform now, renewed by each edge",
+			TTL:         time.Hour,
+			Storage:     jetstream.MemoryStorage,
+			Replicas:    max(replicas, 1),
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("edge: live edges bucket: %w", err)
@@ -462,6 +468,7 @@ func (e *Edge) once(ctx context.Context, op wire.Op) wire.Result {
 
 // perform calls the adapter.
 func (e *Edge) perform(ctx context.Context, op wire.Op) wire.Result {
+	e.o.Log.Debug("edge: performing an operation", "op", op.Op, "thread", op.Thread, "message", op.Handle.ID, "key", op.Key)
 	a := e.o.Adapter
 	var (
 		h   channels.Handle

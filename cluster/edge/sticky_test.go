@@ -166,3 +166,61 @@ func TestThreadSticksToOneEdge(t *testing.T) {
 		t.Errorf("%s's posts on %s started again: %q", th, gone, got)
 	}
 }
+
+// Where the platform paces posts by channel (Slack), all threads of a
+// channel reach one edge, whose pacing then counts them all; the channels
+// spread over the edges.
+func TestChannelSticksToOneEdgeWherePostsArePacedByChannel(t *testing.T) {
+	url := startNode(t)
+	limits := channels.Limits{PostsPacedByChannel: true}
+	recs := map[string]*channeltest.Recorder{
+		"e0": channeltest.New(channeltest.Options{Limits: limits}),
+		"e1": channeltest.New(channeltest.Options{Limits: limits}),
+	}
+	for _, id := range []string{"e0", "e1"} {
+		startEdge(t, url, id, recs[id].Adapter())
+	}
+	nc, js := connect(t, url)
+	ctx := testCtx(t)
+	ra, view, err := remote.Open(ctx, remote.Options{
+		Cluster: clusterName, Platform: "test", Conn: nc, JS: js,
+		Timeout: 2 * time.Second, Pace: 100 * time.Millisecond, Log: testlog.FailOnError(t),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stopRun := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = ra.Run(runCtx, func(context.Context, channels.Inbound) {}) }()
+	defer func() { stopRun(); <-done }()
+
+	byChannel := map[string]map[string]bool{} // channel → the edges that posted there
+	for c := range 8 {
+		for th := range 4 {
+			ref := channels.ThreadRef{Platform: "test", Channel: fmt.Sprintf("c%d", c), Thread: fmt.Sprintf("t%d", th)}
+			if _, err := view.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "hello"}); err != nil {
+				t.Fatalf("post in %s: %v", ref, err)
+			}
+			for id, rec := range recs {
+				if len(postsIn(rec, ref)) > 0 {
+					if byChannel[ref.Channel] == nil {
+						byChannel[ref.Channel] = map[string]bool{}
+					}
+					byChannel[ref.Channel][id] = true
+				}
+			}
+		}
+	}
+	used := map[string]bool{}
+	for c, edges := range byChannel {
+		if len(edges) != 1 {
+			t.Errorf("the threads of %s were posted by %d edges: %v", c, len(edges), edges)
+		}
+		for id := range edges {
+			used[id] = true
+		}
+	}
+	if len(byChannel) != 8 || len(used) != 2 {
+		t.Errorf("8 channels over edges %v (%d channels seen), want both used", used, len(byChannel))
+	}
+}

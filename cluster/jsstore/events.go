@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpgw/gateway/cluster"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -50,15 +51,16 @@ func OpenEventLog(ctx context.Context, js jetstream.JetStream, o EventLogOptions
 		Storage:     jetstream.FileStorage,
 		Replicas:    max(o.Replicas, 1),
 	}
-	st, err := js.Stream(ctx, cfg.Name)
-	if err == nil {
-		c := st.CachedInfo().Config
-		if c.MaxAge != cfg.MaxAge || c.MaxBytes != cfg.MaxBytes || c.Replicas != cfg.Replicas {
-			st, err = js.UpdateStream(ctx, cfg)
+	st, err := cluster.WhileSettling(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+		st, err := js.Stream(ctx, cfg.Name)
+		if err != nil {
+			return js.CreateOrUpdateStream(ctx, cfg)
 		}
-	} else {
-		st, err = js.CreateOrUpdateStream(ctx, cfg)
-	}
+		if c := st.CachedInfo().Config; c.MaxAge != cfg.MaxAge || c.MaxBytes != cfg.MaxBytes || c.Replicas != cfg.Replicas {
+			return js.UpdateStream(ctx, cfg)
+		}
+		return st, nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("jsstore: event log stream %s: %w", cfg.Name, err)
 	}

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/store"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -98,10 +99,12 @@ func Open(ctx context.Context, js jetstream.JetStream, o Options) (*Store, error
 			Subjects: []string{o.Cluster + "." + st.name + ".>"},
 			Storage:  jetstream.FileStorage, Replicas: r,
 		}
-		x, err := js.Stream(ctx, cfg.Name)
-		if err != nil {
-			x, err = js.CreateOrUpdateStream(ctx, cfg)
-		}
+		x, err := cluster.WhileSettling(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+			if x, err := js.Stream(ctx, cfg.Name); err == nil {
+				return x, nil
+			}
+			return js.CreateOrUpdateStream(ctx, cfg)
+		})
 		if err != nil {
 			return nil, fmt.Errorf("jsstore: stream %s: %w", cfg.Name, err)
 		}
@@ -113,10 +116,12 @@ func Open(ctx context.Context, js jetstream.JetStream, o Options) (*Store, error
 // openBucket opens a bucket as it is, else creates it: updating a
 // bucket's config on every start races with watches of running workers.
 func openBucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
-	if kv, err := js.KeyValue(ctx, cfg.Bucket); err == nil {
-		return kv, nil
-	}
-	return js.CreateOrUpdateKeyValue(ctx, cfg)
+	return cluster.WhileSettling(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		if kv, err := js.KeyValue(ctx, cfg.Bucket); err == nil {
+			return kv, nil
+		}
+		return js.CreateOrUpdateKeyValue(ctx, cfg)
+	})
 }
 
 // token is s as one subject token or key part: never empty, never a

@@ -117,14 +117,18 @@ func Open(ctx context.Context, o Options) (*Adapter, channels.Adapter, error) {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	kv, err := o.JS.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: wire.EdgesBucket(o.Cluster), Storage: jetstream.FileStorage, Replicas: max(o.Replicas, 1),
+	kv, err := cluster.WhileSettling(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		// Opened as it is when it exists (an edge made it, with other
+		// replicas perhaps).
+		if kv, err := o.JS.KeyValue(ctx, wire.EdgesBucket(o.Cluster)); err == nil {
+			return kv, nil
+		}
+		return o.JS.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: wire.EdgesBucket(o.Cluster), Storage: jetstream.FileStorage, Replicas: max(o.Replicas, 1),
+		})
 	})
 	if err != nil {
-		// It may exist with other replicas: open it as it is.
-		if kv, err = o.JS.KeyValue(ctx, wire.EdgesBucket(o.Cluster)); err != nil {
-			return nil, nil, fmt.Errorf("remote: edges bucket: %w", err)
-		}
+		return nil, nil, fmt.Errorf("remote: edges bucket: %w", err)
 	}
 	w, err := kv.Watch(ctx, o.Platform)
 	if err != nil {
@@ -393,8 +397,8 @@ func (a *Adapter) op(ctx context.Context, op wire.Op) (wire.Result, error) {
 // call asks subj to perform op under one idempotency key, again (same
 // key) while no edge answers or the one performing it is busy, until
 // GiveUp. With subj "", op is thread's (threads[0]): each try goes to the
-// thread's edge (edgeFor), after a try it did not answer to the queue
-// group. An edge's answer comes back as the error a local adapter
+// thread's edge (edgeFor; the channel's, where the platform paces posts
+// by channel), after a try it did not answer to the queue group. An edge's answer comes back as the error a local adapter
 // returns.
 func (a *Adapter) call(ctx context.Context, subj string, op wire.Op, threads ...channels.ThreadRef) (wire.Result, error) {
 	op.Key = wire.NewKey()
@@ -405,6 +409,11 @@ func (a *Adapter) call(ctx context.Context, subj string, op wire.Op, threads ...
 	giveUp := time.Now().Add(a.o.GiveUp)
 	wait := 50 * time.Millisecond
 	unanswered := map[string]bool{} // edges that did not answer a try
+	if len(threads) > 0 && a.caps.Limits.PostsPacedByChannel {
+		// The channel's threads share its pacing: one edge performs
+		// them all, and they move together.
+		threads = []channels.ThreadRef{{Platform: threads[0].Platform, Channel: threads[0].Channel}}
+	}
 	for {
 		to, edge := subj, ""
 		if len(threads) > 0 {

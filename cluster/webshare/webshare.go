@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acpgw/gateway/cluster"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -62,24 +63,28 @@ func Open(ctx context.Context, js jetstream.JetStream, o Options) (*Log, error) 
 	}
 	o.MarkerTTL = max(o.MarkerTTL, time.Second)
 	bucket := o.Cluster + "_web"
-	kv, err := js.KeyValue(ctx, bucket)
-	if err != nil {
-		kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	kv, err := cluster.WhileSettling(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		if kv, err := js.KeyValue(ctx, bucket); err == nil {
+			return kv, nil
+		}
+		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket: bucket, Description: "the web chat's state, shared by the edges serving it",
 			History: 1, Storage: jetstream.FileStorage, Replicas: max(o.Replicas, 1),
 			LimitMarkerTTL: o.MarkerTTL,
 		})
-	}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("webshare: bucket %s: %w", bucket, err)
 	}
-	files, err := js.ObjectStore(ctx, bucket+"_files")
-	if err != nil {
-		files, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+	files, err := cluster.WhileSettling(ctx, func(ctx context.Context) (jetstream.ObjectStore, error) {
+		if files, err := js.ObjectStore(ctx, bucket+"_files"); err == nil {
+			return files, nil
+		}
+		return js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
 			Bucket: bucket + "_files", Description: "the files of the web chat, shared by the edges serving it",
 			Storage: jetstream.FileStorage, Replicas: max(o.Replicas, 1),
 		})
-	}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("webshare: object store %s_files: %w", bucket, err)
 	}

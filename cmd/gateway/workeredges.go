@@ -37,14 +37,18 @@ type edgePlatforms struct {
 // watch serves the platforms announced now, and goes on watching for
 // more until the proxies stop.
 func (e *edgePlatforms) watch(ctx context.Context) error {
-	kv, err := e.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: wire.EdgesBucket(e.cluster), Storage: jetstream.FileStorage, Replicas: max(e.replicas, 1),
+	kv, err := cluster.WhileSettling(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		// Opened as it is when it exists (an edge made it, with other
+		// replicas perhaps).
+		if kv, err := e.js.KeyValue(ctx, wire.EdgesBucket(e.cluster)); err == nil {
+			return kv, nil
+		}
+		return e.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: wire.EdgesBucket(e.cluster), Storage: jetstream.FileStorage, Replicas: max(e.replicas, 1),
+		})
 	})
 	if err != nil {
-		// It may exist with other replicas: open it as it is.
-		if kv, err = e.js.KeyValue(ctx, wire.EdgesBucket(e.cluster)); err != nil {
-			return fmt.Errorf("cluster: edges bucket: %w", err)
-		}
+		return fmt.Errorf("cluster: edges bucket: %w", err)
 	}
 	w, err := kv.WatchAll(e.ctx, jetstream.IgnoreDeletes())
 	if err != nil {
