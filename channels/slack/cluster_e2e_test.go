@@ -139,14 +139,18 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 		mu      sync.Mutex
 		threads = make([]string, n+1)   // the last: the killed worker's turn
 		prompts = map[string][]string{} // thread → the texts it asked echoed
+		inChan  = map[string]string{}   // thread → its channel
 		wg      sync.WaitGroup
 		errs    = make(chan error, n)
 	)
+	// The threads share a few channels, as a team's do: Slack's post
+	// limit is a channel's, which its threads share.
+	channelOf := func(i int) string { return fmt.Sprintf("C0CHAN%d", i%clusterChannels) }
 	say := func(i int, text string) error {
 		mu.Lock()
 		th := threads[i]
 		mu.Unlock()
-		s, err := f.say(ctx, sayOptions{user: ann, thread: th, text: text, mention: true})
+		s, err := f.say(ctx, sayOptions{user: ann, channel: channelOf(i), thread: th, text: text, mention: true})
 		if err != nil {
 			return err
 		}
@@ -154,6 +158,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 		defer mu.Unlock()
 		if th == "" {
 			threads[i] = s.ts
+			inChan[s.ts] = channelOf(i)
 		}
 		return nil
 	}
@@ -229,7 +234,10 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 		mu.Lock()
 		prompts[th] = append(prompts[th], text)
 		mu.Unlock()
-		if _, err := f.say(ctx, sayOptions{user: ann, thread: th, text: "echo " + text, mention: true}); err != nil {
+		mu.Lock()
+		c := inChan[th]
+		mu.Unlock()
+		if _, err := f.say(ctx, sayOptions{user: ann, channel: c, thread: th, text: "echo " + text, mention: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -288,7 +296,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 		return false
 	}
 	for i, th := range threads {
-		ms := f.thread(fakeChannel, th)
+		ms := f.thread(inChan[th], th)
 		var said []string
 		for _, m := range ms {
 			said = append(said, m.Text)
@@ -313,7 +321,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	}
 	said := 0
 	for _, th := range threads {
-		said += len(f.thread(fakeChannel, th))
+		said += len(f.thread(inChan[th], th))
 	}
 	if posts != said {
 		t.Errorf("%d posts in threads for %d messages there", posts, said)
@@ -341,6 +349,9 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	}
 	t.Logf("%d threads, %d prompts answered, %d API calls, in %v", n, total, f.callCount(), time.Since(began).Round(time.Millisecond))
 }
+
+// clusterChannels is how many channels the harness's threads share.
+const clusterChannels = 4
 
 // callCount is how many Web API calls the fake has had.
 func (f *fakeSlack) callCount() int {

@@ -178,8 +178,14 @@ func (a *Adapter) noAnswer(edge string) {
 // ends (a *channels.RateLimitError at once when ctx ends before): until no other edge answered one of them within Pace, and, as t
 // may have been served by another worker, until Pace after edge (or an
 // edge t would have fallen to instead) started or stopped serving.
-func (a *Adapter) pace(ctx context.Context, t channels.ThreadRef, edge string) error {
+//
+// pick chooses the edge, again after each wait: the live edges change
+// meanwhile (an edge starting again), and a wait for the edge chosen
+// before would last as long as the edge the thread is on now answers its
+// other operations.
+func (a *Adapter) pace(ctx context.Context, t channels.ThreadRef, pick func() string) (string, error) {
 	for {
+		edge := pick()
 		now := time.Now()
 		var until time.Time
 		a.mu.Lock()
@@ -211,19 +217,19 @@ func (a *Adapter) pace(ctx context.Context, t channels.ThreadRef, edge string) e
 		}
 		a.mu.Unlock()
 		if until.IsZero() {
-			return nil
+			return edge, nil
 		}
 		if dl, ok := ctx.Deadline(); ok && dl.Before(until) {
 			// As a local adapter refuses a call its limits have no
 			// room for: the caller tries again when told.
-			return &channels.RateLimitError{RetryAfter: until.Sub(now), Scope: "moved"}
+			return "", &channels.RateLimitError{RetryAfter: until.Sub(now), Scope: "moved"}
 		}
 		a.o.Log.Debug("remote: a thread moved to another edge; waiting for the platform's window", "thread", t, "edge", edge, "wait", until.Sub(now))
 		tm := time.NewTimer(until.Sub(now))
 		select {
 		case <-ctx.Done():
 			tm.Stop()
-			return ctx.Err()
+			return "", ctx.Err()
 		case <-tm.C:
 		}
 	}

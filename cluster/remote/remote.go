@@ -408,7 +408,12 @@ func (a *Adapter) call(ctx context.Context, subj string, op wire.Op, threads ...
 	}
 	giveUp := time.Now().Add(a.o.GiveUp)
 	wait := 50 * time.Millisecond
-	unanswered := map[string]bool{} // edges that did not answer a try
+	// Edges that did not answer a try, and how often: the thread's edge
+	// is asked again once (an edge starting again answers within a
+	// second; going to the queue group instead is a move, paced until
+	// the channel's other operations, answered meanwhile, are Pace old,
+	// which they never were in a busy channel), then the queue group.
+	unanswered := map[string]int{}
 	if len(threads) > 0 && a.caps.Limits.PostsPacedByChannel {
 		// The channel's threads share its pacing: one edge performs
 		// them all, and they move together.
@@ -417,18 +422,20 @@ func (a *Adapter) call(ctx context.Context, subj string, op wire.Op, threads ...
 	for {
 		to, edge := subj, ""
 		if len(threads) > 0 {
-			edge = a.edgeFor(threads[0])
-			to = wire.OpsSubject(a.o.Cluster, a.o.Platform)
-			if edge != "" && !unanswered[edge] {
-				to = wire.EdgeSubject(a.o.Cluster, edge)
-			} else {
-				edge = "" // any edge of the queue group: paced as a move
-			}
-			if err := a.pace(ctx, threads[0], edge); err != nil {
+			var err error
+			edge, err = a.pace(ctx, threads[0], func() string {
+				if e := a.edgeFor(threads[0]); e != "" && unanswered[e] < 2 {
+					return e
+				}
+				return "" // any edge of the queue group: paced as a move
+			})
+			if err != nil {
 				return wire.Result{}, fmt.Errorf("remote: %s: %w", op.Op, err)
 			}
+			to = wire.OpsSubject(a.o.Cluster, a.o.Platform)
 			if edge != "" {
-				unanswered[edge] = true // until it answers
+				to = wire.EdgeSubject(a.o.Cluster, edge)
+				unanswered[edge]++ // until it answers
 			}
 		}
 		actx, cancel := context.WithTimeout(ctx, a.o.Timeout)
