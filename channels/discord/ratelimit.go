@@ -192,6 +192,14 @@ func seconds(f float64) (time.Duration, bool) {
 	return time.Duration(f * float64(time.Second)), true
 }
 
+// resetOffset is added to the end of every window Discord announces:
+// Discord counts a window from its own receipt of the first request and
+// says when it ends to the millisecond, so a request sent the instant
+// the window ends by our clock can still fall into it (a 429 at the
+// boundary, seen in the cluster harness). Other clients wait a similar
+// margin (discord.js's restTimeOffset, 50 ms by default).
+const resetOffset = 50 * time.Millisecond
+
 // bucketKey names one counter: a bucket (Discord's id, or the route's
 // template while its bucket is unknown) for one major parameter.
 type bucketKey struct {
@@ -334,7 +342,7 @@ func (l *limiter) done(tk ticket, r route, ri *rateInfo, now time.Time) {
 	b.refreshLocked(now)
 	if ri.counted {
 		b.limit = ri.limit
-		reset := now.Add(ri.resetAfter)
+		reset := now.Add(ri.resetAfter + resetOffset)
 		if b.reset.IsZero() {
 			b.remaining, b.reset = ri.remaining, reset
 		} else {

@@ -147,8 +147,8 @@ func TestLimiterSharedBucket(t *testing.T) {
 		r.now = r.now.Add(100 * time.Millisecond)
 	}
 	rl := r.send("PATCH", edit, 200, discordHeaders("msgs", 5, 4, "5")...)
-	if rl == nil || rl.Scope != "msgs" || rl.RetryAfter != 4500*time.Millisecond {
-		t.Fatalf("edit after five posts = %+v, want a wait of 4.5 s on bucket msgs", rl)
+	if rl == nil || rl.Scope != "msgs" || rl.RetryAfter != 4500*time.Millisecond+resetOffset {
+		t.Fatalf("edit after five posts = %+v, want a wait of 4.5 s and the offset on bucket msgs", rl)
 	}
 	if rl := r.send("POST", "/api/v9/channels/2/messages", 200, discordHeaders("msgs", 5, 4, "5")...); rl != nil {
 		t.Errorf("post in another channel refused: %v", rl)
@@ -156,7 +156,7 @@ func TestLimiterSharedBucket(t *testing.T) {
 	if rl := r.send("POST", "/api/v9/channels/1/typing", 200, discordHeaders("typing", 5, 4, "5")...); rl != nil {
 		t.Errorf("typing is another bucket, yet refused: %v", rl)
 	}
-	r.now = r.now.Add(4500 * time.Millisecond)
+	r.now = r.now.Add(4500*time.Millisecond + resetOffset)
 	if rl := r.send("PATCH", edit, 200, discordHeaders("msgs", 5, 4, "5")...); rl != nil {
 		t.Errorf("edit after the reset refused: %v", rl)
 	}
@@ -175,8 +175,8 @@ func TestLimiterUnknownRoute(t *testing.T) {
 	}
 	// The edit route is known now; a typing call is not.
 	rl := r.send("POST", "/api/v9/channels/1/typing", 204, discordHeaders("typing", 5, 4, "5")...)
-	if rl == nil || rl.RetryAfter != 3*time.Second {
-		t.Fatalf("first typing call in a channel with an exhausted bucket = %+v, want a wait of 3 s", rl)
+	if rl == nil || rl.RetryAfter != 3*time.Second+resetOffset {
+		t.Fatalf("first typing call in a channel with an exhausted bucket = %+v, want a wait of 3 s and the offset", rl)
 	}
 	if rl := r.send("POST", "/api/v9/channels/2/typing", 204, discordHeaders("typing", 5, 4, "5")...); rl != nil {
 		t.Fatalf("first typing call elsewhere refused: %v", rl)
@@ -200,7 +200,7 @@ func TestLimiterBucketChanges(t *testing.T) {
 	if rl := r.send("PATCH", edit, 200); rl == nil {
 		t.Fatal("edit in the exhausted bucket a was sent")
 	}
-	r.now = r.now.Add(5 * time.Second)
+	r.now = r.now.Add(5*time.Second + resetOffset)
 	// The edit route moved to bucket b, which has room.
 	r.send("PATCH", edit, 200, discordHeaders("b", 10, 9, "10")...)
 	r.send("POST", post, 200, discordHeaders("a", 5, 0, "5")...)
@@ -243,7 +243,7 @@ func TestLimiterInFlight(t *testing.T) {
 		t.Error("a request was admitted after an answer said none is left")
 	}
 	// A request that got no answer is no longer in flight.
-	now = now.Add(5 * time.Second)
+	now = now.Add(5*time.Second + resetOffset)
 	tk, err = l.acquire(rt, now)
 	if err != nil {
 		t.Fatalf("acquire after the reset = %v", err)
@@ -470,5 +470,27 @@ func TestThreadFailure(t *testing.T) {
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: threadFailure = %q, want it to contain %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestLimiterWaitsAMarginPastTheReset: a window ends resetOffset after
+// the moment Discord announced, which it counts from its own receipt of
+// the first request: a request sent at that very moment by our clock
+// could still fall into it (a 429 at the boundary).
+func TestLimiterWaitsAMarginPastTheReset(t *testing.T) {
+	l := newLimiter()
+	now := time.Unix(1000, 0)
+	rt := routeOf("POST", "/api/v9/channels/1/messages")
+	tk, err := l.acquire(rt, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.done(tk, rt, &rateInfo{bucket: "m", counted: true, limit: 5, remaining: 0, resetAfter: 5 * time.Second}, now)
+	_, err = l.acquire(rt, now.Add(5*time.Second))
+	if rl := (*channels.RateLimitError)(nil); !errors.As(err, &rl) || rl.RetryAfter != resetOffset {
+		t.Fatalf("at the announced reset: %v, want a wait of %v", err, resetOffset)
+	}
+	if _, err := l.acquire(rt, now.Add(5*time.Second+resetOffset)); err != nil {
+		t.Errorf("after the margin: %v", err)
 	}
 }

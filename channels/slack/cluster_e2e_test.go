@@ -80,6 +80,9 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	began := time.Now()
 	f := newFake(t, fakeOptions{sockets: true, channelLimit: true})
 	f.addUser(ann, "Ann")
+	for i := range clusterChannels {
+		f.addChannel(fmt.Sprintf("C0CHAN%d", i))
+	}
 	n := clustertest.Threads(t)
 
 	nodes := clustertest.StartNATS(t)

@@ -315,6 +315,13 @@ func (f *fakeSlack) addUser(id, name string) {
 	f.users[id] = name
 }
 
+// addChannel makes channel id one the bot is in.
+func (f *fakeSlack) addChannel(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.channels[id] = true
+}
+
 // stallUser holds every users.info call about user id (until the call's
 // request ends) until release is called.
 func (f *fakeSlack) stallUser(id string) (release func()) {
