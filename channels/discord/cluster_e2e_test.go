@@ -307,15 +307,19 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 		}
 	}
 
-	// No event taken by two workers (a killed worker's cut-off event aside:
-	// it is taken up again by the thread's next owner).
+	// No event taken by two workers (those the killed worker took aside:
+	// the thread's next owner takes them up again).
 	takenBy := map[string]string{}
 	for _, w := range workers {
 		for _, r := range w.Records("taking an event") {
 			ev := r.Str("event")
 			by := fmt.Sprintf("%s run %d", w.Name, r.Run)
 			prev, ok := takenBy[ev]
-			cutOff := strings.HasSuffix(r.Str("thread"), "/"+victim) && (prev == killedRun || by == killedRun)
+			// An event the killed run took may not have been
+			// acknowledged: the stream gives it to the thread's next
+			// owner (which answers it once: the answers are checked
+			// above).
+			cutOff := prev == killedRun || by == killedRun
 			if ok && prev != by && !cutOff {
 				t.Errorf("event %s (thread %s) taken by %s and by %s", ev, r.Str("thread"), prev, by)
 			}
