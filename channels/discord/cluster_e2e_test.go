@@ -278,8 +278,9 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	// and the message that brought the thread over) is told so: that
 	// answers no prompt and is not wrong.
 	queued := func(s string) bool {
-		for ahead := 1; ahead <= len(threads)*len(prompts); ahead++ {
-			if strings.Contains(s, sysmsg.Queued{Ahead: ahead}.Body()) {
+		for ahead := 0; ahead <= len(threads)*len(prompts); ahead++ {
+			if ahead > 0 && strings.Contains(s, sysmsg.Queued{Ahead: ahead}.Body()) ||
+				strings.Contains(s, sysmsg.WaitingForAgent{Ahead: ahead}.Body()) {
 				return true
 			}
 		}

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -319,7 +320,14 @@ type worker struct {
 
 	// draining is set once the worker stops claiming.
 	draining atomic.Bool
-	metrics  *nodeMetrics
+	// taking is held (read) while an event is handed to the session
+	// router; closed, set under the write lock before the router shuts
+	// down, refuses events from then on (given back to the stream: a
+	// draining worker still takes the events of its threads, forwarded,
+	// and the router, shut down, would drop them).
+	taking  sync.RWMutex
+	closed  bool
+	metrics *nodeMetrics
 
 	mu      sync.Mutex
 	threads map[string]channels.ThreadRef // lease key → thread, for Lost
@@ -425,6 +433,11 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 		Agents: workerAgents(cfg), Load: func() int { return int(agents.Load()) },
 		Inbound: in, Log: log, Claimed: m.Claim,
 		Handle: func(ctx context.Context, ev cluster.Event) error {
+			w.taking.RLock()
+			defer w.taking.RUnlock()
+			if w.closed {
+				return errors.New("the worker is stopping")
+			}
 			if in, err := wire.DecodeInbound(ev.Data); err == nil {
 				w.mu.Lock()
 				_, known := w.threads[ev.Thread]
@@ -513,6 +526,9 @@ func (w *worker) wait(ctx context.Context) error {
 	w.log.Info("draining: claiming no new thread, letting running turns finish", "timeout", w.cfg.Cluster.DrainTimeout)
 	w.cluster.StopClaiming()
 	w.drain(w.cfg.Cluster.DrainTimeout)
+	w.taking.Lock()
+	w.closed = true
+	w.taking.Unlock()
 	w.sessCancel()
 	<-w.sessDone
 	w.bg.Wait()
