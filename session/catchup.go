@@ -59,7 +59,9 @@ type catchUpState struct {
 // markSeen records in as the last message handled in its thread, the
 // place the next start's catch-up reads on from.
 func (r *Router) markSeen(ctx context.Context, in channels.Inbound) {
-	if in.ID == "" || in.Choice != nil || r.o.CatchUp.Window <= 0 {
+	// Workers of a cluster mark every message: the next owner of the
+	// thread drops one given again (Adopt).
+	if in.ID == "" || in.Choice != nil || r.o.CatchUp.Window <= 0 && !r.o.Shared {
 		return
 	}
 	r.markSeenID(ctx, in.Thread, in.ID)

@@ -61,6 +61,20 @@ func (r *Router) Adopt(ctx context.Context, ref channels.ThreadRef) {
 	case <-ctx.Done():
 		return
 	}
+	// The last message the worker before handled here: the stream gives
+	// it again when the worker that forwarded it died before it could
+	// acknowledge it (its partition held up meanwhile, so nothing after
+	// it was handled), and it was answered already.
+	if id, ok, err := r.o.Store.LastSeen(ctx, ref); err != nil {
+		r.log.Warn("cannot read the last message handled in a thread taken over", "thread", ref, "err", err)
+	} else if ok {
+		r.mu.Lock()
+		if r.lastSeen == nil {
+			r.lastSeen = map[channels.ThreadRef]channels.MessageID{}
+		}
+		r.lastSeen[ref] = id
+		r.mu.Unlock()
+	}
 	running, err := r.o.Store.RunningTurns(ctx)
 	if err != nil {
 		r.log.Warn("cannot read the turns running in a thread taken over", "thread", ref, "err", err)

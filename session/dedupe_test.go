@@ -38,3 +38,39 @@ func TestAMessageDeliveredTwiceIsAnsweredOnce(t *testing.T) {
 		t.Errorf("the copy was not logged:\n%s", e.logs.String())
 	}
 }
+
+// A worker taking a thread over drops the message the worker before
+// handled last when the stream gives it again (the worker that forwarded
+// it died before acknowledging it; its partition was held up meanwhile,
+// so it is the thread's last): answered there already, it is not
+// answered twice. The message after it is answered.
+func TestATakenOverThreadDropsTheMessageHandledBefore(t *testing.T) {
+	opts := envOptions{dir: t.TempDir(), shared: true}
+	a := newEnv(t, opts)
+	th := a.rec.Thread("moved")
+	first := channels.Inbound{Thread: th, Author: ann, Text: "echo once", ID: "m-1", Reply: a.rec.ReplyFunc(th)}
+	if err := a.rec.Deliver(a.ctx(), first); err != nil {
+		t.Fatal(err)
+	}
+	a.waitEnd(th)
+	a.close()
+
+	b := newEnv(t, opts)
+	b.r.Adopt(b.ctx(), th)
+	again := first
+	again.Reply = b.rec.ReplyFunc(th)
+	if err := b.rec.Deliver(b.ctx(), again); err != nil {
+		t.Fatal(err)
+	}
+	next := again
+	next.ID, next.Text = "m-2", "echo then"
+	if err := b.rec.Deliver(b.ctx(), next); err != nil {
+		t.Fatal(err)
+	}
+	b.waitOp(th, "the answer to the next message", hasText("then"))
+	for _, m := range b.messages(th, channels.KindText) {
+		if strings.Contains(m.Text, "once") {
+			t.Errorf("the message handled before the take-over was answered again: %+v", b.messages(th, channels.KindText))
+		}
+	}
+}

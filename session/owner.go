@@ -284,7 +284,7 @@ func (t *thread) handle(e any) {
 // inbound is a person's message: a stop, a numbered answer to a prompt,
 // or a prompt.
 func (t *thread) inbound(e inboundEv) {
-	if t.tookBefore(e.in) {
+	if t.tookBefore(e.in) && !t.retaking(e.in) {
 		t.r.log.Warn("dropping a message the thread took already (delivered twice)", "thread", t.ref, "id", e.in.ID)
 		return
 	}

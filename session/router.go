@@ -130,6 +130,10 @@ type Router struct {
 	refused  map[string]time.Time // thread + user → when last told
 	catchUp  catchUpState
 	retaken  map[channels.ThreadRef][]retaken // prompts Adopt asked again, in order
+	// lastSeen is, per thread Adopt took up, the last message the
+	// worker before handled: the thread's owner takes it for one it
+	// took (dedupe.go).
+	lastSeen map[channels.ThreadRef]channels.MessageID
 	closed   bool
 }
 
@@ -446,6 +450,10 @@ func (r *Router) thread(ref channels.ThreadRef, space string, ad channels.Adapte
 		return t
 	}
 	t := newThread(r, ref, space, ad, r.policy(ref, space))
+	if id, ok := r.lastSeen[ref]; ok {
+		t.took = append(t.took, id)
+		delete(r.lastSeen, ref)
+	}
 	r.threads[ref] = t
 	r.wg.Go(t.run)
 	return t

@@ -109,6 +109,15 @@ func (r *Router) mayAskAgain(ctx context.Context, rt store.RunningTurn) bool {
 	return ok && acc.mayPrompt(rt.Prompt.Inbound(rt.Thread))
 }
 
+// retaking reports whether in is a prompt Adopt asked again, which the
+// owner takes whatever it took before: the message that brought the
+// thread here may be the very one.
+func (t *thread) retaking(in channels.Inbound) bool {
+	t.r.mu.Lock()
+	defer t.r.mu.Unlock()
+	return slices.ContainsFunc(t.r.retaken[t.ref], func(rt retaken) bool { return rt.id == in.ID && rt.text == in.Text })
+}
+
 // retake returns what Adopt left for in, the message the owner is about
 // to prompt with, when in is a prompt Adopt asked again; nil otherwise.
 func (t *thread) retake(in channels.Inbound) *retaken {

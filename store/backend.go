@@ -53,6 +53,8 @@ type Backend interface {
 	OpenMessages(ctx context.Context, t channels.ThreadRef) ([]OpenMessage, error)
 
 	MarkSeen(ctx context.Context, t channels.ThreadRef, id channels.MessageID, at time.Time) error
+	// LastSeen returns the id of the last message marked seen in t, if any.
+	LastSeen(ctx context.Context, t channels.ThreadRef) (channels.MessageID, bool, error)
 	SeenSince(ctx context.Context, since time.Time) ([]Seen, error)
 
 	SaveEntries(ctx context.Context, sessionID string, es []Entry) error

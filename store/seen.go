@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -31,6 +33,21 @@ ON CONFLICT (platform, channel, thread) DO UPDATE SET
 		return fmt.Errorf("mark seen %s: %w", t, err)
 	}
 	return nil
+}
+
+// LastSeen returns the id of the last message marked seen in thread t,
+// false when none was. It does file I/O.
+func (s *Store) LastSeen(ctx context.Context, t channels.ThreadRef) (channels.MessageID, bool, error) {
+	var id string
+	err := s.db.QueryRowContext(ctx, `SELECT message_id FROM seen WHERE platform = ? AND channel = ? AND thread = ?`,
+		t.Platform, t.Channel, t.Thread).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("last seen in %s: %w", t, err)
+	}
+	return channels.MessageID(id), true, nil
 }
 
 // SeenSince returns the bound threads whose last message was handled at

@@ -392,6 +392,16 @@ func (s *Store) MarkSeen(ctx context.Context, t channels.ThreadRef, id channels.
 	return nil
 }
 
+// LastSeen returns the id of the last message read in t.
+func (s *Store) LastSeen(ctx context.Context, t channels.ThreadRef) (channels.MessageID, bool, error) {
+	var v seenValue
+	_, ok, err := get(ctx, s.seen, threadKey(t), &v)
+	if err != nil {
+		return "", false, fmt.Errorf("last seen in %s: %w", t, err)
+	}
+	return v.MessageID, ok, nil
+}
+
 // SeenSince lists the bound threads read since since, latest first.
 func (s *Store) SeenSince(ctx context.Context, since time.Time) ([]store.Seen, error) {
 	since = store.NormTime(since)

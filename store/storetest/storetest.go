@@ -471,6 +471,15 @@ func testSeen(t *testing.T, ctx context.Context, s store.Backend) {
 	if ss, _ := s.SeenSince(ctx, ms(4001)); len(ss) != 0 {
 		t.Fatalf("seen since later = %+v", ss)
 	}
+	for _, c := range []struct {
+		th   channels.ThreadRef
+		id   channels.MessageID
+		seen bool
+	}{{a, "m4", true}, {unbound, "m3", true}, {ref("c", "never"), "", false}} {
+		if id, ok, err := s.LastSeen(ctx, c.th); err != nil || ok != c.seen || id != c.id {
+			t.Errorf("last seen in %s = %q %v %v, want %q %v", c.th, id, ok, err, c.id, c.seen)
+		}
+	}
 }
 
 func testEntries(t *testing.T, ctx context.Context, s store.Backend) {
