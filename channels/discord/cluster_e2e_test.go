@@ -1,8 +1,3 @@
-//go:build clusterharness
-
-// The full cluster harness is opt-in (-tags clusterharness) until it
-// passes reliably: see ARCHITECTURE.md, "The harness", and issue 17.
-
 package discord
 
 import (
