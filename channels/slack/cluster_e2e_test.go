@@ -75,10 +75,13 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	began := time.Now()
 	f := newFake(t, fakeOptions{sockets: true, channelLimit: true})
 	f.addUser(ann, "Ann")
-	for i := range clusterChannels {
+	n := clustertest.Threads(t)
+	// The threads share channels two by two, as a team's do: Slack's
+	// post limit is a channel's, which its threads share.
+	channels := (n + 1) / 2
+	for i := range channels {
 		f.addChannel(fmt.Sprintf("C0CHAN%d", i))
 	}
-	n := clustertest.Threads(t)
 
 	nodes := clustertest.StartNATS(t)
 	clustertest.DumpOnFailure(t, nodes[0].ClientURL(), "harness")
@@ -141,9 +144,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 		wg      sync.WaitGroup
 		errs    = make(chan error, n)
 	)
-	// The threads share a few channels, as a team's do: Slack's post
-	// limit is a channel's, which its threads share.
-	channelOf := func(i int) string { return fmt.Sprintf("C0CHAN%d", i%clusterChannels) }
+	channelOf := func(i int) string { return fmt.Sprintf("C0CHAN%d", i%channels) }
 	say := func(i int, text string) error {
 		mu.Lock()
 		th := threads[i]
@@ -354,8 +355,6 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	t.Logf("%d threads, %d prompts answered, %d API calls, in %v", n, total, f.callCount(), time.Since(began).Round(time.Millisecond))
 }
 
-// clusterChannels is how many channels the harness's threads share.
-const clusterChannels = 4
 
 // callCount is how many Web API calls the fake has had.
 func (f *fakeSlack) callCount() int {
