@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/cluster"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // A draining worker gives back at once an event of its partition it was
@@ -175,4 +176,69 @@ func TestRouterSlowOwnerTakesForwardedEventOnce(t *testing.T) {
 			t.Fatalf("%s took %s, want w1 to take %s (once)", h.worker, h.ev.ID, want)
 		}
 	}
+}
+
+// A worker that begins its drain while it is still handing an event over
+// (adopting a thread, say) keeps renewing its leases meanwhile: stopping
+// the deliveries waits for that event, and the renewals waited with it
+// until every lease had expired.
+func TestDrainRenewsWhileAnEventIsHandedOver(t *testing.T) {
+	n := startNode(t, t.TempDir())
+	_, js := connect(t, n.ClientURL())
+	ctx := ctxFor(t)
+	const ttl = 600 * time.Millisecond
+	x, slow := thread(1), ""
+	for i := 2; slow == ""; i++ {
+		if cluster.PartitionOf(thread(i)) != cluster.PartitionOf(x) {
+			slow = thread(i)
+		}
+	}
+	got := make(chan handled, 10)
+	begun, release := make(chan struct{}), make(chan struct{})
+	w1 := startRouting(t, n.ClientURL(), "w1", routing{ttl: ttl, handle: func(hctx context.Context, ev cluster.Event) error {
+		if ev.ID == "web:slow" {
+			close(begun)
+			select {
+			case <-release:
+			case <-hctx.Done():
+			}
+		}
+		got <- handled{"w1", ev}
+		return nil
+	}})
+	in := openInbound(t, js)
+	if _, err := in.Publish(ctx, cluster.Event{ID: "web:0", Thread: x}); err != nil {
+		t.Fatal(err)
+	}
+	receive(t, got)
+	if _, err := in.Publish(ctx, cluster.Event{ID: "web:slow", Thread: slow}); err != nil {
+		t.Fatal(err)
+	}
+	<-begun
+	kv, err := js.KeyValue(ctx, "test_leases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch, err := kv.Watch(ctx, cluster.LeaseKey(x), jetstream.UpdatesOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Stop()
+	w1.router.StopClaiming()
+	for renewals := 0; renewals < 4; {
+		select {
+		case e := <-watch.Updates():
+			if e == nil {
+				continue
+			}
+			if e.Operation() != jetstream.KeyValuePut {
+				t.Fatalf("the lease of %s went (%v) while w1 drained", x, e.Operation())
+			}
+			renewals++
+		case <-ctx.Done():
+			t.Fatal("w1 stopped renewing while it handed an event over")
+		}
+	}
+	close(release)
+	receive(t, got)
 }

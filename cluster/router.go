@@ -121,12 +121,21 @@ func (r *Router) Run(ctx context.Context) error {
 			return nil
 		case <-draining:
 			draining = nil
-			stop()
-			if r.o.Registry != nil {
-				if err := r.o.Registry.Withdraw(ctx, r.me); err != nil && ctx.Err() == nil {
-					r.o.Log.Warn("cluster: withdrawing the worker", "err", err)
+			// Off the loop: stopping the deliveries waits for the
+			// events being handed over, and the leases must be renewed
+			// meanwhile (a worker whose drain began while it adopted
+			// threads lost them all to the TTL).
+			withdrawn := make(chan struct{})
+			go func() {
+				defer close(withdrawn)
+				stop()
+				if r.o.Registry != nil {
+					if err := r.o.Registry.Withdraw(ctx, r.me); err != nil && ctx.Err() == nil {
+						r.o.Log.Warn("cluster: withdrawing the worker", "err", err)
+					}
 				}
-			}
+			}()
+			defer func() { <-withdrawn }()
 		case <-tick.C:
 			r.renewAll(ctx)
 			if draining == nil {
