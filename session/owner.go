@@ -93,6 +93,7 @@ type (
 		acc    access
 		stop   bool // a stop (the Stop button, or a stop word)
 		caught bool // the catch-up told the thread already
+		seen   bool // the owner marks it seen once taken (a cluster worker)
 	}
 	// choiceEv is a click on a prompt's option.
 	choiceEv struct {
@@ -284,6 +285,10 @@ func (t *thread) handle(e any) {
 // inbound is a person's message: a stop, a numbered answer to a prompt,
 // or a prompt.
 func (t *thread) inbound(e inboundEv) {
+	if e.seen {
+		// Once taken (its mark written, for a prompt): see Router.handle.
+		defer t.r.markSeen(t.r.ctx, e.in)
+	}
 	if t.tookBefore(e.in) && !t.retaking(e.in) {
 		t.r.log.Warn("dropping a message the thread took already (delivered twice)", "thread", t.ref, "id", e.in.ID)
 		return

@@ -339,8 +339,20 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 			return
 		}
 	}
-	r.markSeen(ctx, in)
+	// A worker of a cluster marks a message the thread's owner takes
+	// seen once the owner marked it taken (inbound): the next owner drops
+	// a message seen, which must then be answered or asked again.
+	seenLater := r.o.Shared
+	if !seenLater {
+		r.markSeen(ctx, in)
+	}
+	seen := func() {
+		if seenLater {
+			r.markSeen(ctx, in)
+		}
+	}
 	if !acc.mayPrompt(in) {
+		seen()
 		r.refuse(ctx, ad, in)
 		return
 	}
@@ -350,6 +362,7 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	}
 	stop := isStop(in, detector)
 	if !stop && intent == channels.IntentCommand && r.workspaceCommand(t, in) {
+		seen()
 		return
 	}
 	if !stop && intent == channels.IntentCommand && !ownerCommand(in.Command.Name) {
@@ -360,12 +373,14 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 				return
 			}
 		}
+		seen()
 		return
 	}
 	if !stop && in.Agent != "" && !r.pickAllowed(ctx, ad, t, in) {
+		seen()
 		return
 	}
-	ev := inboundEv{in: in, acc: acc, stop: stop, caught: !stop && r.caught(in)}
+	ev := inboundEv{in: in, acc: acc, stop: stop, caught: !stop && r.caught(in), seen: seenLater}
 	for !t.inbox.send(ev) {
 		// Evicted just now: a new owner takes the thread up from the
 		// store (or the router is shutting down: nil).
