@@ -360,7 +360,6 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	t.Logf("%d threads, %d prompts answered, %d API calls, in %v", n, total, f.callCount(), time.Since(began).Round(time.Millisecond))
 }
 
-
 // callCount is how many Web API calls the fake has had.
 func (f *fakeSlack) callCount() int {
 	f.mu.Lock()

@@ -34,8 +34,8 @@ type fakeSlack struct {
 
 	mu         sync.Mutex // guards the fields below
 	calls      []apiCall
-	postTokens map[string]postBucket // channelLimit: channel → its bucket
-	limited    int                   // 429s answered for the channel limit
+	postTokens map[string]postBucket   // channelLimit: channel → its bucket
+	limited    int                     // 429s answered for the channel limit
 	msgs       map[string]*fakeMessage // channel/ts → message
 	ephemerals []fakeEphemeral
 	status     map[string]fakeStatus // channel/thread → status line
