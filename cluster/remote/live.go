@@ -190,7 +190,11 @@ func (a *Adapter) pace(ctx context.Context, t channels.ThreadRef, pick func() st
 		var until time.Time
 		a.mu.Lock()
 		for e, last := range a.threads[t] {
-			if e != edge && now.Sub(last) < a.o.Pace {
+			// Another edge, or this one before it started again (a new
+			// process under the same id knows nothing of what the one
+			// before it spent).
+			again := e == edge && a.since[e].After(last)
+			if (e != edge || again) && now.Sub(last) < a.o.Pace {
 				until = later(until, last.Add(a.o.Pace))
 			}
 		}
