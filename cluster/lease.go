@@ -132,7 +132,15 @@ func (l *Leases) Claim(ctx context.Context, thread string) (Lease, error) {
 			continue
 		}
 		if h.Owner == l.owner {
-			return h, nil
+			// Its own, from before it started again (same id): written
+			// again now, or it would lapse at the TTL after the last
+			// renewal of the run before, perhaps before this run's
+			// first, and the thread be taken over from under it.
+			le, err := l.Renew(ctx, h)
+			if errors.Is(err, ErrLost) {
+				continue
+			}
+			return le, err
 		}
 		return h, ErrHeld
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/cluster/natsnode"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 func TestLeaseClaimRenewRelease(t *testing.T) {
@@ -22,8 +23,8 @@ func TestLeaseClaimRenewRelease(t *testing.T) {
 		t.Fatalf("a claims: %+v, %v", la, err)
 	}
 	again, err := a.Claim(ctx, "slack/T1/C1/1700.1")
-	if err != nil || again != la {
-		t.Fatalf("a claims its own thread again: %+v, %v; want %+v", again, err, la)
+	if err != nil || again.Owner != "a" || again.Revision <= la.Revision {
+		t.Fatalf("a claims its own thread again: %+v, %v; want it renewed from %+v", again, err, la)
 	}
 	lb, err := b.Claim(ctx, "slack/T1/C1/1700.1")
 	if !errors.Is(err, cluster.ErrHeld) || lb.Owner != "a" {
@@ -156,5 +157,47 @@ func TestLeaseSurvivesNodeRestart(t *testing.T) {
 	}
 	if _, err := b.Claim(ctx, thread(7)); !errors.Is(err, cluster.ErrHeld) {
 		t.Fatalf("claim after restart: %v, want ErrHeld", err)
+	}
+}
+
+// A worker started again under the same id that claims a thread its run
+// before held writes the lease again: left as it was, it lapsed at the
+// TTL after that run's last renewal, perhaps before this run's first, and
+// the thread was taken over from under it.
+func TestLeaseClaimedAgainAfterARestartIsWritten(t *testing.T) {
+	n := startNode(t, t.TempDir())
+	_, js := connect(t, n.ClientURL())
+	ctx := ctxFor(t)
+	const thread = "slack/T1/C1/1700.2"
+	before := openLeases(t, js, "w3", time.Second, 1)
+	if _, err := before.Claim(ctx, thread); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := js.KeyValue(ctx, "test_leases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch, err := kv.Watch(ctx, cluster.LeaseKey(thread), jetstream.UpdatesOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Stop()
+	after := openLeases(t, js, "w3", time.Second, 1) // the run after, same id
+	if _, err := after.Claim(ctx, thread); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		select {
+		case e := <-watch.Updates():
+			if e == nil {
+				continue
+			}
+			if e.Operation() != jetstream.KeyValuePut {
+				t.Fatalf("the lease went (%v): the claim did not write it", e.Operation())
+			}
+			return
+		case <-ctx.Done():
+			t.Fatal("no word from the lease")
+		}
 	}
 }
