@@ -191,9 +191,13 @@ type webAPI struct{ base string }
 
 func (a webAPI) post(path string, body any) (map[string]any, error) {
 	b, _ := json.Marshal(body)
-	resp, err := http.Post(a.base+path, "application/json", bytes.NewReader(b))
+	// Bounded: a post the edge never answers (it answers once the event
+	// is stored) fails the test with the roles' logs instead of hanging
+	// it until the package's timeout (seen once in CI under load).
+	client := http.Client{Timeout: time.Minute}
+	resp, err := client.Post(a.base+path, "application/json", bytes.NewReader(b))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("POST %s: %w", path, err)
 	}
 	defer resp.Body.Close()
 	var out map[string]any
