@@ -263,26 +263,33 @@ var progressed func()
 // would otherwise have the event delivered again, to a worker that
 // forwards it here, and take it twice.
 func (r *Router) handleHere(ctx context.Context, m jetstream.Msg, ev Event) error {
+	defer every(ackWait/3, func() {
+		_ = m.InProgress()
+		if progressed != nil {
+			progressed()
+		}
+	})()
+	return r.o.Handle(ctx, ev)
+}
+
+// every calls say every d until the returned stop is called; stop waits
+// for say's last call to return.
+func every(d time.Duration, say func()) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		tick := time.NewTicker(ackWait / 3)
+		tick := time.NewTicker(d)
 		defer tick.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-tick.C:
-				_ = m.InProgress()
-				if progressed != nil {
-					progressed()
-				}
+				say()
 			}
 		}
 	})
-	defer wg.Wait()
-	defer close(done)
-	return r.o.Handle(ctx, ev)
+	return func() { close(done); wg.Wait() }
 }
 
 // forwardSilence is how long a forwarder waits for a word from the owner:
@@ -348,23 +355,13 @@ func (r *Router) forward(ctx context.Context, owner string, m jetstream.Msg, ev 
 // forwarded takes an event another worker forwarded here, telling the
 // forwarder every forwardProgress that it is still at it.
 func (r *Router) forwarded(ctx context.Context, m *nats.Msg) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
+	stop := func() {}
 	if m.Reply != "" {
-		wg.Go(func() {
-			tick := time.NewTicker(forwardProgress)
-			defer tick.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-tick.C:
-					w := nats.NewMsg(m.Reply)
-					w.Header.Set(hdrWorking, "1")
-					w.Data = []byte("still taking the event")
-					_ = r.o.Conn.PublishMsg(w)
-				}
-			}
+		stop = every(forwardProgress, func() {
+			w := nats.NewMsg(m.Reply)
+			w.Header.Set(hdrWorking, "1")
+			w.Data = []byte("still taking the event")
+			_ = r.o.Conn.PublishMsg(w)
 		})
 	}
 	ev, err := eventOf(m.Header, m.Data)
@@ -379,8 +376,7 @@ func (r *Router) forwarded(ctx context.Context, m *nats.Msg) {
 			err = r.o.Handle(ctx, ev)
 		}
 	}
-	close(done)
-	wg.Wait()
+	stop()
 	if err != nil {
 		_ = m.Respond([]byte(err.Error()))
 		return

@@ -269,18 +269,7 @@ func TestClusterOfEdgesAndWorkers(t *testing.T) {
 	t.Logf("all answered at %v", time.Since(began).Round(time.Millisecond))
 	total := 0
 	notice := sysmsg.WorkerLost{Again: true}.Body()
-	// A prompt waiting behind another (one asked again after a take-over,
-	// and the message that brought the thread over) is told so: that
-	// answers no prompt and is not wrong.
-	queued := func(s string) bool {
-		for ahead := 0; ahead <= len(threads)*len(prompts); ahead++ {
-			if ahead > 0 && strings.Contains(s, sysmsg.Queued{Ahead: ahead}.Body()) ||
-				strings.Contains(s, sysmsg.WaitingForAgent{Ahead: ahead}.Body()) {
-				return true
-			}
-		}
-		return false
-	}
+	queued := clustertest.Waiting(len(threads) * len(prompts))
 	for i, th := range threads {
 		ms := f.botMessages(th)
 		var said []string

@@ -3,6 +3,8 @@ package clustertest
 import (
 	"fmt"
 	"strings"
+
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 // CheckAnswers checks what the bot said in a thread of the harness (each
@@ -85,4 +87,21 @@ func CheckAnswers(prompts, said []string, notice string, aside func(string) bool
 		}
 	}
 	return cut, problems
+}
+
+// Waiting returns CheckAnswers' aside for the harnesses: a prompt waiting
+// behind at most most others (one asked again after a take-over, and the
+// message that brought the thread over), or for a free agent (a worker
+// that took threads over runs as many agents as it may), is told so; that
+// answers no prompt and is not wrong.
+func Waiting(most int) func(string) bool {
+	return func(s string) bool {
+		for ahead := 0; ahead <= most; ahead++ {
+			if ahead > 0 && strings.Contains(s, sysmsg.Queued{Ahead: ahead}.Body()) ||
+				strings.Contains(s, sysmsg.WaitingForAgent{Ahead: ahead}.Body()) {
+				return true
+			}
+		}
+		return false
+	}
 }
