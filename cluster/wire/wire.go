@@ -104,11 +104,14 @@ func DecodeInbound(b []byte) (Inbound, error) {
 
 // TakeOverEvent is the event that asks the worker it reaches to take
 // thread over, for the mark accepted at started and taken over attempts
-// times: its id is the thread, the mark's time and the attempts, so that
-// workers publishing it at once store it once, and a take-over whose
-// worker died too is published anew.
-func TakeOverEvent(thread channels.ThreadRef, started time.Time, attempts int) Inbound {
-	return Inbound{Thread: thread, ID: channels.MessageID(fmt.Sprintf("takeover:%s:%d:%d", thread.String(), started.UnixMilli(), attempts)), TakeOver: true}
+// times, found by a scan in round (the scan's time cut to the lease TTL):
+// its id is the thread, the mark's time, the attempts and the round, so
+// that workers scanning in the same round store it once, and a take-over
+// that came to nothing (its worker died before claiming the thread, or
+// failed to) is published anew by the next round's scan instead of being
+// dropped as a duplicate for the whole duplicate window.
+func TakeOverEvent(thread channels.ThreadRef, started time.Time, attempts int, round time.Time) Inbound {
+	return Inbound{Thread: thread, ID: channels.MessageID(fmt.Sprintf("takeover:%s:%d:%d:%d", thread.String(), started.UnixMilli(), attempts, round.UnixMilli())), TakeOver: true}
 }
 
 func checkThread(t channels.ThreadRef) error {

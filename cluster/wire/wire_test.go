@@ -133,12 +133,12 @@ func TestDecodersRefuse(t *testing.T) {
 	}
 }
 
-// A take-over event crosses with its id made of the thread and the mark's
-// time, and carries nothing else: one with a message or an intent is
-// refused.
+// A take-over event crosses with its id made of the thread, the mark's
+// time, its attempts and the scan's round, and carries nothing else: one
+// with a message or an intent is refused.
 func TestTakeOverEvent(t *testing.T) {
-	ev := wire.TakeOverEvent(th, time.UnixMilli(1764115200123), 1)
-	if ev.ID != "takeover:test/c/t1:1764115200123:1" {
+	ev := wire.TakeOverEvent(th, time.UnixMilli(1764115200123), 1, time.UnixMilli(1764115215000))
+	if ev.ID != "takeover:test/c/t1:1764115200123:1:1764115215000" {
 		t.Fatalf("id %q", ev.ID)
 	}
 	roundTrip(t, ev, wire.DecodeInbound)

@@ -49,8 +49,10 @@ func (o orphans) run(ctx context.Context) {
 // scan publishes a take-over event for each thread with a prompt marked
 // running before now minus the TTL (a thread being claimed now is left to
 // its claimer) whose lease does not exist (it expired or was released).
-// A draining worker does not scan. It costs one listing of the marks,
-// and one lease read per thread with an old mark.
+// Workers scanning in the same round (now cut to the TTL) publish the
+// same event, stored once; the next round publishes it again if the
+// thread is still nobody's. A draining worker does not scan. It costs one
+// listing of the marks, and one lease read per thread with an old mark.
 func (o orphans) scan(ctx context.Context, now time.Time) {
 	if o.draining() {
 		return
@@ -85,7 +87,7 @@ func (o orphans) scan(ctx context.Context, now time.Time) {
 		if held {
 			continue
 		}
-		ev := wire.TakeOverEvent(thread, rt.Started, rt.Attempts)
+		ev := wire.TakeOverEvent(thread, rt.Started, rt.Attempts, now.Truncate(o.ttl))
 		data, err := json.Marshal(ev)
 		if err != nil {
 			o.log.Error("cannot encode a take-over event", "thread", thread, "err", err)

@@ -2,12 +2,21 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/cluster/natsnode"
 	"github.com/acpgw/gateway/demoagent"
+	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
 )
 
@@ -76,5 +85,77 @@ func TestOrphanedPromptTakenOver(t *testing.T) {
 	}
 	if len(w2.stderr.records("taking an event")) != 0 {
 		t.Errorf("w2 handed an event to the thread; the take-over event should reach none")
+	}
+}
+
+// A take-over that came to nothing is published again by the next round
+// of scans, not dropped as a duplicate for the whole duplicate window;
+// workers scanning in the same round store it once.
+func TestOrphanScanRounds(t *testing.T) {
+	n, err := natsnode.Start(natsnode.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Shutdown)
+	nc, err := nats.Connect(n.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	const ttl = 15 * time.Second
+	in, err := cluster.OpenInbound(ctx, js, cluster.InboundOptions{Cluster: "orph", DuplicateWindow: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leases, err := cluster.OpenLeases(ctx, js, cluster.LeaseOptions{Cluster: "orph", Owner: "w1", TTL: ttl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "gw.db"), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	th := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "t1"}
+	started := time.Now().Add(-time.Hour)
+	if err := st.MarkTurnRunning(ctx, store.RunningTurn{Thread: th, SessionID: "s", Started: started, Prompt: store.TurnPrompt{ID: "m1", Text: "hi"}}); err != nil {
+		t.Fatal(err)
+	}
+	o := orphans{st: st, leases: leases, in: in, ttl: ttl, draining: func() bool { return false }, log: slog.New(slog.DiscardHandler)}
+	stored := func() uint64 {
+		t.Helper()
+		s, err := js.Stream(ctx, "orph_inbound")
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.State.Msgs
+	}
+	round := time.Now().Truncate(ttl)
+	o.scan(ctx, round.Add(time.Second))
+	o.scan(ctx, round.Add(2*time.Second)) // another worker, same round
+	if got := stored(); got != 1 {
+		t.Fatalf("two scans in one round stored %d take-over events, want 1", got)
+	}
+	// Nobody claimed the thread: the next round asks again.
+	o.scan(ctx, round.Add(ttl+time.Second))
+	if got := stored(); got != 2 {
+		t.Fatalf("after a round with the thread still nobody's, %d take-over events stored, want 2", got)
+	}
+	// A thread someone holds is left alone.
+	if _, err := leases.Claim(ctx, th.String()); err != nil {
+		t.Fatal(err)
+	}
+	o.scan(ctx, round.Add(2*ttl+time.Second))
+	if got := stored(); got != 2 {
+		t.Fatalf("a thread with a lease got a take-over event: %d stored, want 2", got)
 	}
 }
