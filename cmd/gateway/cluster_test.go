@@ -290,7 +290,10 @@ func TestClusterRoles(t *testing.T) {
 	const threads = 10
 	ths := make([]string, threads)
 	var wg sync.WaitGroup
-	errs := make(chan error, threads)
+	// Room for the second round too: every thread may be on the worker
+	// that dies (one worker can take the whole burst), and the victim's
+	// whole answer is waited for besides, before any is read.
+	errs := make(chan error, threads+1)
 	for i := range ths {
 		out, err := api.post("api/threads", map[string]any{})
 		if err != nil {
