@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/acpgw/gateway/cluster/natsnode"
 )
 
@@ -73,4 +76,30 @@ func URL(nodes []*natsnode.Node, i int) string {
 		urls = append(urls, nodes[(i+k)%len(nodes)].ClientURL())
 	}
 	return strings.Join(urls, ",")
+}
+
+// StartNode starts one JetStream node on loopback; it stops with the test.
+func StartNode(t testing.TB) *natsnode.Node {
+	t.Helper()
+	n, err := natsnode.Start(natsnode.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Shutdown)
+	return n
+}
+
+// JetStream connects to url for the test (the connection closes with it).
+func JetStream(t testing.TB, url string) jetstream.JetStream {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
 }

@@ -9,11 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/clustertest"
 	"github.com/acpgw/gateway/cluster/natsnode"
 	"github.com/acpgw/gateway/demoagent"
 	"github.com/acpgw/gateway/store"
@@ -92,20 +90,7 @@ func TestOrphanedPromptTakenOver(t *testing.T) {
 // of scans, not dropped as a duplicate for the whole duplicate window;
 // workers scanning in the same round store it once.
 func TestOrphanScanRounds(t *testing.T) {
-	n, err := natsnode.Start(natsnode.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(n.Shutdown)
-	nc, err := nats.Connect(n.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := clustertest.JetStream(t, clustertest.StartNode(t).ClientURL())
 	ctx := t.Context()
 	const ttl = 15 * time.Second
 	in, err := cluster.OpenInbound(ctx, js, cluster.InboundOptions{Cluster: "orph", DuplicateWindow: 10 * time.Minute})

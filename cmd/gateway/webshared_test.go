@@ -15,9 +15,8 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/web"
-	"github.com/acpgw/gateway/cluster/natsnode"
+	"github.com/acpgw/gateway/cluster/clustertest"
 	"github.com/acpgw/gateway/cluster/webshare"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -121,17 +120,7 @@ func getJSON(t *testing.T, url string, v any) {
 // other shows live, with the same message ids, and a third started later
 // shows it all.
 func TestWebSharedBetweenEdges(t *testing.T) {
-	n, err := natsnode.Start(natsnode.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(n.Shutdown)
-	nc, err := nats.Connect(n.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, _ := jetstream.New(nc)
+	js := clustertest.JetStream(t, clustertest.StartNode(t).ClientURL())
 	a, b := startWebEdge(t, js), startWebEdge(t, js)
 	ctx := t.Context()
 
