@@ -16,6 +16,9 @@ import (
 type Backend interface {
 	Binding(ctx context.Context, t channels.ThreadRef) (Binding, bool, error)
 	PutBinding(ctx context.Context, b Binding) error
+	// DeleteBinding forgets a deleted thread: its binding and what is
+	// kept per thread besides (choices, budget hold, last message seen);
+	// its session's turns and transcript stay.
 	DeleteBinding(ctx context.Context, t channels.ThreadRef) error
 	Bindings(ctx context.Context) ([]Binding, error)
 

@@ -78,12 +78,13 @@ ON CONFLICT (platform, channel, thread) DO UPDATE SET
 	return nil
 }
 
-// DeleteBinding removes the binding of thread t and the options chosen
-// in it (choices); it is not an error if there is none. The session's
-// transcript and turns are kept. It does file I/O.
+// DeleteBinding removes the binding of thread t and what is kept per
+// thread besides: the options chosen in it (choices), its budget hold
+// and the last message seen in it; it is not an error if there is none.
+// The session's transcript and turns are kept. It does file I/O.
 func (s *Store) DeleteBinding(ctx context.Context, t channels.ThreadRef) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		for _, table := range []string{"bindings", "choices"} {
+		for _, table := range []string{"bindings", "choices", "budget_holds", "seen"} {
 			_, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE platform = ? AND channel = ? AND thread = ?`,
 				t.Platform, t.Channel, t.Thread)
 			if err != nil {

@@ -56,10 +56,14 @@ func (s *Store) PutBinding(ctx context.Context, b store.Binding) error {
 	return nil
 }
 
-// DeleteBinding forgets t's binding.
+// DeleteBinding forgets t's binding, and what is kept per thread
+// besides: its choices, budget hold and last message seen (the binding
+// last, so that a deletion cut short is tried again whole).
 func (s *Store) DeleteBinding(ctx context.Context, t channels.ThreadRef) error {
-	if err := del(ctx, s.bindings, threadKey(t)); err != nil {
-		return fmt.Errorf("delete binding %s: %w", t, err)
+	for _, kv := range []jetstream.KeyValue{s.choices, s.holds, s.seen, s.bindings} {
+		if err := del(ctx, kv, threadKey(t)); err != nil {
+			return fmt.Errorf("delete binding %s: %w", t, err)
+		}
 	}
 	return nil
 }

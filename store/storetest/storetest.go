@@ -39,6 +39,7 @@ func Run(t *testing.T, open Open) {
 		{"OpenMessages", testOpenMessages},
 		{"Seen", testSeen},
 		{"Entries", testEntries},
+		{"DeleteForgetsTheThread", testDeleteForgetsTheThread},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -509,5 +510,42 @@ func testEntries(t *testing.T, ctx context.Context, s store.Backend) {
 	}
 	if es, err := s.Entries(ctx, "none"); err != nil || len(es) != 0 {
 		t.Fatalf("entries of nothing = %+v %v", es, err)
+	}
+}
+
+// A deleted thread leaves nothing of its own behind (its session's turns
+// and transcript stay, for the record); another thread keeps its.
+func testDeleteForgetsTheThread(t *testing.T, ctx context.Context, s store.Backend) {
+	gone, kept := ref("c", "gone"), ref("c", "kept")
+	for _, th := range []channels.ThreadRef{gone, kept} {
+		must(t, s.PutBinding(ctx, store.Binding{Thread: th, Agent: "demo", SessionID: "s-" + th.Thread, Created: ms(1), Updated: ms(1)}))
+		must(t, s.SetChoice(ctx, th, "mode", "plan"))
+		must(t, s.PutBudgetHold(ctx, store.BudgetHold{Thread: th, Budget: "turnsPerThread", Reached: ms(2)}))
+		must(t, s.MarkSeen(ctx, th, "m-"+channels.MessageID(th.Thread), ms(3)))
+	}
+	must(t, s.DeleteBinding(ctx, gone))
+	if _, ok, err := s.Binding(ctx, gone); ok || err != nil {
+		t.Errorf("binding after the deletion: %v %v", ok, err)
+	}
+	if cs, err := s.Choices(ctx, gone); len(cs) != 0 || err != nil {
+		t.Errorf("choices after the deletion: %v %v", cs, err)
+	}
+	if h, ok, err := s.BudgetHoldOf(ctx, gone); ok || err != nil {
+		t.Errorf("budget hold after the deletion: %+v %v %v", h, ok, err)
+	}
+	if id, ok, err := s.LastSeen(ctx, gone); ok || err != nil {
+		t.Errorf("last seen after the deletion: %q %v %v", id, ok, err)
+	}
+	if _, ok, _ := s.Binding(ctx, kept); !ok {
+		t.Error("the other thread's binding went too")
+	}
+	if cs, _ := s.Choices(ctx, kept); cs["mode"] != "plan" {
+		t.Errorf("the other thread's choices went too: %v", cs)
+	}
+	if _, ok, _ := s.BudgetHoldOf(ctx, kept); !ok {
+		t.Error("the other thread's budget hold went too")
+	}
+	if id, ok, _ := s.LastSeen(ctx, kept); !ok || id != "m-kept" {
+		t.Errorf("the other thread's last seen = %q %v", id, ok)
 	}
 }
