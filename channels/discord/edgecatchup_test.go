@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -188,16 +189,19 @@ func (p published) wait(t *testing.T, n int, what string) {
 	}
 }
 
-// Messages posted to a bound thread while no edge was connected (Discord
-// does not send them to the next session) reach the inbound stream once
-// the edge starts again, after the last one the workers handled and in
-// their order, each once, and live messages after them as usual; those
-// of a thread in a guild of another shard are left to that shard's edge.
+// Messages posted to a thread while no edge was connected (Discord does
+// not send them to the next session) reach the inbound stream once the
+// edge starts again, after the last one the workers handled and in their
+// order, each once, and live messages after them as usual; those of a
+// thread in a guild of another shard are left to that shard's edge. A
+// thread not bound yet (its first prompt's worker died before the session
+// was saved) is caught up on too: a worker handled a message of it.
 func TestEdgeCatchesUpOnWhatItMissed(t *testing.T) {
 	f := newFake(t)
 	f.shard(2, 2)
 	_, mine := f.addGuild(0)
 	_, theirs := f.addGuild(1)
+	_, unbound := f.addGuild(0)
 	n := startEdgeNATS(t)
 	ctx := testCtx(t)
 	st, err := jsstore.Open(ctx, n.js, jsstore.Options{Cluster: "test"}) // the workers' store
@@ -216,16 +220,17 @@ func TestEdgeCatchesUpOnWhatItMissed(t *testing.T) {
 	catchUp := edge.CatchUp{Window: time.Hour, Seen: func(ctx context.Context, since time.Time) ([]store.Seen, error) {
 		return jsstore.SeenSince(ctx, n.js, "test", Platform, since)
 	}}
-	id := func(m string) string { return "discord:" + ref(mine).Channel + "/" + m }
+	id := func(th, m string) string { return "discord:" + ref(th).Channel + "/" + m }
 	shard0 := Options{Shard: Shard{ID: 0, Count: 2}}
 
 	first := make(published, 10)
 	cancel, wait := n.runEdge(t, "e1", f.adapter(t, shard0), edge.Options{CatchUp: catchUp, Observer: first})
 	f.waitLive(ctx)
 	m0 := f.say(ann, mine, "handled before the restart", false)
-	first.wait(t, 1, "the live message")
+	u0 := f.say(ann, unbound, "handled, no session saved", false)
+	first.wait(t, 2, "the live messages")
 	t0 := f.say(ann, theirs, "handled by the other shard's edge", false)
-	for _, m := range []struct{ th, id string }{{mine, m0}, {theirs, t0}} { // a worker handled them
+	for _, m := range []struct{ th, id string }{{mine, m0}, {unbound, u0}, {theirs, t0}} { // a worker handled them
 		if err := st.MarkSeen(ctx, ref(m.th), channels.MessageID(m.id), time.Now()); err != nil {
 			t.Fatal(err)
 		}
@@ -236,14 +241,30 @@ func TestEdgeCatchesUpOnWhatItMissed(t *testing.T) {
 	m1 := f.say(ann, mine, "sent while no edge was connected", false)
 	f.say(ann, theirs, "the other shard's", false)
 	m2 := f.say(bob, mine, "this one too", false)
+	u1 := f.say(bob, unbound, "sent to the unbound thread meanwhile", false)
 	second := make(published, 10)
 	n.runEdge(t, "e2", f.adapter(t, shard0), edge.Options{CatchUp: catchUp, Observer: second})
-	second.wait(t, 2, "the missed messages")
+	second.wait(t, 3, "the missed messages")
 	m3 := f.say(ann, mine, "after the restart", false)
 	second.wait(t, 1, "the live message after the restart")
 
-	if got, want := n.stored(t), []string{id(m0), id(m1), id(m2), id(m3)}; !slices.Equal(got, want) {
-		t.Errorf("the stream holds %q, want %q", got, want)
+	stored := n.stored(t)
+	for _, c := range []struct {
+		th   string
+		want []string
+	}{{mine, []string{id(mine, m0), id(mine, m1), id(mine, m2), id(mine, m3)}}, {unbound, []string{id(unbound, u0), id(unbound, u1)}}} {
+		var got []string
+		for _, s := range stored {
+			if strings.HasPrefix(s, id(c.th, "")) {
+				got = append(got, s)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("the stream holds %q of thread %s, want %q (all: %q)", got, c.th, c.want, stored)
+		}
+	}
+	if len(stored) != 6 {
+		t.Errorf("the stream holds %q, want the 6 messages of the two threads on this shard", stored)
 	}
 }
 

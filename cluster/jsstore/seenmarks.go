@@ -13,11 +13,15 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// SeenSince lists, for an edge (which keeps no store), the bound threads
-// of platform whose last message was handled since since, latest first:
-// Store.SeenSince read from the cluster's seen and bindings buckets. It
-// never writes, and never creates a bucket: before a worker has, no
-// thread was seen.
+// SeenSince lists, for an edge (which keeps no store), the threads of
+// platform whose last message was handled since since, latest first, with
+// their bindings read from the cluster's bindings bucket. Unlike
+// Store.SeenSince it keeps a thread not bound (yet) with only its ref: a
+// worker that died between taking a thread's first message and saving its
+// session leaves it so, and the worker taking it over answers there, so
+// what people wrote while no edge was connected must be read too. A
+// deleted thread has no mark (Store.DeleteBinding). It never writes, and
+// never creates a bucket: before a worker has, no thread was seen.
 func SeenSince(ctx context.Context, js jetstream.JetStream, clusterName, platform string, since time.Time) ([]store.Seen, error) {
 	seen, err := js.KeyValue(ctx, clusterName+"_seen")
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
@@ -55,9 +59,10 @@ func SeenSince(ctx context.Context, js jetstream.JetStream, clusterName, platfor
 		if err != nil {
 			return nil, fmt.Errorf("list seen threads: %w", err)
 		}
-		if ok {
-			out = append(out, store.Seen{Binding: b, MessageID: v.MessageID, At: v.At})
+		if !ok {
+			b = store.Binding{Thread: v.Thread}
 		}
+		out = append(out, store.Seen{Binding: b, MessageID: v.MessageID, At: v.At})
 	}
 	slices.SortFunc(out, func(a, b store.Seen) int {
 		return cmp.Or(b.At.Compare(a.At), threadCmp(a.Thread, b.Thread))
