@@ -66,6 +66,7 @@ func (a *Adapter) liveEntry(ent jetstream.KeyValueEntry, fresh bool) {
 			if !fresh && ent.Created().Before(now) {
 				a.left[edge] = ent.Created()
 			}
+			a.ended[edge] = a.left[edge]
 		}
 		delete(a.live, edge)
 		delete(a.since, edge)
@@ -90,6 +91,14 @@ func (a *Adapter) liveEntry(ent jetstream.KeyValueEntry, fresh bool) {
 		}
 	}
 	a.live[edge] = written.Add(l.TTL)
+	if prev, ok := a.since[edge]; ok && !l.Since.IsZero() && l.Since.After(prev) {
+		// A new process under the same id, its entry written over the
+		// one before's (killed, or not deleted): that one ended by now.
+		a.ended[edge] = l.Since
+		if l.Since.After(now) {
+			a.ended[edge] = now
+		}
+	}
 	if _, ok := a.since[edge]; !ok || !l.Since.IsZero() {
 		a.since[edge] = l.Since
 		if l.Since.IsZero() || l.Since.After(written) {
@@ -156,7 +165,7 @@ func (a *Adapter) answered(t channels.ThreadRef, edge string) {
 		}
 		a.nextPrune = max(256, 2*len(a.threads))
 	}
-	for _, m := range []map[string]time.Time{a.left, a.joined} {
+	for _, m := range []map[string]time.Time{a.left, a.joined, a.ended} {
 		for e, at := range m {
 			if now.Sub(at) >= a.o.Pace {
 				delete(m, e)
@@ -175,9 +184,11 @@ func (a *Adapter) noAnswer(edge string) {
 }
 
 // pace waits until t's operations may go to edge ("" for any), or ctx
-// ends (a *channels.RateLimitError at once when ctx ends before): until no other edge answered one of them within Pace, and, as t
-// may have been served by another worker, until Pace after edge (or an
-// edge t would have fallen to instead) started or stopped serving.
+// ends (a *channels.RateLimitError at once when ctx ends before): until
+// no other edge answered one of them within Pace, and, as t may have
+// been served by another worker, until Pace after edge (or an edge t
+// would have fallen to instead) started or stopped serving, and after
+// edge's process before the one serving now ended.
 //
 // pick chooses the edge, again after each wait: the live edges change
 // meanwhile (an edge starting again), and a wait for the edge chosen
@@ -197,6 +208,11 @@ func (a *Adapter) pace(ctx context.Context, t channels.ThreadRef, pick func() st
 			if (e != edge || again) && now.Sub(last) < a.o.Pace {
 				until = later(until, last.Add(a.o.Pace))
 			}
+		}
+		if at, ok := a.ended[edge]; ok && now.Sub(at) < a.o.Pace {
+			// The edge's process before this one may have spent t's
+			// window, for this worker or another (t taken over here).
+			until = later(until, at.Add(a.o.Pace))
 		}
 		if at, ok := a.joined[edge]; ok && now.Sub(at) < a.o.Pace {
 			// t was on another edge before, if there was one.

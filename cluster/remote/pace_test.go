@@ -2,12 +2,17 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/cluster/wire"
 )
 
 // A thread's operation that waits for the platform's window chooses its
@@ -20,7 +25,7 @@ func TestPaceChoosesTheEdgeAgainAfterAWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const pace = 5 * time.Second
 		a := &Adapter{o: Options{Pace: pace, Log: slog.New(slog.DiscardHandler)},
-			live: map[string]time.Time{}, left: map[string]time.Time{}, joined: map[string]time.Time{},
+			live: map[string]time.Time{}, left: map[string]time.Time{}, joined: map[string]time.Time{}, ended: map[string]time.Time{},
 			since: map[string]time.Time{}, threads: map[channels.ThreadRef]map[string]time.Time{}, nextPrune: 256}
 		channel := channels.ThreadRef{Platform: "slack", Channel: "C1"}
 		a.answered(channel, "e0") // the channel's edge, restarting now
@@ -66,7 +71,7 @@ func TestPaceWaitsForAnEdgeStartedAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const pace = 5 * time.Second
 		a := &Adapter{o: Options{Pace: pace, Log: slog.New(slog.DiscardHandler)},
-			live: map[string]time.Time{}, left: map[string]time.Time{}, joined: map[string]time.Time{},
+			live: map[string]time.Time{}, left: map[string]time.Time{}, joined: map[string]time.Time{}, ended: map[string]time.Time{},
 			since: map[string]time.Time{}, threads: map[channels.ThreadRef]map[string]time.Time{}, nextPrune: 256}
 		th := channels.ThreadRef{Platform: "discord", Channel: "g", Thread: "1"}
 		a.since["e0"] = time.Now()
@@ -92,4 +97,81 @@ func TestPaceWaitsForAnEdgeStartedAgain(t *testing.T) {
 			t.Errorf("pace on the same instance waited %v (%v)", time.Since(began), err)
 		}
 	})
+}
+
+// liveEnt is an entry of the live bucket as the watch gives it.
+type liveEnt struct {
+	key     string
+	value   []byte
+	created time.Time
+	op      jetstream.KeyValueOp
+}
+
+func (e liveEnt) Bucket() string                  { return "live" }
+func (e liveEnt) Key() string                     { return e.key }
+func (e liveEnt) Value() []byte                   { return e.value }
+func (e liveEnt) Revision() uint64                { return 1 }
+func (e liveEnt) Created() time.Time              { return e.created }
+func (e liveEnt) Delta() uint64                   { return 0 }
+func (e liveEnt) Operation() jetstream.KeyValueOp { return e.op }
+
+// A thread new to this worker (taken over from one that died) whose edge
+// started again under the same id waits until the process before it
+// ended Pace ago: that one may have spent the thread's window for the
+// worker before, and the new one knows nothing of it. The Discord
+// harness met a 429 on typing so, when the other edge, whose presence
+// made the thread wait as a move, had stopped too. Its entry deleted or
+// written over by the new process's (a kill), alike.
+func TestPaceWaitsForAnEdgeStartedAgainOnAThreadNewHere(t *testing.T) {
+	for _, killed := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			const pace = 5 * time.Second
+			a := &Adapter{o: Options{Platform: "discord", Pace: pace, Log: slog.New(slog.DiscardHandler)},
+				live: map[string]time.Time{}, left: map[string]time.Time{}, joined: map[string]time.Time{}, ended: map[string]time.Time{},
+				since: map[string]time.Time{}, threads: map[channels.ThreadRef]map[string]time.Time{}, nextPrune: 256}
+			// A thread that falls to e0 while both serve.
+			var th channels.ThreadRef
+			for i := 0; ; i++ {
+				th = channels.ThreadRef{Platform: "discord", Channel: "g", Thread: fmt.Sprint(i)}
+				if score(th, "e0") > score(th, "e1") {
+					break
+				}
+			}
+			put := func(edge string, since time.Time) {
+				b, _ := json.Marshal(wire.Live{Platform: "discord", Edge: edge, TTL: time.Minute, Since: since})
+				a.liveEntry(liveEnt{key: "discord." + edge, value: b, created: time.Now(), op: jetstream.KeyValuePut}, true)
+			}
+			del := func(edge string) {
+				a.liveEntry(liveEnt{key: "discord." + edge, created: time.Now(), op: jetstream.KeyValueDelete}, true)
+			}
+			put("e0", time.Now())
+			put("e1", time.Now())
+			time.Sleep(time.Minute) // both long settled
+			put("e0", time.Now().Add(-time.Minute))
+			put("e1", time.Now().Add(-time.Minute))
+			time.Sleep(time.Second)
+			ended := time.Now()
+			if !killed {
+				del("e0")
+			}
+			time.Sleep(100 * time.Millisecond)
+			put("e0", time.Now()) // the new process
+			time.Sleep(time.Second)
+			del("e1") // the other edge stops too
+			time.Sleep(100 * time.Millisecond)
+
+			began := time.Now()
+			edge, err := a.pace(t.Context(), th, func() string { return a.edgeFor(th) })
+			if err != nil || edge != "e0" {
+				t.Fatalf("pace = %q, %v; want e0", edge, err)
+			}
+			want := pace - began.Sub(ended)
+			if killed {
+				want += 100 * time.Millisecond // from the new process's start
+			}
+			if waited := time.Since(began); waited != want {
+				t.Errorf("killed %v: waited %v, want %v (Pace after e0's process before ended)", killed, waited, want)
+			}
+		})
+	}
 }

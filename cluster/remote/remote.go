@@ -87,6 +87,11 @@ type Adapter struct {
 	// did not serve lately may have been on another edge by another
 	// worker.
 	left, joined map[string]time.Time
+	// ended is when each edge's process before the one serving now ended
+	// (its entry deleted, or replaced by a new process's), as this worker
+	// saw it (pruned once Pace old): what it spent in a thread's window
+	// is unknown to the process after it, whichever worker asked it.
+	ended map[string]time.Time
 	// since is when each live edge started serving, as it says.
 	since map[string]time.Time
 	// threads are the edges that answered each thread's operations
@@ -153,7 +158,7 @@ func Open(ctx context.Context, o Options) (*Adapter, channels.Adapter, error) {
 		}
 	}
 	a := &Adapter{o: o, caps: caps, live: map[string]time.Time{},
-		left: map[string]time.Time{}, joined: map[string]time.Time{}, since: map[string]time.Time{},
+		left: map[string]time.Time{}, joined: map[string]time.Time{}, ended: map[string]time.Time{}, since: map[string]time.Time{},
 		threads: map[channels.ThreadRef]map[string]time.Time{}, nextPrune: 256}
 	// The edge created the bucket before it announced the platform;
 	// without it (an older edge) operations go to the queue group.
