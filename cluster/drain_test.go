@@ -76,12 +76,8 @@ func TestRouterDrainingTakesNoThreadLeftInItsName(t *testing.T) {
 	_, js := connect(t, n.ClientURL())
 	ctx := ctxFor(t)
 	const ttl = 600 * time.Millisecond
-	a, x := thread(1), ""
-	for i := 2; x == ""; i++ {
-		if cluster.PartitionOf(thread(i)) != cluster.PartitionOf(a) {
-			x = thread(i)
-		}
-	}
+	a := thread(1)
+	x := otherPartition(a)
 	// The lease the killed run of w1 left.
 	if _, err := openLeases(t, js, "w1", ttl, 1).Claim(ctx, x); err != nil {
 		t.Fatal(err)
@@ -128,12 +124,8 @@ func TestRouterSlowOwnerTakesForwardedEventOnce(t *testing.T) {
 	_, js := connect(t, n.ClientURL())
 	ctx := ctxFor(t)
 	const ttl = 10 * time.Second // beyond the test: w1's renewals wait for its drain
-	x, a := thread(1), ""
-	for i := 2; a == ""; i++ {
-		if cluster.PartitionOf(thread(i)) != cluster.PartitionOf(x) {
-			a = thread(i)
-		}
-	}
+	x := thread(1)
+	a := otherPartition(x)
 	got := make(chan handled, 10)
 	begun := make(chan struct{})
 	release := make(chan struct{})
@@ -187,12 +179,8 @@ func TestDrainRenewsWhileAnEventIsHandedOver(t *testing.T) {
 	_, js := connect(t, n.ClientURL())
 	ctx := ctxFor(t)
 	const ttl = 600 * time.Millisecond
-	x, slow := thread(1), ""
-	for i := 2; slow == ""; i++ {
-		if cluster.PartitionOf(thread(i)) != cluster.PartitionOf(x) {
-			slow = thread(i)
-		}
-	}
+	x := thread(1)
+	slow := otherPartition(x)
 	got := make(chan handled, 10)
 	begun, release := make(chan struct{}), make(chan struct{})
 	w1 := startRouting(t, n.ClientURL(), "w1", routing{ttl: ttl, handle: func(hctx context.Context, ev cluster.Event) error {

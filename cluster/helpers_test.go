@@ -57,6 +57,15 @@ func openLeases(t testing.TB, js jetstream.JetStream, owner string, ttl time.Dur
 
 func thread(i int) string { return fmt.Sprintf("discord/guild/%d", i) }
 
+// otherPartition is the first test thread in a partition other than x's.
+func otherPartition(x string) string {
+	for i := 0; ; i++ {
+		if cluster.PartitionOf(thread(i)) != cluster.PartitionOf(x) {
+			return thread(i)
+		}
+	}
+}
+
 // atomicInt hands out 0, 1, 2, ...
 type atomicInt struct{ n atomic.Int64 }
 
