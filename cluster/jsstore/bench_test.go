@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/cluster/clustertest"
 	"github.com/acpgw/gateway/store"
 )
 
@@ -18,7 +19,7 @@ func benchThread(i int) channels.ThreadRef {
 }
 
 func BenchmarkBinding(b *testing.B) {
-	s := open(b, startNode(b).ClientURL(), "bench")
+	s := open(b, clustertest.StartNode(b).ClientURL(), "bench")
 	ctx := b.Context()
 	for i := range 100 {
 		if err := s.PutBinding(ctx, store.Binding{Thread: benchThread(i), Agent: "demo", SessionID: fmt.Sprint("s", i)}); err != nil {
@@ -36,7 +37,7 @@ func BenchmarkBinding(b *testing.B) {
 }
 
 func BenchmarkBindingParallel(b *testing.B) {
-	s := open(b, startNode(b).ClientURL(), "bench")
+	s := open(b, clustertest.StartNode(b).ClientURL(), "bench")
 	ctx := b.Context()
 	for i := range 100 {
 		if err := s.PutBinding(ctx, store.Binding{Thread: benchThread(i), Agent: "demo", SessionID: fmt.Sprint("s", i)}); err != nil {
@@ -57,7 +58,7 @@ func BenchmarkBindingParallel(b *testing.B) {
 
 // The session gives each turn its seq.
 func BenchmarkAddTurn(b *testing.B) {
-	s := open(b, startNode(b).ClientURL(), "bench")
+	s := open(b, clustertest.StartNode(b).ClientURL(), "bench")
 	ctx := b.Context()
 	now := time.Now()
 	b.ReportAllocs()
@@ -73,7 +74,7 @@ func BenchmarkAddTurn(b *testing.B) {
 }
 
 func BenchmarkResolvePrompt(b *testing.B) {
-	s := open(b, startNode(b).ClientURL(), "bench")
+	s := open(b, clustertest.StartNode(b).ClientURL(), "bench")
 	ctx := b.Context()
 	b.ReportAllocs()
 	i := 0
@@ -93,7 +94,7 @@ func BenchmarkResolvePrompt(b *testing.B) {
 
 // A frame of ~300 bytes, acknowledged in batches (Flush at the end).
 func BenchmarkEventWrite(b *testing.B) {
-	js := jsFor(b, startNode(b).ClientURL())
+	js := jsFor(b, clustertest.StartNode(b).ClientURL())
 	w := openEvents(b, js, 1<<30).Writer("s")
 	f := []byte(frame("s", 0, 200))
 	b.ReportAllocs()

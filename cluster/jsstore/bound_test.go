@@ -11,6 +11,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/clustertest"
 	"github.com/acpgw/gateway/cluster/jsstore"
 	"github.com/acpgw/gateway/store"
 	"github.com/nats-io/nats.go/jetstream"
@@ -39,7 +40,7 @@ func (s *syncBuffer) String() string {
 // read again after it; a bucket that cannot be read answers unbound and
 // is logged once, naming the bucket.
 func TestBoundThreads(t *testing.T) {
-	n := startNode(t)
+	n := clustertest.StartNode(t)
 	nc, err := cluster.Connect(cluster.Config{NATS: cluster.NATS{URL: n.ClientURL()}}, t.Name())
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +103,7 @@ func TestBoundThreads(t *testing.T) {
 // is written (the worker writes it once the agent's session exists), and
 // no longer once the lease is released; a thread with neither is not.
 func TestBoundThreadsLeased(t *testing.T) {
-	n := startNode(t)
+	n := clustertest.StartNode(t)
 	nc, err := cluster.Connect(cluster.Config{NATS: cluster.NATS{URL: n.ClientURL()}}, t.Name())
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/clustertest"
 	"github.com/acpgw/gateway/cluster/jsstore"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -58,7 +59,7 @@ func readAll(t *testing.T, l *jsstore.EventLog, session string) string {
 // Every frame written is read back, in order, on its session's subject
 // only; a session id that is not a subject token is fine.
 func TestEventLogOrder(t *testing.T) {
-	n := startNode(t)
+	n := clustertest.StartNode(t)
 	l := openEvents(t, jsFor(t, n.ClientURL()), 64<<20)
 	sessions := []string{"s.1", "s *>2"}
 	ws := []*jsstore.EventWriter{l.Writer(sessions[0]), l.Writer(sessions[1])}
@@ -95,7 +96,7 @@ func TestEventLogOrder(t *testing.T) {
 // The stream keeps what cluster.eventLog allows: past maxBytes the oldest
 // frames go, and reopening with other limits applies them.
 func TestEventLogRetention(t *testing.T) {
-	n := startNode(t)
+	n := clustertest.StartNode(t)
 	js := jsFor(t, n.ClientURL())
 	l := openEvents(t, js, 1<<20)
 	w := l.Writer("s")
@@ -134,7 +135,7 @@ func TestEventLogRetention(t *testing.T) {
 // line may be 10 MiB) goes in parts and reads back whole; a record whose
 // parts are not all there (a write cut off) is skipped, the rest kept.
 func TestEventLogLargeFrame(t *testing.T) {
-	n := startNode(t)
+	n := clustertest.StartNode(t)
 	js := jsFor(t, n.ClientURL())
 	l := openEvents(t, js, 64<<20)
 	w := l.Writer("s")
@@ -177,7 +178,7 @@ func TestEventLogLargeFrame(t *testing.T) {
 // stall, so this does not force that path: a loaded one did, in
 // BenchmarkEventWrite.)
 func TestEventLogManyWriters(t *testing.T) {
-	n := startNode(t)
+	n := clustertest.StartNode(t)
 	l := openEvents(t, jsFor(t, n.ClientURL()), 256<<20)
 	const writers, frames = 8, 1500
 	var wg sync.WaitGroup

@@ -10,23 +10,12 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/clustertest"
 	"github.com/acpgw/gateway/cluster/jsstore"
-	"github.com/acpgw/gateway/cluster/natsnode"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/store/storetest"
 	"github.com/nats-io/nats.go/jetstream"
 )
-
-// startNode starts an embedded JetStream node; it stops with the test.
-func startNode(t testing.TB) *natsnode.Node {
-	t.Helper()
-	n, err := natsnode.Start(natsnode.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(n.Shutdown)
-	return n
-}
 
 // open opens a store of the cluster name on its own connection (as a
 // worker would); it closes with the test.
@@ -51,7 +40,7 @@ func open(t testing.TB, url, name string) *jsstore.Store {
 }
 
 func TestContract(t *testing.T) {
-	n := startNode(t)
+	n := clustertest.StartNode(t)
 	var clusters atomic.Int64
 	storetest.Run(t, func(t *testing.T) store.Backend {
 		// A cluster name per test: its own buckets and streams, empty.
@@ -62,7 +51,7 @@ func TestContract(t *testing.T) {
 // Two workers, each with its own connection and store, resolve one
 // prompt at once, many times over: exactly one wins each time.
 func TestResolveAcrossWorkers(t *testing.T) {
-	n := startNode(t)
+	n := clustertest.StartNode(t)
 	a, b := open(t, n.ClientURL(), "gw"), open(t, n.ClientURL(), "gw")
 	ctx := t.Context()
 	for i := range 20 {
@@ -76,7 +65,7 @@ func TestResolveAcrossWorkers(t *testing.T) {
 
 // What one worker writes, another reads: the data is the cluster's.
 func TestSharedAcrossWorkers(t *testing.T) {
-	n := startNode(t)
+	n := clustertest.StartNode(t)
 	a, b := open(t, n.ClientURL(), "gw"), open(t, n.ClientURL(), "gw")
 	other := open(t, n.ClientURL(), "other")
 	ctx := t.Context()
@@ -96,7 +85,7 @@ func TestSharedAcrossWorkers(t *testing.T) {
 // A transcript entry larger than the server's maximum payload (a tool's
 // long output) is stored in parts and read back whole.
 func TestLargeEntry(t *testing.T) {
-	n := startNode(t)
+	n := clustertest.StartNode(t)
 	s := open(t, n.ClientURL(), "gw")
 	ctx := t.Context()
 	text := strings.Repeat("long output line\n", 150_000) // 2.5 MB

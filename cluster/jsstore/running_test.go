@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/clustertest"
 	"github.com/acpgw/gateway/store"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -16,7 +17,7 @@ import (
 // is read beside the new ones, and cleared by its start, or with all of
 // its thread's.
 func TestLegacyRunningMark(t *testing.T) {
-	n := startNode(t)
+	n := clustertest.StartNode(t)
 	s := open(t, n.ClientURL(), "gw")
 	ctx := t.Context()
 	nc, err := cluster.Connect(cluster.Config{NATS: cluster.NATS{URL: n.ClientURL()}}, t.Name())
