@@ -20,6 +20,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/sandbox"
 )
 
 // Spec says how to start one agent.
@@ -51,6 +52,11 @@ type Spec struct {
 	// and session/load send an empty mcpServers (agents.list.NAME.mcp:
 	// false).
 	NoMCP bool
+	// Sandbox, if set, runs the agent in a sandbox of its own (package
+	// sandbox): Dir is its working directory inside, and the process's
+	// whole tree ends with it. Nil runs it as the gateway's own user
+	// (agents.sandbox: off, and the tests of this package).
+	Sandbox *sandbox.Spec
 }
 
 // Options configure a Process.
@@ -80,7 +86,8 @@ type Process struct {
 	grace time.Duration
 
 	cmd   *exec.Cmd
-	env   []string // the agent's environment
+	box   *sandbox.Wrapped // its sandbox, nil when it has none
+	env   []string         // the agent's environment
 	stdin io.WriteCloser
 	tap   *tap
 	conn  *acp.ClientSideConnection
@@ -122,29 +129,45 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 	if p.grace <= 0 {
 		p.grace = 3 * time.Second
 	}
-	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
-	cmd.Dir = spec.Dir
 	env, withheld := spec.Environ(os.Environ())
 	for _, w := range withheld {
 		log.Warn("not passing an environment variable to the agent", "variable", w.Name, "why", w.Why)
 	}
 	p.env = env
+	argv := spec.Command
+	if spec.Sandbox != nil {
+		if why := dirProblem(spec.Dir); why != "" {
+			return nil, fmt.Errorf("start agent %q: its working directory (cwd) %s %s", spec.Name, spec.Dir, why)
+		}
+		box, err := spec.Sandbox.Wrap(ctx, sandbox.Proc{Command: spec.Command, Dir: spec.Dir, Env: env}, log)
+		if err != nil {
+			return nil, fmt.Errorf("start agent %q: %w", spec.Name, err)
+		}
+		p.box = box
+		argv, env = box.Args, box.Env
+		log.Debug("agent sandboxed", "mounts", box.Mounts)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = spec.Dir
 	cmd.Env = env
 	cmd.SysProcAttr = sysProcAttr()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		p.closeSandbox()
 		return nil, fmt.Errorf("agent stdin: %w", err)
 	}
 	// Our own pipes rather than StdoutPipe: exec.Cmd.Wait would close
 	// those as soon as the process exits, losing lines not read yet.
 	stdout, stdoutW, err := os.Pipe()
 	if err != nil {
+		p.closeSandbox()
 		return nil, fmt.Errorf("agent stdout: %w", err)
 	}
 	stderr, stderrW, err := os.Pipe()
 	if err != nil {
 		stdout.Close()
 		stdoutW.Close()
+		p.closeSandbox()
 		return nil, fmt.Errorf("agent stderr: %w", err)
 	}
 	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
@@ -177,6 +200,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 		stdin.Close()
 		stdout.Close()
 		stderr.Close()
+		p.closeSandbox()
 		// exec reports a missing directory as the program's "no such
 		// file or directory".
 		if why := dirProblem(spec.Dir); why != "" {
@@ -184,7 +208,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 		}
 		return nil, fmt.Errorf("start agent %q: %w", spec.Name, err)
 	}
-	log.Info("agent started", "pid", cmd.Process.Pid, "command", spec.Command)
+	log.Info("agent started", "pid", cmd.Process.Pid, "command", spec.Command, "sandboxed", p.box != nil)
 
 	p.tap = &tap{log: log, stdin: stdin, onUpdate: p.update, onElicit: p.elicit, sink: o.Frames}
 	sdkIn, sdkOut := io.Pipe()
@@ -238,6 +262,7 @@ func (p *Process) wait(pumped <-chan struct{}) {
 		p.log.Warn("agent output still open after exit")
 	}
 	t.Stop()
+	p.closeSandbox()
 	if err == nil {
 		err = ErrExited
 	} else {
@@ -246,6 +271,17 @@ func (p *Process) wait(pumped <-chan struct{}) {
 	p.exitErr = err
 	close(p.exited)
 	p.log.Info("agent exited", "pid", p.cmd.Process.Pid, "status", p.cmd.ProcessState.String())
+}
+
+// closeSandbox releases what the agent's sandbox held on the host, if it
+// has one.
+func (p *Process) closeSandbox() {
+	if p.box == nil {
+		return
+	}
+	if err := p.box.Close(); err != nil {
+		p.log.Warn("cannot release the agent's sandbox", "err", err)
+	}
 }
 
 // MaxStderrLine is how much of one line of the agent's stderr is logged;
