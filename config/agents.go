@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/acpgw/gateway/agent"
+	"github.com/acpgw/gateway/sandbox"
 	"github.com/acpgw/gateway/workspace"
 )
 
@@ -43,21 +44,91 @@ func (c Config) AgentSpec(name string) (agent.Spec, bool) {
 			Dir:         a.Cwd,
 			AuthMethod:  a.AuthMethod,
 			NoMCP:       a.MCP != nil && !*a.MCP,
+			Sandbox:     c.sandboxFor(name),
 		}, true
 	}
 	if name != DemoAgent {
 		return agent.Spec{}, false
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		exe = os.Args[0]
-	}
 	return agent.Spec{
 		Name:        DemoAgent,
-		Command:     []string{exe, "demo-agent", "--state-dir", filepath.Join(c.DataDir, "demo-agent")},
+		Command:     []string{executable(), "demo-agent", "--state-dir", c.AgentHome(DemoAgent)},
 		Secrets:     c.secretsFor(name),
 		SecretNames: c.SecretEnvNames(),
+		Sandbox:     c.sandboxFor(name),
 	}, true
+}
+
+// executable is the gateway's own program.
+func executable() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return os.Args[0]
+	}
+	return exe
+}
+
+// AgentHome is the home directory the agent called name has in its
+// sandbox: agents.list.NAME.sandbox.home, else dataDir/agent-home/NAME;
+// the built-in demo agent's is its state directory, dataDir/demo-agent. It
+// does no I/O.
+func (c Config) AgentHome(name string) string {
+	if a, ok := c.Agents.List[name]; ok {
+		if a.Sandbox.Home != "" {
+			return a.Sandbox.Home
+		}
+		return filepath.Join(c.DataDir, "agent-home", name)
+	}
+	if name == DemoAgent {
+		return filepath.Join(c.DataDir, "demo-agent")
+	}
+	return ""
+}
+
+// AgentNetwork is the network policy of the agent called name: its
+// agents.list entry's network (default full) and allow; none for the
+// built-in demo agent, which needs no network. It does no I/O.
+func (c Config) AgentNetwork(name string) sandbox.Network {
+	a, ok := c.Agents.List[name]
+	if !ok {
+		return sandbox.Network{Mode: sandbox.NetNone}
+	}
+	return sandbox.Network{Mode: cmp.Or(a.Network, sandbox.NetFull), Allow: slices.Clone(a.Allow)}
+}
+
+// sandboxFor is the sandbox of the agent called name, nil with
+// agents.sandbox: off. It hides the gateway's data directory, its
+// configuration file, its event logs and the other agents' homes. The
+// session adds the thread's workspace and MCP socket; the gateway's own
+// listeners are added to Network.Deny by whoever knows them.
+func (c Config) sandboxFor(name string) *sandbox.Spec {
+	if c.Agents.Sandbox == sandbox.Off {
+		return nil
+	}
+	s := &sandbox.Spec{
+		Home:    c.AgentHome(name),
+		Exe:     executable(),
+		Network: c.AgentNetwork(name),
+	}
+	if a, ok := c.Agents.List[name]; ok {
+		s.ReadOnly, s.ReadWrite = slices.Clone(a.Sandbox.ReadOnly), slices.Clone(a.Sandbox.ReadWrite)
+	}
+	for _, h := range []string{c.DataDir, c.File(), c.EventLog.Dir} {
+		if h != "" {
+			if abs, err := filepath.Abs(h); err == nil {
+				s.Hide = append(s.Hide, abs)
+			}
+		}
+	}
+	for _, other := range slices.Sorted(maps.Keys(c.Agents.List)) {
+		if h := c.AgentHome(other); other != name && h != s.Home {
+			s.Hide = append(s.Hide, h)
+		}
+	}
+	if h := c.AgentHome(DemoAgent); name != DemoAgent && h != s.Home {
+		s.Hide = append(s.Hide, h)
+	}
+	return s
 }
 
 // AgentWorkspace returns the workspace settings of the agent called name
@@ -222,6 +293,9 @@ func (a *Agents) fillDefaults() {
 		}
 		if spec.Workspace == "" {
 			spec.Workspace = "shared"
+		}
+		if spec.Network == "" {
+			spec.Network = "full"
 		}
 		a.List[name] = spec
 	}

@@ -135,6 +135,12 @@ type Agents struct {
 	// output before the thread is told, once per silence, that "stop"
 	// cancels the turn: 0 (never) to 24h (default 5m).
 	StallTimeout time.Duration `koanf:"stallTimeout" validate:"min=0,max=24h"`
+	// Sandbox is how agent processes are confined: "auto" (the default:
+	// the best sandbox this machine has, today bubblewrap), "bwrap"
+	// (bubblewrap) or "off" (agents run as the gateway's own user). Where
+	// no sandbox can be had the gateway refuses to start unless it is off
+	// (package sandbox).
+	Sandbox string `koanf:"sandbox" validate:"oneof=auto bwrap off"`
 	// List holds the agents by name (letters, digits, "-" and "_"). An
 	// entry named "demo" replaces the built-in demo agent.
 	List map[string]AgentSpec `koanf:"list" validate:"dive"`
@@ -176,6 +182,31 @@ type AgentSpec struct {
 	// send_message, read_thread acting on the thread) in session/new and
 	// session/load; false keeps it out (default true).
 	MCP *bool `koanf:"mcp"`
+	// Network is where the sandboxed agent may connect: "full" (the
+	// default: anywhere outside this host, through the gateway's egress
+	// proxy; the host itself only where Allow lists it), "allow" (only
+	// the Allow entries) or "none" (nowhere). The gateway's own
+	// listeners are never reached.
+	Network string `koanf:"network" validate:"omitempty,oneof=full none allow"`
+	// Allow lists host:port destinations the agent reaches (network:
+	// allow; with full, the only way to this host's own addresses).
+	Allow []string `koanf:"allow"`
+	// Sandbox is what the agent's sandbox shows besides its workspace.
+	Sandbox AgentSandbox `koanf:"sandbox"`
+}
+
+// AgentSandbox is agents.list.NAME.sandbox.
+type AgentSandbox struct {
+	// Home is the agent's own directory, read-write and its $HOME (""
+	// = dataDir/agent-home/NAME). Its login (~/.claude, ~/.codex) goes
+	// there.
+	Home string `koanf:"home"`
+	// ReadOnly and ReadWrite list more absolute paths the agent sees (a
+	// toolchain, a cache); a missing one is left out. The gateway's data
+	// directory, configuration file and event logs stay hidden even
+	// inside them.
+	ReadOnly  []string `koanf:"readOnly"`
+	ReadWrite []string `koanf:"readWrite"`
 }
 
 // Metrics is the metrics section.
@@ -232,6 +263,7 @@ func defaults(getenv func(string) (string, bool), platforms []Platform) Config {
 			StopGrace:    DefaultStopGrace,
 			StartTimeout: DefaultStartTimeout,
 			StallTimeout: DefaultStallTimeout,
+			Sandbox:      "auto",
 		},
 		Threads:   session.DefaultThreads(),
 		Context:   session.DefaultContext(),

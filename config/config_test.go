@@ -196,7 +196,7 @@ access:
 	if diff := cmp.Diff([]string{"123456789012345678", "42"}, c.Access["discord"].Guilds); diff != "" {
 		t.Errorf("numeric ids (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(AgentSpec{Command: []string{"npx", "@zed-industries/claude-agent-acp"}, Cwd: "/src", Workspace: "shared", MCP: new(true)}, c.Agents.List["claude"]); diff != "" {
+	if diff := cmp.Diff(AgentSpec{Command: []string{"npx", "@zed-industries/claude-agent-acp"}, Cwd: "/src", Workspace: "shared", MCP: new(true), Network: "full"}, c.Agents.List["claude"]); diff != "" {
 		t.Errorf("agent (-want +got):\n%s", diff)
 	}
 }

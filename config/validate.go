@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -172,6 +173,7 @@ func checkAgents(a Agents) []error {
 		if why := workspace.CheckTemplate(a.List[name].WorkspaceDir); why != "" {
 			errs = append(errs, errorf(path+".workspaceDir", "%s", why))
 		}
+		errs = append(errs, checkAgentSandbox(path, a.List[name])...)
 		for i, k := range a.List[name].InheritEnv {
 			if !envVarName.MatchString(strings.TrimSuffix(k, "*")) {
 				errs = append(errs, errorf(fmt.Sprintf("%s.inheritEnv[%d]", path, i), "not an environment variable name (letters, digits and _, not starting with a digit; a trailing * matches any suffix), got %q", k))
@@ -179,6 +181,48 @@ func checkAgents(a Agents) []error {
 		}
 	}
 	return errs
+}
+
+// checkAgentSandbox checks an agent's network policy and sandbox paths.
+func checkAgentSandbox(path string, a AgentSpec) []error {
+	var errs []error
+	switch {
+	case a.Network == "allow" && len(a.Allow) == 0:
+		errs = append(errs, errorf(path+".allow", "network: allow needs at least one host:port here (network: none reaches nothing)"))
+	case a.Network == "none" && len(a.Allow) > 0:
+		errs = append(errs, errorf(path+".allow", "network: none reaches nothing; allow is for network: allow or full"))
+	}
+	for i, hp := range a.Allow {
+		if why := checkHostPort(hp); why != "" {
+			errs = append(errs, errorf(fmt.Sprintf("%s.allow[%d]", path, i), "%s, got %q", why, hp))
+		}
+	}
+	abs := func(key, p string) {
+		if p != "" && !filepath.IsAbs(p) {
+			errs = append(errs, errorf(key, "must be an absolute path, got %q", p))
+		}
+	}
+	abs(path+".sandbox.home", a.Sandbox.Home)
+	for i, p := range a.Sandbox.ReadOnly {
+		abs(fmt.Sprintf("%s.sandbox.readOnly[%d]", path, i), p)
+	}
+	for i, p := range a.Sandbox.ReadWrite {
+		abs(fmt.Sprintf("%s.sandbox.readWrite[%d]", path, i), p)
+	}
+	return errs
+}
+
+// checkHostPort says what is wrong with a host:port destination ("" if
+// nothing).
+func checkHostPort(hp string) string {
+	host, port, err := net.SplitHostPort(hp)
+	if err != nil || host == "" {
+		return "must be host:port (a name or an IP, [::1]:443 for IPv6)"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return "the port must be a number from 1 to 65535"
+	}
+	return ""
 }
 
 func checkAccess(cfg Config) []error {
