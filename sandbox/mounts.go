@@ -80,11 +80,13 @@ func (s Spec) plan(command []string, dir, path string, net *netPlan) (*mountPlan
 		if err != nil {
 			return
 		}
-		src := real
+		src, kind := real, "ro"
 		if i := strings.Index(real, "/node_modules/"); i > 0 {
 			src = real[:i]
+		} else if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+			kind = "rw" // a state directory the command names
 		}
-		add("ro", src, src, layerNamed)
+		add(kind, src, src, layerNamed)
 		if filepath.Clean(p) != real {
 			links = append(links, op{kind: "symlink", src: real, dst: filepath.Clean(p), layer: layerNamed})
 		}

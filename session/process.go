@@ -121,6 +121,7 @@ func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, m
 		return nil, err
 	}
 	srv := t.openMCP(mcp, spec, root)
+	sandboxed(&spec, root, srv)
 	closeNew := func() {
 		if srv != nil && srv != mcp {
 			srv.Close()
@@ -173,6 +174,20 @@ func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, m
 	}
 	t.r.wg.Go(func() { t.watch(proc) })
 	return res, nil
+}
+
+// sandboxed completes spec's sandbox, if it has one, with what is the
+// thread's: its workspace root (read-write) and its MCP server's socket.
+func sandboxed(spec *agent.Spec, root string, srv *mcpgate.Server) {
+	if spec.Sandbox == nil {
+		return
+	}
+	sb := spec.Sandbox.Clone()
+	sb.Workspace = root
+	if srv != nil {
+		sb.Sockets = append(sb.Sockets, srv.SocketPath())
+	}
+	spec.Sandbox = &sb
 }
 
 // startEnded takes over what the start made and tells the machine.

@@ -329,11 +329,17 @@ type worker struct {
 	closed  bool
 	metrics *nodeMetrics
 
+	// deny are the gateway's own listeners, kept from every agent.
+	deny []string
+
 	mu      sync.Mutex
 	threads map[string]channels.ThreadRef // lease key → thread, for Lost
 }
 
 func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.Logger) (_ *worker, err error) {
+	if _, err := startSandbox(cfg, log); err != nil {
+		return nil, err
+	}
 	if err := cfg.CheckDirs(); err != nil {
 		log.Warn("an agent cannot start", "err", err)
 	}
@@ -398,6 +404,8 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 	var agents atomic.Int64
 	// The web chat admits whoever reaches it, wherever an edge serves it.
 	o := sessionOptions(cfg, w.st, data.agents, spaces, m, log, openPlatforms([]string{web.Platform}))
+	w.deny = ownListeners(cfg, addrs(metricsLn)...)
+	o.Agent = agentSpecs(cfg, w.deny)
 	o.EventLogDir = ""
 	o.Shared = true
 	o.OpenFrameLog = func(id string) (session.FrameLog, error) { return w.events.Writer(id), nil }

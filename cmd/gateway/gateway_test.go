@@ -581,7 +581,7 @@ func TestReadyz(t *testing.T) {
 		}, 503, "discord: ok\nslack: connecting to Socket Mode\nweb: ok\n"},
 	} {
 		w := httptest.NewRecorder()
-		ready(w, tc.adapters)
+		ready(w, tc.adapters, "")
 		if w.Code != tc.status || w.Body.String() != tc.body {
 			t.Errorf("%s: /readyz = %d %q, want %d %q", tc.name, w.Code, w.Body.String(), tc.status, tc.body)
 		}

@@ -106,6 +106,8 @@ type gateway struct {
 	web     *web.Adapter // the web chat, if it runs
 	// metricsAddr is where /metrics and /healthz are served.
 	metricsAddr string
+	// deny are the gateway's own listeners, kept from every agent.
+	deny []string
 	// reloaded, if set, is told about each applied reload (tests).
 	reloaded chan struct{}
 	errs     chan error
@@ -116,6 +118,10 @@ type gateway struct {
 // start opens the store, builds the router and starts every adapter and
 // the metrics server. Everything stops when ctx ends; wait returns then.
 func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger, h hooks) (*gateway, error) {
+	sandboxNote, err := startSandbox(cfg, log)
+	if err != nil {
+		return nil, err
+	}
 	data, err := openData(ctx, cfg.DataDir, log)
 	if err != nil {
 		return nil, err
@@ -147,6 +153,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	m := metrics.New()
 	ctx, cancel := context.WithCancel(ctx)
 	g := &gateway{log: log, data: data, metrics: m, errs: make(chan error, 8), cancel: cancel, reloaded: h.reloaded}
+	g.deny = ownListeners(cfg, addrs(webLn, metricsLn)...)
 	// closeListeners is for the failures below, before the servers own them.
 	closeListeners := func() {
 		for _, ln := range []net.Listener{webLn, metricsLn} {
@@ -187,7 +194,9 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		return nil, err
 	}
 	g.spaces = spaces
-	g.router = session.New(sessionOptions(cfg, st, data.agents, spaces, m, log, openPlatforms(platforms)))
+	o := sessionOptions(cfg, st, data.agents, spaces, m, log, openPlatforms(platforms))
+	o.Agent = agentSpecs(cfg, g.deny)
+	g.router = session.New(o)
 	m.Threads(g.router.Threads)
 	for p, a := range adapters {
 		g.router.Add(p, a)
@@ -231,7 +240,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", m.Handler())
 		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
-		mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) { ready(w, adapters) })
+		mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) { ready(w, adapters, sandboxNote) })
 		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		g.metricsAddr = ln.Addr().String()
 		g.urls = append(g.urls, "metrics at http://"+g.metricsAddr+"/metrics")
@@ -275,7 +284,7 @@ func (g *gateway) reload(c config.Config) {
 	})
 	g.router.SetAbort(c.Abort)
 	g.router.SetAccess(c.Access)
-	g.router.SetAgents(c.AgentSpec)
+	g.router.SetAgents(agentSpecs(c, g.deny))
 	g.router.SetAgentWorkspace(c.AgentWorkspace)
 	if g.spaces != nil {
 		g.spaces.SetKeep(c.Workspace.Keep)
@@ -322,10 +331,14 @@ func (g *gateway) wait() error {
 }
 
 // ready answers /readyz: 200 when every channel is connected (or
-// listening), 503 otherwise; the body has a line per channel.
-func ready(w http.ResponseWriter, adapters map[string]channels.Adapter) {
+// listening), 503 otherwise; the body has a line per channel, and the
+// warning note (agents unsandboxed) first when there is one.
+func ready(w http.ResponseWriter, adapters map[string]channels.Adapter, note string) {
 	status := http.StatusOK
 	var b strings.Builder
+	if note != "" {
+		b.WriteString(note + "\n")
+	}
 	for _, p := range slices.Sorted(maps.Keys(adapters)) {
 		c, ok := adapters[p].(channels.Checker)
 		if !ok {
@@ -418,6 +431,12 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "# no configuration file: defaults (and GATEWAY_ environment, --set): valid")
 	}
 	fmt.Fprint(stdout, config.Redacted(cfg))
+	lines, refused := describeSandbox(cfg)
+	fmt.Fprintln(stdout, strings.Join(lines, "\n"))
+	if refused != nil {
+		fmt.Fprintln(stderr, "gateway check:", refused)
+		return exitCode(1)
+	}
 	return nil
 }
 
@@ -625,7 +644,7 @@ func sessionOptions(cfg config.Config, st store.Backend, agents *agent.Registry,
 		Store:          st,
 		EventLogDir:    filepath.Join(cfg.DataDir, "events"),
 		EventLog:       cfg.EventLog,
-		Agent:          cfg.AgentSpec,
+		Agent:          agentSpecs(cfg, ownListeners(cfg)),
 		Cwd:            cwd,
 		Registry:       agents,
 		Policy: func(t channels.ThreadRef, space string) session.Policy {

@@ -43,7 +43,7 @@ func (w *worker) reload(c config.Config) {
 	})
 	w.router.SetAbort(c.Abort)
 	w.router.SetAccess(c.Access)
-	w.router.SetAgents(c.AgentSpec)
+	w.router.SetAgents(agentSpecs(c, w.deny))
 	w.router.SetAgentWorkspace(c.AgentWorkspace)
 	w.spaces.SetKeep(c.Workspace.Keep)
 	if err := c.CheckDirs(); err != nil {
