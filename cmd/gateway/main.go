@@ -32,9 +32,15 @@ import (
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/mcpgate"
 	"github.com/acpgw/gateway/replay"
+	"github.com/acpgw/gateway/sandbox/egress"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
+		// The agent's parent inside its sandbox forwards the signals
+		// itself; it must not be stopped by them first.
+		os.Exit(egress.RunInside(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -99,6 +105,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runDemoAgent(ctx, args, stdin, stdout, stderr)
 	case "mcp":
 		return runMCP(ctx, args, stdin, stdout)
+	case "sandbox-exec": // hidden: the agent's parent inside its sandbox (main runs it first)
+		if code := egress.RunInside(ctx, args, stdin, stdout, stderr); code != 0 {
+			return exitCode(code)
+		}
+		return nil
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
