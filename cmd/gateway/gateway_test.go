@@ -25,6 +25,7 @@ import (
 	"github.com/acpgw/gateway/demoagent"
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/internal/testlog"
+	"github.com/acpgw/gateway/sandbox/egress"
 	"github.com/acpgw/gateway/store"
 )
 
@@ -38,6 +39,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asGatewayEnv) == "1" { // the gateway binary (cluster_test.go)
 		main()
 		os.Exit(0) // main returns on success
+	}
+	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" { // a sandboxed agent's parent (network full, allow)
+		os.Exit(egress.RunInside(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "mcp" { // the MCP server agents start
 		os.Exit(exitStatus(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
