@@ -16,10 +16,17 @@ import (
 
 	"github.com/acpgw/gateway/internal/sandboxtest"
 	"github.com/acpgw/gateway/sandbox"
+	"github.com/acpgw/gateway/sandbox/egress"
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
+		os.Exit(egress.RunInside(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	switch os.Getenv("SANDBOX_TEST_AGENT") {
+	case "net":
+		probeNet()
+		os.Exit(0)
 	case "hostile":
 		hostile()
 		os.Exit(0)
@@ -364,5 +371,128 @@ func TestWrapRefuses(t *testing.T) {
 	_, err = sandbox.Spec{Workspace: data, Hide: []string{data}}.Wrap(context.Background(), sandbox.Proc{Command: []string{"/bin/true"}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "one of the gateway's own paths") {
 		t.Errorf("got %v, want the data directory refused as a workspace", err)
+	}
+}
+
+// probeNet dials each of PROBE_TCP directly and reads what the server
+// says first; and asks the proxy of its environment (HTTPS_PROXY) for a
+// tunnel to each of PROBE_CONNECT. It prints "REACHED addr: what" or
+// "NOT addr".
+func probeNet() {
+	read := func(c net.Conn) string {
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		b, _ := io.ReadAll(io.LimitReader(c, 64))
+		return string(b)
+	}
+	for _, a := range strings.Fields(os.Getenv("PROBE_TCP")) {
+		c, err := net.DialTimeout("tcp", a, 5*time.Second)
+		if err != nil {
+			fmt.Println("NOT", a)
+			continue
+		}
+		if got := read(c); got != "" {
+			fmt.Printf("REACHED %s: %s\n", a, got)
+		} else {
+			fmt.Println("NOT", a)
+		}
+		c.Close()
+	}
+	proxy := strings.TrimPrefix(os.Getenv("HTTPS_PROXY"), "http://")
+	for _, a := range strings.Fields(os.Getenv("PROBE_CONNECT")) {
+		c, err := net.DialTimeout("tcp", proxy, 5*time.Second)
+		if err != nil {
+			fmt.Println("NOT", a, "(no proxy:", err, ")")
+			continue
+		}
+		fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", a, a)
+		got := read(c)
+		if strings.HasPrefix(got, "HTTP/1.1 200") {
+			fmt.Printf("REACHED %s: %q\n", a, got)
+		} else {
+			fmt.Println("NOT", a)
+		}
+		c.Close()
+	}
+}
+
+// greeter is a listener of the host that says what it is to whoever
+// connects.
+func greeter(t *testing.T, what string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			io.WriteString(c, what)
+			c.Close()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestNetworkPolicy: with network none the agent reaches no listener of
+// the host; with allow, exactly the allowed one (through its forwarder
+// inside, by its address) and never a denied one (the gateway's own
+// listener, even when allowed); with full, no listener of the host it was
+// not given, also through the proxy.
+func TestNetworkPolicy(t *testing.T) {
+	sandboxtest.Require(t)
+	api := greeter(t, "model-api")
+	web := greeter(t, "gateway-web")
+	other := greeter(t, "host-service")
+	exe, _ := os.Executable()
+	for _, tc := range []struct {
+		name    string
+		net     sandbox.Network
+		reached []string
+	}{
+		{"none", sandbox.Network{Mode: sandbox.NetNone}, nil},
+		{"allow", sandbox.Network{Mode: sandbox.NetAllow, Allow: []string{api, web}, Deny: []string{web}}, []string{api}},
+		{"full", sandbox.Network{Mode: sandbox.NetFull, Allow: []string{api}, Deny: []string{web}}, []string{api}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := sandbox.Spec{Exe: exe, Workspace: t.TempDir(), Network: tc.net}
+			env := []string{"SANDBOX_TEST_AGENT=net", "PATH=/usr/bin:/bin", "PROBE_TCP=" + strings.Join([]string{api, web, other}, " ")}
+			if tc.net.Mode != sandbox.NetNone {
+				env = append(env, "PROBE_CONNECT="+strings.Join([]string{api, web, other}, " "))
+			}
+			w, err := spec.Wrap(t.Context(), sandbox.Proc{Command: []string{exe}, Env: env}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := run(t, exec.Command(w.Args[0], w.Args[1:]...), w.Env)
+			t.Logf("the agent says:\n%s", out)
+			if err := w.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			var reached []string
+			for _, l := range strings.Split(out, "\n") {
+				if rest, ok := strings.CutPrefix(l, "REACHED "); ok {
+					reached = append(reached, rest)
+				}
+			}
+			want := map[string]bool{}
+			for _, a := range tc.reached {
+				want[a] = true
+			}
+			for _, r := range reached {
+				addr, _, _ := strings.Cut(r, ": ")
+				if !want[addr] {
+					t.Errorf("the agent reached %s:\n%s", r, out)
+				}
+			}
+			for a := range want {
+				if !strings.Contains(out, "REACHED "+a+": model-api") {
+					t.Errorf("the agent did not reach the allowed %s directly:\n%s", a, out)
+				}
+			}
+		})
 	}
 }
