@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,7 +18,9 @@ import (
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/internal/claudetest"
 	"github.com/acpgw/gateway/internal/fakeanthropic"
+	"github.com/acpgw/gateway/internal/sandboxtest"
 	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/sandbox"
 )
 
 // The prompts the test sends and what the fake model answers.
@@ -68,13 +71,31 @@ type claudeRun struct {
 }
 
 // startClaude starts the agent against a fresh fake API, with a temporary
-// HOME and working directory, and opens one session.
-func startClaude(t *testing.T, ctx context.Context) *claudeRun {
+// HOME and working directory, and opens one session. Sandboxed, it runs
+// in a sandbox whose network allows the fake API only, its HOME the
+// sandbox's home.
+func startClaude(t *testing.T, ctx context.Context, sandboxed bool) *claudeRun {
 	t.Helper()
 	cwd := t.TempDir()
 	// Registered before start's cleanup, so the agent stops first.
 	fake := fakeanthropic.New(t, fakeModel(cwd))
 	spec := claudetest.Spec(t, claudetest.Agent, fake.URL, cwd)
+	if sandboxed {
+		sandboxtest.Require(t)
+		exe, _ := os.Executable()
+		u, err := url.Parse(fake.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var home string
+		for _, kv := range spec.Env {
+			if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+				home = v
+			}
+		}
+		spec.Sandbox = &sandbox.Spec{Home: home, Exe: exe, Workspace: cwd,
+			Network: sandbox.Network{Mode: sandbox.NetAllow, Allow: []string{u.Host}}}
+	}
 	r := &claudeRun{h: &claudeHandler{}, fake: fake, frames: &frames{}, cwd: cwd}
 	log := slog.New(slog.NewTextHandler(claudeLogWriter{t}, nil))
 	// The agent ignores stdin EOF; a short grace gets to SIGTERM sooner.
@@ -218,7 +239,7 @@ func TestClaudeAgent(t *testing.T) {
 	t.Run("text", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), claudeTurnTimeout)
 		defer cancel()
-		r := startClaude(t, ctx)
+		r := startClaude(t, ctx, false)
 		stop, err := r.s.Prompt(ctx, helloPrompt)
 		if err != nil {
 			t.Fatalf("Prompt(%q): %v", helloPrompt, err)
@@ -261,77 +282,89 @@ func TestClaudeAgent(t *testing.T) {
 		t.Logf("API requests: %q", r.fake.Paths())
 	})
 
-	t.Run("tool", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(t.Context(), claudeTurnTimeout)
-		defer cancel()
-		r := startClaude(t, ctx)
-		stop, err := r.s.Prompt(ctx, toolPrompt)
-		if err != nil {
-			t.Fatalf("Prompt(%q): %v", toolPrompt, err)
+	// In a sandbox too (issue 23): its network allows the fake API only,
+	// and the tool's file lands in the workspace on the host.
+	for _, sandboxed := range []bool{false, true} {
+		name := "tool"
+		if sandboxed {
+			name = "tool sandboxed"
 		}
-		if stop != "end_turn" {
-			t.Errorf("stop reason = %q, want end_turn", stop)
-		}
-		updates, perms, _ := r.h.snapshot()
+		t.Run(name, func(t *testing.T) { claudeTool(t, sandboxed) })
+	}
+}
 
-		var call, completed bool
-		for _, u := range updates {
-			switch {
-			case u.Tag == projector.TagToolCall && u.Tool.ID == toolID:
-				call = true
-				if u.Tool.Kind != "edit" {
-					t.Errorf("tool_call kind = %q, want edit", u.Tool.Kind)
-				}
-			case u.Tag == projector.TagToolCallUpdate && u.Tool.ID == toolID && u.Tool.Status == projector.StatusCompleted:
-				completed = true
+// claudeTool: a Write the fake model asks for is asked permission for,
+// allowed, run, and its result goes back to the model.
+func claudeTool(t *testing.T, sandboxed bool) {
+	ctx, cancel := context.WithTimeout(t.Context(), claudeTurnTimeout)
+	defer cancel()
+	r := startClaude(t, ctx, sandboxed)
+	stop, err := r.s.Prompt(ctx, toolPrompt)
+	if err != nil {
+		t.Fatalf("Prompt(%q): %v", toolPrompt, err)
+	}
+	if stop != "end_turn" {
+		t.Errorf("stop reason = %q, want end_turn", stop)
+	}
+	updates, perms, _ := r.h.snapshot()
+
+	var call, completed bool
+	for _, u := range updates {
+		switch {
+		case u.Tag == projector.TagToolCall && u.Tool.ID == toolID:
+			call = true
+			if u.Tool.Kind != "edit" {
+				t.Errorf("tool_call kind = %q, want edit", u.Tool.Kind)
 			}
+		case u.Tag == projector.TagToolCallUpdate && u.Tool.ID == toolID && u.Tool.Status == projector.StatusCompleted:
+			completed = true
 		}
-		if !call || !completed {
-			t.Errorf("saw tool_call %v and completed tool_call_update %v for %s, want both; tags %v", call, completed, toolID, updateTags(updates))
-		}
+	}
+	if !call || !completed {
+		t.Errorf("saw tool_call %v and completed tool_call_update %v for %s, want both; tags %v", call, completed, toolID, updateTags(updates))
+	}
 
-		if len(perms) != 1 {
-			t.Fatalf("got %d permission requests, want 1 for the Write", len(perms))
-		}
-		pr := perms[0]
-		if pr.SessionID != r.s.ID || pr.Tool.ID != toolID {
-			t.Errorf("permission request for session %q tool %q, want %q %q", pr.SessionID, pr.Tool.ID, r.s.ID, toolID)
-		}
-		if !pr.Tool.HasTitle || !strings.Contains(pr.Tool.Title, toolFile) {
-			t.Errorf("permission request title = %q (present %v), want one naming %s", pr.Tool.Title, pr.Tool.HasTitle, toolFile)
-		}
-		if !slices.ContainsFunc(pr.Options, func(o agent.PermissionOption) bool { return o.Kind == "allow_once" && o.ID != "" }) {
-			t.Errorf("permission options %+v have no allow_once", pr.Options)
-		}
+	if len(perms) != 1 {
+		t.Fatalf("got %d permission requests, want 1 for the Write", len(perms))
+	}
+	pr := perms[0]
+	if pr.SessionID != r.s.ID || pr.Tool.ID != toolID {
+		t.Errorf("permission request for session %q tool %q, want %q %q", pr.SessionID, pr.Tool.ID, r.s.ID, toolID)
+	}
+	if !pr.Tool.HasTitle || !strings.Contains(pr.Tool.Title, toolFile) {
+		t.Errorf("permission request title = %q (present %v), want one naming %s", pr.Tool.Title, pr.Tool.HasTitle, toolFile)
+	}
+	if !slices.ContainsFunc(pr.Options, func(o agent.PermissionOption) bool { return o.Kind == "allow_once" && o.ID != "" }) {
+		t.Errorf("permission options %+v have no allow_once", pr.Options)
+	}
 
-		// The answer reached the agent: the tool ran and its result went back.
-		if b, err := os.ReadFile(filepath.Join(r.cwd, toolFile)); err != nil || string(b) != "hi\n" {
-			t.Errorf("%s = %q, %v; want %q written by the allowed tool", toolFile, b, err, "hi\n")
-		}
-		calls := r.fake.MainCalls()
-		if len(calls) != 2 {
-			t.Fatalf("fake model got %d main-loop requests, want 2 (prompt, tool result)", len(calls))
-		}
-		if res, ok := calls[1].Req.ToolResult(); !ok || res.ToolUseID != toolID {
-			t.Errorf("second request's tool_result = %+v (found %v), want one for %s", res, ok, toolID)
-		}
-		if text := strings.Join(textChunks(updates), ""); !strings.HasSuffix(text, toolDone) {
-			t.Errorf("agent_message_chunk text = %q, want it to end with %q", text, toolDone)
-		}
+	// The answer reached the agent: the tool ran and its result went back.
+	if b, err := os.ReadFile(filepath.Join(r.cwd, toolFile)); err != nil || string(b) != "hi\n" {
+		t.Errorf("%s = %q, %v; want %q written by the allowed tool", toolFile, b, err, "hi\n")
+	}
+	calls := r.fake.MainCalls()
+	if len(calls) != 2 {
+		t.Fatalf("fake model got %d main-loop requests, want 2 (prompt, tool result)", len(calls))
+	}
+	if res, ok := calls[1].Req.ToolResult(); !ok || res.ToolUseID != toolID {
+		t.Errorf("second request's tool_result = %+v (found %v), want one for %s", res, ok, toolID)
+	}
+	if text := strings.Join(textChunks(updates), ""); !strings.HasSuffix(text, toolDone) {
+		t.Errorf("agent_message_chunk text = %q, want it to end with %q", text, toolDone)
+	}
 
-		fs := r.frames.decoded(t)
-		want := []string{
-			"to-agent initialize", "from-agent result",
-			"to-agent session/new", "from-agent result",
-			"to-agent session/prompt",
-			"from-agent session/request_permission", "to-agent result",
-			"from-agent result",
-		}
-		if diff := cmp.Diff(want, methodOrder(fs)); diff != "" {
-			t.Errorf("frames other than updates, in order (-want +got):\n%s", diff)
-		}
-		t.Logf("API requests: %q", r.fake.Paths())
-	})
+	fs := r.frames.decoded(t)
+	want := []string{
+		"to-agent initialize", "from-agent result",
+		"to-agent session/new", "from-agent result",
+		"to-agent session/prompt",
+		"from-agent session/request_permission", "to-agent result",
+		"from-agent result",
+	}
+	if diff := cmp.Diff(want, methodOrder(fs)); diff != "" {
+		t.Errorf("frames other than updates, in order (-want +got):\n%s", diff)
+	}
+	t.Logf("API requests: %q", r.fake.Paths())
 }
 
 func updateTags(us []projector.Update) []string {

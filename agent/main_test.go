@@ -9,9 +9,13 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/demoagent"
+	"github.com/acpgw/gateway/sandbox/egress"
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" { // a sandboxed agent's parent (network full, allow)
+		os.Exit(egress.RunInside(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	if os.Getenv("RAW_SLEEPER") != "" { // first: it inherits RAW_AGENT
 		rawIgnoreTerm()
 	}
