@@ -274,3 +274,44 @@ func (d *Dir) Users(cluster string) []*server.NkeyUser {
 		{Nkey: d.Admin}, // every subject: an operator's tools
 	}
 }
+
+// RoleFiles are the files of the directory that a machine of role needs
+// (its NKey, its signing key or the edges' keys, the CA), nil for another
+// role.
+func RoleFiles(role string) []string {
+	switch role {
+	case RoleEdge:
+		return []string{EdgeNKey, EdgeSigningKey, CA}
+	case RoleWorker:
+		return []string{WorkerNKey, EdgeKeys, CA}
+	}
+	return nil
+}
+
+// Export writes the files of role (RoleFiles) into dir, 0600 each, in
+// place of what it held: what an edge's or a worker's machine gets, and
+// nothing of the other role's (a worker never holds the edges' signing
+// key).
+func (d *Dir) Export(role, dir string) error {
+	files := RoleFiles(role)
+	if files == nil {
+		return fmt.Errorf("natsauth: no role %q", role)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("natsauth: export %s: %w", role, err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(d.File(f))
+		if err != nil {
+			return fmt.Errorf("natsauth: export %s: %w", role, err)
+		}
+		tmp := filepath.Join(dir, "."+f+".new")
+		if err := os.WriteFile(tmp, b, 0o600); err != nil {
+			return fmt.Errorf("natsauth: export %s: %w", role, err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, f)); err != nil {
+			return fmt.Errorf("natsauth: export %s: %w", role, err)
+		}
+	}
+	return nil
+}

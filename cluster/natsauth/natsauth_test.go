@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,31 @@ func TestEnsureMakesOnceAndKeeps(t *testing.T) {
 	}
 	if _, err := cluster.LoadSigner(d1.File(natsauth.EdgeSigningKey)); err != nil {
 		t.Errorf("the edges' signing key does not load: %v", err)
+	}
+	// A role's export holds its files and nothing of the other's.
+	for role, want := range map[string][]string{
+		natsauth.RoleEdge:   {natsauth.CA, natsauth.EdgeSigningKey, natsauth.EdgeNKey},
+		natsauth.RoleWorker: {natsauth.CA, natsauth.EdgeKeys, natsauth.WorkerNKey},
+	} {
+		out := filepath.Join(t.TempDir(), role)
+		if err := d1.Export(role, out); err != nil {
+			t.Fatal(err)
+		}
+		if err := d1.Export(role, out); err != nil { // again, at the next start
+			t.Fatal(err)
+		}
+		es, _ := os.ReadDir(out)
+		var got []string
+		for _, e := range es {
+			got = append(got, e.Name())
+			if info, _ := e.Info(); info.Mode().Perm() != 0o600 {
+				t.Errorf("%s/%s: mode %v, want 0600", role, e.Name(), info.Mode().Perm())
+			}
+		}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("export %s: %q, want %q", role, got, want)
+		}
 	}
 }
 

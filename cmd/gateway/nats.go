@@ -31,9 +31,11 @@ func runNATS(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	authDir := fs.String("auth", "", "the credentials' `directory`, made at the first start (default STORE/auth; every node of a cluster gets a copy of one)")
 	noAuth := fs.Bool("no-auth", false, "accept any client without credentials or TLS (refused unless --listen and --cluster are on loopback)")
 	tlsHosts := fs.String("tls-host", "", "more host names or addresses of this node, comma-separated `name,...`, for the server certificate made at the first start (localhost, 127.0.0.1 and ::1 are always in it)")
+	exportEdge := fs.String("export-edge", "", "a `directory` to write an edge's files into at each start (its NKey, its signing key, the CA): what an edge's machine gets")
+	exportWorker := fs.String("export-worker", "", "a `directory` to write a worker's files into at each start (its NKey, the edges' public keys, the CA): what a worker's machine gets")
 	gatewayName := fs.String("gateway", "gateway", "the gateway cluster's `name` (cluster.name) whose subjects the roles' permissions name")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gateway nats --store DIR [--listen HOST:PORT] [--name NAME] [--auth DIR | --no-auth] [--tls-host NAME,...] [--gateway NAME] [--cluster HOST:PORT --cluster-name NAME --routes HOST:PORT,...]")
+		fmt.Fprintln(stderr, "usage: gateway nats --store DIR [--listen HOST:PORT] [--name NAME] [--auth DIR [--export-edge DIR] [--export-worker DIR] | --no-auth] [--tls-host NAME,...] [--gateway NAME] [--cluster HOST:PORT --cluster-name NAME --routes HOST:PORT,...]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -61,6 +63,9 @@ func runNATS(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	var auth *natsauth.Dir
 	if *noAuth {
+		if *exportEdge != "" || *exportWorker != "" || *authDir != "" {
+			return errors.New("nats: --no-auth makes no credentials: --auth and --export-* need it off")
+		}
 		for _, a := range []string{*listen, *clusterListen} {
 			if a != "" && !loopbackAddr(a) {
 				return fmt.Errorf("nats: --no-auth on %s: anyone who reaches it would read every thread and speak as anyone; without credentials gateway nats listens on loopback only (127.0.0.1, ::1, localhost)", a)
@@ -80,6 +85,13 @@ func runNATS(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		var err error
 		if auth, err = natsauth.Ensure(dir, hosts); err != nil {
 			return fmt.Errorf("nats: --auth: %w", err)
+		}
+		for role, dir := range map[string]string{natsauth.RoleEdge: *exportEdge, natsauth.RoleWorker: *exportWorker} {
+			if dir != "" {
+				if err := auth.Export(role, dir); err != nil {
+					return fmt.Errorf("nats: --export-%s: %w", role, err)
+				}
+			}
 		}
 		o.Users, o.TLS = auth.Users(*gatewayName), auth.ServerTLS()
 		o.RoutePassword, o.RouteTLS = auth.Route, auth.RouteTLS()

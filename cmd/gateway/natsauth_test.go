@@ -24,16 +24,19 @@ import (
 )
 
 // startSecureNATS runs `gateway nats` with its credentials (made in
-// STORE/auth) for the cluster "harness" until the test ends, and returns
-// its URL and the auth directory.
+// STORE/auth, the edges' and the workers' files exported to
+// edge/ and worker/ of the auth directory) for the cluster "harness" until
+// the test ends, and returns its URL and the auth directory.
 func startSecureNATS(t *testing.T) (string, string) {
 	t.Helper()
 	store := t.TempDir()
+	auth := filepath.Join(store, "auth")
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"nats", "--store", store, "--listen", "127.0.0.1:0", "--gateway", "harness"}, strings.NewReader(""), pw, io.Discard)
+		done <- run(ctx, []string{"nats", "--store", store, "--listen", "127.0.0.1:0", "--gateway", "harness",
+			"--export-edge", filepath.Join(auth, "edge"), "--export-worker", filepath.Join(auth, "worker")}, strings.NewReader(""), pw, io.Discard)
 		pw.Close()
 	}()
 	t.Cleanup(func() { cancel(); <-done })
@@ -46,14 +49,15 @@ func startSecureNATS(t *testing.T) (string, string) {
 	if !strings.HasPrefix(url, "tls://") {
 		t.Fatalf("gateway nats serves %s, want TLS", url)
 	}
-	return url, filepath.Join(store, "auth")
+	return url, auth
 }
 
 // secureConfig writes the configuration of a role (edge or worker) of the
-// cluster "harness" on url with the files of the auth directory its role
-// takes, as the README says to copy them.
+// cluster "harness" on url with the files gateway nats exported for its
+// role (AUTH/edge, AUTH/worker), as a machine of the role gets them.
 func secureConfig(t *testing.T, url, auth, role string) string {
 	t.Helper()
+	auth = filepath.Join(auth, role)
 	keys := fmt.Sprintf("  signingKey: %s\n", filepath.Join(auth, natsauth.EdgeSigningKey))
 	nkey := natsauth.EdgeNKey
 	if role == natsauth.RoleWorker {
