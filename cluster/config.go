@@ -40,6 +40,17 @@ type Config struct {
 	// and streams to the new count. (Check bounds it, to name the whole
 	// range in its error.)
 	Replicas int `koanf:"replicas"`
+	// SigningKey is an edge's signing key: a file holding an NKey seed
+	// (gateway nats makes AUTH/edge-signing.nk). The edge signs every
+	// inbound event it publishes with it; gateway edge refuses to start
+	// without it.
+	SigningKey string `koanf:"signingKey"`
+	// EdgeKeys is a worker's file of the edges' public signing keys, one
+	// a line (gateway nats makes AUTH/edge-keys.pub): a worker drops,
+	// with an error, every inbound event not signed by one of them (but
+	// the workers' own take-over events, which carry no author).
+	// gateway worker refuses to start without it.
+	EdgeKeys string `koanf:"edgeKeys"`
 	// EventLog is the raw ACP event log's retention on the cluster (its
 	// stream <name>_events, a subject per session).
 	EventLog EventLog `koanf:"eventLog"`
@@ -64,6 +75,10 @@ type NATS struct {
 	// Credentials is a NATS credentials file (.creds: a user JWT and its
 	// NKey seed); "" for none.
 	Credentials string `koanf:"credentials"`
+	// NKey is a file holding an NKey user's seed ("SU..."), the
+	// identity gateway nats makes for each role (AUTH/edge.nk,
+	// AUTH/worker.nk); "" for none.
+	NKey string `koanf:"nkey"`
 	// TLS holds the TLS files; all empty means the system's roots for a
 	// tls:// URL and no client certificate.
 	TLS TLS `koanf:"tls"`

@@ -22,3 +22,11 @@ func SetAckWait(t interface{ Cleanup(func()) }, wait time.Duration, onProgress f
 	ackWait, progressed = wait, onProgress
 	t.Cleanup(func() { ackWait, progressed = w, p })
 }
+
+// Sign returns ev signed by s, as Inbound.Message signs it.
+func Sign(s *Signer, ev Event) Event {
+	if err := s.sign(&ev); err != nil {
+		panic(err)
+	}
+	return ev
+}

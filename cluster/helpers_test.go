@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/clustertest"
 	"github.com/acpgw/gateway/cluster/natsnode"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -28,7 +29,11 @@ func startNode(t testing.TB, dir string) *natsnode.Node {
 // connect connects a JetStream client to url; it closes with the test.
 func connect(t testing.TB, url string) (*nats.Conn, jetstream.JetStream) {
 	t.Helper()
-	nc, err := cluster.Connect(cluster.Config{NATS: cluster.NATS{URL: url}}, t.Name())
+	opts, err := clustertest.ClientOptions(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := cluster.Connect(cluster.Config{NATS: cluster.NATS{URL: url}}, t.Name(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

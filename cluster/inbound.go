@@ -32,6 +32,16 @@ type Event struct {
 	// partition's events one at a time, and a thread is always in the
 	// same partition, so an owner gets a thread's events in Seq order.
 	Seq uint64
+	// Signer and Sig are the edge's public signing key and its
+	// signature over the event (Signer, EdgeKeys); set by Publish and
+	// Message when the stream was opened with a Signer, read on
+	// delivery.
+	Signer, Sig string
+	// TakeOver marks a worker's take-over event (wire.TakeOverEvent):
+	// it goes on the thread's subject with ".takeover" after it, the
+	// only inbound subject a worker's credentials may publish on
+	// (cluster/natsauth), in the thread's partition all the same.
+	TakeOver bool
 }
 
 // Headers of an inbound message besides Nats-Msg-Id.
@@ -63,6 +73,7 @@ type Inbound struct {
 	js      jetstream.JetStream
 	stream  jetstream.Stream
 	cluster string
+	signer  *Signer
 }
 
 // InboundOptions configure OpenInbound.
@@ -70,6 +81,9 @@ type InboundOptions struct {
 	Cluster         string        // cluster.name
 	DuplicateWindow time.Duration // cluster.duplicateWindow
 	Replicas        int           // copies of the stream
+	// Signer, on an edge, signs every event published (a worker's
+	// take-over events go unsigned: see RouterOptions.Unsigned).
+	Signer *Signer
 }
 
 // OpenInbound creates or opens the inbound stream.
@@ -98,7 +112,7 @@ func OpenInbound(ctx context.Context, js jetstream.JetStream, o InboundOptions) 
 	if err != nil {
 		return nil, fmt.Errorf("cluster: inbound stream: %w", err)
 	}
-	return &Inbound{js: js, stream: s, cluster: o.Cluster}, nil
+	return &Inbound{js: js, stream: s, cluster: o.Cluster, signer: o.Signer}, nil
 }
 
 // Publish stores ev once: a second event with the same ID within the
@@ -123,11 +137,24 @@ func (in *Inbound) Message(ev Event) (*nats.Msg, error) {
 	if ev.ID == "" || ev.Thread == "" {
 		return nil, errors.New("cluster: an inbound event needs an id and a thread")
 	}
-	m := nats.NewMsg(fmt.Sprintf("%s.in.%d.%s", in.cluster, partitionOf(ev.Thread), threadKey(ev.Thread)))
+	if in.signer != nil && !ev.TakeOver {
+		if err := in.signer.sign(&ev); err != nil {
+			return nil, err
+		}
+	}
+	subj := fmt.Sprintf("%s.in.%d.%s", in.cluster, partitionOf(ev.Thread), threadKey(ev.Thread))
+	if ev.TakeOver {
+		subj += ".takeover"
+	}
+	m := nats.NewMsg(subj)
 	m.Header.Set(jetstream.MsgIDHeader, ev.ID)
 	m.Header.Set(hdrThread, ev.Thread)
 	if ev.Agent != "" {
 		m.Header.Set(hdrAgent, ev.Agent)
+	}
+	if ev.Sig != "" {
+		m.Header.Set(hdrSigner, ev.Signer)
+		m.Header.Set(hdrSig, ev.Sig)
 	}
 	m.Data = ev.Data
 	return m, nil
@@ -136,7 +163,8 @@ func (in *Inbound) Message(ev Event) (*nats.Msg, error) {
 // eventOf reads an inbound message (from the stream, or forwarded by
 // another worker).
 func eventOf(h nats.Header, data []byte) (Event, error) {
-	ev := Event{ID: h.Get(jetstream.MsgIDHeader), Thread: h.Get(hdrThread), Agent: h.Get(hdrAgent), Data: data}
+	ev := Event{ID: h.Get(jetstream.MsgIDHeader), Thread: h.Get(hdrThread), Agent: h.Get(hdrAgent), Data: data,
+		Signer: h.Get(hdrSigner), Sig: h.Get(hdrSig)}
 	if s := h.Get(hdrSeq); s != "" {
 		n, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {

@@ -44,6 +44,17 @@ type RouterOptions struct {
 	Retry time.Duration
 	// Log gets what goes wrong (nil: slog.Default).
 	Log *slog.Logger
+	// EdgeKeys, if set, are the edges' signing keys: an event, from the
+	// stream or forwarded, whose signature is missing or does not
+	// verify under one of them is dropped with an error naming its id,
+	// before it is placed (unless Unsigned accepts it). nil accepts
+	// every event (tests of other things; gateway worker always sets
+	// it).
+	EdgeKeys *EdgeKeys
+	// Unsigned, if set, says which events may come without a signature:
+	// the take-over events workers publish, which carry no author, text
+	// or intent (wire.IsTakeOver).
+	Unsigned func(Event) bool
 }
 
 // Router is a worker's subscriber side: it takes events from the inbound
@@ -224,8 +235,11 @@ func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
 	default:
 	}
 	ev, err := eventOf(m.Headers(), m.Data())
+	if err == nil {
+		err = r.verify(ev)
+	}
 	if err != nil {
-		r.o.Log.Error("cluster: dropping an inbound message", "err", err)
+		r.o.Log.Error("cluster: dropping an inbound message", "event", ev.ID, "err", err)
 		_ = m.Term()
 		return
 	}
@@ -366,6 +380,13 @@ func (r *Router) forwarded(ctx context.Context, m *nats.Msg) {
 	}
 	ev, err := eventOf(m.Header, m.Data)
 	if err == nil {
+		if verr := r.verify(ev); verr != nil {
+			// Taken (and dropped): asking again would fail the same way.
+			stop()
+			r.o.Log.Error("cluster: dropping a forwarded inbound message", "event", ev.ID, "err", verr)
+			_ = m.Respond(nil)
+			return
+		}
 		var owner string
 		owner, err = r.acquire(ctx, ev, true)
 		switch {
@@ -382,6 +403,19 @@ func (r *Router) forwarded(ctx context.Context, m *nats.Msg) {
 		return
 	}
 	_ = m.Respond(nil)
+}
+
+// verify checks ev's signature against the edges' keys (when the router
+// has them).
+func (r *Router) verify(ev Event) error {
+	if r.o.EdgeKeys == nil {
+		return nil
+	}
+	err := r.o.EdgeKeys.Verify(ev)
+	if errors.Is(err, ErrUnsigned) && r.o.Unsigned != nil && r.o.Unsigned(ev) {
+		return nil
+	}
+	return err
 }
 
 // errDraining is a draining worker's answer to an event of a thread it

@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -46,6 +47,11 @@ type routing struct {
 	agents []string
 	load   func() int
 	handle cluster.Handler
+	// keys and unsigned are the router's EdgeKeys and Unsigned; log,
+	// if set, takes its records (else an error fails the test).
+	keys     *cluster.EdgeKeys
+	unsigned func(cluster.Event) bool
+	log      *slog.Logger
 }
 
 // startRouting runs a worker routing as o says until the test ends.
@@ -60,13 +66,18 @@ func startRouting(t *testing.T, url, id string, o routing) *worker {
 	}
 	w.reg = reg
 	in := openInbound(t, js)
+	if o.log == nil {
+		o.log = testlog.FailOnError(t)
+	}
 	w.router = cluster.NewRouter(cluster.RouterOptions{
 		Cluster: "test", Conn: nc, Leases: w.leases, Registry: reg, Inbound: in,
 		Agents: o.agents, Load: o.load,
 		Retry:  20 * time.Millisecond,
 		Lost:   func(thread string) { w.lost <- thread },
-		Log:    testlog.FailOnError(t),
+		Log:    o.log,
 		Handle: o.handle,
+
+		EdgeKeys: o.keys, Unsigned: o.unsigned,
 	})
 	rctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -33,6 +33,10 @@ func clusterRole(t *testing.T, f *fakeDiscord, natsURL string, shard int, bin, a
     shard: {id: %d, count: 2}
 `, f.URL(), shard)
 	}
+	role := "worker"
+	if shard >= 0 {
+		role = "edge"
+	}
 	yaml := fmt.Sprintf(`dataDir: %s
 log:
   format: json
@@ -50,9 +54,7 @@ cluster:
   name: harness
   leaseTTL: 2s
   drainTimeout: 30s
-  nats:
-    url: %s
-`, filepath.Join(dir, "data"), clustertest.LogLevel(), discord, ann.ID, bin, agentState, natsURL)
+%s`, filepath.Join(dir, "data"), clustertest.LogLevel(), discord, ann.ID, bin, agentState, clustertest.RoleYAML(t, natsURL, role))
 	file := filepath.Join(dir, "gateway.yaml")
 	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)

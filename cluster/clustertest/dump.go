@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -24,7 +23,7 @@ func DumpOnFailure(t testing.TB, url, clusterName string) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		nc, err := nats.Connect(url)
+		nc, err := connect(url)
 		if err != nil {
 			t.Logf("dump: %v", err)
 			return

@@ -12,14 +12,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/acpgw/gateway/cluster/natsauth"
 	"github.com/acpgw/gateway/cluster/natsnode"
 )
 
-// StartNATS starts three JetStream nodes routed on loopback; they stop
-// with the test. The route ports are picked free and then given to the
+// StartNATS starts three JetStream nodes routed on loopback, with
+// authentication as gateway nats sets it up (an auth directory of the
+// test's: Auth, RoleYAML), TLS on clients and routes; they stop with the
+// test. The route ports are picked free and then given to the
 // nodes, so another process may take one in between: a start that fails is
 // tried again with new ports (at most three times, each failure logged).
 func StartNATS(t testing.TB) []*natsnode.Node {
@@ -47,11 +49,16 @@ func tryNATS(t testing.TB) ([]*natsnode.Node, error) {
 		routes = append(routes, l.Addr().String())
 		l.Close()
 	}
+	auth, err := natsauth.Ensure(t.TempDir(), nil)
+	if err != nil {
+		return nil, err
+	}
 	var nodes []*natsnode.Node
 	for i := range 3 {
 		n, err := natsnode.Start(natsnode.Options{
 			StoreDir: t.TempDir(), Listen: "127.0.0.1:0", Name: fmt.Sprintf("n%d", i+1),
 			ClusterName: "test", ClusterListen: routes[i], Routes: routes,
+			Users: auth.Users("harness"), TLS: auth.ServerTLS(), RoutePassword: auth.Route, RouteTLS: auth.RouteTLS(),
 		})
 		if err != nil {
 			for _, n := range nodes {
@@ -63,6 +70,7 @@ func tryNATS(t testing.TB) ([]*natsnode.Node, error) {
 	}
 	for _, n := range nodes {
 		t.Cleanup(n.Shutdown)
+		registerAuth(t, n.ClientURL(), auth)
 	}
 	return nodes, nil
 }
@@ -92,7 +100,7 @@ func StartNode(t testing.TB) *natsnode.Node {
 // JetStream connects to url for the test (the connection closes with it).
 func JetStream(t testing.TB, url string) jetstream.JetStream {
 	t.Helper()
-	nc, err := nats.Connect(url)
+	nc, err := connect(url)
 	if err != nil {
 		t.Fatal(err)
 	}

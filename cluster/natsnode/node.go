@@ -3,6 +3,7 @@
 package natsnode
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -33,6 +34,18 @@ type Options struct {
 	// at least one is required (JetStream asks for it), and this node's own
 	// address may be among them, so every node can get the same list.
 	Routes []string
+	// Users, if any, are the only clients the node accepts (NKey users,
+	// each with its permissions; natsauth.Dir.Users); none accepts
+	// anyone, which gateway nats allows on loopback only.
+	Users []*server.NkeyUser
+	// TLS, if set, is required of every client.
+	TLS *tls.Config
+	// RoutePassword, if set, is asked of every route (the nodes of a
+	// cluster share it: natsauth.Dir.RoutePassword).
+	RoutePassword string
+	// RouteTLS, if set, is required of every route, both ways
+	// (natsauth.Dir.RouteTLS).
+	RouteTLS *tls.Config
 }
 
 // Node is an embedded JetStream node, in this process.
@@ -57,6 +70,10 @@ func Start(o Options) (*Node, error) {
 		StoreDir:   o.StoreDir,
 		NoSigs:     true,
 		NoLog:      true,
+		Nkeys:      o.Users,
+	}
+	if o.TLS != nil {
+		opts.TLSConfig, opts.TLS, opts.TLSTimeout = o.TLS, true, 5
 	}
 	if o.ClusterListen != "" {
 		ch, cp, err := splitHostPort(o.ClusterListen)
@@ -67,8 +84,16 @@ func Start(o Options) (*Node, error) {
 			return nil, errors.New("natsnode: a clustered node needs routes (its own address may be among them)")
 		}
 		opts.Cluster = server.ClusterOpts{Name: o.ClusterName, Host: ch, Port: cp}
+		var user *url.Userinfo
+		if o.RoutePassword != "" {
+			opts.Cluster.Username, opts.Cluster.Password = "route", o.RoutePassword
+			user = url.UserPassword("route", o.RoutePassword)
+		}
+		if o.RouteTLS != nil {
+			opts.Cluster.TLSConfig, opts.Cluster.TLSTimeout = o.RouteTLS, 5
+		}
 		for _, r := range o.Routes {
-			opts.Routes = append(opts.Routes, &url.URL{Scheme: "nats-route", Host: r})
+			opts.Routes = append(opts.Routes, &url.URL{Scheme: "nats-route", Host: r, User: user})
 		}
 	}
 	s, err := server.NewServer(opts)

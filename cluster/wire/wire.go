@@ -96,10 +96,19 @@ func DecodeInbound(b []byte) (Inbound, error) {
 	if w.Suggest && w.Command == nil {
 		return Inbound{}, errors.New("wire: inbound event asks for suggestions without a command")
 	}
-	if w.TakeOver && (w.Text != "" || len(w.Files) > 0 || w.Inbound().Intent() != channels.IntentMessage || w.Fetch || w.Suggest || w.Reply) {
+	if w.TakeOver && (w.Author.ID != "" || w.Author.Name != "" || len(w.Author.Roles) > 0 || w.Text != "" || len(w.Files) > 0 || w.Inbound().Intent() != channels.IntentMessage || w.Fetch || w.Suggest || w.Reply) {
 		return Inbound{}, errors.New("wire: a take-over event with a message, an intent or a callback")
 	}
 	return w, nil
+}
+
+// IsTakeOver reports whether b is a take-over event (TakeOverEvent) and
+// nothing else: no author, text, file, intent or callback. Workers publish
+// these unsigned; every other inbound event must carry an edge's
+// signature.
+func IsTakeOver(b []byte) bool {
+	w, err := DecodeInbound(b)
+	return err == nil && w.TakeOver
 }
 
 // TakeOverEvent is the event that asks the worker it reaches to take

@@ -93,7 +93,7 @@ func defaultID() string {
 
 // connectRole connects a role to the cluster's NATS.
 func connectRole(cfg config.Config, role, id string) (*nats.Conn, jetstream.JetStream, error) {
-	nc, err := cluster.Connect(cfg.Cluster, "gateway "+role+" "+id)
+	nc, err := cluster.Connect(cfg.Cluster, "gateway "+role+" "+id, nats.CustomInboxPrefix(cluster.InboxPrefix(cfg.Cluster.Name, role)))
 	if err != nil {
 		return nil, nil, fmt.Errorf("cluster.nats.url: %w", err)
 	}
@@ -141,6 +141,13 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil { // the web chat's state
 		return fmt.Errorf("dataDir: %w", err)
 	}
+	if cfg.Cluster.SigningKey == "" {
+		return errors.New("cluster.signingKey: gateway edge signs every inbound event and needs its signing key (a file holding an NKey seed: `gateway nats` makes AUTH/edge-signing.nk); workers drop what is not signed")
+	}
+	signer, err := cluster.LoadSigner(cfg.Cluster.SigningKey)
+	if err != nil {
+		return err
+	}
 	nc, js, err := connectRole(cfg, "edge", f.id)
 	if err != nil {
 		return err
@@ -149,7 +156,7 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := moveReplicas(ctx, js, cfg.Cluster, log); err != nil {
 		return err
 	}
-	in, err := cluster.OpenInbound(ctx, js, cluster.InboundOptions{Cluster: cfg.Cluster.Name, DuplicateWindow: cfg.Cluster.DuplicateWindow, Replicas: cfg.Cluster.Replicas})
+	in, err := cluster.OpenInbound(ctx, js, cluster.InboundOptions{Cluster: cfg.Cluster.Name, DuplicateWindow: cfg.Cluster.DuplicateWindow, Replicas: cfg.Cluster.Replicas, Signer: signer})
 	if err != nil {
 		return err
 	}
@@ -365,6 +372,13 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 			}
 		}()
 	}
+	if cfg.Cluster.EdgeKeys == "" {
+		return nil, errors.New("cluster.edgeKeys: gateway worker takes only the events the edges signed and needs their public keys (a file, one a line: `gateway nats` makes AUTH/edge-keys.pub)")
+	}
+	edgeKeys, err := cluster.LoadEdgeKeys(cfg.Cluster.EdgeKeys)
+	if err != nil {
+		return nil, err
+	}
 	if w.nc, _, err = connectRole(cfg, "worker", f.id); err != nil {
 		return nil, err
 	}
@@ -440,6 +454,7 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 		Cluster: c.Name, Conn: w.nc, Leases: leases, Registry: w.reg,
 		Agents: workerAgents(cfg), Load: func() int { return int(agents.Load()) },
 		Inbound: in, Log: log, Claimed: m.Claim,
+		EdgeKeys: edgeKeys, Unsigned: func(ev cluster.Event) bool { return wire.IsTakeOver(ev.Data) },
 		Handle: func(ctx context.Context, ev cluster.Event) error {
 			w.taking.RLock()
 			defer w.taking.RUnlock()

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/clustertest"
 	"github.com/acpgw/gateway/cluster/natsnode"
 	"github.com/acpgw/gateway/demoagent"
 	"github.com/acpgw/gateway/sysmsg"
@@ -175,9 +176,7 @@ cluster:
   name: harness
   leaseTTL: 2s
   drainTimeout: 30s
-  nats:
-    url: %s
-`, filepath.Join(dir, "data"), natsURL)
+%s`, filepath.Join(dir, "data"), clustertest.RoleYAML(t, natsURL, ""))
 	f := filepath.Join(dir, name+".yaml")
 	if err := os.WriteFile(f, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
@@ -547,6 +546,19 @@ func TestRolesNeedNATS(t *testing.T) {
 		_, _, err = runCLI(t, "", role, "--id", "a.b", "--set", "dataDir="+dir)
 		if err == nil || !strings.Contains(err.Error(), `--id "a.b"`) {
 			t.Errorf("gateway %s --id a.b: %v, want the id refused", role, err)
+		}
+	}
+}
+
+// An edge does not start without its signing key, nor a worker without
+// the edges' keys: a cluster whose workers took unsigned events would
+// let whoever reaches the inbound stream speak as anyone.
+func TestRolesNeedSigningKeys(t *testing.T) {
+	for role, key := range map[string]string{"edge": "cluster.signingKey", "worker": "cluster.edgeKeys"} {
+		_, _, err := runCLI(t, "", role, "--id", "r1", "--set", "dataDir="+t.TempDir(), "--set", "metrics.listen=",
+			"--set", "channels.web.listen=127.0.0.1:0", "--set", "cluster.nats.url=nats://127.0.0.1:1")
+		if err == nil || !strings.HasPrefix(err.Error(), key+":") {
+			t.Errorf("gateway %s without %s: %v, want an error naming it", role, key, err)
 		}
 	}
 }

@@ -142,10 +142,37 @@ func TestComposeCommandsAndConfigs(t *testing.T) {
 	// edge serves some; a worker serves those the edges announce and
 	// names none (it holds no platform token).
 	named := map[string]map[string][]string{}
+	// The volumes gateway nats writes each role's credentials into.
+	exports := map[string]string{}
+	if n, ok := services["nats"]; ok {
+		if slices.Contains(n.Command, "--no-auth") || len(n.Command) == 0 || n.Command[0] != "nats" {
+			t.Errorf("nats: command %q: want gateway nats with its credentials (no --no-auth)", n.Command)
+		}
+		for _, role := range []string{"edge", "worker"} {
+			dir, ok := flagValue(n.Command, "export-"+role)
+			for _, m := range n.mounts() {
+				if ok && m.target == dir && hasKey(c.Volumes, m.source) {
+					exports[role] = m.source
+				}
+			}
+			if exports[role] == "" {
+				t.Errorf("nats: --export-%s is not on a named volume: %q", role, n.Command)
+			}
+		}
+	} else {
+		t.Error("no nats service running gateway nats")
+	}
 	for _, name := range slices.Sorted(maps.Keys(services)) {
 		s := services[name]
 		if len(s.Command) == 0 {
 			t.Errorf("service %s: no command (the image's default is gateway run; say the role)", name)
+			continue
+		}
+		if s.Command[0] == "nats" {
+			args := append(slices.Clone(s.Command), "--help")
+			if _, stderr, err := runCLI(t, "", args...); err != nil && !errors.Is(err, flag.ErrHelp) {
+				t.Errorf("gateway %s: %v\n%s", strings.Join(args, " "), err, stderr)
+			}
 			continue
 		}
 		roles[s.Command[0]] = append(roles[s.Command[0]], name)
@@ -199,12 +226,33 @@ func TestComposeCommandsAndConfigs(t *testing.T) {
 					t.Errorf("%s: gateway check --config %s: %v\n%s", shell.name, file, err, stderr)
 					continue
 				}
-				if !strings.Contains(out, "cluster:\n  name: gateway\n  nats:\n    url: nats://nats:4222\n") {
-					t.Errorf("%s: %s does not point cluster.nats.url at the nats service:\n%s", shell.name, file, out)
+				if !strings.Contains(out, "cluster:\n  name: gateway\n  nats:\n    url: tls://nats:4222\n") {
+					t.Errorf("%s: %s does not point cluster.nats.url at the nats service over TLS:\n%s", shell.name, file, out)
 				}
 				loaded, err := config.LoadOptions{Path: file, Platforms: platforms()}.Load()
 				if err != nil {
 					t.Fatal(err)
+				}
+				// The role's credentials, from the volume gateway nats
+				// writes its role's files into, and no other's.
+				role := s.Command[0]
+				files := map[string]string{"cluster.nats.nkey": loaded.Cluster.NATS.NKey, "cluster.nats.tls.ca": loaded.Cluster.NATS.TLS.CA}
+				if role == "edge" {
+					files["cluster.signingKey"] = loaded.Cluster.SigningKey
+				} else {
+					files["cluster.edgeKeys"] = loaded.Cluster.EdgeKeys
+				}
+				for key, f := range files {
+					if !slices.ContainsFunc(s.mounts(), func(m mount) bool {
+						return m.source == exports[role] && f != "" && strings.HasPrefix(f, m.target+"/")
+					}) {
+						t.Errorf("%s: %s %q is not a file of the volume %q gateway nats writes a %s's credentials into", file, key, f, exports[role], role)
+					}
+				}
+				for other, v := range exports {
+					if other != role && slices.ContainsFunc(s.mounts(), func(m mount) bool { return m.source == v }) {
+						t.Errorf("service %s mounts %s, the %s's credentials", name, v, other)
+					}
 				}
 				if named[shell.name] == nil {
 					named[shell.name] = map[string][]string{}
@@ -319,9 +367,9 @@ func TestComposeVolumes(t *testing.T) {
 	if !ok {
 		t.Fatal("no nats service")
 	}
-	store, ok := flagValue(nats.Command, "sd")
-	if !slices.Contains(nats.Command, "-js") || !ok {
-		t.Fatalf("nats command %q: want -js and -sd DIR", nats.Command)
+	store, ok := flagValue(nats.Command, "store")
+	if len(nats.Command) == 0 || nats.Command[0] != "nats" || !ok {
+		t.Fatalf("nats command %q: want gateway nats --store DIR", nats.Command)
 	}
 	if !slices.ContainsFunc(nats.mounts(), func(m mount) bool { return m.target == store && hasKey(c.Volumes, m.source) }) {
 		t.Errorf("nats: its store %s is not on a named volume: %q", store, nats.Volumes)

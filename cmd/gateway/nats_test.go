@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/natsauth"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -31,7 +33,8 @@ func TestNATSCommand(t *testing.T) {
 		}
 		url := strings.Fields(line)[3] // nats: JetStream on URL (store DIR)
 		go io.Copy(io.Discard, pr)
-		nc, err := cluster.Connect(cluster.Config{NATS: cluster.NATS{URL: url}}, "test")
+		auth := filepath.Join(dir, "auth")
+		nc, err := cluster.Connect(cluster.Config{NATS: cluster.NATS{URL: url, NKey: filepath.Join(auth, natsauth.AdminNKey), TLS: cluster.TLS{CA: filepath.Join(auth, natsauth.CA)}}}, "test")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -93,7 +93,7 @@ func (o orphans) scan(ctx context.Context, now time.Time) {
 			o.log.Error("cannot encode a take-over event", "thread", thread, "err", err)
 			continue
 		}
-		dup, err := o.in.Publish(ctx, cluster.Event{ID: string(ev.ID), Thread: thread.String(), Data: data})
+		dup, err := o.in.Publish(ctx, cluster.Event{ID: string(ev.ID), Thread: thread.String(), Data: data, TakeOver: true})
 		if err != nil {
 			if ctx.Err() == nil {
 				o.log.Warn("cannot publish a take-over event for a thread whose worker is gone", "thread", thread, "err", err)

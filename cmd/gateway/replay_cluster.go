@@ -7,6 +7,7 @@ import (
 
 	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/cluster/jsstore"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -20,7 +21,8 @@ func clusterEvents(ctx context.Context, cfg cluster.Config, url, session string)
 	if cfg.NATS.URL == "" {
 		return nil, errors.New("--session needs a NATS: --nats URL or cluster.nats.url")
 	}
-	nc, err := cluster.Connect(cfg, "gateway replay")
+	// A worker's identity reads the event log: its reply subjects then.
+	nc, err := cluster.Connect(cfg, "gateway replay", nats.CustomInboxPrefix(cluster.InboxPrefix(cfg.Name, "worker")))
 	if err != nil {
 		return nil, err
 	}

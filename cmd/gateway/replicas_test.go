@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpgw/gateway/cluster/clustertest"
+	"github.com/acpgw/gateway/cluster/natsauth"
 	"github.com/acpgw/gateway/cluster/natsnode"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -215,9 +217,7 @@ cluster:
   name: rep
   replicas: %d
   leaseTTL: 30s
-  nats:
-    url: %s
-`, filepath.Join(dir, "data"), replicas, natsURL)
+%s`, filepath.Join(dir, "data"), replicas, clustertest.RoleYAML(t, natsURL, ""))
 	f := filepath.Join(dir, name+".yaml")
 	if err := os.WriteFile(f, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
@@ -355,9 +355,14 @@ func TestClusterReplicasAboveNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(n.Shutdown)
+	keys, err := natsauth.Ensure(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, role := range []string{"worker", "edge"} {
 		_, _, err := runCLI(t, "", role, "--id", "r1", "--set", "dataDir="+t.TempDir(), "--set", "metrics.listen=",
-			"--set", "channels.web.listen=127.0.0.1:0", "--set", "cluster.nats.url="+n.ClientURL(), "--set", "cluster.replicas=3")
+			"--set", "channels.web.listen=127.0.0.1:0", "--set", "cluster.nats.url="+n.ClientURL(), "--set", "cluster.replicas=3",
+			"--set", "cluster.signingKey="+keys.File(natsauth.EdgeSigningKey), "--set", "cluster.edgeKeys="+keys.File(natsauth.EdgeKeys))
 		if err == nil || !strings.Contains(err.Error(), "cluster.replicas must not exceed the NATS cluster's JetStream nodes") {
 			t.Errorf("gateway %s with cluster.replicas 3 on one node: %v, want an error naming cluster.replicas", role, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpgw/gateway/cluster/clustertest"
 	"github.com/acpgw/gateway/cluster/natsnode"
 )
 
@@ -31,9 +32,7 @@ metrics:
 cluster:
   name: harness
   leaseTTL: 2s
-  nats:
-    url: %s
-`, filepath.Join(dir, "data"), url)
+%s`, filepath.Join(dir, "data"), clustertest.RoleYAML(t, url, ""))
 	if err := os.WriteFile(wcfg, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
