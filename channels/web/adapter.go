@@ -54,8 +54,19 @@ type Options struct {
 	// Author.ID is IDPrefix + name ("web:ann") and whose name is the
 	// author shown. Names are letters, digits, '-' and '_'; tokens must
 	// differ. Without Token and Users, Run serves only on loopback, and
-	// everyone there is the one local user, LocalID ("web:local").
+	// everyone there is the one local user, LocalID ("web:local"),
+	// unless LocalToken is set.
 	Users map[string]string
+	// LocalToken, if set, admits its holder as the one local user,
+	// LocalID ("web:local"), as everyone is on loopback without any
+	// token: the gateway makes one at its first start so that other
+	// accounts of the machine cannot use the chat (see LoadToken). URL
+	// carries it when Token is not set.
+	LocalToken string
+	// TokenHelp says where a person finds the token, in the answer to a
+	// request without a valid one (such as "open the address the gateway
+	// printed at start"). "" says only that a token is needed.
+	TokenHelp string
 	// Agents are the agents a new thread may pick, by name (agents.list),
 	// the default first; the page offers them when there are two or
 	// more. The gateway checks a pick (channels.Inbound.Agent).
@@ -253,7 +264,7 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 		}
 	}
 	loopback := isLoopback(ln.Addr())
-	if !loopback && !a.o.guarded() {
+	if !loopback && (a.o.Token == "" && len(a.o.Users) == 0) {
 		ln.Close()
 		return fmt.Errorf("web: %s is reachable beyond this machine and no access token is set (Options.Token or Options.Users): refusing to serve a chat anyone could use", ln.Addr())
 	}
@@ -332,8 +343,8 @@ func (a *Adapter) Addr() string {
 }
 
 // URL returns the address of the page for a browser on this machine, with
-// "?token=" when Options.Token is set (people of Options.Users add their
-// own token), or "" before Run listens. An
+// "?token=" when Options.Token or Options.LocalToken is set (people of
+// Options.Users add their own token), or "" before Run listens. An
 // unspecified listen address (":8484", "0.0.0.0") is shown as 127.0.0.1.
 func (a *Adapter) URL() string { return a.url(true) }
 
@@ -350,10 +361,14 @@ func (a *Adapter) url(withToken bool) string {
 		host = tcp.IP.String()
 	}
 	u := url.URL{Scheme: "http", Host: net.JoinHostPort(host, fmt.Sprint(tcp.Port)), Path: "/"}
+	tok := a.o.Token
+	if tok == "" {
+		tok = a.o.LocalToken
+	}
 	switch {
-	case a.o.Token == "":
+	case tok == "":
 	case withToken:
-		u.RawQuery = url.Values{"token": {a.o.Token}}.Encode()
+		u.RawQuery = url.Values{"token": {tok}}.Encode()
 	default:
 		u.RawQuery = "token=REDACTED"
 	}

@@ -78,7 +78,7 @@ func (s *server) guard(mux *http.ServeMux) http.Handler {
 		who, ok := s.a.identify(r)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="acpgw web chat"`)
-			writeError(w, http.StatusUnauthorized, "an access token is required: send Authorization: Bearer <token> or ?token=<token>")
+			writeError(w, http.StatusUnauthorized, s.a.tokenNeeded())
 			return
 		}
 		r = withIdentity(r, who)

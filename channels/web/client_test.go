@@ -97,6 +97,9 @@ func newClient(t *testing.T, a *Adapter) *client {
 	hc := &http.Client{Timeout: testWait, Transport: &http.Transport{}}
 	t.Cleanup(hc.CloseIdleConnections)
 	token := a.o.Token
+	if token == "" {
+		token = a.o.LocalToken
+	}
 	if token == "" && len(a.o.Users) > 0 {
 		token = a.o.Users[slices.Sorted(maps.Keys(a.o.Users))[0]]
 	}

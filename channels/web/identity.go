@@ -20,8 +20,9 @@ const (
 	IDPrefix = "web:"
 	// OwnerID is the Author.ID of the holder of Options.Token.
 	OwnerID = IDPrefix + "owner"
-	// LocalID is the Author.ID of everyone on a loopback listener
-	// without any token: the one local user of this machine.
+	// LocalID is the Author.ID of the one local user of this machine:
+	// the holder of Options.LocalToken, or everyone on a loopback
+	// listener without any token.
 	LocalID = IDPrefix + "local"
 )
 
@@ -44,8 +45,8 @@ type tokenKey struct {
 	who identity
 }
 
-// keysFor returns the tokens of o: one per named user, then the owner's.
-// Empty tokens admit nobody and are left out.
+// keysFor returns the tokens of o: one per named user, then the owner's,
+// then the local user's. Empty tokens admit nobody and are left out.
 func keysFor(o Options) []tokenKey {
 	var keys []tokenKey
 	for name, tok := range o.Users {
@@ -57,11 +58,15 @@ func keysFor(o Options) []tokenKey {
 	if o.Token != "" {
 		keys = append(keys, tokenKey{sum: sha256.Sum256([]byte(o.Token)), who: identity{id: OwnerID, name: "owner"}})
 	}
+	if o.LocalToken != "" {
+		keys = append(keys, tokenKey{sum: sha256.Sum256([]byte(o.LocalToken)), who: identity{id: LocalID, name: "guest"}})
+	}
 	return keys
 }
 
-// guarded reports whether o requires a token: Token or Users is set.
-func (o Options) guarded() bool { return o.Token != "" || len(o.Users) > 0 }
+// guarded reports whether o requires a token: Token, Users or LocalToken
+// is set.
+func (o Options) guarded() bool { return o.Token != "" || len(o.Users) > 0 || o.LocalToken != "" }
 
 // identify returns who r is. Without any token configured everyone is the
 // one local user (Run only serves that on loopback); otherwise the token
@@ -159,4 +164,14 @@ func (a *Adapter) agents() []string {
 func (a *Adapter) SetAgents(names []string) {
 	names = slices.Clone(names)
 	a.picks.Store(&names)
+}
+
+// tokenNeeded is the answer to a request without a valid token: what is
+// missing, where to find it, and how to send it.
+func (a *Adapter) tokenNeeded() string {
+	msg := "this web chat needs its access token"
+	if a.o.TokenHelp != "" {
+		msg += ": " + a.o.TokenHelp
+	}
+	return msg + " (send it as Authorization: Bearer <token>, or open the page once with ?token=<token>)"
 }
