@@ -53,6 +53,8 @@ func scenarioTable() []scenario {
 		{"read", "read the thread", "calls the read_thread tool of the MCP server it was given and says what it got", runReadThread},
 		{"ask-tool", "ask-tool [text]", "asks which color (one of three; text: asks for a name instead) with the ask tool of the MCP server it was given, for agents without elicitation, then says the tool's answer", runAskTool},
 		{"message", "message <text>", "says a line, posts <text> with the send_message tool of the MCP server it was given, then says another line", runSendMessage},
+		{"message-after", "message-after <n> <text>", "ends the turn, then posts <text> with send_message up to n times (at most 1,000) until refused, and logs how it went on stderr", runMessageAfter},
+		{"ask-after", "ask-after", "ends the turn, then asks a question with the ask tool, and logs the answer on stderr", runAskAfter},
 		{"stop", "stop", "says there is nothing to stop (cancel is session/cancel)", runStop},
 	}
 }
