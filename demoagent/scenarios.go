@@ -38,6 +38,7 @@ func scenarioTable() []scenario {
 		{"silent", "silent [seconds]", "a word, then nothing for <seconds> (default 3600), then \"done.\"; honours cancel", runSilent},
 		{"snapshot", "snapshot", "cumulative chunks: each repeats all the text so far", runSnapshot},
 		{"usage", "usage", "50 identical usage updates and a short answer", runUsage},
+		{"cost", "cost <amount>...", "reports each amount as the session's cost so far (a usage_update each, in order), then a short answer", runCost},
 		{"thought", "thought", "a thought, then an answer", runThought},
 		{"images", "images", "says which images the prompt carried (type and size)", runImages},
 		{"title", "title <text>", "sets the session title to <text>", runTitle},

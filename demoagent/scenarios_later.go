@@ -2,6 +2,8 @@ package demoagent
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -57,4 +59,27 @@ func runAskAfter(t *turn, _ string) (acp.StopReason, error) {
 		t.a.log.Warn("ask-after finished", "refused", isError, "result", res)
 	})
 	return acp.StopReasonEndTurn, t.say("I will ask after this turn.")
+}
+
+// runCost reports each of the amounts in arg (any number strconv reads,
+// "-100" and "1e308" too) as the session's cost so far, one usage_update
+// each, in order, then says how many it reported.
+func runCost(t *turn, arg string) (acp.StopReason, error) {
+	fields := strings.Fields(arg)
+	if len(fields) == 0 {
+		return badArg(t, "cost", errors.New("give one or more amounts"))
+	}
+	for i, f := range fields {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return badArg(t, "cost", fmt.Errorf("amount %q is not a finite number", f))
+		}
+		u := acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{
+			Used: 1000 * (i + 1), Size: 200_000, Cost: &acp.Cost{Amount: v, Currency: "USD"},
+		}}
+		if err := t.update(u); err != nil {
+			return "", err
+		}
+	}
+	return acp.StopReasonEndTurn, t.say(fmt.Sprintf("I reported %d costs.", len(fields)))
 }

@@ -48,6 +48,8 @@ func (s Status) Body() string {
 	}
 	if s.CostKnown {
 		fmt.Fprintf(&b, " · Cost: %.2f %s", s.Cost, s.Currency)
+	} else {
+		b.WriteString(" · Cost: unknown")
 	}
 	switch {
 	case s.Starting:

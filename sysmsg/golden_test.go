@@ -136,11 +136,15 @@ func messages() []message {
 		{"NotWaiting", sysmsg.NotWaiting{}},
 		{"Usage/nothing yet", sysmsg.Usage{}},
 		{"Usage/everything", sysmsg.Usage{Turns: 12, Tokens: 31234, TokensKnown: true, Size: 200000, Cost: 1.5, CostKnown: true,
-			ChannelTurns: 40, ChannelCost: 7.25, Held: sysmsg.BudgetThreadCost, Budgets: []sysmsg.BudgetUse{
+			ChannelTurns: 40, ChannelCost: 7.25, ChannelCostKnown: true, Held: sysmsg.BudgetThreadCost, Budgets: []sysmsg.BudgetUse{
 				{Budget: sysmsg.BudgetTurnTokens, Used: 31234, Limit: 100000},
 				{Budget: sysmsg.BudgetThreadCost, Used: 1.5, Limit: 1.5},
 				{Budget: sysmsg.BudgetChannelDayCost, Used: 7.25, Limit: 20}}}},
-		{"Usage/one turn, euros", sysmsg.Usage{Turns: 1, Cost: 0.3, CostKnown: true, Currency: "EUR", ChannelTurns: 1, ChannelCost: 0.3,
+		{"Usage/no cost reported", sysmsg.Usage{Turns: 2, ChannelTurns: 3, Budgets: []sysmsg.BudgetUse{
+			{Budget: sysmsg.BudgetTurnTokens, Limit: 100000, Unknown: true},
+			{Budget: sysmsg.BudgetThreadCost, Limit: 3, Unknown: true},
+			{Budget: sysmsg.BudgetChannelDayCost, Limit: 3, Unknown: true}}}},
+		{"Usage/one turn, euros", sysmsg.Usage{Turns: 1, Cost: 0.3, CostKnown: true, Currency: "EUR", ChannelTurns: 1, ChannelCost: 0.3, ChannelCostKnown: true,
 			Budgets: []sysmsg.BudgetUse{{Budget: sysmsg.BudgetChannelDayCost, Used: 0.3, Limit: 10}}}},
 		{"WorkspaceFailed", sysmsg.WorkspaceFailed{Err: "workspace: not a git repository with a commit: /srv/app"}},
 		{"WorkspaceShown/worktree", sysmsg.WorkspaceShown{Mode: "worktree", Path: "/data/workspaces/discord/1/2", Branch: "acp/fix-the-build"}},

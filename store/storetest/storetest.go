@@ -303,7 +303,8 @@ func testTurns(t *testing.T, ctx context.Context, s store.Backend) {
 }
 
 // A turn costs the session's cost reported with it less the most the
-// session reported before; spend sums that since a time.
+// session reported before, and never less than nothing; spend sums that
+// since a time.
 func testSpend(t *testing.T, ctx context.Context, s store.Backend) {
 	a, b, other := ref("c", "a"), ref("c", "b"), ref("d", "x")
 	day := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
@@ -333,6 +334,24 @@ func testSpend(t *testing.T, ctx context.Context, s store.Backend) {
 	sp, _ = s.ChannelSpend(ctx, "web", "e", time.Time{})
 	if sp.Turns != 0 || sp.CostKnown {
 		t.Fatalf("spend of an empty channel = %+v", sp)
+	}
+	// A session's cost that drops (or is negative) is no refund: a turn
+	// never costs less than nothing, for its thread nor its channel.
+	n, m := ref("n", "a"), ref("n", "b")
+	for _, tu := range []store.Turn{
+		cost(n, "s4", day.Add(time.Hour), 5, true),
+		cost(n, "s4", day.Add(2*time.Hour), -100, true),
+		cost(n, "s4", day.Add(3*time.Hour), 2, true),
+		cost(m, "s5", day.Add(time.Hour), -100, true),
+		cost(m, "s6", day.Add(time.Hour), 90, true),
+	} {
+		must(t, s.AddTurn(ctx, tu))
+	}
+	if sp, _ = s.ThreadSpend(ctx, n); sp.Turns != 3 || !near(sp.Cost, 5) {
+		t.Fatalf("spend of a thread whose cost dropped = %+v, want 3 turns $5", sp)
+	}
+	if sp, _ = s.ChannelSpend(ctx, "web", "n", day); sp.Turns != 5 || !near(sp.Cost, 95) {
+		t.Fatalf("spend of a channel with a negative cost = %+v, want 5 turns $95", sp)
 	}
 	if c, ok, err := s.SessionCost(ctx, "s1"); err != nil || !ok || !near(c, 2.0) {
 		t.Fatalf("session cost = %v %v %v", c, ok, err)
