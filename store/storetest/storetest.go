@@ -40,6 +40,8 @@ func Run(t *testing.T, open Open) {
 		{"Seen", testSeen},
 		{"Entries", testEntries},
 		{"DeleteForgetsTheThread", testDeleteForgetsTheThread},
+		{"AttachSession", testAttachSession},
+		{"AttachSessionRace", testAttachSessionRace},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -566,5 +568,70 @@ func testDeleteForgetsTheThread(t *testing.T, ctx context.Context, s store.Backe
 	}
 	if id, ok, _ := s.LastSeen(ctx, kept); !ok || id != "m-kept" {
 		t.Errorf("the other thread's last seen = %q %v", id, ok)
+	}
+}
+
+// AttachSession refuses a session another thread is bound to and one of
+// a deleted thread; a thread may attach its own again.
+func testAttachSession(t *testing.T, ctx context.Context, s store.Backend) {
+	a, b, c := ref("c", "a"), ref("c", "b"), ref("c", "c")
+	bind := func(th channels.ThreadRef, id string) store.Binding {
+		return store.Binding{Thread: th, Agent: "demo", SessionID: id, Created: ms(1000), Updated: ms(2000)}
+	}
+	must(t, s.PutBinding(ctx, bind(a, "s1")))
+	if err := s.AttachSession(ctx, bind(b, "s1")); !errors.Is(err, store.ErrSessionTaken) {
+		t.Fatalf("attach a session another thread is bound to: %v, want ErrSessionTaken", err)
+	}
+	must(t, s.AttachSession(ctx, bind(b, "s2")))
+	if got, ok, err := s.Binding(ctx, b); err != nil || !ok || got.SessionID != "s2" {
+		t.Fatalf("binding after the attach = %+v %v %v", got, ok, err)
+	}
+	must(t, s.AttachSession(ctx, bind(b, "s2")))
+	if err := s.AttachSession(ctx, bind(c, "s2")); !errors.Is(err, store.ErrSessionTaken) {
+		t.Fatalf("attach a session another thread attached: %v, want ErrSessionTaken", err)
+	}
+	if gone, err := s.SessionGone(ctx, "s1"); err != nil || gone {
+		t.Fatalf("a bound session gone = %v %v", gone, err)
+	}
+	must(t, s.DeleteBinding(ctx, a))
+	if gone, err := s.SessionGone(ctx, "s1"); err != nil || !gone {
+		t.Fatalf("the deleted thread's session gone = %v %v, want true", gone, err)
+	}
+	if err := s.AttachSession(ctx, bind(c, "s1")); !errors.Is(err, store.ErrSessionGone) {
+		t.Fatalf("attach the deleted thread's session: %v, want ErrSessionGone", err)
+	}
+	if _, ok, _ := s.Binding(ctx, c); ok {
+		t.Fatal("a refused attach bound the thread")
+	}
+	if gone, err := s.SessionGone(ctx, "never"); err != nil || gone {
+		t.Fatalf("an unknown session gone = %v %v", gone, err)
+	}
+}
+
+// Of two threads attaching one session at once, exactly one wins.
+func testAttachSessionRace(t *testing.T, ctx context.Context, s store.Backend) {
+	for i := range 10 {
+		id := fmt.Sprintf("race-%d", i)
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for j := range errs {
+			wg.Go(func() {
+				th := ref("c", fmt.Sprintf("t%d-%d", i, j))
+				errs[j] = s.AttachSession(ctx, store.Binding{Thread: th, Agent: "demo", SessionID: id})
+			})
+		}
+		wg.Wait()
+		won := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				won++
+			case !errors.Is(err, store.ErrSessionTaken):
+				t.Fatalf("round %d: %v", i, err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d attaches won, want 1 (%v)", i, won, errs)
+		}
 	}
 }
