@@ -185,6 +185,7 @@ func messages() []message {
 		{"NewStarted/attach", sysmsg.NewStarted{By: "Ann", Attach: "sess-42"}},
 		{"AttachBound", sysmsg.AttachBound{ID: "sess-42"}},
 		{"AttachBound/here", sysmsg.AttachBound{ID: "sess-42", Here: true}},
+		{"AttachGone", sysmsg.AttachGone{ID: "sess-42"}},
 		{"Sessions", sysmsg.Sessions{List: []sysmsg.SessionLine{{ID: "sess-42", Title: "Fix the build", Updated: "2026-11-25T20:00:00Z"}, {ID: "sess-7"}}}},
 		{"Sessions/none", sysmsg.Sessions{}},
 		{"Sessions/not started", sysmsg.Sessions{NotStarted: true}},
