@@ -29,6 +29,7 @@ func scenarioTable() []scenario {
 		{"storm", "storm [n]", "reads n files (default 12, at most 100) in a row with no text between", runStorm},
 		{"permission", "permission [n]", "asks n times (default 1) to edit main.go, before announcing the tool", runPermission},
 		{"permission-run", "permission-run [long]", "asks to run a command whose dangerous end hides after 3,000 spaces (long: after 5,000 characters), touching a file outside the working directory", runPermissionRun},
+		{"permission-title", "permission-title <title>", "asks to run make under the title <title> (to see how the gateway marks an agent's title)", runPermissionTitle},
 		{"ask-choice", "ask-choice", "asks which color (one of three) by elicitation, then says the answer", runAskChoice},
 		{"ask-multi", "ask-multi", "asks which platforms (any of three) by elicitation", runAskMulti},
 		{"ask-text", "ask-text", "asks for a release name (text) and retries (a number) by elicitation", runAskText},
@@ -38,6 +39,7 @@ func scenarioTable() []scenario {
 		{"silent", "silent [seconds]", "a word, then nothing for <seconds> (default 3600), then \"done.\"; honours cancel", runSilent},
 		{"snapshot", "snapshot", "cumulative chunks: each repeats all the text so far", runSnapshot},
 		{"usage", "usage", "50 identical usage updates and a short answer", runUsage},
+		{"cost", "cost <amount>...", "reports each amount as the session's cost so far (a usage_update each, in order), then a short answer", runCost},
 		{"thought", "thought", "a thought, then an answer", runThought},
 		{"images", "images", "says which images the prompt carried (type and size)", runImages},
 		{"title", "title <text>", "sets the session title to <text>", runTitle},
@@ -53,6 +55,8 @@ func scenarioTable() []scenario {
 		{"read", "read the thread", "calls the read_thread tool of the MCP server it was given and says what it got", runReadThread},
 		{"ask-tool", "ask-tool [text]", "asks which color (one of three; text: asks for a name instead) with the ask tool of the MCP server it was given, for agents without elicitation, then says the tool's answer", runAskTool},
 		{"message", "message <text>", "says a line, posts <text> with the send_message tool of the MCP server it was given, then says another line", runSendMessage},
+		{"message-after", "message-after <n> <text>", "ends the turn, then posts <text> with send_message up to n times (at most 1,000) until refused, and logs how it went on stderr", runMessageAfter},
+		{"ask-after", "ask-after", "ends the turn, then asks a question with the ask tool, and logs the answer on stderr", runAskAfter},
 		{"stop", "stop", "says there is nothing to stop (cancel is session/cancel)", runStop},
 	}
 }

@@ -79,3 +79,34 @@ func runPermissionRun(t *turn, arg string) (acp.StopReason, error) {
 	}
 	return acp.StopReasonEndTurn, t.say(text)
 }
+
+// runPermissionTitle asks to run a harmless command under the title arg,
+// as a hostile agent would title its request to pass for the gateway's
+// own notice; the answer decides whether it "runs" (nothing is run).
+func runPermissionTitle(t *turn, arg string) (acp.StopReason, error) {
+	if arg == "" {
+		return badArg(t, "permission-title", fmt.Errorf("give the title"))
+	}
+	id := t.toolID(1)
+	raw := map[string]any{"command": "make"}
+	resp, err := t.a.conn.RequestPermission(t.life, acp.RequestPermissionRequest{
+		SessionId: t.id,
+		ToolCall: acp.ToolCallUpdate{
+			ToolCallId: id,
+			Title:      acp.Ptr(arg),
+			Kind:       acp.Ptr(acp.ToolKindExecute),
+			RawInput:   raw,
+		},
+		Options: []acp.PermissionOption{
+			{OptionId: optAllowOnce, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionId: optRejectOnce, Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+		},
+	})
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("request permission: %w", err)
+	case resp.Outcome.Cancelled != nil || t.ctx.Err() != nil:
+		return acp.StopReasonCancelled, nil
+	}
+	return acp.StopReasonEndTurn, t.say("Answered.")
+}

@@ -53,7 +53,7 @@ func Serve(ctx context.Context, socket, token string, in io.ReadCloser, out io.W
 	})
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        ToolSendMessage,
-		Description: "Post a message into the chat thread you are working for, right away.",
+		Description: "Post a message into the chat thread you are working for, right away. Only while your turn runs (while you answer a message): after your turn has ended it is refused and nothing is posted; say it in your reply to the next message instead.",
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, a sendMessageArgs) (*mcp.CallToolResult, any, error) {
 		return c.result(ctx, request{Tool: ToolSendMessage, Text: a.Text})
 	})
@@ -65,7 +65,7 @@ func Serve(ctx context.Context, socket, token string, in io.ReadCloser, out io.W
 	})
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        ToolAsk,
-		Description: "Ask the person who started this turn a question in the chat thread and wait for the answer: with options, they pick one; without, they type it. The result starts with \"answer: \" and the answer, or says the question was declined or cancelled (stopped, or nobody answered in time).",
+		Description: "Ask the person who started this turn a question in the chat thread and wait for the answer: with options, they pick one; without, they type it. The result starts with \"answer: \" and the answer, or says the question was declined or cancelled (stopped, or nobody answered in time). Only while your turn runs: after it has ended the tool is refused.",
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, a askArgs) (*mcp.CallToolResult, any, error) {
 		return c.result(ctx, request{Tool: ToolAsk, Question: a.Question, Options: a.Options})
 	})

@@ -12,17 +12,14 @@ import (
 // the turn's own text, and within the same budget (Settings.MaxTurnChars
 // counts it, cuts it, and the one truncation notice says so). It shows
 // whatever the tag settings hide: the agent asked for it to be posted.
-// Outside a turn it gets a budget of its own. It is a message of its
-// own: it and the turn text after it are marked Text.NewMessage. Text is
-// not added to the
-// turn's reply (TurnText), which is what the agent streamed.
+// Outside a turn it shows nothing, as the agent's own text: no turn's
+// budget or stop would hold it (the session refuses the tool there). It
+// is a message of its own: it and the turn text after it are marked
+// Text.NewMessage. Text is not added to the turn's reply (TurnText),
+// which is what the agent streamed.
 func (p *Projector) Message(text string, out []Output) []Output {
-	if text == "" {
+	if text == "" || !p.inTurn {
 		return out
-	}
-	if !p.inTurn {
-		var t turn
-		return p.budget(&t, text, true, out)
 	}
 	t := &p.turn
 	if t.truncated {

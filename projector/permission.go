@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/acpgw/gateway/sysmsg"
 	"github.com/acpgw/gateway/tooldisplay"
 )
 
@@ -55,13 +56,31 @@ func optionStyle(kind string) string {
 }
 
 // PermissionTitle is a one-line description of the tool a permission
-// request is about.
+// request is about. Where it is the agent's own title it is marked as
+// the agent's (AgentAsks), so that no title can pass for the gateway's
+// own words.
 func PermissionTitle(tu ToolUpdate) string {
 	locs := make([]string, 0, len(tu.Locations))
 	for _, l := range tu.Locations {
 		locs = append(locs, l.Path)
 	}
-	return tooldisplay.Label(tooldisplay.Call{Kind: tu.Kind, Title: tu.Title, RawInput: tu.RawInput, Locations: locs})
+	l, title := tooldisplay.LabelOf(tooldisplay.Call{Kind: tu.Kind, Title: tu.Title, RawInput: tu.RawInput, Locations: locs})
+	if !title {
+		return l
+	}
+	return AgentAsks(l)
+}
+
+// AgentAsks marks title as the agent's words: attributed, with the
+// gateway's leading mark taken off, its invisible characters shown
+// (tooldisplay.Visible), and set in a code span, where nothing in it is
+// read as Markdown (a link, bold text, a mention).
+func AgentAsks(title string) string {
+	body := sysmsg.Unmark(title)
+	if body == "" {
+		body = title
+	}
+	return "Agent asks: " + tooldisplay.CodeSpan(tooldisplay.Visible(body))
 }
 
 // maxDiffLines is how many lines of a diff a prompt shows; it says how

@@ -30,9 +30,13 @@ func askQuestion(question string, options []string) agent.Question {
 }
 
 // Ask asks question through the thread's owner and waits for it to be
-// settled; ctx ending (the server closing) withdraws it.
+// settled; ctx ending (the server closing) withdraws it. Outside a turn
+// it is refused (errNoTurn).
 func (m mcpThread) Ask(ctx context.Context, question string, options []string) (mcpgate.Answer, error) {
-	a := m.t.Question(ctx, askQuestion(question, options))
+	a, err := m.t.ask(ctx, askQuestion(question, options), true)
+	if err != nil {
+		return mcpgate.Answer{}, err
+	}
 	out := mcpgate.Answer{Action: a.Action}
 	if a.Action == agent.Accept {
 		s, ok := a.Content[askField].(string)

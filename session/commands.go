@@ -7,6 +7,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -363,17 +364,39 @@ func (t *thread) switchAgent(in channels.Inbound) {
 func (t *thread) attach(in channels.Inbound) {
 	ctx := context.Background()
 	id := in.Command.Args
-	bs, err := t.r.o.Store.Bindings(ctx)
+	st := t.r.o.Store
+	b, ok, err := st.Binding(ctx, t.ref)
 	if err != nil {
-		t.r.log.Error("cannot read the bindings", "thread", t.ref, "err", err)
+		t.r.log.Error("cannot read the thread's binding", "thread", t.ref, "err", err)
 		t.r.reply(ctx, t.ad, in, sysmsg.SetFailed{Option: "session", Err: err.Error()})
 		return
 	}
-	for _, b := range bs {
-		if b.SessionID == id {
-			t.r.reply(ctx, t.ad, in, sysmsg.AttachBound{ID: id, Here: b.Thread == t.ref})
-			return
+	if ok && b.SessionID == id {
+		t.r.reply(ctx, t.ad, in, sysmsg.AttachBound{ID: id, Here: true})
+		return
+	}
+	if !ok {
+		name := t.cmd.agent
+		if name == "" {
+			name = t.policy.Agent
 		}
+		b = store.Binding{Thread: t.ref, Agent: name, Created: time.Now()}
+	}
+	// The claim: of two threads attaching the session at once, one wins.
+	b.SessionID, b.Title, b.Updated = id, "", time.Now()
+	err = st.AttachSession(ctx, b)
+	switch {
+	case errors.Is(err, store.ErrSessionGone):
+		t.r.log.Warn("/attach of a deleted thread's session refused", "thread", t.ref, "session", id)
+		t.r.reply(ctx, t.ad, in, sysmsg.AttachGone{ID: id})
+		return
+	case errors.Is(err, store.ErrSessionTaken):
+		t.r.reply(ctx, t.ad, in, sysmsg.AttachBound{ID: id})
+		return
+	case err != nil:
+		t.r.log.Error("cannot attach the session", "thread", t.ref, "session", id, "err", err)
+		t.r.reply(ctx, t.ad, in, sysmsg.SetFailed{Option: "session", Err: err.Error()})
+		return
 	}
 	t.apply(AttachSession{By: in.Author, ID: id})
 }
@@ -394,8 +417,42 @@ func (t *thread) listSessions(in channels.Inbound) {
 		ctx, cancel := context.WithTimeout(t.r.ctx, 30*time.Second)
 		defer cancel()
 		list, err := proc.ListSessions(ctx, cwd)
+		if err == nil {
+			list, err = t.attachable(ctx, list)
+		}
 		t.inbox.send(sessionsEv{in: in, list: list, err: err})
 	})
+}
+
+// attachable keeps, of the agent's sessions, this thread's and those no
+// other thread is bound to and no deleted thread had: another thread's
+// sessions are not this thread's to see.
+func (t *thread) attachable(ctx context.Context, list []agent.SessionInfo) ([]agent.SessionInfo, error) {
+	st := t.r.o.Store
+	bs, err := st.Bindings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	others := map[string]bool{}
+	for _, b := range bs {
+		if b.Thread != t.ref && b.SessionID != "" {
+			others[b.SessionID] = true
+		}
+	}
+	var out []agent.SessionInfo
+	for _, l := range list {
+		if others[l.ID] {
+			continue
+		}
+		gone, err := st.SessionGone(ctx, l.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !gone {
+			out = append(out, l)
+		}
+	}
+	return out, nil
 }
 
 // sessionsListed answers /sessions with the agent's list.

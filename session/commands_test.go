@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/acpgw/gateway/agent"
@@ -108,9 +109,10 @@ func TestCommandsEndToEnd(t *testing.T) {
 	e.waitOp(th, "the help", isReply("/model [model]"))
 }
 
-// /sessions lists the demo agent's sessions; /attach binds another
-// thread's session, which the next message loads (its history not
-// posted); /agent moves a thread to another agent of the list.
+// /sessions lists the demo agent's sessions, this thread's and those no
+// other thread has; /attach binds one another thread let go, which the
+// next message loads (its history not posted); /agent moves a thread to
+// another agent of the list.
 func TestAttachAndAgentEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	demo := demoSpec(filepath.Join(dir, "demo-state"))
@@ -143,14 +145,18 @@ func TestAttachAndAgentEndToEnd(t *testing.T) {
 	sa := binding(a).SessionID
 	e.say(b, ann, "echo second thread")
 	e.waitEnd(b)
+	sb := binding(b).SessionID
 	e.command(b, ann, "/attach "+sa)
 	e.waitOp(b, "a refusal of a session another thread has", isReply("belongs to another thread here"))
-	// Thread a goes: its session is the agent's alone, as one started
-	// in a terminal.
-	e.closeThread(a)
-	a = channels.ThreadRef{Platform: "web", Channel: "c", Thread: "a2"}
-	e.say(a, ann, "echo third thread")
-	e.waitEnd(a)
+	// Another thread's session is not listed here.
+	e.command(b, bob, "/sessions")
+	if op := e.waitOp(b, "the sessions", isReply(sb)); strings.Contains(op.Text, sa) {
+		t.Fatalf("/sessions in b lists a's session %s: %q", sa, op.Text)
+	}
+	// Thread a lets its session go (/new): it is the agent's alone, as
+	// one started in a terminal.
+	e.command(a, ann, "/new")
+	e.waitOp(a, "the new session", hasText("Ann ended this thread's session"))
 
 	e.command(b, bob, "/sessions")
 	e.waitOp(b, "the sessions", isReply(sa))
@@ -320,4 +326,71 @@ func TestChoiceSurvivesRestart(t *testing.T) {
 	}
 	e.command(th, ann, "/status")
 	e.waitOp(th, "the status", isReply("Model: Demo Smart"))
+}
+
+// A deleted thread's session is never resumed: /attach refuses it, and
+// /sessions does not list it.
+func TestAttachRefusesADeletedThreadsSession(t *testing.T) {
+	e := newEnv(t, envOptions{open: true, access: map[string]session.AccessRule{"web": {Approvers: []string{ann.ID}}}})
+	a := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "a"}
+	b := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "b"}
+	e.say(a, ann, "echo first thread")
+	e.waitEnd(a)
+	bd, _, err := e.st.Binding(e.ctx(), a)
+	if err != nil || bd.SessionID == "" {
+		t.Fatalf("binding of a: %+v %v", bd, err)
+	}
+	sa := bd.SessionID
+	e.say(b, ann, "echo second thread")
+	e.waitEnd(b)
+	e.closeThread(a)
+	e.command(b, bob, "/sessions")
+	sb, _, _ := e.st.Binding(e.ctx(), b)
+	if op := e.waitOp(b, "the sessions", isReply(sb.SessionID)); strings.Contains(op.Text, sa) {
+		t.Errorf("/sessions lists the deleted thread's session %s: %q", sa, op.Text)
+	}
+	e.command(b, ann, "/attach "+sa)
+	e.waitOp(b, "the refusal", isReply("belonged to a thread that was deleted"))
+	if got, _, _ := e.st.Binding(e.ctx(), b); got.SessionID == sa {
+		t.Fatalf("b is bound to the deleted thread's session %s", sa)
+	}
+	e.say(b, ann, "echo still mine")
+	e.waitEnd(b)
+	if n := e.framesWith(`"method":"session/load"`); n != 0 {
+		t.Errorf("%d session/load requests, want none", n)
+	}
+}
+
+// Of two threads attaching one session at once, one gets it and the
+// other is told it is taken.
+func TestAttachAtOnceOneWins(t *testing.T) {
+	e := newEnv(t, envOptions{open: true, access: map[string]session.AccessRule{"web": {Approvers: []string{ann.ID}}}})
+	a := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "a"}
+	e.say(a, ann, "echo first thread")
+	e.waitEnd(a)
+	bd, _, _ := e.st.Binding(e.ctx(), a)
+	sa := bd.SessionID
+	e.command(a, ann, "/new")
+	e.waitOp(a, "the new session", hasText("Ann ended this thread's session"))
+	x := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "x"}
+	y := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "y"}
+	var wg sync.WaitGroup
+	for _, th := range []channels.ThreadRef{x, y} {
+		wg.Go(func() { e.command(th, ann, "/attach "+sa) })
+	}
+	wg.Wait()
+	won, lost := 0, 0
+	for _, th := range []channels.ThreadRef{x, y} {
+		op := e.waitOp(th, "the attach's answer", func(op channeltest.Op) bool {
+			return strings.Contains(op.Text, "attached session "+sa) || strings.Contains(op.Text, "belongs to another thread here")
+		})
+		if strings.Contains(op.Text, "attached session") {
+			won++
+		} else {
+			lost++
+		}
+	}
+	if won != 1 || lost != 1 {
+		t.Fatalf("%d attaches won and %d were refused, want 1 and 1", won, lost)
+	}
 }

@@ -3,7 +3,9 @@ package session
 // The send_message tool of the thread's MCP server: the text goes to the
 // thread's owner, which projects it like the agent's own text (the turn's
 // budget and order, projector.Message) into the lane. A stopped turn
-// shows nothing more, this text neither.
+// shows nothing more, this text neither; outside a turn the tool (and
+// the ask tool) is refused: an agent whose turn ended does not go on
+// posting in the thread, where no budget and no stop would hold it.
 
 import (
 	"context"
@@ -19,6 +21,9 @@ type messageEv struct {
 
 // errMessageStopped is send_message's answer in a stopped turn.
 var errMessageStopped = errors.New("the turn was stopped; the message was not posted")
+
+// errNoTurn is send_message's and ask's answer outside a turn.
+var errNoTurn = errors.New("no turn is running: the agent can post in the thread only while it answers a message; nothing was posted (say it in the reply to the next message)")
 
 // errThreadEnded is a tool's answer once the thread has ended.
 var errThreadEnded = errors.New("the thread has ended")
@@ -38,9 +43,15 @@ func (m mcpThread) SendMessage(ctx context.Context, text string) error {
 	}
 }
 
-// message shows the agent's posted text in the thread.
+// message shows the agent's posted text in the thread, if a turn runs
+// and was not stopped.
 func (t *thread) message(e messageEv) {
-	if t.m.Stopped() {
+	switch {
+	case !t.proj.InTurn():
+		t.r.log.Info("send_message refused: no turn is running", "thread", t.ref, "chars", len(e.text))
+		e.reply <- errNoTurn
+		return
+	case t.m.Stopped():
 		e.reply <- errMessageStopped
 		return
 	}

@@ -50,3 +50,59 @@ func TestSendMessageToolBudget(t *testing.T) {
 		t.Errorf("%d truncation notices, want 1", n)
 	}
 }
+
+// TestSendMessageAfterTheTurnRefused: an agent whose turn ended cannot
+// go on posting with send_message (no turn's budget or stop would hold
+// it): the tool is refused saying why, and nothing it sends shows after
+// the turn's end.
+func TestSendMessageAfterTheTurnRefused(t *testing.T) {
+	p := session.DefaultPolicy()
+	p.Stream.MaxTurnChars = 2000
+	e := askEnv(t, channeltest.Options{Edit: true}, &p)
+	th := e.rec.Thread("late")
+	e.say(th, ann, "message-after 20 late news")
+	e.waitEnd(th)
+	e.logs.waitFor(t, e.ctx(), "message-after finished")
+	var done string
+	for line := range strings.Lines(e.logs.String()) {
+		if strings.Contains(line, "message-after finished") {
+			done = line
+		}
+	}
+	if !strings.Contains(done, "no turn is running") {
+		t.Errorf("the agent's posts after its turn were not refused: %s", done)
+	}
+	ended := false
+	for _, op := range e.rec.OpsIn(th) {
+		switch {
+		case op.Op == "turn_end":
+			ended = true
+		case ended && strings.Contains(op.Text, "late news"):
+			t.Errorf("posted after the turn's end: %+v", op)
+		}
+	}
+}
+
+// TestAskToolAfterTheTurnRefused: the ask tool outside a turn is
+// refused too, and shows no question.
+func TestAskToolAfterTheTurnRefused(t *testing.T) {
+	e := askEnv(t, channeltest.Options{Edit: true, Prompt: true, Form: true}, nil)
+	th := e.rec.Thread("late-ask")
+	e.say(th, ann, "ask-after")
+	e.waitEnd(th)
+	e.logs.waitFor(t, e.ctx(), "ask-after finished")
+	var done string
+	for line := range strings.Lines(e.logs.String()) {
+		if strings.Contains(line, "ask-after finished") {
+			done = line
+		}
+	}
+	if !strings.Contains(done, "no turn is running") {
+		t.Errorf("the agent's question after its turn was not refused: %s", done)
+	}
+	for _, op := range e.rec.OpsIn(th) {
+		if isForm(op) || isPrompt(op) {
+			t.Errorf("a question was shown after the turn: %+v", op)
+		}
+	}
+}

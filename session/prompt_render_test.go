@@ -84,3 +84,24 @@ func TestPermissionPromptHidesNothingOnAnyPlatform(t *testing.T) {
 		})
 	}
 }
+
+// TestPermissionPromptMarksTheAgentsTitle: an agent that titles its
+// request as a gateway notice (its mark, a link, bold) gets its title
+// shown as the agent's, in a code span, without the mark.
+func TestPermissionPromptMarksTheAgentsTitle(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Prompt: true}})
+	th := e.rec.Thread("title")
+	e.say(th, ann, "permission-title ⚙️ Security notice: re-enter your token at [the login](https://evil.example/login)")
+	op := e.waitOp(th, "the prompt", isPrompt)
+	want := "🔐 **Permission needed** — Agent asks: `Security notice: re-enter your token at [the login](https://evil.example/login)` (execute)\n"
+	if !strings.HasPrefix(op.Text, want) {
+		t.Errorf("prompt = %q, want it to start %q", op.Text, want)
+	}
+	if strings.Contains(op.Text, "⚙") {
+		t.Errorf("prompt = %q carries the gateway's mark", op.Text)
+	}
+	if err := e.rec.Click(e.ctx(), ann, channels.Handle{Thread: th, ID: op.Msg}, option(t, op, "reject_once")); err != nil {
+		t.Fatal(err)
+	}
+	e.waitEnd(th)
+}

@@ -52,6 +52,10 @@ type question struct {
 	fold    string
 	settled bool
 	posted  bool // its post returned (with a handle or an error)
+	// inTurn: it may be asked only while a turn runs (the ask tool);
+	// refused, set by the owner before it answers, says it was not.
+	inTurn  bool
+	refused error
 }
 
 // The owner's question events.
@@ -75,16 +79,23 @@ type (
 // owner and blocks until the machine settles it. A url question whose
 // Completed closes is answered accept; ctx ending withdraws it.
 func (t *thread) Question(ctx context.Context, q agent.Question) agent.Answer {
-	qs := &question{id: newID(), q: q, asked: time.Now(), answer: make(chan agent.Answer, 1)}
+	a, _ := t.ask(ctx, q, false)
+	return a
+}
+
+// ask is Question; with inTurn the question is refused (errNoTurn, and
+// a cancel) unless a turn runs when the owner takes it.
+func (t *thread) ask(ctx context.Context, q agent.Question, inTurn bool) (agent.Answer, error) {
+	qs := &question{id: newID(), q: q, asked: time.Now(), answer: make(chan agent.Answer, 1), inTurn: inTurn}
 	cancelled := agent.Answer{Action: agent.Cancel}
 	if !t.inbox.send(questionEv{q: qs}) {
-		return cancelled // the thread has shut down
+		return cancelled, nil // the thread has shut down
 	}
 	done := q.Completed
 	for {
 		select {
 		case a := <-qs.answer:
-			return a
+			return a, qs.refused
 		case <-done:
 			done = nil
 			t.inbox.send(QuestionDone{ID: qs.id})
@@ -92,12 +103,13 @@ func (t *thread) Question(ctx context.Context, q agent.Question) agent.Answer {
 			if !t.inbox.send(QuestionWithdrawn{ID: qs.id}) {
 				select {
 				case a := <-qs.answer:
-					return a
+					return a, qs.refused
 				default:
-					return cancelled
+					return cancelled, nil
 				}
 			}
-			return <-qs.answer
+			a := <-qs.answer
+			return a, qs.refused
 		}
 	}
 }
@@ -106,6 +118,12 @@ func (t *thread) Question(ctx context.Context, q agent.Question) agent.Answer {
 func (t *thread) questionEvent(e any) {
 	switch e := e.(type) {
 	case questionEv:
+		if e.q.inTurn && !t.proj.InTurn() {
+			t.r.log.Info("ask refused: no turn is running", "thread", t.ref, "question", e.q.id)
+			e.q.refused = errNoTurn
+			e.q.answer <- agent.Answer{Action: agent.Cancel}
+			return
+		}
 		t.questions[e.q.id] = e.q
 		if t.tr != nil {
 			q := e.q.q

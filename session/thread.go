@@ -87,6 +87,8 @@ type thread struct {
 	// its way (its message id not known yet): they are tried again when
 	// it is shown (question.go).
 	earlyAnswers []formEv
+	// cost counts the session's cost from the agent's reports (cost.go).
+	cost costMeter
 }
 
 // turn is what the owner keeps of the running turn for its records.
@@ -397,6 +399,7 @@ func (t *thread) update(u projector.Update, history bool) {
 	if td, ok := t.ad.(channels.ToolDetailer); ok && (u.Tag == projector.TagToolCall || u.Tag == projector.TagToolCallUpdate) {
 		td.ToolDetail(t.ref, string(u.Tool.ID), toolDetail(u.Tool))
 	}
+	t.meterCost(&u)
 	t.view().Update(&u, false)
 	t.checkBudgets(&u)
 	switch u.Tag {

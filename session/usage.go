@@ -46,7 +46,7 @@ func (t *thread) showUsage(in channels.Inbound) {
 	}
 	now := time.Now()
 	if sp, err := st.ChannelSpend(ctx, t.ref.Platform, t.ref.Channel, dayStart(now)); err == nil {
-		u.ChannelTurns, u.ChannelCost = sp.Turns, sp.Cost
+		u.ChannelTurns, u.ChannelCost, u.ChannelCostKnown = sp.Turns, sp.Cost, sp.CostKnown
 	} else {
 		t.r.log.Warn("cannot read the channel's usage", "thread", t.ref, "err", err)
 	}
@@ -61,7 +61,7 @@ func (t *thread) showUsage(in channels.Inbound) {
 		usage, frames := t.proj.TurnUsage()
 		if _, _, inc, known, _ := turnSpend(usage, frames, tu.budget.sessionCost); known {
 			u.Cost, u.CostKnown = u.Cost+inc, true
-			u.ChannelCost += inc
+			u.ChannelCost, u.ChannelCostKnown = u.ChannelCost+inc, true
 		}
 	}
 	b := t.r.policyFor(t.ref, t.space).Budgets
@@ -70,13 +70,13 @@ func (t *thread) showUsage(in channels.Inbound) {
 		if u.TokensKnown {
 			used = u.Tokens
 		}
-		u.Budgets = append(u.Budgets, sysmsg.BudgetUse{Budget: sysmsg.BudgetTurnTokens, Used: float64(used), Limit: float64(b.TokensPerTurn)})
+		u.Budgets = append(u.Budgets, sysmsg.BudgetUse{Budget: sysmsg.BudgetTurnTokens, Used: float64(used), Limit: float64(b.TokensPerTurn), Unknown: !u.TokensKnown && u.Turns > 0})
 	}
 	if b.CostPerThread > 0 {
-		u.Budgets = append(u.Budgets, sysmsg.BudgetUse{Budget: sysmsg.BudgetThreadCost, Used: u.Cost, Limit: b.CostPerThread})
+		u.Budgets = append(u.Budgets, sysmsg.BudgetUse{Budget: sysmsg.BudgetThreadCost, Used: u.Cost, Limit: b.CostPerThread, Unknown: !u.CostKnown && u.Turns > 0})
 	}
 	if b.CostPerChannelDay > 0 {
-		u.Budgets = append(u.Budgets, sysmsg.BudgetUse{Budget: sysmsg.BudgetChannelDayCost, Used: u.ChannelCost, Limit: b.CostPerChannelDay})
+		u.Budgets = append(u.Budgets, sysmsg.BudgetUse{Budget: sysmsg.BudgetChannelDayCost, Used: u.ChannelCost, Limit: b.CostPerChannelDay, Unknown: !u.ChannelCostKnown && u.ChannelTurns > 0})
 	}
 	if h, ok := t.m.Held(); ok {
 		u.Held = h

@@ -18,9 +18,17 @@ type Backend interface {
 	PutBinding(ctx context.Context, b Binding) error
 	// DeleteBinding forgets a deleted thread: its binding and what is
 	// kept per thread besides (choices, budget hold, last message seen);
-	// its session's turns and transcript stay.
+	// its session's turns and transcript stay, and its session is gone
+	// for good (SessionGone, AttachSession refuses it).
 	DeleteBinding(ctx context.Context, t channels.ThreadRef) error
 	Bindings(ctx context.Context) ([]Binding, error)
+	// AttachSession binds b.Thread to b.SessionID (/attach), as one
+	// claim: ErrSessionGone when the session was a deleted thread's,
+	// ErrSessionTaken when another thread is bound to it or claimed it;
+	// of two at once exactly one wins. Else it writes b as PutBinding.
+	AttachSession(ctx context.Context, b Binding) error
+	// SessionGone reports whether session id was a deleted thread's.
+	SessionGone(ctx context.Context, id string) (bool, error)
 
 	AddPrompt(ctx context.Context, p Prompt) error
 	SetPromptMessage(ctx context.Context, id, messageID string) error

@@ -55,6 +55,64 @@ func (s *Store) Binding(ctx context.Context, t channels.ThreadRef) (Binding, boo
 // (its Created time is kept then). A zero Created or Updated is set to the
 // current time. It does file I/O.
 func (s *Store) PutBinding(ctx context.Context, b Binding) error {
+	if err := putBinding(ctx, s.db, b); err != nil {
+		return fmt.Errorf("put binding %s: %w", b.Thread, err)
+	}
+	return nil
+}
+
+// ErrSessionGone is AttachSession's answer for a session of a deleted
+// thread; ErrSessionTaken for one another thread is bound to.
+var (
+	ErrSessionGone  = errors.New("the session was a deleted thread's")
+	ErrSessionTaken = errors.New("another thread is bound to the session")
+)
+
+// AttachSession binds b.Thread to b.SessionID unless the session was a
+// deleted thread's (ErrSessionGone) or another thread is bound to it
+// (ErrSessionTaken), in one transaction. It does file I/O.
+func (s *Store) AttachSession(ctx context.Context, b Binding) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions_gone WHERE session_id = ?`, b.SessionID).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return ErrSessionGone
+		}
+		err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM bindings WHERE session_id = ?
+AND NOT (platform = ? AND channel = ? AND thread = ?)`,
+			b.SessionID, b.Thread.Platform, b.Thread.Channel, b.Thread.Thread).Scan(&n)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return ErrSessionTaken
+		}
+		return putBinding(ctx, tx, b)
+	})
+	if err != nil {
+		return fmt.Errorf("attach session %q to %s: %w", b.SessionID, b.Thread, err)
+	}
+	return nil
+}
+
+// SessionGone reports whether session id was a deleted thread's. It does
+// file I/O.
+func (s *Store) SessionGone(ctx context.Context, id string) (bool, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions_gone WHERE session_id = ?`, id).Scan(&n); err != nil {
+		return false, fmt.Errorf("read whether session %q is gone: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+// execer is a *sql.DB or a *sql.Tx.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func putBinding(ctx context.Context, db execer, b Binding) error {
 	at := now()
 	if b.Updated.IsZero() {
 		b.Updated = at
@@ -62,7 +120,7 @@ func (s *Store) PutBinding(ctx context.Context, b Binding) error {
 	if b.Created.IsZero() {
 		b.Created = b.Updated
 	}
-	_, err := s.db.ExecContext(ctx, `
+	_, err := db.ExecContext(ctx, `
 INSERT INTO bindings (`+bindingCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (platform, channel, thread) DO UPDATE SET
 	agent = excluded.agent,
@@ -72,18 +130,23 @@ ON CONFLICT (platform, channel, thread) DO UPDATE SET
 	updated_ms = excluded.updated_ms`,
 		b.Thread.Platform, b.Thread.Channel, b.Thread.Thread, b.Agent, b.SessionID, b.Cwd, b.Title,
 		toMS(b.Created), toMS(b.Updated))
-	if err != nil {
-		return fmt.Errorf("put binding %s: %w", b.Thread, err)
-	}
-	return nil
+	return err
 }
 
 // DeleteBinding removes the binding of thread t and what is kept per
 // thread besides: the options chosen in it (choices), its budget hold
 // and the last message seen in it; it is not an error if there is none.
-// The session's transcript and turns are kept. It does file I/O.
+// The session's transcript and turns are kept, and the session is
+// recorded gone (sessions_gone), never to be attached again. It does
+// file I/O.
 func (s *Store) DeleteBinding(ctx context.Context, t channels.ThreadRef) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sessions_gone (session_id, deleted_ms)
+SELECT session_id, ? FROM bindings WHERE platform = ? AND channel = ? AND thread = ? AND session_id != ''`,
+			toMS(now()), t.Platform, t.Channel, t.Thread)
+		if err != nil {
+			return err
+		}
 		for _, table := range []string{"bindings", "choices", "budget_holds", "seen"} {
 			_, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE platform = ? AND channel = ? AND thread = ?`,
 				t.Platform, t.Channel, t.Thread)

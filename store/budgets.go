@@ -71,17 +71,19 @@ type Spend struct {
 	Turns int
 	// Cost is the sum of what the turns cost, in the agents' currencies
 	// taken as one (an agent reports the session's cost so far, so a
-	// turn's cost is its last report less the session's before it).
+	// turn's cost is its last report less the most the session reported
+	// before it, and never below zero).
 	Cost      float64
 	CostKnown bool
 }
 
 // spendSQL sums the turns matching the filter (on the alias t) by their
-// cost increments.
+// cost increments, none below zero (a cost that drops is no refund; the
+// scalar MAX keeps an unknown cost NULL).
 const spendSQL = `SELECT COUNT(*), SUM(inc) FROM (
 	SELECT t.ended_ms AS ended_ms, t.platform AS platform, t.channel AS channel, t.thread AS thread,
-		t.cost - COALESCE(MAX(t.cost) OVER (PARTITION BY t.session_id ORDER BY t.seq
-			ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS inc
+		MAX(0, t.cost - COALESCE(MAX(t.cost) OVER (PARTITION BY t.session_id ORDER BY t.seq
+			ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS inc
 	FROM turns t WHERE t.platform = ? AND t.channel = ?
 ) WHERE ended_ms >= ?`
 

@@ -165,6 +165,13 @@ INSERT INTO running_turns_new SELECT platform, channel, thread, session_id, star
 DROP TABLE running_turns;
 ALTER TABLE running_turns_new RENAME TO running_turns;
 `,
+	// 10: the sessions of deleted threads, never to be attached again.
+	`
+CREATE TABLE sessions_gone (
+	session_id TEXT PRIMARY KEY NOT NULL,
+	deleted_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
 }
 
 // migrate applies the steps db has not seen yet, each in its own IMMEDIATE

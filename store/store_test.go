@@ -69,7 +69,7 @@ func TestOpenFromEmpty(t *testing.T) {
 		}
 		got = append(got, name)
 	}
-	want := []string{"bindings", "budget_holds", "choices", "entries", "open_messages", "prompts", "running_turns", "seen", "turns"}
+	want := []string{"bindings", "budget_holds", "choices", "entries", "open_messages", "prompts", "running_turns", "seen", "sessions_gone", "turns"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tables (-want +got):\n%s", diff)
 	}

@@ -48,6 +48,8 @@ func (s Status) Body() string {
 	}
 	if s.CostKnown {
 		fmt.Fprintf(&b, " · Cost: %.2f %s", s.Cost, s.Currency)
+	} else {
+		b.WriteString(" · Cost: unknown")
 	}
 	switch {
 	case s.Starting:
@@ -236,6 +238,14 @@ func (a AttachBound) Body() string {
 		return fmt.Sprintf("Session %s is already this thread's.", a.ID)
 	}
 	return fmt.Sprintf("Session %s belongs to another thread here; /attach takes sessions started elsewhere (a terminal, an editor).", a.ID)
+}
+
+// AttachGone: session ID was a deleted thread's, so /attach does not
+// take it (a deleted thread's session is never resumed).
+type AttachGone struct{ ID string }
+
+func (a AttachGone) Body() string {
+	return fmt.Sprintf("Session %s belonged to a thread that was deleted; a deleted thread's session is never resumed.", a.ID)
 }
 
 // SessionLine is one session of the agent /sessions lists.

@@ -29,6 +29,17 @@ const (
 // Prefix returns "" when s holds no text besides white space and gears: an
 // empty notice is not worth a mark.
 func Prefix(s string) string {
+	body := Unmark(s)
+	if body == "" {
+		return ""
+	}
+	return Mark + body
+}
+
+// Unmark returns s trimmed of surrounding white space and of the leading
+// marks Prefix folds, in any of their spellings: text of someone else's
+// (an agent's title) that must not pass for the gateway's voice.
+func Unmark(s string) string {
 	body := strings.TrimSpace(s)
 	for strings.HasPrefix(body, gear) {
 		body = strings.TrimPrefix(body, gear)
@@ -37,8 +48,5 @@ func Prefix(s string) string {
 		}
 		body = strings.TrimSpace(body)
 	}
-	if body == "" {
-		return ""
-	}
-	return Mark + body
+	return body
 }

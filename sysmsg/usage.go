@@ -18,19 +18,23 @@ type Usage struct {
 	Cost      float64
 	CostKnown bool
 	Currency  string
-	// ChannelTurns and ChannelCost are the channel's since midnight UTC.
-	ChannelTurns int
-	ChannelCost  float64
+	// ChannelTurns and ChannelCost are the channel's since midnight UTC;
+	// ChannelCostKnown whether any of those turns reported a cost.
+	ChannelTurns     int
+	ChannelCost      float64
+	ChannelCostKnown bool
 	// Budgets are the budgets set, in the order tokens, thread, channel.
 	Budgets []BudgetUse
 	// Held names the budget whose Continue the thread waits for, "" none.
 	Held Budget
 }
 
-// BudgetUse is how much of one budget is used.
+// BudgetUse is how much of one budget is used; Unknown: the agent
+// reported nothing to measure it by (shown as unknown, not as 0).
 type BudgetUse struct {
 	Budget      Budget
 	Used, Limit float64
+	Unknown     bool
 }
 
 func (u Usage) Body() string {
@@ -45,12 +49,23 @@ func (u Usage) Body() string {
 			fmt.Fprintf(&b, " (%d%% of %d)", u.Tokens*100/u.Size, u.Size)
 		}
 	}
-	if u.CostKnown {
+	switch {
+	case u.CostKnown:
 		b.WriteString(", " + money(u.Cost))
+	case u.Turns > 0:
+		b.WriteString(", cost unknown (the agent reported none)")
 	}
-	fmt.Fprintf(&b, ". This channel today: %d %s, %s.", u.ChannelTurns, plural(u.ChannelTurns, "turn", "turns"), money(u.ChannelCost))
+	channelCost := money(u.ChannelCost)
+	if !u.ChannelCostKnown && u.ChannelTurns > 0 {
+		channelCost = "cost unknown"
+	}
+	fmt.Fprintf(&b, ". This channel today: %d %s, %s.", u.ChannelTurns, plural(u.ChannelTurns, "turn", "turns"), channelCost)
 	for _, bu := range u.Budgets {
 		r := BudgetReached{Budget: bu.Budget, Currency: u.Currency}
+		if bu.Unknown {
+			fmt.Fprintf(&b, "\n- budgets.%s (%s): unknown of %s (the agent reported nothing to count)", bu.Budget, bu.Budget.what(), r.amount(bu.Limit))
+			continue
+		}
 		pct := 0.0
 		if bu.Limit > 0 {
 			pct = bu.Used * 100 / bu.Limit

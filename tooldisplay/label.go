@@ -61,26 +61,34 @@ var verbs = map[string]string{
 // and the status. It is a single line of CommonMark; the package
 // documentation describes how it is chosen.
 func Label(c Call) string {
+	l, _ := LabelOf(c)
+	return l
+}
+
+// LabelOf is Label, and whether the label is the agent's own title
+// (redacted and cut, but its words) rather than one made from the
+// tool's input, locations or kind.
+func LabelOf(c Call) (label string, title bool) {
 	kind := normalize(c.Kind)
-	title := oneLine(c.Title)
-	if toolCallID.MatchString(title) {
-		title = ""
+	t := oneLine(c.Title)
+	if toolCallID.MatchString(t) {
+		t = ""
 	}
-	if title != "" && !genericTitles[strings.ToLower(title)] {
-		return plain(title)
+	if t != "" && !genericTitles[strings.ToLower(t)] {
+		return plain(t), true
 	}
 	if l := inputLabel(kind, c.RawInput); l != "" {
-		return l
+		return l, false
 	}
 	for _, loc := range c.Locations {
 		if p := shortPath(loc); p != "" {
-			return withVerb(verbs[kind], code(p))
+			return withVerb(verbs[kind], code(p)), false
 		}
 	}
-	if title != "" {
-		return plain(title)
+	if t != "" {
+		return plain(t), true
 	}
-	return fallbackLabel
+	return fallbackLabel, false
 }
 
 // inputLabel builds a label from the raw tool input for kind, or returns ""

@@ -51,6 +51,7 @@ type Store struct {
 	running  jetstream.KeyValue
 	seen     jetstream.KeyValue
 	open     jetstream.KeyValue // handles.go
+	sessions jetstream.KeyValue // sessions.go
 	turns    jetstream.Stream
 	entries  jetstream.Stream
 }
@@ -76,6 +77,7 @@ func Open(ctx context.Context, js jetstream.JetStream, o Options) (*Store, error
 		{&s.running, "running", "turns running, to tell the threads a dead worker cut off"},
 		{&s.seen, "seen", "the last message read in each thread"},
 		{&s.open, "open", "messages of running turns still showing a tool running, with their cut-off text"},
+		{&s.sessions, "sessions", "sessions attached to a thread (/attach), and those of deleted threads"},
 	} {
 		kv, err := openBucket(ctx, js, jetstream.KeyValueConfig{
 			Bucket: o.Cluster + "_" + b.name, Description: b.desc, History: 1,

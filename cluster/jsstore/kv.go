@@ -58,8 +58,12 @@ func (s *Store) PutBinding(ctx context.Context, b store.Binding) error {
 
 // DeleteBinding forgets t's binding, and what is kept per thread
 // besides: its choices, budget hold and last message seen (the binding
-// last, so that a deletion cut short is tried again whole).
+// last, so that a deletion cut short is tried again whole); its session
+// is recorded gone first (sessions.go).
 func (s *Store) DeleteBinding(ctx context.Context, t channels.ThreadRef) error {
+	if err := s.tombstone(ctx, t); err != nil {
+		return fmt.Errorf("delete binding %s: %w", t, err)
+	}
 	for _, kv := range []jetstream.KeyValue{s.choices, s.holds, s.seen, s.bindings} {
 		if err := del(ctx, kv, threadKey(t)); err != nil {
 			return fmt.Errorf("delete binding %s: %w", t, err)

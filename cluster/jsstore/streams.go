@@ -101,7 +101,7 @@ func (s *Store) UsageTotals(ctx context.Context, sessionID string) (store.Usage,
 
 // spend sums, over ts (by session and seq), the turns ended since since
 // that keep: a turn costs its reported session cost less the most the
-// session reported before it.
+// session reported before it, and never less than nothing.
 func spend(ts []store.Turn, keep func(store.Turn) bool) store.Spend {
 	var sp store.Spend
 	session, most := "", 0.0
@@ -112,7 +112,7 @@ func spend(ts []store.Turn, keep func(store.Turn) bool) store.Spend {
 		if keep(t) {
 			sp.Turns++
 			if t.CostKnown {
-				sp.Cost += t.Cost - most
+				sp.Cost += max(t.Cost-most, 0)
 				sp.CostKnown = true
 			}
 		}

@@ -40,6 +40,8 @@ func Run(t *testing.T, open Open) {
 		{"Seen", testSeen},
 		{"Entries", testEntries},
 		{"DeleteForgetsTheThread", testDeleteForgetsTheThread},
+		{"AttachSession", testAttachSession},
+		{"AttachSessionRace", testAttachSessionRace},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -303,7 +305,8 @@ func testTurns(t *testing.T, ctx context.Context, s store.Backend) {
 }
 
 // A turn costs the session's cost reported with it less the most the
-// session reported before; spend sums that since a time.
+// session reported before, and never less than nothing; spend sums that
+// since a time.
 func testSpend(t *testing.T, ctx context.Context, s store.Backend) {
 	a, b, other := ref("c", "a"), ref("c", "b"), ref("d", "x")
 	day := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
@@ -333,6 +336,24 @@ func testSpend(t *testing.T, ctx context.Context, s store.Backend) {
 	sp, _ = s.ChannelSpend(ctx, "web", "e", time.Time{})
 	if sp.Turns != 0 || sp.CostKnown {
 		t.Fatalf("spend of an empty channel = %+v", sp)
+	}
+	// A session's cost that drops (or is negative) is no refund: a turn
+	// never costs less than nothing, for its thread nor its channel.
+	n, m := ref("n", "a"), ref("n", "b")
+	for _, tu := range []store.Turn{
+		cost(n, "s4", day.Add(time.Hour), 5, true),
+		cost(n, "s4", day.Add(2*time.Hour), -100, true),
+		cost(n, "s4", day.Add(3*time.Hour), 2, true),
+		cost(m, "s5", day.Add(time.Hour), -100, true),
+		cost(m, "s6", day.Add(time.Hour), 90, true),
+	} {
+		must(t, s.AddTurn(ctx, tu))
+	}
+	if sp, _ = s.ThreadSpend(ctx, n); sp.Turns != 3 || !near(sp.Cost, 5) {
+		t.Fatalf("spend of a thread whose cost dropped = %+v, want 3 turns $5", sp)
+	}
+	if sp, _ = s.ChannelSpend(ctx, "web", "n", day); sp.Turns != 5 || !near(sp.Cost, 95) {
+		t.Fatalf("spend of a channel with a negative cost = %+v, want 5 turns $95", sp)
 	}
 	if c, ok, err := s.SessionCost(ctx, "s1"); err != nil || !ok || !near(c, 2.0) {
 		t.Fatalf("session cost = %v %v %v", c, ok, err)
@@ -547,5 +568,70 @@ func testDeleteForgetsTheThread(t *testing.T, ctx context.Context, s store.Backe
 	}
 	if id, ok, _ := s.LastSeen(ctx, kept); !ok || id != "m-kept" {
 		t.Errorf("the other thread's last seen = %q %v", id, ok)
+	}
+}
+
+// AttachSession refuses a session another thread is bound to and one of
+// a deleted thread; a thread may attach its own again.
+func testAttachSession(t *testing.T, ctx context.Context, s store.Backend) {
+	a, b, c := ref("c", "a"), ref("c", "b"), ref("c", "c")
+	bind := func(th channels.ThreadRef, id string) store.Binding {
+		return store.Binding{Thread: th, Agent: "demo", SessionID: id, Created: ms(1000), Updated: ms(2000)}
+	}
+	must(t, s.PutBinding(ctx, bind(a, "s1")))
+	if err := s.AttachSession(ctx, bind(b, "s1")); !errors.Is(err, store.ErrSessionTaken) {
+		t.Fatalf("attach a session another thread is bound to: %v, want ErrSessionTaken", err)
+	}
+	must(t, s.AttachSession(ctx, bind(b, "s2")))
+	if got, ok, err := s.Binding(ctx, b); err != nil || !ok || got.SessionID != "s2" {
+		t.Fatalf("binding after the attach = %+v %v %v", got, ok, err)
+	}
+	must(t, s.AttachSession(ctx, bind(b, "s2")))
+	if err := s.AttachSession(ctx, bind(c, "s2")); !errors.Is(err, store.ErrSessionTaken) {
+		t.Fatalf("attach a session another thread attached: %v, want ErrSessionTaken", err)
+	}
+	if gone, err := s.SessionGone(ctx, "s1"); err != nil || gone {
+		t.Fatalf("a bound session gone = %v %v", gone, err)
+	}
+	must(t, s.DeleteBinding(ctx, a))
+	if gone, err := s.SessionGone(ctx, "s1"); err != nil || !gone {
+		t.Fatalf("the deleted thread's session gone = %v %v, want true", gone, err)
+	}
+	if err := s.AttachSession(ctx, bind(c, "s1")); !errors.Is(err, store.ErrSessionGone) {
+		t.Fatalf("attach the deleted thread's session: %v, want ErrSessionGone", err)
+	}
+	if _, ok, _ := s.Binding(ctx, c); ok {
+		t.Fatal("a refused attach bound the thread")
+	}
+	if gone, err := s.SessionGone(ctx, "never"); err != nil || gone {
+		t.Fatalf("an unknown session gone = %v %v", gone, err)
+	}
+}
+
+// Of two threads attaching one session at once, exactly one wins.
+func testAttachSessionRace(t *testing.T, ctx context.Context, s store.Backend) {
+	for i := range 10 {
+		id := fmt.Sprintf("race-%d", i)
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for j := range errs {
+			wg.Go(func() {
+				th := ref("c", fmt.Sprintf("t%d-%d", i, j))
+				errs[j] = s.AttachSession(ctx, store.Binding{Thread: th, Agent: "demo", SessionID: id})
+			})
+		}
+		wg.Wait()
+		won := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				won++
+			case !errors.Is(err, store.ErrSessionTaken):
+				t.Fatalf("round %d: %v", i, err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d attaches won, want 1 (%v)", i, won, errs)
+		}
 	}
 }
