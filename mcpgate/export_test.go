@@ -10,3 +10,9 @@ func Call(ctx context.Context, socket, token, tool, text string) (answer, refusa
 
 // Token returns the server's token.
 func (s *Server) Token() string { return s.token }
+
+// CallFile makes one send_file call over the socket, as the MCP half does.
+func CallFile(ctx context.Context, socket, token, path string) (answer, refusal string, err error) {
+	resp, err := client{socket: socket, token: token}.call(ctx, request{Tool: ToolSendFile, Path: path})
+	return resp.Text, resp.Error, err
+}

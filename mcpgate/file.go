@@ -11,29 +11,25 @@ import (
 	"syscall"
 )
 
-// readFile checks that name (relative to the workspace, or absolute) is a
-// regular file inside the workspace once symlinks are resolved and no
-// larger than the limit, and reads it. Its errors say why a file is
-// refused, for the agent.
+// readFile opens name (relative to the workspace, or absolute) through
+// the workspace's os.Root, so that no path of it, however its
+// directories are swapped for symlinks meanwhile, leads outside; checks
+// on the opened file that it is a regular file no larger than the limit,
+// and reads it. Its errors say why a file is refused, for the agent.
 func (s *Server) readFile(name string) (File, error) {
-	p := name
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(s.root, p)
+	rel, err := s.relative(name)
+	if err != nil {
+		return File{}, err
 	}
-	resolved, err := filepath.EvalSymlinks(p)
+	// O_NONBLOCK: a fifo does not block the open.
+	fd, err := s.fsRoot.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return File{}, fmt.Errorf("send_file: %s does not exist", name)
 		}
-		return File{}, fmt.Errorf("send_file: %s: %w", name, err)
-	}
-	if !within(s.root, resolved) {
-		return File{}, fmt.Errorf("send_file: %s is outside the workspace %s (symlinks are resolved)", name, s.root)
-	}
-	// O_NOFOLLOW: the last element cannot have become a symlink since;
-	// O_NONBLOCK: a fifo does not block the open.
-	fd, err := os.OpenFile(resolved, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
+		if strings.Contains(err.Error(), "path escapes from parent") { // os.Root's words
+			return File{}, fmt.Errorf("send_file: %s is outside the workspace %s (symlinks are resolved)", name, s.root)
+		}
 		return File{}, fmt.Errorf("send_file: %s: %w", name, err)
 	}
 	defer fd.Close()
@@ -54,7 +50,33 @@ func (s *Server) readFile(name string) (File, error) {
 	if int64(len(data)) > s.max {
 		return File{}, fmt.Errorf("send_file: %s grew past the %d bytes this thread accepts", name, s.max)
 	}
-	return File{Name: filepath.Base(resolved), Path: resolved, Data: data}, nil
+	return File{Name: filepath.Base(rel), Path: filepath.Join(s.root, rel), Data: data}, nil
+}
+
+// relative returns name as a path relative to the workspace: a relative
+// name as it is, an absolute one below the workspace (as written, or once
+// its symlinks are resolved) without the workspace's part. What it
+// returns only names the file: the open through the os.Root decides
+// whether it is inside.
+func (s *Server) relative(name string) (string, error) {
+	if !filepath.IsAbs(name) {
+		return filepath.Clean(name), nil
+	}
+	p := filepath.Clean(name)
+	if within(s.root, p) {
+		return filepath.Rel(s.root, p)
+	}
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("send_file: %s does not exist", name)
+		}
+		return "", fmt.Errorf("send_file: %s: %w", name, err)
+	}
+	if !within(s.root, resolved) {
+		return "", fmt.Errorf("send_file: %s is outside the workspace %s (symlinks are resolved)", name, s.root)
+	}
+	return filepath.Rel(s.root, resolved)
 }
 
 // within reports whether p is root or below it; both are clean absolute

@@ -75,7 +75,8 @@ type Options struct {
 	// bytes): keep it short.
 	Dir string
 	// Root is the thread's workspace: send_file sends only regular files
-	// under it, after resolving symlinks.
+	// under it, opened through an os.Root of it (symlinks are followed
+	// only where they stay inside).
 	Root string
 	// MaxFileBytes is the largest file send_file sends (the platform's
 	// upload limit). It must be positive.
@@ -94,7 +95,8 @@ const requestTimeout = 10 * time.Second
 // socket until Close.
 type Server struct {
 	th      Thread
-	root    string // resolved
+	root    string   // resolved
+	fsRoot  *os.Root // root, open: every file is opened through it
 	max     int64
 	path    string
 	token   string
@@ -129,18 +131,24 @@ func Open(o Options, th Thread) (*Server, error) {
 	if err := socketDir(o.Dir); err != nil {
 		return nil, err
 	}
+	fsRoot, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("mcpgate: workspace: %w", err)
+	}
 	path := filepath.Join(o.Dir, randomHex(8)+".sock")
 	if len(path) > 100 {
 		return nil, fmt.Errorf("mcpgate: socket path %q is too long for a unix socket (at most 100 bytes): use a shorter data directory", path)
 	}
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
+		fsRoot.Close()
 		return nil, fmt.Errorf("mcpgate: %w", err)
 	}
 	// The directory is 0700, so nobody else can reach the socket before
 	// this.
 	if err := os.Chmod(path, 0o600); err != nil {
 		ln.Close()
+		fsRoot.Close()
 		return nil, fmt.Errorf("mcpgate: %w", err)
 	}
 	log := o.Logger
@@ -148,7 +156,7 @@ func Open(o Options, th Thread) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{th: th, root: root, max: o.MaxFileBytes, path: path, token: randomHex(32), command: command, log: log, ln: ln, ctx: ctx, cancel: cancel}
+	s := &Server{th: th, root: root, fsRoot: fsRoot, max: o.MaxFileBytes, path: path, token: randomHex(32), command: command, log: log, ln: ln, ctx: ctx, cancel: cancel}
 	s.wg.Go(s.accept)
 	return s, nil
 }
@@ -194,6 +202,7 @@ func (s *Server) Close() error {
 	s.cancel()
 	err := s.ln.Close()
 	s.wg.Wait()
+	s.fsRoot.Close()
 	if errors.Is(err, net.ErrClosed) {
 		err = nil
 	}

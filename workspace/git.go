@@ -188,7 +188,7 @@ func (m *Manager) openWorktree(ctx context.Context, cwd string, t channels.Threa
 		return Info{}, fmt.Errorf("workspace: %w", err)
 	}
 	r := &record{Platform: t.Platform, Channel: t.Channel, Thread: t.Thread, Mode: Worktree,
-		Path: path, Sub: sub, Repo: repo, Branch: branch, Start: head, Created: m.o.Now()}
+		Path: path, Base: templateBase(tmpl, m.o.DataDir), Sub: sub, Repo: repo, Branch: branch, Start: head, Created: m.o.Now()}
 	// Recorded first: a gateway stopped half way finds it and finishes.
 	if err := m.put(t, r); err != nil {
 		return Info{}, err
@@ -243,17 +243,21 @@ func (m *Manager) reopenWorktree(ctx context.Context, r *record) (Info, error) {
 // commits beyond r.Start. Call it with r.Repo locked.
 func (m *Manager) removeWorktree(ctx context.Context, r *record) (kept bool, commits int, err error) {
 	if exists(r.Path) {
-		out, err := git(ctx, r.Path, nil, "status", "--porcelain")
+		dirty, err := worktreeDirty(ctx, r.Path)
 		if err != nil {
-			return false, 0, fmt.Errorf("workspace: %w", err)
+			return false, 0, err
 		}
-		if line(out) != "" {
+		if dirty {
 			return false, 0, fmt.Errorf("workspace: the worktree %s (branch %s) was kept: %w", r.Path, r.Branch, ErrDirty)
 		}
-		if _, err := git(ctx, r.Repo, nil, "worktree", "remove", r.Path); err != nil {
-			return false, 0, fmt.Errorf("workspace: %w", err)
+		// Removed by the gateway, beneath its base (git worktree remove
+		// would run the repository's configuration and follow a
+		// symlinked parent); git forgets it next.
+		if err := removeBeneath(m.base(r), r.Path); err != nil {
+			return false, 0, err
 		}
-	} else if _, err := git(ctx, r.Repo, nil, "worktree", "prune"); err != nil {
+	}
+	if _, err := git(ctx, r.Repo, nil, "worktree", "prune"); err != nil {
 		return false, 0, fmt.Errorf("workspace: %w", err)
 	}
 	has, err := branchExists(ctx, r.Repo, r.Branch)
@@ -275,6 +279,22 @@ func (m *Manager) removeWorktree(ctx context.Context, r *record) (kept bool, com
 		return false, 0, fmt.Errorf("workspace: %w", err)
 	}
 	return false, 0, nil
+}
+
+// worktreeDirty reports whether the worktree at path has changes not
+// committed or files not tracked (ignored ones excepted), as git status
+// sees them without the repository's configuration (neutral).
+func worktreeDirty(ctx context.Context, path string) (bool, error) {
+	n, err := openNeutral(ctx, path)
+	if err != nil {
+		return false, err
+	}
+	defer n.Close()
+	out, err := n.git(ctx, "status", "--porcelain", "--ignore-submodules=none")
+	if err != nil {
+		return false, fmt.Errorf("workspace: %w", err)
+	}
+	return line(out) != "", nil
 }
 
 // Diff is what a thread's worktree changed since its start.
@@ -303,29 +323,21 @@ func (m *Manager) Diff(ctx context.Context, t channels.ThreadRef) (Diff, error) 
 		return Diff{}, fmt.Errorf("workspace: %w", ErrNotWorktree)
 	}
 	// A copy of the index takes in the untracked files; the real one is
-	// not touched.
-	out, err := git(ctx, r.Path, nil, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	// not touched, nor is anything of the repository's configuration
+	// (its filters, hooks and drivers) used.
+	n, err := openNeutral(ctx, r.Path)
 	if err != nil {
-		return Diff{}, fmt.Errorf("workspace: %w", err)
+		return Diff{}, err
 	}
-	tmp, err := os.MkdirTemp("", "acp-diff-*")
-	if err != nil {
-		return Diff{}, fmt.Errorf("workspace: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	idx := filepath.Join(tmp, "index")
-	if err := copyFile(line(out), idx); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Diff{}, fmt.Errorf("workspace: %w", err)
-	}
-	env := []string{"GIT_INDEX_FILE=" + idx}
-	if _, err := git(ctx, r.Path, env, "add", "--all"); err != nil {
+	defer n.Close()
+	if _, err := n.git(ctx, "add", "--all"); err != nil {
 		return Diff{}, fmt.Errorf("workspace: %w", err)
 	}
 	d := Diff{Path: r.Path, Start: r.Start}
-	if d.Stat, err = git(ctx, r.Path, env, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--stat", r.Start); err != nil {
+	if d.Stat, err = n.git(ctx, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--stat", r.Start); err != nil {
 		return Diff{}, fmt.Errorf("workspace: %w", err)
 	}
-	if d.Patch, err = git(ctx, r.Path, env, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", r.Start); err != nil {
+	if d.Patch, err = n.git(ctx, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", r.Start); err != nil {
 		return Diff{}, fmt.Errorf("workspace: %w", err)
 	}
 	return d, nil

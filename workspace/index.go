@@ -19,6 +19,7 @@ type record struct {
 	Thread   string    `json:"thread"`
 	Mode     Mode      `json:"mode"`
 	Path     string    `json:"path"`             // the directory; a worktree's top
+	Base     string    `json:"base,omitempty"`   // the template's fixed directory: removal stays beneath it
 	Sub      string    `json:"sub,omitempty"`    // worktree: the agent's cwd inside the checkout
 	Repo     string    `json:"repo,omitempty"`   // worktree: the main checkout
 	Branch   string    `json:"branch,omitempty"` // worktree

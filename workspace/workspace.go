@@ -186,7 +186,7 @@ func (m *Manager) Open(ctx context.Context, a Agent, t channels.ThreadRef, name 
 	case Shared:
 		return Info{Mode: Shared, Path: cwd}, nil
 	case Dir:
-		return m.openDir(t, expand(a.Template, m.o.DataDir, t))
+		return m.openDir(t, expand(a.Template, m.o.DataDir, t), templateBase(a.Template, m.o.DataDir))
 	case Worktree:
 		return m.openWorktree(ctx, cwd, t, name, a.Template)
 	}
@@ -208,7 +208,7 @@ func absDir(dir string) (string, error) {
 	return abs, nil
 }
 
-func (m *Manager) openDir(t channels.ThreadRef, path string) (Info, error) {
+func (m *Manager) openDir(t channels.ThreadRef, path, base string) (Info, error) {
 	if r, ok := m.get(t); ok {
 		path = r.Path
 	}
@@ -221,7 +221,7 @@ func (m *Manager) openDir(t channels.ThreadRef, path string) (Info, error) {
 	}
 	r, ok := m.get(t)
 	if !ok {
-		r = &record{Platform: t.Platform, Channel: t.Channel, Thread: t.Thread, Mode: Dir, Path: path, Created: m.o.Now()}
+		r = &record{Platform: t.Platform, Channel: t.Channel, Thread: t.Thread, Mode: Dir, Path: path, Base: base, Created: m.o.Now()}
 		if err := m.put(t, r); err != nil {
 			return Info{}, err
 		}
@@ -279,8 +279,8 @@ func (m *Manager) Remove(ctx context.Context, t channels.ThreadRef) (Removed, er
 	switch r.Mode {
 	case Dir:
 		defer m.lock(r.Path)()
-		if err := os.RemoveAll(r.Path); err != nil {
-			return out, fmt.Errorf("workspace: cannot remove %s: %w", r.Path, err)
+		if err := removeBeneath(m.base(r), r.Path); err != nil {
+			return out, err
 		}
 	case Worktree:
 		defer m.lock(r.Repo)()

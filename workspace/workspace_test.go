@@ -525,20 +525,20 @@ func TestGitGetsNoSecrets(t *testing.T) {
 	if err := os.WriteFile(hook, []byte("#!/bin/sh\nenv > "+filepath.Join(out, "hook")+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// A smudge filter the checkout of a worktree runs (what only reads
+	// the worktree, as Diff, runs none: TestDiffRunsNothingOfTheAgent).
 	envFile := filepath.Join(out, "filter")
-	run(t, repo, "config", "filter.spy.clean", "env > "+envFile+"; cat")
+	write(t, filepath.Join(repo, ".gitattributes"), "*.txt filter=spy\n")
+	write(t, filepath.Join(repo, "a.txt"), "a\n")
+	run(t, repo, "add", ".gitattributes", "a.txt")
+	run(t, repo, "commit", "--quiet", "-m", "spied")
+	run(t, repo, "config", "filter.spy.smudge", "env > "+envFile+"; cat")
 	m := newManager(t, t.TempDir(), 0)
-	ws, err := m.Open(t.Context(), workspace.Agent{Mode: workspace.Worktree, Cwd: repo}, ref("1"), "x")
-	if err != nil {
+	if _, err := m.Open(t.Context(), workspace.Agent{Mode: workspace.Worktree, Cwd: repo}, ref("1"), "x"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "hook")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the repository's post-checkout hook ran: %v", err)
-	}
-	write(t, filepath.Join(ws.Path, ".gitattributes"), "*.txt filter=spy\n")
-	write(t, filepath.Join(ws.Path, "a.txt"), "a\n")
-	if _, err := m.Diff(t.Context(), ref("1")); err != nil {
-		t.Fatal(err)
 	}
 	env, err := os.ReadFile(envFile)
 	if err != nil {

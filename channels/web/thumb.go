@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/gif"
@@ -36,7 +37,74 @@ const (
 	// maxThumbPixels bounds the images a preview is made of: a small file
 	// can claim a huge picture.
 	maxThumbPixels = 24 << 20
+	// maxThumbDecoded bounds the memory an image takes once decoded
+	// (width × height × bytes a pixel, 16-bit channels counting double):
+	// a 195 KB PNG of 5016×5016 16-bit pixels decodes to 192 MiB.
+	maxThumbDecoded = 64 << 20
+	// thumbDecoders is how many images are decoded at once, at most: each
+	// may take maxThumbDecoded.
+	thumbDecoders = 2
 )
+
+// decoding holds a slot for each image being decoded (thumbDecoders).
+var decoding = make(chan struct{}, thumbDecoders)
+
+// decodedBytes is how much memory the image described by cfg takes once
+// decoded by the standard library, or -1 for a colour model it does not
+// know (then it is not decoded).
+func decodedBytes(cfg image.Config, format string, data []byte) int64 {
+	var per int64
+	switch cfg.ColorModel {
+	case color.RGBA64Model, color.NRGBA64Model:
+		per = 8
+	case color.Gray16Model:
+		per = 2
+	case color.RGBAModel, color.NRGBAModel, color.CMYKModel:
+		per = 4
+	case color.YCbCrModel:
+		per = 3 // 4:4:4 at most
+	case color.GrayModel, color.AlphaModel:
+		per = 1
+	default:
+		if _, ok := cfg.ColorModel.(color.Palette); !ok {
+			return -1
+		}
+		per = 1
+	}
+	if format == "jpeg" && progressive(data) {
+		// The decoder keeps every coefficient (4 bytes each) of every
+		// component too.
+		per += 4 * max(per, 1)
+	}
+	return int64(cfg.Width) * int64(cfg.Height) * per
+}
+
+// progressive reports whether the JPEG in data is progressive: its first
+// start-of-frame marker is SOF2 (0xC2). It walks the marker segments;
+// what it cannot read counts as progressive (the larger cost).
+func progressive(data []byte) bool {
+	i := 2 // after SOI
+	for i+4 <= len(data) {
+		if data[i] != 0xff {
+			return true
+		}
+		marker := data[i+1]
+		switch {
+		case marker == 0xff:
+			i++ // fill byte
+			continue
+		case marker >= 0xd0 && marker <= 0xd9 || marker == 0x01:
+			i += 2 // no length
+			continue
+		case marker == 0xc2:
+			return true
+		case marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 && marker != 0xcc:
+			return false
+		}
+		i += 2 + (int(data[i+2])<<8 | int(data[i+3]))
+	}
+	return true
+}
 
 // sentFiles returns the files of a message as the thread shows them.
 func sentFiles(files []channels.File) []sentFile {
@@ -55,7 +123,10 @@ func sentFiles(files []channels.File) []sentFile {
 
 // thumbnail returns a preview of the image in data as a data: URL: a
 // JPEG, or a PNG for an image with transparency. It fails for what is not
-// a PNG, JPEG or GIF image, or is larger than maxThumbPixels.
+// a PNG, JPEG or GIF image, is larger than maxThumbPixels or would take
+// more than maxThumbDecoded bytes decoded. It decodes after its header
+// says the size, and at most thumbDecoders images at once (it waits for
+// a slot).
 func thumbnail(data []byte) (string, error) {
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
@@ -64,6 +135,11 @@ func thumbnail(data []byte) (string, error) {
 	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width*cfg.Height > maxThumbPixels {
 		return "", errors.New("image too large for a preview")
 	}
+	if n := decodedBytes(cfg, format, data); n < 0 || n > maxThumbDecoded {
+		return "", fmt.Errorf("image too large for a preview: %d×%d pixels would take %d bytes decoded, more than %d", cfg.Width, cfg.Height, n, maxThumbDecoded)
+	}
+	decoding <- struct{}{}
+	defer func() { <-decoding }()
 	var src image.Image
 	switch format {
 	case "png":

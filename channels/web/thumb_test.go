@@ -2,14 +2,18 @@ package web
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
 	"hash/crc32"
 	"image"
 	"image/color"
 	"image/png"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/acpgw/gateway/channels"
 )
 
 // testPNG returns a w×h PNG: red on the left half, blue on the right,
@@ -98,6 +102,8 @@ func pngHeader(w, h uint32) []byte {
 func FuzzThumbnail(f *testing.F) {
 	f.Add(testPNG(f, 30, 20, 255))
 	f.Add(pngHeader(5, 5))
+	f.Add(png16(f, 4, 3))
+	f.Add([]byte("\xff\xd8\xff\xc2\x00\x0b\x08\x00\x10\x00\x10\x01\x01\x11\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		url, err := thumbnail(data)
 		if err != nil {
@@ -107,4 +113,72 @@ func FuzzThumbnail(f *testing.F) {
 			t.Errorf("preview %v", got)
 		}
 	})
+}
+
+// png16 returns a valid w×h PNG of 16-bit RGBA pixels, all black: a few
+// hundred KB on the wire for what decodes to w×h×8 bytes.
+func png16(t testing.TB, w, h int) []byte {
+	t.Helper()
+	var idat bytes.Buffer
+	z, err := zlib.NewWriterLevel(&idat, zlib.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := make([]byte, 1+w*8) // filter byte 0, then the pixels
+	for range h {
+		z.Write(row)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	chunk := func(b []byte, kind string, data []byte) []byte {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(data)))
+		start := len(b)
+		b = append(b, kind...)
+		b = append(b, data...)
+		return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
+	}
+	ihdr := binary.BigEndian.AppendUint32(nil, uint32(w))
+	ihdr = binary.BigEndian.AppendUint32(ihdr, uint32(h))
+	ihdr = append(ihdr, 16, 6, 0, 0, 0) // 16 bits a channel, RGBA
+	b := []byte("\x89PNG\r\n\x1a\n")
+	b = chunk(b, "IHDR", ihdr)
+	b = chunk(b, "IDAT", idat.Bytes())
+	return chunk(b, "IEND", nil)
+}
+
+// TestUploadHugeDecodedImage: a 16-bit PNG of 5016×5016 pixels, small on
+// the wire but 192 MiB decoded, is kept and shown as a file without a
+// preview, and is never decoded.
+func TestUploadHugeDecodedImage(t *testing.T) {
+	data := png16(t, 5016, 5016)
+	if len(data) > 1<<20 {
+		t.Fatalf("the test image has %d bytes, want a small one", len(data))
+	}
+	if cfg, err := png.DecodeConfig(bytes.NewReader(data)); err != nil || cfg.ColorModel != color.NRGBA64Model {
+		t.Fatalf("the test image: %+v, %v; want a 16-bit PNG", cfg, err)
+	}
+	a := New(Options{FilesDir: t.TempDir()})
+	id := a.st.mustCreate("t").ID
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := a.Upload(t.Context(), ref(id), channels.Upload{Name: "huge.png", Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	msgs, _, _ := a.st.messages(id)
+	m := msgs[len(msgs)-1]
+	if len(m.Files) != 1 || m.Files[0].URL == "" || m.Files[0].Size != len(data) {
+		t.Fatalf("message %+v, want the file kept and linked", m)
+	}
+	if m.Files[0].Thumb != "" {
+		t.Errorf("the image got a preview; want none for an image of 192 MiB decoded")
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+		t.Errorf("the upload allocated %d MiB, want it not decoded", n>>20)
+	}
+	// Under the bound a 16-bit image still gets its preview.
+	if url, err := thumbnail(png16(t, 300, 200)); err != nil || url == "" {
+		t.Errorf("thumbnail of a small 16-bit PNG = %.40q, %v; want a preview", url, err)
+	}
 }
