@@ -35,6 +35,9 @@ import (
 )
 
 func main() {
+	if err := harden(); err != nil {
+		fmt.Fprintln(os.Stderr, "gateway: warning: other processes of this user may read the gateway's memory and environment:", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
