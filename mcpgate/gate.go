@@ -178,10 +178,11 @@ func randomHex(n int) string {
 // through its environment.
 func (s *Server) MCPServer() agent.MCPServer {
 	return agent.MCPServer{
-		Name:    "gateway",
-		Command: s.command,
-		Args:    []string{"mcp"},
-		Env:     []string{EnvSocket + "=" + s.path, EnvToken + "=" + s.token},
+		Name:      "gateway",
+		Command:   s.command,
+		Args:      []string{"mcp"},
+		Env:       []string{EnvSocket + "=" + s.path, EnvToken + "=" + s.token},
+		SecretEnv: []string{EnvToken},
 	}
 }
 
