@@ -3,7 +3,9 @@
 // github.com/coder/acp-go-sdk, and sits a line tap between the two.
 //
 // The tap sees every JSON-RPC line of both directions in wire order. It
-// hands each line to a FrameSink (the raw event log) unchanged, decodes
+// hands each line to a FrameSink (the raw event log) unchanged — except
+// the MCP servers' tokens in session/new and session/load, which the
+// sink gets as Redacted (MCPServer.SecretEnv) — decodes
 // session/update notifications itself with acpwire — the decoder `gateway
 // replay` uses, routed by the raw sessionUpdate tag, so tags the SDK does
 // not know are never mis-decoded by shape — and passes every other line to

@@ -16,6 +16,10 @@ type MCPServer struct {
 	Args    []string
 	// Env holds KEY=VALUE entries set for the server.
 	Env []string
+	// SecretEnv names the entries of Env whose values are secrets (the
+	// server's token): the frame sink (the event log) gets Redacted in
+	// their place.
+	SecretEnv []string
 }
 
 // mcpServers converts servers to ACP's form; it is empty (never nil: ACP
@@ -26,6 +30,7 @@ func (p *Process) mcpServers(servers []MCPServer) []acp.McpServer {
 		return out
 	}
 	for _, s := range servers {
+		p.tap.redactEnv(s.SecretEnv)
 		env := []acp.EnvVariable{}
 		for _, kv := range s.Env {
 			k, v, _ := strings.Cut(kv, "=")

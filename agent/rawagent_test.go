@@ -31,7 +31,15 @@ func rawAgent() {
 	// The prompt waiting for the answers to its questions, and how many.
 	var asking json.RawMessage
 	awaited := 0
+	// RAW_AGENT_STDIN names a file that gets every line as it came.
+	var stdinCopy *os.File
+	if p := os.Getenv("RAW_AGENT_STDIN"); p != "" {
+		stdinCopy, _ = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	}
 	for in.Scan() {
+		if stdinCopy != nil {
+			stdinCopy.Write(append(in.Bytes(), '\n'))
+		}
 		var req struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/acpgw/gateway/acpwire"
@@ -50,9 +51,12 @@ const (
 type tap struct {
 	log *slog.Logger
 
-	mu      sync.Mutex // guards sink, pending and the order of frames
+	mu      sync.Mutex // guards sink, pending, secretEnv and the order of frames
 	sink    FrameSink
 	pending [][]byte // frames seen before a sink was set, with a direction byte prefix
+	// secretEnv names the MCP servers' env entries whose values the sink
+	// gets as Redacted (MCPServer.SecretEnv).
+	secretEnv []string
 
 	stdin io.Writer // the agent's stdin
 
@@ -81,8 +85,24 @@ func (t *tap) setSink(s FrameSink) {
 	t.pending = nil
 }
 
-// recordLocked passes one frame to the sink or keeps it until there is one.
+// redactEnv adds names to the env entries redacted from the frames the
+// sink gets.
+func (t *tap) redactEnv(names []string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, n := range names {
+		if !slices.Contains(t.secretEnv, n) {
+			t.secretEnv = append(t.secretEnv, n)
+		}
+	}
+}
+
+// recordLocked passes one frame to the sink or keeps it until there is
+// one. A frame to the agent loses its MCP servers' secrets (redactMCP).
 func (t *tap) recordLocked(dir Direction, line []byte) {
+	if dir == ToAgent {
+		line = redactMCP(line, t.secretEnv)
+	}
 	if t.sink != nil {
 		t.sink(dir, line)
 		return

@@ -48,7 +48,8 @@ func Load(path string, sets []string) (Config, error) {
 
 // Load builds the configuration from the defaults, the file, the
 // environment and o.Sets, each over the one before, expands ${VAR}
-// references, and validates it. It reads the file and nothing else. The
+// references, and validates it. It reads the file and the secret files
+// that file: values name (FilePrefix), and nothing else. The
 // error lists every problem found, one per line ("yaml.key: what is
 // wrong"); a file that cannot be read or parsed is reported alone.
 func (o LoadOptions) Load() (Config, error) {
@@ -160,10 +161,15 @@ func (o LoadOptions) load(path string, data []byte) (Config, error) {
 		}
 	}
 
-	raw, expErrs := expandAll(k.Raw(), getenv)
+	secrets := secretKeys(cfg)
+	raw := k.Raw()
+	secretVars := secretRefs(raw, secrets)
+	raw, expErrs := expandAll(raw, getenv)
 	errs = append(errs, expErrs...)
+	fileErrs := readSecretFiles(raw, secrets, pathsOf(expErrs))
+	errs = append(errs, fileErrs...)
 
-	bad := map[string]bool{} // paths that did not decode
+	bad := pathsOf(fileErrs) // paths that did not decode or read
 	for _, e := range decodeConfig(raw, &cfg) {
 		if pe, ok := e.(*pathError); ok {
 			bad[pe.path] = true
@@ -182,9 +188,31 @@ func (o LoadOptions) load(path string, data []byte) (Config, error) {
 	if len(errs) > 0 {
 		return Config{}, joinSorted(errs)
 	}
-	cfg.res = &resolved{file: path, sources: sources}
+	cfg.res = &resolved{file: path, sources: sources, secretVars: secretVars}
 	cfg.res.precompute(cfg)
 	return cfg, nil
+}
+
+// pathsOf returns the set of keys the path errors of errs name.
+func pathsOf(errs []error) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range errs {
+		if pe, ok := e.(*pathError); ok {
+			out[pe.path] = true
+		}
+	}
+	return out
+}
+
+// SecretVars returns the environment variables that c's secret settings
+// referenced as ${NAME} (a file: value's path excepted), sorted: their
+// values are secrets the gateway holds. Nil when c was not loaded. It
+// does no I/O.
+func (c Config) SecretVars() []string {
+	if c.res == nil {
+		return nil
+	}
+	return slices.Clone(c.res.secretVars)
 }
 
 // File returns the configuration file c was read from ("" if none or if c

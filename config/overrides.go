@@ -205,6 +205,8 @@ func resolveLenient(c Config, ls []layer) session.Policy {
 type resolved struct {
 	file    string            // the file read, "" if none
 	sources map[string]string // flat key → where its value came from
+	// secretVars are the variables the secret settings referenced.
+	secretVars []string
 
 	mu       sync.Mutex // guards policies
 	policies map[scopeKey]session.Policy

@@ -1,6 +1,8 @@
 // Package eventlog keeps the raw ACP event log: every JSON-RPC frame the
 // gateway exchanges with an agent, both directions, appended unchanged and in
-// wire order to one NDJSON file per ACP session, one frame per line.
+// wire order to one NDJSON file per ACP session, one frame per line. (The
+// one change is made before the frames get here: the MCP token of
+// session/new and session/load reads agent.Redacted.)
 // `gateway replay` reads these files back.
 //
 // # Files

@@ -2,6 +2,7 @@ package mcpgate_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,10 @@ func TestMain(m *testing.M) {
 				os.Stderr.WriteString("mcp: " + err.Error() + "\n")
 				os.Exit(2)
 			}
+			os.Exit(0)
+		case "call": // a process that calls send_message with os.Args[2]
+			answer, refusal, err := mcpgate.Call(context.Background(), os.Getenv(mcpgate.EnvSocket), os.Getenv(mcpgate.EnvToken), mcpgate.ToolSendMessage, os.Args[2])
+			fmt.Printf("answer %q refusal %q err %v\n", answer, refusal, err)
 			os.Exit(0)
 		}
 	}
@@ -107,6 +112,7 @@ func startDemoIn(t *testing.T, ws, state, load string, max int64, noMCP bool) *d
 		defer cancel()
 		p.Stop(ctx)
 	})
+	srv.SetAgent(p.Pid())
 	r := &replies{}
 	var sess *agent.Session
 	if load == "" {

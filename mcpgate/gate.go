@@ -103,6 +103,8 @@ type Server struct {
 	command string
 	log     *slog.Logger
 
+	agent agentRef // the agent process whose tree may call (SetAgent)
+
 	ln     *net.UnixListener
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -186,10 +188,11 @@ func randomHex(n int) string {
 // through its environment.
 func (s *Server) MCPServer() agent.MCPServer {
 	return agent.MCPServer{
-		Name:    "gateway",
-		Command: s.command,
-		Args:    []string{"mcp"},
-		Env:     []string{EnvSocket + "=" + s.path, EnvToken + "=" + s.token},
+		Name:      "gateway",
+		Command:   s.command,
+		Args:      []string{"mcp"},
+		Env:       []string{EnvSocket + "=" + s.path, EnvToken + "=" + s.token},
+		SecretEnv: []string{EnvToken},
 	}
 }
 
@@ -227,6 +230,10 @@ func (s *Server) serve(c *net.UnixConn) {
 	defer c.Close()
 	stop := context.AfterFunc(s.ctx, func() { c.Close() })
 	defer stop()
+	if pid, err := s.checkPeer(c); err != nil {
+		s.log.Warn("mcp socket: a connection from outside the agent's process tree was refused", "pid", pid, "err", err)
+		return
+	}
 	c.SetReadDeadline(time.Now().Add(requestTimeout))
 	req, err := decodeRequest(c)
 	if err != nil {

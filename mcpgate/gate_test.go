@@ -19,6 +19,7 @@ func openTest(t *testing.T, th Thread) *Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	s.SetAgent(os.Getpid()) // the test is the agent
 	return s
 }
 

@@ -132,6 +132,9 @@ func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, m
 		closeNew()
 		return nil, err
 	}
+	if srv != nil {
+		srv.SetAgent(proc.Pid()) // its tools answer this process's tree only
+	}
 	res := &started{proc: proc, cwd: cwd, mcp: srv}
 	if !bound {
 		res.context = t.backfill(ctx, in)

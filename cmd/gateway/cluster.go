@@ -123,6 +123,7 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	log := newLogger(cfg.Log, stderr).With("edge", f.id)
+	logScrubbed(log, scrubEnv(cfg))
 	platforms := cfg.Platforms()
 	var webLn net.Listener
 	if slices.Contains(platforms, "web") {
@@ -289,6 +290,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	log := newLogger(cfg.Log, stderr).With("worker", f.id)
+	logScrubbed(log, scrubEnv(cfg))
 	w, err := startWorker(ctx, cfg, f, log)
 	if err != nil {
 		return err

@@ -66,6 +66,7 @@ func (s *edgeSettings) watch(ctx context.Context, f runFlags) (stop func()) {
 // reload applies the access rules and the web chat's agents, and names
 // the changed settings the edge read at start, which take a restart.
 func (s *edgeSettings) reload(c config.Config) {
+	logScrubbed(s.log, scrubEnv(c))
 	s.access.Store(&c.Access)
 	for _, w := range s.webs {
 		w.SetAgents(pickable(c))

@@ -41,6 +41,9 @@ func main() {
 		// itself; it must not be stopped by them first.
 		os.Exit(egress.RunInside(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	if err := harden(); err != nil {
+		fmt.Fprintln(os.Stderr, "gateway: warning: other processes of this user may read the gateway's memory and environment:", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -75,6 +75,7 @@ func TestMCPSubcommand(t *testing.T) {
 		defer cancel()
 		p.Stop(ctx)
 	}()
+	srv.SetAgent(p.Pid())
 	h := &textHandler{}
 	sess, err := p.NewSession(t.Context(), ws, h, srv.MCPServer())
 	if err != nil {

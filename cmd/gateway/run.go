@@ -37,6 +37,10 @@ import (
 type runFlags struct {
 	config string
 	sets   multi
+	// environ is the environment as it was when the configuration was
+	// first loaded, before scrubEnv removed the secrets from it: every
+	// load, reloads too, reads it.
+	environ []string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -45,11 +49,14 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 }
 
 func (f *runFlags) load() (config.Config, error) {
+	if f.environ == nil {
+		f.environ = os.Environ()
+	}
 	return f.options().Load()
 }
 
 func (f *runFlags) options() config.LoadOptions {
-	return config.LoadOptions{Path: f.config, Sets: f.sets, Platforms: platforms()}
+	return config.LoadOptions{Path: f.config, Sets: f.sets, Platforms: platforms(), Environ: f.environ}
 }
 
 // platforms are the chat platforms of this build, each with its adapter
@@ -78,6 +85,7 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	log := newLogger(cfg.Log, stderr)
+	logScrubbed(log, scrubEnv(cfg))
 	g, err := start(ctx, cfg, f, log, hooks{})
 	if err != nil {
 		return err
@@ -261,6 +269,7 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 			o := f.options()
 			o.Path = path
 			err := config.Watch(ctx, o, func(c config.Config) {
+				logScrubbed(log, scrubEnv(c))
 				g.reload(c)
 			}, func(err error) {
 				log.Error("configuration change rejected; keeping the running settings", "err", err)

@@ -36,6 +36,7 @@ func (w *worker) watchConfig(ctx context.Context, f roleFlags) {
 // and the workspace settings), announces the agents it can run now, and
 // names the changed settings that take a restart.
 func (w *worker) reload(c config.Config) {
+	logScrubbed(w.log, scrubEnv(c))
 	w.router.SetPolicy(func(t channels.ThreadRef, space string) session.Policy {
 		p := c.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
 		p.Agents = pickable(c)
