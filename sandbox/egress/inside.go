@@ -73,7 +73,7 @@ func parseInsideArgs(args []string) (insideConfig, error) {
 	if i := len(args) - len(c.cmd) - 1; i < 0 || args[i] != "--" {
 		return c, errors.New("sandbox-exec: want FLAGS -- COMMAND [ARGS...]")
 	}
-	if len(c.cmd) == 0 {
+	if len(c.cmd) == 0 || c.cmd[0] == "" {
 		return c, errors.New("sandbox-exec: no command after --")
 	}
 	if err := c.policy.Validate(); err != nil {
