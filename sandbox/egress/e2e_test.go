@@ -66,7 +66,7 @@ func client(probes []string) int {
 			if proxy == "" {
 				res = "no proxy"
 			} else {
-				res = "proxy " + os.Getenv("NO_PROXY")
+				res = "proxy " + os.Getenv("NO_PROXY") + " node " + os.Getenv("NODE_USE_ENV_PROXY")
 			}
 		}
 		fmt.Printf("%s => %s\n", p, res)
@@ -189,7 +189,7 @@ func TestSandboxedNetwork(t *testing.T) {
 				return lookup(ctx, host)
 			}
 			want := map[string]string{
-				"env x":                                       "proxy " + noProxy,
+				"env x":                                       "proxy " + noProxy + " node 1",
 				"get http://" + api + "/":                     "ok model-api",
 				"get http://" + named + "/":                   "ok model-api",
 				"proxyget http://" + api + "/":                "ok model-api",

@@ -221,6 +221,11 @@ func RunInside(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			env = append(env, k+"="+url, strings.ToLower(k)+"="+url)
 		}
 		env = append(env, "NO_PROXY="+noProxy, "no_proxy="+noProxy)
+		if os.Getenv("NODE_USE_ENV_PROXY") == "" {
+			// Node.js (22.21+, 24+) honours the proxy variables in its
+			// own http and fetch only when asked to.
+			env = append(env, "NODE_USE_ENV_PROXY=1")
+		}
 	}
 	return in.run(ctx, c.cmd, env, stdin, stdout, stderr)
 }
