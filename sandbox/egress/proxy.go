@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -63,9 +64,14 @@ func Listen(socketPath string, p Policy, log *slog.Logger) (*Proxy, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	var rnd [8]byte
+	// A unix socket's path has at most 107 bytes; the temporary name is
+	// no longer than 9 bytes beside it.
+	if len(socketPath) > 107-9 {
+		return nil, fmt.Errorf("egress proxy: the socket path %s is longer than %d bytes", socketPath, 107-9)
+	}
+	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := socketPath + ".tmp-" + hex.EncodeToString(rnd[:])
+	tmp := filepath.Join(filepath.Dir(socketPath), "."+hex.EncodeToString(rnd[:]))
 	ln, err := net.Listen("unix", tmp)
 	if err != nil {
 		return nil, fmt.Errorf("egress proxy: %w", err)

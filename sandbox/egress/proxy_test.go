@@ -279,6 +279,10 @@ func TestListenRefusesABadPolicyAndAFile(t *testing.T) {
 	if _, err := Listen(filepath.Join(dir, "s"), Policy{Mode: "open"}, nil); err == nil || !strings.Contains(err.Error(), "mode: must be one of full allow none") {
 		t.Errorf("Listen(bad mode) = %v", err)
 	}
+	long := filepath.Join(dir, strings.Repeat("s", 100))
+	if _, err := Listen(long, Policy{Mode: "full"}, nil); err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Errorf("Listen(a path too long for a socket) = %v", err)
+	}
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, []byte("keep"), 0o600)
 	if _, err := Listen(file, Policy{Mode: "full"}, nil); err == nil || !strings.Contains(err.Error(), "not a socket") {
