@@ -73,7 +73,7 @@ func parseInsideArgs(args []string) (insideConfig, error) {
 	if i := len(args) - len(c.cmd) - 1; i < 0 || args[i] != "--" {
 		return c, errors.New("sandbox-exec: want FLAGS -- COMMAND [ARGS...]")
 	}
-	if len(c.cmd) == 0 {
+	if len(c.cmd) == 0 || c.cmd[0] == "" {
 		return c, errors.New("sandbox-exec: no command after --")
 	}
 	if err := c.policy.Validate(); err != nil {
@@ -221,6 +221,11 @@ func RunInside(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			env = append(env, k+"="+url, strings.ToLower(k)+"="+url)
 		}
 		env = append(env, "NO_PROXY="+noProxy, "no_proxy="+noProxy)
+		if os.Getenv("NODE_USE_ENV_PROXY") == "" {
+			// Node.js (22.21+, 24+) honours the proxy variables in its
+			// own http and fetch only when asked to.
+			env = append(env, "NODE_USE_ENV_PROXY=1")
+		}
 	}
 	return in.run(ctx, c.cmd, env, stdin, stdout, stderr)
 }

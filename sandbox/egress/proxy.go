@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -44,12 +45,12 @@ type Proxy struct {
 	idle  time.Duration // tunnelIdle; tests shorten it
 	close sync.Once
 
-	mu      sync.Mutex // guards the fields below
-	tunnels map[net.Conn]bool
+	mu      sync.Mutex        // guards the fields below
+	tunnels map[net.Conn]bool // tunnels' and upstream connections
 	logged  map[string]bool
 	closed  bool
 
-	wg sync.WaitGroup // the tunnels being spliced
+	wg sync.WaitGroup // the requests being served (tunnels too)
 }
 
 // Listen validates p and listens on socketPath (a stale socket there is
@@ -63,9 +64,14 @@ func Listen(socketPath string, p Policy, log *slog.Logger) (*Proxy, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	var rnd [8]byte
+	// A unix socket's path has at most 107 bytes; the temporary name is
+	// no longer than 9 bytes beside it.
+	if len(socketPath) > 107-9 {
+		return nil, fmt.Errorf("egress proxy: the socket path %s is longer than %d bytes", socketPath, 107-9)
+	}
+	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := socketPath + ".tmp-" + hex.EncodeToString(rnd[:])
+	tmp := filepath.Join(filepath.Dir(socketPath), "."+hex.EncodeToString(rnd[:]))
 	ln, err := net.Listen("unix", tmp)
 	if err != nil {
 		return nil, fmt.Errorf("egress proxy: %w", err)
@@ -143,10 +149,14 @@ func (x *Proxy) Close() error {
 		x.tr.CloseIdleConnections()
 		x.mu.Lock()
 		x.closed = true
+		var cs []net.Conn
 		for c := range x.tunnels {
-			c.Close()
+			cs = append(cs, c)
 		}
 		x.mu.Unlock()
+		for _, c := range cs {
+			c.Close()
+		}
 		if rerr := os.Remove(x.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
 			err = rerr
 		}
@@ -156,6 +166,11 @@ func (x *Proxy) Close() error {
 
 // ServeHTTP serves one proxy request: CONNECT, or an absolute http:// URI.
 func (x *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !x.enter() {
+		http.Error(w, "egress: the proxy is closing", http.StatusServiceUnavailable)
+		return
+	}
+	defer x.wg.Done()
 	if r.Method == http.MethodConnect {
 		x.connect(w, r)
 		return
@@ -186,7 +201,7 @@ func (x *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 		up.Close()
 		return
 	}
-	if !x.track(c, up) {
+	if !x.track(c) {
 		c.Close()
 		up.Close()
 		return
@@ -205,8 +220,20 @@ func (x *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 	splice(c, up, x.idle)
 }
 
-// track records a tunnel's two connections, so that Close ends them; it
-// reports false when the proxy is closed.
+// enter counts a request in, so that Serve waits for it; it reports
+// false when the proxy is closed.
+func (x *Proxy) enter() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return false
+	}
+	x.wg.Add(1)
+	return true
+}
+
+// track records connections so that Close ends them; it reports false
+// when the proxy is closed.
 func (x *Proxy) track(cs ...net.Conn) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -216,19 +243,19 @@ func (x *Proxy) track(cs ...net.Conn) bool {
 	for _, c := range cs {
 		x.tunnels[c] = true
 	}
-	x.wg.Add(1)
 	return true
 }
 
-// untrack closes and forgets a tunnel's connections.
+// untrack closes and forgets connections.
 func (x *Proxy) untrack(cs ...net.Conn) {
 	x.mu.Lock()
 	for _, c := range cs {
 		delete(x.tunnels, c)
-		c.Close()
 	}
 	x.mu.Unlock()
-	x.wg.Done()
+	for _, c := range cs {
+		c.Close()
+	}
 }
 
 // dialHTTP is the plain requests' transport's dialer.
@@ -250,7 +277,13 @@ func (x *Proxy) dial(ctx context.Context, hostport string) (net.Conn, error) {
 	for _, ap := range addrs {
 		c, err := dl.DialContext(ctx, "tcp", ap.String())
 		if err == nil {
-			return c, nil
+			x.log.Debug("egress connect", "dest", hostport, "addr", ap)
+			tc := &trackedConn{Conn: c, x: x}
+			if !x.track(tc) {
+				c.Close()
+				return nil, errors.New("egress: the proxy is closing")
+			}
+			return tc, nil
 		}
 		errs = append(errs, err)
 	}
@@ -307,6 +340,30 @@ func (l *limitListener) Accept() (net.Conn, error) {
 func (l *limitListener) Close() error {
 	l.once.Do(func() { close(l.done) })
 	return l.Listener.Close()
+}
+
+// trackedConn is an upstream connection, forgotten by its proxy once closed.
+type trackedConn struct {
+	net.Conn
+	x    *Proxy
+	once sync.Once
+}
+
+func (c *trackedConn) Close() error {
+	c.once.Do(func() {
+		c.x.mu.Lock()
+		delete(c.x.tunnels, c)
+		c.x.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+// CloseWrite half-closes the connection.
+func (c *trackedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return errors.ErrUnsupported
 }
 
 // limitConn gives its slot back when closed.
