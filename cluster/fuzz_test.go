@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 )
 
 // A stored lease or worker entry is outside input (anyone with access to
@@ -156,4 +157,28 @@ func TestPlace(t *testing.T) {
 	if id, _ := r.Pick("x", "demo"); id == "b" {
 		t.Error("picked b after it went")
 	}
+}
+
+// An inbound message's signature headers are outside input (whoever may
+// publish or forward one sets them): verifying never panics, and nothing
+// but the edge's own signature of the very event verifies.
+func FuzzVerify(f *testing.F) {
+	kp, _ := nkeys.CreateUser()
+	seed, _ := kp.Seed()
+	s, _ := NewSigner(seed)
+	keys, _ := NewEdgeKeys(s.PublicKey())
+	signed := Event{ID: "web:1", Thread: "web/local/t", Data: []byte(`{}`)}
+	_ = s.sign(&signed)
+	f.Add(signed.ID, signed.Thread, signed.Agent, signed.Data, signed.Signer, signed.Sig)
+	f.Add("", "", "", []byte(nil), "", "")
+	f.Add("web:1", "web/local/t", "", []byte(`{}`), s.PublicKey(), "AAAA")
+	f.Fuzz(func(t *testing.T, id, thread, agent string, data []byte, signer, sig string) {
+		ev := Event{ID: id, Thread: thread, Agent: agent, Data: data, Signer: signer, Sig: sig}
+		if keys.Verify(ev) == nil {
+			want := Event{ID: id, Thread: thread, Agent: agent, Data: data}
+			if err := s.sign(&want); err != nil || want.Sig != sig || signer != s.PublicKey() {
+				t.Fatalf("%+v verified, not the edge's signature of it", ev)
+			}
+		}
+	})
 }

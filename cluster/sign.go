@@ -146,7 +146,7 @@ func (k *EdgeKeys) Verify(ev Event) error {
 	if !ok {
 		return fmt.Errorf("%w (signer %s is not trusted)", ErrBadSignature, ev.Signer)
 	}
-	sig, err := base64.RawURLEncoding.DecodeString(ev.Sig)
+	sig, err := base64.RawURLEncoding.Strict().DecodeString(ev.Sig)
 	if err != nil || kp.Verify(signedBytes(ev), sig) != nil {
 		return ErrBadSignature
 	}

@@ -1,8 +1,11 @@
 package natsauth_test
 
 import (
+	"bufio"
 	"bytes"
+	"crypto/tls"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -178,6 +181,12 @@ func TestRolePermissions(t *testing.T) {
 		{"worker", natsauth.WorkerNKey, false, "harness.worker.w2.3", true},
 		{"worker", natsauth.WorkerNKey, true, "harness.worker.w1.3", true},
 		{"worker", natsauth.WorkerNKey, false, "$KV.harness_leases.k", true},
+		{"worker", natsauth.WorkerNKey, false, "$JS.API.STREAM.PURGE.harness_inbound", false},
+		{"worker", natsauth.WorkerNKey, false, "$JS.API.STREAM.DELETE.harness_inbound", false},
+		{"worker", natsauth.WorkerNKey, false, "$JS.API.STREAM.MSG.DELETE.harness_inbound", false},
+		{"worker", natsauth.WorkerNKey, false, "$JS.API.STREAM.INFO.harness_inbound", true},
+		{"edge", natsauth.EdgeNKey, false, "$JS.API.STREAM.DELETE.KV_harness_leases", false},
+		{"edge", natsauth.EdgeNKey, false, "$JS.API.STREAM.PURGE.KV_harness_web", true},
 		{"edge", natsauth.EdgeNKey, false, "harness.out.web", false},
 		{"edge", natsauth.EdgeNKey, false, "harness.edge.e2", false},
 		{"edge", natsauth.EdgeNKey, false, "harness.worker.w1.3", false},
@@ -222,5 +231,72 @@ func TestRolePermissions(t *testing.T) {
 				t.Errorf("%s %s as %s: error %v, want allowed %v", verb, tc.subject, tc.role, got, tc.allowed)
 			}
 		})
+	}
+}
+
+// A node's route port takes only a node: one that presents no certificate
+// of the CA is refused at the TLS handshake, and one with the certificate
+// but without the route password is refused at its CONNECT.
+func TestRoutesAskCertificateAndPassword(t *testing.T) {
+	d, err := natsauth.Ensure(filepath.Join(t.TempDir(), "auth"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	route := l.Addr().String()
+	l.Close()
+	n, err := natsnode.Start(natsnode.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0", Name: "n1",
+		ClusterName: "test", ClusterListen: route, Routes: []string{route},
+		Users: d.Users("harness"), TLS: d.ServerTLS(), RoutePassword: d.Route, RouteTLS: d.RouteTLS()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Shutdown)
+	// dial connects to the route port and shakes hands with cfg (the
+	// node speaks TLS first on its routes), then reads its INFO.
+	dial := func(cfg *tls.Config) (*tls.Conn, *bufio.Reader, error) {
+		c, err := net.DialTimeout("tcp", route, 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+		tc := tls.Client(c, cfg)
+		if err := tc.Handshake(); err != nil {
+			return nil, nil, err
+		}
+		// The handshake's end reaches the client before the node
+		// checked the client's certificate: a refusal shows on the
+		// first read.
+		r := bufio.NewReader(tc)
+		line, err := r.ReadString('\n')
+		if err == nil && !strings.HasPrefix(line, "INFO ") {
+			t.Fatalf("route port: %q; want its INFO", line)
+		}
+		return tc, r, err
+	}
+	if _, _, err := dial(&tls.Config{RootCAs: d.ClientTLS().RootCAs, ServerName: "127.0.0.1"}); err == nil {
+		t.Error("a route without a certificate got past the TLS handshake")
+	}
+	tc, r, err := dial(&tls.Config{RootCAs: d.ClientTLS().RootCAs, ServerName: "127.0.0.1", Certificates: d.RouteTLS().Certificates})
+	if err != nil {
+		t.Fatalf("a route with the node's certificate: %v", err)
+	}
+	if _, err := tc.Write([]byte(`CONNECT {"verbose":false,"pedantic":false,"user":"route","pass":"wrong","tls_required":true,"name":"intruder","cluster":"test"}` + "\r\nPING\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for {
+		line, err := r.ReadString('\n')
+		said = append(said, strings.TrimSpace(line))
+		if strings.Contains(line, "Authorization Violation") {
+			return
+		}
+		if err != nil || strings.HasPrefix(line, "PONG") {
+			t.Fatalf("a route with a wrong password: the node said %q (%v), want an authorization violation", said, err)
+		}
 	}
 }

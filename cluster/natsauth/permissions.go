@@ -35,7 +35,9 @@ const (
 // and bucket, and the API's subjects cannot be narrowed by a bucket
 // prefix. That API could rewrite a stream's configuration (a source
 // copying into the inbound stream), which is why workers verify the
-// edges' signatures rather than trust the stream.
+// edges' signatures rather than trust the stream. What no role does is
+// denied: deleting a stream or a message of one, and, for workers,
+// purging one.
 func Permissions(role, c string) *server.Permissions {
 	kv := func(buckets ...string) []string {
 		var out []string
@@ -45,13 +47,16 @@ func Permissions(role, c string) *server.Permissions {
 		return out
 	}
 	js := []string{"$JS.API.>", "$JS.ACK.>", "$JS.FC.>"}
+	// No role deletes a stream or a stream's message; only an edge purges
+	// (the web chat's records: cluster/webshare).
+	noDelete := []string{"$JS.API.STREAM.DELETE.>", "$JS.API.STREAM.MSG.DELETE.>"}
 	switch role {
 	case RoleEdge:
 		pub := append([]string{c + ".in.*.*"}, js...)
 		pub = append(pub, kv("ops", "edges", "live", "identify", "web")...)
 		pub = append(pub, "$O."+c+"_web_files.>")
 		return &server.Permissions{
-			Publish:   &server.SubjectPermission{Allow: pub},
+			Publish:   &server.SubjectPermission{Allow: pub, Deny: noDelete},
 			Subscribe: &server.SubjectPermission{Allow: []string{c + ".out.*", c + ".edge.*", cluster.InboxPrefix(c, role) + ".>"}},
 			// One answer per operation, however long it takes.
 			Response: &server.ResponsePermission{MaxMsgs: 1, Expires: time.Hour},
@@ -61,7 +66,7 @@ func Permissions(role, c string) *server.Permissions {
 			c + ".turns.>", c + ".entries.>", c + ".events.>"}, js...)
 		pub = append(pub, kv("leases", "workers", "bindings", "prompts", "choices", "budget_holds", "running", "seen", "open")...)
 		return &server.Permissions{
-			Publish:   &server.SubjectPermission{Allow: pub},
+			Publish:   &server.SubjectPermission{Allow: pub, Deny: append(noDelete, "$JS.API.STREAM.PURGE.>")},
 			Subscribe: &server.SubjectPermission{Allow: []string{c + ".worker.*.*", cluster.InboxPrefix(c, role) + ".>"}},
 			// A forwarded event's owner says "still taking it" every
 			// second until it answers; an inbound event is kept in
