@@ -11,13 +11,13 @@ import (
 )
 
 // FilePrefix starts the value of a secret setting that is read from a
-// file: "file:/run/credentials/gateway.service/discord-token" (or
-// file:${CREDENTIALS_DIRECTORY}/discord-token, systemd's LoadCredential).
+// file: "file:/run/credentials/gateway.service/bot-token" (or
+// file:${CREDENTIALS_DIRECTORY}/bot-token, systemd's LoadCredential).
 // The setting's value is the file's content with one trailing newline
-// cut off. Only secret settings take it (the platforms' tokens,
-// channels.web.users.*, agents.list.*.env.*); elsewhere "file:..." is
-// the plain text it is. A secret whose value starts with "file:" cannot
-// be written inline.
+// cut off. Only secret settings take it (the fields tagged secret: the
+// platforms' tokens and users, agents.list.*.env.*); elsewhere
+// "file:..." is the plain text it is. A secret whose value starts with
+// "file:" cannot be written inline.
 const FilePrefix = "file:"
 
 // maxSecretFile is the largest secret file read: a token is short, and

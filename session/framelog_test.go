@@ -11,11 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/cluster/jsstore"
 	"github.com/acpgw/gateway/cluster/natsnode"
 	"github.com/acpgw/gateway/eventlog"
+	"github.com/acpgw/gateway/mcpgate"
 	"github.com/acpgw/gateway/session"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -29,7 +31,7 @@ func (t tee) Close() error         { return errors.Join(t.a.Close(), t.b.Close()
 
 // With Options.OpenFrameLog, a session's frames go to the cluster's event
 // log stream: every frame the file log gets, in the same order, across
-// turns.
+// turns, the MCP token redacted.
 func TestFrameLogOnCluster(t *testing.T) {
 	n, err := natsnode.Start(natsnode.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"})
 	if err != nil {
@@ -61,7 +63,7 @@ func TestFrameLogOnCluster(t *testing.T) {
 		opened = append(opened, id)
 		mu.Unlock()
 		return tee{l.Writer(id), f}, nil
-	}, rec: channeltest.Options{Edit: true}})
+	}, rec: channeltest.Options{Edit: true}, mcp: true})
 	th := e.rec.Thread("t1")
 	e.say(th, ann, "echo Hello from the cluster.")
 	if end := e.waitEnd(th); end.StopReason != "end_turn" {
@@ -101,5 +103,9 @@ func TestFrameLogOnCluster(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
 	if !strings.Contains(lines[0], `"method":"initialize"`) || strings.Count(string(got), `"stopReason":"end_turn"`) != 2 {
 		t.Fatalf("the stream's frames are not the session's two turns from initialize:\n%s", got)
+	}
+	// The MCP server's token is redacted on the stream as in the file.
+	if !strings.Contains(string(got), `{"name":"`+mcpgate.EnvToken+`","value":"`+agent.Redacted+`"}`) {
+		t.Errorf("the stream lacks the redacted MCP token:\n%s", got)
 	}
 }

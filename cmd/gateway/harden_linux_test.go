@@ -133,6 +133,10 @@ agents:
 	th := c.post("api/threads", map[string]any{})["id"].(string)
 	c.post("api/threads/"+th+"/messages", map[string]string{"text": "echo one"})
 	c.waitMessage(th, "the answer", func(m webMessage) bool { return m.Role == "assistant" && m.Text == "one" })
+	// The agent's MCP server reaches the gateway, which checks its
+	// parents in /proc while not dumpable.
+	c.post("api/threads/"+th+"/messages", map[string]string{"text": "message through the MCP server"})
+	c.waitMessage(th, "the MCP tool's message", func(m webMessage) bool { return m.Text == "through the MCP server" })
 
 	secrets := []string{webSecret, envOnly, "OTHER_KEY", "WEB_SECRET", "DISCORD_TOKEN"}
 	for _, name := range []string{"agent-env", "parent-environ"} {
