@@ -15,11 +15,15 @@ import (
 
 	"github.com/acpgw/gateway/demoagent"
 	"github.com/acpgw/gateway/mcpgate"
+	"github.com/acpgw/gateway/sandbox/egress"
 )
 
 // TestMain lets the test binary serve as the demo agent: the tests start
 // it as a real subprocess through the same spawn code as real agents.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" { // a sandboxed agent's parent (network full, allow)
+		os.Exit(egress.RunInside(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	if len(os.Args) == 2 && os.Args[1] == "mcp" && os.Getenv(mcpgate.EnvSocket) != "" {
 		// The MCP half the gateway gives agents ("gateway mcp").
 		if err := mcpgate.Serve(context.Background(), os.Getenv(mcpgate.EnvSocket), os.Getenv(mcpgate.EnvToken), os.Stdin, os.Stdout); err != nil {
