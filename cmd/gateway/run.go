@@ -417,6 +417,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	} else {
 		fmt.Fprintln(stdout, "# no configuration file: defaults (and GATEWAY_ environment, --set): valid")
 	}
+	fmt.Fprint(stdout, webCheckNote(cfg))
 	fmt.Fprint(stdout, config.Redacted(cfg))
 	return nil
 }
@@ -557,8 +558,13 @@ func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logg
 	switch p {
 	case "web":
 		wc := config.SectionOf[web.Config](cfg, web.Platform)
+		local, help, err := webAccess(cfg, wc, log)
+		if err != nil {
+			return nil, err
+		}
 		return web.New(web.Options{
 			Listen: wc.Listen, Listener: d.webLn, Token: wc.Token, Users: wc.Users, Logger: log.With("platform", "web"),
+			LocalToken: local, TokenHelp: help,
 			StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
 			FilesDir:  filepath.Join(cfg.DataDir, "web-files"),
 			Agents:    pickable(cfg),
