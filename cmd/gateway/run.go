@@ -535,7 +535,8 @@ func pickable(c config.Config) []string {
 // adapterDeps are what an adapter asks of the program it runs in.
 type adapterDeps struct {
 	webLn net.Listener // the web chat's listener (taken before anything starts)
-	// admit answers Discord's question before it opens a thread.
+	// admit answers Discord's question before a mention opens a thread,
+	// and Slack's before a slash command posts.
 	admit func(context.Context, channels.Inbound) bool
 	// known tells Slack and Discord a thread is bound (they answer
 	// there without a new mention).
@@ -594,6 +595,7 @@ func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logg
 			Streaming: sc.Streaming, CommandPrefix: sc.CommandPrefix, RecheckUnknown: d.askAgain,
 			Logger:      log.With("platform", "slack"),
 			KnownThread: d.known,
+			Admit:       d.admit,
 			UserGroups:  usesUserGroups(cfg),
 		})
 		if err == nil {
