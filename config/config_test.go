@@ -607,7 +607,21 @@ workspace:
 			name: "web chat beyond loopback without a token",
 			yaml: "channels: {web: {listen: \"0.0.0.0:8484\"}}\n",
 			want: []string{
-				`channels.web.listen: "0.0.0.0:8484" is reachable beyond this machine, and no token is set: set channels.web.token or channels.web.users so that only token holders get in, or listen on 127.0.0.1`,
+				`channels.web.listen: "0.0.0.0:8484" is reachable beyond this machine, and no token is set: set channels.web.token or channels.web.users so that only token holders get in, or listen on 127.0.0.1 (where the gateway makes a token, or channels.web.open serves without one)`,
+			},
+		},
+		{
+			name: "web chat open beyond loopback",
+			yaml: "channels: {web: {listen: \"0.0.0.0:8484\", open: true}}\n",
+			want: []string{
+				`channels.web.listen: "0.0.0.0:8484" is reachable beyond this machine, and no token is set`,
+			},
+		},
+		{
+			name: "web chat open with a token",
+			yaml: "channels: {web: {open: true, token: tok, users: {ann: ann-tok}}}\n",
+			want: []string{
+				`channels.web.open: true serves the chat without a token, but channels.web.token or channels.web.users is set: remove open, or the tokens`,
 			},
 		},
 		{

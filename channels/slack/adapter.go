@@ -68,6 +68,14 @@ type Options struct {
 	// for different threads may run at once); nil means only mentions
 	// since the start bind threads.
 	KnownThread func(ctx context.Context, t channels.ThreadRef) bool
+	// Admit, if set, is asked before a slash command posts anything: it
+	// reports whether the person may prompt in that channel, and tells
+	// them privately when not (through the Inbound's Reply, an ephemeral
+	// message in the channel). Its Inbound's Thread is the channel's
+	// (Thread = Channel): no thread exists yet. Without it every slash
+	// command opens a thread and access is judged inside it. The program
+	// passes the router's Admit.
+	Admit func(ctx context.Context, in channels.Inbound) bool
 	// RecheckUnknown has KnownThread asked again on every message of a
 	// thread it did not know, instead of the answer being remembered: an
 	// edge sets it, since the mention that binds a thread may reach

@@ -407,7 +407,8 @@ func hasLeadingMention(raw, botUserID string) bool {
 // its text is posted as the first message of a new thread in the channel
 // (naming the person), the thread is bound, and the text arrives as a
 // prompt in it. Without text, or when the post fails, the person is
-// told privately and nothing is delivered.
+// told privately and nothing is delivered; someone Options.Admit refuses
+// is told privately by it, and nothing is posted.
 func (a *Adapter) fromSlash(ctx context.Context, sc slash) (channels.Inbound, bool) {
 	me, _ := a.capabilities()
 	tell := a.ephemeral(sc.Channel, "", sc.UserID)
@@ -417,6 +418,17 @@ func (a *Adapter) fromSlash(ctx context.Context, sc slash) (channels.Inbound, bo
 			a.log.Warn("slack: cannot answer an empty slash command", "err", err)
 		}
 		return channels.Inbound{}, false
+	}
+	team := firstNonEmpty(sc.Team, me.TeamID)
+	author := channels.Author{ID: sc.UserID, Name: a.users.name(ctx, sc.UserID, sc.UserName), Roles: a.users.roles(ctx, sc.UserID)}
+	if a.o.Admit != nil && !a.o.Admit(ctx, channels.Inbound{
+		Thread: channels.ThreadRef{Platform: Platform, Channel: sc.Channel, Thread: sc.Channel},
+		Author: author,
+		Text:   text,
+		Space:  team,
+		Reply:  tell,
+	}) {
+		return channels.Inbound{}, false // someone without access posts nothing
 	}
 	ts, err := a.postFirst(ctx, sc.Channel, "<@"+sc.UserID+">: "+Mrkdwn(text))
 	if err != nil {
@@ -430,11 +442,10 @@ func (a *Adapter) fromSlash(ctx context.Context, sc slash) (channels.Inbound, bo
 	a.seen.first(a.seen.messages, sc.Channel+"/"+ts)
 	a.seen.place(sc.Channel, ts, ts)
 	ref := channels.ThreadRef{Platform: Platform, Channel: sc.Channel, Thread: ts}
-	team := firstNonEmpty(sc.Team, me.TeamID)
 	a.noteRecipient(ref, sc.UserID, team)
 	return channels.Inbound{
 		Thread: ref,
-		Author: channels.Author{ID: sc.UserID, Name: a.users.name(ctx, sc.UserID, sc.UserName), Roles: a.users.roles(ctx, sc.UserID)},
+		Author: author,
 		Text:   text,
 		ID:     channels.MessageID(ts),
 		Space:  team,

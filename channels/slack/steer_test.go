@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -199,5 +200,63 @@ func TestChoiceAsSelect(t *testing.T) {
 	}
 	if in := r.next(ctx); in.Choice == nil || in.Choice.OptionID != "model/149" {
 		t.Errorf("pick in the second menu = %+v, want model/149", in.Choice)
+	}
+}
+
+// TestSlashCommandRefusedPrivately: a slash command from someone Admit
+// refuses (here: the channel's allow-list names only Bob) posts nothing
+// in the channel and delivers nothing; the person is told privately, by
+// Admit through the Inbound's Reply, why. Admit sees the channel, the
+// workspace and the person.
+func TestSlashCommandRefusedPrivately(t *testing.T) {
+	f := newFake(t, fakeOptions{})
+	f.addUser("U0ANN", "Ann")
+	f.addUser("U0BOB", "Bob")
+	asked := make(chan channels.Inbound, 4)
+	a := f.adapter(t, Options{Admit: func(ctx context.Context, in channels.Inbound) bool {
+		asked <- in
+		if in.Author.ID == "U0BOB" {
+			return true
+		}
+		if err := in.Reply(ctx, "Sorry, you don't have access to the agent here."); err != nil {
+			t.Errorf("Reply = %v", err)
+		}
+		return false
+	}})
+	r := run(t, a, nil)
+	ctx := testCtx(t)
+	env, err := f.slash(ctx, "U0ANN", fakeChannel, "/agent", "rm -rf the build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.waitAck(ctx, env); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.waitFor(ctx, "a private refusal", func() bool {
+		for _, e := range f.ephemerals { // waitFor holds the fake's lock
+			if e.User == "U0ANN" && e.Channel == fakeChannel && e.ThreadTS == "" && strings.Contains(e.Text, "don't have access") {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if in := <-asked; in.Thread.Channel != fakeChannel || in.Author.ID != "U0ANN" || in.Space != f.team || in.Text != "rm -rf the build" {
+		t.Errorf("Admit was asked about %+v, want Ann's prompt in %s of %s", in, fakeChannel, f.team)
+	}
+	if posted := f.thread(fakeChannel, ""); len(posted) != 0 {
+		t.Errorf("the refused command posted %+v in the channel", posted)
+	}
+
+	env, err = f.slash(ctx, "U0BOB", fakeChannel, "/agent", "the marker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := r.next(ctx); in.Text != "the marker" || in.Author.ID != "U0BOB" {
+		t.Errorf("inbound = %+v, want Bob's marker (nothing of Ann's)", in)
+	}
+	if posted := f.thread(fakeChannel, ""); len(posted) != 1 || !strings.Contains(posted[0].Text, "the marker") {
+		t.Errorf("the channel shows %+v, want Bob's post only", posted)
 	}
 }

@@ -108,6 +108,7 @@ type Adapter struct {
 	saver     *persister // nil without a state file, or when saving is off
 	replyWait time.Duration
 	heartbeat time.Duration
+	bodyWait  time.Duration // bodyReadWait; tests shorten it
 	ready     chan struct{} // closed once Run listens
 	health    channels.Health
 	picks     atomic.Pointer[[]string] // SetAgents's list, over Options.Agents
@@ -151,6 +152,7 @@ func New(o Options) *Adapter {
 		files:     &files{dir: o.FilesDir},
 		replyWait: replyWait,
 		heartbeat: heartbeatInterval,
+		bodyWait:  bodyReadWait,
 		ready:     make(chan struct{}),
 	}
 	if o.Shared != nil {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +28,8 @@ type server struct {
 	// sockets counts the WebSocket handlers running: the HTTP server's
 	// Shutdown does not wait for them, Run does.
 	sockets sync.WaitGroup
+	// streams counts each identity's live streams (events and sockets).
+	streams streamCount
 }
 
 // routes returns the server's handler: the routes behind the request
@@ -63,6 +66,11 @@ func (s *server) guard(mux *http.ServeMux) http.Handler {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("Referrer-Policy", "no-referrer")
 		api := r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/")
+		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+			// Read or not, a body must come in time: the server
+			// reads what a handler left before the next request.
+			s.bodyDeadline(w)
+		}
 		if s.loopback && !localHost(r.Host) {
 			writeError(w, http.StatusForbidden, "host "+r.Host+" is not allowed; use 127.0.0.1 or localhost")
 			return
@@ -568,6 +576,10 @@ func readBodyUpTo(w http.ResponseWriter, r *http.Request, n int64) ([]byte, bool
 	switch {
 	case errors.As(err, &tooBig):
 		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d MiB", n>>20))
+		return nil, false
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusRequestTimeout, "the request body did not arrive in time")
 		return nil, false
 	case err != nil:
 		writeError(w, http.StatusBadRequest, "reading the request body: "+err.Error())

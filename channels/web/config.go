@@ -27,8 +27,15 @@ type Config struct {
 	// token admits one person, whose id for access rules is web:<name> and
 	// whose name is shown as the author (secrets; normally
 	// ${ANN_TOKEN}). Without Token and Users the web chat serves only on
-	// loopback, where everyone is the one local user, web:local.
+	// loopback, to the one local user, web:local: the holder of the token
+	// the gateway makes at its first start (DATADIR/web-token), or
+	// everyone with Open.
 	Users map[string]string `koanf:"users" secret:"true"`
+	// Open serves the chat without any token (only on loopback, with
+	// neither Token nor Users): every account of this machine is then
+	// web:local and can prompt the agents. False (the default), the
+	// gateway makes a token instead.
+	Open bool `koanf:"open"`
 }
 
 // DefaultConfig returns the section's defaults.
@@ -59,7 +66,8 @@ func (c Config) ShownTags() (source string, tags []string) {
 }
 
 // Identities returns the ids the web chat gives people, sorted: web:<name>
-// for each of Users, web:owner with Token, web:local with neither. Access
+// for each of Users, web:owner with Token, web:local with neither (the
+// holder of the token the gateway makes, or everyone with Open). Access
 // rules (access.web) can name only these.
 func (c Config) Identities() []string {
 	var ids []string
@@ -84,8 +92,11 @@ func (c Config) Validate(path string, on bool) []error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, c.checkUsers(path)...)
+	if c.Open && (c.Token != "" || len(c.Users) > 0) {
+		errs = append(errs, configErrorf(path+".open", "true serves the chat without a token, but %s.token or %s.users is set: remove open, or the tokens", path, path))
+	}
 	if on && c.Token == "" && len(c.Users) == 0 && !loopbackListen(c.Listen) {
-		errs = append(errs, configErrorf(path+".listen", "%q is reachable beyond this machine, and no token is set: set %s.token or %s.users so that only token holders get in, or listen on 127.0.0.1", c.Listen, path, path))
+		errs = append(errs, configErrorf(path+".listen", "%q is reachable beyond this machine, and no token is set: set %s.token or %s.users so that only token holders get in, or listen on 127.0.0.1 (where the gateway makes a token, or %s.open serves without one)", c.Listen, path, path, path))
 	}
 	return errs
 }

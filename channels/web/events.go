@@ -21,6 +21,10 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) events(w http.ResponseWriter, r *http.Request, id string) {
+	if !s.openStream(w, r) {
+		return
+	}
+	defer s.streams.release(identityOf(r).id)
 	sub, snap, err := s.a.st.subscribe(id)
 	if err != nil {
 		writeStateError(w, err)

@@ -53,6 +53,10 @@ func (s *server) socket(w http.ResponseWriter, r *http.Request, id string) {
 	// still waits for this request: Run's Wait then cannot miss it.
 	s.sockets.Add(1)
 	defer s.sockets.Done()
+	if !s.openStream(w, r) {
+		return
+	}
+	defer s.streams.release(identityOf(r).id)
 	sub, snap, err := s.a.st.subscribe(id)
 	if err != nil {
 		writeStateError(w, err)

@@ -64,7 +64,7 @@ func TestStartStopsAgentsLeftBehind(t *testing.T) {
 		t.Fatal("the agent left behind still runs after the gateway started")
 	}
 
-	c := client{t: t, base: g.webURL}
+	c := webClient(t, g)
 	th := c.post("api/threads", map[string]any{})["id"].(string)
 	c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "echo hi"})
 	// The agent's answer, not only "not typing": the state read first may

@@ -127,6 +127,9 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	platforms := cfg.Platforms()
 	var webLn net.Listener
 	if slices.Contains(platforms, "web") {
+		if err := checkEdgeWeb(config.SectionOf[web.Config](cfg, web.Platform)); err != nil {
+			return err
+		}
 		if webLn, err = listen(cfg, "channels.web.listen", config.SectionOf[web.Config](cfg, web.Platform).Listen, false, log); err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -160,7 +161,8 @@ func (r *role) stop(sig syscall.Signal) {
 }
 
 // clusterConfig writes a role's configuration: its own data directory,
-// the cluster's NATS, JSON logs.
+// the cluster's NATS, JSON logs, an open web chat (an edge needs a
+// configured token or open: TestEdgeWebNeedsAToken).
 func clusterConfig(t *testing.T, natsURL, name string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -170,6 +172,7 @@ log:
 channels:
   web:
     listen: 127.0.0.1:0
+    open: true
 metrics:
   listen: ""
 cluster:
@@ -186,7 +189,25 @@ cluster:
 
 // web is the web chat's API, callable from any goroutine (errors are
 // returned, not fatal).
-type webAPI struct{ base string }
+type webAPI struct {
+	base  string
+	token string // sent as "Authorization: Bearer" when set
+}
+
+// webAPIAt is the API of the chat at the printed URL u, with its token.
+func webAPIAt(u string) webAPI {
+	base, query, _ := strings.Cut(u, "?")
+	v, _ := url.ParseQuery(query)
+	return webAPI{base: base, token: v.Get("token")}
+}
+
+// do sends req with the token.
+func (a webAPI) do(c *http.Client, req *http.Request) (*http.Response, error) {
+	if a.token != "" {
+		req.Header.Set("Authorization", "Bearer "+a.token)
+	}
+	return c.Do(req)
+}
 
 func (a webAPI) post(path string, body any) (map[string]any, error) {
 	b, _ := json.Marshal(body)
@@ -194,7 +215,9 @@ func (a webAPI) post(path string, body any) (map[string]any, error) {
 	// is stored) fails the test with the roles' logs instead of hanging
 	// it until the package's timeout (seen once in CI under load).
 	client := http.Client{Timeout: time.Minute}
-	resp, err := client.Post(a.base+path, "application/json", bytes.NewReader(b))
+	req, _ := http.NewRequest("POST", a.base+path, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := a.do(&client, req)
 	if err != nil {
 		return nil, fmt.Errorf("POST %s: %w", path, err)
 	}
@@ -208,7 +231,8 @@ func (a webAPI) post(path string, body any) (map[string]any, error) {
 }
 
 func (a webAPI) messages(th string) ([]webMessage, error) {
-	resp, err := http.Get(a.base + "api/threads/" + th + "/messages")
+	req, _ := http.NewRequest("GET", a.base+"api/threads/"+th+"/messages", nil)
+	resp, err := a.do(http.DefaultClient, req)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +250,7 @@ func (a webAPI) waitFor(th string, ok func(webMessage) bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", a.base+"api/threads/"+th+"/events", nil)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := a.do(http.DefaultClient, req)
 	if err != nil {
 		return err
 	}
@@ -276,7 +300,7 @@ func TestClusterRoles(t *testing.T) {
 
 	edge := startRole(t, "edge", clusterConfig(t, url, "edge"), "edge", "--id", "e1")
 	line := edge.stdout.wait(t, "the web chat's address", func(l string) bool { return strings.Contains(l, "web chat at ") })
-	api := webAPI{base: line[strings.Index(line, "http"):]}
+	api := webAPIAt(line[strings.Index(line, "http"):])
 	workers := map[string]*role{}
 	for _, id := range []string{"w1", "w2"} {
 		workers[id] = startRole(t, id, clusterConfig(t, url, id), "worker", "--id", id)

@@ -7,11 +7,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/web"
 	"github.com/acpgw/gateway/config"
 	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 // edgeSettings are what an edge takes from its configuration at run time:
@@ -35,10 +37,23 @@ func newEdgeSettings(cfg config.Config, log *slog.Logger) *edgeSettings {
 	return s
 }
 
-// admit answers the Discord adapter's question by the current rules
-// (session.MayPrompt), without telling anyone.
-func (s *edgeSettings) admit(_ context.Context, in channels.Inbound) bool {
-	return session.MayPrompt(*s.access.Load(), s.open, in)
+// admit answers the Discord and Slack adapters' question by the current
+// rules (session.MayPrompt), and tells a refused person why, privately
+// where the platform can (in.Reply), as gateway run's router does: the
+// event goes no further, so no worker will.
+func (s *edgeSettings) admit(ctx context.Context, in channels.Inbound) bool {
+	if session.MayPrompt(*s.access.Load(), s.open, in) {
+		return true
+	}
+	s.log.Info("message refused by the access policy", "thread", in.Thread, "user", in.Author.ID)
+	if in.Reply != nil {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if err := in.Reply(ctx, sysmsg.RefuseAccess.Body()); err != nil {
+			s.log.Debug("cannot tell a refused person why", "err", err)
+		}
+	}
+	return false
 }
 
 // watch reloads the configuration file when it changes, as gateway run

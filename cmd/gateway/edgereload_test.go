@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,7 +18,7 @@ import (
 
 // An edge's access rules follow its configuration file: a Discord mention
 // from someone the first rules refuse is admitted once the file lets them
-// in, and the file's other changes the edge does not read (a stream
+// in (someone refused is told why), and the file's other changes the edge does not read (a stream
 // setting of the workers') are named nowhere.
 func TestEdgeReloadsAccess(t *testing.T) {
 	rules := func(users, metaMode string) string {
@@ -42,6 +43,14 @@ func TestEdgeReloadsAccess(t *testing.T) {
 	}
 	if !s.admit(t.Context(), mention("U1")) || s.admit(t.Context(), mention("U2")) {
 		t.Fatal("the first rules: want U1 admitted and U2 refused")
+	}
+	// The refused person is told why, privately (a Slack slash command's
+	// Reply is an ephemeral message): no worker sees the event to say it.
+	told := ""
+	in := mention("U3")
+	in.Reply = func(_ context.Context, text string) error { told = text; return nil }
+	if s.admit(t.Context(), in) || !strings.Contains(told, "don't have access") {
+		t.Errorf("a refused mention: told %q, want the refusal", told)
 	}
 	if err := os.WriteFile(f.config, []byte(rules("U1, U2", `"off"`)), 0o600); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,6 +147,29 @@ func (c client) try(path string, body any) (int, map[string]any) {
 	return resp.StatusCode, out
 }
 
+// webClient is a client of g's web chat holding the token of the URL the
+// gateway printed, as the one click on it gives.
+func webClient(t *testing.T, g *gateway) client {
+	t.Helper()
+	u, err := url.Parse(g.webURL)
+	if err != nil {
+		t.Fatalf("the printed URL %q: %v", g.webURL, err)
+	}
+	tok := u.Query().Get("token")
+	u.RawQuery = ""
+	return client{t: t, base: u.String(), token: tok}
+}
+
+// get sends GET path with the client's token.
+func (c client) get(path string) (*http.Response, error) {
+	req, err := http.NewRequest("GET", c.base+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.auth(req)
+	return http.DefaultClient.Do(req)
+}
+
 func (c client) auth(req *http.Request) {
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
@@ -217,7 +241,7 @@ func TestRunServesTheWebChatWithTheDemoAgent(t *testing.T) {
 		t.Fatalf("platforms with no configuration = %v, want [web]", got)
 	}
 	g := startGateway(t, cfg, f, hooks{})
-	c := client{t: t, base: g.webURL}
+	c := webClient(t, g)
 	th := c.post("api/threads", map[string]any{})["id"].(string)
 	c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "echo Hello, web."})
 	c.waitMessage(th, "the answer", func(m webMessage) bool { return m.Role == "assistant" && m.Text == "Hello, web." })
@@ -261,7 +285,7 @@ func TestReloadAppliesStreamSettings(t *testing.T) {
 	cfg, f := testConfig(t, "acp:\n  stream:\n    metaMode: minimal\n")
 	reloaded := make(chan struct{}, 4)
 	g := startGateway(t, cfg, f, hooks{reloaded: reloaded})
-	c := client{t: t, base: g.webURL}
+	c := webClient(t, g)
 	before := c.post("api/threads", map[string]any{})["id"].(string)
 	c.post("api/threads/"+before+"/messages", map[string]string{"author": "ann", "text": "tools"})
 	c.waitMessage(before, "a tool line before the reload", func(m webMessage) bool { return m.Kind == "tool" })
@@ -285,7 +309,7 @@ func TestReloadAppliesStreamSettings(t *testing.T) {
 		return m.Role == "assistant" && strings.Contains(m.Text, "One test fails")
 	})
 	_ = last
-	resp, err := http.Get(g.webURL + "api/threads/" + th + "/messages")
+	resp, err := c.get("api/threads/" + th + "/messages")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +406,7 @@ func TestShutdownCancelsRunningTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := client{t: t, base: g.webURL}
+	c := webClient(t, g)
 	th := c.post("api/threads", map[string]any{})["id"].(string)
 	c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "slow 400"})
 	c.waitMessage(th, "streaming", func(m webMessage) bool { return strings.Contains(m.Text, "quick brown") })
@@ -496,7 +520,7 @@ func TestRestartKeepsWebThreadsAndResumes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := client{t: t, base: g.webURL}
+		c := webClient(t, g)
 		th := c.post("api/threads", map[string]any{})["id"].(string)
 		c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "echo before the restart"})
 		c.waitMessage(th, "the first answer", func(m webMessage) bool { return m.Text == "before the restart" })
@@ -509,8 +533,8 @@ func TestRestartKeepsWebThreadsAndResumes(t *testing.T) {
 	th := run1()
 
 	g := startGateway(t, cfg, f, hooks{})
-	c := client{t: t, base: g.webURL}
-	resp, err := http.Get(g.webURL + "api/threads/" + th + "/messages")
+	c := webClient(t, g)
+	resp, err := c.get("api/threads/" + th + "/messages")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -598,7 +622,7 @@ func TestReloadAppliesAgents(t *testing.T) {
 	cfg, f := testConfig(t, "busy: queue\n")
 	reloaded := make(chan struct{}, 4)
 	g := startGateway(t, cfg, f, hooks{reloaded: reloaded})
-	c := client{t: t, base: g.webURL}
+	c := webClient(t, g)
 	agentOf := func(th string) string {
 		t.Helper()
 		b, ok, err := g.data.st.Binding(t.Context(), channels.ThreadRef{Platform: "web", Channel: web.Channel, Thread: th})

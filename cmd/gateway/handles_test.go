@@ -27,7 +27,7 @@ func (a webAPI) waitMessage(t *testing.T, th, what string, ok func(webMessage) b
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", a.base+"api/threads/"+th+"/events", nil)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := a.do(http.DefaultClient, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ metrics:
 func webOf(t *testing.T, r *role) webAPI {
 	t.Helper()
 	line := r.stdout.wait(t, "the web chat's address", func(l string) bool { return strings.Contains(l, "web chat at ") })
-	return webAPI{base: line[strings.Index(line, "http"):]}
+	return webAPIAt(line[strings.Index(line, "http"):])
 }
 
 // waitSaved waits until the web chat saved its state file with message

@@ -64,7 +64,7 @@ func TestClusterRolesServeMetrics(t *testing.T) {
 	set := []string{"--set", "metrics.listen=127.0.0.1:0"}
 	edge := startRole(t, "edge", clusterConfig(t, url, "edge"), append([]string{"edge", "--id", "e1"}, set...)...)
 	line := edge.stdout.wait(t, "the web chat's address", func(l string) bool { return strings.Contains(l, "web chat at ") })
-	api := webAPI{base: line[strings.Index(line, "http"):]}
+	api := webAPIAt(line[strings.Index(line, "http"):])
 	metricsURL := func(r *role) string {
 		l := r.stdout.wait(t, r.name+"'s metrics address", func(l string) bool { return strings.Contains(l, "metrics at ") })
 		return strings.TrimSuffix(l[strings.Index(l, "http"):], "/metrics")

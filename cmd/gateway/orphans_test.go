@@ -32,7 +32,7 @@ func TestOrphanedPromptTakenOver(t *testing.T) {
 
 	edge := startRole(t, "edge", clusterConfig(t, url, "edge"), "edge", "--id", "e1")
 	line := edge.stdout.wait(t, "the web chat's address", func(l string) bool { return strings.Contains(l, "web chat at ") })
-	api := webAPI{base: line[strings.Index(line, "http"):]}
+	api := webAPIAt(line[strings.Index(line, "http"):])
 	// w1 alone, so that the thread is w1's.
 	w1 := startRole(t, "w1", clusterConfig(t, url, "w1"), "worker", "--id", "w1")
 	w1.stdout.wait(t, "w1 running", func(l string) bool { return strings.Contains(l, "running") })

@@ -28,7 +28,7 @@ func TestReloadAppliesWorkspace(t *testing.T) {
 	cfg, f := testConfig(t, yaml("shared", "0s"))
 	reloaded := make(chan struct{}, 4)
 	g := startGateway(t, cfg, f, hooks{reloaded: reloaded})
-	c := client{t: t, base: g.webURL}
+	c := webClient(t, g)
 	chat := func(th, text, answer string) {
 		t.Helper()
 		c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": text})

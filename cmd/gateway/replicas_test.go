@@ -54,7 +54,7 @@ func TestClusterReplicas(t *testing.T) {
 		line := edge.stdout.wait(t, "the web chat's address", func(l string) bool { return strings.Contains(l, "web chat at ") })
 		worker = startRole(t, "w1", replicasConfig(t, urls(2), "w1", replicas), "worker", "--id", "w1")
 		worker.stdout.wait(t, "w1 running", func(l string) bool { return strings.Contains(l, "running") })
-		return webAPI{base: line[strings.Index(line, "http"):]}, edge, worker
+		return webAPIAt(line[strings.Index(line, "http"):]), edge, worker
 	}
 	ask := func(api webAPI, th, text string) {
 		t.Helper()
@@ -211,6 +211,7 @@ log:
 channels:
   web:
     listen: 127.0.0.1:0
+    open: true
 metrics:
   listen: ""
 cluster:
@@ -361,7 +362,7 @@ func TestClusterReplicasAboveNodes(t *testing.T) {
 	}
 	for _, role := range []string{"worker", "edge"} {
 		_, _, err := runCLI(t, "", role, "--id", "r1", "--set", "dataDir="+t.TempDir(), "--set", "metrics.listen=",
-			"--set", "channels.web.listen=127.0.0.1:0", "--set", "cluster.nats.url="+n.ClientURL(), "--set", "cluster.replicas=3",
+			"--set", "channels.web.listen=127.0.0.1:0", "--set", "channels.web.open=true", "--set", "cluster.nats.url="+n.ClientURL(), "--set", "cluster.replicas=3",
 			"--set", "cluster.signingKey="+keys.File(natsauth.EdgeSigningKey), "--set", "cluster.edgeKeys="+keys.File(natsauth.EdgeKeys))
 		if err == nil || !strings.Contains(err.Error(), "cluster.replicas must not exceed the NATS cluster's JetStream nodes") {
 			t.Errorf("gateway %s with cluster.replicas 3 on one node: %v, want an error naming cluster.replicas", role, err)

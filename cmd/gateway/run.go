@@ -439,6 +439,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	} else {
 		fmt.Fprintln(stdout, "# no configuration file: defaults (and GATEWAY_ environment, --set): valid")
 	}
+	fmt.Fprint(stdout, webCheckNote(cfg))
 	fmt.Fprint(stdout, config.Redacted(cfg))
 	lines, refused := describeSandbox(cfg)
 	fmt.Fprintln(stdout, strings.Join(lines, "\n"))
@@ -562,7 +563,8 @@ func pickable(c config.Config) []string {
 // adapterDeps are what an adapter asks of the program it runs in.
 type adapterDeps struct {
 	webLn net.Listener // the web chat's listener (taken before anything starts)
-	// admit answers Discord's question before it opens a thread.
+	// admit answers Discord's question before a mention opens a thread,
+	// and Slack's before a slash command posts.
 	admit func(context.Context, channels.Inbound) bool
 	// known tells Slack and Discord a thread is bound (they answer
 	// there without a new mention).
@@ -585,8 +587,13 @@ func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logg
 	switch p {
 	case "web":
 		wc := config.SectionOf[web.Config](cfg, web.Platform)
+		local, help, err := webAccess(cfg, wc, log)
+		if err != nil {
+			return nil, err
+		}
 		return web.New(web.Options{
 			Listen: wc.Listen, Listener: d.webLn, Token: wc.Token, Users: wc.Users, Logger: log.With("platform", "web"),
+			LocalToken: local, TokenHelp: help,
 			StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
 			FilesDir:  filepath.Join(cfg.DataDir, "web-files"),
 			Agents:    pickable(cfg),
@@ -616,6 +623,7 @@ func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logg
 			Streaming: sc.Streaming, CommandPrefix: sc.CommandPrefix, RecheckUnknown: d.askAgain,
 			Logger:      log.With("platform", "slack"),
 			KnownThread: d.known,
+			Admit:       d.admit,
 			UserGroups:  usesUserGroups(cfg),
 		})
 		if err == nil {

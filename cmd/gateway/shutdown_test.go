@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -21,7 +20,7 @@ func TestShutdownMidTurnIsAnnounced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := client{t: t, base: g.webURL}
+	c := webClient(t, g)
 	th := c.post("api/threads", map[string]any{})["id"].(string)
 	c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "slow 400"})
 	c.waitMessage(th, "streaming", func(m webMessage) bool { return strings.Contains(m.Text, "quick brown") })
@@ -36,7 +35,8 @@ func TestShutdownMidTurnIsAnnounced(t *testing.T) {
 	}
 
 	g = startGateway(t, cfg, f, hooks{})
-	resp, err := http.Get(g.webURL + "api/threads/" + th + "/messages")
+	c = webClient(t, g) // another port, the same token
+	resp, err := c.get("api/threads/" + th + "/messages")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func TestWebDeleteEndsTheThreadsAgent(t *testing.T) {
 			t.Errorf("gateway stopped with %v", err)
 		}
 	})
-	c := client{t: t, base: g.webURL}
+	c := webClient(t, g)
 	bound := func(th string) bool {
 		t.Helper()
 		_, ok, err := g.data.st.Binding(t.Context(), channels.ThreadRef{Platform: "web", Channel: web.Channel, Thread: th})
@@ -213,9 +213,8 @@ func twoAgents(t *testing.T) string {
 func TestWebNewThreadPicksAgent(t *testing.T) {
 	cfg, f := testConfig(t, twoAgents(t))
 	g := startGateway(t, cfg, f, hooks{})
-	c := client{t: t, base: g.webURL}
-	req, _ := http.NewRequest("GET", c.base+"api/me", nil)
-	resp, err := http.DefaultClient.Do(req)
+	c := webClient(t, g)
+	resp, err := c.get("api/me")
 	if err != nil {
 		t.Fatal(err)
 	}
