@@ -62,7 +62,7 @@ func (t *thread) openWorkspace(ctx context.Context, spec *agent.Spec, bound, nam
 	}
 	m, settings := t.r.o.Workspaces, t.r.agentWorkspace()
 	if m == nil || settings == nil {
-		return shared, shared, nil
+		return sharedWorkspace(shared)
 	}
 	wa := settings(spec.Name)
 	if wa.Cwd == "" {
@@ -73,10 +73,20 @@ func (t *thread) openWorkspace(ctx context.Context, spec *agent.Spec, bound, nam
 		return "", "", &workspaceError{err: err}
 	}
 	if info.Mode == workspace.Shared {
-		return shared, shared, nil
+		return sharedWorkspace(shared)
 	}
 	spec.Dir = info.Path
 	return info.Root, info.Path, nil
+}
+
+// sharedWorkspace returns dir as the root and cwd of a thread in the
+// shared mode, or the workspace error for a dir that is / or the
+// gateway's home (workspace.CheckShared).
+func sharedWorkspace(dir string) (root, cwd string, err error) {
+	if err := workspace.CheckShared(dir); err != nil {
+		return "", "", &workspaceError{err: err}
+	}
+	return dir, dir, nil
 }
 
 // openMCP returns the thread's MCP server, opening it over root when the

@@ -313,3 +313,27 @@ func worktreeless(t *testing.T, dataDir string, th channels.ThreadRef) workspace
 	}
 	return info
 }
+
+// TestSharedWorkspaceNeverRootOrHome: a shared workspace that is / (a
+// systemd unit without WorkingDirectory) or the gateway's home starts no
+// agent; the thread is told why and what to set.
+func TestSharedWorkspaceNeverRootOrHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, cwd := range []string{"/", home} {
+		t.Run(cwd, func(t *testing.T) {
+			e := workspaceEnv(t, workspace.Shared, cwd)
+			th := e.rec.Thread("a")
+			e.say(th, ann, "hello")
+			op := e.waitOp(th, "the workspace notice", hasText("Couldn't prepare this thread's workspace, so the agent was not started: "))
+			if !strings.Contains(op.Text, "not / or the gateway's home directory") || !strings.Contains(op.Text, "agents.list.NAME.cwd") {
+				t.Errorf("notice = %q", op.Text)
+			}
+			select {
+			case pid := <-e.spawned:
+				t.Errorf("an agent was started (pid %d)", pid)
+			default:
+			}
+		})
+	}
+}

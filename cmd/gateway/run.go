@@ -418,6 +418,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "# no configuration file: defaults (and GATEWAY_ environment, --set): valid")
 	}
 	fmt.Fprint(stdout, config.Redacted(cfg))
+	warnShared(cfg, stderr)
 	return nil
 }
 
