@@ -127,10 +127,35 @@ func mcpServers(s *mcpgate.Server) []agent.MCPServer {
 type mcpThread struct{ t *thread }
 
 // SendFile queues f in the thread's lane (which says the file's name and
-// size instead where the chat takes no files, or not this one).
-func (m mcpThread) SendFile(_ context.Context, f mcpgate.File) error {
-	m.t.runner.File(channels.Upload{Name: f.Name, Data: f.Data, Caption: f.Caption})
-	return nil
+// size instead where the chat takes no files, or not this one) and waits
+// until the lane has posted it or given it up, or, in a held final_only
+// turn, has taken it; f's bytes are released when the lane is done with
+// them.
+func (m mcpThread) SendFile(ctx context.Context, f mcpgate.File) (bool, error) {
+	taken := make(chan bool, 1)
+	done := make(chan error, 1)
+	r := m.t.runner
+	r.FileThen(channels.Upload{Name: f.Name, Data: f.Data, Caption: f.Caption},
+		func(held bool) { taken <- held },
+		func(err error) { f.Release(); done <- err })
+	select {
+	case held := <-taken:
+		if held {
+			return true, nil
+		}
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-r.Done():
+		return false, errors.New("the thread has ended")
+	}
+	select {
+	case err := <-done:
+		return false, err
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-r.Done():
+		return false, errors.New("the thread has ended")
+	}
 }
 
 // ReadThread asks the owner for the thread's recent messages.

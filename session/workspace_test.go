@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -335,5 +336,25 @@ func TestSharedWorkspaceNeverRootOrHome(t *testing.T) {
 			default:
 			}
 		})
+	}
+}
+
+// TestSendFileWaitsForTheLane: send_file answers the agent once the lane
+// has posted the file, or gave it up: the real agent, through the real
+// MCP server, reads the platform's refusal instead of "sent".
+func TestSendFileWaitsForTheLane(t *testing.T) {
+	e := workspaceEnv(t, workspace.Dir, t.TempDir())
+	th := e.rec.Thread("a")
+	e.rec.Inject(channeltest.InjectUpload, channels.Permanent(errors.New("40005 request entity too large")))
+	e.say(th, ann, "write a file and send it")
+	e.waitEnd(th)
+	text := e.text(th)
+	if !strings.Contains(text, "send_file was refused: ") || !strings.Contains(text, "40005 request entity too large") {
+		t.Errorf("the thread reads %q, want the agent told of the platform's refusal", text)
+	}
+	e.say(th, ann, "write a file and send it")
+	e.waitEnd(th)
+	if text := e.text(th); !strings.Contains(text, "send_file answered") || !strings.Contains(text, "sent demo-report.txt") {
+		t.Errorf("the thread reads %q, want the second file sent", text)
 	}
 }
