@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/acpgw/gateway/channels"
 )
 
 // readFile opens name (relative to the workspace, or absolute) through
@@ -59,7 +61,7 @@ func (s *Server) readFile(name string) (File, error) {
 		release()
 		return File{}, fmt.Errorf("send_file: %s grew while it was read; send it again once it is written", name)
 	}
-	return File{Name: filepath.Base(rel), Path: filepath.Join(s.root, rel), Data: data, Release: release}, nil
+	return File{Name: channels.ShowName(filepath.Base(rel)), Path: filepath.Join(s.root, rel), Data: data, Release: release}, nil
 }
 
 // reserve counts n bytes against the thread's queue and returns what

@@ -70,3 +70,25 @@ func TestSendFileQueueBounded(t *testing.T) {
 		t.Errorf("a send once the queue is empty: %q, %q, %v", a, r, err)
 	}
 }
+
+// TestSendFileNameShowsFormatCharacters: the name of a file the agent
+// sends is the thread's to read: its format characters are written
+// visibly.
+func TestSendFileNameShowsFormatCharacters(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "invoice\u202efdp.exe"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	th := &mcpgate.FakeThread{}
+	s, err := mcpgate.Open(mcpgate.Options{Dir: filepath.Join(t.TempDir(), "mcp"), Root: ws, MaxFileBytes: 16, Command: "/bin/gateway"}, th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, r, err := mcpgate.CallFile(t.Context(), s.SocketPath(), s.Token(), "invoice\u202efdp.exe"); err != nil || r != "" {
+		t.Fatalf("send: %q, %v", r, err)
+	}
+	if files, _, _ := th.Calls(); len(files) != 1 || files[0].Name != "invoice[U+202E]fdp.exe" {
+		t.Errorf("sent %+v, want the name with [U+202E]", files)
+	}
+}

@@ -273,7 +273,7 @@ func (a *Adapter) Upload(ctx context.Context, t channels.ThreadRef, f channels.U
 	if kept, quota := a.keptBytes(t.Thread), cmp.Or(a.threadFiles, maxThreadFileBytes); kept+int64(len(f.Data)) > quota {
 		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: upload in %s: the thread keeps %d bytes of files already, and %s (%d bytes) would pass the %d a thread may keep; delete the thread, or start a new one", t, kept, f.Name, len(f.Data), quota))
 	}
-	name := safeName(f.Name)
+	name := safeName(channels.ShowName(f.Name))
 	_, stored, err := a.files.put(name, f.Data)
 	if err != nil {
 		// A full or read-only disk: the lane tries again.
