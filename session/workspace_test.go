@@ -12,6 +12,8 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/workspace"
 )
 
@@ -356,5 +358,38 @@ func TestSendFileWaitsForTheLane(t *testing.T) {
 	e.waitEnd(th)
 	if text := e.text(th); !strings.Contains(text, "send_file answered") || !strings.Contains(text, "sent demo-report.txt") {
 		t.Errorf("the thread reads %q, want the second file sent", text)
+	}
+}
+
+// TestSendFileInAFinalOnlyTurn: where a final_only turn holds its output
+// until it ends, send_file answers once the lane has the file (waiting
+// for the post would wait for the turn, which waits for the tool), and
+// the file is posted when the turn ends.
+func TestSendFileInAFinalOnlyTurn(t *testing.T) {
+	dir := t.TempDir()
+	m, err := workspace.New(workspace.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := demoSpec(filepath.Join(dir, "demo-state"))
+	p := session.DefaultPolicy()
+	p.Stream.DeliveryMode = projector.DeliveryFinalOnly
+	e := newEnv(t, envOptions{
+		dir:            dir,
+		spec:           &spec,
+		rec:            channeltest.Options{Upload: true, Edit: true, Limits: channels.Limits{MaxMessageChars: 4000, MaxUploadBytes: 1 << 20}},
+		workspaces:     m,
+		agentWorkspace: func(string) workspace.Agent { return workspace.Agent{Mode: workspace.Dir} },
+		mcp:            true,
+		policy:         &p,
+	})
+	th := e.rec.Thread("a")
+	e.say(th, ann, "write a file and send it")
+	e.waitEnd(th)
+	if f := e.upload(th, "demo-report.txt"); !strings.HasPrefix(string(f.Data), "Demo report") {
+		t.Errorf("the file = %q", f.Data)
+	}
+	if text := e.text(th); !strings.Contains(text, "queued demo-report.txt") {
+		t.Errorf("the thread reads %q, want the agent told the file is queued until the turn ends", text)
 	}
 }
