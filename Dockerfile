@@ -17,7 +17,7 @@ COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/gateway ./cmd/gateway
 # The volumes' mount points, owned by the image's user so that a new named
 # volume starts out writable by it (the data directory is private: 0700).
-RUN mkdir -m 0700 /out/data && mkdir -m 0750 /out/shared && mkdir -p -m 0700 /out/auth/edge /out/auth/worker
+RUN mkdir -m 0700 /out/data && mkdir -m 0750 /out/shared /out/work && mkdir -p -m 0700 /out/auth/edge /out/auth/worker
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/gateway /usr/local/bin/gateway
@@ -26,6 +26,10 @@ COPY --from=build --chown=65532:65532 /out/shared /shared
 # The cluster's credentials (deploy/compose.yaml): gateway nats writes
 # them, an edge or a worker reads its role's.
 COPY --from=build --chown=65532:65532 /out/auth /auth
+# The working directory of agents in the shared workspace mode (never /:
+# the gateway refuses it).
+COPY --from=build --chown=65532:65532 /out/work /work
+WORKDIR /work
 # dataDir: the store, the event logs, the demo agent's sessions.
 ENV GATEWAY_DATADIR=/data
 VOLUME ["/data"]

@@ -2,6 +2,8 @@ package dispatch
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/acpgw/gateway/channels"
@@ -16,13 +18,28 @@ import (
 // (sysmsg.FileNotSent), and so it does when the platform refuses the file.
 // A caption longer than the channel's limit is posted as text before the
 // file, in as many messages as it takes.
-func (l *Lane) File(now time.Time, f channels.Upload) {
+func (l *Lane) File(now time.Time, f channels.Upload) { l.FileThen(now, f, nil) }
+
+// FileThen is File, and then done (if not nil) is called once on the
+// lane's goroutine: with nil when the file was posted, with an error when
+// a notice was posted in its place or it was given up after an outage.
+// It is not called for a file still queued when the lane is dropped
+// (Runner.Close). Held reports whether a final_only turn holds it until
+// the turn ends.
+func (l *Lane) FileThen(now time.Time, f channels.Upload, done func(error)) (held bool) {
 	l.visible(now)
 	limit := UploadLimit(l.ad)
 	if limit <= 0 || len(f.Data) > limit {
 		l.log.Info("a file cannot be shown here; posting a notice instead", "thread", l.thread, "file", f.Name, "bytes", len(f.Data), "limit", limit)
 		l.enqueue(&item{kind: itemPost, msgKind: channels.KindNotice, text: fileNotice(f, limit, false), since: now})
-		return
+		if done != nil {
+			if limit <= 0 {
+				done(errors.New("this chat takes no files: the thread was told the file's name and size instead"))
+			} else {
+				done(fmt.Errorf("the file has %d bytes, more than the %d this chat takes: the thread was told its name and size instead", len(f.Data), limit))
+			}
+		}
+		return false
 	}
 	if f.Caption != "" && !isBlank(f.Caption) {
 		parts := l.splitText(f.Caption)
@@ -33,7 +50,16 @@ func (l *Lane) File(now time.Time, f channels.Upload) {
 	} else {
 		f.Caption = ""
 	}
-	l.enqueue(&item{kind: itemFile, msgKind: channels.KindFile, text: f.Caption, upload: &f, since: now})
+	l.enqueue(&item{kind: itemFile, msgKind: channels.KindFile, text: f.Caption, upload: &f, fileDone: done, since: now})
+	return l.hold
+}
+
+// reportFile reports how the file item it went (FileThen), once.
+func (it *item) reportFile(err error) {
+	if it.fileDone != nil {
+		it.fileDone(err)
+		it.fileDone = nil
+	}
 }
 
 // UploadLimit returns the size of the largest file a puts into a thread
@@ -65,6 +91,7 @@ func (l *Lane) stepFile(ctx context.Context, now time.Time, it *item) (time.Time
 		return time.Time{}, true
 	case drop:
 		// Refused for good: the thread is told which file it misses.
+		it.reportFile(fmt.Errorf("the chat refused the file (the thread was told its name and size): %w", err))
 		l.log.Error("the platform refused a file; posting a notice instead", "thread", l.thread, "file", it.upload.Name, "bytes", len(it.upload.Data), "err", err)
 		l.queue[0] = &item{kind: itemPost, msgKind: channels.KindNotice, text: fileNotice(*it.upload, l.limits.MaxUploadBytes, true), since: it.since}
 		return time.Time{}, true
@@ -72,5 +99,6 @@ func (l *Lane) stepFile(ctx context.Context, now time.Time, it *item) (time.Time
 	l.typingAfterPost(now)
 	l.obs.Delivered("upload", it.msgKind, now.Sub(it.since))
 	l.pop()
+	it.reportFile(nil)
 	return time.Time{}, true
 }

@@ -157,16 +157,17 @@ const (
 
 // item is one entry of the ordered queue.
 type item struct {
-	kind    itemKind
-	msgKind channels.Kind
-	key     string // edit key, "" for plain posts
-	text    string
-	end     projector.TurnEnd
-	choice  channels.Choice              // itemPrompt, fitted to the channel
-	posted  func(channels.Handle, error) // itemPrompt
-	detail  []string                     // itemPrompt: messages to post before it
-	upload  *channels.Upload             // itemFile; text is its caption
-	buf     strings.Builder              // backs text for text items
+	kind     itemKind
+	msgKind  channels.Kind
+	key      string // edit key, "" for plain posts
+	text     string
+	end      projector.TurnEnd
+	choice   channels.Choice              // itemPrompt, fitted to the channel
+	posted   func(channels.Handle, error) // itemPrompt
+	detail   []string                     // itemPrompt: messages to post before it
+	upload   *channels.Upload             // itemFile; text is its caption
+	fileDone func(error)                  // itemFile: FileThen's done
+	buf      strings.Builder              // backs text for text items
 	// sealed says no more text joins this item: later text starts a new
 	// chat message (projector.Text.NewMessage).
 	sealed bool

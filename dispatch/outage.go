@@ -138,6 +138,9 @@ func (l *Lane) abandon(now time.Time, err error) {
 			}
 		default:
 			l.lost.add(it.text)
+			if it.kind == itemFile {
+				it.reportFile(fmt.Errorf("the chat could not be reached for %s: the file was given up: %w", failing.Round(time.Second), err))
+			}
 		}
 	}
 	for _, e := range l.edits {

@@ -70,6 +70,13 @@ func (r *Runner) File(f channels.Upload) {
 	r.send(event{f: func(l *Lane) { l.File(time.Now(), f) }})
 }
 
+// FileThen queues a file and reports how it went; see Lane.FileThen.
+// taken and done run on the runner's goroutine: taken once the lane has
+// the file, done once it is posted or given up.
+func (r *Runner) FileThen(f channels.Upload, taken func(held bool), done func(error)) {
+	r.send(event{f: func(l *Lane) { taken(l.FileThen(time.Now(), f, done)) }})
+}
+
 // Do runs f on the lane's goroutine, in order with pushed outputs (for
 // settings changes and queries).
 func (r *Runner) Do(f func(*Lane)) { r.send(event{f: f}) }

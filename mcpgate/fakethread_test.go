@@ -15,15 +15,30 @@ type FakeThread struct {
 	History  []Message // what ReadThread returns
 	Asked    []string  // the questions asked, with their options after " | "
 	Answer   Answer    // what Ask answers
+	// Hold, if set, keeps each SendFile waiting until it is closed;
+	// Held gets each file then.
+	Hold chan struct{}
+	Held chan File
 }
 
 var _ Thread = (*FakeThread)(nil)
 
-func (f *FakeThread) SendFile(_ context.Context, file File) error {
+func (f *FakeThread) SendFile(ctx context.Context, file File) (bool, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.Files = append(f.Files, file)
-	return nil
+	hold := f.Hold
+	f.mu.Unlock()
+	if hold != nil {
+		// A thread whose lane is slow: the file waits, its bytes held.
+		f.Held <- file
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	file.Release()
+	return false, nil
 }
 
 func (f *FakeThread) SendMessage(_ context.Context, text string) error {

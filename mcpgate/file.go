@@ -8,7 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
+
+	"github.com/acpgw/gateway/channels"
 )
 
 // readFile opens name (relative to the workspace, or absolute) through
@@ -43,14 +46,42 @@ func (s *Server) readFile(name string) (File, error) {
 	if st.Size() > s.max {
 		return File{}, fmt.Errorf("send_file: %s is %d bytes, more than the %d bytes this thread accepts", name, st.Size(), s.max)
 	}
-	data, err := io.ReadAll(io.LimitReader(fd, s.max+1))
+	// The bytes are counted before they are read: what waits for the
+	// thread stays within the quota.
+	release, err := s.reserve(name, st.Size())
 	if err != nil {
+		return File{}, err
+	}
+	data, err := io.ReadAll(io.LimitReader(fd, st.Size()+1))
+	if err != nil {
+		release()
 		return File{}, fmt.Errorf("send_file: %s: %w", name, err)
 	}
-	if int64(len(data)) > s.max {
-		return File{}, fmt.Errorf("send_file: %s grew past the %d bytes this thread accepts", name, s.max)
+	if int64(len(data)) > st.Size() {
+		release()
+		return File{}, fmt.Errorf("send_file: %s grew while it was read; send it again once it is written", name)
 	}
-	return File{Name: filepath.Base(rel), Path: filepath.Join(s.root, rel), Data: data}, nil
+	return File{Name: channels.ShowName(filepath.Base(rel)), Path: filepath.Join(s.root, rel), Data: data, Release: release}, nil
+}
+
+// reserve counts n bytes against the thread's queue and returns what
+// gives them back (safe to call more than once), or refuses when they
+// would pass the quota and something waits already.
+func (s *Server) reserve(name string, n int64) (func(), error) {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	if s.queued > 0 && s.queued+n > s.quota {
+		return nil, fmt.Errorf("send_file: %s was not sent: %d bytes of files sent before it are still waiting to be posted, and this thread queues at most %d; send it again once they are posted (send_file returns when a file is posted)", name, s.queued, s.quota)
+	}
+	s.queued += n
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.qmu.Lock()
+			s.queued -= n
+			s.qmu.Unlock()
+		})
+	}, nil
 }
 
 // relative returns name as a path relative to the workspace: a relative

@@ -1,6 +1,7 @@
 package mcpgate
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -22,8 +23,13 @@ import (
 // error the agent is shown as the tool's failure.
 type Thread interface {
 	// SendFile posts f into the thread (through the thread's lane, like
-	// any output). f has passed the workspace and size checks.
-	SendFile(ctx context.Context, f File) error
+	// any output) and blocks until it is posted, or given up (the error
+	// says why); where the thread holds its output until its turn ends
+	// (final_only), until the thread has taken it, and then held is true.
+	// f has passed the workspace and size checks. Once the thread holds
+	// f's bytes no more (posted, refused, given up) it calls f.Release,
+	// once (it may do so after returning, for a held file).
+	SendFile(ctx context.Context, f File) (held bool, err error)
 	// SendMessage posts text into the thread.
 	SendMessage(ctx context.Context, text string) error
 	// ReadThread returns up to limit of the thread's most recent
@@ -66,6 +72,9 @@ type File struct {
 	Path    string
 	Caption string
 	Data    []byte
+	// Release gives back the bytes f counts against the thread's queue
+	// (Options.MaxQueuedBytes). It may be called more than once.
+	Release func()
 }
 
 // Options configure one session's server.
@@ -81,11 +90,20 @@ type Options struct {
 	// MaxFileBytes is the largest file send_file sends (the platform's
 	// upload limit). It must be positive.
 	MaxFileBytes int64
+	// MaxQueuedBytes bounds the bytes of the files sent but not yet
+	// posted (0 = DefaultMaxQueuedBytes): a send beyond it is refused,
+	// except the first (a file of up to MaxFileBytes may always wait
+	// alone).
+	MaxQueuedBytes int64
 	// Command is the gateway binary the agent runs as the MCP server
 	// ("" = os.Executable()); it is run with the argument "mcp".
 	Command string
 	Logger  *slog.Logger
 }
+
+// DefaultMaxQueuedBytes is Options.MaxQueuedBytes unless set: 40
+// concurrent sends of 9 MiB once held 360 MiB waiting for the lane.
+const DefaultMaxQueuedBytes = 64 << 20
 
 // requestTimeout bounds how long a connection may take to send its
 // request.
@@ -94,10 +112,14 @@ const requestTimeout = 10 * time.Second
 // Server is the gateway half for one session: it listens on the session's
 // socket until Close.
 type Server struct {
-	th      Thread
-	root    string   // resolved
-	fsRoot  *os.Root // root, open: every file is opened through it
-	max     int64
+	th     Thread
+	root   string   // resolved
+	fsRoot *os.Root // root, open: every file is opened through it
+	max    int64
+	quota  int64 // Options.MaxQueuedBytes
+
+	qmu     sync.Mutex // guards queued
+	queued  int64      // bytes of files read and not yet released
 	path    string
 	token   string
 	command string
@@ -158,7 +180,7 @@ func Open(o Options, th Thread) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{th: th, root: root, fsRoot: fsRoot, max: o.MaxFileBytes, path: path, token: randomHex(32), command: command, log: log, ln: ln, ctx: ctx, cancel: cancel}
+	s := &Server{th: th, root: root, fsRoot: fsRoot, max: o.MaxFileBytes, quota: cmp.Or(o.MaxQueuedBytes, DefaultMaxQueuedBytes), path: path, token: randomHex(32), command: command, log: log, ln: ln, ctx: ctx, cancel: cancel}
 	s.wg.Go(s.accept)
 	return s, nil
 }
@@ -262,8 +284,13 @@ func (s *Server) call(req request) response {
 			return response{Error: err.Error()}
 		}
 		f.Caption = req.Caption
-		if err := s.th.SendFile(ctx, f); err != nil {
+		held, err := s.th.SendFile(ctx, f)
+		if err != nil {
+			f.Release()
 			return response{Error: "send_file: " + err.Error()}
+		}
+		if held {
+			return response{Text: fmt.Sprintf("queued %s (%d bytes): the thread shows it when the turn ends", f.Name, len(f.Data))}
 		}
 		return response{Text: fmt.Sprintf("sent %s (%d bytes) to the thread", f.Name, len(f.Data))}
 	case ToolSendMessage:

@@ -62,7 +62,7 @@ func (t *thread) openWorkspace(ctx context.Context, spec *agent.Spec, bound, nam
 	}
 	m, settings := t.r.o.Workspaces, t.r.agentWorkspace()
 	if m == nil || settings == nil {
-		return shared, shared, nil
+		return sharedWorkspace(shared)
 	}
 	wa := settings(spec.Name)
 	if wa.Cwd == "" {
@@ -73,10 +73,20 @@ func (t *thread) openWorkspace(ctx context.Context, spec *agent.Spec, bound, nam
 		return "", "", &workspaceError{err: err}
 	}
 	if info.Mode == workspace.Shared {
-		return shared, shared, nil
+		return sharedWorkspace(shared)
 	}
 	spec.Dir = info.Path
 	return info.Root, info.Path, nil
+}
+
+// sharedWorkspace returns dir as the root and cwd of a thread in the
+// shared mode, or the workspace error for a dir that is / or the
+// gateway's home (workspace.CheckShared).
+func sharedWorkspace(dir string) (root, cwd string, err error) {
+	if err := workspace.CheckShared(dir); err != nil {
+		return "", "", &workspaceError{err: err}
+	}
+	return dir, dir, nil
 }
 
 // openMCP returns the thread's MCP server, opening it over root when the
@@ -117,10 +127,35 @@ func mcpServers(s *mcpgate.Server) []agent.MCPServer {
 type mcpThread struct{ t *thread }
 
 // SendFile queues f in the thread's lane (which says the file's name and
-// size instead where the chat takes no files, or not this one).
-func (m mcpThread) SendFile(_ context.Context, f mcpgate.File) error {
-	m.t.runner.File(channels.Upload{Name: f.Name, Data: f.Data, Caption: f.Caption})
-	return nil
+// size instead where the chat takes no files, or not this one) and waits
+// until the lane has posted it or given it up, or, in a held final_only
+// turn, has taken it; f's bytes are released when the lane is done with
+// them.
+func (m mcpThread) SendFile(ctx context.Context, f mcpgate.File) (bool, error) {
+	taken := make(chan bool, 1)
+	done := make(chan error, 1)
+	r := m.t.runner
+	r.FileThen(channels.Upload{Name: f.Name, Data: f.Data, Caption: f.Caption},
+		func(held bool) { taken <- held },
+		func(err error) { f.Release(); done <- err })
+	select {
+	case held := <-taken:
+		if held {
+			return true, nil
+		}
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-r.Done():
+		return false, errors.New("the thread has ended")
+	}
+	select {
+	case err := <-done:
+		return false, err
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-r.Done():
+		return false, errors.New("the thread has ended")
+	}
 }
 
 // ReadThread asks the owner for the thread's recent messages.

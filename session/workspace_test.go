@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/workspace"
 )
 
@@ -312,4 +315,81 @@ func worktreeless(t *testing.T, dataDir string, th channels.ThreadRef) workspace
 		t.Fatalf("thread %s has no directory: %+v", th, info)
 	}
 	return info
+}
+
+// TestSharedWorkspaceNeverRootOrHome: a shared workspace that is / (a
+// systemd unit without WorkingDirectory) or the gateway's home starts no
+// agent; the thread is told why and what to set.
+func TestSharedWorkspaceNeverRootOrHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, cwd := range []string{"/", home} {
+		t.Run(cwd, func(t *testing.T) {
+			e := workspaceEnv(t, workspace.Shared, cwd)
+			th := e.rec.Thread("a")
+			e.say(th, ann, "hello")
+			op := e.waitOp(th, "the workspace notice", hasText("Couldn't prepare this thread's workspace, so the agent was not started: "))
+			if !strings.Contains(op.Text, "not / or the gateway's home directory") || !strings.Contains(op.Text, "agents.list.NAME.cwd") {
+				t.Errorf("notice = %q", op.Text)
+			}
+			select {
+			case pid := <-e.spawned:
+				t.Errorf("an agent was started (pid %d)", pid)
+			default:
+			}
+		})
+	}
+}
+
+// TestSendFileWaitsForTheLane: send_file answers the agent once the lane
+// has posted the file, or gave it up: the real agent, through the real
+// MCP server, reads the platform's refusal instead of "sent".
+func TestSendFileWaitsForTheLane(t *testing.T) {
+	e := workspaceEnv(t, workspace.Dir, t.TempDir())
+	th := e.rec.Thread("a")
+	e.rec.Inject(channeltest.InjectUpload, channels.Permanent(errors.New("40005 request entity too large")))
+	e.say(th, ann, "write a file and send it")
+	e.waitEnd(th)
+	text := e.text(th)
+	if !strings.Contains(text, "send_file was refused: ") || !strings.Contains(text, "40005 request entity too large") {
+		t.Errorf("the thread reads %q, want the agent told of the platform's refusal", text)
+	}
+	e.say(th, ann, "write a file and send it")
+	e.waitEnd(th)
+	if text := e.text(th); !strings.Contains(text, "send_file answered") || !strings.Contains(text, "sent demo-report.txt") {
+		t.Errorf("the thread reads %q, want the second file sent", text)
+	}
+}
+
+// TestSendFileInAFinalOnlyTurn: where a final_only turn holds its output
+// until it ends, send_file answers once the lane has the file (waiting
+// for the post would wait for the turn, which waits for the tool), and
+// the file is posted when the turn ends.
+func TestSendFileInAFinalOnlyTurn(t *testing.T) {
+	dir := t.TempDir()
+	m, err := workspace.New(workspace.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := demoSpec(filepath.Join(dir, "demo-state"))
+	p := session.DefaultPolicy()
+	p.Stream.DeliveryMode = projector.DeliveryFinalOnly
+	e := newEnv(t, envOptions{
+		dir:            dir,
+		spec:           &spec,
+		rec:            channeltest.Options{Upload: true, Edit: true, Limits: channels.Limits{MaxMessageChars: 4000, MaxUploadBytes: 1 << 20}},
+		workspaces:     m,
+		agentWorkspace: func(string) workspace.Agent { return workspace.Agent{Mode: workspace.Dir} },
+		mcp:            true,
+		policy:         &p,
+	})
+	th := e.rec.Thread("a")
+	e.say(th, ann, "write a file and send it")
+	e.waitEnd(th)
+	if f := e.upload(th, "demo-report.txt"); !strings.HasPrefix(string(f.Data), "Demo report") {
+		t.Errorf("the file = %q", f.Data)
+	}
+	if text := e.text(th); !strings.Contains(text, "queued demo-report.txt") {
+		t.Errorf("the thread reads %q, want the agent told the file is queued until the turn ends", text)
+	}
 }

@@ -112,3 +112,23 @@ func TestRemoveThroughSymlinkedParent(t *testing.T) {
 		t.Errorf("Remove = %v, want it to say the parent is not a directory", err)
 	}
 }
+
+// TestRemoveKeepsCheckedOutSubmodule: git is not run inside a submodule
+// (its configuration is the agent's too), so a worktree with one checked
+// out is kept, as git worktree remove would.
+func TestRemoveKeepsCheckedOutSubmodule(t *testing.T) {
+	m := newManager(t, t.TempDir(), 0)
+	repo, other := newRepo(t), newRepo(t)
+	ws, err := m.Open(t.Context(), workspace.Agent{Mode: workspace.Worktree, Cwd: repo}, ref("1"), "sub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, ws.Path, "-c", "protocol.file.allow=always", "submodule", "--quiet", "add", other, "sub")
+	run(t, ws.Path, "commit", "--quiet", "-m", "a submodule")
+	if _, err := m.Remove(t.Context(), ref("1")); err == nil || !strings.Contains(err.Error(), "kept") {
+		t.Errorf("Remove = %v, want the worktree kept", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws.Path, "sub", "README")); err != nil {
+		t.Errorf("the submodule's checkout: %v", err)
+	}
+}

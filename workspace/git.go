@@ -290,11 +290,28 @@ func worktreeDirty(ctx context.Context, path string) (bool, error) {
 		return false, err
 	}
 	defer n.Close()
-	out, err := n.git(ctx, "status", "--porcelain", "--ignore-submodules=none")
+	// Submodules are not entered: git would run in them with their own
+	// configuration, the agent's to write. One checked out counts as
+	// dirty (kept), as git worktree remove refuses them.
+	out, err := n.git(ctx, "status", "--porcelain", "--ignore-submodules=all")
 	if err != nil {
 		return false, fmt.Errorf("workspace: %w", err)
 	}
-	return line(out) != "", nil
+	if line(out) != "" {
+		return true, nil
+	}
+	staged, err := n.git(ctx, "ls-files", "--stage", "-z")
+	if err != nil {
+		return false, fmt.Errorf("workspace: %w", err)
+	}
+	for _, e := range strings.Split(staged, "\x00") {
+		mode, rest, _ := strings.Cut(e, " ")
+		_, name, _ := strings.Cut(rest, "\t")
+		if mode == "160000" && !emptyOrMissing(filepath.Join(path, name)) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Diff is what a thread's worktree changed since its start.

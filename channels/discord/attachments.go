@@ -26,7 +26,7 @@ func readFiles(m *discordgo.Message) []channels.File {
 		if name == "" {
 			name = path.Base(at.URL)
 		}
-		out = append(out, channels.File{Name: name, URL: at.URL, ContentType: at.ContentType, Size: at.Size})
+		out = append(out, channels.File{Name: channels.ShowName(name), URL: at.URL, ContentType: at.ContentType, Size: at.Size})
 	}
 	return out
 }

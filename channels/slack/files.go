@@ -23,7 +23,7 @@ func (a *Adapter) files(fs []file) ([]channels.File, func(context.Context) []cha
 	download := map[string]string{} // a file's URL → its download link
 	for _, f := range fs {
 		cf := channels.File{
-			Name:        firstNonEmpty(string(f.Name), string(f.Title), "file"),
+			Name:        channels.ShowName(firstNonEmpty(string(f.Name), string(f.Title), "file")),
 			ContentType: string(f.Mimetype),
 			Size:        f.Size,
 			URL:         firstNonEmpty(string(f.Permalink), string(f.URLPrivate)),

@@ -113,6 +113,10 @@ type Adapter struct {
 	health    channels.Health
 	picks     atomic.Pointer[[]string] // SetAgents's list, over Options.Agents
 
+	// threadFiles is the most bytes of files kept for one thread
+	// (0: maxThreadFileBytes; tests set less).
+	threadFiles int64
+
 	mu      sync.Mutex // guards the fields below
 	addr    net.Addr   // set once Run listens
 	started bool       // Run was called with a live context

@@ -540,7 +540,7 @@ func takeFiles(ups []upload) []channels.File {
 	var r attach.Reader
 	files := make([]channels.File, len(ups))
 	for i, u := range ups {
-		files[i] = channels.File{Name: u.Name, ContentType: u.Type}
+		files[i] = channels.File{Name: channels.ShowName(u.Name), ContentType: u.Type}
 		r.Take(&files[i], u.data)
 	}
 	return files

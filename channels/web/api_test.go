@@ -976,3 +976,49 @@ func TestIdentityFromToken(t *testing.T) {
 		})
 	}
 }
+
+// TestFileNamesShowFormatCharacters: a file name with a right-to-left
+// override or a zero-width space, posted through the HTTP API, is shown
+// in the thread and given to the gateway with them written visibly; so is
+// the name of a file the gateway puts into the thread.
+func TestFileNamesShowFormatCharacters(t *testing.T) {
+	a := New(Options{Listen: "127.0.0.1:0"})
+	in := serve(t, a, nil)
+	c := newClient(t, a)
+	ctx := t.Context()
+	id := c.newThread(ctx, t)
+	r := c.do(ctx, t, "POST", "/api/threads/"+id+"/messages", map[string]any{
+		"author": "ann",
+		"files":  []map[string]string{{"name": "invoice\u202efdp.exe", "type": "text/plain", "data": base64.StdEncoding.EncodeToString([]byte("x"))}},
+	})
+	if err := r.want(http.StatusAccepted); err != nil {
+		t.Fatal(err)
+	}
+	ev := in.next(t)
+	if len(ev.Files) != 1 || ev.Files[0].Name != "invoice[U+202E]fdp.exe" {
+		t.Errorf("the gateway got %+v, want the name with [U+202E]", ev.Files)
+	}
+	if _, err := a.Upload(ctx, ref(id), channels.Upload{Name: "a\u200bb.txt", Data: []byte("y")}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.messages(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	for _, m := range b.Messages {
+		shown = append(shown, m.Text)
+		for _, f := range m.Files {
+			shown = append(shown, f.Name)
+		}
+	}
+	all := strings.Join(shown, "\n")
+	for _, want := range []string{"📎 invoice[U+202E]fdp.exe", "a[U+200B]b.txt"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the thread shows %q, want %q", all, want)
+		}
+	}
+	if strings.ContainsAny(all, "\u202e\u200b") {
+		t.Errorf("the thread shows a format character: %q", all)
+	}
+}

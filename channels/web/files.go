@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -26,6 +27,11 @@ import (
 // agent's files are read into memory on their way, and a local chat has
 // no use for larger ones.
 const maxUploadBytes = 64 << 20
+
+// maxThreadFileBytes bounds the bytes of the files the web chat keeps for
+// one thread: an agent sending file after file filled the disk (441 MB in
+// one thread).
+const maxThreadFileBytes = 512 << 20
 
 // maxFileName bounds a kept file's name, in bytes.
 const maxFileName = 120
@@ -251,7 +257,9 @@ func validStored(s string) bool {
 // of kind "file" that shows it: its caption, a download link, and for a
 // PNG, JPEG or GIF image a preview. It blocks on disk I/O; it fails for
 // an ended ctx, a thread that is not the web chat's or is gone, a file
-// over Limits().MaxUploadBytes, and when the file cannot be written.
+// over Limits().MaxUploadBytes or one that would make the thread keep
+// more than maxThreadFileBytes (both permanent), and when the file cannot
+// be written.
 func (a *Adapter) Upload(ctx context.Context, t channels.ThreadRef, f channels.Upload) (channels.Handle, error) {
 	if err := a.check(ctx, "upload", t); err != nil {
 		return channels.Handle{}, err
@@ -262,7 +270,10 @@ func (a *Adapter) Upload(ctx context.Context, t channels.ThreadRef, f channels.U
 	if f.Caption != "" && !utf8.ValidString(f.Caption) {
 		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: upload in %s: the caption is not valid UTF-8", t))
 	}
-	name := safeName(f.Name)
+	if kept, quota := a.keptBytes(t.Thread), cmp.Or(a.threadFiles, maxThreadFileBytes); kept+int64(len(f.Data)) > quota {
+		return channels.Handle{}, channels.Permanent(fmt.Errorf("web: upload in %s: the thread keeps %d bytes of files already, and %s (%d bytes) would pass the %d a thread may keep; delete the thread, or start a new one", t, kept, f.Name, len(f.Data), quota))
+	}
+	name := safeName(channels.ShowName(f.Name))
 	_, stored, err := a.files.put(name, f.Data)
 	if err != nil {
 		// A full or read-only disk: the lane tries again.
@@ -278,6 +289,24 @@ func (a *Adapter) Upload(ctx context.Context, t channels.ThreadRef, f channels.U
 		return channels.Handle{}, permanent(fmt.Errorf("web: upload in %s: %w", t, err))
 	}
 	return channels.Handle{Thread: t, ID: channels.MessageID(msg.ID)}, nil
+}
+
+// keptBytes is the size of the files kept for thread id (0 for a thread
+// that is gone).
+func (a *Adapter) keptBytes(id string) int64 {
+	msgs, _, err := a.st.messages(id)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, m := range msgs {
+		for _, f := range m.Files {
+			if f.URL != "" {
+				n += int64(f.Size)
+			}
+		}
+	}
+	return n
 }
 
 // mediaType is the type a kept file is served with: f's own, else the

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"mime"
 	"net/http"
 	"os"
@@ -205,5 +206,40 @@ func TestUploadSurvivesRestart(t *testing.T) {
 	}
 	if got.Name != "notes.md" || string(got.Data) != "# notes\n" || got.Caption != "Notes." {
 		t.Errorf("after a restart: %q %q %q, want notes.md with its bytes and caption", got.Name, got.Data, got.Caption)
+	}
+}
+
+// TestUploadThreadQuota: a thread keeps at most its quota of
+// files on disk; the upload past it is refused for good, and nothing of
+// it is written; another thread still takes files.
+func TestUploadThreadQuota(t *testing.T) {
+	dir := t.TempDir()
+	a := New(Options{FilesDir: dir})
+	a.threadFiles = 4 << 20 // maxThreadFileBytes, smaller for the test's disk
+	id := a.st.mustCreate("t").ID
+	chunk := make([]byte, 1<<20)
+	n := 4
+	for i := range n {
+		if _, err := a.Upload(t.Context(), ref(id), channels.Upload{Name: fmt.Sprintf("part%d.bin", i), Data: chunk}); err != nil {
+			t.Fatalf("upload %d of %d: %v", i+1, n, err)
+		}
+	}
+	_, err := a.Upload(t.Context(), ref(id), channels.Upload{Name: "one-more.bin", Data: []byte("x")})
+	if !channels.IsPermanent(err) || !strings.Contains(err.Error(), "a thread may keep") {
+		t.Fatalf("the upload past the quota = %v, want a permanent refusal saying why", err)
+	}
+	var total int64
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil {
+			total += info.Size()
+		}
+	}
+	if total > a.threadFiles {
+		t.Errorf("FilesDir holds %d bytes, want at most %d", total, a.threadFiles)
+	}
+	other := a.st.mustCreate("u").ID
+	if _, err := a.Upload(t.Context(), ref(other), channels.Upload{Name: "a.txt", Data: []byte("a")}); err != nil {
+		t.Errorf("another thread's upload: %v", err)
 	}
 }

@@ -21,11 +21,12 @@ type fileThread struct {
 	files []mcpgate.File
 }
 
-func (f *fileThread) SendFile(_ context.Context, file mcpgate.File) error {
+func (f *fileThread) SendFile(_ context.Context, file mcpgate.File) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.files = append(f.files, file)
-	return nil
+	file.Release()
+	return false, nil
 }
 func (f *fileThread) SendMessage(context.Context, string) error { return nil }
 func (f *fileThread) ReadThread(context.Context, int) ([]mcpgate.Message, error) {

@@ -441,6 +441,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprint(stdout, webCheckNote(cfg))
 	fmt.Fprint(stdout, config.Redacted(cfg))
+	warnShared(cfg, stderr)
 	lines, refused := describeSandbox(cfg)
 	fmt.Fprintln(stdout, strings.Join(lines, "\n"))
 	if refused != nil {
