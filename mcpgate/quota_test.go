@@ -26,6 +26,7 @@ func TestSendFileQueueBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.SetAgent(os.Getpid()) // the test is the agent
 	defer s.Close()
 	type result struct{ answer, refusal string }
 	results := make(chan result, 40)
@@ -84,6 +85,7 @@ func TestSendFileNameShowsFormatCharacters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.SetAgent(os.Getpid()) // the test is the agent
 	defer s.Close()
 	if _, r, err := mcpgate.CallFile(t.Context(), s.SocketPath(), s.Token(), "invoice\u202efdp.exe"); err != nil || r != "" {
 		t.Fatalf("send: %q, %v", r, err)

@@ -39,6 +39,7 @@ func TestSendFileSwapRace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.SetAgent(os.Getpid()) // the test is the agent
 	defer s.Close()
 
 	// The swapper: d is the real directory, then the symlink, then the

@@ -33,7 +33,8 @@ func TestMain(m *testing.M) {
 	case "tree":
 		tree()
 	case "child":
-		select {} // until killed
+		os.Stdout.WriteString("ready\n") // running: its environ is its own
+		select {}                        // until killed
 	}
 	os.Exit(m.Run())
 }
@@ -208,10 +209,19 @@ func standIn(t *testing.T) {
 	exe, _ := os.Executable()
 	c := exec.Command(exe, "gateway-stand-in")
 	c.Env = []string{"SANDBOX_TEST_AGENT=child", "DISCORD_TOKEN=" + secret}
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	// Read before it said so, environ may still be this test's own (the
+	// fork before the exec).
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatalf("the stand-in did not start: %v", err)
+	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", c.Process.Pid))
 	if err != nil || !strings.Contains(string(b), secret) {
 		t.Fatalf("the stand-in's environ does not hold the secret (%v): the probe would prove nothing", err)
