@@ -34,7 +34,7 @@ type costMeter struct {
 func (c *costMeter) take(v float64) (counted float64, ignored string) {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
-		return c.counted, "not a finite number"
+		return c.counted, "nonfinite"
 	case v < 0:
 		return c.counted, "negative"
 	case v < c.base:
@@ -42,7 +42,7 @@ func (c *costMeter) take(v float64) (counted float64, ignored string) {
 		return c.counted, ""
 	case v-c.base > MaxCostStep:
 		c.base = v
-		return c.counted, "an absurd step (more than MaxCostStep above the last report)"
+		return c.counted, "step-over-MaxCostStep"
 	}
 	c.counted += v - c.base
 	c.base = v

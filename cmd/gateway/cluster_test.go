@@ -580,7 +580,7 @@ func TestRolesNeedNATS(t *testing.T) {
 func TestRolesNeedSigningKeys(t *testing.T) {
 	for role, key := range map[string]string{"edge": "cluster.signingKey", "worker": "cluster.edgeKeys"} {
 		_, _, err := runCLI(t, "", role, "--id", "r1", "--set", "dataDir="+t.TempDir(), "--set", "metrics.listen=",
-			"--set", "channels.web.listen=127.0.0.1:0", "--set", "cluster.nats.url=nats://127.0.0.1:1")
+			"--set", "channels.web.listen=127.0.0.1:0", "--set", "channels.web.open=true", "--set", "cluster.nats.url=nats://127.0.0.1:1")
 		if err == nil || !strings.HasPrefix(err.Error(), key+":") {
 			t.Errorf("gateway %s without %s: %v, want an error naming it", role, key, err)
 		}

@@ -110,6 +110,7 @@ acp: {stream: {metaMode: %s}}
 channels:
   web: {listen: 127.0.0.1:0, token: "${WEB_SECRET}"}
 agents:
+  sandbox: off # what an unsandboxed agent of the gateway's user can read
   default: spy
   list:
     spy: {command: [%s], inheritEnv: [%s]}

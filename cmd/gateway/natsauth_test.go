@@ -70,6 +70,7 @@ log:
 channels:
   web:
     listen: 127.0.0.1:0
+    open: true
 metrics:
   listen: ""
 cluster:

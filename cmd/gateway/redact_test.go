@@ -23,7 +23,7 @@ func TestEventLogRedactsTheMCPToken(t *testing.T) {
 	cfg, f := testConfig(t, "")
 	say := func(g *gateway, th, text string) {
 		t.Helper()
-		c := client{t: t, base: g.webURL}
+		c := webClient(t, g)
 		c.post("api/threads/"+th+"/messages", map[string]string{"author": "ann", "text": "message " + text})
 		c.waitMessage(th, "the tool's message", func(m webMessage) bool { return m.Text == text })
 		c.waitIdle(th)
@@ -34,7 +34,7 @@ func TestEventLogRedactsTheMCPToken(t *testing.T) {
 		cancel()
 		t.Fatal(err)
 	}
-	th := client{t: t, base: g.webURL}.post("api/threads", map[string]any{})["id"].(string)
+	th := webClient(t, g).post("api/threads", map[string]any{})["id"].(string)
 	say(g, th, "sent through the MCP server")
 	cancel()
 	if err := g.wait(); err != nil {

@@ -119,9 +119,10 @@ agents:
 	gw := startRole(t, "gateway", cfgFile, "run")
 	web := gw.stdout.wait(t, "the web chat's address", func(l string) bool { return strings.Contains(l, "web chat at ") })
 	metrics := gw.stdout.wait(t, "the metrics address", func(l string) bool { return strings.Contains(l, "metrics at ") })
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", gw.cmd.Process.Pid)); err != nil || !strings.Contains(string(b), hostileSecret) {
-		t.Fatalf("the gateway's environ does not hold the secret (%v): the probe would prove nothing", err)
-	}
+	// The gateway blanks its own environ block (harden), so the probe
+	// below cannot be shown the secret by reading it here first; the
+	// unsandboxed control run shows what the probe finds without the
+	// sandbox.
 	webURL, err := url.Parse(web[strings.Index(web, "http"):])
 	if err != nil {
 		t.Fatal(err)
@@ -160,8 +161,10 @@ agents:
 		cmd.Dir, cmd.Env = wd, []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
 		_ = cmd.Run() // the demo agent ends at once: no stdin
 		out, _ := os.ReadFile(filepath.Join(wd, "probe.txt"))
+		// The gateway blanks its environ block itself (harden), so even
+		// unsandboxed the probe finds no secret there.
 		t.Logf("unsandboxed, the hostile agent found:\n%s", out)
-		for _, want := range []string{"LEAK environ", "LEAK the gateway's process", "LEAK secret in " + cfgFile, "LEAK " + data + "/gateway.db", "LEAK " + otherWS[0], "LEAK tcp 127.0.0.1:" + ports[0], "LEAK tcp 127.0.0.1:" + ports[2]} {
+		for _, want := range []string{"LEAK the gateway's process", "LEAK secret in " + cfgFile, "LEAK " + data + "/gateway.db", "LEAK " + otherWS[0], "LEAK tcp 127.0.0.1:" + ports[0], "LEAK tcp 127.0.0.1:" + ports[2]} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("without a sandbox the probe did not report %q:\n%s", want, out)
 			}

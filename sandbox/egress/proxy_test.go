@@ -264,8 +264,8 @@ func TestProxyIdleTunnel(t *testing.T) {
 	e := echo(t)
 	x, sock := startProxy(t, Policy{Mode: "allow", Allow: []string{e}}, nil)
 	x.idle = 300 * time.Millisecond
+	start := time.Now() // before: the proxy's idle clock starts as it opens the tunnel
 	c := openTunnel(t, sock, e)
-	start := time.Now()
 	if _, err := io.ReadAll(c); err != nil {
 		t.Fatalf("idle tunnel read: %v, want EOF", err)
 	}
