@@ -98,7 +98,8 @@ func (c Config) AgentNetwork(name string) sandbox.Network {
 
 // sandboxFor is the sandbox of the agent called name, nil with
 // agents.sandbox: off. It hides the gateway's data directory, its
-// configuration file, its event logs and the other agents' homes. The
+// configuration file, its event logs, the files its secrets were read
+// from and the other agents' homes. The
 // session adds the thread's workspace and MCP socket; the gateway's own
 // listeners are added to Network.Deny by whoever knows them.
 func (c Config) sandboxFor(name string) *sandbox.Spec {
@@ -113,7 +114,7 @@ func (c Config) sandboxFor(name string) *sandbox.Spec {
 	if a, ok := c.Agents.List[name]; ok {
 		s.ReadOnly, s.ReadWrite = slices.Clone(a.Sandbox.ReadOnly), slices.Clone(a.Sandbox.ReadWrite)
 	}
-	for _, h := range []string{c.DataDir, c.File(), c.EventLog.Dir} {
+	for _, h := range append([]string{c.DataDir, c.File(), c.EventLog.Dir}, c.SecretFiles()...) {
 		if h != "" {
 			if abs, err := filepath.Abs(h); err == nil {
 				s.Hide = append(s.Hide, abs)

@@ -166,7 +166,7 @@ func (o LoadOptions) load(path string, data []byte) (Config, error) {
 	secretVars := secretRefs(raw, secrets)
 	raw, expErrs := expandAll(raw, getenv)
 	errs = append(errs, expErrs...)
-	fileErrs := readSecretFiles(raw, secrets, pathsOf(expErrs))
+	secretFiles, fileErrs := readSecretFiles(raw, secrets, pathsOf(expErrs))
 	errs = append(errs, fileErrs...)
 
 	bad := pathsOf(fileErrs) // paths that did not decode or read
@@ -188,7 +188,7 @@ func (o LoadOptions) load(path string, data []byte) (Config, error) {
 	if len(errs) > 0 {
 		return Config{}, joinSorted(errs)
 	}
-	cfg.res = &resolved{file: path, sources: sources, secretVars: secretVars}
+	cfg.res = &resolved{file: path, sources: sources, secretVars: secretVars, secretFiles: secretFiles}
 	cfg.res.precompute(cfg)
 	return cfg, nil
 }
@@ -213,6 +213,16 @@ func (c Config) SecretVars() []string {
 		return nil
 	}
 	return slices.Clone(c.res.secretVars)
+}
+
+// SecretFiles returns the files c's secret settings were read from
+// (file:/path), sorted: no agent sees them. Nil when c was not loaded. It
+// does no I/O.
+func (c Config) SecretFiles() []string {
+	if c.res == nil {
+		return nil
+	}
+	return slices.Clone(c.res.secretFiles)
 }
 
 // File returns the configuration file c was read from ("" if none or if c

@@ -207,6 +207,8 @@ type resolved struct {
 	sources map[string]string // flat key → where its value came from
 	// secretVars are the variables the secret settings referenced.
 	secretVars []string
+	// secretFiles are the files secret settings were read from.
+	secretFiles []string
 
 	mu       sync.Mutex // guards policies
 	policies map[scopeKey]session.Policy

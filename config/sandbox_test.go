@@ -84,3 +84,35 @@ agents:
 		t.Errorf("agents.sandbox: off gave a sandbox: %+v", d.Sandbox)
 	}
 }
+
+// TestSandboxHidesSecretFiles: the files secret settings are read from
+// (file:/path) are hidden from every agent, wherever they lie (under /etc,
+// which the sandbox shows read-only, say).
+func TestSandboxHidesSecretFiles(t *testing.T) {
+	creds := t.TempDir()
+	web := writeSecret(t, creds, "web", "web-token\n")
+	key := writeSecret(t, creds, "openai", "sk-openai\n")
+	c := mustLoad(t, `
+dataDir: /data
+channels:
+  web:
+    token: file:`+web+`
+agents:
+  list:
+    a:
+      command: [x]
+      env:
+        OPENAI_API_KEY: file:`+key+`
+`, nil)
+	if got := c.SecretFiles(); !slices.Equal(got, []string{key, web}) {
+		t.Errorf("SecretFiles = %v, want %v", got, []string{key, web})
+	}
+	for _, name := range []string{"a", "demo"} {
+		spec, _ := c.AgentSpec(name)
+		for _, f := range []string{web, key} {
+			if !slices.Contains(spec.Sandbox.Hide, f) {
+				t.Errorf("agent %s's sandbox shows the secret file %s (hidden: %v)", name, f, spec.Sandbox.Hide)
+			}
+		}
+	}
+}

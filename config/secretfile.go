@@ -114,8 +114,7 @@ func references(s string) []string {
 // newline cut off. It returns one error per file that cannot be used,
 // naming the key and the path, never the content. Keys in skip (whose
 // expansion failed) are left as they are.
-func readSecretFiles(m map[string]any, patterns []string, skip map[string]bool) []error {
-	var errs []error
+func readSecretFiles(m map[string]any, patterns []string, skip map[string]bool) (files []string, errs []error) {
 	setStrings("", m, func(path, s string) string {
 		name, ok := strings.CutPrefix(s, FilePrefix)
 		if !ok || skip[path] || !isSecretKey(path, patterns) {
@@ -126,9 +125,11 @@ func readSecretFiles(m map[string]any, patterns []string, skip map[string]bool) 
 			errs = append(errs, errorf(path, "%v", err))
 			return ""
 		}
+		files = append(files, filepath.Clean(name))
 		return v
 	})
-	return errs
+	slices.Sort(files)
+	return slices.Compact(files), errs
 }
 
 // readSecretFile returns the content of the secret file at name (an

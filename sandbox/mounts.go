@@ -134,6 +134,14 @@ func (s Spec) plan(command []string, dir, path string, net *netPlan) (*mountPlan
 	for _, sock := range s.Sockets {
 		add("rw", sock, sock, layerGranted)
 	}
+	if g := s.Git; g.Common != "" && !slices.ContainsFunc(s.ReadWrite, func(p string) bool { return within(g.Common, p) }) {
+		add("ro", g.Common, g.Common, layerGranted)
+		others := filepath.Join(g.Common, "worktrees")
+		ops = append(ops, op{kind: "tmpfs", dst: others, real: others, layer: layerGranted})
+		if g.Own != "" && within(g.Own, others) {
+			add("rw", g.Own, g.Own, layerGranted)
+		}
+	}
 	if net != nil {
 		for _, b := range net.binds {
 			add(b.kind, b.src, b.dst, layerGranted)

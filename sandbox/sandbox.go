@@ -75,6 +75,22 @@ type Spec struct {
 	// Sockets are unix sockets the agent connects to (the session's MCP
 	// server), bound at their paths.
 	Sockets []string
+	// Git is the repository of a workspace that is a git worktree.
+	Git Git
+}
+
+// Git is the repository behind a worktree workspace. Its common
+// directory is shown read-only (the agent reads the history, its status
+// and diffs; it cannot change the operator's branches, objects,
+// configuration or hooks, which git would run in the operator's own
+// checkout), the other worktrees' directories in it not at all, and the
+// worktree's own directory (HEAD, index) read-write. An operator who lets
+// the agent commit lists the common directory in ReadWrite.
+type Git struct {
+	// Common is the repository's common git directory ("" = none).
+	Common string
+	// Own is the worktree's git directory, inside Common.
+	Own string
 }
 
 // Clone returns a copy of s that shares no slice with it.

@@ -16,6 +16,7 @@ import (
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/workspace"
 )
 
 // started is what a start hands the owner (AgentStarted).
@@ -116,12 +117,13 @@ func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, m
 			return nil, errors.New("no agent is configured")
 		}
 	}
-	root, cwd, err := t.openWorkspace(ctx, &spec, b.Cwd, shortName(in.Text))
+	ws, err := t.openWorkspace(ctx, &spec, b.Cwd, shortName(in.Text))
 	if err != nil {
 		return nil, err
 	}
+	root, cwd := ws.Root, ws.Path
 	srv := t.openMCP(mcp, spec, root)
-	sandboxed(&spec, root, srv)
+	sandboxed(&spec, ws, srv)
 	closeNew := func() {
 		if srv != nil && srv != mcp {
 			srv.Close()
@@ -180,13 +182,15 @@ func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, m
 }
 
 // sandboxed completes spec's sandbox, if it has one, with what is the
-// thread's: its workspace root (read-write) and its MCP server's socket.
-func sandboxed(spec *agent.Spec, root string, srv *mcpgate.Server) {
+// thread's: its workspace root (read-write), the repository of a worktree
+// and its MCP server's socket.
+func sandboxed(spec *agent.Spec, ws workspace.Info, srv *mcpgate.Server) {
 	if spec.Sandbox == nil {
 		return
 	}
 	sb := spec.Sandbox.Clone()
-	sb.Workspace = root
+	sb.Workspace = ws.Root
+	sb.Git.Common, sb.Git.Own = ws.GitCommon, ws.GitDir
 	if srv != nil {
 		sb.Sockets = append(sb.Sockets, srv.SocketPath())
 	}

@@ -50,12 +50,12 @@ func shortName(text string) string {
 	return strings.Join(words[:min(len(words), 6)], "-")
 }
 
-// openWorkspace returns the thread's working directory for the agent
-// spec (whose Dir it sets), making its workspace at first use; bound is
-// the cwd its binding recorded ("" none). Without a workspace manager, or
-// for an agent in the shared mode, it is the binding's cwd or the
-// agent's.
-func (t *thread) openWorkspace(ctx context.Context, spec *agent.Spec, bound, name string) (root, cwd string, err error) {
+// openWorkspace returns the thread's workspace for the agent spec (whose
+// Dir it sets; Info.Path is the working directory), making it at first
+// use; bound is the cwd its binding recorded ("" none). Without a
+// workspace manager, or for an agent in the shared mode, it is the
+// binding's cwd or the agent's.
+func (t *thread) openWorkspace(ctx context.Context, spec *agent.Spec, bound, name string) (workspace.Info, error) {
 	shared := bound
 	if shared == "" {
 		shared = t.r.cwd(*spec)
@@ -70,23 +70,23 @@ func (t *thread) openWorkspace(ctx context.Context, spec *agent.Spec, bound, nam
 	}
 	info, err := m.Open(ctx, wa, t.ref, name)
 	if err != nil {
-		return "", "", &workspaceError{err: err}
+		return workspace.Info{}, &workspaceError{err: err}
 	}
 	if info.Mode == workspace.Shared {
 		return sharedWorkspace(shared)
 	}
 	spec.Dir = info.Path
-	return info.Root, info.Path, nil
+	return info, nil
 }
 
 // sharedWorkspace returns dir as the root and cwd of a thread in the
 // shared mode, or the workspace error for a dir that is / or the
 // gateway's home (workspace.CheckShared).
-func sharedWorkspace(dir string) (root, cwd string, err error) {
+func sharedWorkspace(dir string) (workspace.Info, error) {
 	if err := workspace.CheckShared(dir); err != nil {
-		return "", "", &workspaceError{err: err}
+		return workspace.Info{}, &workspaceError{err: err}
 	}
-	return dir, dir, nil
+	return workspace.Info{Mode: workspace.Shared, Path: dir, Root: dir}, nil
 }
 
 // openMCP returns the thread's MCP server, opening it over root when the

@@ -10,9 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/internal/sandboxtest"
 	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/sandbox"
 	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/workspace"
 )
@@ -45,7 +48,7 @@ func gitRepo(t *testing.T) string {
 // workspaceEnv is a gateway whose demo agent has workspace: mode in the
 // repository (or directory) cwd, with the MCP server, on a chat that
 // takes files of up to 1 MiB.
-func workspaceEnv(t *testing.T, mode workspace.Mode, cwd string) *env {
+func workspaceEnv(t *testing.T, mode workspace.Mode, cwd string, change ...func(*agent.Spec)) *env {
 	t.Helper()
 	dir := t.TempDir()
 	m, err := workspace.New(workspace.Options{DataDir: dir})
@@ -53,6 +56,9 @@ func workspaceEnv(t *testing.T, mode workspace.Mode, cwd string) *env {
 		t.Fatal(err)
 	}
 	spec := demoSpec(filepath.Join(dir, "demo-state"))
+	for _, f := range change {
+		f(&spec)
+	}
 	spec.Dir = cwd
 	return newEnv(t, envOptions{
 		dir:            dir,
@@ -391,5 +397,34 @@ func TestSendFileInAFinalOnlyTurn(t *testing.T) {
 	}
 	if text := e.text(th); !strings.Contains(text, "queued demo-report.txt") {
 		t.Errorf("the thread reads %q, want the agent told the file is queued until the turn ends", text)
+	}
+}
+
+// TestSandboxedWorktreeHasGit: a sandboxed agent whose workspace is a git
+// worktree runs git there (its repository's git directory is shown to it,
+// read-only): its status and history, not "not a git repository".
+func TestSandboxedWorktreeHasGit(t *testing.T) {
+	sandboxtest.Require(t)
+	repo := gitRepo(t)
+	e := workspaceEnv(t, workspace.Worktree, repo, func(spec *agent.Spec) {
+		state := filepath.Join(t.TempDir(), "state")
+		if err := os.MkdirAll(state, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		*spec = demoSpec(state)
+		exe := spec.Command[0]
+		spec.Command = append([]string{"/bin/bash", "-c", `{ git status --porcelain; git log -1 --format=%s; } > .git-probe 2>&1; exec "$0" "$@"`}, spec.Command...)
+		spec.Sandbox = &sandbox.Spec{Home: state, Exe: exe}
+	})
+	a := e.rec.Thread("a")
+	e.say(a, ann, "hello")
+	e.waitEnd(a)
+	ws := worktreeOf(t, e, a)
+	out, err := os.ReadFile(filepath.Join(ws.Path, ".git-probe"))
+	if err != nil {
+		t.Fatalf("the agent wrote no probe: %v", err)
+	}
+	if !strings.Contains(string(out), "start") || strings.Contains(string(out), "fatal") {
+		t.Errorf("git in the sandboxed worktree said:\n%s", out)
 	}
 }

@@ -198,7 +198,48 @@ func (m *Manager) openWorktree(ctx context.Context, cwd string, t channels.Threa
 		return Info{}, fmt.Errorf("workspace: cannot make the thread's worktree: %w", err)
 	}
 	m.o.Log.Info("worktree made", "thread", t, "path", path, "branch", branch, "start", head)
+	return m.withGit(ctx, r)
+}
+
+// withGit is withSub with the worktree's git directories (Info.GitCommon,
+// GitDir) found from its repository and recorded; when git does not say,
+// the info has none (logged). Call it with r.Repo locked.
+func (m *Manager) withGit(ctx context.Context, r *record) (Info, error) {
+	common, own, err := gitDirs(ctx, r.Repo, r.Path)
+	if err != nil {
+		m.o.Log.Warn("cannot find the worktree's git directories", "path", r.Path, "repo", r.Repo, "err", err)
+		common, own = "", ""
+	}
+	if common != r.GitCommon || own != r.GitDir {
+		r.GitCommon, r.GitDir = common, own
+		if err := m.put(r.ref(), r); err != nil {
+			return Info{}, err
+		}
+	}
 	return withSub(r)
+}
+
+// gitDirs returns repo's common git directory and, in it, the git
+// directory of its worktree at path: the one of common/worktrees whose
+// gitdir file names path/.git. The worktree's own .git file is not read:
+// the agent can write it.
+func gitDirs(ctx context.Context, repo, path string) (common, own string, err error) {
+	out, err := git(ctx, repo, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return "", "", err
+	}
+	common = line(out)
+	dirs, err := os.ReadDir(filepath.Join(common, "worktrees"))
+	if err != nil {
+		return "", "", err
+	}
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(common, "worktrees", d.Name(), "gitdir"))
+		if err == nil && samePath(filepath.Dir(line(string(b))), path) {
+			return common, filepath.Join(common, "worktrees", d.Name()), nil
+		}
+	}
+	return "", "", fmt.Errorf("no worktree of %s is at %s", common, path)
 }
 
 // withSub returns r's info, making the agent's directory inside the
@@ -219,7 +260,7 @@ func (m *Manager) reopenWorktree(ctx context.Context, r *record) (Info, error) {
 		if !isWorktreeOf(ctx, r.Path, r.Repo) {
 			return Info{}, fmt.Errorf("workspace: %s is no longer a worktree of %s: %w", r.Path, r.Repo, ErrTaken)
 		}
-		return withSub(r)
+		return m.withGit(ctx, r)
 	}
 	if _, err := git(ctx, r.Repo, nil, "worktree", "prune"); err != nil {
 		return Info{}, fmt.Errorf("workspace: %w", err)
@@ -236,7 +277,7 @@ func (m *Manager) reopenWorktree(ctx context.Context, r *record) (Info, error) {
 		return Info{}, fmt.Errorf("workspace: cannot make the thread's worktree again: %w", err)
 	}
 	m.o.Log.Info("worktree made again", "path", r.Path, "branch", r.Branch)
-	return withSub(r)
+	return m.withGit(ctx, r)
 }
 
 // removeWorktree removes r's worktree, then its branch when it has no

@@ -14,17 +14,21 @@ import (
 
 // record is what the index keeps of one thread's workspace.
 type record struct {
-	Platform string    `json:"platform"`
-	Channel  string    `json:"channel"`
-	Thread   string    `json:"thread"`
-	Mode     Mode      `json:"mode"`
-	Path     string    `json:"path"`             // the directory; a worktree's top
-	Base     string    `json:"base,omitempty"`   // the template's fixed directory: removal stays beneath it
-	Sub      string    `json:"sub,omitempty"`    // worktree: the agent's cwd inside the checkout
-	Repo     string    `json:"repo,omitempty"`   // worktree: the main checkout
-	Branch   string    `json:"branch,omitempty"` // worktree
-	Start    string    `json:"start,omitempty"`  // worktree: the commit the branch started at
-	Created  time.Time `json:"created"`
+	Platform string `json:"platform"`
+	Channel  string `json:"channel"`
+	Thread   string `json:"thread"`
+	Mode     Mode   `json:"mode"`
+	Path     string `json:"path"`             // the directory; a worktree's top
+	Base     string `json:"base,omitempty"`   // the template's fixed directory: removal stays beneath it
+	Sub      string `json:"sub,omitempty"`    // worktree: the agent's cwd inside the checkout
+	Repo     string `json:"repo,omitempty"`   // worktree: the main checkout
+	Branch   string `json:"branch,omitempty"` // worktree
+	Start    string `json:"start,omitempty"`  // worktree: the commit the branch started at
+	// worktree: the repository's common git directory and the
+	// worktree's own in it, as the repository says (gitDirs)
+	GitCommon string    `json:"gitCommon,omitempty"`
+	GitDir    string    `json:"gitDir,omitempty"`
+	Created   time.Time `json:"created"`
 }
 
 func (r *record) ref() channels.ThreadRef {
@@ -32,7 +36,7 @@ func (r *record) ref() channels.ThreadRef {
 }
 
 func (r *record) info() Info {
-	return Info{Mode: r.Mode, Path: filepath.Join(r.Path, r.Sub), Root: r.Path, Repo: r.Repo, Branch: r.Branch, Start: r.Start}
+	return Info{Mode: r.Mode, Path: filepath.Join(r.Path, r.Sub), Root: r.Path, Repo: r.Repo, Branch: r.Branch, Start: r.Start, GitCommon: r.GitCommon, GitDir: r.GitDir}
 }
 
 // indexFile is the index's name inside dataDir/workspaces.

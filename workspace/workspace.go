@@ -66,6 +66,13 @@ type Info struct {
 	Branch string
 	// Start is the commit the branch started at (Worktree).
 	Start string
+	// GitCommon is the repository's common git directory (Repo's .git,
+	// where its objects, branches, configuration and hooks are), and
+	// GitDir the worktree's own git directory in it (its HEAD and index),
+	// as the repository records them: not read from the worktree's .git
+	// file, which is the agent's to write (Worktree; "" when git does not
+	// say).
+	GitCommon, GitDir string
 }
 
 // Options configure a Manager.

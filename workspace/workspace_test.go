@@ -573,3 +573,40 @@ func TestTemplateSharedByTwoThreads(t *testing.T) {
 		t.Error("the refused thread was recorded")
 	}
 }
+
+// A worktree's info names its repository's git directories as the
+// repository records them (the sandbox shows them to the agent): the
+// common directory of the main checkout and, in it, the worktree's own,
+// whose gitdir names the worktree. A worktree's .git file the agent
+// rewrote does not move them.
+func TestWorktreeGitDirs(t *testing.T) {
+	repo := newRepo(t)
+	data := t.TempDir()
+	a := workspace.Agent{Mode: workspace.Worktree, Cwd: repo}
+	m := newManager(t, data, 0)
+	one, err := m.Open(t.Context(), a, ref("1.1"), "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Open(t.Context(), a, ref("2.2"), "work"); err != nil {
+		t.Fatal(err)
+	}
+	common, _ := filepath.EvalSymlinks(filepath.Join(repo, ".git"))
+	if got, _ := filepath.EvalSymlinks(one.GitCommon); got != common {
+		t.Fatalf("GitCommon = %q, want %q", one.GitCommon, common)
+	}
+	if filepath.Dir(one.GitDir) != filepath.Join(one.GitCommon, "worktrees") {
+		t.Fatalf("GitDir = %q, want a directory of %s/worktrees", one.GitDir, one.GitCommon)
+	}
+	if got := run(t, one.Path, "rev-parse", "--absolute-git-dir"); got != one.GitDir {
+		t.Errorf("git says the worktree's git directory is %q, the info %q", got, one.GitDir)
+	}
+	write(t, filepath.Join(one.Path, ".git"), "gitdir: "+filepath.Join(data, "elsewhere")+"\n")
+	again := newManager(t, data, 0)
+	if got, ok := again.Info(ref("1.1")); !ok || got.GitCommon != one.GitCommon || got.GitDir != one.GitDir {
+		t.Errorf("after a restart Info = %+v, want the git directories of %+v", got, one)
+	}
+	if got, err := again.Open(t.Context(), a, ref("1.1"), "work"); err == nil && got.GitDir != one.GitDir {
+		t.Errorf("with the .git file rewritten Open gives GitDir %q, want %q or a refusal", got.GitDir, one.GitDir)
+	}
+}
