@@ -28,7 +28,7 @@ var probe = sync.OnceValues(func() (string, error) {
 		if why == "" {
 			why = err.Error()
 		}
-		return "", fmt.Errorf("sandbox: %s does not work on this machine: %s (user namespaces may be off: sysctl kernel.unprivileged_userns_clone, or a container without them)", path, why)
+		return "", fmt.Errorf("sandbox: %s does not work on this machine: %s (user namespaces may be off: sysctl kernel.unprivileged_userns_clone; in a container, run it with --security-opt seccomp=unconfined --security-opt apparmor=unconfined --security-opt systempaths=unconfined)", path, why)
 	}
 	return path, nil
 })
