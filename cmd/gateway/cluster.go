@@ -253,7 +253,7 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	settings.webs = webs
 	stopWatch := settings.watch(ctx, f.runFlags)
 	defer stopWatch()
-	ms := serveNodeMetrics(metricsLn, m, func() []string { return notReadyNode(nc, ctx.Err() != nil, adapters) }, log)
+	ms := serveNodeMetrics(metricsLn, m, "", func() []string { return notReadyNode(nc, ctx.Err() != nil, adapters) }, log)
 	defer ms.stop()
 	if u := ms.url(); u != "" {
 		fmt.Fprintf(stdout, "gateway edge %s: metrics at %s\n", f.id, u)
@@ -343,13 +343,16 @@ type worker struct {
 
 	// deny are the gateway's own listeners, kept from every agent.
 	deny []string
+	// sandboxNote is what /readyz says of the agents' sandbox ("" none).
+	sandboxNote string
 
 	mu      sync.Mutex
 	threads map[string]channels.ThreadRef // lease key → thread, for Lost
 }
 
 func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.Logger) (_ *worker, err error) {
-	if _, err := startSandbox(cfg, log); err != nil {
+	sandboxNote, err := startSandbox(cfg, log)
+	if err != nil {
 		return nil, err
 	}
 	if err := cfg.CheckDirs(); err != nil {
@@ -359,7 +362,7 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 	if err != nil {
 		return nil, err
 	}
-	w := &worker{cfg: cfg, log: log, data: data, threads: map[string]channels.ThreadRef{},
+	w := &worker{cfg: cfg, log: log, sandboxNote: sandboxNote, data: data, threads: map[string]channels.ThreadRef{},
 		sessDone: make(chan struct{}), clusterDone: make(chan struct{}), metrics: &nodeMetrics{}}
 	defer func() {
 		if err != nil {
@@ -524,7 +527,7 @@ func startWorker(ctx context.Context, cfg config.Config, f roleFlags, log *slog.
 		orphans{st: w.st, leases: leases, in: in, ttl: c.LeaseTTL, draining: w.draining.Load, log: log}.run(orphansCtx)
 	}()
 	w.watchConfig(ctx, f)
-	w.metrics = serveNodeMetrics(metricsLn, m, func() []string { return notReadyNode(w.nc, w.draining.Load(), nil) }, log)
+	w.metrics = serveNodeMetrics(metricsLn, m, w.sandboxNote, func() []string { return notReadyNode(w.nc, w.draining.Load(), nil) }, log)
 	return w, nil
 }
 

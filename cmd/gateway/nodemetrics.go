@@ -31,8 +31,10 @@ type nodeMetrics struct {
 }
 
 // serveNodeMetrics serves m on ln (nil: nothing is served, and stop does
-// nothing). notReady returns what keeps the node from being ready.
-func serveNodeMetrics(ln net.Listener, m *metrics.Metrics, notReady func() []string, log *slog.Logger) *nodeMetrics {
+// nothing). note is a line /readyz always says first ("" none): that
+// agents run unsandboxed; notReady returns what keeps the node from being
+// ready.
+func serveNodeMetrics(ln net.Listener, m *metrics.Metrics, note string, notReady func() []string, log *slog.Logger) *nodeMetrics {
 	n := &nodeMetrics{}
 	if ln == nil {
 		return n
@@ -42,12 +44,15 @@ func serveNodeMetrics(ln net.Listener, m *metrics.Metrics, notReady func() []str
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if note != "" {
+			note += "\n"
+		}
 		if why := notReady(); len(why) > 0 {
 			w.WriteHeader(http.StatusServiceUnavailable)
-			io.WriteString(w, strings.Join(why, "\n")+"\n")
+			io.WriteString(w, note+strings.Join(why, "\n")+"\n")
 			return
 		}
-		io.WriteString(w, "ok\n")
+		io.WriteString(w, note+"ok\n")
 	})
 	n.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	n.addr = ln.Addr().String()

@@ -238,3 +238,20 @@ func TestRefusesWithoutSandbox(t *testing.T) {
 	cfg, f := testConfig(t, "agents:\n  sandbox: off\n")
 	startGateway(t, cfg, f, hooks{})
 }
+
+// TestUnsandboxedWorkerIsSaid: a worker with agents.sandbox: off says in
+// its /readyz that agents run unsandboxed, and is still ready.
+func TestUnsandboxedWorkerIsSaid(t *testing.T) {
+	n, err := natsnode.Start(natsnode.Options{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Shutdown)
+	w := startRole(t, "w1", clusterConfig(t, n.ClientURL(), "w1"), "worker", "--id", "w1", "--set", "metrics.listen=127.0.0.1:0", "--set", "agents.sandbox=off")
+	l := w.stdout.wait(t, "the worker's metrics address", func(l string) bool { return strings.Contains(l, "metrics at ") })
+	w.stdout.wait(t, "w1 running", func(l string) bool { return strings.Contains(l, "running") })
+	code, body := scrape(t, strings.TrimSuffix(l[strings.Index(l, "http"):], "/metrics")+"/readyz")
+	if code != http.StatusOK || !strings.HasPrefix(body, "sandbox: off (agents.sandbox: off): agents run unsandboxed") || !strings.HasSuffix(body, "ok\n") {
+		t.Errorf("the worker's /readyz = %d %q, want 200, the warning and ok", code, body)
+	}
+}
