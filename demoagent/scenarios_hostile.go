@@ -48,20 +48,7 @@ func runPermissionRun(t *turn, arg string) (acp.StopReason, error) {
 		acp.WithStartRawInput(raw))); err != nil {
 		return "", err
 	}
-	resp, err := t.a.conn.RequestPermission(t.life, acp.RequestPermissionRequest{
-		SessionId: t.id,
-		ToolCall: acp.ToolCallUpdate{
-			ToolCallId: id,
-			Title:      acp.Ptr("Terminal"),
-			Kind:       acp.Ptr(acp.ToolKindExecute),
-			Locations:  locs,
-			RawInput:   raw,
-		},
-		Options: []acp.PermissionOption{
-			{OptionId: optAllowOnce, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
-			{OptionId: optRejectOnce, Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
-		},
-	})
+	resp, err := askToRun(t, acp.ToolCallUpdate{ToolCallId: id, Title: acp.Ptr("Terminal"), Locations: locs, RawInput: raw})
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("request permission: %w", err)
@@ -89,19 +76,7 @@ func runPermissionTitle(t *turn, arg string) (acp.StopReason, error) {
 	}
 	id := t.toolID(1)
 	raw := map[string]any{"command": "make"}
-	resp, err := t.a.conn.RequestPermission(t.life, acp.RequestPermissionRequest{
-		SessionId: t.id,
-		ToolCall: acp.ToolCallUpdate{
-			ToolCallId: id,
-			Title:      acp.Ptr(arg),
-			Kind:       acp.Ptr(acp.ToolKindExecute),
-			RawInput:   raw,
-		},
-		Options: []acp.PermissionOption{
-			{OptionId: optAllowOnce, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
-			{OptionId: optRejectOnce, Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
-		},
-	})
+	resp, err := askToRun(t, acp.ToolCallUpdate{ToolCallId: id, Title: acp.Ptr(arg), RawInput: raw})
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("request permission: %w", err)
@@ -109,4 +84,18 @@ func runPermissionTitle(t *turn, arg string) (acp.StopReason, error) {
 		return acp.StopReasonCancelled, nil
 	}
 	return acp.StopReasonEndTurn, t.say("Answered.")
+}
+
+// askToRun asks permission for the command tool call (its kind set to
+// execute), with the options allow once and reject once.
+func askToRun(t *turn, call acp.ToolCallUpdate) (acp.RequestPermissionResponse, error) {
+	call.Kind = acp.Ptr(acp.ToolKindExecute)
+	return t.a.conn.RequestPermission(t.life, acp.RequestPermissionRequest{
+		SessionId: t.id,
+		ToolCall:  call,
+		Options: []acp.PermissionOption{
+			{OptionId: optAllowOnce, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionId: optRejectOnce, Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+		},
+	})
 }

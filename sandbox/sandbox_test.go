@@ -163,9 +163,11 @@ func layout(t *testing.T) gatewayLayout {
 	return l
 }
 
-func listenUnix(t *testing.T, path string) string {
+// serve listens on network's addr until the test ends, answering each
+// connection with answer, and returns the listener's address.
+func serve(t *testing.T, network, addr string, answer func(net.Conn)) string {
 	t.Helper()
-	ln, err := net.Listen("unix", path)
+	ln, err := net.Listen(network, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,30 +178,22 @@ func listenUnix(t *testing.T, path string) string {
 			if err != nil {
 				return
 			}
+			answer(c)
 			c.Close()
 		}
 	}()
-	return path
+	return ln.Addr().String()
+}
+
+func listenUnix(t *testing.T, path string) string {
+	t.Helper()
+	return serve(t, "unix", path, func(net.Conn) {})
 }
 
 // listenTCP is one of the gateway's listeners (web chat, metrics, NATS).
 func listenTCP(t *testing.T, addr string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	return ln.Addr().String()
+	return serve(t, "tcp", addr, func(net.Conn) {})
 }
 
 // standIn starts a process holding secret in its environment, as the
@@ -429,22 +423,7 @@ func probeNet() {
 // connects.
 func greeter(t *testing.T, what string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			io.WriteString(c, what)
-			c.Close()
-		}
-	}()
-	return ln.Addr().String()
+	return serve(t, "tcp", "127.0.0.1:0", func(c net.Conn) { io.WriteString(c, what) })
 }
 
 // TestNetworkPolicy: with network none the agent reaches no listener of

@@ -62,16 +62,7 @@ func TestSendMessageAfterTheTurnRefused(t *testing.T) {
 	th := e.rec.Thread("late")
 	e.say(th, ann, "message-after 20 late news")
 	e.waitEnd(th)
-	e.logs.waitFor(t, e.ctx(), "message-after finished")
-	var done string
-	for line := range strings.Lines(e.logs.String()) {
-		if strings.Contains(line, "message-after finished") {
-			done = line
-		}
-	}
-	if !strings.Contains(done, "no turn is running") {
-		t.Errorf("the agent's posts after its turn were not refused: %s", done)
-	}
+	refusedAfterTheTurn(t, e, "message-after")
 	ended := false
 	for _, op := range e.rec.OpsIn(th) {
 		switch {
@@ -90,19 +81,27 @@ func TestAskToolAfterTheTurnRefused(t *testing.T) {
 	th := e.rec.Thread("late-ask")
 	e.say(th, ann, "ask-after")
 	e.waitEnd(th)
-	e.logs.waitFor(t, e.ctx(), "ask-after finished")
-	var done string
-	for line := range strings.Lines(e.logs.String()) {
-		if strings.Contains(line, "ask-after finished") {
-			done = line
-		}
-	}
-	if !strings.Contains(done, "no turn is running") {
-		t.Errorf("the agent's question after its turn was not refused: %s", done)
-	}
+	refusedAfterTheTurn(t, e, "ask-after")
 	for _, op := range e.rec.OpsIn(th) {
 		if isForm(op) || isPrompt(op) {
 			t.Errorf("a question was shown after the turn: %+v", op)
 		}
+	}
+}
+
+// refusedAfterTheTurn waits for the demo agent's scenario to log that it
+// finished, and fails the test unless that line says it was refused for
+// no turn running.
+func refusedAfterTheTurn(t *testing.T, e *env, scenario string) {
+	t.Helper()
+	e.logs.waitFor(t, e.ctx(), scenario+" finished")
+	var done string
+	for line := range strings.Lines(e.logs.String()) {
+		if strings.Contains(line, scenario+" finished") {
+			done = line
+		}
+	}
+	if !strings.Contains(done, "no turn is running") {
+		t.Errorf("what the agent did after its turn (%s) was not refused: %s", scenario, done)
 	}
 }

@@ -119,6 +119,14 @@ func startRole(t *testing.T, name, cfgFile string, args ...string) *role {
 	}
 	cmd := exec.Command(exe, append(args, "--config", cfgFile)...)
 	cmd.Env = append(os.Environ(), asGatewayEnv+"=1")
+	return startProc(t, name, cmd)
+}
+
+// startProc starts cmd, a gateway, and watches its output; it is killed
+// when the test ends if it still runs, its log shown if the test failed,
+// and a data race in it fails the test.
+func startProc(t *testing.T, name string, cmd *exec.Cmd) *role {
+	t.Helper()
 	r := &role{t: t, name: name, cmd: cmd, stdout: newLineWatch(), stderr: newLineWatch(), done: make(chan struct{})}
 	out, _ := cmd.StdoutPipe()
 	errp, _ := cmd.StderrPipe()
@@ -165,6 +173,15 @@ func (r *role) stop(sig syscall.Signal) {
 // configured token or open: TestEdgeWebNeedsAToken).
 func clusterConfig(t *testing.T, natsURL, name string) string {
 	t.Helper()
+	return roleConfig(t, name, "  name: harness\n  leaseTTL: 2s\n  drainTimeout: 30s\n"+clustertest.RoleYAML(t, natsURL, ""))
+}
+
+// roleConfig writes the configuration name.yaml of a role with its own
+// data directory, JSON logs, an open web chat, no metrics, and cluster
+// (the lines of the cluster section, indented) in a directory of its own,
+// and returns its path.
+func roleConfig(t *testing.T, name, cluster string) string {
+	t.Helper()
 	dir := t.TempDir()
 	yaml := fmt.Sprintf(`dataDir: %s
 log:
@@ -176,10 +193,7 @@ channels:
 metrics:
   listen: ""
 cluster:
-  name: harness
-  leaseTTL: 2s
-  drainTimeout: 30s
-%s`, filepath.Join(dir, "data"), clustertest.RoleYAML(t, natsURL, ""))
+%s`, filepath.Join(dir, "data"), cluster)
 	f := filepath.Join(dir, name+".yaml")
 	if err := os.WriteFile(f, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 )
@@ -218,36 +217,4 @@ func clipped(s string) string {
 		return s[:300] + "…"
 	}
 	return s
-}
-
-// proc is a process of the test with its output lines.
-type proc struct {
-	cmd            *exec.Cmd
-	stdout, stderr *lineWatch
-}
-
-// startProc starts cmd; it is killed when the test ends, and its log
-// shown if the test failed.
-func startProc(t *testing.T, name string, cmd *exec.Cmd) *proc {
-	t.Helper()
-	p := &proc{cmd: cmd, stdout: newLineWatch(), stderr: newLineWatch()}
-	out, _ := cmd.StdoutPipe()
-	errp, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() { p.stdout.read(out) })
-	wg.Go(func() { p.stderr.read(errp) })
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		wg.Wait()
-		_ = cmd.Wait()
-		if t.Failed() {
-			p.stderr.mu.Lock()
-			t.Logf("%s's log:\n%s", name, strings.Join(p.stderr.lines, "\n"))
-			p.stderr.mu.Unlock()
-		}
-	})
-	return p
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -63,30 +62,8 @@ func secureConfig(t *testing.T, url, auth, role string) string {
 	if role == natsauth.RoleWorker {
 		keys, nkey = fmt.Sprintf("  edgeKeys: %s\n", filepath.Join(auth, natsauth.EdgeKeys)), natsauth.WorkerNKey
 	}
-	dir := t.TempDir()
-	yaml := fmt.Sprintf(`dataDir: %s
-log:
-  format: json
-channels:
-  web:
-    listen: 127.0.0.1:0
-    open: true
-metrics:
-  listen: ""
-cluster:
-  name: harness
-  leaseTTL: 2s
-%s  nats:
-    url: %s
-    nkey: %s
-    tls:
-      ca: %s
-`, filepath.Join(dir, "data"), keys, url, filepath.Join(auth, nkey), filepath.Join(auth, natsauth.CA))
-	f := filepath.Join(dir, role+".yaml")
-	if err := os.WriteFile(f, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return roleConfig(t, role, fmt.Sprintf("  name: harness\n  leaseTTL: 2s\n%s  nats:\n    url: %s\n    nkey: %s\n    tls:\n      ca: %s\n",
+		keys, url, filepath.Join(auth, nkey), filepath.Join(auth, natsauth.CA)))
 }
 
 // connectAs connects to url with a role's identity from the auth

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -204,26 +202,7 @@ func TestClusterReplicas(t *testing.T) {
 // replicas given.
 func replicasConfig(t *testing.T, natsURL, name string, replicas int) string {
 	t.Helper()
-	dir := t.TempDir()
-	yaml := fmt.Sprintf(`dataDir: %s
-log:
-  format: json
-channels:
-  web:
-    listen: 127.0.0.1:0
-    open: true
-metrics:
-  listen: ""
-cluster:
-  name: rep
-  replicas: %d
-  leaseTTL: 30s
-%s`, filepath.Join(dir, "data"), replicas, clustertest.RoleYAML(t, natsURL, ""))
-	f := filepath.Join(dir, name+".yaml")
-	if err := os.WriteFile(f, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return roleConfig(t, name, fmt.Sprintf("  name: rep\n  replicas: %d\n  leaseTTL: 30s\n", replicas)+clustertest.RoleYAML(t, natsURL, ""))
 }
 
 // replicasByStream asks JetStream for every stream's config: the
