@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/acpgw/gateway/channels"
 )
@@ -181,4 +182,33 @@ func TestUploadHugeDecodedImage(t *testing.T) {
 	if url, err := thumbnail(png16(t, 300, 200)); err != nil || url == "" {
 		t.Errorf("thumbnail of a small 16-bit PNG = %.40q, %v; want a preview", url, err)
 	}
+}
+
+// TestThumbnailsDecodeTwoAtOnce: while thumbDecoders images are being
+// decoded, another waits for one of them to finish before it is decoded.
+func TestThumbnailsDecodeTwoAtOnce(t *testing.T) {
+	img := testPNG(t, 64, 32, 255)
+	synctest.Test(t, func(t *testing.T) {
+		old := decoding
+		decoding = make(chan struct{}, thumbDecoders) // of this bubble
+		defer func() { decoding = old }()
+		for range thumbDecoders {
+			decoding <- struct{}{} // images being decoded
+		}
+		done := make(chan string, 1)
+		go func() {
+			s, _ := thumbnail(img)
+			done <- s
+		}()
+		synctest.Wait()
+		select {
+		case <-done:
+			t.Fatalf("a preview was decoded while %d others were", thumbDecoders)
+		default:
+		}
+		<-decoding // one of them ends
+		if s := <-done; !strings.HasPrefix(s, "data:image/") {
+			t.Errorf("the waiting preview is %q", s)
+		}
+	})
 }
