@@ -52,7 +52,10 @@ agents:
       command: [%q, demo-agent, --state-dir, %q]
 cluster:
   name: harness
-  leaseTTL: 2s
+  # Long enough that a worker starved of CPU (-race, nine sandboxed agents
+  # starting on two cores) keeps its leases: a lease lost while a cut-off
+  # prompt is being asked again makes the next owner tell it, not ask it.
+  leaseTTL: 6s
   drainTimeout: 30s
 %s`, filepath.Join(dir, "data"), clustertest.LogLevel(), discord, ann.ID, bin, agentState, clustertest.RoleYAML(t, natsURL, role))
 	file := filepath.Join(dir, "gateway.yaml")
