@@ -123,6 +123,10 @@ agents:
 	cmd := exec.Command(bin, "run", "--config", cfgFile)
 	cmd.Env = append(os.Environ(), asGatewayEnv+"=1", "WEB_SECRET="+webSecret, "DISCORD_TOKEN="+envOnly, "OTHER_KEY="+shortSecret)
 	cmd.SysProcAttr = asUser()
+	// Its working directory (the agents' shared workspace) is one the
+	// user can enter: the checkout may lie in a directory only root
+	// enters (a clone in mktemp -d).
+	cmd.Dir = dir
 	gw := startProc(t, "gateway", cmd)
 	line := gw.stdout.wait(t, "the web chat's address", func(l string) bool { return strings.HasPrefix(l, "gateway: web chat at ") })
 	u, err := url.Parse(strings.TrimPrefix(line, "gateway: web chat at "))
