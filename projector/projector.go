@@ -126,7 +126,9 @@ type toolState struct {
 	reserved bool   // the meta cap holds room for the terminal line
 	deferred bool   // waiting in turn.deferred
 	last     string // last emitted line, uncut
-	terminal bool   // the terminal line was emitted
+	// placeholder: the last line emitted had only a placeholder label.
+	placeholder bool
+	terminal    bool // the terminal line was emitted
 }
 
 // New returns a projector with settings s (see DefaultSettings).

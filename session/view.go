@@ -126,6 +126,10 @@ func (v View) EndTurn(o TurnOutcome, stopReason, errText string, grace, elapsed 
 // ids name the prompt (id/option); posted hears whether it was posted. It
 // returns the prompt's text, which the settled version repeats.
 func (v View) ShowPrompt(id string, req agent.PermissionRequest, cwd string, posted func(channels.Handle, error)) string {
+	// The request may name its tool better than the turn's updates did.
+	if outs := v.Proj.Asked(req.Tool, nil); len(outs) > 0 {
+		v.Lane.Push(outs...)
+	}
 	view := projector.PermissionPrompt(req.Tool, permissionOptions(req.Options), cwd)
 	options := make([]channels.Option, 0, len(view.Options))
 	for _, o := range view.Options {
