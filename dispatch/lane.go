@@ -177,6 +177,9 @@ type item struct {
 	// since is when the oldest output this item shows and the platform
 	// does not yet arrived (for the latency metric).
 	since time.Time
+	// after is, for an urgent notice, the end of an earlier turn still
+	// queued when it came: the notice waits until that is delivered.
+	after *item
 }
 
 // appendText adds s to a text item in amortised constant time; text
@@ -445,7 +448,7 @@ func (l *Lane) step(ctx context.Context, now time.Time) time.Time {
 		if progressed {
 			continue
 		}
-		if len(l.urgent) > 0 {
+		if l.urgentDue() {
 			w, progressed := l.stepUrgent(ctx, now)
 			if !progressed {
 				return earliest(wait, w)
