@@ -45,6 +45,7 @@ package projector
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -290,12 +291,19 @@ func (p *Projector) EndTurnAfter(elapsed time.Duration, stopReason, errText stri
 		return out
 	}
 	t := &p.turn
+	// A tool whose line still waits for its input never ran (a stop
+	// cancelled its permission prompt, say): it shows cancelled too.
+	held := t.deferred
+	t.deferred = nil
+	for _, ts := range held {
+		ts.deferred = false
+	}
 	for _, ts := range t.order {
 		if ts.status.Terminal() {
 			continue
 		}
 		ts.status = StatusCancelled
-		if ts.shown && !ts.terminal && p.level != levelOff {
+		if (ts.shown && !ts.terminal || slices.Contains(held, ts)) && p.level != levelOff {
 			out = p.emitTool(ts, true, out)
 		}
 	}
