@@ -99,7 +99,8 @@ type turn struct {
 	metaCount  int
 	metaCapped bool
 
-	stopped *sysmsg.Stopped // someone stopped the turn (StopTurn)
+	stopped  *sysmsg.Stopped // someone stopped the turn (StopTurn)
+	rejected bool            // a permission of the turn was rejected (Rejected)
 
 	tools    map[ToolCallID]*toolState
 	order    []*toolState // in first-seen order
@@ -275,6 +276,15 @@ func (p *Projector) StopTurn(s sysmsg.Stopped) {
 	}
 }
 
+// Rejected tells the projector that a permission of the open turn was
+// rejected: a turn the agent then ends cancelled, nobody having stopped
+// it, says the agent ended it after the rejection (Codex does).
+func (p *Projector) Rejected() {
+	if p.inTurn {
+		p.turn.rejected = true
+	}
+}
+
 // EndTurn closes the turn with the agent's stopReason, or with errText when
 // the prompt failed. Tools still open are finalised, a notice says why an
 // unusual turn ended (or who stopped it, see StopTurn), and a TurnEnd is
@@ -311,7 +321,7 @@ func (p *Projector) EndTurnAfter(elapsed time.Duration, stopReason, errText stri
 		// Whatever the agent answered to the cancel, the people in the
 		// thread read who stopped the turn.
 		out = append(out, Notice{Text: sysmsg.Text(*t.stopped), Reason: NoticeTurnStopped})
-	} else if n := endNotice(stopReason, errText); n.Text != "" {
+	} else if n := endNotice(stopReason, errText, t.rejected); n.Text != "" {
 		out = append(out, n)
 	}
 	if p.set.Footer == FooterCompact {
@@ -325,11 +335,11 @@ func (p *Projector) EndTurnAfter(elapsed time.Duration, stopReason, errText stri
 	return out
 }
 
-func endNotice(stopReason, errText string) Notice {
+func endNotice(stopReason, errText string, rejected bool) Notice {
 	if errText != "" {
 		return Notice{Text: sysmsg.Text(sysmsg.Failed{Err: oneLine(errText, 300)}), Reason: NoticeTurnFailed}
 	}
-	s := sysmsg.Text(sysmsg.Ended{StopReason: oneLine(stopReason, 60)})
+	s := sysmsg.Text(sysmsg.Ended{StopReason: oneLine(stopReason, 60), AfterRejection: rejected})
 	if s == "" {
 		return Notice{}
 	}

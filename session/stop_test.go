@@ -280,3 +280,27 @@ func TestIntentsNotHandledYet(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentCancelsAfterRejection: an agent that ends the whole turn
+// cancelled when a permission is rejected (Codex does) was stopped by
+// nobody: the thread says the agent ended the turn after the rejection.
+func TestAgentCancelsAfterRejection(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Typing: true, Prompt: true}})
+	th := e.rec.Thread("abort")
+	e.say(th, ann, "permission-abort")
+	op := e.waitOp(th, "the permission prompt", isPrompt)
+	if err := e.rec.Click(e.ctx(), ann, channels.Handle{Thread: th, ID: op.Msg}, option(t, op, "reject_once")); err != nil {
+		t.Fatalf("click: %v", err)
+	}
+	if end := e.waitEnd(th); end.StopReason != "cancelled" {
+		t.Fatalf("stop reason %q, want cancelled (the agent's own)", end.StopReason)
+	}
+	e.waitOp(th, "typing stopped", isTypingStop)
+	var notices []string
+	for _, n := range e.messages(th, channels.KindNotice) {
+		notices = append(notices, n.Text)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "The agent ended the turn after the rejection.") {
+		t.Errorf("notices %q, want one saying the agent ended the turn after the rejection", notices)
+	}
+}

@@ -6,6 +6,7 @@ package session
 // both make, so that a replay shows what production shows.
 
 import (
+	"strings"
 	"time"
 
 	"github.com/acpgw/gateway/agent"
@@ -141,6 +142,16 @@ func (v View) ShowPrompt(id string, req agent.PermissionRequest, cwd string, pos
 
 // Settle shows how prompt id (whose text was text) was settled.
 func (v View) Settle(id, text string, outcome sysmsg.Outcome) {
+	switch o := outcome.(type) {
+	case sysmsg.Chosen:
+		if strings.HasPrefix(o.Kind, "reject") {
+			v.Proj.Rejected()
+		}
+	case sysmsg.Expired:
+		if o.Option != "" { // answered with its reject option
+			v.Proj.Rejected()
+		}
+	}
 	v.Lane.Resolve(id, sysmsg.Settled(text, outcome))
 }
 

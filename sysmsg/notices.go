@@ -136,13 +136,22 @@ func (f Failed) Body() string { return "The agent failed: " + f.Err }
 
 // Ended ends a turn the agent ended for StopReason, its ACP stopReason,
 // when that is worth a word: nothing for "end_turn" (or none).
-type Ended struct{ StopReason string }
+// AfterRejection: a permission of the turn was rejected (answered or
+// expired with a reject option); an agent that then cancels the turn
+// (Codex) did so itself, nobody stopped it.
+type Ended struct {
+	StopReason     string
+	AfterRejection bool
+}
 
 func (e Ended) Body() string {
 	switch e.StopReason {
 	case "", "end_turn":
 		return ""
 	case "cancelled":
+		if e.AfterRejection {
+			return "The agent ended the turn after the rejection."
+		}
 		return "Stopped."
 	case "max_tokens":
 		return "The agent stopped: it reached its output token limit (max_tokens)."
