@@ -63,6 +63,14 @@ func (l *Lane) ReplaceNotice(now time.Time, key, text string) {
 			return
 		}
 	}
+	shown, wasShown := l.noticeShown[key]
+	delete(l.noticeShown, key)
+	if wasShown && shown == text {
+		// Shown already in these words (where the channel cannot edit,
+		// a stop is told in its final words at once): one notice.
+		delete(l.handles, key)
+		return
+	}
 	if _, ok := l.handles[key]; ok && l.editor != nil {
 		l.keyed(now, channels.KindNotice, key, text)
 		return
@@ -92,6 +100,9 @@ func (l *Lane) stepUrgent(ctx context.Context, now time.Time) (time.Time, bool) 
 	}
 	l.obs.Delivered("post", it.msgKind, now.Sub(it.since))
 	l.sent(h)
+	if it.key != "" {
+		l.noticeShown[it.key] = it.text
+	}
 	if it.key != "" && h.Known() {
 		l.handles[it.key] = h
 		l.lastEdit[h.ID] = now

@@ -181,6 +181,9 @@ func (p *Projector) SetSettings(s Settings) {
 // the next turn.
 func (p *Projector) SetCanEdit(can bool) { p.noEdits = !can }
 
+// CanEdit reports what SetCanEdit said last (true by default).
+func (p *Projector) CanEdit() bool { return !p.noEdits }
+
 // Settings returns the settings in use.
 func (p *Projector) Settings() Settings { return p.set }
 

@@ -48,7 +48,14 @@ func (v View) Notify(f Notify) {
 	default:
 		// Key "": an urgent notice nothing replaces. A keyed one is
 		// replaced by the turn's final notice (EndTurn).
-		v.Lane.Notice(f.Key, sysmsg.Text(f.Notice))
+		n := f.Notice
+		if s, ok := n.(sysmsg.Stopping); ok && f.Key != "" && !v.Proj.CanEdit() {
+			// The channel cannot edit "Stopping…" into the final
+			// notice: the final words now, which the turn's end then
+			// does not repeat (Lane.ReplaceNotice).
+			n = s.Done()
+		}
+		v.Lane.Notice(f.Key, sysmsg.Text(n))
 	}
 }
 

@@ -77,10 +77,19 @@ func (n NothingRunning) Body() string {
 }
 
 // Stopping is said as soon as someone stops a turn; the turn's [Stopped]
-// replaces it.
-type Stopping struct{}
+// replaces it. By and Interrupt are those of the Stopped to come: where a
+// channel cannot edit, the thread is told Done at once instead, so that
+// one stop is one notice.
+type Stopping struct {
+	By        string
+	Interrupt bool
+}
 
 func (Stopping) Body() string { return "Stopping…" }
+
+// Done is the notice that ends the stopped turn, unless the agent has to
+// be killed (which Stopped.Killed says).
+func (s Stopping) Done() Stopped { return Stopped{By: s.By, Interrupt: s.Interrupt} }
 
 // Stopped ends a turn someone stopped: By names them. Interrupt: a new
 // message under the interrupt policy stopped it. Killed: the agent
