@@ -28,6 +28,7 @@ func scenarioTable() []scenario {
 		{"plan", "plan", "a three-step plan that progresses, with text between", runPlan},
 		{"storm", "storm [n]", "reads n files (default 12, at most 100) in a row with no text between", runStorm},
 		{"permission", "permission [n]", "asks n times (default 1) to edit main.go, before announcing the tool", runPermission},
+		{"permission-abort", "permission-abort", "asks to edit main.go, before announcing the tool; a rejection ends the whole turn cancelled (as Codex does)", runPermissionAbort},
 		{"permission-run", "permission-run [long]", "asks to run a command whose dangerous end hides after 3,000 spaces (long: after 5,000 characters), touching a file outside the working directory", runPermissionRun},
 		{"permission-title", "permission-title <title>", "asks to run make under the title <title> (to see how the gateway marks an agent's title)", runPermissionTitle},
 		{"ask-choice", "ask-choice", "asks which color (one of three) by elicitation, then says the answer", runAskChoice},

@@ -194,6 +194,29 @@ func runPermission(t *turn, arg string) (acp.StopReason, error) {
 	return acp.StopReasonEndTurn, nil
 }
 
+// runPermissionAbort asks to edit main.go, as permission does, and ends
+// the whole turn cancelled when the edit is rejected, as Codex does
+// (codex-acp 0.16.0: "abort").
+func runPermissionAbort(t *turn, _ string) (acp.StopReason, error) {
+	if err := t.say("I need to edit main.go."); err != nil {
+		return "", err
+	}
+	id := t.toolID(1)
+	v, err := t.askEdit(id)
+	if err != nil {
+		return "", err
+	}
+	switch v {
+	case verdictAllow:
+		err = t.script(acp.UpdateToolCall(id,
+			acp.WithUpdateStatus(acp.ToolCallStatusCompleted),
+			acp.WithUpdateContent(textContent("Edited main.go"))),
+			" Applied the edit.")
+		return acp.StopReasonEndTurn, err
+	}
+	return acp.StopReasonCancelled, nil
+}
+
 // askEdit sends session/request_permission for tool id on one goroutine
 // and, once that request is on the wire, the tool_call notification on this
 // one; then it waits for the answer. It waits for the client's answer even

@@ -102,8 +102,11 @@ type Lane struct {
 	queue   []*item
 	queued  map[string]*item // keyed items not yet posted
 	handles map[string]channels.Handle
-	edits   []*pendingEdit // edits of posted messages, in first-request order
-	editFor map[string]*pendingEdit
+	// noticeShown is the text posted of each keyed urgent notice not
+	// replaced yet.
+	noticeShown map[string]string
+	edits       []*pendingEdit // edits of posted messages, in first-request order
+	editFor     map[string]*pendingEdit
 
 	cards   map[string]*card // by key, while the turn lasts
 	cardOf  map[string]*card // tool call id → its card
@@ -177,6 +180,9 @@ type item struct {
 	// since is when the oldest output this item shows and the platform
 	// does not yet arrived (for the latency metric).
 	since time.Time
+	// after is, for an urgent notice, the end of an earlier turn still
+	// queued when it came: the notice waits until that is delivered.
+	after *item
 }
 
 // appendText adds s to a text item in amortised constant time; text
@@ -197,23 +203,24 @@ type pendingEdit struct {
 // assertion here, once.
 func NewLane(o Options) *Lane {
 	l := &Lane{
-		ad:        o.Adapter,
-		thread:    o.Thread,
-		limits:    o.Adapter.Limits(),
-		log:       o.Logger,
-		queued:    map[string]*item{},
-		handles:   map[string]channels.Handle{},
-		editFor:   map[string]*pendingEdit{},
-		cards:     map[string]*card{},
-		cardOf:    map[string]*card{},
-		lastEdit:  map[channels.MessageID]time.Time{},
-		idle:      true,
-		onTurnEnd: o.OnTurnEnd,
-		obs:       o.Observer,
-		retryFor:  o.RetryFor,
-		onPosted:  o.OnPosted,
-		onOpen:    o.OnOpen,
-		cuts:      map[string]string{},
+		ad:          o.Adapter,
+		thread:      o.Thread,
+		limits:      o.Adapter.Limits(),
+		log:         o.Logger,
+		queued:      map[string]*item{},
+		handles:     map[string]channels.Handle{},
+		noticeShown: map[string]string{},
+		editFor:     map[string]*pendingEdit{},
+		cards:       map[string]*card{},
+		cardOf:      map[string]*card{},
+		lastEdit:    map[channels.MessageID]time.Time{},
+		idle:        true,
+		onTurnEnd:   o.OnTurnEnd,
+		obs:         o.Observer,
+		retryFor:    o.RetryFor,
+		onPosted:    o.OnPosted,
+		onOpen:      o.OnOpen,
+		cuts:        map[string]string{},
 	}
 	if l.retryFor <= 0 {
 		l.retryFor = DefaultRetryFor
@@ -445,7 +452,7 @@ func (l *Lane) step(ctx context.Context, now time.Time) time.Time {
 		if progressed {
 			continue
 		}
-		if len(l.urgent) > 0 {
+		if l.urgentDue() {
 			w, progressed := l.stepUrgent(ctx, now)
 			if !progressed {
 				return earliest(wait, w)

@@ -21,7 +21,34 @@ func (l *Lane) Notice(now time.Time, key, text string) {
 	if key != "" {
 		it.key = noticePrefix + key
 	}
+	// A notice goes ahead of its own turn's outputs, never of the end of
+	// a turn before it: a stop of the next turn is not told in this one.
+	for i := len(l.queue) - 1; i >= 0; i-- {
+		if l.queue[i].kind == itemTurnEnd {
+			it.after = l.queue[i]
+			break
+		}
+	}
 	l.urgent = append(l.urgent, it)
+}
+
+// urgentDue reports whether the first urgent notice may go: the turn
+// end it waits behind (item.after) is delivered.
+func (l *Lane) urgentDue() bool {
+	if len(l.urgent) == 0 {
+		return false
+	}
+	after := l.urgent[0].after
+	if after == nil {
+		return true
+	}
+	for _, it := range l.queue {
+		if it == after {
+			return false
+		}
+	}
+	l.urgent[0].after = nil
+	return true
 }
 
 // ReplaceNotice replaces the notice key with text, in order with the
@@ -35,6 +62,14 @@ func (l *Lane) ReplaceNotice(now time.Time, key, text string) {
 			it.text, it.key = text, ""
 			return
 		}
+	}
+	shown, wasShown := l.noticeShown[key]
+	delete(l.noticeShown, key)
+	if wasShown && shown == text {
+		// Shown already in these words (where the channel cannot edit,
+		// a stop is told in its final words at once): one notice.
+		delete(l.handles, key)
+		return
 	}
 	if _, ok := l.handles[key]; ok && l.editor != nil {
 		l.keyed(now, channels.KindNotice, key, text)
@@ -65,6 +100,9 @@ func (l *Lane) stepUrgent(ctx context.Context, now time.Time) (time.Time, bool) 
 	}
 	l.obs.Delivered("post", it.msgKind, now.Sub(it.since))
 	l.sent(h)
+	if it.key != "" {
+		l.noticeShown[it.key] = it.text
+	}
 	if it.key != "" && h.Known() {
 		l.handles[it.key] = h
 		l.lastEdit[h.ID] = now

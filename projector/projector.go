@@ -45,6 +45,7 @@ package projector
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -98,7 +99,8 @@ type turn struct {
 	metaCount  int
 	metaCapped bool
 
-	stopped *sysmsg.Stopped // someone stopped the turn (StopTurn)
+	stopped  *sysmsg.Stopped // someone stopped the turn (StopTurn)
+	rejected bool            // a permission of the turn was rejected (Rejected)
 
 	tools    map[ToolCallID]*toolState
 	order    []*toolState // in first-seen order
@@ -126,7 +128,9 @@ type toolState struct {
 	reserved bool   // the meta cap holds room for the terminal line
 	deferred bool   // waiting in turn.deferred
 	last     string // last emitted line, uncut
-	terminal bool   // the terminal line was emitted
+	// placeholder: the last line emitted had only a placeholder label.
+	placeholder bool
+	terminal    bool // the terminal line was emitted
 }
 
 // New returns a projector with settings s (see DefaultSettings).
@@ -176,6 +180,9 @@ func (p *Projector) SetSettings(s Settings) {
 // counts posted messages (see the package comment). It takes effect from
 // the next turn.
 func (p *Projector) SetCanEdit(can bool) { p.noEdits = !can }
+
+// CanEdit reports what SetCanEdit said last (true by default).
+func (p *Projector) CanEdit() bool { return !p.noEdits }
 
 // Settings returns the settings in use.
 func (p *Projector) Settings() Settings { return p.set }
@@ -272,6 +279,15 @@ func (p *Projector) StopTurn(s sysmsg.Stopped) {
 	}
 }
 
+// Rejected tells the projector that a permission of the open turn was
+// rejected: a turn the agent then ends cancelled, nobody having stopped
+// it, says the agent ended it after the rejection (Codex does).
+func (p *Projector) Rejected() {
+	if p.inTurn {
+		p.turn.rejected = true
+	}
+}
+
 // EndTurn closes the turn with the agent's stopReason, or with errText when
 // the prompt failed. Tools still open are finalised, a notice says why an
 // unusual turn ended (or who stopped it, see StopTurn), and a TurnEnd is
@@ -288,12 +304,19 @@ func (p *Projector) EndTurnAfter(elapsed time.Duration, stopReason, errText stri
 		return out
 	}
 	t := &p.turn
+	// A tool whose line still waits for its input never ran (a stop
+	// cancelled its permission prompt, say): it shows cancelled too.
+	held := t.deferred
+	t.deferred = nil
+	for _, ts := range held {
+		ts.deferred = false
+	}
 	for _, ts := range t.order {
 		if ts.status.Terminal() {
 			continue
 		}
 		ts.status = StatusCancelled
-		if ts.shown && !ts.terminal && p.level != levelOff {
+		if (ts.shown && !ts.terminal || slices.Contains(held, ts)) && p.level != levelOff {
 			out = p.emitTool(ts, true, out)
 		}
 	}
@@ -301,7 +324,7 @@ func (p *Projector) EndTurnAfter(elapsed time.Duration, stopReason, errText stri
 		// Whatever the agent answered to the cancel, the people in the
 		// thread read who stopped the turn.
 		out = append(out, Notice{Text: sysmsg.Text(*t.stopped), Reason: NoticeTurnStopped})
-	} else if n := endNotice(stopReason, errText); n.Text != "" {
+	} else if n := endNotice(stopReason, errText, t.rejected); n.Text != "" {
 		out = append(out, n)
 	}
 	if p.set.Footer == FooterCompact {
@@ -315,11 +338,11 @@ func (p *Projector) EndTurnAfter(elapsed time.Duration, stopReason, errText stri
 	return out
 }
 
-func endNotice(stopReason, errText string) Notice {
+func endNotice(stopReason, errText string, rejected bool) Notice {
 	if errText != "" {
 		return Notice{Text: sysmsg.Text(sysmsg.Failed{Err: oneLine(errText, 300)}), Reason: NoticeTurnFailed}
 	}
-	s := sysmsg.Text(sysmsg.Ended{StopReason: oneLine(stopReason, 60)})
+	s := sysmsg.Text(sysmsg.Ended{StopReason: oneLine(stopReason, 60), AfterRejection: rejected})
 	if s == "" {
 		return Notice{}
 	}

@@ -210,7 +210,7 @@ func TestMetaModes(t *testing.T) {
 		want []string
 	}{
 		{MetaOff, []string{"text:Running.", "text: Done.", "end:end_turn"}},
-		{MetaMinimal, []string{"text:Running.", "tool:c1:🛠️ Terminal · running", "tool:c1:🛠️ go vet ./... · done", "text: Done.", "end:end_turn"}},
+		{MetaMinimal, []string{"text:Running.", "tool:c1:🛠️ Terminal · running", "tool:c1:🛠️ go vet ./... · running", "tool:c1:🛠️ go vet ./... · done", "text: Done.", "end:end_turn"}},
 		{MetaVerbose, []string{
 			"text:Running.",
 			"tool:c1:🛠️ Terminal · pending",
@@ -295,19 +295,33 @@ func TestMinimalOneStartOneTerminal(t *testing.T) {
 		}
 		ups = append(ups, stormTool(fmt.Sprintf("call_%02d", i), fmt.Sprintf("step %d", i), final)...)
 	}
-	outs := run(DefaultSettings(), ups...)
-	perTool := map[ToolCallID]int{}
-	for _, o := range outs {
-		if tl, ok := o.(Tool); ok {
-			perTool[tl.ID]++
+	// Where the channel edits, the placeholder start line ("Terminal ·
+	// running") is edited once into the real title; where it cannot,
+	// nothing is posted between the start and the terminal line.
+	for _, tc := range []struct {
+		canEdit bool
+		want    int
+	}{{true, 3}, {false, 2}} {
+		p := New(DefaultSettings())
+		p.SetCanEdit(tc.canEdit)
+		outs := runOn(p, "end_turn", ups...)
+		perTool := map[ToolCallID]int{}
+		firsts := map[ToolCallID]int{}
+		for _, o := range outs {
+			if tl, ok := o.(Tool); ok {
+				perTool[tl.ID]++
+				if tl.First {
+					firsts[tl.ID]++
+				}
+			}
 		}
-	}
-	if len(perTool) != 12 {
-		t.Fatalf("%d tools shown, want 12", len(perTool))
-	}
-	for id, n := range perTool {
-		if n != 2 {
-			t.Errorf("%s: %d lines, want 2 (start, terminal)", id, n)
+		if len(perTool) != 12 {
+			t.Fatalf("canEdit %v: %d tools shown, want 12", tc.canEdit, len(perTool))
+		}
+		for id, n := range perTool {
+			if n != tc.want || firsts[id] != 1 {
+				t.Errorf("canEdit %v: %s: %d lines (%d first), want %d, one first", tc.canEdit, id, n, firsts[id], tc.want)
+			}
 		}
 	}
 }

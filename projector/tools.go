@@ -45,6 +45,13 @@ func (p *Projector) tool(u *Update, out []Output) []Output {
 		}
 		return p.emitTool(ts, true, out)
 	case ts.shown:
+		if ts.placeholder && !p.noEdits && !tooldisplay.Placeholder(ts.call()) {
+			// The line shown says only "bash": the title and input
+			// known now take its place, edited in place. Where the
+			// channel cannot edit, a tool posts its start and its end
+			// only (the meta cap counts on it): the end says them.
+			return p.emitTool(ts, false, out)
+		}
 		return out
 	case ts.bare() && ts.status <= StatusPending:
 		if !ts.deferred {
@@ -122,7 +129,32 @@ func emptyJSON(raw []byte) bool {
 
 // bare reports whether a tool has nothing to show yet but a placeholder
 // title: agents announce tools this way before filling them in.
-func (ts *toolState) bare() bool { return len(ts.rawInput) == 0 && len(ts.locations) == 0 }
+func (ts *toolState) bare() bool { return tooldisplay.Placeholder(ts.call()) }
+
+// call is the tool's state as tooldisplay reads it.
+func (ts *toolState) call() tooldisplay.Call {
+	return tooldisplay.Call{
+		Kind:      ts.kind,
+		Title:     ts.title,
+		RawInput:  ts.rawInput,
+		Status:    ts.status.String(),
+		Locations: ts.locations,
+	}
+}
+
+// Asked merges what a permission request says of its tool (agents send
+// the real title and input there, some only there) into the tool's
+// state, and shows a line already shown with a placeholder with them
+// instead. A tool the turn has not announced is left alone: the prompt
+// shows it.
+func (p *Projector) Asked(tu ToolUpdate, out []Output) []Output {
+	if !p.inTurn || tu.ID == "" || p.turn.tools[tu.ID] == nil {
+		return out
+	}
+	tu.Status = StatusNone // a request's "pending" is no news of the tool
+	u := Update{Tag: TagToolCallUpdate, RawTag: "tool_call_update", Tool: tu}
+	return p.tool(&u, out)
+}
 
 func (p *Projector) undefer(ts *toolState) {
 	ts.deferred = false
@@ -154,13 +186,8 @@ func (p *Projector) flushDeferred(out []Output) []Output {
 // last one or the meta cap forbids it. final marks a terminal line, which
 // may still edit an already visible tool past the cap.
 func (p *Projector) emitTool(ts *toolState, final bool, out []Output) []Output {
-	line := tooldisplay.Summary(tooldisplay.Call{
-		Kind:      ts.kind,
-		Title:     ts.title,
-		RawInput:  ts.rawInput,
-		Status:    ts.status.String(),
-		Locations: ts.locations,
-	})
+	call := ts.call()
+	line := tooldisplay.Summary(call)
 	if line == ts.last {
 		if final {
 			ts.terminal = true
@@ -178,6 +205,7 @@ func (p *Projector) emitTool(ts *toolState, final bool, out []Output) []Output {
 	first := !ts.shown
 	ts.shown = true
 	ts.last = line
+	ts.placeholder = tooldisplay.Placeholder(call)
 	p.turn.lastMeta = line
 	if final {
 		ts.terminal = true

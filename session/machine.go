@@ -268,7 +268,7 @@ func (m *Machine) stop(now time.Time, by channels.Author, interrupt bool, fx []E
 		st.deadline = now.Add(m.cfg.Grace)
 		tu.stop = st
 		// Said at once, whatever the agent does with the cancel.
-		fx = append(fx, Notify{Notice: sysmsg.Stopping{}, Key: st.ack})
+		fx = append(fx, Notify{Notice: sysmsg.Stopping{By: st.by, Interrupt: st.interrupt}, Key: st.ack})
 		fx = m.cancelPrompts(by, fx)
 		fx = append(fx, StopTyping{}, CancelTurn{})
 	case m.turn != nil:

@@ -280,3 +280,55 @@ func TestIntentsNotHandledYet(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentCancelsAfterRejection: an agent that ends the whole turn
+// cancelled when a permission is rejected (Codex does) was stopped by
+// nobody: the thread says the agent ended the turn after the rejection.
+func TestAgentCancelsAfterRejection(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Typing: true, Prompt: true}})
+	th := e.rec.Thread("abort")
+	e.say(th, ann, "permission-abort")
+	op := e.waitOp(th, "the permission prompt", isPrompt)
+	if err := e.rec.Click(e.ctx(), ann, channels.Handle{Thread: th, ID: op.Msg}, option(t, op, "reject_once")); err != nil {
+		t.Fatalf("click: %v", err)
+	}
+	if end := e.waitEnd(th); end.StopReason != "cancelled" {
+		t.Fatalf("stop reason %q, want cancelled (the agent's own)", end.StopReason)
+	}
+	e.waitOp(th, "typing stopped", isTypingStop)
+	var notices []string
+	for _, n := range e.messages(th, channels.KindNotice) {
+		notices = append(notices, n.Text)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "The agent ended the turn after the rejection.") {
+		t.Errorf("notices %q, want one saying the agent ended the turn after the rejection", notices)
+	}
+}
+
+// TestOneStopOneNotice: the demo agent's slow turn ends at once on
+// session/cancel, so the turn's end reaches the lane right behind the
+// stop (as Gemini's, 4 ms later, did). Where the channel edits, the one
+// notice is "Stopping…" edited into the final one, or the final one
+// alone; where it cannot, the final words are said at once and not again.
+func TestOneStopOneNotice(t *testing.T) {
+	for _, edit := range []bool{true, false} {
+		t.Run(map[bool]string{true: "edit", false: "no edit"}[edit], func(t *testing.T) {
+			e := newEnv(t, envOptions{rec: channeltest.Options{Edit: edit, Typing: true, Prompt: true, Limits: channels.Limits{MinEditInterval: 250 * time.Millisecond}}})
+			th := e.rec.Thread("one")
+			e.say(th, ann, "slow 400")
+			e.waitOp(th, "streamed text", func(op channeltest.Op) bool { return op.Kind == channels.KindText })
+			e.say(th, ann, "Stop!")
+			if end := e.waitEnd(th); end.StopReason != "cancelled" {
+				t.Fatalf("stop reason %q, want cancelled", end.StopReason)
+			}
+			e.waitOp(th, "typing stopped", isTypingStop)
+			var notices []string
+			for _, n := range e.messages(th, channels.KindNotice) {
+				notices = append(notices, n.Text)
+			}
+			if len(notices) != 1 || notices[0] != "⚙️ Stopped by Ann." {
+				t.Errorf("notices %q, want just \"⚙️ Stopped by Ann.\"", notices)
+			}
+		})
+	}
+}

@@ -33,7 +33,7 @@ func toolDetail(tu projector.ToolUpdate) channels.ToolDetail {
 	}
 	out := strings.Join(texts, "\n")
 	if out == "" {
-		out = projector.CompactJSON(tu.RawOutput)
+		out = projector.RawOutputText(tu.RawOutput)
 	}
 	if out != "" {
 		d.Output = cutDetail(tooldisplay.Visible(tooldisplay.Redact(out)))

@@ -39,3 +39,26 @@ func TestToolDetail(t *testing.T) {
 		t.Errorf("a long output is %d bytes ending %q, want it cut to %d with a word", len(long.Output), long.Output[len(long.Output)-20:], maxToolDetail)
 	}
 }
+
+// TestToolDetailRawOutput: Codex (codex-acp 0.16.0) reports a command's
+// result only in rawOutput; its details show the command's output (and a
+// failing exit code), not the whole JSON. Frames from
+// codex-acp.tools.ndjson.
+func TestToolDetailRawOutput(t *testing.T) {
+	for _, tc := range []struct{ name, raw, want string }{
+		{"codex", `{"call_id":"call_fd12a698c7d0","process_id":"3809","turn_id":"01a232fe-d813-7e50-8b4c-df0fac5952ec","completed_at_ms":1796151892137,"command":["/bin/bash","-lc","cat notes.txt"],"cwd":"/workspace","parsed_cmd":[{"type":"read","cmd":"cat notes.txt","name":"notes.txt","path":"notes.txt"}],"source":"unified_exec_startup","stdout":"alpha\nbeta\ngamma\n","stderr":"","aggregated_output":"alpha\nbeta\ngamma\n","exit_code":0,"duration":{"secs":0,"nanos":16334},"formatted_output":"alpha\nbeta\ngamma\n","status":"completed"}`, "alpha\nbeta\ngamma\n"},
+		{"codex failing", `{"call_id":"call_34b0e83a2152","command":["/bin/bash","-lc","cat missing.txt"],"cwd":"/workspace","stdout":"cat: missing.txt: No such file or directory\n","stderr":"","aggregated_output":"cat: missing.txt: No such file or directory\n","exit_code":1,"duration":{"secs":0,"nanos":10826},"formatted_output":"cat: missing.txt: No such file or directory\n","status":"failed"}`, "cat: missing.txt: No such file or directory\n(exit code 1)"},
+		{"codex silent", `{"command":["/bin/bash","-lc","true"],"stdout":"","stderr":"","aggregated_output":"","exit_code":0,"formatted_output":""}`, ""},
+		{"stdout and stderr only", `{"stdout":"out\n","stderr":"err\n","exit_code":2}`, "out\nerr\n(exit code 2)"},
+		{"opencode", `{"output":"hello-from-shell\n","metadata":{"output":"hello-from-shell\n","exit":0,"truncated":false}}`, "hello-from-shell\n"},
+		{"a string", `"done"`, "done"},
+		{"other JSON", `{"exit": 1}`, `{"exit":1}`},
+		{"not an object", `[1, 2]`, `[1,2]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := toolDetail(projector.ToolUpdate{RawOutput: []byte(tc.raw)}).Output; got != tc.want {
+				t.Errorf("output %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ package session
 // both make, so that a replay shows what production shows.
 
 import (
+	"strings"
 	"time"
 
 	"github.com/acpgw/gateway/agent"
@@ -47,7 +48,14 @@ func (v View) Notify(f Notify) {
 	default:
 		// Key "": an urgent notice nothing replaces. A keyed one is
 		// replaced by the turn's final notice (EndTurn).
-		v.Lane.Notice(f.Key, sysmsg.Text(f.Notice))
+		n := f.Notice
+		if s, ok := n.(sysmsg.Stopping); ok && f.Key != "" && !v.Proj.CanEdit() {
+			// The channel cannot edit "Stopping…" into the final
+			// notice: the final words now, which the turn's end then
+			// does not repeat (Lane.ReplaceNotice).
+			n = s.Done()
+		}
+		v.Lane.Notice(f.Key, sysmsg.Text(n))
 	}
 }
 
@@ -126,6 +134,10 @@ func (v View) EndTurn(o TurnOutcome, stopReason, errText string, grace, elapsed 
 // ids name the prompt (id/option); posted hears whether it was posted. It
 // returns the prompt's text, which the settled version repeats.
 func (v View) ShowPrompt(id string, req agent.PermissionRequest, cwd string, posted func(channels.Handle, error)) string {
+	// The request may name its tool better than the turn's updates did.
+	if outs := v.Proj.Asked(req.Tool, nil); len(outs) > 0 {
+		v.Lane.Push(outs...)
+	}
 	view := projector.PermissionPrompt(req.Tool, permissionOptions(req.Options), cwd)
 	options := make([]channels.Option, 0, len(view.Options))
 	for _, o := range view.Options {
@@ -137,6 +149,16 @@ func (v View) ShowPrompt(id string, req agent.PermissionRequest, cwd string, pos
 
 // Settle shows how prompt id (whose text was text) was settled.
 func (v View) Settle(id, text string, outcome sysmsg.Outcome) {
+	switch o := outcome.(type) {
+	case sysmsg.Chosen:
+		if strings.HasPrefix(o.Kind, "reject") {
+			v.Proj.Rejected()
+		}
+	case sysmsg.Expired:
+		if o.Option != "" { // answered with its reject option
+			v.Proj.Rejected()
+		}
+	}
 	v.Lane.Resolve(id, sysmsg.Settled(text, outcome))
 }
 

@@ -72,6 +72,7 @@ func messages() []message {
 		{"Failed", sysmsg.Failed{Err: "Internal error: the model is overloaded"}},
 		{"Ended/end_turn", sysmsg.Ended{StopReason: "end_turn"}},
 		{"Ended/cancelled", sysmsg.Ended{StopReason: "cancelled"}},
+		{"Ended/cancelled after a rejection", sysmsg.Ended{StopReason: "cancelled", AfterRejection: true}},
 		{"Ended/max_tokens", sysmsg.Ended{StopReason: "max_tokens"}},
 		{"Ended/max_turn_requests", sysmsg.Ended{StopReason: "max_turn_requests"}},
 		{"Ended/refusal", sysmsg.Ended{StopReason: "refusal"}},

@@ -77,10 +77,19 @@ func (n NothingRunning) Body() string {
 }
 
 // Stopping is said as soon as someone stops a turn; the turn's [Stopped]
-// replaces it.
-type Stopping struct{}
+// replaces it. By and Interrupt are those of the Stopped to come: where a
+// channel cannot edit, the thread is told Done at once instead, so that
+// one stop is one notice.
+type Stopping struct {
+	By        string
+	Interrupt bool
+}
 
 func (Stopping) Body() string { return "Stopping…" }
+
+// Done is the notice that ends the stopped turn, unless the agent has to
+// be killed (which Stopped.Killed says).
+func (s Stopping) Done() Stopped { return Stopped{By: s.By, Interrupt: s.Interrupt} }
 
 // Stopped ends a turn someone stopped: By names them. Interrupt: a new
 // message under the interrupt policy stopped it. Killed: the agent
@@ -136,13 +145,22 @@ func (f Failed) Body() string { return "The agent failed: " + f.Err }
 
 // Ended ends a turn the agent ended for StopReason, its ACP stopReason,
 // when that is worth a word: nothing for "end_turn" (or none).
-type Ended struct{ StopReason string }
+// AfterRejection: a permission of the turn was rejected (answered or
+// expired with a reject option); an agent that then cancels the turn
+// (Codex) did so itself, nobody stopped it.
+type Ended struct {
+	StopReason     string
+	AfterRejection bool
+}
 
 func (e Ended) Body() string {
 	switch e.StopReason {
 	case "", "end_turn":
 		return ""
 	case "cancelled":
+		if e.AfterRejection {
+			return "The agent ended the turn after the rejection."
+		}
 		return "Stopped."
 	case "max_tokens":
 		return "The agent stopped: it reached its output token limit (max_tokens)."

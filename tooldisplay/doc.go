@@ -31,7 +31,8 @@
 // is empty, looks like a raw tool call id, or is one of the generic
 // placeholders agents send before the real title arrives (compared without
 // regard to case): "Terminal", "Read File", "Write", "Edit", "Tool", "Bash",
-// "Read", "Fetch", "Search". Then a label is built from the tool's raw input:
+// "Read", "Fetch", "Search", "Shell", "ReadFile", "WriteFile". Then a label
+// is built from the tool's raw input:
 //
 //   - execute: the command ("command" or "cmd"; an argument array is joined
 //     with spaces, and a shell wrapper such as ["bash", "-lc", script]
@@ -45,8 +46,10 @@
 //
 // File paths show at most their last two elements ("internal/foo.go"), which
 // is usually enough to know the file and keeps the line short. Without a
-// usable input the label falls back to the first location, then to the
-// title even when generic, then to the words "tool call".
+// usable input the label falls back to the first location (not for execute:
+// a command's location is the directory it runs in, which says nothing about
+// what it does), then to the title even when generic, then to the words
+// "tool call". [Placeholder] tells a label of these last two kinds.
 //
 // Labels are single lines: line breaks and runs of white space collapse to
 // one space, and control characters are dropped. Secret-looking values are

@@ -31,6 +31,10 @@ var genericTitles = map[string]bool{
 	"read":      true,
 	"fetch":     true,
 	"search":    true,
+	// Qwen Code's first titles.
+	"shell":     true,
+	"readfile":  true,
+	"writefile": true,
 }
 
 // toolCallID matches titles that are really a tool call id (Claude's
@@ -69,26 +73,53 @@ func Label(c Call) string {
 // (redacted and cut, but its words) rather than one made from the
 // tool's input, locations or kind.
 func LabelOf(c Call) (label string, title bool) {
+	label, src := labelOf(c)
+	return label, src == fromTitle || src == fromGenericTitle
+}
+
+// Placeholder reports whether Label(c) says nothing about what the tool
+// does: a generic title, or the words "tool call". Agents announce tools
+// this way before their real title and input arrive.
+func Placeholder(c Call) bool {
+	_, src := labelOf(c)
+	return src == fromGenericTitle || src == fromFallback
+}
+
+// labelSource is where a label comes from.
+type labelSource uint8
+
+const (
+	fromTitle        labelSource = iota // the agent's own, not generic, title
+	fromInput                           // the raw input or a location
+	fromGenericTitle                    // the agent's generic title
+	fromFallback                        // fallbackLabel
+)
+
+func labelOf(c Call) (string, labelSource) {
 	kind := normalize(c.Kind)
 	t := oneLine(c.Title)
 	if toolCallID.MatchString(t) {
 		t = ""
 	}
 	if t != "" && !genericTitles[strings.ToLower(t)] {
-		return plain(t), true
+		return plain(t), fromTitle
 	}
 	if l := inputLabel(kind, c.RawInput); l != "" {
-		return l, false
+		return l, fromInput
 	}
-	for _, loc := range c.Locations {
-		if p := shortPath(loc); p != "" {
-			return withVerb(verbs[kind], code(p)), false
+	// A command's location is the directory it runs in, which says
+	// nothing about what it does (opencode's bash: locations [cwd]).
+	if kind != "execute" {
+		for _, loc := range c.Locations {
+			if p := shortPath(loc); p != "" {
+				return withVerb(verbs[kind], code(p)), fromInput
+			}
 		}
 	}
 	if t != "" {
-		return plain(t), true
+		return plain(t), fromGenericTitle
 	}
-	return fallbackLabel, false
+	return fallbackLabel, fromFallback
 }
 
 // inputLabel builds a label from the raw tool input for kind, or returns ""

@@ -114,6 +114,7 @@ func TestLabel(t *testing.T) {
 		{"location", Call{Kind: "read", Locations: []string{"/w/proj/README.md", "/w/other"}}, "Read `proj/README.md`"},
 		{"location skips blanks", Call{Kind: "edit", Locations: []string{" ", "x.go"}}, "Edit `x.go`"},
 		{"location before generic title", Call{Kind: "read", Title: "Read File", Locations: []string{"a.go"}}, "Read `a.go`"},
+		{"execute location is its directory", Call{Kind: "execute", Title: "bash", RawInput: []byte(`{"cwd":"/workspace"}`), Locations: []string{"/workspace"}}, "bash"},
 		{"input before location", Call{Kind: "read", RawInput: []byte(`{"path":"in.go"}`), Locations: []string{"loc.go"}}, "Read `in.go`"},
 		{"nothing", Call{}, "tool call"},
 		{"empty object", Call{Kind: "execute", RawInput: []byte(`{}`)}, "tool call"},
