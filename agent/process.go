@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -92,6 +93,8 @@ type Process struct {
 	tap   *tap
 	conn  *acp.ClientSideConnection
 	info  acp.InitializeResponse
+	// withheld are the variables Environ kept from it.
+	withheld []Withheld
 
 	mu       sync.Mutex // guards the fields below
 	sessions map[string]*Session
@@ -133,7 +136,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 	for _, w := range withheld {
 		log.Warn("not passing an environment variable to the agent", "variable", w.Name, "why", w.Why)
 	}
-	p.env = env
+	p.env, p.withheld = env, withheld
 	argv := spec.Command
 	if spec.Sandbox != nil {
 		if why := dirProblem(spec.Dir); why != "" {
@@ -376,6 +379,10 @@ func (p *Process) Err() error {
 
 // Pid returns the process id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Withheld returns the variables of its configuration or of the gateway's
+// environment the agent was started without, and why (Spec.Environ).
+func (p *Process) Withheld() []Withheld { return slices.Clone(p.withheld) }
 
 // callContext returns a context that also ends when the process exits.
 func (p *Process) callContext(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -66,6 +66,7 @@ func messages() []message {
 		{"Stopped/interrupt killed", sysmsg.Stopped{By: "Bob", Interrupt: true, Killed: true, Grace: 1500 * time.Millisecond}},
 		{"StoppedBeforeStart", sysmsg.StoppedBeforeStart{By: "Ann"}},
 		{"StartTimeout", sysmsg.StartTimeout{After: 2 * time.Minute}},
+		{"EnvWithheld", sysmsg.EnvWithheld{Name: "OPENAI_API_KEY", Why: "its value is a secret of the gateway (a token) or of another agent (a variable named like a key, or listed in its secretEnv)"}},
 		{"StartFailed", sysmsg.StartFailed{Err: "exec: \"claude\": executable file not found in $PATH"}},
 		{"Crashed", sysmsg.Crashed{Exit: "exit status 2"}},
 		{"Crashed/killed", sysmsg.Crashed{Exit: "signal: killed"}},

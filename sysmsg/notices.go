@@ -115,6 +115,15 @@ func (s StartTimeout) Body() string {
 	return fmt.Sprintf("The agent did not start within %v, so it was stopped. Your next message tries again.", s.After)
 }
 
+// EnvWithheld: the agent was started without the environment variable
+// Name, which its configuration gives or lets it inherit, for Why (the
+// rule that kept it back: "the value is one of the gateway's secrets").
+type EnvWithheld struct{ Name, Why string }
+
+func (e EnvWithheld) Body() string {
+	return fmt.Sprintf("The agent was started without the environment variable %s: %s. Give each agent its own value in its configuration (agents.list) if it needs one.", Code(e.Name), e.Why)
+}
+
 // StartFailed: the agent could not be started, for Err.
 type StartFailed struct{ Err string }
 
