@@ -3,6 +3,7 @@ package agent
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -69,6 +70,15 @@ type tap struct {
 	onElicit func(id, params []byte)
 
 	frame acpwire.Frame // reused by the reader goroutine
+
+	// Guarded by mu (rawcall.go): the session/new and session/load
+	// requests whose results are watched for models (the session id of a
+	// load), the models found by session id, and the tap's own requests
+	// waiting for their answers.
+	asked  map[string]string
+	models map[string]json.RawMessage
+	calls  map[string]chan rawReply
+	next   int
 }
 
 // maxPending bounds the frames kept before the event log is attached.
@@ -122,6 +132,7 @@ func (t *tap) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.recordLocked(ToAgent, bytes.TrimSuffix(b, []byte("\n")))
+	t.watchRequestLocked(b)
 	return t.stdin.Write(b)
 }
 
@@ -174,6 +185,9 @@ func (t *tap) line(line []byte, sdk io.Writer) {
 	}
 	if f.Kind == acpwire.Request && f.Method == "elicitation/create" && t.onElicit != nil {
 		t.onElicit(bytes.Clone(f.ID), bytes.Clone(f.Params))
+		return
+	}
+	if (f.Kind == acpwire.Result || f.Kind == acpwire.Error) && t.response(f) {
 		return
 	}
 	if len(line) > SDKMaxLine {

@@ -68,7 +68,7 @@ func TestCommandsEndToEnd(t *testing.T) {
 	e.command(th, bob, "/model demo-smart")
 	e.waitOp(th, "a refusal for Bob", isReply("only operators can use /model"))
 	e.command(th, bob, "/model")
-	e.waitOp(th, "the choices for Bob", isReply("demo-fast (current), demo-smart"))
+	e.waitOp(th, "the choices for Bob", isReply("Demo Fast (current), Demo Smart"))
 	e.command(th, ann, "/model gpt-9")
 	e.waitOp(th, "the valid models", isReply(`"gpt-9" is not a model here. Choose one of: demo-fast, demo-smart.`))
 	if n := e.framesWith("session/set_config_option"); n != 0 {

@@ -215,6 +215,11 @@ func (t *thread) startEnded(res *started, err error) {
 				c := *m
 				t.cmd.modes = &c
 			}
+			t.cmd.models = nil
+			if res.sess.LegacyModels() {
+				c := *res.sess.Models
+				t.cmd.models = &c
+			}
 			t.showSession()
 			t.tellWithheld(res.withheld)
 			if t.tr != nil {

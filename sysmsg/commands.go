@@ -130,21 +130,34 @@ func (h Help) Body() string {
 type Choices struct {
 	Option  string // "model"
 	Command string // "/model"
-	Current string
+	Current string // the current value's id
 	Values  []string
+	// Names are the values' names, as shown (Values' ids where one is
+	// missing).
+	Names []string
 	// Pick: the values are buttons or a select to pick from.
 	Pick bool
 }
 
+// name is the name of value id.
+func (c Choices) name(id string) string {
+	for i, v := range c.Values {
+		if v == id && i < len(c.Names) && c.Names[i] != "" {
+			return c.Names[i]
+		}
+	}
+	return id
+}
+
 func (c Choices) Body() string {
 	if c.Pick {
-		return fmt.Sprintf("Pick the %s (now %s):", c.Option, c.Current)
+		return fmt.Sprintf("Pick the %s (now %s):", c.Option, c.name(c.Current))
 	}
 	vals := make([]string, len(c.Values))
 	for i, v := range c.Values {
-		vals[i] = v
+		vals[i] = c.name(v)
 		if v == c.Current {
-			vals[i] = v + " (current)"
+			vals[i] += " (current)"
 		}
 	}
 	return fmt.Sprintf("The %s: %s. Say %s NAME to switch.", c.Option, strings.Join(vals, ", "), c.Command)

@@ -174,6 +174,8 @@ func messages() []message {
 		{"Help", sysmsg.Help{Gateway: []sysmsg.HelpLine{{Name: "stop", Description: "Stop the running turn"}, {Name: "model", Arg: "model", Description: "Show or set the agent's model"}}, Agent: []sysmsg.HelpLine{{Name: "compact", Description: "Compact the conversation"}}}},
 		{"Choices", sysmsg.Choices{Option: "model", Command: "/model", Current: "demo-fast", Values: []string{"demo-fast", "demo-smart"}}},
 		{"Choices/pick", sysmsg.Choices{Option: "model", Command: "/model", Current: "demo-fast", Values: []string{"demo-fast", "demo-smart"}, Pick: true}},
+		{"Choices/names", sysmsg.Choices{Option: "model", Command: "/model", Current: "$runtime|openai|fake-model(openai)", Values: []string{"$runtime|openai|fake-model(openai)", "gemini-pro"}, Names: []string{"Fake Model", ""}}},
+		{"Choices/names-pick", sysmsg.Choices{Option: "model", Command: "/model", Current: "$runtime|openai|fake-model(openai)", Values: []string{"$runtime|openai|fake-model(openai)"}, Names: []string{"Fake Model"}, Pick: true}},
 		{"OptionSet", sysmsg.OptionSet{Option: "model", Value: "Demo Smart", By: "Ann"}},
 		{"OptionSet/later", sysmsg.OptionSet{Option: "effort", Value: "High", By: "Ann", Later: true}},
 		{"BadValue", sysmsg.BadValue{Option: "model", Value: "gpt", Values: []string{"demo-fast", "demo-smart"}}},
