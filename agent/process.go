@@ -417,8 +417,65 @@ func (p *Process) callError(method string, err error) error {
 	if perr := p.Err(); perr != nil {
 		return fmt.Errorf("%s: %w", method, perr)
 	}
+	var re *acp.RequestError
+	if errors.As(err, &re) {
+		return &CallError{Method: method, Code: re.Code, Says: agentWords(re), err: err}
+	}
 	return fmt.Errorf("%s: %w", method, err)
 }
+
+// CallError is a call the agent answered with a JSON-RPC error.
+type CallError struct {
+	// Method is the call ("session/new"), Code the error's code.
+	Method string
+	Code   int
+	// Says is the agent's own text: the error's message, and the
+	// details its data gives (as Gemini's "details", Auggie's message).
+	// It is the agent's: untrusted, not cut.
+	Says string
+	err  error
+}
+
+func (e *CallError) Error() string { return e.Method + ": " + e.err.Error() }
+func (e *CallError) Unwrap() error { return e.err }
+
+// agentWords is the text of an agent's error: its message, then the
+// strings its data holds under "details", "message" or "error" (or the
+// data itself when it is a string), each once.
+func agentWords(re *acp.RequestError) string {
+	parts := []string{strings.TrimSpace(re.Message)}
+	add := func(v any) {
+		if s, ok := v.(string); ok {
+			if s = strings.TrimSpace(s); s != "" && !slices.Contains(parts, s) {
+				parts = append(parts, s)
+			}
+		}
+	}
+	switch d := re.Data.(type) {
+	case string:
+		add(d)
+	case map[string]any:
+		for _, k := range []string{"details", "message", "error"} {
+			add(d[k])
+		}
+	}
+	if parts[0] == "" {
+		parts = parts[1:]
+	}
+	return strings.Join(parts, ": ")
+}
+
+// NoAuthError: the agent asked for authentication (its error is wrapped)
+// and offers no method the gateway could use.
+type NoAuthError struct {
+	Agent string
+	err   error
+}
+
+func (e *NoAuthError) Error() string {
+	return fmt.Sprintf("agent %q requires authentication and offers no method: %v", e.Agent, e.err)
+}
+func (e *NoAuthError) Unwrap() error { return e.err }
 
 // Stop ends the process politely: close stdin, then SIGTERM the process
 // group, then SIGKILL, waiting StopGrace between steps (some agents ignore

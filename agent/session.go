@@ -163,7 +163,7 @@ func (p *Process) NewSession(ctx context.Context, cwd string, h Handler, mcp ...
 	req := acp.NewSessionRequest{Cwd: cwd, McpServers: p.mcpServers(mcp)}
 	resp, err := p.conn.NewSession(ctx, req)
 	if isAuthRequired(err) {
-		if aerr := p.authenticate(ctx); aerr != nil {
+		if aerr := p.authenticate(ctx, p.callError("session/new", err)); aerr != nil {
 			return nil, aerr
 		}
 		resp, err = p.conn.NewSession(ctx, req)
@@ -193,7 +193,7 @@ func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler, mc
 	req := acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: p.mcpServers(mcp)}
 	resp, err := p.conn.LoadSession(ctx, req)
 	if isAuthRequired(err) {
-		if aerr := p.authenticate(ctx); aerr != nil {
+		if aerr := p.authenticate(ctx, p.callError("session/load", err)); aerr != nil {
 			p.unregister(id)
 			return nil, aerr
 		}
@@ -238,13 +238,16 @@ func isAuthRequired(err error) bool {
 	return errors.As(err, &re) && re.Code == -32000
 }
 
-func (p *Process) authenticate(ctx context.Context) error {
+// authenticate runs authenticate with the configured or best method;
+// asked is the agent's answer that asked for it, kept in the error when
+// there is no method (its words say what to do instead).
+func (p *Process) authenticate(ctx context.Context, asked error) error {
 	id := p.spec.AuthMethod
 	if id == "" {
 		id = p.pickAuthMethod()
 	}
 	if id == "" {
-		return fmt.Errorf("agent %q requires authentication and offers no method", p.spec.Name)
+		return &NoAuthError{Agent: p.spec.Name, err: asked}
 	}
 	p.log.Info("authenticating", "method", id)
 	if _, err := p.conn.Authenticate(ctx, acp.AuthenticateRequest{MethodId: id}); err != nil {

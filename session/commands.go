@@ -239,7 +239,12 @@ func (t *thread) storeChoice(key, value string) {
 func (t *thread) optionSet(e optionSetEv) {
 	if e.err != nil {
 		t.r.log.Warn("cannot set a session option", "thread", t.ref, "option", e.label, "err", e.err)
-		t.r.reply(context.Background(), t.ad, e.in, sysmsg.SetFailed{Option: e.label, Err: e.err.Error()})
+		n := sysmsg.SetFailed{Option: e.label, Err: e.err.Error()}
+		var ce *agent.CallError
+		if errors.As(e.err, &ce) {
+			n.Code, n.AgentSays = ce.Code, ce.Says
+		}
+		t.r.reply(context.Background(), t.ad, e.in, n)
 		return
 	}
 	t.storeChoice(e.key, e.value)

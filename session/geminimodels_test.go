@@ -70,7 +70,7 @@ func TestGeminiModelsAndModesEndToEnd(t *testing.T) {
 	e.command(th, ann, "/mode plan")
 	e.waitOp(th, "the mode confirmed", hasText("Ann set the mode to Plan."))
 	e.command(th, ann, "/mode yolo")
-	e.waitOp(th, "the mode refused", isReply("Could not set the mode"))
+	e.waitOp(th, "the mode refused", isReply("Could not set the mode: the agent refused (error -32603). The agent says: `Internal error: Cannot enable privileged approval modes in an untrusted folder.`"))
 	e.command(th, ann, "/status")
 	e.waitOp(th, "the status", isReply("Model: Gemini Pro · Mode: Plan"))
 	shown(func(i channels.SessionInfo) bool { return i.Mode == "Plan" })

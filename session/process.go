@@ -230,6 +230,19 @@ func (t *thread) startEnded(res *started, err error) {
 	t.apply(AgentStarted{Err: err, Workspace: isWorkspaceError(err)})
 }
 
+// startFailed is the notice of a start that failed for err: where the
+// agent itself refused, with its own words.
+func startFailed(err error) sysmsg.StartFailed {
+	n := sysmsg.StartFailed{Err: err.Error()}
+	var ce *agent.CallError
+	if errors.As(err, &ce) && ce.Says != "" {
+		n.Method, n.Code, n.AgentSays = ce.Method, ce.Code, ce.Says
+		var na *agent.NoAuthError
+		n.NoAuth = errors.As(err, &na)
+	}
+	return n
+}
+
 // tellWithheld says in the thread, once per variable for the thread's
 // life, which variables its agent was started without and why: the log is
 // not where the person who wonders why the agent misbehaves looks.

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/acpgw/gateway/tooldisplay"
 )
 
 // The answers to the gateway's commands (/status, /model, /new, …).
@@ -217,10 +220,23 @@ func (n NoOption) Body() string {
 	return fmt.Sprintf("This agent has no %s to choose.", n.Option)
 }
 
-// SetFailed: the agent refused to set Option.
-type SetFailed struct{ Option, Err string }
+// SetFailed: the agent refused to set Option, for Err; AgentSays is the
+// agent's own text when it answered with an error (Code), shown as its
+// words.
+type SetFailed struct {
+	Option, Err string
+	Code        int
+	AgentSays   string
+}
 
 func (f SetFailed) Body() string {
+	if f.AgentSays != "" {
+		says := f.AgentSays
+		if utf8.RuneCountInString(says) > maxAgentSays {
+			says = string([]rune(says)[:maxAgentSays]) + "…"
+		}
+		return fmt.Sprintf("Could not set the %s: the agent refused (error %d). The agent says: %s", f.Option, f.Code, tooldisplay.CodeSpan(tooldisplay.Visible(says)))
+	}
 	return fmt.Sprintf("Could not set the %s: %s", f.Option, f.Err)
 }
 
