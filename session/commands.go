@@ -534,7 +534,13 @@ func (t *thread) help() sysmsg.Help {
 		h.Gateway = append(h.Gateway, l)
 	}
 	for _, c := range t.proj.Commands() {
-		h.Agent = append(h.Agent, sysmsg.HelpLine{Name: c.Name, Description: c.Description})
+		l := sysmsg.HelpLine{Name: c.Name, Description: c.Description}
+		if channels.ParseCommand("/"+c.Name) != nil {
+			// Typed, it is the gateway's command.
+			h.Hidden = append(h.Hidden, l)
+			continue
+		}
+		h.Agent = append(h.Agent, l)
 	}
 	return h
 }

@@ -99,9 +99,11 @@ type HelpLine struct {
 	Name, Arg, Description string
 }
 
-// Help answers /help: the gateway's commands and the agent's own.
+// Help answers /help: the gateway's commands and the agent's own. Hidden
+// are the agent's own whose names a gateway command takes: typed, they
+// run the gateway's, so they never reach the agent.
 type Help struct {
-	Gateway, Agent []HelpLine
+	Gateway, Agent, Hidden []HelpLine
 }
 
 func (h Help) Body() string {
@@ -124,6 +126,13 @@ func (h Help) Body() string {
 		for _, l := range h.Agent {
 			line(l)
 		}
+	}
+	if len(h.Hidden) > 0 {
+		names := make([]string, len(h.Hidden))
+		for i, l := range h.Hidden {
+			names[i] = "/" + l.Name
+		}
+		b.WriteString("\nThe agent also has " + strings.Join(names, ", ") + ", but the gateway's commands of the same name take them: typed here, they do not reach the agent.")
 	}
 	return b.String()
 }
