@@ -2,6 +2,7 @@ package sysmsg
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -47,7 +48,7 @@ func (s Status) Body() string {
 		}
 	}
 	if s.ContextKnown && s.ContextSize > 0 {
-		fmt.Fprintf(&b, " · Context: %s of %s (%d%%)", tokens(s.ContextUsed), tokens(s.ContextSize), s.ContextUsed*100/s.ContextSize)
+		fmt.Fprintf(&b, " · Context: %s of %s (%s)", tokens(s.ContextUsed), tokens(s.ContextSize), Share(s.ContextUsed, s.ContextSize))
 	}
 	if s.CostKnown {
 		fmt.Fprintf(&b, " · Cost: %.2f %s", s.Cost, s.Currency)
@@ -339,4 +340,24 @@ type RefuseCommand struct{ Command string }
 
 func (r RefuseCommand) Body() string {
 	return fmt.Sprintf("Sorry, only operators can use %s here.", r.Command)
+}
+
+// SharePercent is used as a share of size in whole per cent, rounded to
+// the nearest (half up): the one rule of every context share shown (the
+// footer, the usage line, /status, the web chat's header). size must be
+// above 0.
+func SharePercent(used, size int64) int64 {
+	if size <= 0 {
+		return 0
+	}
+	return (used*200 + size) / (2 * size)
+}
+
+// Share writes used as a share of size, rounded (SharePercent): "42%",
+// and "<1%" for a share above 0 and under 1 % (2,140 of 258,400).
+func Share(used, size int64) string {
+	if used > 0 && used*100 < size {
+		return "<1%"
+	}
+	return strconv.FormatInt(SharePercent(used, size), 10) + "%"
 }
