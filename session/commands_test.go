@@ -209,6 +209,9 @@ func TestPickAModelEndToEnd(t *testing.T) {
 	e.waitEnd(th)
 	e.command(th, bob, "/model")
 	op := e.waitOp(th, "the model's choices", func(op channeltest.Op) bool { return isPrompt(op) && strings.Contains(op.Text, "Pick the model") })
+	if !strings.Contains(op.Text, "Pick the model (now Demo Fast)") {
+		t.Errorf("the picker's header %q does not name the current model (not its id)", op.Text)
+	}
 	m, ok := e.rec.Message(op.Msg)
 	if !ok || len(m.Options) != 2 || !strings.HasSuffix(m.Options[1], "demo-smart") {
 		t.Fatalf("the choices: %+v", m)
