@@ -22,6 +22,16 @@ import (
 // The demo's pretend Gemini models: id, name. The first is the default.
 var geminiModels = [][2]string{{"auto", "Auto"}, {"gemini-pro", "Gemini Pro"}, {"gemini-flash", "Gemini Flash"}}
 
+// geminiModel reports whether id is one of geminiModels.
+func geminiModel(id string) bool {
+	for _, m := range geminiModels {
+		if m[0] == id {
+			return true
+		}
+	}
+	return false
+}
+
 // metaModels is the _meta key the models wait in for the wire.
 const metaModels = "demo.unstableModels"
 
@@ -67,11 +77,7 @@ func (a *agent) HandleExtensionMethod(ctx context.Context, method string, params
 	if s == nil {
 		return nil, resourceNotFound(acp.SessionId(p.SessionID))
 	}
-	known := false
-	for _, m := range geminiModels {
-		known = known || m[0] == p.ModelID
-	}
-	if !known {
+	if !geminiModel(p.ModelID) {
 		return nil, invalidParams(fmt.Sprintf("unknown model %q", p.ModelID))
 	}
 	if err := s.change(func(r *record) { r.Model = p.ModelID }); err != nil {

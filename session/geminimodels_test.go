@@ -103,3 +103,31 @@ func TestGeminiModelsAndModesEndToEnd(t *testing.T) {
 		t.Errorf("the new session's status: %v", err)
 	}
 }
+
+// The models of a session the gateway loads again (session/load after a
+// restart) come from its result's unstable "models" too: the thread
+// shows the model the session has, and it is not set again.
+func TestGeminiModelsAfterLoad(t *testing.T) {
+	dir := t.TempDir()
+	spec := demoSpec(filepath.Join(dir, "demo-state"))
+	spec.Command = append(spec.Command, "--like-gemini")
+	e := newEnv(t, envOptions{dir: dir, spec: &spec})
+	th := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "gemini-load"}
+	e.say(th, ann, "hello")
+	e.waitEnd(th)
+	e.command(th, ann, "/model gemini-flash")
+	e.waitOp(th, "the model confirmed", hasText("Ann set the model to Gemini Flash."))
+	e.close()
+
+	e = newEnv(t, envOptions{dir: dir, spec: &spec})
+	e.say(th, ann, "echo again")
+	e.waitEnd(th)
+	if n := e.framesWith(`"method":"session/load"`); n != 1 || e.framesWith(`"method":"session/new"`) != 1 {
+		t.Fatalf("%d session/load requests, want 1, and no second session/new", n)
+	}
+	e.command(th, ann, "/status")
+	e.waitOp(th, "the status", isReply("Model: Gemini Flash"))
+	if n := e.framesWith(`"method":"session/set_model"`); n != 1 {
+		t.Errorf("%d session/set_model requests, want 1 (the loaded session has the model already)", n)
+	}
+}
