@@ -152,6 +152,6 @@ func (p *Process) ResumeSession(ctx context.Context, id, cwd string, h Handler) 
 		return nil, p.callError("session/resume", err)
 	}
 	s.Config = configOptions(resp.ConfigOptions)
-	s.Modes, s.Models = modes(resp.Modes), modelsOf(s.Config)
+	s.Modes, s.Models = modes(resp.Modes), p.models(id, s.Config)
 	return s, nil
 }

@@ -37,6 +37,12 @@ var BaseEnv = []string{
 // only matches a whole value, so that it cannot knock out PATH by chance.
 const minSecretSubstring = 16
 
+// Why a variable is withheld (Withheld.Why).
+const (
+	whyName  = "its name is where the gateway's own secrets are kept (a platform's token, GATEWAY_*), so it is never passed on"
+	whyValue = "its value is a secret of the gateway (a token) or of another agent (a variable named like a key, or listed in its secretEnv)"
+)
+
 // Withheld is a variable Environ kept from the agent.
 type Withheld struct {
 	// Name is the variable's name (never its value).
@@ -79,9 +85,9 @@ func (s Spec) Environ(parent []string) (env []string, withheld []Withheld) {
 		}
 		switch {
 		case matchAny(s.SecretNames, k):
-			withheld = append(withheld, Withheld{Name: k, Why: "the name is one of the gateway's own secrets"})
+			withheld = append(withheld, Withheld{Name: k, Why: whyName})
 		case secret(v):
-			withheld = append(withheld, Withheld{Name: k, Why: "the value is one of the gateway's secrets"})
+			withheld = append(withheld, Withheld{Name: k, Why: whyValue})
 		default:
 			set(k, v)
 		}
@@ -90,7 +96,7 @@ func (s Spec) Environ(parent []string) (env []string, withheld []Withheld) {
 		k, v, _ := strings.Cut(kv, "=")
 		if secret(v) {
 			delete(vals, k) // nor the inherited value
-			withheld = append(withheld, Withheld{Name: k, Why: "the value is one of the gateway's secrets"})
+			withheld = append(withheld, Withheld{Name: k, Why: whyValue})
 			continue
 		}
 		set(k, v)

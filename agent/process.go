@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -92,6 +93,8 @@ type Process struct {
 	tap   *tap
 	conn  *acp.ClientSideConnection
 	info  acp.InitializeResponse
+	// withheld are the variables Environ kept from it.
+	withheld []Withheld
 
 	mu       sync.Mutex // guards the fields below
 	sessions map[string]*Session
@@ -133,7 +136,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 	for _, w := range withheld {
 		log.Warn("not passing an environment variable to the agent", "variable", w.Name, "why", w.Why)
 	}
-	p.env = env
+	p.env, p.withheld = env, withheld
 	argv := spec.Command
 	if spec.Sandbox != nil {
 		if why := dirProblem(spec.Dir); why != "" {
@@ -377,6 +380,10 @@ func (p *Process) Err() error {
 // Pid returns the process id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
+// Withheld returns the variables of its configuration or of the gateway's
+// environment the agent was started without, and why (Spec.Environ).
+func (p *Process) Withheld() []Withheld { return slices.Clone(p.withheld) }
+
 // callContext returns a context that also ends when the process exits.
 func (p *Process) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -410,8 +417,65 @@ func (p *Process) callError(method string, err error) error {
 	if perr := p.Err(); perr != nil {
 		return fmt.Errorf("%s: %w", method, perr)
 	}
+	var re *acp.RequestError
+	if errors.As(err, &re) {
+		return &CallError{Method: method, Code: re.Code, Says: agentWords(re), err: err}
+	}
 	return fmt.Errorf("%s: %w", method, err)
 }
+
+// CallError is a call the agent answered with a JSON-RPC error.
+type CallError struct {
+	// Method is the call ("session/new"), Code the error's code.
+	Method string
+	Code   int
+	// Says is the agent's own text: the error's message, and the
+	// details its data gives (as Gemini's "details", Auggie's message).
+	// It is the agent's: untrusted, not cut.
+	Says string
+	err  error
+}
+
+func (e *CallError) Error() string { return e.Method + ": " + e.err.Error() }
+func (e *CallError) Unwrap() error { return e.err }
+
+// agentWords is the text of an agent's error: its message, then the
+// strings its data holds under "details", "message" or "error" (or the
+// data itself when it is a string), each once.
+func agentWords(re *acp.RequestError) string {
+	parts := []string{strings.TrimSpace(re.Message)}
+	add := func(v any) {
+		if s, ok := v.(string); ok {
+			if s = strings.TrimSpace(s); s != "" && !slices.Contains(parts, s) {
+				parts = append(parts, s)
+			}
+		}
+	}
+	switch d := re.Data.(type) {
+	case string:
+		add(d)
+	case map[string]any:
+		for _, k := range []string{"details", "message", "error"} {
+			add(d[k])
+		}
+	}
+	if parts[0] == "" {
+		parts = parts[1:]
+	}
+	return strings.Join(parts, ": ")
+}
+
+// NoAuthError: the agent asked for authentication (its error is wrapped)
+// and offers no method the gateway could use.
+type NoAuthError struct {
+	Agent string
+	err   error
+}
+
+func (e *NoAuthError) Error() string {
+	return fmt.Sprintf("agent %q requires authentication and offers no method: %v", e.Agent, e.err)
+}
+func (e *NoAuthError) Unwrap() error { return e.err }
 
 // Stop ends the process politely: close stdin, then SIGTERM the process
 // group, then SIGKILL, waiting StopGrace between steps (some agents ignore

@@ -99,7 +99,9 @@ type Session struct {
 	// ID is the agent's session id.
 	ID string
 	// Modes, Models and Config are what session/new or session/load
-	// reported; nil when the agent reported none.
+	// reported; nil when the agent reported none. Models come from the
+	// config option of category model, else from the results' unstable
+	// "models" (LegacyModels).
 	Modes  *Modes
 	Models *Models
 	Config []ConfigOption
@@ -161,7 +163,7 @@ func (p *Process) NewSession(ctx context.Context, cwd string, h Handler, mcp ...
 	req := acp.NewSessionRequest{Cwd: cwd, McpServers: p.mcpServers(mcp)}
 	resp, err := p.conn.NewSession(ctx, req)
 	if isAuthRequired(err) {
-		if aerr := p.authenticate(ctx); aerr != nil {
+		if aerr := p.authenticate(ctx, p.callError("session/new", err)); aerr != nil {
 			return nil, aerr
 		}
 		resp, err = p.conn.NewSession(ctx, req)
@@ -170,7 +172,8 @@ func (p *Process) NewSession(ctx context.Context, cwd string, h Handler, mcp ...
 		return nil, p.callError("session/new", err)
 	}
 	config := configOptions(resp.ConfigOptions)
-	s := &Session{ID: string(resp.SessionId), Modes: modes(resp.Modes), Models: modelsOf(config), Config: config, p: p, h: h}
+	s := &Session{ID: string(resp.SessionId), Modes: modes(resp.Modes), Config: config, p: p, h: h}
+	s.Models = p.models(s.ID, config)
 	p.register(s)
 	return s, nil
 }
@@ -190,7 +193,7 @@ func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler, mc
 	req := acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: p.mcpServers(mcp)}
 	resp, err := p.conn.LoadSession(ctx, req)
 	if isAuthRequired(err) {
-		if aerr := p.authenticate(ctx); aerr != nil {
+		if aerr := p.authenticate(ctx, p.callError("session/load", err)); aerr != nil {
 			p.unregister(id)
 			return nil, aerr
 		}
@@ -201,9 +204,27 @@ func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler, mc
 		return nil, p.callError("session/load", err)
 	}
 	s.Config = configOptions(resp.ConfigOptions)
-	s.Modes, s.Models = modes(resp.Modes), modelsOf(s.Config)
+	s.Modes, s.Models = modes(resp.Modes), p.models(id, s.Config)
 	s.loading.Store(false)
 	return s, nil
+}
+
+// models are the models of session id: from its config option of
+// category model, else from the unstable "models" of the result of its
+// session/new or session/load (set with Session.SetModel).
+func (p *Process) models(id string, config []ConfigOption) *Models {
+	raw := p.tap.takeModels(id)
+	if m := modelsOf(config); m != nil {
+		return m
+	}
+	return unstableModels(raw)
+}
+
+// LegacyModels reports whether the session's models are the unstable
+// ones, set with SetModel, as the agent offers no config option of
+// category model.
+func (s *Session) LegacyModels() bool {
+	return s.Models != nil && modelsOf(s.Config) == nil
 }
 
 func (p *Process) unregister(id string) {
@@ -217,13 +238,16 @@ func isAuthRequired(err error) bool {
 	return errors.As(err, &re) && re.Code == -32000
 }
 
-func (p *Process) authenticate(ctx context.Context) error {
+// authenticate runs authenticate with the configured or best method;
+// asked is the agent's answer that asked for it, kept in the error when
+// there is no method (its words say what to do instead).
+func (p *Process) authenticate(ctx context.Context, asked error) error {
 	id := p.spec.AuthMethod
 	if id == "" {
 		id = p.pickAuthMethod()
 	}
 	if id == "" {
-		return fmt.Errorf("agent %q requires authentication and offers no method", p.spec.Name)
+		return &NoAuthError{Agent: p.spec.Name, err: asked}
 	}
 	p.log.Info("authenticating", "method", id)
 	if _, err := p.conn.Authenticate(ctx, acp.AuthenticateRequest{MethodId: id}); err != nil {

@@ -3,6 +3,7 @@ package agent
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -69,6 +70,49 @@ type tap struct {
 	onElicit func(id, params []byte)
 
 	frame acpwire.Frame // reused by the reader goroutine
+
+	// Guarded by mu (rawcall.go): the session/new and session/load
+	// requests whose results are watched for models (the session id of a
+	// load), the models found by session id, and the tap's own requests
+	// waiting for their answers.
+	asked  map[string]string
+	models map[string]json.RawMessage
+	calls  map[string]chan rawReply
+	next   int
+
+	// unknown are the unknown notifications logged, by method and
+	// session (reader goroutine only).
+	unknown map[[2]string]bool
+}
+
+// sdkNotifications are the notifications from an agent the SDK handles
+// (session/update is the tap's). Others (Qwen's qwen/notify/session/*,
+// an extension's) the SDK would log as errors, each time: the tap logs
+// each method once per session, and drops it.
+var sdkNotifications = map[string]bool{
+	"elicitation/complete": true,
+	"mcp/message":          true,
+}
+
+// maxUnknown bounds the unknown notifications remembered as logged.
+const maxUnknown = 1024
+
+// unknownNotification logs a notification the gateway does not know, the
+// first time its method comes for its session, and drops it.
+func (t *tap) unknownNotification(f *acpwire.Frame) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(f.Params, &p)
+	key := [2]string{f.Method, p.SessionID}
+	if t.unknown[key] {
+		return
+	}
+	if t.unknown == nil || len(t.unknown) >= maxUnknown {
+		t.unknown = map[[2]string]bool{}
+	}
+	t.unknown[key] = true
+	t.log.Info("the agent sent a notification the gateway does not know; ignored (said once per session)", "method", clip([]byte(f.Method)), "session", clip([]byte(p.SessionID)))
 }
 
 // maxPending bounds the frames kept before the event log is attached.
@@ -122,6 +166,7 @@ func (t *tap) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.recordLocked(ToAgent, bytes.TrimSuffix(b, []byte("\n")))
+	t.watchRequestLocked(b)
 	return t.stdin.Write(b)
 }
 
@@ -172,8 +217,15 @@ func (t *tap) line(line []byte, sdk io.Writer) {
 		t.onUpdate(f.Update)
 		return
 	}
+	if f.Kind == acpwire.Notification && !sdkNotifications[f.Method] {
+		t.unknownNotification(f)
+		return
+	}
 	if f.Kind == acpwire.Request && f.Method == "elicitation/create" && t.onElicit != nil {
 		t.onElicit(bytes.Clone(f.ID), bytes.Clone(f.Params))
+		return
+	}
+	if (f.Kind == acpwire.Result || f.Kind == acpwire.Error) && t.response(f) {
 		return
 	}
 	if len(line) > SDKMaxLine {

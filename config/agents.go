@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -206,23 +207,49 @@ func (c Config) SecretEnvNames() []string {
 // secret: shorter ones are flags ("1", "true"), not credentials.
 const minAgentSecret = 8
 
+// SecretLooking are the names (path.Match patterns, matched in upper
+// case) of env entries whose values are credentials by their name: such
+// a value of one agent is never given to another.
+var SecretLooking = []string{"*_KEY", "*_TOKEN", "*_SECRET", "*PASSWORD*"}
+
+// secretEnv reports whether the env entry k of a is a secret: its name
+// looks like one (SecretLooking) or a.SecretEnv lists it.
+func (a AgentSpec) secretEnv(k string) bool {
+	for _, p := range slices.Concat(SecretLooking, a.SecretEnv) {
+		name := k
+		if slices.Contains(SecretLooking, p) {
+			name = strings.ToUpper(k)
+		}
+		if p == name {
+			return true
+		}
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // secretsFor returns the values the agent called name must never see:
-// every secret setting of the gateway (the platforms' tokens: every field
-// tagged secret outside agents.list), and the env
-// values of the other agents (other than values this agent is given
-// itself, such as a shared key).
+// every secret setting of the gateway (the platforms' tokens, the chat
+// users' tokens: every field tagged secret outside agents.list), and the other
+// agents' env values that are secrets (AgentSpec.secretEnv) other than
+// values this agent is given itself, such as a shared key. Another
+// agent's other values (a base URL, a CA path) are not secrets: two agents
+// behind one proxy share them.
 func (c Config) secretsFor(name string) []string {
 	var out []string
 	all := c.Agents.List
 	c.Agents.List = nil // their env is handled below
 	secretValues(reflect.ValueOf(c), false, &out)
-	own := all[name].Env
+	own := slices.Collect(maps.Values(all[name].Env))
 	for _, other := range slices.Sorted(maps.Keys(all)) {
 		if other == name {
 			continue
 		}
-		for _, v := range all[other].Env {
-			if len(v) >= minAgentSecret && !slices.Contains(slices.Collect(maps.Values(own)), v) {
+		a := all[other]
+		for k, v := range a.Env {
+			if a.secretEnv(k) && len(v) >= minAgentSecret && !slices.Contains(own, v) {
 				out = append(out, v)
 			}
 		}

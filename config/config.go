@@ -152,11 +152,17 @@ type AgentSpec struct {
 	// --set, a comma-separated list.
 	Command []string `koanf:"command" validate:"required,min=1,dive,required"`
 	// Env holds environment variables set for the agent. Values are
-	// secrets (masked by Redacted, and never given to another agent) and
-	// are normally ${VAR} references. An agent does not inherit the
-	// gateway's environment: it gets only agent.BaseEnv (PATH, HOME,
-	// locale, proxies ...), InheritEnv and Env.
+	// masked by Redacted and are normally ${VAR} references. A value whose
+	// name looks secret (SecretEnvNames: *_KEY, *_TOKEN, *_SECRET,
+	// *PASSWORD*) or is listed in SecretEnv is never given to another
+	// agent; other values (a base URL, a CA path) may be shared. An agent
+	// does not inherit the gateway's environment: it gets only
+	// agent.BaseEnv (PATH, HOME, locale, proxies ...), InheritEnv and Env.
 	Env map[string]string `koanf:"env" secret:"true"`
+	// SecretEnv names further entries of Env whose values are secrets
+	// that no other agent may get (a trailing "*" matches any suffix), for
+	// a credential whose name does not look like one (AUTH_HEADER).
+	SecretEnv []string `koanf:"secretEnv"`
 	// InheritEnv names further variables of the gateway's environment the
 	// agent gets (a trailing "*" matches any suffix, as in npm_config_*).
 	// The gateway's own secrets never pass, even when listed: its tokens,

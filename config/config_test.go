@@ -985,3 +985,64 @@ agents:
 		t.Errorf("mcp: sometimes: err = %v, want one naming agents.list.a.mcp", err)
 	}
 }
+
+// TestSharedValuesAreNotSecrets: two agents behind one local model proxy
+// share its URL (Gemini's GOOGLE_GEMINI_BASE_URL is inside Qwen's
+// OPENAI_BASE_URL): neither is a secret, so each agent gets its own. Keys
+// (secret-looking names) and the entries an operator lists in secretEnv
+// stay with their agent, whole or inside another value.
+func TestSharedValuesAreNotSecrets(t *testing.T) {
+	environ := []string{"HOME=/home/u", "PATH=/usr/bin", "GEM_KEY=gemini-key-0123456789abcdef", "GEM_AUTH=Bearer-gemini-0123456789", "GEM_PW=pw-of-gemini", "CA=/etc/ssl/company-ca.pem"}
+	path := writeYAML(t, `
+agents:
+  list:
+    gemini:
+      command: [gemini, --experimental-acp]
+      env:
+        GOOGLE_GEMINI_BASE_URL: http://127.0.0.1:18601
+        GEMINI_API_KEY: ${GEM_KEY}
+        GEMINI_CLI_TRUST_WORKSPACE: "true-and-long"
+        AUTH_HEADER: ${GEM_AUTH}
+        db_password: ${GEM_PW}
+        NODE_EXTRA_CA_CERTS: ${CA}
+      secretEnv: [AUTH_*]
+    qwen:
+      command: [qwen, --acp]
+      env:
+        OPENAI_BASE_URL: http://127.0.0.1:18601/v1
+        OPENAI_API_KEY: dummy-key-of-qwen
+        WRAPPED: "Authorization: ${GEM_AUTH}"
+        TRUST: "true-and-long"
+      inheritEnv: [GEM_KEY, GEM_PW, CA]
+`)
+	c, err := LoadOptions{Platforms: testPlatforms, Path: path, Environ: environ}.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	qwen, _ := c.AgentSpec("qwen")
+	env, withheld := qwen.Environ(environ)
+	want := []string{
+		"HOME=/home/u", "PATH=/usr/bin", "CA=/etc/ssl/company-ca.pem",
+		"OPENAI_API_KEY=dummy-key-of-qwen",
+		"OPENAI_BASE_URL=http://127.0.0.1:18601/v1", "TRUST=true-and-long",
+	}
+	if diff := cmp.Diff(want, env); diff != "" {
+		t.Errorf("qwen's environment (-want +got):\n%s", diff)
+	}
+	var names []string
+	for _, w := range withheld {
+		names = append(names, w.Name)
+	}
+	if diff := cmp.Diff([]string{"GEM_KEY", "GEM_PW", "WRAPPED"}, names); diff != "" {
+		t.Errorf("withheld from qwen (-want +got):\n%s", diff)
+	}
+	gemini, _ := c.AgentSpec("gemini")
+	env, withheld = gemini.Environ(environ)
+	if !slices.Contains(env, "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:18601") || len(withheld) != 0 {
+		t.Errorf("gemini's environment %q, withheld %v", env, withheld)
+	}
+	// secretEnv is validated like inheritEnv.
+	if _, err := (LoadOptions{Platforms: testPlatforms, Environ: environ}).load("x.yaml", []byte("agents: {list: {a: {command: [x], secretEnv: ['1-X']}}}\n")); err == nil || !strings.Contains(err.Error(), "agents.list.a.secretEnv[0]") {
+		t.Errorf("a bad secretEnv name: %v", err)
+	}
+}

@@ -179,6 +179,11 @@ func checkAgents(a Agents) []error {
 				errs = append(errs, errorf(fmt.Sprintf("%s.inheritEnv[%d]", path, i), "not an environment variable name (letters, digits and _, not starting with a digit; a trailing * matches any suffix), got %q", k))
 			}
 		}
+		for i, k := range a.List[name].SecretEnv {
+			if !envVarName.MatchString(strings.TrimSuffix(k, "*")) {
+				errs = append(errs, errorf(fmt.Sprintf("%s.secretEnv[%d]", path, i), "not an environment variable name (letters, digits and _, not starting with a digit; a trailing * matches any suffix), got %q", k))
+			}
+		}
 	}
 	return errs
 }

@@ -20,7 +20,9 @@ type agent struct {
 	store   store
 	authEnv string
 	noLoad  bool
-	legacy  bool // no config options, modes only (Options.LegacyModes)
+	legacy  bool   // no config options, modes only (Options.LegacyModes)
+	gemini  bool   // models and modes as Gemini CLI (Options.LikeGemini)
+	login   string // Options.LoginMessage
 	// noImages: image prompts are not advertised, and refused.
 	noImages bool
 	getenv   func(string) string
@@ -51,6 +53,10 @@ const (
 
 func validMode(m string) bool { return m == modeDefault || m == modePlan }
 
+// modeYolo is the mode the agent offers and refuses with LikeGemini (as
+// Gemini does in a folder it does not trust).
+const modeYolo = "yolo"
+
 func modeState(current string) *acp.SessionModeState {
 	return &acp.SessionModeState{
 		CurrentModeId: acp.SessionModeId(current),
@@ -59,6 +65,15 @@ func modeState(current string) *acp.SessionModeState {
 			{Id: modePlan, Name: "Plan", Description: acp.Ptr("Same scenarios; the mode is only remembered")},
 		},
 	}
+}
+
+// modes is the mode state the session/new and session/load results carry.
+func (a *agent) modes(current string) *acp.SessionModeState {
+	m := modeState(current)
+	if a.gemini {
+		m.AvailableModes = append(m.AvailableModes, acp.SessionMode{Id: modeYolo, Name: "YOLO", Description: acp.Ptr("Refused, as in an untrusted folder")})
+	}
+	return m
 }
 
 // resourceNotFound is ACP's error for an unknown session. The SDK has no
@@ -121,6 +136,9 @@ func (a *agent) Authenticate(ctx context.Context, p acp.AuthenticateRequest) (ac
 }
 
 func (a *agent) authRequired() error {
+	if a.login != "" {
+		return &acp.RequestError{Code: -32000, Message: a.login}
+	}
 	if a.authed.Load() {
 		return nil
 	}
@@ -175,7 +193,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 		}
 	}
 	a.log.Debug("session created", "session", s.id, "cwd", p.Cwd)
-	return acp.NewSessionResponse{SessionId: s.id, Modes: modeState(modeDefault), ConfigOptions: a.configOptions(rec)}, nil
+	return acp.NewSessionResponse{SessionId: s.id, Modes: a.modes(modeDefault), ConfigOptions: a.configOptions(rec), Meta: a.unstableModels(rec)}, nil
 }
 
 // LoadSession reads a session saved by this or an earlier process and
@@ -219,7 +237,7 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 		}
 	}
 	a.log.Debug("session loaded", "session", s.id, "messages", len(rec.History))
-	return acp.LoadSessionResponse{Modes: modeState(rec.Mode), ConfigOptions: a.configOptions(rec)}, nil
+	return acp.LoadSessionResponse{Modes: a.modes(rec.Mode), ConfigOptions: a.configOptions(rec), Meta: a.unstableModels(rec)}, nil
 }
 
 // SetSessionMode switches between the default and plan modes and saves it
@@ -234,15 +252,22 @@ func (a *agent) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest)
 	if s == nil {
 		return acp.SetSessionModeResponse{}, resourceNotFound(p.SessionId)
 	}
+	if a.gemini && p.ModeId == modeYolo {
+		return acp.SetSessionModeResponse{}, acp.NewInternalError(map[string]any{"details": "Cannot enable privileged approval modes in an untrusted folder."})
+	}
 	if !validMode(string(p.ModeId)) {
 		return acp.SetSessionModeResponse{}, invalidParams(fmt.Sprintf("unknown mode %q", p.ModeId))
 	}
 	if err := s.change(func(r *record) { r.Mode = string(p.ModeId) }); err != nil {
 		return acp.SetSessionModeResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
 	}
-	// The mode is also a config option: say it changed.
 	ctx, cancel := a.join(ctx)
 	defer cancel()
+	if a.gemini {
+		// No current_mode_update: a text chunk outside any turn.
+		return acp.SetSessionModeResponse{}, a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: s.id, Update: acp.UpdateAgentMessageText("[MODE_UPDATE] " + string(p.ModeId))})
+	}
+	// The mode is also a config option: say it changed.
 	if err := a.announceOptions(ctx, s.id, a.configOptions(s.snapshot()), true, string(p.ModeId)); err != nil {
 		return acp.SetSessionModeResponse{}, err
 	}

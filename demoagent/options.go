@@ -44,6 +44,17 @@ type Options struct {
 	// modes only (session/set_mode), like agents from before config
 	// options; session/set_config_option is then a method it lacks.
 	LegacyModes bool
+	// LikeGemini makes the agent behave as Gemini CLI 0.61 does over ACP
+	// (it implies LegacyModes): its models only in the unstable "models"
+	// of the session/new and session/load results, changed with
+	// session/set_model; session/set_mode confirmed by a text chunk
+	// "[MODE_UPDATE] <id>" instead of a current_mode_update; a third mode,
+	// yolo, that it refuses with -32603 and Gemini's own message.
+	LikeGemini bool
+	// LoginMessage, when set, makes session/new and session/load fail
+	// with -32000 and this message, with no authentication method
+	// offered, as Auggie does until one logs in from a terminal.
+	LoginMessage string
 	// Logger receives diagnostics, never protocol frames. Nil discards.
 	Logger *slog.Logger
 	// Getenv looks up environment variables for authenticate. Nil means
@@ -66,6 +77,8 @@ func DefaultStateDir() string {
 //	                  non-empty; env DEMO_AGENT_AUTH_ENV; default none
 //	--no-load         do not advertise session/load
 //	--legacy-modes    no config options: modes only (session/set_mode)
+//	--like-gemini     models and modes as Gemini CLI gives them
+//	--login-message TEXT  refuse every session with -32000 and TEXT
 //
 // A flag wins over its environment variable. ParseFlags reads the
 // environment and has no other side effects; it prints nothing. For -h the
@@ -86,10 +99,12 @@ func parseFlags(args []string, getenv func(string) string) (Options, error) {
 	fs.BoolVar(&o.NoLoad, "no-load", false, "do not advertise session/load (an agent that cannot resume sessions)")
 	fs.BoolVar(&o.NoImages, "no-images", false, "do not advertise image prompts (an agent that takes text only)")
 	fs.BoolVar(&o.LegacyModes, "legacy-modes", false, "answer without config options, with modes only (an agent from before config options)")
+	fs.BoolVar(&o.LikeGemini, "like-gemini", false, "models in session/new's unstable models and session/set_model, modes confirmed by a text chunk, yolo refused (as Gemini CLI)")
+	fs.StringVar(&o.LoginMessage, "login-message", "", "refuse session/new and session/load with -32000 and this message, offering no method (as Auggie before a login)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage.Reset()
-			fmt.Fprintln(&usage, "usage: gateway demo-agent [--state-dir DIR] [--auth-env NAME] [--no-load] [--no-images] [--legacy-modes]")
+			fmt.Fprintln(&usage, "usage: gateway demo-agent [--state-dir DIR] [--auth-env NAME] [--no-load] [--no-images] [--legacy-modes] [--like-gemini] [--login-message TEXT]")
 			fs.PrintDefaults()
 			return Options{}, &usageError{err: err, usage: strings.TrimSpace(usage.String())}
 		}
@@ -100,6 +115,9 @@ func parseFlags(args []string, getenv func(string) string) (Options, error) {
 	}
 	if o.AuthEnv != "" && strings.ContainsAny(o.AuthEnv, "= \t\r\n\x00") {
 		return Options{}, fmt.Errorf("demo-agent flags: --auth-env: %q is not an environment variable name", o.AuthEnv)
+	}
+	if o.LikeGemini {
+		o.LegacyModes = true
 	}
 	return o, nil
 }

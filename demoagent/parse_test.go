@@ -124,6 +124,8 @@ func TestParseFlags(t *testing.T) {
 		{name: "flag beats env", args: []string{"-state-dir=/f"}, env: map[string]string{EnvStateDir: "/e"}, want: Options{StateDir: "/f"}},
 		{name: "capabilities", args: []string{"--no-load", "--no-images"}, want: Options{NoLoad: true, NoImages: true}},
 		{name: "legacy modes", args: []string{"--legacy-modes"}, want: Options{LegacyModes: true}},
+		{name: "like gemini", args: []string{"--like-gemini"}, want: Options{LegacyModes: true, LikeGemini: true}},
+		{name: "login message", args: []string{"--login-message", "run x login"}, want: Options{LoginMessage: "run x login"}},
 		{name: "unknown flag", args: []string{"--verbose"}, wantErr: "flag provided but not defined"},
 		{name: "positional", args: []string{"extra"}, wantErr: `unexpected argument "extra"`},
 		{name: "bad env name", args: []string{"--auth-env", "A=B"}, wantErr: "not an environment variable name"},
@@ -141,7 +143,8 @@ func TestParseFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.Comparer(func(a, b Options) bool {
-				return a.StateDir == b.StateDir && a.AuthEnv == b.AuthEnv && a.NoLoad == b.NoLoad && a.NoImages == b.NoImages && a.LegacyModes == b.LegacyModes
+				return a.StateDir == b.StateDir && a.AuthEnv == b.AuthEnv && a.NoLoad == b.NoLoad && a.NoImages == b.NoImages && a.LegacyModes == b.LegacyModes &&
+					a.LikeGemini == b.LikeGemini && a.LoginMessage == b.LoginMessage
 			})); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}

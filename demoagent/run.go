@@ -1,6 +1,7 @@
 package demoagent
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -62,7 +63,9 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, o Options) erro
 		authEnv:  o.AuthEnv,
 		noLoad:   o.NoLoad,
 		noImages: o.NoImages,
-		legacy:   o.LegacyModes,
+		legacy:   o.LegacyModes || o.LikeGemini,
+		gemini:   o.LikeGemini,
+		login:    o.LoginMessage,
 		getenv:   getenv,
 		life:     life,
 		wire:     newWire(stdout),
@@ -71,7 +74,11 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, o Options) erro
 	}
 	a.authed.Store(o.AuthEnv == "")
 	ready := make(chan struct{})
-	a.conn = acp.NewAgentSideConnection(a, a.wire, gatedReader{r: stdin, ready: ready})
+	var in io.Reader = gatedReader{r: stdin, ready: ready}
+	if o.LikeGemini {
+		in = &unstableMethods{r: bufio.NewReader(in)}
+	}
+	a.conn = acp.NewAgentSideConnection(a, a.wire, in)
 	a.conn.SetLogger(log)
 	close(ready)
 	log.Debug("demo agent serving", "stateDir", dir, "auth", o.AuthEnv != "")

@@ -45,6 +45,7 @@ func scenarioTable() []scenario {
 		{"images", "images", "says which images the prompt carried (type and size)", runImages},
 		{"title", "title <text>", "sets the session title to <text>", runTitle},
 		{"unknown", "unknown", "an update with a sessionUpdate tag no client knows", runUnknown},
+		{"notify", "notify", "a notification of a method no client knows (as Qwen's qwen/notify/session/prompt-suggestion after each turn), then a short answer", runNotify},
 		{"burst", "burst [n]", "n chunks (default 10000) as fast as possible: \"0 \", \"1 \", …", runBurst},
 		{"crash", "crash", "some text, then the agent process exits with status 3 mid-turn", runCrash},
 		{"ignore-cancel", "ignore-cancel [seconds]", "a chunk every 200 ms for <seconds> (default 60); ignores cancel", runIgnoreCancel},
@@ -260,6 +261,16 @@ func runUnknown(t *turn, _ string) (acp.StopReason, error) {
 		return "", err
 	}
 	return acp.StopReasonEndTurn, t.say("That was an update with a tag no client knows.")
+}
+
+// notifyMethod is the method of the notify scenario's notification.
+const notifyMethod = "qwen/notify/session/prompt-suggestion"
+
+func runNotify(t *turn, _ string) (acp.StopReason, error) {
+	if err := t.a.wire.notify(t.ctx, notifyMethod, map[string]any{"sessionId": t.id, "suggestion": "run the tests"}); err != nil {
+		return "", err
+	}
+	return acp.StopReasonEndTurn, t.say("That was a notification no client knows.")
 }
 
 func runBurst(t *turn, arg string) (acp.StopReason, error) {

@@ -117,7 +117,7 @@ func decodeRecord(b []byte) (record, error) {
 	if !validMode(r.Mode) {
 		return record{}, fmt.Errorf("decode session file: unknown mode %q", r.Mode)
 	}
-	if r.Model != "" && !validValue(optModel, r.Model) {
+	if r.Model != "" && !validValue(optModel, r.Model) && !geminiModel(r.Model) {
 		return record{}, fmt.Errorf("decode session file: unknown model %q", r.Model)
 	}
 	if r.Effort != "" && !validValue(optEffort, r.Effort) {

@@ -88,7 +88,7 @@ func (w *wire) Write(p []byte) (int, error) {
 	if w.closed.Load() {
 		return 0, errWireClosed
 	}
-	out := sessionScope(p)
+	out := unstableModelsOut(sessionScope(p))
 	if _, err := w.w.Write(out); err != nil {
 		return 0, err
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 // FooterTag is the Status tag of the turn's footer line.
@@ -37,7 +39,7 @@ func (p *Projector) footer(elapsed time.Duration) string {
 		if u.UsedKnown {
 			parts = append(parts, formatTokens(u.Used)+" tokens")
 			if u.SizeKnown && u.Size > 0 {
-				parts = append(parts, fmt.Sprintf("%d%% context", u.Used*100/u.Size))
+				parts = append(parts, sysmsg.Share(u.Used, u.Size)+" context")
 			}
 		}
 		if u.CostKnown {

@@ -458,7 +458,7 @@ func (p *Projector) usage(u *Update, out []Output) []Output {
 	}
 	line := "context: " + groupDigits(uu.Used) + " / " + groupDigits(uu.Size) + " tokens"
 	if uu.Size > 0 {
-		line += fmt.Sprintf(" (%d%%)", uu.Used*100/uu.Size)
+		line += " (" + sysmsg.Share(uu.Used, uu.Size) + ")"
 	}
 	if uu.CostKnown {
 		line += fmt.Sprintf(" · %s", formatCost(uu.Cost, uu.Currency))

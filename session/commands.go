@@ -6,6 +6,7 @@ package session
 // again to every new session of the thread's agent), and the answers.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,11 +28,19 @@ import (
 // (session/set_mode), which is no config option.
 const legacyMode = "\x00mode"
 
+// legacyModel is the key of a choice of the agent's unstable model
+// (session/set_model), for an agent with no config option of category
+// model.
+const legacyModel = "\x00model"
+
 // commandState is what the owner keeps for the commands.
 type commandState struct {
 	agent string               // the agent's name, "" until it started
 	opts  []agent.ConfigOption // the session's config options, last known
 	modes *agent.Modes         // the legacy modes, last known
+	// models are the unstable models of an agent without a model config
+	// option (agent.Session.LegacyModels), last known; nil otherwise.
+	models *agent.Models
 	// choiceSeq numbers the choices shown (showChoices); pickKey is the
 	// lane key of the choices whose pick is being applied ("" none): the
 	// confirmation replaces them.
@@ -55,9 +64,11 @@ type (
 	optionSetEv struct {
 		in          channels.Inbound
 		label, name string
-		pickKey     string
-		opts        []agent.ConfigOption
-		err         error
+		// key and value are the choice, stored once the agent took it.
+		key, value string
+		pickKey    string
+		opts       []agent.ConfigOption
+		err        error
 	}
 )
 
@@ -105,7 +116,7 @@ func (t *thread) runCommand(in channels.Inbound) {
 		t.r.reply(context.Background(), t.ad, in, t.help())
 	case channels.CommandModel, channels.CommandMode, channels.CommandEffort:
 		cat, label := categoryOf(c.Name)
-		t.option(in, t.optionBy(func(o agent.ConfigOption) bool { return o.Category == cat }), label, cat == "mode", c.Args)
+		t.option(in, t.optionBy(func(o agent.ConfigOption) bool { return o.Category == cat }), label, cat, c.Args)
 	case channels.CommandSet:
 		id, value := c.Args, ""
 		if i := strings.IndexFunc(id, unicode.IsSpace); i >= 0 {
@@ -132,7 +143,7 @@ func (t *thread) runCommand(in channels.Inbound) {
 		if o != nil {
 			label = o.ID
 		}
-		t.option(in, o, label, false, value)
+		t.option(in, o, label, "", value)
 	}
 }
 
@@ -146,8 +157,9 @@ func (t *thread) optionBy(ok func(agent.ConfigOption) bool) *agent.ConfigOption 
 }
 
 // option shows option o's values (arg ""), or sets it to arg. Without
-// an option, mode falls back to the agent's legacy modes.
-func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label string, mode bool, arg string) {
+// an option, category mode falls back to the agent's legacy modes, and
+// model to its unstable models.
+func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label, cat string, arg string) {
 	ctx := context.Background()
 	var ids, names []string
 	var current, key string
@@ -159,17 +171,22 @@ func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label string
 			ids, names = append(ids, v.ID), append(names, v.Name)
 		}
 		current, key = o.Value, o.ID
-	case mode && t.cmd.modes != nil && len(t.cmd.modes.Available) > 0:
+	case cat == "mode" && t.cmd.modes != nil && len(t.cmd.modes.Available) > 0:
 		for _, v := range t.cmd.modes.Available {
-			ids, names = append(ids, v.ID), append(names, v.Name)
+			ids, names = append(ids, v.ID), append(names, cmp.Or(v.Name, v.ID))
 		}
 		current, key = t.cmd.modes.Current, legacyMode
+	case cat == "model" && t.cmd.models != nil && len(t.cmd.models.Available) > 0:
+		for _, v := range t.cmd.models.Available {
+			ids, names = append(ids, v.ID), append(names, cmp.Or(v.Name, v.ID))
+		}
+		current, key = t.cmd.models.Current, legacyModel
 	default:
-		t.r.reply(ctx, t.ad, in, sysmsg.NoOption{Option: label, NotStarted: t.cmd.opts == nil && t.cmd.modes == nil})
+		t.r.reply(ctx, t.ad, in, sysmsg.NoOption{Option: label, NotStarted: t.cmd.opts == nil && t.cmd.modes == nil && t.cmd.models == nil})
 		return
 	}
 	if arg == "" {
-		t.showChoices(in, sysmsg.Choices{Option: label, Command: "/" + in.Command.Name, Current: current, Values: ids}, names)
+		t.showChoices(in, sysmsg.Choices{Option: label, Command: "/" + in.Command.Name, Current: current, Values: ids, Names: names}, names)
 		return
 	}
 	i := slices.IndexFunc(ids, func(id string) bool { return strings.EqualFold(id, arg) })
@@ -181,14 +198,11 @@ func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label string
 		return
 	}
 	value, name := ids[i], names[i]
-	// Stored before the agent is asked: the next session of the thread
-	// gets it too (applyChoices), also after a restart.
-	st := t.r.o.Store
-	if err := t.r.persist(ctx, t.ref, "the choice", func(ctx context.Context) error { return st.SetChoice(ctx, t.ref, key, value) }); err != nil {
-		t.r.log.Error("cannot save the thread's choice", "thread", t.ref, "option", key, "err", err)
-	}
 	sess, pickKey := t.sess, t.cmd.pickKey
 	if sess == nil {
+		// Stored now: the thread's next session gets it (applyChoices),
+		// also after a restart.
+		t.storeChoice(key, value)
 		t.confirm(pickKey, sysmsg.OptionSet{Option: label, Value: name, By: displayName(in.Author), Later: true})
 		return
 	}
@@ -197,24 +211,54 @@ func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label string
 		defer cancel()
 		var opts []agent.ConfigOption
 		var err error
-		if key == legacyMode {
+		switch key {
+		case legacyMode:
 			err = sess.SetMode(ctx, value)
-		} else {
+		case legacyModel:
+			err = sess.SetModel(ctx, value)
+		default:
 			opts, err = sess.SetConfigOption(ctx, key, value)
 		}
-		t.inbox.send(optionSetEv{in: in, label: label, name: name, pickKey: pickKey, opts: opts, err: err})
+		t.inbox.send(optionSetEv{in: in, label: label, name: name, key: key, value: value, pickKey: pickKey, opts: opts, err: err})
 	})
 }
 
-// optionSet is the agent's answer to a change of an option.
+// storeChoice keeps the thread's choice of key: every new session of the
+// thread gets it (applyChoices), also after a restart.
+func (t *thread) storeChoice(key, value string) {
+	st := t.r.o.Store
+	if err := t.r.persist(context.Background(), t.ref, "the choice", func(ctx context.Context) error { return st.SetChoice(ctx, t.ref, key, value) }); err != nil {
+		t.r.log.Error("cannot save the thread's choice", "thread", t.ref, "option", key, "err", err)
+	}
+}
+
+// optionSet is the agent's answer to a change of an option. A choice the
+// agent refused is not kept; one it took is, and is the session's current
+// value from now on, whether or not the agent says so in an update (a
+// legacy mode: Gemini sends no current_mode_update).
 func (t *thread) optionSet(e optionSetEv) {
 	if e.err != nil {
 		t.r.log.Warn("cannot set a session option", "thread", t.ref, "option", e.label, "err", e.err)
-		t.r.reply(context.Background(), t.ad, e.in, sysmsg.SetFailed{Option: e.label, Err: e.err.Error()})
+		n := sysmsg.SetFailed{Option: e.label, Err: e.err.Error()}
+		var ce *agent.CallError
+		if errors.As(e.err, &ce) {
+			n.Code, n.AgentSays = ce.Code, ce.Says
+		}
+		t.r.reply(context.Background(), t.ad, e.in, n)
 		return
 	}
-	if e.opts != nil {
+	t.storeChoice(e.key, e.value)
+	switch {
+	case e.key == legacyMode && t.cmd.modes != nil:
+		t.cmd.modes.Current = e.value
+	case e.key == legacyModel && t.cmd.models != nil:
+		t.cmd.models.Current = e.value
+	case e.opts != nil:
 		t.cmd.opts = e.opts
+	default:
+		if o := t.optionBy(func(o agent.ConfigOption) bool { return o.ID == e.key }); o != nil {
+			o.Value = e.value
+		}
 	}
 	t.confirm(e.pickKey, sysmsg.OptionSet{Option: e.label, Value: e.name, By: displayName(e.in.Author)})
 	t.showSession()
@@ -242,6 +286,16 @@ func applyChoices(ctx context.Context, sess *agent.Session, choices map[string]s
 					log.Warn("cannot apply the thread's mode", "mode", value, "err", err)
 				} else {
 					sess.Modes.Current = value
+				}
+			}
+			continue
+		}
+		if key == legacyModel {
+			if sess.LegacyModels() && sess.Models.Current != value {
+				if err := sess.SetModel(ctx, value); err != nil {
+					log.Warn("cannot apply the thread's model", "model", value, "err", err)
+				} else {
+					sess.Models.Current = value
 				}
 			}
 			continue
@@ -480,7 +534,13 @@ func (t *thread) help() sysmsg.Help {
 		h.Gateway = append(h.Gateway, l)
 	}
 	for _, c := range t.proj.Commands() {
-		h.Agent = append(h.Agent, sysmsg.HelpLine{Name: c.Name, Description: c.Description})
+		l := sysmsg.HelpLine{Name: c.Name, Description: c.Description}
+		if channels.ParseCommand("/"+c.Name) != nil {
+			// Typed, it is the gateway's command.
+			h.Hidden = append(h.Hidden, l)
+			continue
+		}
+		h.Agent = append(h.Agent, l)
 	}
 	return h
 }
@@ -507,8 +567,11 @@ func (t *thread) showStatus(f ShowStatus) {
 	}
 	s.Model = name(t.optionBy(func(o agent.ConfigOption) bool { return o.Category == "model" }))
 	s.Mode = name(t.optionBy(func(o agent.ConfigOption) bool { return o.Category == "mode" }))
-	if s.Mode == "" && t.cmd.modes != nil {
-		s.Mode = t.cmd.modes.Current
+	if s.Mode == "" {
+		s.Mode = t.legacyModeName()
+	}
+	if s.Model == "" {
+		s.Model = t.legacyModelName()
 	}
 	s.Effort = name(t.optionBy(func(o agent.ConfigOption) bool { return o.Category == "thought_level" }))
 	u := t.proj.LastUsage()
@@ -538,7 +601,7 @@ func (t *thread) endSession(f EndSession) {
 	ctx := context.Background()
 	st := t.r.o.Store
 	if f.Agent != "" {
-		t.pick, t.cmd.agent, t.cmd.opts, t.cmd.modes = f.Agent, f.Agent, nil, nil
+		t.pick, t.cmd.agent, t.cmd.opts, t.cmd.modes, t.cmd.models = f.Agent, f.Agent, nil, nil, nil
 		// The choices were another agent's options.
 		if err := t.r.persist(ctx, t.ref, "the choices", func(ctx context.Context) error { return st.ClearChoices(ctx, t.ref) }); err != nil {
 			t.r.log.Error("cannot forget the thread's choices", "thread", t.ref, "err", err)
@@ -629,7 +692,12 @@ func (t *thread) suggestions(in channels.Inbound) {
 		values(o)
 		if o == nil && cat == "mode" && t.cmd.modes != nil {
 			for _, m := range t.cmd.modes.Available {
-				add(m.ID, m.Name)
+				add(m.ID, cmp.Or(m.Name, m.ID))
+			}
+		}
+		if o == nil && cat == "model" && t.cmd.models != nil {
+			for _, m := range t.cmd.models.Available {
+				add(m.ID, cmp.Or(m.Name, m.ID))
 			}
 		}
 	case channels.CommandSet:
@@ -647,6 +715,36 @@ func (t *thread) suggestions(in channels.Inbound) {
 		}
 	}
 	t.r.answerSuggest(in, out)
+}
+
+// legacyModeName is the name of the current legacy mode, "" when there is
+// none.
+func (t *thread) legacyModeName() string {
+	m := t.cmd.modes
+	if m == nil || m.Current == "" {
+		return ""
+	}
+	for _, v := range m.Available {
+		if v.ID == m.Current {
+			return cmp.Or(v.Name, v.ID)
+		}
+	}
+	return m.Current
+}
+
+// legacyModelName is the name of the current unstable model, "" when
+// there is none.
+func (t *thread) legacyModelName() string {
+	m := t.cmd.models
+	if m == nil || m.Current == "" {
+		return ""
+	}
+	for _, v := range m.Available {
+		if v.ID == m.Current {
+			return cmp.Or(v.Name, v.ID)
+		}
+	}
+	return m.Current
 }
 
 // showSession tells an adapter that shows the thread's session
@@ -679,8 +777,11 @@ func (t *thread) showSession() {
 		}
 		info.Settings = append(info.Settings, s)
 	}
-	if info.Mode == "" && t.cmd.modes != nil {
-		info.Mode = t.cmd.modes.Current
+	if info.Mode == "" {
+		info.Mode = t.legacyModeName()
+	}
+	if info.Model == "" {
+		info.Model = t.legacyModelName()
 	}
 	if u := t.proj.LastUsage(); u.UsedKnown && u.SizeKnown {
 		info.ContextUsed, info.ContextSize = int(u.Used), int(u.Size)

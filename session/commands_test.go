@@ -68,7 +68,7 @@ func TestCommandsEndToEnd(t *testing.T) {
 	e.command(th, bob, "/model demo-smart")
 	e.waitOp(th, "a refusal for Bob", isReply("only operators can use /model"))
 	e.command(th, bob, "/model")
-	e.waitOp(th, "the choices for Bob", isReply("demo-fast (current), demo-smart"))
+	e.waitOp(th, "the choices for Bob", isReply("Demo Fast (current), Demo Smart"))
 	e.command(th, ann, "/model gpt-9")
 	e.waitOp(th, "the valid models", isReply(`"gpt-9" is not a model here. Choose one of: demo-fast, demo-smart.`))
 	if n := e.framesWith("session/set_config_option"); n != 0 {
@@ -106,7 +106,12 @@ func TestCommandsEndToEnd(t *testing.T) {
 	e.waitOp(th, "the status", isReply("Agent: demo · Model: Demo Smart · Mode: "))
 	e.waitOp(th, "the status's context and cost", isReply("Context: 4200 of 200k (2%) · Cost: 0.01 USD · Idle"))
 	e.command(th, bob, "/help")
-	e.waitOp(th, "the help", isReply("/model [model]"))
+	help := e.waitOp(th, "the help", isReply("/model [model]"))
+	// The demo agent's own help and stop are hidden by the gateway's: said
+	// so, not listed as if typing them reached the agent.
+	if strings.Contains(help.Text, "/help — List the demo scenarios") || !strings.Contains(help.Text, "The agent also has /help, /stop, but the gateway's commands of the same name take them") {
+		t.Errorf("the help does not say that the agent's /help is out of reach:\n%s", help.Text)
+	}
 }
 
 // /sessions lists the demo agent's sessions, this thread's and those no
@@ -204,6 +209,9 @@ func TestPickAModelEndToEnd(t *testing.T) {
 	e.waitEnd(th)
 	e.command(th, bob, "/model")
 	op := e.waitOp(th, "the model's choices", func(op channeltest.Op) bool { return isPrompt(op) && strings.Contains(op.Text, "Pick the model") })
+	if !strings.Contains(op.Text, "Pick the model (now Demo Fast)") {
+		t.Errorf("the picker's header %q does not name the current model (not its id)", op.Text)
+	}
 	m, ok := e.rec.Message(op.Msg)
 	if !ok || len(m.Options) != 2 || !strings.HasSuffix(m.Options[1], "demo-smart") {
 		t.Fatalf("the choices: %+v", m)

@@ -41,7 +41,7 @@ func TestLegacyModesEndToEnd(t *testing.T) {
 	e.say(th, ann, "hello")
 	e.waitEnd(th)
 	e.command(th, bob, "/mode")
-	e.waitOp(th, "the modes", isReply("default (current), plan"))
+	e.waitOp(th, "the modes", isReply("Default (current), Plan"))
 
 	e.command(th, ann, "/mode plan")
 	e.waitOp(th, "the confirmation", hasText("Ann set the mode to Plan."))

@@ -323,7 +323,7 @@ func (m *Machine) started(now time.Time, e AgentStarted, fx []Effect) []Effect {
 			fx = append(fx, Notify{Notice: sysmsg.WorkspaceFailed{Err: e.Err.Error()}})
 		default:
 			fx = m.react(s.in, channels.ReactFailed, false, fx)
-			fx = append(fx, Notify{Notice: sysmsg.StartFailed{Err: e.Err.Error()}})
+			fx = append(fx, Notify{Notice: startFailed(e.Err)})
 		}
 		return fx
 	}

@@ -33,6 +33,8 @@ type started struct {
 	// context is what the thread said before, for the first prompt.
 	context string
 	agent   string // the agent's name
+	// withheld are the variables the agent was started without.
+	withheld []agent.Withheld
 }
 
 // startAgent begins the start of in's turn on a child goroutine: its
@@ -137,7 +139,7 @@ func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, m
 	if srv != nil {
 		srv.SetAgent(proc.Pid()) // its tools answer this process's tree only
 	}
-	res := &started{proc: proc, cwd: cwd, mcp: srv}
+	res := &started{proc: proc, cwd: cwd, mcp: srv, withheld: proc.Withheld()}
 	if !bound {
 		res.context = t.backfill(ctx, in)
 	}
@@ -213,13 +215,48 @@ func (t *thread) startEnded(res *started, err error) {
 				c := *m
 				t.cmd.modes = &c
 			}
+			t.cmd.models = nil
+			if res.sess.LegacyModels() {
+				c := *res.sess.Models
+				t.cmd.models = &c
+			}
 			t.showSession()
+			t.tellWithheld(res.withheld)
 			if t.tr != nil {
 				t.tr.SetMeta(res.meta)
 			}
 		}
 	}
 	t.apply(AgentStarted{Err: err, Workspace: isWorkspaceError(err)})
+}
+
+// startFailed is the notice of a start that failed for err: where the
+// agent itself refused, with its own words.
+func startFailed(err error) sysmsg.StartFailed {
+	n := sysmsg.StartFailed{Err: err.Error()}
+	var ce *agent.CallError
+	if errors.As(err, &ce) && ce.Says != "" {
+		n.Method, n.Code, n.AgentSays = ce.Method, ce.Code, ce.Says
+		var na *agent.NoAuthError
+		n.NoAuth = errors.As(err, &na)
+	}
+	return n
+}
+
+// tellWithheld says in the thread, once per variable for the thread's
+// life, which variables its agent was started without and why: the log is
+// not where the person who wonders why the agent misbehaves looks.
+func (t *thread) tellWithheld(ws []agent.Withheld) {
+	for _, w := range ws {
+		if t.envTold[w.Name] {
+			continue
+		}
+		if t.envTold == nil {
+			t.envTold = map[string]bool{}
+		}
+		t.envTold[w.Name] = true
+		t.laneNotice(sysmsg.EnvWithheld{Name: w.Name, Why: w.Why})
+	}
 }
 
 // resume loads the bound session and returns it with its event log; nil

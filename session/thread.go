@@ -78,6 +78,9 @@ type thread struct {
 	context string
 	// cmd is what the gateway's commands need (commands.go).
 	cmd commandState
+	// envTold are the variables a notice said the agent was started
+	// without (tellWithheld).
+	envTold map[string]bool
 	// pick is the agent the thread's first message picked
 	// (Inbound.Agent), for a thread not bound yet; "" = the policy's.
 	pick string

@@ -2,8 +2,12 @@ package sysmsg
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/acpgw/gateway/tooldisplay"
 )
 
 // The answers to the gateway's commands (/status, /model, /new, …).
@@ -44,7 +48,7 @@ func (s Status) Body() string {
 		}
 	}
 	if s.ContextKnown && s.ContextSize > 0 {
-		fmt.Fprintf(&b, " · Context: %s of %s (%d%%)", tokens(s.ContextUsed), tokens(s.ContextSize), s.ContextUsed*100/s.ContextSize)
+		fmt.Fprintf(&b, " · Context: %s of %s (%s)", tokens(s.ContextUsed), tokens(s.ContextSize), Share(s.ContextUsed, s.ContextSize))
 	}
 	if s.CostKnown {
 		fmt.Fprintf(&b, " · Cost: %.2f %s", s.Cost, s.Currency)
@@ -96,9 +100,11 @@ type HelpLine struct {
 	Name, Arg, Description string
 }
 
-// Help answers /help: the gateway's commands and the agent's own.
+// Help answers /help: the gateway's commands and the agent's own. Hidden
+// are the agent's own whose names a gateway command takes: typed, they
+// run the gateway's, so they never reach the agent.
 type Help struct {
-	Gateway, Agent []HelpLine
+	Gateway, Agent, Hidden []HelpLine
 }
 
 func (h Help) Body() string {
@@ -122,6 +128,13 @@ func (h Help) Body() string {
 			line(l)
 		}
 	}
+	if len(h.Hidden) > 0 {
+		names := make([]string, len(h.Hidden))
+		for i, l := range h.Hidden {
+			names[i] = "/" + l.Name
+		}
+		b.WriteString("\nThe agent also has " + strings.Join(names, ", ") + ", but the gateway's commands of the same name take them: typed here, they do not reach the agent.")
+	}
 	return b.String()
 }
 
@@ -130,21 +143,34 @@ func (h Help) Body() string {
 type Choices struct {
 	Option  string // "model"
 	Command string // "/model"
-	Current string
+	Current string // the current value's id
 	Values  []string
+	// Names are the values' names, as shown (Values' ids where one is
+	// missing).
+	Names []string
 	// Pick: the values are buttons or a select to pick from.
 	Pick bool
 }
 
+// name is the name of value id.
+func (c Choices) name(id string) string {
+	for i, v := range c.Values {
+		if v == id && i < len(c.Names) && c.Names[i] != "" {
+			return c.Names[i]
+		}
+	}
+	return id
+}
+
 func (c Choices) Body() string {
 	if c.Pick {
-		return fmt.Sprintf("Pick the %s (now %s):", c.Option, c.Current)
+		return fmt.Sprintf("Pick the %s (now %s):", c.Option, c.name(c.Current))
 	}
 	vals := make([]string, len(c.Values))
 	for i, v := range c.Values {
-		vals[i] = v
+		vals[i] = c.name(v)
 		if v == c.Current {
-			vals[i] = v + " (current)"
+			vals[i] += " (current)"
 		}
 	}
 	return fmt.Sprintf("The %s: %s. Say %s NAME to switch.", c.Option, strings.Join(vals, ", "), c.Command)
@@ -204,10 +230,23 @@ func (n NoOption) Body() string {
 	return fmt.Sprintf("This agent has no %s to choose.", n.Option)
 }
 
-// SetFailed: the agent refused to set Option.
-type SetFailed struct{ Option, Err string }
+// SetFailed: the agent refused to set Option, for Err; AgentSays is the
+// agent's own text when it answered with an error (Code), shown as its
+// words.
+type SetFailed struct {
+	Option, Err string
+	Code        int
+	AgentSays   string
+}
 
 func (f SetFailed) Body() string {
+	if f.AgentSays != "" {
+		says := f.AgentSays
+		if utf8.RuneCountInString(says) > maxAgentSays {
+			says = string([]rune(says)[:maxAgentSays]) + "…"
+		}
+		return fmt.Sprintf("Could not set the %s: the agent refused (error %d). The agent says: %s", f.Option, f.Code, tooldisplay.CodeSpan(tooldisplay.Visible(says)))
+	}
 	return fmt.Sprintf("Could not set the %s: %s", f.Option, f.Err)
 }
 
@@ -301,4 +340,24 @@ type RefuseCommand struct{ Command string }
 
 func (r RefuseCommand) Body() string {
 	return fmt.Sprintf("Sorry, only operators can use %s here.", r.Command)
+}
+
+// SharePercent is used as a share of size in whole per cent, rounded to
+// the nearest (half up): the one rule of every context share shown (the
+// footer, the usage line, /status, the web chat's header). size must be
+// above 0.
+func SharePercent(used, size int64) int64 {
+	if size <= 0 {
+		return 0
+	}
+	return (used*200 + size) / (2 * size)
+}
+
+// Share writes used as a share of size, rounded (SharePercent): "42%",
+// and "<1%" for a share above 0 and under 1 % (2,140 of 258,400).
+func Share(used, size int64) string {
+	if used > 0 && used*100 < size {
+		return "<1%"
+	}
+	return strconv.FormatInt(SharePercent(used, size), 10) + "%"
 }

@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/acpgw/gateway/tooldisplay"
 )
 
 // The gateway's sentences. Each is a type that carries the facts of one
@@ -124,10 +127,46 @@ func (s StartTimeout) Body() string {
 	return fmt.Sprintf("The agent did not start within %v, so it was stopped. Your next message tries again.", s.After)
 }
 
-// StartFailed: the agent could not be started, for Err.
-type StartFailed struct{ Err string }
+// EnvWithheld: the agent was started without the environment variable
+// Name, which its configuration gives or lets it inherit, for Why (the
+// rule that kept it back: "the value is one of the gateway's secrets").
+type EnvWithheld struct{ Name, Why string }
 
-func (s StartFailed) Body() string { return "Couldn't start the agent: " + s.Err }
+func (e EnvWithheld) Body() string {
+	return fmt.Sprintf("The agent was started without the environment variable %s: %s. Give each agent its own value in its configuration (agents.list) if it needs one.", Code(e.Name), e.Why)
+}
+
+// StartFailed: the agent could not be started, for Err. When the agent
+// itself refused (its answer to Method was error Code), AgentSays is its
+// own text, shown bounded and as its words; NoAuth: it asked for an
+// authentication it offers no method for.
+type StartFailed struct {
+	Err       string
+	Method    string
+	Code      int
+	NoAuth    bool
+	AgentSays string
+}
+
+// maxAgentSays bounds the agent's text a StartFailed shows.
+const maxAgentSays = 600
+
+func (s StartFailed) Body() string {
+	if s.AgentSays == "" {
+		return "Couldn't start the agent: " + s.Err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Couldn't start the agent: it answered %s with error %d", s.Method, s.Code)
+	if s.NoAuth {
+		b.WriteString(", asking to authenticate in a way the gateway cannot (it offers no method over ACP)")
+	}
+	says := s.AgentSays
+	if utf8.RuneCountInString(says) > maxAgentSays {
+		says = string([]rune(says)[:maxAgentSays]) + "…"
+	}
+	b.WriteString(". The agent says: " + tooldisplay.CodeSpan(tooldisplay.Visible(says)))
+	return b.String()
+}
 
 // Crashed is why a turn failed whose agent process exited (Exit says
 // how, e.g. "exit status 2"). Its Reason is the turn's error: the store

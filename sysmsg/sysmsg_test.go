@@ -64,3 +64,19 @@ func FuzzPrefix(f *testing.F) {
 		}
 	})
 }
+
+// TestShare: one rounding rule for every context share, and "<1%" for a
+// share above 0 and under 1 %.
+func TestShare(t *testing.T) {
+	for _, c := range []struct {
+		used, size int64
+		want       string
+	}{
+		{0, 1000, "0%"}, {2140, 258400, "<1%"}, {9, 1000, "<1%"}, {10, 1000, "1%"}, {14, 1000, "1%"},
+		{15, 1000, "2%"}, {625, 1000, "63%"}, {1000, 1000, "100%"}, {1200, 1000, "120%"},
+	} {
+		if got := Share(c.used, c.size); got != c.want {
+			t.Errorf("Share(%d, %d) = %q, want %q", c.used, c.size, got, c.want)
+		}
+	}
+}

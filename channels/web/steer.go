@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 // The steering side of the web chat (channels/steer.go): the thread's
@@ -34,10 +35,12 @@ type sessionView struct {
 	Mode   string `json:"mode,omitempty"`
 	Effort string `json:"effort,omitempty"`
 	// ContextUsed and ContextSize are tokens, 0 unknown; ContextPercent
-	// is used/size rounded, -1 unknown.
+	// is used/size rounded, -1 unknown; ContextShare is it as shown
+	// ("42%", "<1%"), as every other place shows it (sysmsg.Share).
 	ContextUsed    int     `json:"contextUsed,omitempty"`
 	ContextSize    int     `json:"contextSize,omitempty"`
 	ContextPercent int     `json:"contextPercent"`
+	ContextShare   string  `json:"contextShare,omitempty"`
 	Cost           float64 `json:"cost,omitempty"`
 	Currency       string  `json:"currency,omitempty"`
 	// Settings are the config options people may change; Commands the
@@ -75,7 +78,8 @@ func sessionViewOf(s channels.SessionInfo) sessionView {
 		Currency: s.Currency, Settings: []settingView{}, Commands: []commandView{},
 	}
 	if s.ContextSize > 0 && s.ContextUsed >= 0 {
-		v.ContextPercent = int(math.Round(100 * float64(s.ContextUsed) / float64(s.ContextSize)))
+		v.ContextPercent = int(sysmsg.SharePercent(int64(s.ContextUsed), int64(s.ContextSize)))
+		v.ContextShare = sysmsg.Share(int64(s.ContextUsed), int64(s.ContextSize))
 	}
 	if s.Currency != "" && !math.IsNaN(s.Cost) && !math.IsInf(s.Cost, 0) {
 		v.Cost = s.Cost

@@ -360,3 +360,19 @@ func FuzzFormAnswer(f *testing.F) {
 		}
 	})
 }
+
+// TestSessionViewShare: the header's context share follows the one rule
+// of the footer and /status (sysmsg.Share): 2,140 of 258,400 is "<1%",
+// not 1 % beside the footer's 0 %.
+func TestSessionViewShare(t *testing.T) {
+	v := sessionViewOf(channels.SessionInfo{ContextUsed: 2140, ContextSize: 258400})
+	if v.ContextShare != "<1%" {
+		t.Errorf("share %q, want <1%%", v.ContextShare)
+	}
+	if v := sessionViewOf(channels.SessionInfo{ContextUsed: 625, ContextSize: 1000}); v.ContextShare != "63%" || v.ContextPercent != 63 {
+		t.Errorf("share %q (%d), want 63%%", v.ContextShare, v.ContextPercent)
+	}
+	if v := sessionViewOf(channels.SessionInfo{}); v.ContextShare != "" || v.ContextPercent != -1 {
+		t.Errorf("an unknown share: %q (%d)", v.ContextShare, v.ContextPercent)
+	}
+}

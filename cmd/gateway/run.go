@@ -283,8 +283,9 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 }
 
 // reload applies the settings that can change without a restart: the
-// stream, typing, busy and permission policies, stop words, access, and
-// the workspace settings of threads whose workspace is made after it.
+// stream, typing, busy and permission policies, stop words, access, the
+// agents (and the web chat's list of them), and the workspace settings of
+// threads whose workspace is made after it.
 func (g *gateway) reload(c config.Config) {
 	g.router.SetPolicy(func(t channels.ThreadRef, space string) session.Policy {
 		p := c.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
@@ -294,6 +295,10 @@ func (g *gateway) reload(c config.Config) {
 	g.router.SetAbort(c.Abort)
 	g.router.SetAccess(c.Access)
 	g.router.SetAgents(agentSpecs(c, g.deny))
+	if g.web != nil {
+		// The web chat's /api/me offers the agents a new thread may pick.
+		g.web.SetAgents(pickable(c))
+	}
 	g.router.SetAgentWorkspace(c.AgentWorkspace)
 	if g.spaces != nil {
 		g.spaces.SetKeep(c.Workspace.Keep)

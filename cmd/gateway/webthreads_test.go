@@ -317,3 +317,44 @@ func eval[T any](b tab, expr string) T {
 	}
 	return v
 }
+
+// TestWebAgentsFollowReload: after a configuration reload, GET /api/me
+// offers the agents of the new agents.list, not those of the start.
+func TestWebAgentsFollowReload(t *testing.T) {
+	cfg, f := testConfig(t, twoAgents(t))
+	reloaded := make(chan struct{}, 4)
+	g := startGateway(t, cfg, f, hooks{reloaded: reloaded})
+	c := webClient(t, g)
+	agents := func() string {
+		t.Helper()
+		resp, err := c.get("api/me")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var me struct{ Agents []string }
+		if err := json.NewDecoder(resp.Body).Decode(&me); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(me.Agents, ",")
+	}
+	if got := agents(); got != "first,second" {
+		t.Fatalf("GET /api/me agents = %s, want first,second", got)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	third := fmt.Sprintf("agents:\n  default: second\n  list:\n    second:\n      command: [%q, demo-agent]\n    third:\n      command: [%q, demo-agent]\n", exe, exe)
+	if err := os.WriteFile(f.config, []byte(third), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-reloaded:
+	case <-t.Context().Done():
+		t.Fatal("the configuration change was not applied")
+	}
+	if got := agents(); got != "second,third" {
+		t.Errorf("GET /api/me agents after the reload = %s, want second,third", got)
+	}
+}

@@ -1,0 +1,207 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/acpgw/gateway/acpwire"
+)
+
+// The SDK (v0.13.5) knows neither the unstable "models" of session/new
+// and session/load nor session/set_model, which agents such as Gemini CLI
+// use for their models when they offer no config option of category
+// model. The tap reads the one from the results as they pass, and sends
+// the other itself, with ids of its own that the SDK never sees.
+
+// rawReply is the answer to a request the tap sent itself.
+type rawReply struct {
+	result json.RawMessage
+	err    *acp.RequestError
+}
+
+// rawIDPrefix starts the ids of the tap's own requests (strings, where
+// the SDK numbers its requests).
+const rawIDPrefix = "acpgw-"
+
+// watchRequestLocked notes, from a frame the gateway writes, a
+// session/new, session/load or session/resume request whose result may carry models. Called with t.mu
+// held.
+func (t *tap) watchRequestLocked(line []byte) {
+	if !bytes.Contains(line, []byte(`"session/new"`)) && !bytes.Contains(line, []byte(`"session/load"`)) && !bytes.Contains(line, []byte(`"session/resume"`)) {
+		return
+	}
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			SessionID string `json:"sessionId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &req) != nil || len(req.ID) == 0 || (req.Method != "session/new" && req.Method != "session/load" && req.Method != "session/resume") {
+		return
+	}
+	if t.asked == nil {
+		t.asked = map[string]string{}
+	}
+	t.asked[idKey(req.ID)] = req.Params.SessionID
+}
+
+// idKey is the map key of a raw JSON-RPC id: numbers and strings alike.
+func idKey(id []byte) string {
+	if s, err := strconv.Unquote(string(id)); err == nil {
+		return "s:" + s
+	}
+	return "n:" + string(bytes.TrimSpace(id))
+}
+
+// maxModels bounds the models value kept for one session.
+const maxModels = 1 << 20
+
+// response handles a result or error from the agent: an answer to the
+// tap's own request goes to its caller (and true is returned: the SDK must
+// not see it); the result of a watched session/new or session/load leaves
+// its models for the session.
+func (t *tap) response(f *acpwire.Frame) (own bool) {
+	key := idKey(f.ID)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ch, ok := t.calls[key]; ok {
+		delete(t.calls, key)
+		r := rawReply{result: bytes.Clone(f.Result)}
+		if f.Kind == acpwire.Error && f.Err != nil {
+			r.err = &acp.RequestError{Code: int(f.Err.Code), Message: f.Err.Message}
+			if len(f.Err.Data) > 0 {
+				var data any
+				if json.Unmarshal(f.Err.Data, &data) == nil {
+					r.err.Data = data
+				}
+			}
+		}
+		ch <- r
+		return true
+	}
+	sid, ok := t.asked[key]
+	if !ok {
+		return false
+	}
+	delete(t.asked, key)
+	if f.Kind != acpwire.Result {
+		return false
+	}
+	var res struct {
+		SessionID string          `json:"sessionId"`
+		Models    json.RawMessage `json:"models"`
+	}
+	if json.Unmarshal(f.Result, &res) != nil || len(res.Models) == 0 || len(res.Models) > maxModels || string(res.Models) == "null" {
+		return false
+	}
+	if res.SessionID != "" {
+		sid = res.SessionID
+	}
+	if t.models == nil {
+		t.models = map[string]json.RawMessage{}
+	}
+	t.models[sid] = bytes.Clone(res.Models)
+	return false
+}
+
+// takeModels returns (and forgets) the unstable models the last
+// session/new or session/load of session id reported, nil if none.
+func (t *tap) takeModels(id string) json.RawMessage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m := t.models[id]
+	delete(t.models, id)
+	return m
+}
+
+// call sends a request of the tap's own and waits for its answer, or for
+// ctx (which Process.callContext ends when the process exits).
+func (t *tap) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	t.mu.Lock()
+	t.next++
+	id := rawIDPrefix + strconv.Itoa(t.next)
+	ch := make(chan rawReply, 1)
+	if t.calls == nil {
+		t.calls = map[string]chan rawReply{}
+	}
+	t.calls["s:"+id] = ch
+	t.mu.Unlock()
+	forget := func() {
+		t.mu.Lock()
+		delete(t.calls, "s:"+id)
+		t.mu.Unlock()
+	}
+	line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		forget()
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	if _, err := t.Write(append(line, '\n')); err != nil {
+		forget()
+		return nil, err
+	}
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.result, nil
+	case <-ctx.Done():
+		forget()
+		return nil, context.Cause(ctx)
+	}
+}
+
+// unstableModels reads the unstable "models" of a session/new or
+// session/load result: {availableModels: [{modelId, name, description}],
+// currentModelId}. Nil when there are none, or it does not parse.
+func unstableModels(raw json.RawMessage) *Models {
+	if len(raw) == 0 {
+		return nil
+	}
+	var m struct {
+		Available []struct {
+			ModelID     string `json:"modelId"`
+			Name        string `json:"name"`
+			Description string `json:"description"`
+		} `json:"availableModels"`
+		Current string `json:"currentModelId"`
+	}
+	if json.Unmarshal(raw, &m) != nil || (len(m.Available) == 0 && m.Current == "") {
+		return nil
+	}
+	out := &Models{Current: m.Current}
+	for _, a := range m.Available {
+		if a.ModelID == "" {
+			continue
+		}
+		out.Available = append(out.Available, Model{ID: a.ModelID, Name: cmpOr(a.Name, a.ModelID), Description: a.Description})
+	}
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// SetModel switches the session's model with session/set_model (unstable
+// in ACP, unknown to the SDK), for agents that report Models without a
+// config option of category model (Session.LegacyModels). The agent
+// answers with an empty result and sends no update.
+func (s *Session) SetModel(ctx context.Context, modelID string) error {
+	ctx, cancel := s.p.callContext(ctx)
+	defer cancel()
+	if _, err := s.p.tap.call(ctx, "session/set_model", map[string]string{"sessionId": s.ID, "modelId": modelID}); err != nil {
+		return s.p.callError("session/set_model", err)
+	}
+	return nil
+}
