@@ -220,9 +220,17 @@ func (s Script) match(req Request) (prompt string, idx int, step Step, ok bool) 
 	if last < 0 {
 		return "", 0, Step{}, false
 	}
-	for _, t := range s {
-		if t.Prompt == "" || !strings.Contains(req.Messages[last].Text, t.Prompt) {
-			continue
+	// The prompt found last in the text wins: an agent may send a stopped
+	// prompt again glued before the next one (Qwen Code after a resume).
+	text, at, turn := req.Messages[last].Text, -1, -1
+	for i, t := range s {
+		if j := strings.LastIndex(text, t.Prompt); t.Prompt != "" && j >= 0 && j >= at {
+			at, turn = j, i
+		}
+	}
+	for _, t := range s[max(turn, 0):] {
+		if turn < 0 {
+			break
 		}
 		for _, m := range req.Messages[last+1:] {
 			if m.Role == "tool" {

@@ -279,3 +279,14 @@ func FuzzFakeModel(f *testing.F) {
 		}
 	})
 }
+
+// TestLatestPromptWins: a user text holding two prompts (a stopped one
+// sent again before the next) is answered for the one that comes last.
+func TestLatestPromptWins(t *testing.T) {
+	fake := fakemodel.New(t, script)
+	got := post(t, fake.URL, "/v1/chat/completions",
+		`{"model":"m","messages":[{"role":"user","content":"wait\nsay hello"}],"tools":[{"type":"function","function":{"name":"shell"}}]}`)
+	if !strings.Contains(got, `"content":"Hello there."`) {
+		t.Errorf("answered %s, want the later prompt's text", got)
+	}
+}
