@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -447,5 +448,24 @@ func TestSessionModesModelsAndConfig(t *testing.T) {
 	}
 	if bare.Modes != nil || bare.Models != nil || bare.Config != nil {
 		t.Errorf("an agent that reported nothing: Modes %v, Models %v, Config %v; want all nil", bare.Modes, bare.Models, bare.Config)
+	}
+}
+
+// TestVendorNotificationIsNoError: a notification of the agent's own
+// (Qwen Code's qwen/notify/session/prompt-suggestion, every turn) is
+// ignored without an ERROR record (the test's logger fails on one), and
+// the turn goes on.
+func TestVendorNotificationIsNoError(t *testing.T) {
+	p := start(t, rawSpec(), agent.Options{})
+	var rec recorder
+	s, err := p.NewSession(t.Context(), t.TempDir(), &rec)
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	if stop, err := s.Prompt(t.Context(), "vendor-notify"); err != nil || stop != "end_turn" {
+		t.Fatalf("Prompt: %q, %v", stop, err)
+	}
+	if got := rec.texts(); !slices.Contains(got, "after") {
+		t.Errorf("texts %q, want the chunk after the notifications", got)
 	}
 }

@@ -108,6 +108,13 @@ func rawAgent() {
 				update(sid, `{"sessionUpdate":"future_widget_update","title":"Widget","content":{"type":"text","text":"not a user message"}}`)
 				chunk(sid, "b")
 				result(`{"stopReason":"end_turn"}`)
+			case text == "vendor-notify":
+				// Notifications of an agent's own, as Qwen Code sends
+				// after every turn (qwen/notify/session/prompt-suggestion).
+				send(`{"jsonrpc":"2.0","method":"qwen/notify/session/prompt-suggestion","params":{"sessionId":"raw-1","suggestion":"next"}}`)
+				send(`{"jsonrpc":"2.0","method":"_vendor/thing","params":{}}`)
+				chunk(sid, "after")
+				result(`{"stopReason":"end_turn"}`)
 			case strings.HasPrefix(text, "burst "):
 				var n int
 				fmt.Sscan(strings.TrimPrefix(text, "burst "), &n)

@@ -36,7 +36,11 @@ var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "
 // it connects to those directly (Go's never proxies loopback anyway);
 // names of Allow entries go through the proxy, which resolves them on the
 // host, and are reachable directly too through Hosts' mapping.
-const noProxy = "localhost,127.0.0.0/8,::1"
+// 127.0.0.1 is listed by itself too, for clients that read the list as
+// names only and skip the CIDR entry: opencode's runtime (Bun) sent its
+// requests to its own server on 127.0.0.1 through the proxy, which
+// refused them, and no session could start.
+const noProxy = "localhost,127.0.0.1,::1,127.0.0.0/8"
 
 // InsideArgs are the arguments of sandbox-exec for policy p, the host
 // proxy listening on socketPath; the caller appends "--" and the command.

@@ -114,3 +114,15 @@ func FuzzInsideArgs(f *testing.F) {
 		Hosts(c.policy)
 	})
 }
+
+// TestNoProxyNamesLoopback: NO_PROXY inside names the loopback addresses
+// one by one, not only as a CIDR range, which clients that match names
+// only (Bun, so opencode) skip and then proxy their own loopback server.
+func TestNoProxyNamesLoopback(t *testing.T) {
+	entries := strings.Split(noProxy, ",")
+	for _, want := range []string{"localhost", "127.0.0.1", "::1", "127.0.0.0/8"} {
+		if !slices.Contains(entries, want) {
+			t.Errorf("NO_PROXY inside is %q: %s is not an entry of its own", noProxy, want)
+		}
+	}
+}
