@@ -216,7 +216,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 	p.tap = &tap{log: log, stdin: stdin, onUpdate: p.update, onElicit: p.elicit, sink: o.Frames}
 	sdkIn, sdkOut := io.Pipe()
 	p.conn = acp.NewClientSideConnection(&client{p: p}, p.tap, sdkIn)
-	p.conn.SetLogger(slog.New(sdkLog{log.Handler()}).With("component", "acp-sdk"))
+	p.conn.SetLogger(log.With("component", "acp-sdk"))
 
 	p.wg.Add(2)
 	go func() {

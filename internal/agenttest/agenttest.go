@@ -12,7 +12,6 @@ package agenttest
 
 import (
 	"encoding/json"
-	"errors"
 	"net/url"
 	"os"
 	"os/exec"
@@ -21,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/acpgw/gateway/agent"
+	"github.com/acpgw/gateway/internal/claudetest"
 	"github.com/acpgw/gateway/internal/sandboxtest"
 	"github.com/acpgw/gateway/sandbox"
 )
@@ -75,7 +75,7 @@ func (a Agent) Install() string {
 // installed (failing it when CI is set or EnableVar is 1).
 func (a Agent) Command(t testing.TB) []string {
 	t.Helper()
-	root, err := repoRoot()
+	root, err := claudetest.RepoRoot()
 	if err != nil {
 		t.Fatalf("finding the repository root: %v", err)
 	}
@@ -213,23 +213,4 @@ func qwenSetup(t testing.TB, home, cwd, base string) []string {
 		"general":  map[string]any{"disableAutoUpdate": true},
 	})
 	return []string{"OPENAI_API_KEY=dummy", "OPENAI_BASE_URL=" + base + "/v1", "OPENAI_MODEL=" + Model}
-}
-
-// repoRoot is the nearest directory above the working directory (a
-// package's directory, under go test) that holds go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }

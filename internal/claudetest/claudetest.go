@@ -59,7 +59,7 @@ func Command(t testing.TB, r Release) []string {
 	if err != nil {
 		t.Fatalf("%s=1 but node is not on PATH: %v", EnableVar, err)
 	}
-	root, err := repoRoot()
+	root, err := RepoRoot()
 	if err != nil {
 		t.Fatalf("finding the repository root: %v", err)
 	}
@@ -95,9 +95,9 @@ func Spec(t testing.TB, r Release, apiURL, dir string) agent.Spec {
 	}
 }
 
-// repoRoot is the nearest directory above the working directory (a
+// RepoRoot is the nearest directory above the working directory (a
 // package's directory, under go test) that holds go.mod.
-func repoRoot() (string, error) {
+func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
