@@ -583,12 +583,30 @@ func (w *worker) drain(timeout time.Duration) {
 	deadline := time.Now().Add(timeout)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	for time.Now().Before(deadline) {
-		if w.running() == 0 {
+	settled := func() bool {
+		for time.Now().Before(deadline) {
+			if w.running() == 0 {
+				return true
+			}
+			<-tick.C
+		}
+		return false
+	}
+	if settled() {
+		// No turn runs, so nothing waits for a click: refuse what comes
+		// from now on (given back to the stream, for the thread's next
+		// owner), then wait again for a prompt handed over while the
+		// marks were read, which its thread marks once it takes it
+		// (after Handle returned): left marked, the next owner would
+		// take it over as cut off by a worker that went away.
+		w.taking.Lock()
+		w.closed = true
+		w.taking.Unlock()
+		<-tick.C
+		if settled() {
 			w.log.Info("drained: no turn runs")
 			return
 		}
-		<-tick.C
 	}
 	w.log.Warn("drain timeout: cancelling the turns still running", "running", w.running())
 }
