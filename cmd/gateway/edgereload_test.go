@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -88,16 +87,7 @@ func TestEdgeReloads(t *testing.T) {
 	base := line[strings.Index(line, "http"):]
 	offered := func() string {
 		t.Helper()
-		resp, err := http.Get(base + "api/me")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var me struct{ Agents []string }
-		if err := json.NewDecoder(resp.Body).Decode(&me); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(me.Agents, ", ")
+		return strings.Join(offeredAgents(t, func(path string) (*http.Response, error) { return http.Get(base + path) }), ", ")
 	}
 	if got := offered(); got != "demo" {
 		t.Fatalf("agents offered before the reload: %q, want demo", got)

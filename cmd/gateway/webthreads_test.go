@@ -327,16 +327,7 @@ func TestWebAgentsFollowReload(t *testing.T) {
 	c := webClient(t, g)
 	agents := func() string {
 		t.Helper()
-		resp, err := c.get("api/me")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var me struct{ Agents []string }
-		if err := json.NewDecoder(resp.Body).Decode(&me); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(me.Agents, ",")
+		return strings.Join(offeredAgents(t, c.get), ",")
 	}
 	if got := agents(); got != "first,second" {
 		t.Fatalf("GET /api/me agents = %s, want first,second", got)
@@ -357,4 +348,20 @@ func TestWebAgentsFollowReload(t *testing.T) {
 	if got := agents(); got != "second,third" {
 		t.Errorf("GET /api/me agents after the reload = %s, want second,third", got)
 	}
+}
+
+// offeredAgents returns the agents the web chat's /api/me offers, read
+// with get (the path under the chat's base).
+func offeredAgents(t *testing.T, get func(path string) (*http.Response, error)) []string {
+	t.Helper()
+	resp, err := get("api/me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var me struct{ Agents []string }
+	if err := json.NewDecoder(resp.Body).Decode(&me); err != nil {
+		t.Fatal(err)
+	}
+	return me.Agents
 }
