@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -330,17 +331,19 @@ func (p *Process) logStderr(r io.Reader) {
 func (p *Process) initialize(ctx context.Context) error {
 	ctx, cancel := p.callContext(ctx)
 	defer cancel()
-	resp, err := p.conn.Initialize(ctx, acp.InitializeRequest{
-		ProtocolVersion: ProtocolVersion,
-		ClientInfo:      &acp.Implementation{Name: "acp-gateway", Version: "0.1"},
-		// No fs and no terminal: the agent works in its own cwd. Questions
-		// (elicitation) in both modes: a form, or a link to open.
-		ClientCapabilities: acp.ClientCapabilities{Elicitation: &acp.ElicitationCapabilities{
-			Form: &acp.ElicitationFormCapabilities{}, Url: &acp.ElicitationUrlCapabilities{},
-		}},
+	// Through the tap, not the SDK: the SDK's ClientCapabilities has no
+	// field for what ACP added since (clientCapabilities below).
+	raw, err := p.tap.call(ctx, "initialize", map[string]any{
+		"protocolVersion":    ProtocolVersion,
+		"clientInfo":         acp.Implementation{Name: "acp-gateway", Version: "0.1"},
+		"clientCapabilities": clientCapabilities(),
 	})
 	if err != nil {
 		return p.callError("initialize", err)
+	}
+	var resp acp.InitializeResponse
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		return fmt.Errorf("initialize: the agent's result does not parse: %w", err)
 	}
 	if resp.ProtocolVersion != ProtocolVersion {
 		return fmt.Errorf("agent %q speaks ACP version %d; the gateway speaks %d", p.spec.Name, resp.ProtocolVersion, ProtocolVersion)
