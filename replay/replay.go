@@ -313,6 +313,9 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 	case acpwire.Result, acpwire.Error:
 		id := f.IDString()
 		method, ok := r.clientReqs[id]
+		if _, agentAsked := r.agentReqs[id]; ok && agentAsked && answersAgent(f) {
+			ok = false // both sides wait on this id: the shape says whose
+		}
 		if ok {
 			delete(r.clientReqs, id)
 		} else if method, ok = r.agentReqs[id]; ok {
@@ -346,6 +349,21 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 		}
 	}
 	r.step(ctx)
+}
+
+// answersAgent reports whether response f, whose id both sides have a
+// request pending on (they number their requests independently and the
+// log does not say who wrote a frame), is the client's answer to the
+// agent's request: a permission's outcome or a question's action.
+func answersAgent(f *acpwire.Frame) bool {
+	if f.Kind != acpwire.Result {
+		return false // an error answer: the agent's, to the client
+	}
+	var res struct {
+		Outcome json.RawMessage `json:"outcome"`
+		Action  json.RawMessage `json:"action"`
+	}
+	return json.Unmarshal(f.Result, &res) == nil && (len(res.Outcome) > 0 || len(res.Action) > 0)
 }
 
 // promptID is the prompt of the agent's request id: deterministic, so
