@@ -200,6 +200,36 @@ func (a *agent) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (ac
 	return acp.CloseSessionResponse{}, nil
 }
 
+// UnstableDeleteSession forgets the session for good: its turn is
+// cancelled and its file removed, so neither session/list nor
+// session/load finds it again. Errors: -32002 unknown session.
+func (a *agent) UnstableDeleteSession(ctx context.Context, p acp.UnstableDeleteSessionRequest) (acp.UnstableDeleteSessionResponse, error) {
+	done, err := a.enter()
+	if err != nil {
+		return acp.UnstableDeleteSessionResponse{}, err
+	}
+	defer done()
+	a.mu.Lock()
+	s := a.sessions[p.SessionId]
+	delete(a.sessions, p.SessionId)
+	a.mu.Unlock()
+	if s != nil {
+		s.cancelAll()
+	}
+	err = a.store.remove(string(p.SessionId))
+	if errors.Is(err, errNoSession) && s != nil {
+		err = nil // never saved: nothing on disk to remove
+	}
+	if errors.Is(err, errNoSession) {
+		return acp.UnstableDeleteSessionResponse{}, resourceNotFound(p.SessionId)
+	}
+	if err != nil {
+		return acp.UnstableDeleteSessionResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	a.log.Debug("session deleted", "session", p.SessionId)
+	return acp.UnstableDeleteSessionResponse{}, nil
+}
+
 // ResumeSession opens a saved session like LoadSession but replays no
 // history. mcpServers may be absent (the SDK omits an empty list). Errors
 // as for LoadSession.
@@ -230,9 +260,10 @@ func (a *agent) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) (
 		}
 		s = a.adopt(newSession(rec, a.store))
 	}
+	s.setMCP(mcp)
 	rec := s.snapshot()
 	a.log.Debug("session resumed", "session", s.id)
-	return acp.ResumeSessionResponse{Modes: modeState(rec.Mode), ConfigOptions: a.configOptions(rec)}, nil
+	return acp.ResumeSessionResponse{Modes: modeState(rec.Mode), ConfigOptions: a.configOptions(rec), Meta: a.unstableModels(rec)}, nil
 }
 
 type listed struct {

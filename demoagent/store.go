@@ -151,3 +151,19 @@ func newSessionID() string {
 	rand.Read(b) // never fails (crypto/rand)
 	return sessionIDPrefix + hex.EncodeToString(b)
 }
+
+// remove deletes the file of session id. It returns an error wrapping
+// errNoSession when id is not a demo session id or has no file.
+func (s store) remove(id string) error {
+	if !validSessionID(id) {
+		return fmt.Errorf("delete session %q: %w", id, errNoSession)
+	}
+	err := os.Remove(s.path(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("delete session %s: %w", id, errNoSession)
+	}
+	if err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	return nil
+}

@@ -180,8 +180,8 @@ func TestAttachAndAgentEndToEnd(t *testing.T) {
 	if !strings.Contains(e.text(b), "continued") {
 		t.Fatalf("no answer in b: %q", e.text(b))
 	}
-	if n := e.framesWith(`"method":"session/load"`); n != 1 {
-		t.Fatalf("%d session/load requests, want 1 (the attached session)", n)
+	if n := e.framesWith(`"method":"session/resume"`); n != 1 {
+		t.Fatalf("%d session/resume requests, want 1 (the attached session)", n)
 	}
 	if strings.Contains(e.text(b), "first thread") {
 		t.Fatalf("the attached session's history was posted: %q", e.text(b))
@@ -364,8 +364,8 @@ func TestAttachRefusesADeletedThreadsSession(t *testing.T) {
 	}
 	e.say(b, ann, "echo still mine")
 	e.waitEnd(b)
-	if n := e.framesWith(`"method":"session/load"`); n != 0 {
-		t.Errorf("%d session/load requests, want none", n)
+	if n := e.framesWith(`"method":"session/resume"`) + e.framesWith(`"method":"session/load"`); n != 0 {
+		t.Errorf("%d session/resume or session/load requests, want none", n)
 	}
 }
 

@@ -426,6 +426,17 @@ func (t *thread) Update(u projector.Update, history bool) {
 
 // stopProcess stops proc, a process the thread dropped, and then closes
 // its event log w. Either may be nil. It blocks.
+// endAgentSession tells the agent that the thread's session is over for
+// good (the thread was deleted): session/delete and session/close where
+// the agent advertises them, each bounded by the stop grace.
+func (t *thread) endAgentSession(sess *agent.Session) {
+	ctx, cancel := context.WithTimeout(t.r.ctx, 2*t.r.o.Limits.StopGrace)
+	defer cancel()
+	if err := sess.End(ctx); err != nil {
+		t.r.log.Warn("cannot end the deleted thread's session at the agent", "thread", t.ref, "session", sess.ID, "err", err)
+	}
+}
+
 func (t *thread) stopProcess(proc *agent.Process, w FrameLog) {
 	if proc != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 4*t.r.o.Limits.StopGrace)
