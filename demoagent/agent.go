@@ -105,7 +105,7 @@ func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.In
 		}})
 	}
 	caps := acp.SessionCapabilities{List: &acp.SessionListCapabilities{}, Close: &acp.SessionCloseCapabilities{}, Delete: &acp.SessionDeleteCapabilities{}}
-	if !a.noLoad && !a.noResume {
+	if !a.noLoad && !a.noResume && !a.gemini { // Gemini CLI has no session/resume
 		caps.Resume = &acp.SessionResumeCapabilities{}
 	}
 	return acp.InitializeResponse{

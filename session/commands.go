@@ -276,14 +276,23 @@ func (t *thread) confirm(key string, n sysmsg.Notice) {
 // applyChoices sets the thread's choices on sess, a session just made or
 // loaded (on the start's goroutine, before its first prompt); it returns
 // sess's options after them. A choice the agent does not offer (any
-// more) is left out.
-func applyChoices(ctx context.Context, sess *agent.Session, choices map[string]string, log *slog.Logger) {
+// more) is left out. It returns the choices the agent refused (answered
+// with an error of its own), which the thread forgets.
+func applyChoices(ctx context.Context, sess *agent.Session, choices map[string]string, log *slog.Logger) []refusedChoice {
+	var refused []refusedChoice
+	note := func(key, label string, err error) {
+		var ce *agent.CallError
+		if errors.As(err, &ce) {
+			refused = append(refused, refusedChoice{key: key, label: label, err: ce})
+		}
+	}
 	for _, key := range slices.Sorted(maps.Keys(choices)) {
 		value := choices[key]
 		if key == legacyMode {
 			if sess.Modes != nil && sess.Modes.Current != value {
 				if err := sess.SetMode(ctx, value); err != nil {
 					log.Warn("cannot apply the thread's mode", "mode", value, "err", err)
+					note(key, "mode", err)
 				} else {
 					sess.Modes.Current = value
 				}
@@ -294,6 +303,7 @@ func applyChoices(ctx context.Context, sess *agent.Session, choices map[string]s
 			if sess.LegacyModels() && sess.Models.Current != value {
 				if err := sess.SetModel(ctx, value); err != nil {
 					log.Warn("cannot apply the thread's model", "model", value, "err", err)
+					note(key, "model", err)
 				} else {
 					sess.Models.Current = value
 				}
@@ -307,6 +317,7 @@ func applyChoices(ctx context.Context, sess *agent.Session, choices map[string]s
 		opts, err := sess.SetConfigOption(ctx, key, value)
 		if err != nil {
 			log.Warn("cannot apply the thread's choice", "option", key, "value", value, "err", err)
+			note(key, cmp.Or(sess.Config[i].Name, key), err)
 			continue
 		}
 		if opts != nil {
@@ -314,6 +325,27 @@ func applyChoices(ctx context.Context, sess *agent.Session, choices map[string]s
 		} else {
 			sess.Config[i].Value = value
 		}
+	}
+	return refused
+}
+
+// refusedChoice is a stored choice the agent refused when a new session
+// of the thread was given it.
+type refusedChoice struct {
+	key, label string
+	err        *agent.CallError
+}
+
+// forgetRefused drops the choices the agent refused at the start of a
+// session, so that no later session is given them again, and says each
+// in the thread with the agent's words.
+func (t *thread) forgetRefused(refused []refusedChoice) {
+	st := t.r.o.Store
+	for _, c := range refused {
+		if err := t.r.persist(context.Background(), t.ref, "the refused choice", func(ctx context.Context) error { return st.DropChoice(ctx, t.ref, c.key) }); err != nil {
+			t.r.log.Error("cannot forget the thread's refused choice", "thread", t.ref, "option", c.label, "err", err)
+		}
+		t.laneNotice(sysmsg.SetFailed{Option: c.label, Err: c.err.Error(), Code: c.err.Code, AgentSays: c.err.Says})
 	}
 }
 

@@ -171,7 +171,7 @@ func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, m
 	if choices, err := st.Choices(ctx, t.ref); err != nil {
 		t.r.log.Error("cannot read the thread's choices", "thread", t.ref, "err", err)
 	} else {
-		applyChoices(ctx, res.sess, choices, t.r.log.With("thread", t.ref))
+		t.forgetRefused(applyChoices(ctx, res.sess, choices, t.r.log.With("thread", t.ref)))
 	}
 	res.agent = spec.Name
 	res.meta = sessionMeta(res.sess)
