@@ -78,6 +78,7 @@ type Projector struct {
 	modeID    string
 	modeNames map[string]string
 	lastUsage UsageUpdate
+	kids      map[string]*kid // the session's subagents (subagent.go)
 
 	inTurn  bool
 	turn    turn
@@ -114,6 +115,8 @@ type turn struct {
 	usage       UsageUpdate
 	usageFrames int
 	plan        string
+
+	cards map[string]*kidCard // subagents' cards, by child (subagent.go)
 }
 
 type toolState struct {
@@ -240,7 +243,17 @@ func (p *Projector) Apply(u *Update, out []Output) []Output {
 }
 
 func (p *Projector) apply(u *Update, out []Output) []Output {
+	if u.Child != "" {
+		return p.child(u, out)
+	}
 	switch u.Tag {
+	case TagSubagent:
+		return p.subagent(u, out)
+	case TagSessionMessage, TagSessionMessageChunk:
+		// A message between sessions (the task given to a child): never
+		// the answer's text.
+		p.message(u)
+		return out
 	case TagAgentMessageChunk:
 		if u.Thought {
 			return p.thought(u, out)
