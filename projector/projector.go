@@ -79,6 +79,7 @@ type Projector struct {
 	modeNames map[string]string
 	lastUsage UsageUpdate
 	kids      map[string]*kid // the session's subagents (subagent.go)
+	turns     int             // turns begun, for the subagents' card keys
 
 	inTurn  bool
 	turn    turn
@@ -227,6 +228,7 @@ func (p *Projector) BeginTurn(out []Output) []Output {
 		out = p.EndTurn("cancelled", "", out)
 	}
 	p.inTurn = true
+	p.turns++
 	return out
 }
 

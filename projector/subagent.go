@@ -11,7 +11,7 @@ import (
 // Subagents (ACP 1.33). A session announces child sessions with
 // subagent_update; the child's own updates come marked with
 // Update.Child. Each child is one card of the parent's turn, a Tool
-// output keyed SubagentKey(child) that later states edit in place: its
+// output keyed by SubagentKey that later states edit in place: its
 // title, its state, how many tools it ran and the latest tool line. Its
 // text and its tool calls never become the parent's text or tool lines
 // (all its tool lines and its text are in SubagentDetail, for channels
@@ -33,9 +33,13 @@ const (
 // SubagentPrefix starts the key of a subagent's card (SubagentKey).
 const SubagentPrefix = "subagent:"
 
-// SubagentKey is the ID of child's card (its Tool outputs) and the key of
-// its details.
-func SubagentKey(child string) ToolCallID { return ToolCallID(SubagentPrefix + child) }
+// SubagentKey is the ID of child's card in the open turn (its Tool
+// outputs) and the key of its details: "subagent:<turn>:<child>", so
+// that a child at work in several turns has a card in each, none edited
+// by a later turn's (the lane keeps keys until it delivered a turn's end).
+func (p *Projector) SubagentKey(child string) ToolCallID {
+	return ToolCallID(SubagentPrefix + strconv.Itoa(p.turns) + ":" + child)
+}
 
 // kid is what the session knows of one child, across turns.
 type kid struct {
@@ -218,7 +222,7 @@ func (p *Projector) showKid(k *kid, out []Output) []Output {
 	if at := k.state == "running" || k.state == "requires_action"; at {
 		cutOff = p.kidText(k, c, "")
 	}
-	return append(out, Tool{ID: SubagentKey(k.id), Text: text, Status: kidStatus(k.state), First: first, CutOff: cutOff})
+	return append(out, Tool{ID: p.SubagentKey(k.id), Text: text, Status: kidStatus(k.state), First: first, CutOff: cutOff})
 }
 
 func kidStatus(state string) ToolStatus {

@@ -33,7 +33,7 @@ func (t *thread) subagentDetail(child string) {
 	if !ok {
 		return
 	}
-	td.ToolDetail(t.ref, string(projector.SubagentKey(child)), channels.ToolDetail{
+	td.ToolDetail(t.ref, string(t.proj.SubagentKey(child)), channels.ToolDetail{
 		Input:  cutDetail(tooldisplay.Visible(tooldisplay.Redact(in))),
 		Output: cutDetail(tooldisplay.Visible(tooldisplay.Redact(out))),
 	})

@@ -103,7 +103,7 @@ func TestSubagents(t *testing.T) {
 	}
 
 	parent := bindingSession(t, e, th)
-	review, tests := "subagent:"+parent+".sub-1-1", "subagent:"+parent+".sub-1-2"
+	review, tests := "subagent:1:"+parent+".sub-1-1", "subagent:1:"+parent+".sub-1-2"
 	cards := map[string]channeltest.Message{}
 	for _, m := range e.rec.Messages() {
 		if m.Thread != th {
@@ -158,7 +158,7 @@ func TestSubagents(t *testing.T) {
 	for _, f := range frames(t, e.dir) {
 		switch {
 		case f["method"] == "session/request_permission":
-			if params(f)["sessionId"] != strings.TrimPrefix(tests, "subagent:") {
+			if params(f)["sessionId"] != strings.TrimPrefix(tests, "subagent:1:") {
 				t.Errorf("the permission was asked on %v", params(f)["sessionId"])
 			}
 			raw, _ := json.Marshal(f["id"])
