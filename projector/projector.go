@@ -117,7 +117,8 @@ type turn struct {
 	usageFrames int
 	plan        string
 
-	cards map[string]*kidCard // subagents' cards, by child (subagent.go)
+	cards     map[string]*kidCard // subagents' cards, by child (subagent.go)
+	cardOrder []*kid              // the children with a card, in order
 }
 
 type toolState struct {
@@ -334,6 +335,9 @@ func (p *Projector) EndTurnAfter(elapsed time.Duration, stopReason, errText stri
 		if (ts.shown && !ts.terminal || slices.Contains(held, ts)) && p.level != levelOff {
 			out = p.emitTool(ts, true, out)
 		}
+	}
+	if t.stopped != nil || stopReason == "cancelled" || errText != "" {
+		out = p.endCards(out)
 	}
 	if t.stopped != nil {
 		// Whatever the agent answered to the cancel, the people in the

@@ -116,6 +116,7 @@ func (p *Projector) card(k *kid) *kidCard {
 		}
 		c = &kidCard{}
 		t.cards[k.id] = c
+		t.cardOrder = append(t.cardOrder, k)
 	}
 	return c
 }
@@ -355,4 +356,24 @@ func clip(s string, max int) string {
 		max--
 	}
 	return s[:max]
+}
+
+// endCards edits, at the end of a turn that was stopped, cancelled or
+// failed, the cards of children still at work to their cut-off state
+// (unknown): nobody can tell whether they stopped. Where the channel
+// cannot edit they are left as posted.
+func (p *Projector) endCards(out []Output) []Output {
+	if p.noEdits || p.level == levelOff || !p.visible[TagSubagent] {
+		return out
+	}
+	for _, k := range p.turn.cardOrder {
+		c := p.turn.cards[k.id]
+		if !c.shown || (k.state != "running" && k.state != "requires_action") {
+			continue
+		}
+		text := p.kidText(k, c, "")
+		c.last = text
+		out = append(out, Tool{ID: p.SubagentKey(k.id), Text: text, Status: StatusCancelled})
+	}
+	return out
 }
