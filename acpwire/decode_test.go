@@ -56,7 +56,33 @@ func with(u projector.Update, edit func(*projector.Update)) projector.Update {
 	return u
 }
 
-var decodeTests = []decodeTest{
+var decodeTests = append(baseDecodeTests, subagentDecodeTests...)
+
+// subagentDecodeTests are the subagent updates of ACP 1.33.
+var subagentDecodeTests = []decodeTest{
+	updateTest("subagent_update: announce", `{"sessionUpdate":"subagent_update","sessionId":"child-7f3a","title":"Explore the test suite","description":"Find slow tests","state":{"state":"running"},"capabilities":{"cancel":{}},"cwd":"/workspace"}`,
+		subagent(projector.SubagentUpdate{ID: "child-7f3a", Title: "Explore the test suite", TitleSet: true, Description: "Find slow tests", DescriptionSet: true, State: "running", StateSet: true, Cancel: true, CapsSet: true})),
+	updateTest("subagent_update: state only", `{"sessionId":"c1","state":{"state":"requires_action","_meta":{}},"sessionUpdate":"subagent_update"}`,
+		subagent(projector.SubagentUpdate{ID: "c1", State: "requires_action", StateSet: true})),
+	updateTest("subagent_update: nulls clear", `{"sessionUpdate":"subagent_update","sessionId":"c1","title":null,"description":null,"state":null,"capabilities":null}`,
+		subagent(projector.SubagentUpdate{ID: "c1", TitleSet: true, DescriptionSet: true, StateSet: true, CapsSet: true})),
+	updateTest("subagent_update: no cancel", `{"sessionUpdate":"subagent_update","sessionId":"c1","capabilities":{"cancel":null,"_x":1},"state":{}}`,
+		subagent(projector.SubagentUpdate{ID: "c1", CapsSet: true, StateSet: true})),
+	updateTest("subagent_update: wrong types", `{"sessionUpdate":"subagent_update","sessionId":7,"title":3,"state":"running","capabilities":[{"cancel":{}}]}`,
+		subagent(projector.SubagentUpdate{})),
+	updateTest("subagent_update: duplicates, last wins", `{"sessionUpdate":"subagent_update","sessionId":"a","sessionId":"b","state":{"state":"idle","state":"running"},"state":{"state":"idle"}}`,
+		subagent(projector.SubagentUpdate{ID: "b", State: "idle", StateSet: true})),
+	updateTest("session_message_chunk", `{"sessionUpdate":"session_message_chunk","messageId":"m1","senderSessionId":"s1","recipientSessionId":"c1","content":{"type":"text","text":"Review the diff"}}`,
+		projector.Update{Tag: projector.TagSessionMessageChunk, RawTag: "session_message_chunk", MessageID: "m1", Sender: "s1", Recipient: "c1", Text: "Review the diff", ContentType: "text"}),
+	updateTest("session_message: image", `{"sessionUpdate":"session_message","content":{"type":"image","data":"AA=="},"senderSessionId":null}`,
+		projector.Update{Tag: projector.TagSessionMessage, RawTag: "session_message", ContentType: "image"}),
+}
+
+func subagent(s projector.SubagentUpdate) projector.Update {
+	return projector.Update{Tag: projector.TagSubagent, RawTag: "subagent_update", Subagent: s}
+}
+
+var baseDecodeTests = []decodeTest{
 	// Frame kinds and ids.
 	{
 		name: "request with number id",
@@ -235,8 +261,6 @@ var decodeTests = []decodeTest{
 		with(unknown("notice"), func(u *projector.Update) { u.Summary = "Context window 80% full" })),
 	updateTest("unknown: notice with description only", `{"sessionUpdate":"notice","title":"","description":"Compacting"}`,
 		with(unknown("notice"), func(u *projector.Update) { u.Summary = "Compacting" })),
-	updateTest("unknown: subagent_update", `{"sessionUpdate":"subagent_update","sessionId":"child-7f3a","title":"Explore the test suite","cwd":"/workspace"}`,
-		with(unknown("subagent_update"), func(u *projector.Update) { u.Summary = "Explore the test suite" })),
 	updateTest("unknown: compaction_summary_chunk", `{"sessionUpdate":"compaction_summary_chunk","compactionId":"cmp-1","content":{"type":"text","text":"Summary so far."}}`,
 		with(unknown("compaction_summary_chunk"), func(u *projector.Update) {
 			u.Text, u.ContentType, u.Summary = "Summary so far.", "text", "Summary so far."

@@ -66,6 +66,11 @@ func refInt(v any) (int64, bool) {
 	return int64(f), true
 }
 
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
+}
+
 func refString(m map[string]any, key string) string {
 	s, _ := m[key].(string)
 	return s
@@ -340,6 +345,33 @@ func refUpdate(upd map[string]any, raw map[string]json.RawMessage) projector.Upd
 				u.Config = append(u.Config, o)
 			}
 		}
+	case projector.TagSubagent:
+		sa := &u.Subagent
+		sa.ID = refString(upd, "sessionId")
+		if v, ok := upd["title"]; ok {
+			sa.Title, sa.TitleSet = refString(upd, "title"), v == nil || isString(v)
+		}
+		if v, ok := upd["description"]; ok {
+			sa.Description, sa.DescriptionSet = refString(upd, "description"), v == nil || isString(v)
+		}
+		if v, ok := upd["state"]; ok {
+			st, isObj := v.(map[string]any)
+			sa.StateSet = v == nil || isObj
+			sa.State = refString(st, "state")
+		}
+		if v, ok := upd["capabilities"]; ok {
+			caps, isObj := v.(map[string]any)
+			sa.CapsSet = v == nil || isObj
+			_, sa.Cancel = caps["cancel"].(map[string]any)
+		}
+	case projector.TagSessionMessage, projector.TagSessionMessageChunk:
+		u.ContentType = refString(content, "type")
+		if u.ContentType == "text" {
+			u.Text = refString(content, "text")
+		}
+		u.MessageID = refString(upd, "messageId")
+		u.Sender = refString(upd, "senderSessionId")
+		u.Recipient = refString(upd, "recipientSessionId")
 	case projector.TagUnknown:
 		if content["type"] == "text" {
 			u.Text, u.ContentType = refString(content, "text"), "text"

@@ -34,6 +34,14 @@ const (
 	ukConfigOptions
 	ukDescription
 	ukText
+
+	// Subagents (ACP 1.33).
+	ukSessionID
+	ukState
+	ukCapabilities
+	ukSender
+	ukRecipient
+
 	numUKeys
 )
 
@@ -85,6 +93,17 @@ func updateKey(k []byte) ukey {
 		return ukDescription
 	case "text":
 		return ukText
+
+	case "sessionId":
+		return ukSessionID
+	case "state":
+		return ukState
+	case "capabilities":
+		return ukCapabilities
+	case "senderSessionId":
+		return ukSender
+	case "recipientSessionId":
+		return ukRecipient
 	}
 	return ukOther
 }
@@ -362,6 +381,10 @@ func (d *decoder) apply(k ukey, v int) (int, error) {
 		if k == ukConfigOptions {
 			return d.configOptions(v, depth)
 		}
+	case projector.TagSubagent:
+		return d.applySubagent(k, v)
+	case projector.TagSessionMessage, projector.TagSessionMessageChunk:
+		return d.applySessionMessage(k, v)
 	case projector.TagUnknown:
 		switch k {
 		case ukTitle, ukDescription, ukText:

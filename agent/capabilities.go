@@ -10,5 +10,9 @@ func clientCapabilities() map[string]any {
 	return map[string]any{
 		// Questions (elicitation) in both modes: a form, or a link to open.
 		"elicitation": map[string]any{"form": empty, "url": empty},
+		// Subagents (ACP 1.33): child sessions shown as cards of their
+		// parent's turn, their requests answered as the parent's
+		// (subagent.go).
+		"subagents": empty,
 	}
 }

@@ -121,6 +121,7 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 // the process stops.
 func (s *Session) Close(ctx context.Context) (sent bool, err error) {
 	s.p.mu.Lock()
+	s.p.forgetChildren(s)
 	delete(s.p.sessions, s.ID)
 	s.p.closed[s.ID] = true
 	s.p.mu.Unlock()

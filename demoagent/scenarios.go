@@ -31,6 +31,8 @@ func scenarioTable() []scenario {
 		{"permission-abort", "permission-abort", "asks to edit main.go, before announcing the tool; a rejection ends the whole turn cancelled (as Codex does)", runPermissionAbort},
 		{"permission-run", "permission-run [long]", "asks to run a command whose dangerous end hides after 3,000 spaces (long: after 5,000 characters), touching a file outside the working directory", runPermissionRun},
 		{"permission-title", "permission-title <title>", "asks to run make under the title <title> (to see how the gateway marks an agent's title)", runPermissionTitle},
+		{"subagents", "subagents", "two subagents (ACP 1.33 child sessions) review and test on their own session ids, one asks a permission; then the answer", runSubagents},
+		{"delegate", "delegate", "the same as subagents", runSubagents},
 		{"ask-choice", "ask-choice", "asks which color (one of three) by elicitation, then says the answer", runAskChoice},
 		{"ask-multi", "ask-multi", "asks which platforms (any of three) by elicitation", runAskMulti},
 		{"ask-text", "ask-text", "asks for a release name (text) and retries (a number) by elicitation", runAskText},

@@ -78,6 +78,8 @@ type Projector struct {
 	modeID    string
 	modeNames map[string]string
 	lastUsage UsageUpdate
+	kids      map[string]*kid // the session's subagents (subagent.go)
+	turns     int             // turns begun, for the subagents' card keys
 
 	inTurn  bool
 	turn    turn
@@ -114,6 +116,9 @@ type turn struct {
 	usage       UsageUpdate
 	usageFrames int
 	plan        string
+
+	cards     map[string]*kidCard // subagents' cards, by child (subagent.go)
+	cardOrder []*kid              // the children with a card, in order
 }
 
 type toolState struct {
@@ -224,6 +229,7 @@ func (p *Projector) BeginTurn(out []Output) []Output {
 		out = p.EndTurn("cancelled", "", out)
 	}
 	p.inTurn = true
+	p.turns++
 	return out
 }
 
@@ -240,7 +246,17 @@ func (p *Projector) Apply(u *Update, out []Output) []Output {
 }
 
 func (p *Projector) apply(u *Update, out []Output) []Output {
+	if u.Child != "" {
+		return p.child(u, out)
+	}
 	switch u.Tag {
+	case TagSubagent:
+		return p.subagent(u, out)
+	case TagSessionMessage, TagSessionMessageChunk:
+		// A message between sessions (the task given to a child): never
+		// the answer's text.
+		p.message(u)
+		return out
 	case TagAgentMessageChunk:
 		if u.Thought {
 			return p.thought(u, out)
@@ -319,6 +335,9 @@ func (p *Projector) EndTurnAfter(elapsed time.Duration, stopReason, errText stri
 		if (ts.shown && !ts.terminal || slices.Contains(held, ts)) && p.level != levelOff {
 			out = p.emitTool(ts, true, out)
 		}
+	}
+	if t.stopped != nil || stopReason == "cancelled" || errText != "" {
+		out = p.endCards(out)
 	}
 	if t.stopped != nil {
 		// Whatever the agent answered to the cancel, the people in the

@@ -74,6 +74,7 @@ func DefaultTagVisibility() map[string]bool {
 		"plan":                      false,
 		"agent_thought_chunk":       false,
 		"user_message_chunk":        false,
+		"subagent_update":           true, // a subagent's card (subagent.go)
 	}
 }
 

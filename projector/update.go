@@ -21,6 +21,12 @@ const (
 	TagUsage
 	TagConfigOption
 	TagSessionInfo
+
+	// Subagents (ACP 1.33).
+	TagSubagent
+	TagSessionMessage
+	TagSessionMessageChunk
+
 	numTags
 )
 
@@ -37,6 +43,10 @@ var tagNames = [numTags]string{
 	TagUsage:             "usage_update",
 	TagConfigOption:      "config_option_update",
 	TagSessionInfo:       "session_info_update",
+
+	TagSubagent:            "subagent_update",
+	TagSessionMessage:      "session_message",
+	TagSessionMessageChunk: "session_message_chunk",
 }
 
 // String returns the wire name of a known tag, "" for TagUnknown.
@@ -73,6 +83,13 @@ func ParseTag(s string) Tag {
 		return TagConfigOption
 	case "session_info_update":
 		return TagSessionInfo
+
+	case "subagent_update":
+		return TagSubagent
+	case "session_message":
+		return TagSessionMessage
+	case "session_message_chunk":
+		return TagSessionMessageChunk
 	}
 	return TagUnknown
 }
@@ -126,6 +143,40 @@ type Update struct {
 	// Summary is a short human text found in an unknown update (its
 	// title, description or text), used to render it in verbose mode.
 	Summary string
+
+	// Subagents (ACP 1.33).
+
+	// Subagent is subagent_update's fields: the child session it
+	// announces or patches.
+	Subagent SubagentUpdate
+	// Sender and Recipient are the senderSessionId and
+	// recipientSessionId of a session_message(_chunk), whose text is in
+	// Text (a text content block) and id in MessageID.
+	Sender, Recipient string
+	// Child is not decoded: package agent (and `gateway replay`) sets it
+	// to the child's session id on an update that came on a subagent's
+	// session the session announced (SessionID is then the child's id
+	// too); "" for the session's own updates.
+	Child string
+}
+
+// SubagentUpdate is a subagent_update: a patch of one child session (an
+// omitted field leaves what was known, null clears it).
+type SubagentUpdate struct {
+	// ID is update.sessionId, the child's session id.
+	ID string
+	// Title and Description, when their Set flag says the field came
+	// (null: Set with "").
+	Title, Description       string
+	TitleSet, DescriptionSet bool
+	// State is state.state ("running", "idle", "requires_action",
+	// "unknown", or a value this gateway does not know); StateSet says
+	// the state came (null: StateSet with "").
+	State    string
+	StateSet bool
+	// Cancel says the child can be cancelled (capabilities.cancel);
+	// CapsSet says capabilities came (null or an object).
+	Cancel, CapsSet bool
 }
 
 // ToolStatus is an ACP tool call status.

@@ -167,6 +167,10 @@ type run struct {
 	questions     map[string]*question
 	elicitations  map[string]string
 	questionTexts map[string]bool
+
+	// children are the subagents' session ids the session announced
+	// (subagent.go).
+	children map[string]bool
 }
 
 // prompt is a permission request shown as a prompt.
@@ -208,6 +212,7 @@ func newRun(ctx context.Context, o Options) *run {
 		questions:     map[string]*question{},
 		elicitations:  map[string]string{},
 		questionTexts: map[string]bool{},
+		children:      map[string]bool{},
 	}
 	r.proj.SetCanEdit(o.Preset.Edit)
 	r.lane = dispatch.NewLane(dispatch.Options{
@@ -277,6 +282,7 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 	case acpwire.Request, acpwire.Notification:
 		switch f.Method {
 		case "session/update":
+			r.family(&f.Update)
 			if r.m.Active() {
 				r.apply(session.AgentOutput{})
 			}
@@ -290,8 +296,9 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 		case "session/cancel":
 			// The stop of the running turn; one that comes after the
 			// turn was stopped (its prompts' cancelled answers came
-			// first) or ended is the same stop, late.
-			if r.m.Active() && !r.m.Stopped() {
+			// first) or ended is the same stop, late. A subagent's
+			// follows its parent's.
+			if r.m.Active() && !r.m.Stopped() && !r.children[sessionOf(f.Params)] {
 				r.apply(session.StopIn{By: r.o.Person})
 			}
 		case "session/new", "session/load":
@@ -376,6 +383,9 @@ func (r *run) asked(f *acpwire.Frame, line int) {
 	if err != nil {
 		fmt.Fprintf(r.o.Warn, "line %d: permission request not shown: %v\n", line, err)
 		return
+	}
+	if r.children[req.SessionID] {
+		req.Subagent = req.SessionID
 	}
 	id := promptID(f.IDString())
 	r.prompts[id] = &prompt{req: req, asked: r.now}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -217,6 +218,13 @@ type expectation struct {
 			Kind        string `json:"kind"`
 			FinalTitle  string `json:"finalTitle"`
 		} `json:"tools"`
+		// Subagents are the turn's children (ACP 1.33): each one card;
+		// FinalState is the last state.state the agent reported.
+		Subagents []struct {
+			SessionID  string `json:"sessionId"`
+			FinalState string `json:"finalState"`
+			Title      string `json:"title"`
+		} `json:"subagents"`
 	} `json:"turns"`
 }
 
@@ -312,6 +320,24 @@ func TestStreamsAgainstExpectations(t *testing.T) {
 					}
 					if want.StopReason != nil && v.stopReason != *want.StopReason {
 						t.Errorf("turn %d stopReason = %q, want %q", i+1, v.stopReason, *want.StopReason)
+					}
+					for _, sa := range want.Subagents {
+						key := "subagent:" + strconv.Itoa(i+1) + ":" + sa.SessionID
+						card, ok := v.tools[key]
+						if !ok {
+							t.Errorf("turn %d: no card for subagent %s", i+1, sa.SessionID)
+							continue
+						}
+						words := map[string]string{"running": "running", "requires_action": "needs you", "idle": "idle"}[sa.FinalState]
+						if words != "idle" && v.stopReason == "cancelled" && !strings.Contains(args, "none") {
+							words = "unknown" // at work when the turn was stopped: edited
+						}
+						if first, _, _ := strings.Cut(card, "\n"); !strings.HasSuffix(first, "`"+sa.Title+"` · "+words) {
+							t.Errorf("turn %d subagent %s: card %q, want %q reading %q", i+1, sa.SessionID, card, sa.Title, words)
+						}
+						if n := v.toolPosts[key]; !strings.Contains(args, "none") && n != 1 {
+							t.Errorf("turn %d subagent %s: %d cards", i+1, sa.SessionID, n)
+						}
 					}
 					for _, tool := range want.Tools {
 						line, ok := v.tools[tool.ToolCallID]

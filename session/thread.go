@@ -375,6 +375,10 @@ func (t *thread) endTurn(o TurnOutcome) {
 
 // update is an update from the agent's tap (Update).
 func (t *thread) update(u projector.Update, history bool) {
+	if u.Child != "" {
+		t.childUpdate(u, history)
+		return
+	}
 	t.noteOptions(u)
 	if history {
 		// Replayed by session/load: already in the thread and the
@@ -404,6 +408,9 @@ func (t *thread) update(u projector.Update, history bool) {
 	}
 	t.meterCost(&u)
 	t.view().Update(&u, false)
+	if u.Tag == projector.TagSubagent {
+		t.subagentDetail(u.Subagent.ID)
+	}
 	t.checkBudgets(&u)
 	switch u.Tag {
 	case projector.TagConfigOption, projector.TagCurrentMode, projector.TagAvailableCommands, projector.TagUsage:

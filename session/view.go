@@ -134,11 +134,15 @@ func (v View) EndTurn(o TurnOutcome, stopReason, errText string, grace, elapsed 
 // ids name the prompt (id/option); posted hears whether it was posted. It
 // returns the prompt's text, which the settled version repeats.
 func (v View) ShowPrompt(id string, req agent.PermissionRequest, cwd string, posted func(channels.Handle, error)) string {
-	// The request may name its tool better than the turn's updates did.
-	if outs := v.Proj.Asked(req.Tool, nil); len(outs) > 0 {
+	// The request may name its tool better than the turn's updates did
+	// (a subagent's tools are its card's, not the turn's lines).
+	if outs := v.Proj.Asked(req.Tool, nil); len(outs) > 0 && req.Subagent == "" {
 		v.Lane.Push(outs...)
 	}
 	view := projector.PermissionPrompt(req.Tool, permissionOptions(req.Options), cwd)
+	if req.Subagent != "" {
+		view = v.Proj.FromSubagent(req.Subagent, view)
+	}
 	options := make([]channels.Option, 0, len(view.Options))
 	for _, o := range view.Options {
 		options = append(options, channels.Option{ID: id + optionSep + o.ID, Label: o.Label, Style: o.Style})
