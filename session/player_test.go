@@ -213,4 +213,3 @@ func replayStream(t *testing.T, data []byte, limits channels.Limits) []channelte
 	}
 	return shown(ops)
 }
-
