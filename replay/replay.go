@@ -313,6 +313,13 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 	case acpwire.Result, acpwire.Error:
 		id := f.IDString()
 		method, ok := r.clientReqs[id]
+		if agentMethod, both := r.agentReqs[id]; ok && both && answers(agentMethod, f) && !answers(method, f) {
+			// The id is pending on both sides (each numbers its own
+			// requests; a gateway's log has its prompt and an agent's
+			// permission request both at 2): the response is the one its
+			// result fits.
+			ok = false
+		}
 		if ok {
 			delete(r.clientReqs, id)
 		} else if method, ok = r.agentReqs[id]; ok {
@@ -527,6 +534,33 @@ func (r *run) modes(result []byte) {
 		names[m.ID] = m.Name
 	}
 	r.proj.SetModes(res.Modes.CurrentModeID, names)
+}
+
+// answers reports whether response f can answer a request of method:
+// a prompt's result has a stopReason, a permission request's an outcome,
+// a question's an action. Any other method, or an error, may be
+// answered by anything.
+func answers(method string, f *acpwire.Frame) bool {
+	if f.Kind != acpwire.Result {
+		return true
+	}
+	var key string
+	switch method {
+	case "session/prompt":
+		return f.StopReason != ""
+	case "session/request_permission":
+		key = "outcome"
+	case "elicitation/create":
+		key = "action"
+	default:
+		return true
+	}
+	var res map[string]json.RawMessage
+	if json.Unmarshal(f.Result, &res) != nil {
+		return false
+	}
+	_, has := res[key]
+	return has
 }
 
 // isClientMethod reports whether a request comes from the client side of
