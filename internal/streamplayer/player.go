@@ -104,11 +104,16 @@ func Parse(recording []byte) ([]*frame, error) {
 			}
 		default:
 			key := f.idKey()
-			if m, ok := pending[false][key]; ok {
-				f.client, f.answer = true, m
+			am, agentOK := pending[false][key]
+			cm, clientOK := pending[true][key]
+			if agentOK && clientOK && !fits(am, f) {
+				agentOK = false // pending on both sides: the one it fits
+			}
+			if agentOK {
+				f.client, f.answer = true, am
 				delete(pending[false], key)
-			} else if m, ok := pending[true][key]; ok {
-				f.answer = m
+			} else if clientOK {
+				f.answer = cm
 				delete(pending[true], key)
 			} else {
 				return nil, fmt.Errorf("line %d: a response to no pending request (id %s)", f.line, key)
@@ -315,6 +320,24 @@ func outcome(f *frame) string {
 		return "selected " + r.Outcome.OptionID
 	}
 	return r.Outcome.Outcome
+}
+
+// fits reports whether response f can answer a request of method by its
+// result's shape (a permission's outcome, a question's action).
+func fits(method string, f *frame) bool {
+	var res map[string]json.RawMessage
+	if len(f.Result) == 0 || json.Unmarshal(f.Result, &res) != nil {
+		return true
+	}
+	switch method {
+	case "session/request_permission":
+		_, ok := res["outcome"]
+		return ok
+	case "elicitation/create":
+		_, ok := res["action"]
+		return ok
+	}
+	return true
 }
 
 // withID is the recorded response f with the gateway's request id.

@@ -123,3 +123,23 @@ func TestScript(t *testing.T) {
 		t.Errorf("Script = %+v, want %+v", got, want)
 	}
 }
+
+// An id pending on both sides at once (a prompt and a permission request
+// both 11): the answer with an outcome is the permission's, the one
+// with a stopReason the prompt's.
+func TestParseSameIDBothSides(t *testing.T) {
+	frames, err := Parse([]byte(`{"jsonrpc":"2.0","id":11,"method":"session/prompt","params":{}}
+{"jsonrpc":"2.0","id":11,"method":"session/request_permission","params":{}}
+{"jsonrpc":"2.0","id":11,"result":{"stopReason":"cancelled"}}
+{"jsonrpc":"2.0","id":11,"result":{"outcome":{"outcome":"cancelled"}}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := frames[2]; f.client || f.answer != "session/prompt" {
+		t.Errorf("frame 3: client %v, answers %s; want the agent's answer to the prompt", f.client, f.answer)
+	}
+	if f := frames[3]; !f.client || f.answer != "session/request_permission" {
+		t.Errorf("frame 4: client %v, answers %s; want the client's answer to the permission request", f.client, f.answer)
+	}
+}
