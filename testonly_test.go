@@ -13,7 +13,7 @@ import (
 
 // testOnly are the packages that exist for tests: the gateway's own code
 // never imports them (they start fake servers and skip tests).
-var testOnly = []string{"internal/fakeanthropic", "internal/claudetest", "internal/fakemodel", "internal/agenttest"}
+var testOnly = []string{"internal/fakeanthropic", "internal/claudetest", "internal/fakemodel", "internal/agenttest", "internal/streamplayer"}
 
 // TestTestPackagesStayInTests: only _test.go files (and the test-only
 // packages themselves) import a package of testOnly.

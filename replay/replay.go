@@ -320,8 +320,12 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 	case acpwire.Result, acpwire.Error:
 		id := f.IDString()
 		method, ok := r.clientReqs[id]
-		if _, agentAsked := r.agentReqs[id]; ok && agentAsked && answersAgent(f) {
-			ok = false // both sides wait on this id: the shape says whose
+		if agentMethod, both := r.agentReqs[id]; ok && both && answers(agentMethod, f) && !answers(method, f) {
+			// The id is pending on both sides (each numbers its own
+			// requests; a gateway's log has its prompt and an agent's
+			// permission request both at 2): the response is the one its
+			// result fits.
+			ok = false
 		}
 		if ok {
 			delete(r.clientReqs, id)
@@ -356,21 +360,6 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 		}
 	}
 	r.step(ctx)
-}
-
-// answersAgent reports whether response f, whose id both sides have a
-// request pending on (they number their requests independently and the
-// log does not say who wrote a frame), is the client's answer to the
-// agent's request: a permission's outcome or a question's action.
-func answersAgent(f *acpwire.Frame) bool {
-	if f.Kind != acpwire.Result {
-		return false // an error answer: the agent's, to the client
-	}
-	var res struct {
-		Outcome json.RawMessage `json:"outcome"`
-		Action  json.RawMessage `json:"action"`
-	}
-	return json.Unmarshal(f.Result, &res) == nil && (len(res.Outcome) > 0 || len(res.Action) > 0)
 }
 
 // promptID is the prompt of the agent's request id: deterministic, so
@@ -555,6 +544,33 @@ func (r *run) modes(result []byte) {
 		names[m.ID] = m.Name
 	}
 	r.proj.SetModes(res.Modes.CurrentModeID, names)
+}
+
+// answers reports whether response f can answer a request of method:
+// a prompt's result has a stopReason, a permission request's an outcome,
+// a question's an action. Any other method, or an error, may be
+// answered by anything.
+func answers(method string, f *acpwire.Frame) bool {
+	if f.Kind != acpwire.Result {
+		return true
+	}
+	var key string
+	switch method {
+	case "session/prompt":
+		return f.StopReason != ""
+	case "session/request_permission":
+		key = "outcome"
+	case "elicitation/create":
+		key = "action"
+	default:
+		return true
+	}
+	var res map[string]json.RawMessage
+	if json.Unmarshal(f.Result, &res) != nil {
+		return false
+	}
+	_, has := res[key]
+	return has
 }
 
 // isClientMethod reports whether a request comes from the client side of
