@@ -21,6 +21,12 @@ const (
 	TagUsage
 	TagConfigOption
 	TagSessionInfo
+	// ACP 1.33: notices, compaction, plan operations.
+	TagNotice
+	TagCompaction
+	TagCompactionChunk
+	TagPlanUpdate
+	TagPlanRemoved
 	numTags
 )
 
@@ -37,6 +43,12 @@ var tagNames = [numTags]string{
 	TagUsage:             "usage_update",
 	TagConfigOption:      "config_option_update",
 	TagSessionInfo:       "session_info_update",
+	// ACP 1.33: notices, compaction, plan operations.
+	TagNotice:          "notice",
+	TagCompaction:      "compaction_update",
+	TagCompactionChunk: "compaction_summary_chunk",
+	TagPlanUpdate:      "plan_update",
+	TagPlanRemoved:     "plan_removed",
 }
 
 // String returns the wire name of a known tag, "" for TagUnknown.
@@ -73,6 +85,17 @@ func ParseTag(s string) Tag {
 		return TagConfigOption
 	case "session_info_update":
 		return TagSessionInfo
+	// ACP 1.33: notices, compaction, plan operations.
+	case "notice":
+		return TagNotice
+	case "compaction_update":
+		return TagCompaction
+	case "compaction_summary_chunk":
+		return TagCompactionChunk
+	case "plan_update":
+		return TagPlanUpdate
+	case "plan_removed":
+		return TagPlanRemoved
 	}
 	return TagUnknown
 }
@@ -126,6 +149,53 @@ type Update struct {
 	// Summary is a short human text found in an unknown update (its
 	// title, description or text), used to render it in verbose mode.
 	Summary string
+
+	// ACP 1.33 (notice, compaction_update, compaction_summary_chunk,
+	// plan_update, plan_removed).
+
+	// Notice is a notice update's fields.
+	Notice NoticeUpdate
+	// Compaction is a compaction_update's or compaction_summary_chunk's
+	// fields.
+	Compaction CompactionUpdate
+	// PlanID is plan_update's and plan_removed's planId; a plan_update's
+	// plan is PlanDoc, its entries (type items) in Plan.
+	PlanID  string
+	PlanDoc PlanDoc
+}
+
+// NoticeUpdate is an agent's notice: a live event, not history.
+type NoticeUpdate struct {
+	// Severity is "info", "warning" or "error" as sent; another value
+	// reads as info.
+	Severity    string
+	Title       string
+	Description string
+}
+
+// CompactionUpdate is a sparse compaction state: Summary and Error follow
+// patch semantics (their Set flag false: unchanged; set with nothing:
+// cleared; set with a value: replaced).
+type CompactionUpdate struct {
+	ID string
+	// Status is "in_progress", "completed", "failed", "cancelled" as sent
+	// ("" when absent).
+	Status string
+	// Summary is the text of the summary's blocks (compaction_update).
+	Summary    []string
+	SummarySet bool
+	Error      string
+	ErrorSet   bool
+	// Chunk is the text of a compaction_summary_chunk's block.
+	Chunk string
+}
+
+// PlanDoc is a plan_update's plan: Type "items" (entries in Update.Plan),
+// "file" (URI) or "markdown" (Markdown).
+type PlanDoc struct {
+	Type     string
+	URI      string
+	Markdown string
 }
 
 // ToolStatus is an ACP tool call status.

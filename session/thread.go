@@ -404,6 +404,7 @@ func (t *thread) update(u projector.Update, history bool) {
 	}
 	t.meterCost(&u)
 	t.view().Update(&u, false)
+	t.compactionDetail(&u)
 	t.checkBudgets(&u)
 	switch u.Tag {
 	case projector.TagConfigOption, projector.TagCurrentMode, projector.TagAvailableCommands, projector.TagUsage:
