@@ -51,7 +51,9 @@ func thought(text string) projector.Update {
 
 func unknown(tag string) projector.Update { return projector.Update{RawTag: tag} }
 
-func tag133(tag projector.Tag) projector.Update { return projector.Update{Tag: tag, RawTag: tag.String()} }
+func tag133(tag projector.Tag) projector.Update {
+	return projector.Update{Tag: tag, RawTag: tag.String()}
+}
 
 func with(u projector.Update, edit func(*projector.Update)) projector.Update {
 	edit(&u)
@@ -261,7 +263,9 @@ var decodeTests = []decodeTest{
 			u.Compaction = projector.CompactionUpdate{ID: "c1", Status: "failed", Error: "too big", ErrorSet: true}
 		})),
 	updateTest("compaction_summary_chunk", `{"sessionUpdate":"compaction_summary_chunk","compactionId":"cmp-1","content":{"type":"text","text":"Summary so far."},"status":"failed"}`,
-		with(tag133(projector.TagCompactionChunk), func(u *projector.Update) { u.Compaction = projector.CompactionUpdate{ID: "cmp-1", Chunk: "Summary so far."} })),
+		with(tag133(projector.TagCompactionChunk), func(u *projector.Update) {
+			u.Compaction = projector.CompactionUpdate{ID: "cmp-1", Chunk: "Summary so far."}
+		})),
 	updateTest("compaction_summary_chunk not text", `{"sessionUpdate":"compaction_summary_chunk","compactionId":"c","content":{"type":"image","text":"alt"}}`,
 		with(tag133(projector.TagCompactionChunk), func(u *projector.Update) { u.Compaction = projector.CompactionUpdate{ID: "c"} })),
 	updateTest("plan_update items", `{"sessionUpdate":"plan_update","planId":"p1","plan":{"type":"items","entries":[{"content":"Switch","priority":"high","status":"in_progress"}]}}`,

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acpgw/gateway/sysmsg"
 	"github.com/acpgw/gateway/tooldisplay"
@@ -43,7 +44,7 @@ func (p *Projector) notice(u *Update, out []Output) []Output {
 	if !p.visible[TagNotice] {
 		return out
 	}
-	text := sysmsg.Text(sysmsg.AgentNotice{Severity: u.Notice.Severity, Title: u.Notice.Title, Description: u.Notice.Description})
+	text := sysmsg.Text(p.noticeFit(u.Notice))
 	if text == "" {
 		return out
 	}
@@ -82,6 +83,26 @@ func (p *Projector) notice(u *Update, out []Output) []Output {
 	}
 	p.noticesHidden = false
 	return append(out, Notice{Text: text, Reason: NoticeAgent})
+}
+
+// noticeLead is about how many code points of a notice's line are not
+// the agent's words (the mark, severity and separators).
+const noticeLead = 40
+
+// noticeFit is n as a sysmsg.AgentNotice whose words are cut so that its
+// line stays near MaxStatusChars (each in its own code span: the line
+// cannot be cut as a whole without breaking a span).
+func (p *Projector) noticeFit(n NoticeUpdate) sysmsg.AgentNotice {
+	room := max(p.set.MaxStatusChars-noticeLead, 16)
+	title, desc := collapse(n.Title), collapse(n.Description)
+	if title != "" && desc != "" {
+		t := max(room/2, room-utf8.RuneCountInString(desc))
+		title = tooldisplay.Cut(title, t)
+		desc = tooldisplay.Cut(desc, max(room-utf8.RuneCountInString(title), 8))
+	} else {
+		title, desc = tooldisplay.Cut(title, room), tooldisplay.Cut(desc, room)
+	}
+	return sysmsg.AgentNotice{Severity: n.Severity, Title: title, Description: desc}
 }
 
 // compaction is what the turn knows of one context compaction.
