@@ -11,7 +11,7 @@ func clientCapabilities() map[string]any {
 		// Questions (elicitation) in both modes: a form, or a link to open.
 		"elicitation": map[string]any{"form": empty, "url": empty},
 		// ACP 1.33: the agent's notices and context compactions
-		// (projector/acp133.go).
+		// (projector/acp133.go), boolean config options.
 		"session": session133(empty),
 		// ACP 1.33 plan operations: plans by id (plan_update, plan_removed).
 		"planCapabilities": empty,
@@ -23,5 +23,7 @@ func session133(empty struct{}) map[string]any {
 	return map[string]any{
 		"notices":    empty,
 		"compaction": empty,
+		// Boolean config options: shown, /set NAME on|off.
+		"configOptions": map[string]any{"boolean": empty},
 	}
 }

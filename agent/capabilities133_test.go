@@ -8,7 +8,8 @@ import (
 )
 
 // TestACP133Capabilities: initialize advertises the ACP 1.33 features the
-// gateway handles: notices and compaction under session, plan operations.
+// gateway handles: notices, compaction and boolean config options under
+// session, plan operations.
 func TestACP133Capabilities(t *testing.T) {
 	var fr frames
 	start(t, demoSpec(t.TempDir()), agent.Options{Frames: fr.sink})
@@ -31,6 +32,9 @@ func TestACP133Capabilities(t *testing.T) {
 		if string(c.Session[k]) != "{}" {
 			t.Errorf("session.%s = %s, want {} (initialize %s)", k, c.Session[k], line)
 		}
+	}
+	if string(c.Session["configOptions"]) != `{"boolean":{}}` {
+		t.Errorf("session.configOptions = %s, want boolean", c.Session["configOptions"])
 	}
 	if string(c.Plans) != "{}" {
 		t.Errorf("planCapabilities = %s, want {}", c.Plans)

@@ -145,3 +145,64 @@ func TestPlansByID(t *testing.T) {
 		t.Errorf("a plan in the answer: %q", e.text(th))
 	}
 }
+
+// TestBooleanOptionEndToEnd: the demo agent's switch fast (ACP 1.33
+// boolean config option) shows in /status, is set with /set fast on|off
+// or its on/off buttons as session/set_config_option of type boolean, and
+// kept as the thread's choice; a set the agent refuses is said with its
+// words and not kept.
+func TestBooleanOptionEndToEnd(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Prompt: true, Edit: true}, open: true, access: map[string]session.AccessRule{"web": {Approvers: []string{ann.ID}}}})
+	th := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "switch"}
+	e.say(th, ann, "hello")
+	e.waitEnd(th)
+	e.command(th, ann, "/status")
+	e.waitOp(th, "the status", isReply("Effort: Medium · Fast mode: off ·"))
+
+	e.command(th, ann, "/set fast on")
+	e.waitOp(th, "the confirmation", hasText("Ann set the Fast mode to on."))
+	if n := e.framesWith(`"type":"boolean","value":true`); n != 1 {
+		t.Fatalf("%d boolean set_config_option requests, want 1", n)
+	}
+	choices := func() map[string]string {
+		t.Helper()
+		c, err := e.st.Choices(e.ctx(), th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if got := choices()["fast"]; got != "true" {
+		t.Errorf("stored choice of fast %q, want true", got)
+	}
+	e.command(th, ann, "/status")
+	e.waitOp(th, "the status after", isReply("Fast mode: on ·"))
+
+	// The buttons: off, on (current).
+	e.command(th, ann, "/set fast")
+	op := e.waitOp(th, "the switch's buttons", func(op channeltest.Op) bool { return isPrompt(op) && strings.Contains(op.Text, "(now on)") })
+	m, _ := e.rec.Message(op.Msg)
+	if len(m.Options) != 2 || !strings.HasSuffix(m.Options[0], "/true") || !strings.HasSuffix(m.Options[1], "/false") {
+		t.Fatalf("the switch's buttons: %+v", m)
+	}
+	if err := e.rec.Click(e.ctx(), ann, channels.Handle{Thread: th, ID: op.Msg}, m.Options[1]); err != nil {
+		t.Fatal(err)
+	}
+	e.waitOp(th, "the click's confirmation", func(o channeltest.Op) bool {
+		return o.Op == "edit" && o.Msg == op.Msg && strings.Contains(o.Text, "Ann set the Fast mode to off.")
+	})
+	if got := choices()["fast"]; got != "false" {
+		t.Errorf("stored choice of fast %q, want false", got)
+	}
+
+	// Refused with high effort: said with the agent's words, not kept.
+	e.command(th, ann, "/effort high")
+	e.waitOp(th, "the effort", hasText("Ann set the effort to High."))
+	e.command(th, ann, "/set fast on")
+	e.waitOp(th, "the refusal", hasText("fast mode does not go with high effort: lower the effort first"))
+	if got := choices()["fast"]; got != "false" {
+		t.Errorf("a refused set was stored: fast %q", got)
+	}
+	e.command(th, ann, "/status")
+	e.waitOp(th, "the status after the refusal", isReply("Effort: High · Fast mode: off ·"))
+}

@@ -173,6 +173,7 @@ func messages() []message {
 		{"Status/idle", sysmsg.Status{Agent: "demo"}},
 		{"Status/running", sysmsg.Status{Agent: "claude", Running: true, Model: "Sonnet", Mode: "Plan", Effort: "High", ContextUsed: 84000, ContextSize: 200000, ContextKnown: true, Cost: 0.214, Currency: "USD", CostKnown: true, Turn: true, TurnBy: "Ann", TurnFor: 2*time.Minute + 40*time.Second, Queued: 2}},
 		{"Status/starting", sysmsg.Status{Agent: "demo", Starting: true, TurnBy: "Bob"}},
+		{"Status/switches", sysmsg.Status{Agent: "codex", Running: true, Model: "gpt-5", Switches: []sysmsg.Switch{{Name: "Fast mode", On: true}, {Name: "Web search"}}}},
 		{"Help", sysmsg.Help{Gateway: []sysmsg.HelpLine{{Name: "stop", Description: "Stop the running turn"}, {Name: "model", Arg: "model", Description: "Show or set the agent's model"}}, Agent: []sysmsg.HelpLine{{Name: "compact", Description: "Compact the conversation"}}}},
 		{"Help/hidden", sysmsg.Help{Gateway: []sysmsg.HelpLine{{Name: "help", Description: "List the commands"}, {Name: "status", Description: "Show the session"}}, Agent: []sysmsg.HelpLine{{Name: "memory show", Description: "Show the memory"}}, Hidden: []sysmsg.HelpLine{{Name: "help", Description: "Gemini's help"}, {Name: "status"}}}},
 		{"Choices", sysmsg.Choices{Option: "model", Command: "/model", Current: "demo-fast", Values: []string{"demo-fast", "demo-smart"}}},
