@@ -288,6 +288,8 @@ var decodeTests = []decodeTest{
 		})),
 	updateTest("plan_update plan not an object", `{"sessionUpdate":"plan_update","planId":"p","plan":[1]}`,
 		with(tag133(projector.TagPlanUpdate), func(u *projector.Update) { u.PlanID = "p" })),
+	updateTest("config_option_update with a boolean option", `{"sessionUpdate":"config_option_update","configOptions":[{"id":"fast","name":"Fast mode","type":"boolean","currentValue":true},{"id":"x","type":"boolean","currentValue":false}]}`,
+		projector.Update{Tag: projector.TagConfigOption, RawTag: "config_option_update", Config: []projector.ConfigOption{{ID: "fast", Name: "Fast mode", Value: "true"}, {ID: "x", Value: "false"}}}),
 	updateTest("plan_removed", `{"sessionUpdate":"plan_removed","planId":"p1","plan":{"type":"items","entries":[{}]}}`,
 		with(tag133(projector.TagPlanRemoved), func(u *projector.Update) { u.PlanID = "p1" })),
 	updateTest("unknown: shaped like a tool call", `{"sessionUpdate":"tool_call_v2","toolCallId":"c","title":"Run","status":"pending"}`,
