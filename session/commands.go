@@ -388,7 +388,7 @@ func (t *thread) picked(e choiceEv) bool {
 	}
 	args := e.optionID
 	if cmd, id, ok := strings.Cut(name, ":"); ok { // set:ID (showChoices)
-		name, args = cmd, id+" "+e.optionID
+		name, args = cmd, channels.SetArgs(id, e.optionID)
 	}
 	in := e.in
 	in.Choice = nil

@@ -304,7 +304,7 @@ func TestSessionShownEndToEnd(t *testing.T) {
 	}
 	e.say(th, ann, "hello")
 	info := wait(func(i channels.SessionInfo) bool { return i.Model != "" })
-	if info.Agent != "demo" || info.Model != "Demo Fast" || len(info.Settings) != 3 {
+	if info.Agent != "demo" || info.Model != "Demo Fast" || len(info.Settings) != 4 || info.Settings[3].ID != "fast" || len(info.Settings[3].Values) != 2 || info.Settings[3].Values[0].Label != "on" {
 		t.Fatalf("at the start: %+v", info)
 	}
 	e.waitEnd(th)
