@@ -372,6 +372,53 @@ func refUpdate(upd map[string]any, raw map[string]json.RawMessage) projector.Upd
 		u.MessageID = refString(upd, "messageId")
 		u.Sender = refString(upd, "senderSessionId")
 		u.Recipient = refString(upd, "recipientSessionId")
+	case projector.TagNotice:
+		u.Notice = projector.NoticeUpdate{Severity: refString(upd, "severity"), Title: refString(upd, "title"), Description: refString(upd, "description")}
+	case projector.TagCompaction:
+		c := &u.Compaction
+		c.ID, c.Status = refString(upd, "compactionId"), refString(upd, "status")
+		if e, ok := upd["error"]; ok {
+			s, isStr := e.(string)
+			c.Error, c.ErrorSet = s, isStr || e == nil
+		}
+		if sum, ok := upd["summary"]; ok {
+			switch sum := sum.(type) {
+			case nil:
+				c.SummarySet = true
+			case []any:
+				c.SummarySet = true
+				for _, b := range sum {
+					if b, ok := b.(map[string]any); ok && b["type"] == "text" && refString(b, "text") != "" {
+						c.Summary = append(c.Summary, refString(b, "text"))
+					}
+				}
+			}
+		}
+	case projector.TagCompactionChunk:
+		u.Compaction.ID = refString(upd, "compactionId")
+		if content["type"] == "text" {
+			u.Compaction.Chunk = refString(content, "text")
+		}
+	case projector.TagPlanRemoved:
+		u.PlanID = refString(upd, "planId")
+	case projector.TagPlanUpdate:
+		u.PlanID = refString(upd, "planId")
+		if plan, ok := upd["plan"].(map[string]any); ok {
+			u.PlanDoc = projector.PlanDoc{Type: refString(plan, "type"), URI: refString(plan, "uri"), Markdown: refString(plan, "content")}
+			if u.PlanID == "" {
+				u.PlanID = refString(plan, "planId")
+			}
+			if list, ok := plan["entries"].([]any); ok {
+				u.Plan = []projector.PlanEntry{}
+				for _, e := range list {
+					if p, ok := e.(map[string]any); ok {
+						u.Plan = append(u.Plan, projector.PlanEntry{
+							Content: refString(p, "content"), Priority: refString(p, "priority"), Status: refString(p, "status"),
+						})
+					}
+				}
+			}
+		}
 	case projector.TagUnknown:
 		if content["type"] == "text" {
 			u.Text, u.ContentType = refString(content, "text"), "text"

@@ -62,6 +62,10 @@ func scenarioTable() []scenario {
 		{"message-after", "message-after <n> <text>", "ends the turn, then posts <text> with send_message up to n times (at most 1,000) until refused, and logs how it went on stderr", runMessageAfter},
 		{"ask-after", "ask-after", "ends the turn, then asks a question with the ask tool, and logs the answer on stderr", runAskAfter},
 		{"stop", "stop", "says there is nothing to stop (cancel is session/cancel)", runStop},
+		// ACP 1.33 (scenarios_acp133.go).
+		{"notice", "notice [flood]", "a notice of each severity with text between (flood: then 10 more after the turn)", runNotice},
+		{"compact", "compact [fail|cancel]", "compacts the context: in progress, summary chunks, then completed (or failed, or cancelled)", runCompact},
+		{"plans", "plans", "three plans by id in one turn: a checklist that progresses, a markdown plan removed, a file plan", runPlans},
 	}
 }
 

@@ -35,8 +35,10 @@ type record struct {
 	Cwd     string `json:"cwd"`
 	Mode    string `json:"mode"`
 	// Model and Effort are config options; "" is the default value.
-	Model   string    `json:"model,omitempty"`
-	Effort  string    `json:"effort,omitempty"`
+	Model  string `json:"model,omitempty"`
+	Effort string `json:"effort,omitempty"`
+	// Fast is the boolean config option fast (ACP 1.33).
+	Fast    bool      `json:"fast,omitempty"`
 	Title   string    `json:"title,omitempty"`
 	History []message `json:"history"`
 }

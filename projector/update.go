@@ -27,6 +27,12 @@ const (
 	TagSessionMessage
 	TagSessionMessageChunk
 
+	// ACP 1.33: notices, compaction, plan operations.
+	TagNotice
+	TagCompaction
+	TagCompactionChunk
+	TagPlanUpdate
+	TagPlanRemoved
 	numTags
 )
 
@@ -47,6 +53,12 @@ var tagNames = [numTags]string{
 	TagSubagent:            "subagent_update",
 	TagSessionMessage:      "session_message",
 	TagSessionMessageChunk: "session_message_chunk",
+	// ACP 1.33: notices, compaction, plan operations.
+	TagNotice:          "notice",
+	TagCompaction:      "compaction_update",
+	TagCompactionChunk: "compaction_summary_chunk",
+	TagPlanUpdate:      "plan_update",
+	TagPlanRemoved:     "plan_removed",
 }
 
 // String returns the wire name of a known tag, "" for TagUnknown.
@@ -90,6 +102,17 @@ func ParseTag(s string) Tag {
 		return TagSessionMessage
 	case "session_message_chunk":
 		return TagSessionMessageChunk
+	// ACP 1.33: notices, compaction, plan operations.
+	case "notice":
+		return TagNotice
+	case "compaction_update":
+		return TagCompaction
+	case "compaction_summary_chunk":
+		return TagCompactionChunk
+	case "plan_update":
+		return TagPlanUpdate
+	case "plan_removed":
+		return TagPlanRemoved
 	}
 	return TagUnknown
 }
@@ -158,6 +181,19 @@ type Update struct {
 	// session the session announced (SessionID is then the child's id
 	// too); "" for the session's own updates.
 	Child string
+
+	// ACP 1.33 (notice, compaction_update, compaction_summary_chunk,
+	// plan_update, plan_removed).
+
+	// Notice is a notice update's fields.
+	Notice NoticeUpdate
+	// Compaction is a compaction_update's or compaction_summary_chunk's
+	// fields.
+	Compaction CompactionUpdate
+	// PlanID is plan_update's and plan_removed's planId; a plan_update's
+	// plan is PlanDoc, its entries (type items) in Plan.
+	PlanID  string
+	PlanDoc PlanDoc
 }
 
 // SubagentUpdate is a subagent_update: a patch of one child session (an
@@ -177,6 +213,40 @@ type SubagentUpdate struct {
 	// Cancel says the child can be cancelled (capabilities.cancel);
 	// CapsSet says capabilities came (null or an object).
 	Cancel, CapsSet bool
+}
+
+// NoticeUpdate is an agent's notice: a live event, not history.
+type NoticeUpdate struct {
+	// Severity is "info", "warning" or "error" as sent; another value
+	// reads as info.
+	Severity    string
+	Title       string
+	Description string
+}
+
+// CompactionUpdate is a sparse compaction state: Summary and Error follow
+// patch semantics (their Set flag false: unchanged; set with nothing:
+// cleared; set with a value: replaced).
+type CompactionUpdate struct {
+	ID string
+	// Status is "in_progress", "completed", "failed", "cancelled" as sent
+	// ("" when absent).
+	Status string
+	// Summary is the text of the summary's blocks (compaction_update).
+	Summary    []string
+	SummarySet bool
+	Error      string
+	ErrorSet   bool
+	// Chunk is the text of a compaction_summary_chunk's block.
+	Chunk string
+}
+
+// PlanDoc is a plan_update's plan: Type "items" (entries in Update.Plan),
+// "file" (URI) or "markdown" (Markdown).
+type PlanDoc struct {
+	Type     string
+	URI      string
+	Markdown string
 }
 
 // ToolStatus is an ACP tool call status.

@@ -495,6 +495,7 @@ type virtualLane struct{ r *run }
 func (l virtualLane) AgentStarting()          { l.r.lane.AgentStarting(l.r.now); l.step() }
 func (l virtualLane) BeginTurn()              { l.r.lane.BeginTurn(l.r.now); l.step() }
 func (l virtualLane) StopTyping()             { l.r.lane.StopTyping(); l.step() }
+func (l virtualLane) Now() time.Time          { return l.r.now }
 func (l virtualLane) Notice(key, text string) { l.r.lane.Notice(l.r.now, key, text); l.step() }
 func (l virtualLane) ReplaceNotice(key, text string) {
 	l.r.lane.ReplaceNotice(l.r.now, key, text)

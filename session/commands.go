@@ -142,6 +142,9 @@ func (t *thread) runCommand(in channels.Inbound) {
 		label := id
 		if o != nil {
 			label = o.ID
+			if o.Kind == "boolean" {
+				label = cmp.Or(o.Name, o.ID) // a switch reads by its name
+			}
 		}
 		t.option(in, o, label, "", value)
 	}
@@ -165,7 +168,8 @@ func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label, cat s
 	var current, key string
 	switch {
 	case o != nil && o.Kind == "boolean":
-		ids, names, current, key = []string{"true", "false"}, []string{"true", "false"}, o.Value, o.ID
+		// A switch: on or off (true and false work too).
+		ids, names, current, key = []string{"true", "false"}, []string{sysmsg.SwitchOn, sysmsg.SwitchOff}, o.Value, o.ID
 	case o != nil:
 		for _, v := range o.Values {
 			ids, names = append(ids, v.ID), append(names, v.Name)
@@ -386,7 +390,12 @@ func (t *thread) showChoices(in channels.Inbound, c sysmsg.Choices, names []stri
 		}
 	}
 	t.cmd.choiceSeq++
-	key := fmt.Sprintf("%s%s-%d", choicePrefix, in.Command.Name, t.cmd.choiceSeq)
+	cmdName := in.Command.Name
+	if cmdName == channels.CommandSet {
+		// The click must name the option too (picked): set:ID.
+		cmdName += ":" + in.Command.Args
+	}
+	key := fmt.Sprintf("%s%s-%d", choicePrefix, cmdName, t.cmd.choiceSeq)
 	for i := range opts {
 		opts[i].ID = key + optionSep + c.Values[i]
 	}
@@ -409,9 +418,13 @@ func (t *thread) picked(e choiceEv) bool {
 	if i := strings.LastIndexByte(rest, '-'); i >= 0 {
 		name = rest[:i]
 	}
+	args := e.optionID
+	if cmd, id, ok := strings.Cut(name, ":"); ok { // set:ID (showChoices)
+		name, args = cmd, channels.SetArgs(id, e.optionID)
+	}
 	in := e.in
 	in.Choice = nil
-	in.Command = &channels.Command{Name: name, Args: e.optionID}
+	in.Command = &channels.Command{Name: name, Args: args}
 	t.cmd.pickKey = e.promptID
 	t.apply(CommandIn{In: in, Operator: e.acc.mayOperate(in)})
 	t.cmd.pickKey = ""
@@ -606,6 +619,11 @@ func (t *thread) showStatus(f ShowStatus) {
 		s.Model = t.legacyModelName()
 	}
 	s.Effort = name(t.optionBy(func(o agent.ConfigOption) bool { return o.Category == "thought_level" }))
+	for _, o := range t.cmd.opts {
+		if o.Kind == "boolean" {
+			s.Switches = append(s.Switches, sysmsg.Switch{Name: cmp.Or(o.Name, o.ID), On: o.Value == "true"})
+		}
+	}
 	u := t.proj.LastUsage()
 	s.ContextUsed, s.ContextSize, s.ContextKnown = u.Used, u.Size, u.UsedKnown && u.SizeKnown
 	s.Cost, s.Currency, s.CostKnown = u.Cost, u.Currency, u.CostKnown
@@ -793,6 +811,9 @@ func (t *thread) showSession() {
 	for _, o := range t.cmd.opts {
 		s := channels.Setting{ID: o.ID, Category: o.Category, Name: o.Name, Current: o.Value}
 		cur := o.Value
+		if o.Kind == "boolean" {
+			s.Values = []channels.Option{{ID: "true", Label: sysmsg.SwitchOn}, {ID: "false", Label: sysmsg.SwitchOff}}
+		}
 		for _, v := range o.Values {
 			s.Values = append(s.Values, channels.Option{ID: v.ID, Label: v.Name})
 			if v.ID == o.Value {

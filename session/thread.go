@@ -411,6 +411,7 @@ func (t *thread) update(u projector.Update, history bool) {
 	if u.Tag == projector.TagSubagent {
 		t.subagentDetail(u.Subagent.ID)
 	}
+	t.compactionDetail(&u)
 	t.checkBudgets(&u)
 	switch u.Tag {
 	case projector.TagConfigOption, projector.TagCurrentMode, projector.TagAvailableCommands, projector.TagUsage:

@@ -31,6 +31,9 @@ type Lane interface {
 	Prompt(key string, c channels.Choice, posted func(channels.Handle, error))
 	Resolve(key, text string)
 	StopTyping()
+	// Now is the lane's time, which the projector is told with each
+	// update (it counts the agent's notices per minute).
+	Now() time.Time
 }
 
 // View turns the effects people see into projector and lane calls.
@@ -73,6 +76,7 @@ func (v View) Update(u *projector.Update, stopped bool) bool {
 	if stopped {
 		return false
 	}
+	v.Proj.SetNow(v.Lane.Now())
 	outs := v.Proj.Apply(u, nil)
 	if len(outs) > 0 {
 		v.Lane.Push(outs...)
@@ -203,6 +207,7 @@ func (l runnerLane) Notice(key, text string)        { l.r.Notice(key, text) }
 func (l runnerLane) ReplaceNotice(key, text string) { l.r.ReplaceNotice(key, text) }
 func (l runnerLane) Resolve(key, text string)       { l.r.Resolve(key, text) }
 func (l runnerLane) StopTyping()                    { l.r.Do(stopTyping) }
+func (l runnerLane) Now() time.Time                 { return time.Now() }
 func (l runnerLane) Prompt(key string, c channels.Choice, posted func(channels.Handle, error)) {
 	l.r.Prompt(key, c, posted)
 }
