@@ -16,7 +16,7 @@ import (
 // proved of a real agent (Proved) is appended there, one JSON line per
 // feature, to a file of the test's package; the compat program renders
 // the README's compatibility table from those files and checks it.
-const CompatVar = "GATEWAY_COMPAT_OUT"
+const CompatVar = "GATEWAY_TEST_COMPAT_OUT"
 
 // Feature is one column of the README's compatibility table.
 type Feature string

@@ -1,6 +1,6 @@
 // Command compat renders the README's compatibility table of the real
 // agents from what the tests proved (the JSON lines agenttest.Proved
-// appends to the directory GATEWAY_COMPAT_OUT names), and checks it:
+// appends to the directory GATEWAY_TEST_COMPAT_OUT names), and checks it:
 //
 //	go run ./internal/agenttest/compat -check README.md DIR
 //	go run ./internal/agenttest/compat -write README.md DIR
