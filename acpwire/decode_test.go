@@ -51,12 +51,42 @@ func thought(text string) projector.Update {
 
 func unknown(tag string) projector.Update { return projector.Update{RawTag: tag} }
 
+func tag133(tag projector.Tag) projector.Update {
+	return projector.Update{Tag: tag, RawTag: tag.String()}
+}
+
 func with(u projector.Update, edit func(*projector.Update)) projector.Update {
 	edit(&u)
 	return u
 }
 
-var decodeTests = []decodeTest{
+var decodeTests = append(baseDecodeTests, subagentDecodeTests...)
+
+// subagentDecodeTests are the subagent updates of ACP 1.33.
+var subagentDecodeTests = []decodeTest{
+	updateTest("subagent_update: announce", `{"sessionUpdate":"subagent_update","sessionId":"child-7f3a","title":"Explore the test suite","description":"Find slow tests","state":{"state":"running"},"capabilities":{"cancel":{}},"cwd":"/workspace"}`,
+		subagent(projector.SubagentUpdate{ID: "child-7f3a", Title: "Explore the test suite", TitleSet: true, Description: "Find slow tests", DescriptionSet: true, State: "running", StateSet: true, Cancel: true, CapsSet: true})),
+	updateTest("subagent_update: state only", `{"sessionId":"c1","state":{"state":"requires_action","_meta":{}},"sessionUpdate":"subagent_update"}`,
+		subagent(projector.SubagentUpdate{ID: "c1", State: "requires_action", StateSet: true})),
+	updateTest("subagent_update: nulls clear", `{"sessionUpdate":"subagent_update","sessionId":"c1","title":null,"description":null,"state":null,"capabilities":null}`,
+		subagent(projector.SubagentUpdate{ID: "c1", TitleSet: true, DescriptionSet: true, StateSet: true, CapsSet: true})),
+	updateTest("subagent_update: no cancel", `{"sessionUpdate":"subagent_update","sessionId":"c1","capabilities":{"cancel":null,"_x":1},"state":{}}`,
+		subagent(projector.SubagentUpdate{ID: "c1", CapsSet: true, StateSet: true})),
+	updateTest("subagent_update: wrong types", `{"sessionUpdate":"subagent_update","sessionId":7,"title":3,"state":"running","capabilities":[{"cancel":{}}]}`,
+		subagent(projector.SubagentUpdate{})),
+	updateTest("subagent_update: duplicates, last wins", `{"sessionUpdate":"subagent_update","sessionId":"a","sessionId":"b","state":{"state":"idle","state":"running"},"state":{"state":"idle"}}`,
+		subagent(projector.SubagentUpdate{ID: "b", State: "idle", StateSet: true})),
+	updateTest("session_message_chunk", `{"sessionUpdate":"session_message_chunk","messageId":"m1","senderSessionId":"s1","recipientSessionId":"c1","content":{"type":"text","text":"Review the diff"}}`,
+		projector.Update{Tag: projector.TagSessionMessageChunk, RawTag: "session_message_chunk", MessageID: "m1", Sender: "s1", Recipient: "c1", Text: "Review the diff", ContentType: "text"}),
+	updateTest("session_message: image", `{"sessionUpdate":"session_message","content":{"type":"image","data":"AA=="},"senderSessionId":null}`,
+		projector.Update{Tag: projector.TagSessionMessage, RawTag: "session_message", ContentType: "image"}),
+}
+
+func subagent(s projector.SubagentUpdate) projector.Update {
+	return projector.Update{Tag: projector.TagSubagent, RawTag: "subagent_update", Subagent: s}
+}
+
+var baseDecodeTests = []decodeTest{
 	// Frame kinds and ids.
 	{
 		name: "request with number id",
@@ -231,18 +261,61 @@ var decodeTests = []decodeTest{
 			{ID: "mode", Name: "Mode", Value: "plan"}, {ID: "fast", Name: "Fast", Value: "true"}, {ID: "n", Value: `{"a": 1}`}}}),
 
 	// Unknown tags: routed by the raw string, never by shape.
-	updateTest("unknown: notice", `{"sessionUpdate":"notice","severity":"warning","title":"Context window 80% full","description":"Older messages may be compacted soon."}`,
-		with(unknown("notice"), func(u *projector.Update) { u.Summary = "Context window 80% full" })),
-	updateTest("unknown: notice with description only", `{"sessionUpdate":"notice","title":"","description":"Compacting"}`,
-		with(unknown("notice"), func(u *projector.Update) { u.Summary = "Compacting" })),
-	updateTest("unknown: subagent_update", `{"sessionUpdate":"subagent_update","sessionId":"child-7f3a","title":"Explore the test suite","cwd":"/workspace"}`,
-		with(unknown("subagent_update"), func(u *projector.Update) { u.Summary = "Explore the test suite" })),
-	updateTest("unknown: compaction_summary_chunk", `{"sessionUpdate":"compaction_summary_chunk","compactionId":"cmp-1","content":{"type":"text","text":"Summary so far."}}`,
-		with(unknown("compaction_summary_chunk"), func(u *projector.Update) {
-			u.Text, u.ContentType, u.Summary = "Summary so far.", "text", "Summary so far."
+	// ACP 1.33: notices, compaction, plan operations.
+	updateTest("notice", `{"sessionUpdate":"notice","severity":"warning","title":"Context window 80% full","description":"Older messages may be compacted soon."}`,
+		with(tag133(projector.TagNotice), func(u *projector.Update) {
+			u.Notice = projector.NoticeUpdate{Severity: "warning", Title: "Context window 80% full", Description: "Older messages may be compacted soon."}
 		})),
-	updateTest("unknown: plan_update", `{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"plan-1","entries":[{"content":"Switch","priority":"high","status":"in_progress"}]}}`,
-		unknown("plan_update")),
+	updateTest("notice: null description, unknown severity", `{"description":null,"sessionUpdate":"notice","title":"Hi","severity":"_x"}`,
+		with(tag133(projector.TagNotice), func(u *projector.Update) { u.Notice = projector.NoticeUpdate{Severity: "_x", Title: "Hi"} })),
+	updateTest("notice: not strings", `{"sessionUpdate":"notice","severity":1,"title":{"a":1},"description":["x"]}`,
+		tag133(projector.TagNotice)),
+	updateTest("compaction_update in progress", `{"sessionUpdate":"compaction_update","compactionId":"c1","status":"in_progress"}`,
+		with(tag133(projector.TagCompaction), func(u *projector.Update) { u.Compaction = projector.CompactionUpdate{ID: "c1", Status: "in_progress"} })),
+	updateTest("compaction_update completed with a summary", `{"sessionUpdate":"compaction_update","compactionId":"c1","status":"completed","summary":[{"type":"text","text":"One."},{"type":"image","data":"x"},7,{"type":"text","text":" Two."}]}`,
+		with(tag133(projector.TagCompaction), func(u *projector.Update) {
+			u.Compaction = projector.CompactionUpdate{ID: "c1", Status: "completed", Summary: []string{"One.", " Two."}, SummarySet: true}
+		})),
+	updateTest("compaction_update summary null, empty, error null", `{"summary":null,"sessionUpdate":"compaction_update","compactionId":"c1","error":null}`,
+		with(tag133(projector.TagCompaction), func(u *projector.Update) {
+			u.Compaction = projector.CompactionUpdate{ID: "c1", SummarySet: true, ErrorSet: true}
+		})),
+	updateTest("compaction_update summary []", `{"sessionUpdate":"compaction_update","compactionId":"c1","summary":[]}`,
+		with(tag133(projector.TagCompaction), func(u *projector.Update) { u.Compaction = projector.CompactionUpdate{ID: "c1", SummarySet: true} })),
+	updateTest("compaction_update failed", `{"sessionUpdate":"compaction_update","compactionId":"c1","status":"failed","error":"too big","summary":"no"}`,
+		with(tag133(projector.TagCompaction), func(u *projector.Update) {
+			u.Compaction = projector.CompactionUpdate{ID: "c1", Status: "failed", Error: "too big", ErrorSet: true}
+		})),
+	updateTest("compaction_summary_chunk", `{"sessionUpdate":"compaction_summary_chunk","compactionId":"cmp-1","content":{"type":"text","text":"Summary so far."},"status":"failed"}`,
+		with(tag133(projector.TagCompactionChunk), func(u *projector.Update) {
+			u.Compaction = projector.CompactionUpdate{ID: "cmp-1", Chunk: "Summary so far."}
+		})),
+	updateTest("compaction_summary_chunk not text", `{"sessionUpdate":"compaction_summary_chunk","compactionId":"c","content":{"type":"image","text":"alt"}}`,
+		with(tag133(projector.TagCompactionChunk), func(u *projector.Update) { u.Compaction = projector.CompactionUpdate{ID: "c"} })),
+	updateTest("plan_update items", `{"sessionUpdate":"plan_update","planId":"p1","plan":{"type":"items","entries":[{"content":"Switch","priority":"high","status":"in_progress"}]}}`,
+		with(tag133(projector.TagPlanUpdate), func(u *projector.Update) {
+			u.PlanID, u.PlanDoc = "p1", projector.PlanDoc{Type: "items"}
+			u.Plan = []projector.PlanEntry{{Content: "Switch", Priority: "high", Status: "in_progress"}}
+		})),
+	updateTest("plan_update planId inside the plan", `{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"plan-1","entries":[{"content":"Switch","priority":"high","status":"in_progress"}]}}`,
+		with(tag133(projector.TagPlanUpdate), func(u *projector.Update) {
+			u.PlanID, u.PlanDoc = "plan-1", projector.PlanDoc{Type: "items"}
+			u.Plan = []projector.PlanEntry{{Content: "Switch", Priority: "high", Status: "in_progress"}}
+		})),
+	updateTest("plan_update update's planId wins", `{"plan":{"planId":"inner","type":"file","uri":"file:///w/PLAN.md"},"sessionUpdate":"plan_update","planId":"outer"}`,
+		with(tag133(projector.TagPlanUpdate), func(u *projector.Update) {
+			u.PlanID, u.PlanDoc = "outer", projector.PlanDoc{Type: "file", URI: "file:///w/PLAN.md"}
+		})),
+	updateTest("plan_update markdown, second plan wins", `{"sessionUpdate":"plan_update","planId":"p","plan":{"type":"items","planId":"x","entries":[]},"plan":{"type":"markdown","content":"# Do\n- it"}}`,
+		with(tag133(projector.TagPlanUpdate), func(u *projector.Update) {
+			u.PlanID, u.PlanDoc = "p", projector.PlanDoc{Type: "markdown", Markdown: "# Do\n- it"}
+		})),
+	updateTest("plan_update plan not an object", `{"sessionUpdate":"plan_update","planId":"p","plan":[1]}`,
+		with(tag133(projector.TagPlanUpdate), func(u *projector.Update) { u.PlanID = "p" })),
+	updateTest("config_option_update with a boolean option", `{"sessionUpdate":"config_option_update","configOptions":[{"id":"fast","name":"Fast mode","type":"boolean","currentValue":true},{"id":"x","type":"boolean","currentValue":false}]}`,
+		projector.Update{Tag: projector.TagConfigOption, RawTag: "config_option_update", Config: []projector.ConfigOption{{ID: "fast", Name: "Fast mode", Value: "true"}, {ID: "x", Value: "false"}}}),
+	updateTest("plan_removed", `{"sessionUpdate":"plan_removed","planId":"p1","plan":{"type":"items","entries":[{}]}}`,
+		with(tag133(projector.TagPlanRemoved), func(u *projector.Update) { u.PlanID = "p1" })),
 	updateTest("unknown: shaped like a tool call", `{"sessionUpdate":"tool_call_v2","toolCallId":"c","title":"Run","status":"pending"}`,
 		with(unknown("tool_call_v2"), func(u *projector.Update) { u.Summary = "Run" })),
 	updateTest("unknown: text member", `{"sessionUpdate":"x","text":"plain"}`,
@@ -259,8 +332,8 @@ var decodeTests = []decodeTest{
 		chunk("a\uFFFDb\uFFFD\uFFFDc→")),
 	updateTest("escaped keys and tag", `{"sessi\u006fnUpdate":"agent_m\u0065ssage_chunk","c\u006fntent":{"typ\u0065":"text","t\u0065xt":"k"}}`,
 		chunk("k")),
-	updateTest("escaped unknown tag", `{"sessionUpdate":"n\u006ftice","title":"\u263a"}`,
-		with(unknown("notice"), func(u *projector.Update) { u.Summary = "☺" })),
+	updateTest("escaped tag", `{"sessionUpdate":"n\u006ftice","title":"\u263a"}`,
+		with(tag133(projector.TagNotice), func(u *projector.Update) { u.Notice.Title = "☺" })),
 
 	// Malformed JSON.
 	{name: "empty line", line: ``, wantErr: "unexpected end of line", malformed: true},

@@ -66,6 +66,11 @@ func refInt(v any) (int64, bool) {
 	return int64(f), true
 }
 
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
+}
+
 func refString(m map[string]any, key string) string {
 	s, _ := m[key].(string)
 	return s
@@ -338,6 +343,80 @@ func refUpdate(upd map[string]any, raw map[string]json.RawMessage) projector.Upd
 					o.Value = string(rawMembers(rawList[i])["currentValue"])
 				}
 				u.Config = append(u.Config, o)
+			}
+		}
+	case projector.TagSubagent:
+		sa := &u.Subagent
+		sa.ID = refString(upd, "sessionId")
+		if v, ok := upd["title"]; ok {
+			sa.Title, sa.TitleSet = refString(upd, "title"), v == nil || isString(v)
+		}
+		if v, ok := upd["description"]; ok {
+			sa.Description, sa.DescriptionSet = refString(upd, "description"), v == nil || isString(v)
+		}
+		if v, ok := upd["state"]; ok {
+			st, isObj := v.(map[string]any)
+			sa.StateSet = v == nil || isObj
+			sa.State = refString(st, "state")
+		}
+		if v, ok := upd["capabilities"]; ok {
+			caps, isObj := v.(map[string]any)
+			sa.CapsSet = v == nil || isObj
+			_, sa.Cancel = caps["cancel"].(map[string]any)
+		}
+	case projector.TagSessionMessage, projector.TagSessionMessageChunk:
+		u.ContentType = refString(content, "type")
+		if u.ContentType == "text" {
+			u.Text = refString(content, "text")
+		}
+		u.MessageID = refString(upd, "messageId")
+		u.Sender = refString(upd, "senderSessionId")
+		u.Recipient = refString(upd, "recipientSessionId")
+	case projector.TagNotice:
+		u.Notice = projector.NoticeUpdate{Severity: refString(upd, "severity"), Title: refString(upd, "title"), Description: refString(upd, "description")}
+	case projector.TagCompaction:
+		c := &u.Compaction
+		c.ID, c.Status = refString(upd, "compactionId"), refString(upd, "status")
+		if e, ok := upd["error"]; ok {
+			s, isStr := e.(string)
+			c.Error, c.ErrorSet = s, isStr || e == nil
+		}
+		if sum, ok := upd["summary"]; ok {
+			switch sum := sum.(type) {
+			case nil:
+				c.SummarySet = true
+			case []any:
+				c.SummarySet = true
+				for _, b := range sum {
+					if b, ok := b.(map[string]any); ok && b["type"] == "text" && refString(b, "text") != "" {
+						c.Summary = append(c.Summary, refString(b, "text"))
+					}
+				}
+			}
+		}
+	case projector.TagCompactionChunk:
+		u.Compaction.ID = refString(upd, "compactionId")
+		if content["type"] == "text" {
+			u.Compaction.Chunk = refString(content, "text")
+		}
+	case projector.TagPlanRemoved:
+		u.PlanID = refString(upd, "planId")
+	case projector.TagPlanUpdate:
+		u.PlanID = refString(upd, "planId")
+		if plan, ok := upd["plan"].(map[string]any); ok {
+			u.PlanDoc = projector.PlanDoc{Type: refString(plan, "type"), URI: refString(plan, "uri"), Markdown: refString(plan, "content")}
+			if u.PlanID == "" {
+				u.PlanID = refString(plan, "planId")
+			}
+			if list, ok := plan["entries"].([]any); ok {
+				u.Plan = []projector.PlanEntry{}
+				for _, e := range list {
+					if p, ok := e.(map[string]any); ok {
+						u.Plan = append(u.Plan, projector.PlanEntry{
+							Content: refString(p, "content"), Priority: refString(p, "priority"), Status: refString(p, "status"),
+						})
+					}
+				}
 			}
 		}
 	case projector.TagUnknown:

@@ -34,6 +34,21 @@ const (
 	ukConfigOptions
 	ukDescription
 	ukText
+
+	// Subagents (ACP 1.33).
+	ukSessionID
+	ukState
+	ukCapabilities
+	ukSender
+	ukRecipient
+
+	// ACP 1.33: notices, compaction, plan operations.
+	ukSeverity
+	ukCompactionID
+	ukSummary
+	ukError
+	ukPlanID
+	ukPlan
 	numUKeys
 )
 
@@ -85,6 +100,30 @@ func updateKey(k []byte) ukey {
 		return ukDescription
 	case "text":
 		return ukText
+
+	case "sessionId":
+		return ukSessionID
+	case "state":
+		return ukState
+	case "capabilities":
+		return ukCapabilities
+	case "senderSessionId":
+		return ukSender
+	case "recipientSessionId":
+		return ukRecipient
+	// ACP 1.33: notices, compaction, plan operations.
+	case "severity":
+		return ukSeverity
+	case "compactionId":
+		return ukCompactionID
+	case "summary":
+		return ukSummary
+	case "error":
+		return ukError
+	case "planId":
+		return ukPlanID
+	case "plan":
+		return ukPlan
 	}
 	return ukOther
 }
@@ -105,6 +144,8 @@ type updState struct {
 	thought uint8
 	// Summary candidates of an unknown tag.
 	title, description, contentText, text string
+	// planID is a planId inside a plan_update's plan object.
+	planID string
 }
 
 func setBit(bits *uint8, bit uint8, on bool) {
@@ -255,6 +296,10 @@ func (d *decoder) update(i int) (int, error) {
 	switch u.Tag {
 	case projector.TagAgentMessageChunk, projector.TagAgentThoughtChunk, projector.TagUserMessageChunk:
 		u.Thought = d.upd.thought != 0
+	case projector.TagPlanUpdate:
+		if u.PlanID == "" {
+			u.PlanID = d.upd.planID
+		}
 	case projector.TagUnknown:
 		for _, s := range [...]string{d.upd.title, d.upd.description, d.upd.contentText, d.upd.text} {
 			if s != "" {
@@ -362,6 +407,12 @@ func (d *decoder) apply(k ukey, v int) (int, error) {
 		if k == ukConfigOptions {
 			return d.configOptions(v, depth)
 		}
+	case projector.TagSubagent:
+		return d.applySubagent(k, v)
+	case projector.TagSessionMessage, projector.TagSessionMessageChunk:
+		return d.applySessionMessage(k, v)
+	case projector.TagNotice, projector.TagCompaction, projector.TagCompactionChunk, projector.TagPlanUpdate, projector.TagPlanRemoved:
+		return d.apply133(k, v)
 	case projector.TagUnknown:
 		switch k {
 		case ukTitle, ukDescription, ukText:

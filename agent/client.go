@@ -16,12 +16,13 @@ var _ acp.Client = (*client)(nil)
 // RequestPermission runs on its own SDK goroutine and blocks until the
 // session's Handler has an answer.
 func (c *client) RequestPermission(ctx context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	s := c.p.session(string(r.SessionId))
+	s, child := c.p.handlerOf(string(r.SessionId))
 	if s == nil {
 		c.p.log.Warn("permission request for an unknown session; answering cancelled", "session", r.SessionId)
 		return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeCancelled()}, nil
 	}
 	req := permissionRequest(r, c.p.log)
+	req.Subagent = child
 	id, ok := s.h.Permission(ctx, req)
 	if !ok {
 		return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeCancelled()}, nil

@@ -121,6 +121,7 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 // the process stops.
 func (s *Session) Close(ctx context.Context) (sent bool, err error) {
 	s.p.mu.Lock()
+	s.p.forgetChildren(s)
 	delete(s.p.sessions, s.ID)
 	s.p.closed[s.ID] = true
 	s.p.mu.Unlock()
@@ -135,10 +136,34 @@ func (s *Session) Close(ctx context.Context) (sent bool, err error) {
 	return true, nil
 }
 
+// CanDelete reports whether the agent deletes sessions from its list
+// (session/delete, unstable in ACP).
+func (p *Process) CanDelete() bool {
+	return p.info.AgentCapabilities.SessionCapabilities.Delete != nil
+}
+
+// End ends the session for good: session/delete (the agent forgets it:
+// no list shows it, no load brings it back) where the agent advertises
+// it, then Close. An agent with neither keeps it.
+func (s *Session) End(ctx context.Context) error {
+	var derr error
+	if s.p.CanDelete() {
+		cctx, cancel := s.p.callContext(ctx)
+		_, err := s.p.conn.UnstableDeleteSession(cctx, acp.UnstableDeleteSessionRequest{SessionId: acp.SessionId(s.ID)})
+		cancel()
+		if err != nil {
+			derr = s.p.callError("session/delete", err)
+		}
+	}
+	_, cerr := s.Close(ctx)
+	return errors.Join(derr, cerr)
+}
+
 // ResumeSession reopens session id with session/resume: unlike
 // LoadSession the agent replays no history. It returns an error wrapping
-// ErrUnsupported when the agent does not advertise resuming.
-func (p *Process) ResumeSession(ctx context.Context, id, cwd string, h Handler) (*Session, error) {
+// ErrUnsupported when the agent does not advertise resuming. The agent is
+// given the MCP servers mcp unless its Spec has NoMCP, as by LoadSession.
+func (p *Process) ResumeSession(ctx context.Context, id, cwd string, h Handler, mcp ...MCPServer) (*Session, error) {
 	if !p.CanResume() {
 		return nil, fmt.Errorf("session/resume: agent %q: %w", p.spec.Name, ErrUnsupported)
 	}
@@ -146,7 +171,15 @@ func (p *Process) ResumeSession(ctx context.Context, id, cwd string, h Handler) 
 	defer cancel()
 	s := &Session{ID: id, p: p, h: h}
 	p.register(s)
-	resp, err := p.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: []acp.McpServer{}})
+	req := acp.ResumeSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: p.mcpServers(mcp)}
+	resp, err := p.conn.ResumeSession(ctx, req)
+	if isAuthRequired(err) {
+		if aerr := p.authenticate(ctx, p.callError("session/resume", err)); aerr != nil {
+			p.unregister(id)
+			return nil, aerr
+		}
+		resp, err = p.conn.ResumeSession(ctx, req)
+	}
 	if err != nil {
 		p.unregister(id)
 		return nil, p.callError("session/resume", err)

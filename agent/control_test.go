@@ -61,7 +61,7 @@ func TestDemoConfigOptions(t *testing.T) {
 	for _, o := range s.Config {
 		cats = append(cats, o.ID+"="+o.Category+":"+o.Value)
 	}
-	if want := []string{"model=model:demo-fast", "mode=mode:default", "effort=thought_level:medium"}; !slices.Equal(cats, want) {
+	if want := []string{"model=model:demo-fast", "mode=mode:default", "effort=thought_level:medium", "fast=:false"}; !slices.Equal(cats, want) {
 		t.Errorf("config options = %v, want %v", cats, want)
 	}
 	if s.Models == nil || s.Models.Current != "demo-fast" || len(s.Models.Available) != 2 {
@@ -105,7 +105,7 @@ func TestDemoConfigOptions(t *testing.T) {
 	for _, o := range l.Config {
 		got = append(got, o.ID+"="+o.Value)
 	}
-	if want := []string{"model=demo-smart", "mode=plan", "effort=high"}; !slices.Equal(got, want) {
+	if want := []string{"model=demo-smart", "mode=plan", "effort=high", "fast=false"}; !slices.Equal(got, want) {
 		t.Errorf("loaded config = %v, want %v", got, want)
 	}
 	if l.Modes == nil || l.Modes.Current != "plan" {

@@ -25,6 +25,9 @@ type Questioner interface {
 // Question is an elicitation/create from the agent.
 type Question struct {
 	SessionID string
+	// Subagent is the child session asking, when SessionID is one of a
+	// subagent the session announced; "" when the session asks itself.
+	Subagent string
 	// ToolCallID is the tool call the question belongs to, if any.
 	ToolCallID string
 	// Message says what the agent wants to know.
@@ -341,7 +344,8 @@ func (p *Process) elicit(id, params []byte) {
 			}()
 		}
 		a := Answer{Action: Cancel}
-		s := p.session(q.SessionID)
+		s, child := p.handlerOf(q.SessionID)
+		q.Subagent = child
 		switch qr, ok := s.questioner(); {
 		case s == nil:
 			p.log.Warn("question for an unknown session; answering cancel", "session", q.SessionID)

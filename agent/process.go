@@ -102,6 +102,7 @@ type Process struct {
 	early    map[string][]projector.Update // updates for sessions not registered yet
 	closed   map[string]bool               // sessions closed by Close: their updates are dropped
 	waiting  map[string]chan struct{}      // url questions waiting, by elicitation id
+	children map[string]*child             // subagents' sessions, by id (subagent.go)
 
 	exited  chan struct{} // closed when the process has been reaped
 	exitErr error         // set before exited is closed
@@ -128,6 +129,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 		early:    map[string][]projector.Update{},
 		closed:   map[string]bool{},
 		waiting:  map[string]chan struct{}{},
+		children: map[string]*child{},
 		exited:   make(chan struct{}),
 	}
 	if p.grace <= 0 {

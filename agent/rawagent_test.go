@@ -152,6 +152,27 @@ func rawAgent() {
 				asking, awaited = req.ID, 1
 				send(`{"jsonrpc":"2.0","id":"u1","method":"elicitation/create","params":{"sessionId":"raw-1","mode":"url","message":"Sign in","url":"https://example.com/in","elicitationId":"el-1"}}`)
 				send(`{"jsonrpc":"2.0","method":"elicitation/complete","params":{"elicitationId":"el-1"}}`)
+			case text == "subagents":
+				// Children announced as ACP 1.33 has it, and as no
+				// agent may: its own id, a child of a session not its
+				// own, one child too many; then the children's frames.
+				asking, awaited = req.ID, 2
+				sub := func(parent, child, rest string) {
+					update(parent, `{"sessionUpdate":"subagent_update","sessionId":"`+child+`"`+rest+`}`)
+				}
+				chunk("kid-0", "before its announce ")
+				sub(sid, "kid-0", `,"title":"Zero","state":{"state":"running"},"capabilities":{"cancel":{}}`)
+				sub(sid, "kid-1", `,"state":{"state":"running"}`)
+				sub(sid, sid, `,"title":"me"`)
+				sub("other", "kid-x", `,"title":"not yours"`)
+				for i := 2; i <= 64; i++ {
+					sub(sid, fmt.Sprintf("kid-%d", i), ``)
+				}
+				chunk("kid-0", "zero")
+				chunk("kid-x", "x")
+				chunk("kid-64", "sixty-four")
+				send(`{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"kid-x","toolCall":{"toolCallId":"t1"},"options":[{"optionId":"ok","name":"OK","kind":"allow_once"}]}}`)
+				send(`{"jsonrpc":"2.0","id":"p2","method":"session/request_permission","params":{"sessionId":"kid-1","toolCall":{"toolCallId":"t2"},"options":[{"optionId":"ok","name":"OK","kind":"allow_once"}]}}`)
 			case text == "steer-updates":
 				update(sid, `{"sessionUpdate":"usage_update","used":31000,"size":200000,"cost":{"amount":0.21,"currency":"USD"}}`)
 				update(sid, `{"sessionUpdate":"current_mode_update","currentModeId":"plan"}`)

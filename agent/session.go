@@ -30,6 +30,10 @@ type Handler interface {
 // PermissionRequest is a session/request_permission from the agent.
 type PermissionRequest struct {
 	SessionID string
+	// Subagent is the child session asking, when SessionID is one of a
+	// subagent the session announced (subagent.go); "" when the session
+	// asks itself.
+	Subagent string
 	// Tool is the tool call the request is about, as the request carries
 	// it (title, kind, input, content with diffs): it renders fully even
 	// when it arrives before the tool_call notification.
@@ -106,10 +110,11 @@ type Session struct {
 	Models *Models
 	Config []ConfigOption
 
-	p       *Process
-	h       Handler
-	loading atomic.Bool
-	prompt  sync.Mutex // held while a prompt is in flight
+	p        *Process
+	h        Handler
+	children map[string]*child // its subagents, guarded by p.mu (subagent.go)
+	loading  atomic.Bool
+	prompt   sync.Mutex // held while a prompt is in flight
 }
 
 // maxEarly bounds the updates kept for one session id that is not
@@ -121,7 +126,18 @@ func (p *Process) update(u projector.Update) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if s := p.sessions[u.SessionID]; s != nil {
-		s.h.Update(u, s.loading.Load())
+		if u.Tag != projector.TagSubagent {
+			s.h.Update(u, s.loading.Load())
+			return
+		}
+		if id, ok := p.announced(s, u.Subagent); ok {
+			s.h.Update(u, s.loading.Load())
+			p.flushChild(id)
+		}
+		return
+	}
+	if c := p.children[u.SessionID]; c != nil {
+		c.deliver(u)
 		return
 	}
 	if p.closed[u.SessionID] {
@@ -144,13 +160,8 @@ func (p *Process) register(s *Session) {
 	}
 	delete(p.early, s.ID)
 	delete(p.closed, s.ID)
+	p.forgetChild(s.ID) // a session of its own now
 	p.sessions[s.ID] = s
-}
-
-func (p *Process) session(id string) *Session {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.sessions[id]
 }
 
 // NewSession runs session/new in cwd and registers h for its updates. When
@@ -229,6 +240,9 @@ func (s *Session) LegacyModels() bool {
 
 func (p *Process) unregister(id string) {
 	p.mu.Lock()
+	if s := p.sessions[id]; s != nil {
+		p.forgetChildren(s)
+	}
 	delete(p.sessions, id)
 	p.mu.Unlock()
 }
@@ -334,10 +348,18 @@ type Image struct {
 	Data     []byte
 }
 
-// Cancel sends session/cancel. It does not wait for the turn to end.
+// Cancel sends session/cancel, and then the same for each subagent of
+// the session that can be cancelled and is at work (the parent's cancel
+// usually stops them too; told twice is harmless). It does not wait for
+// the turn to end.
 func (s *Session) Cancel(ctx context.Context) error {
 	if err := s.p.conn.Cancel(ctx, acp.CancelNotification{SessionId: acp.SessionId(s.ID)}); err != nil {
 		return s.p.callError("session/cancel", err)
+	}
+	for _, id := range s.p.cancellableChildren(s) {
+		if err := s.p.conn.Cancel(ctx, acp.CancelNotification{SessionId: acp.SessionId(id)}); err != nil {
+			return s.p.callError("session/cancel", err)
+		}
 	}
 	return nil
 }

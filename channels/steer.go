@@ -241,3 +241,7 @@ func IsStopReaction(emoji string) bool {
 type TurnEnder interface {
 	TurnEnded(ctx context.Context, t ThreadRef)
 }
+
+// SetArgs is the arguments of /set for option id and value ("/set ID
+// VALUE").
+func SetArgs(id, value string) string { return id + " " + value }

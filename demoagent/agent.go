@@ -20,9 +20,11 @@ type agent struct {
 	store   store
 	authEnv string
 	noLoad  bool
-	legacy  bool   // no config options, modes only (Options.LegacyModes)
-	gemini  bool   // models and modes as Gemini CLI (Options.LikeGemini)
-	login   string // Options.LoginMessage
+	// noResume: session/resume is not advertised (Options.NoResume).
+	noResume bool
+	legacy   bool   // no config options, modes only (Options.LegacyModes)
+	gemini   bool   // models and modes as Gemini CLI (Options.LikeGemini)
+	login    string // Options.LoginMessage
 	// noImages: image prompts are not advertised, and refused.
 	noImages bool
 	getenv   func(string) string
@@ -102,16 +104,17 @@ func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.In
 			Description: acp.Ptr("set $" + a.authEnv),
 		}})
 	}
+	caps := acp.SessionCapabilities{List: &acp.SessionListCapabilities{}, Close: &acp.SessionCloseCapabilities{}, Delete: &acp.SessionDeleteCapabilities{}}
+	if !a.noLoad && !a.noResume && !a.gemini { // Gemini CLI has no session/resume
+		caps.Resume = &acp.SessionResumeCapabilities{}
+	}
 	return acp.InitializeResponse{
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		AgentInfo:       &acp.Implementation{Name: "gateway-demo-agent", Title: acp.Ptr("Gateway demo agent"), Version: "1"},
 		AgentCapabilities: acp.AgentCapabilities{
-			LoadSession:        !a.noLoad,
-			PromptCapabilities: acp.PromptCapabilities{Image: !a.noImages},
-			SessionCapabilities: acp.SessionCapabilities{
-				List: &acp.SessionListCapabilities{}, Close: &acp.SessionCloseCapabilities{},
-				Resume: &acp.SessionResumeCapabilities{},
-			},
+			LoadSession:         !a.noLoad,
+			PromptCapabilities:  acp.PromptCapabilities{Image: !a.noImages},
+			SessionCapabilities: caps,
 		},
 		AuthMethods: methods,
 	}, nil

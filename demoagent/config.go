@@ -74,7 +74,40 @@ func configOptions(r record) []acp.SessionConfigOption {
 			Options: acp.SessionConfigSelectOptions{Ungrouped: &vals},
 		}})
 	}
+	// A switch (ACP 1.33's boolean config option).
+	out = append(out, acp.SessionConfigOption{Boolean: &acp.SessionConfigOptionBoolean{
+		Id: optFast, Name: "Fast mode", Description: acp.Ptr("Answers sooner; refused with high effort"),
+		Type: "boolean", CurrentValue: r.Fast,
+	}})
 	return out
+}
+
+// optFast is the demo agent's boolean config option.
+const optFast = "fast"
+
+// setFast sets the switch fast of session s to on; turning it on is
+// refused while the effort is high.
+func (a *agent) setFast(ctx context.Context, b *acp.SetSessionConfigOptionBoolean) (acp.SetSessionConfigOptionResponse, error) {
+	s := a.lookup(b.SessionId)
+	if s == nil {
+		return acp.SetSessionConfigOptionResponse{}, resourceNotFound(b.SessionId)
+	}
+	if string(b.ConfigId) != optFast {
+		return acp.SetSessionConfigOptionResponse{}, invalidParams(fmt.Sprintf("config option %q is no switch", b.ConfigId))
+	}
+	if b.Value && optionValue(s.snapshot(), optEffort) == "high" {
+		return acp.SetSessionConfigOptionResponse{}, invalidParams("fast mode does not go with high effort: lower the effort first")
+	}
+	if err := s.change(func(r *record) { r.Fast = b.Value }); err != nil {
+		return acp.SetSessionConfigOptionResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	opts := configOptions(s.snapshot())
+	ctx, cancel := a.join(ctx)
+	defer cancel()
+	if err := a.announceOptions(ctx, s.id, opts, false, ""); err != nil {
+		return acp.SetSessionConfigOptionResponse{}, err
+	}
+	return acp.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
 }
 
 // configOptions returns the session's config options, none for an agent
@@ -88,8 +121,9 @@ func (a *agent) configOptions(r record) []acp.SessionConfigOption {
 
 // SetSessionConfigOption sets model, mode or effort, saves it, sends a
 // config_option_update (and a current_mode_update for the mode) and
-// answers with all the options. Errors: -32002 unknown session, -32602
-// unknown option or value, or a boolean value (all options are selects).
+// answers with all the options; the switch fast takes a boolean value
+// (setFast). Errors: -32002 unknown session, -32602 unknown option or
+// value, a value of the wrong type, fast on with high effort.
 func (a *agent) SetSessionConfigOption(ctx context.Context, p acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
 	done, err := a.enter()
 	if err != nil {
@@ -99,8 +133,11 @@ func (a *agent) SetSessionConfigOption(ctx context.Context, p acp.SetSessionConf
 	if a.legacy {
 		return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
 	}
+	if p.Boolean != nil {
+		return a.setFast(ctx, p.Boolean)
+	}
 	if p.ValueId == nil {
-		return acp.SetSessionConfigOptionResponse{}, invalidParams("every option of the demo agent is a select; a boolean value does not fit")
+		return acp.SetSessionConfigOptionResponse{}, invalidParams("a value of no known type")
 	}
 	v := p.ValueId
 	s := a.lookup(v.SessionId)
@@ -200,6 +237,36 @@ func (a *agent) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (ac
 	return acp.CloseSessionResponse{}, nil
 }
 
+// UnstableDeleteSession forgets the session for good: its turn is
+// cancelled and its file removed, so neither session/list nor
+// session/load finds it again. Errors: -32002 unknown session.
+func (a *agent) UnstableDeleteSession(ctx context.Context, p acp.UnstableDeleteSessionRequest) (acp.UnstableDeleteSessionResponse, error) {
+	done, err := a.enter()
+	if err != nil {
+		return acp.UnstableDeleteSessionResponse{}, err
+	}
+	defer done()
+	a.mu.Lock()
+	s := a.sessions[p.SessionId]
+	delete(a.sessions, p.SessionId)
+	a.mu.Unlock()
+	if s != nil {
+		s.cancelAll()
+	}
+	err = a.store.remove(string(p.SessionId))
+	if errors.Is(err, errNoSession) && s != nil {
+		err = nil // never saved: nothing on disk to remove
+	}
+	if errors.Is(err, errNoSession) {
+		return acp.UnstableDeleteSessionResponse{}, resourceNotFound(p.SessionId)
+	}
+	if err != nil {
+		return acp.UnstableDeleteSessionResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	a.log.Debug("session deleted", "session", p.SessionId)
+	return acp.UnstableDeleteSessionResponse{}, nil
+}
+
 // ResumeSession opens a saved session like LoadSession but replays no
 // history. mcpServers may be absent (the SDK omits an empty list). Errors
 // as for LoadSession.
@@ -230,9 +297,10 @@ func (a *agent) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) (
 		}
 		s = a.adopt(newSession(rec, a.store))
 	}
+	s.setMCP(mcp)
 	rec := s.snapshot()
 	a.log.Debug("session resumed", "session", s.id)
-	return acp.ResumeSessionResponse{Modes: modeState(rec.Mode), ConfigOptions: a.configOptions(rec)}, nil
+	return acp.ResumeSessionResponse{Modes: modeState(rec.Mode), ConfigOptions: a.configOptions(rec), Meta: a.unstableModels(rec)}, nil
 }
 
 type listed struct {

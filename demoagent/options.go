@@ -34,9 +34,12 @@ type Options struct {
 	// authenticate call finds the variable non-empty in the agent's own
 	// environment. Empty means no authentication.
 	AuthEnv string
-	// NoLoad makes the agent advertise no loadSession capability, like
-	// agents that cannot resume sessions.
+	// NoLoad makes the agent advertise neither loadSession nor
+	// session/resume, like agents that cannot resume sessions.
 	NoLoad bool
+	// NoResume makes the agent advertise loadSession without
+	// session/resume, like agents that resume only by replaying history.
+	NoResume bool
 	// NoImages makes the agent advertise no image prompts, like agents
 	// that take text only; a prompt with an image is then an error.
 	NoImages bool
@@ -75,7 +78,8 @@ func DefaultStateDir() string {
 //	                  default DefaultStateDir()
 //	--auth-env NAME   require authenticate, which succeeds when $NAME is
 //	                  non-empty; env DEMO_AGENT_AUTH_ENV; default none
-//	--no-load         do not advertise session/load
+//	--no-load         do not advertise session/load nor session/resume
+//	--no-resume       do not advertise session/resume (session/load only)
 //	--legacy-modes    no config options: modes only (session/set_mode)
 //	--like-gemini     models and modes as Gemini CLI gives them
 //	--login-message TEXT  refuse every session with -32000 and TEXT
@@ -96,7 +100,8 @@ func parseFlags(args []string, getenv func(string) string) (Options, error) {
 		"directory for session files, one JSON file per session (env "+EnvStateDir+"; default "+DefaultStateDir()+")")
 	fs.StringVar(&o.AuthEnv, "auth-env", o.AuthEnv,
 		"require authenticate with method "+AuthMethodID+", which succeeds when this environment variable is non-empty (env "+EnvAuthEnv+")")
-	fs.BoolVar(&o.NoLoad, "no-load", false, "do not advertise session/load (an agent that cannot resume sessions)")
+	fs.BoolVar(&o.NoLoad, "no-load", false, "do not advertise session/load nor session/resume (an agent that cannot resume sessions)")
+	fs.BoolVar(&o.NoResume, "no-resume", false, "do not advertise session/resume (an agent that resumes by replaying history with session/load)")
 	fs.BoolVar(&o.NoImages, "no-images", false, "do not advertise image prompts (an agent that takes text only)")
 	fs.BoolVar(&o.LegacyModes, "legacy-modes", false, "answer without config options, with modes only (an agent from before config options)")
 	fs.BoolVar(&o.LikeGemini, "like-gemini", false, "models in session/new's unstable models and session/set_model, modes confirmed by a text chunk, yolo refused (as Gemini CLI)")

@@ -62,6 +62,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, o Options) erro
 		store:    store{dir: dir},
 		authEnv:  o.AuthEnv,
 		noLoad:   o.NoLoad,
+		noResume: o.NoResume,
 		noImages: o.NoImages,
 		legacy:   o.LegacyModes || o.LikeGemini,
 		gemini:   o.LikeGemini,

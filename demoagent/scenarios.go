@@ -31,6 +31,8 @@ func scenarioTable() []scenario {
 		{"permission-abort", "permission-abort", "asks to edit main.go, before announcing the tool; a rejection ends the whole turn cancelled (as Codex does)", runPermissionAbort},
 		{"permission-run", "permission-run [long]", "asks to run a command whose dangerous end hides after 3,000 spaces (long: after 5,000 characters), touching a file outside the working directory", runPermissionRun},
 		{"permission-title", "permission-title <title>", "asks to run make under the title <title> (to see how the gateway marks an agent's title)", runPermissionTitle},
+		{"subagents", "subagents", "two subagents (ACP 1.33 child sessions) review and test on their own session ids, one asks a permission; then the answer", runSubagents},
+		{"delegate", "delegate", "the same as subagents", runSubagents},
 		{"ask-choice", "ask-choice", "asks which color (one of three) by elicitation, then says the answer", runAskChoice},
 		{"ask-multi", "ask-multi", "asks which platforms (any of three) by elicitation", runAskMulti},
 		{"ask-text", "ask-text", "asks for a release name (text) and retries (a number) by elicitation", runAskText},
@@ -60,6 +62,10 @@ func scenarioTable() []scenario {
 		{"message-after", "message-after <n> <text>", "ends the turn, then posts <text> with send_message up to n times (at most 1,000) until refused, and logs how it went on stderr", runMessageAfter},
 		{"ask-after", "ask-after", "ends the turn, then asks a question with the ask tool, and logs the answer on stderr", runAskAfter},
 		{"stop", "stop", "says there is nothing to stop (cancel is session/cancel)", runStop},
+		// ACP 1.33 (scenarios_acp133.go).
+		{"notice", "notice [flood]", "a notice of each severity with text between (flood: then 10 more after the turn)", runNotice},
+		{"compact", "compact [fail|cancel]", "compacts the context: in progress, summary chunks, then completed (or failed, or cancelled)", runCompact},
+		{"plans", "plans", "three plans by id in one turn: a checklist that progresses, a markdown plan removed, a file plan", runPlans},
 	}
 }
 

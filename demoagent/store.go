@@ -35,8 +35,10 @@ type record struct {
 	Cwd     string `json:"cwd"`
 	Mode    string `json:"mode"`
 	// Model and Effort are config options; "" is the default value.
-	Model   string    `json:"model,omitempty"`
-	Effort  string    `json:"effort,omitempty"`
+	Model  string `json:"model,omitempty"`
+	Effort string `json:"effort,omitempty"`
+	// Fast is the boolean config option fast (ACP 1.33).
+	Fast    bool      `json:"fast,omitempty"`
 	Title   string    `json:"title,omitempty"`
 	History []message `json:"history"`
 }
@@ -150,4 +152,20 @@ func newSessionID() string {
 	b := make([]byte, sessionIDHex/2)
 	rand.Read(b) // never fails (crypto/rand)
 	return sessionIDPrefix + hex.EncodeToString(b)
+}
+
+// remove deletes the file of session id. It returns an error wrapping
+// errNoSession when id is not a demo session id or has no file.
+func (s store) remove(id string) error {
+	if !validSessionID(id) {
+		return fmt.Errorf("delete session %q: %w", id, errNoSession)
+	}
+	err := os.Remove(s.path(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("delete session %s: %w", id, errNoSession)
+	}
+	if err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	return nil
 }

@@ -61,6 +61,10 @@ const (
 	NoticeModeChange
 	NoticeTurnFailed
 	NoticeTurnStopped
+	// ACP 1.33: the agent's own notice, and the one line saying the next
+	// ones outside a turn are hidden.
+	NoticeAgent
+	NoticeAgentHidden
 )
 
 // Plan is the turn's plan rendered as a checklist. Later Plan outputs of the

@@ -19,7 +19,9 @@
 //   - turn state reset at turn end; open tools finalised when a turn ends.
 //
 // Updates outside a turn (setup, session/load history, late updates after
-// the turn's response) change session state only and are never projected.
+// the turn's response) change session state only and are never projected,
+// but for the agent's notices (ACP notice), at most NoticesPerMinute a
+// minute (SetNow tells the time).
 //
 // # The meta cap
 //
@@ -78,6 +80,14 @@ type Projector struct {
 	modeID    string
 	modeNames map[string]string
 	lastUsage UsageUpdate
+	kids      map[string]*kid // the session's subagents (subagent.go)
+	turns     int             // turns begun, for the subagents' card keys
+
+	// The agent's notices outside a turn: when the last ones were shown,
+	// and whether the hiding of the next ones was said (acp133.go).
+	now           time.Time
+	notices       [NoticesPerMinute]time.Time
+	noticesHidden bool
 
 	inTurn  bool
 	turn    turn
@@ -113,7 +123,15 @@ type turn struct {
 	shownSize   int64
 	usage       UsageUpdate
 	usageFrames int
-	plan        string
+
+	cards     map[string]*kidCard // subagents' cards, by child (subagent.go)
+	cardOrder []*kid              // the children with a card, in order
+	plan      string              // the plan message shown
+
+	// ACP 1.33 (acp133.go).
+	legacyPlan  []PlanEntry // the last plan update's entries
+	plans       []*planDoc  // plan_update's plans, in first-seen order
+	compactions map[string]*compaction
 }
 
 type toolState struct {
@@ -164,6 +182,12 @@ func (p *Projector) SetSettings(s Settings) {
 			}
 		}
 		p.visible[t] = v
+	}
+	// Plan operations follow the plan unless listed.
+	for _, t := range [...]Tag{TagPlanUpdate, TagPlanRemoved} {
+		if _, ok := s.TagVisibility[t.String()]; !ok {
+			p.visible[t] = p.visible[TagPlan]
+		}
 	}
 	for name, v := range s.TagVisibility {
 		if ParseTag(name) == TagUnknown {
@@ -224,6 +248,7 @@ func (p *Projector) BeginTurn(out []Output) []Output {
 		out = p.EndTurn("cancelled", "", out)
 	}
 	p.inTurn = true
+	p.turns++
 	return out
 }
 
@@ -240,7 +265,17 @@ func (p *Projector) Apply(u *Update, out []Output) []Output {
 }
 
 func (p *Projector) apply(u *Update, out []Output) []Output {
+	if u.Child != "" {
+		return p.child(u, out)
+	}
 	switch u.Tag {
+	case TagSubagent:
+		return p.subagent(u, out)
+	case TagSessionMessage, TagSessionMessageChunk:
+		// A message between sessions (the task given to a child): never
+		// the answer's text.
+		p.message(u)
+		return out
 	case TagAgentMessageChunk:
 		if u.Thought {
 			return p.thought(u, out)
@@ -266,6 +301,13 @@ func (p *Projector) apply(u *Update, out []Output) []Output {
 		return p.config(u, out)
 	case TagSessionInfo:
 		return p.sessionInfo(u, out)
+	// ACP 1.33 (acp133.go).
+	case TagNotice:
+		return p.notice(u, out)
+	case TagCompaction, TagCompactionChunk:
+		return p.compaction(u, out)
+	case TagPlanUpdate, TagPlanRemoved:
+		return p.planOp(u, out)
 	}
 	return p.unknown(u, out)
 }
@@ -320,6 +362,10 @@ func (p *Projector) EndTurnAfter(elapsed time.Duration, stopReason, errText stri
 			out = p.emitTool(ts, true, out)
 		}
 	}
+	if t.stopped != nil || stopReason == "cancelled" || errText != "" {
+		out = p.endCards(out)
+	}
+	out = p.endCompactions(out)
 	if t.stopped != nil {
 		// Whatever the agent answered to the cancel, the people in the
 		// thread read who stopped the turn.
@@ -550,10 +596,20 @@ func (p *Projector) sessionInfo(u *Update, out []Output) []Output {
 }
 
 func (p *Projector) planUpdate(u *Update, out []Output) []Output {
-	if !p.inTurn || !p.visible[TagPlan] {
+	if !p.inTurn {
 		return out
 	}
-	text := RenderPlan(u.Plan)
+	t := &p.turn
+	t.legacyPlan = slices.Clone(u.Plan)
+	if !p.visible[TagPlan] {
+		return out
+	}
+	return p.showPlan(renderPlans(t.legacyPlan, t.plans), out)
+}
+
+// showPlan shows text as the turn's plan message: its first version
+// costs the meta cap one, its edits nothing where the channel edits.
+func (p *Projector) showPlan(text string, out []Output) []Output {
 	t := &p.turn
 	if text == t.plan || text == "" {
 		return out
@@ -578,9 +634,18 @@ func RenderPlan(entries []PlanEntry) string {
 	if len(entries) == 0 {
 		return ""
 	}
+	return "📋 Plan" + planEntries(entries)
+}
+
+// planEntries renders entries as RenderPlan's lines, each after a line
+// break, at most maxPlanEntries of them.
+func planEntries(entries []PlanEntry) string {
 	var b strings.Builder
-	b.WriteString("📋 Plan")
-	for _, e := range entries {
+	for i, e := range entries {
+		if i == maxPlanEntries {
+			fmt.Fprintf(&b, "\n… %d more", len(entries)-i)
+			break
+		}
 		b.WriteByte('\n')
 		switch e.Status {
 		case "completed":

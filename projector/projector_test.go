@@ -164,7 +164,7 @@ func TestHiddenUpdatesStillUpdateState(t *testing.T) {
 }
 
 func TestUnknownTagsOnlyInVerbose(t *testing.T) {
-	ups := []*Update{unknown("notice", "Context window 80% full"), unknown("subagent_update", "Explore"), msg("ok")}
+	ups := []*Update{unknown("widget_update", "Context window 80% full"), unknown("subagent_update", "Explore"), msg("ok")}
 	for _, mode := range []string{MetaOff, MetaMinimal} {
 		outs := run(settings(func(s *Settings) { s.MetaMode = mode }), ups...)
 		if n := count(outs, isStatus); n != 0 {
@@ -172,16 +172,16 @@ func TestUnknownTagsOnlyInVerbose(t *testing.T) {
 		}
 	}
 	outs := run(settings(func(s *Settings) { s.MetaMode = MetaVerbose }), ups...)
-	want := []string{"status:⚙️ notice: Context window 80% full", "status:⚙️ subagent_update: Explore", "text:ok", "end:end_turn"}
+	want := []string{"status:⚙️ widget_update: Context window 80% full", "status:⚙️ subagent_update: Explore", "text:ok", "end:end_turn"}
 	if got := brief(outs); !cmp.Equal(got, want) {
 		t.Errorf("verbose (-got +want):\n%s", cmp.Diff(got, want))
 	}
 	outs = run(settings(func(s *Settings) {
 		s.MetaMode = MetaVerbose
-		s.TagVisibility = map[string]bool{"notice": false}
+		s.TagVisibility = map[string]bool{"widget_update": false}
 	}), ups...)
 	if n := count(outs, isStatus); n != 1 {
-		t.Errorf("verbose with notice off: %d status lines, want 1", n)
+		t.Errorf("verbose with widget_update off: %d status lines, want 1", n)
 	}
 }
 

@@ -74,6 +74,12 @@ func DefaultTagVisibility() map[string]bool {
 		"plan":                      false,
 		"agent_thought_chunk":       false,
 		"user_message_chunk":        false,
+		"subagent_update":           true, // a subagent's card (subagent.go)
+		// ACP 1.33. plan_update and plan_removed are not listed: they
+		// follow plan unless set.
+		"notice":                   true,
+		"compaction_update":        true,
+		"compaction_summary_chunk": true,
 	}
 }
 

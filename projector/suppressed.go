@@ -24,6 +24,9 @@ func (p *Projector) why(u *Update) string {
 	case TagAvailableCommands, TagUserMessageChunk:
 		return SuppressedState
 	}
+	if tag == TagNotice && !p.inTurn && p.visible[TagNotice] {
+		return SuppressedBudget // NoticesPerMinute
+	}
 	if !p.inTurn {
 		return SuppressedOutsideTurn
 	}

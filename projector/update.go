@@ -21,6 +21,18 @@ const (
 	TagUsage
 	TagConfigOption
 	TagSessionInfo
+
+	// Subagents (ACP 1.33).
+	TagSubagent
+	TagSessionMessage
+	TagSessionMessageChunk
+
+	// ACP 1.33: notices, compaction, plan operations.
+	TagNotice
+	TagCompaction
+	TagCompactionChunk
+	TagPlanUpdate
+	TagPlanRemoved
 	numTags
 )
 
@@ -37,6 +49,16 @@ var tagNames = [numTags]string{
 	TagUsage:             "usage_update",
 	TagConfigOption:      "config_option_update",
 	TagSessionInfo:       "session_info_update",
+
+	TagSubagent:            "subagent_update",
+	TagSessionMessage:      "session_message",
+	TagSessionMessageChunk: "session_message_chunk",
+	// ACP 1.33: notices, compaction, plan operations.
+	TagNotice:          "notice",
+	TagCompaction:      "compaction_update",
+	TagCompactionChunk: "compaction_summary_chunk",
+	TagPlanUpdate:      "plan_update",
+	TagPlanRemoved:     "plan_removed",
 }
 
 // String returns the wire name of a known tag, "" for TagUnknown.
@@ -73,6 +95,24 @@ func ParseTag(s string) Tag {
 		return TagConfigOption
 	case "session_info_update":
 		return TagSessionInfo
+
+	case "subagent_update":
+		return TagSubagent
+	case "session_message":
+		return TagSessionMessage
+	case "session_message_chunk":
+		return TagSessionMessageChunk
+	// ACP 1.33: notices, compaction, plan operations.
+	case "notice":
+		return TagNotice
+	case "compaction_update":
+		return TagCompaction
+	case "compaction_summary_chunk":
+		return TagCompactionChunk
+	case "plan_update":
+		return TagPlanUpdate
+	case "plan_removed":
+		return TagPlanRemoved
 	}
 	return TagUnknown
 }
@@ -126,6 +166,87 @@ type Update struct {
 	// Summary is a short human text found in an unknown update (its
 	// title, description or text), used to render it in verbose mode.
 	Summary string
+
+	// Subagents (ACP 1.33).
+
+	// Subagent is subagent_update's fields: the child session it
+	// announces or patches.
+	Subagent SubagentUpdate
+	// Sender and Recipient are the senderSessionId and
+	// recipientSessionId of a session_message(_chunk), whose text is in
+	// Text (a text content block) and id in MessageID.
+	Sender, Recipient string
+	// Child is not decoded: package agent (and `gateway replay`) sets it
+	// to the child's session id on an update that came on a subagent's
+	// session the session announced (SessionID is then the child's id
+	// too); "" for the session's own updates.
+	Child string
+
+	// ACP 1.33 (notice, compaction_update, compaction_summary_chunk,
+	// plan_update, plan_removed).
+
+	// Notice is a notice update's fields.
+	Notice NoticeUpdate
+	// Compaction is a compaction_update's or compaction_summary_chunk's
+	// fields.
+	Compaction CompactionUpdate
+	// PlanID is plan_update's and plan_removed's planId; a plan_update's
+	// plan is PlanDoc, its entries (type items) in Plan.
+	PlanID  string
+	PlanDoc PlanDoc
+}
+
+// SubagentUpdate is a subagent_update: a patch of one child session (an
+// omitted field leaves what was known, null clears it).
+type SubagentUpdate struct {
+	// ID is update.sessionId, the child's session id.
+	ID string
+	// Title and Description, when their Set flag says the field came
+	// (null: Set with "").
+	Title, Description       string
+	TitleSet, DescriptionSet bool
+	// State is state.state ("running", "idle", "requires_action",
+	// "unknown", or a value this gateway does not know); StateSet says
+	// the state came (null: StateSet with "").
+	State    string
+	StateSet bool
+	// Cancel says the child can be cancelled (capabilities.cancel);
+	// CapsSet says capabilities came (null or an object).
+	Cancel, CapsSet bool
+}
+
+// NoticeUpdate is an agent's notice: a live event, not history.
+type NoticeUpdate struct {
+	// Severity is "info", "warning" or "error" as sent; another value
+	// reads as info.
+	Severity    string
+	Title       string
+	Description string
+}
+
+// CompactionUpdate is a sparse compaction state: Summary and Error follow
+// patch semantics (their Set flag false: unchanged; set with nothing:
+// cleared; set with a value: replaced).
+type CompactionUpdate struct {
+	ID string
+	// Status is "in_progress", "completed", "failed", "cancelled" as sent
+	// ("" when absent).
+	Status string
+	// Summary is the text of the summary's blocks (compaction_update).
+	Summary    []string
+	SummarySet bool
+	Error      string
+	ErrorSet   bool
+	// Chunk is the text of a compaction_summary_chunk's block.
+	Chunk string
+}
+
+// PlanDoc is a plan_update's plan: Type "items" (entries in Update.Plan),
+// "file" (URI) or "markdown" (Markdown).
+type PlanDoc struct {
+	Type     string
+	URI      string
+	Markdown string
 }
 
 // ToolStatus is an ACP tool call status.

@@ -29,6 +29,17 @@ func FuzzRun(f *testing.F) {
 {"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{}}
 {"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"boom"}}
 `))
+	// Ids pending on both sides at once; responses told apart by their
+	// results, or not (an error, a result of no known shape).
+	f.Add([]byte(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{}}
+{"jsonrpc":"2.0","id":2,"method":"session/request_permission","params":{"options":[{"kind":"allow_once","name":"Allow","optionId":"a"}],"toolCall":{"toolCallId":"t"}}}
+{"jsonrpc":"2.0","id":2,"result":{"outcome":{"outcome":"cancelled"}}}
+{"jsonrpc":"2.0","id":2,"result":{"stopReason":"cancelled"}}
+{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{}}
+{"jsonrpc":"2.0","id":3,"method":"elicitation/create","params":{}}
+{"jsonrpc":"2.0","id":3,"result":"x"}
+{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"boom"}}
+`))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{}}
 {"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"sessionId":"s","mode":"form","message":"m","requestedSchema":{"type":"object","properties":{"n":{"type":"integer","minimum":1},"l":{"type":"array","items":{"enum":["a","b"]}}}}}}
 {"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"n":1.5,"l":["a",7,null],"x":{}}}}

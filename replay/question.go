@@ -48,6 +48,10 @@ func (r *run) questionAsked(f *acpwire.Frame, line int) {
 		fmt.Fprintf(r.o.Warn, "line %d: question not shown: %v\n", line, err)
 		return
 	}
+	if r.children[q.SessionID] {
+		q.Subagent = q.SessionID
+		q.Message = r.proj.SubagentAsks(q.Subagent, q.Message)
+	}
 	id := questionID(f.IDString())
 	r.questions[id] = &question{q: q, asked: r.now}
 	if q.ElicitationID != "" {

@@ -167,6 +167,10 @@ type run struct {
 	questions     map[string]*question
 	elicitations  map[string]string
 	questionTexts map[string]bool
+
+	// children are the subagents' session ids the session announced
+	// (subagent.go).
+	children map[string]bool
 }
 
 // prompt is a permission request shown as a prompt.
@@ -208,6 +212,7 @@ func newRun(ctx context.Context, o Options) *run {
 		questions:     map[string]*question{},
 		elicitations:  map[string]string{},
 		questionTexts: map[string]bool{},
+		children:      map[string]bool{},
 	}
 	r.proj.SetCanEdit(o.Preset.Edit)
 	r.lane = dispatch.NewLane(dispatch.Options{
@@ -277,6 +282,7 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 	case acpwire.Request, acpwire.Notification:
 		switch f.Method {
 		case "session/update":
+			r.family(&f.Update)
 			if r.m.Active() {
 				r.apply(session.AgentOutput{})
 			}
@@ -290,8 +296,9 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 		case "session/cancel":
 			// The stop of the running turn; one that comes after the
 			// turn was stopped (its prompts' cancelled answers came
-			// first) or ended is the same stop, late.
-			if r.m.Active() && !r.m.Stopped() {
+			// first) or ended is the same stop, late. A subagent's
+			// follows its parent's.
+			if r.m.Active() && !r.m.Stopped() && !r.children[sessionOf(f.Params)] {
 				r.apply(session.StopIn{By: r.o.Person})
 			}
 		case "session/new", "session/load":
@@ -313,6 +320,13 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 	case acpwire.Result, acpwire.Error:
 		id := f.IDString()
 		method, ok := r.clientReqs[id]
+		if agentMethod, both := r.agentReqs[id]; ok && both && answers(agentMethod, f) && !answers(method, f) {
+			// The id is pending on both sides (each numbers its own
+			// requests; a gateway's log has its prompt and an agent's
+			// permission request both at 2): the response is the one its
+			// result fits.
+			ok = false
+		}
 		if ok {
 			delete(r.clientReqs, id)
 		} else if method, ok = r.agentReqs[id]; ok {
@@ -358,6 +372,9 @@ func (r *run) asked(f *acpwire.Frame, line int) {
 	if err != nil {
 		fmt.Fprintf(r.o.Warn, "line %d: permission request not shown: %v\n", line, err)
 		return
+	}
+	if r.children[req.SessionID] {
+		req.Subagent = req.SessionID
 	}
 	id := promptID(f.IDString())
 	r.prompts[id] = &prompt{req: req, asked: r.now}
@@ -478,6 +495,7 @@ type virtualLane struct{ r *run }
 func (l virtualLane) AgentStarting()          { l.r.lane.AgentStarting(l.r.now); l.step() }
 func (l virtualLane) BeginTurn()              { l.r.lane.BeginTurn(l.r.now); l.step() }
 func (l virtualLane) StopTyping()             { l.r.lane.StopTyping(); l.step() }
+func (l virtualLane) Now() time.Time          { return l.r.now }
 func (l virtualLane) Notice(key, text string) { l.r.lane.Notice(l.r.now, key, text); l.step() }
 func (l virtualLane) ReplaceNotice(key, text string) {
 	l.r.lane.ReplaceNotice(l.r.now, key, text)
@@ -527,6 +545,33 @@ func (r *run) modes(result []byte) {
 		names[m.ID] = m.Name
 	}
 	r.proj.SetModes(res.Modes.CurrentModeID, names)
+}
+
+// answers reports whether response f can answer a request of method:
+// a prompt's result has a stopReason, a permission request's an outcome,
+// a question's an action. Any other method, or an error, may be
+// answered by anything.
+func answers(method string, f *acpwire.Frame) bool {
+	if f.Kind != acpwire.Result {
+		return true
+	}
+	var key string
+	switch method {
+	case "session/prompt":
+		return f.StopReason != ""
+	case "session/request_permission":
+		key = "outcome"
+	case "elicitation/create":
+		key = "action"
+	default:
+		return true
+	}
+	var res map[string]json.RawMessage
+	if json.Unmarshal(f.Result, &res) != nil {
+		return false
+	}
+	_, has := res[key]
+	return has
 }
 
 // isClientMethod reports whether a request comes from the client side of

@@ -142,6 +142,9 @@ func (t *thread) runCommand(in channels.Inbound) {
 		label := id
 		if o != nil {
 			label = o.ID
+			if o.Kind == "boolean" {
+				label = cmp.Or(o.Name, o.ID) // a switch reads by its name
+			}
 		}
 		t.option(in, o, label, "", value)
 	}
@@ -165,7 +168,8 @@ func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label, cat s
 	var current, key string
 	switch {
 	case o != nil && o.Kind == "boolean":
-		ids, names, current, key = []string{"true", "false"}, []string{"true", "false"}, o.Value, o.ID
+		// A switch: on or off (true and false work too).
+		ids, names, current, key = []string{"true", "false"}, []string{sysmsg.SwitchOn, sysmsg.SwitchOff}, o.Value, o.ID
 	case o != nil:
 		for _, v := range o.Values {
 			ids, names = append(ids, v.ID), append(names, v.Name)
@@ -276,14 +280,23 @@ func (t *thread) confirm(key string, n sysmsg.Notice) {
 // applyChoices sets the thread's choices on sess, a session just made or
 // loaded (on the start's goroutine, before its first prompt); it returns
 // sess's options after them. A choice the agent does not offer (any
-// more) is left out.
-func applyChoices(ctx context.Context, sess *agent.Session, choices map[string]string, log *slog.Logger) {
+// more) is left out. It returns the choices the agent refused (answered
+// with an error of its own), which the thread forgets.
+func applyChoices(ctx context.Context, sess *agent.Session, choices map[string]string, log *slog.Logger) []refusedChoice {
+	var refused []refusedChoice
+	note := func(key, label string, err error) {
+		var ce *agent.CallError
+		if errors.As(err, &ce) {
+			refused = append(refused, refusedChoice{key: key, label: label, err: ce})
+		}
+	}
 	for _, key := range slices.Sorted(maps.Keys(choices)) {
 		value := choices[key]
 		if key == legacyMode {
 			if sess.Modes != nil && sess.Modes.Current != value {
 				if err := sess.SetMode(ctx, value); err != nil {
 					log.Warn("cannot apply the thread's mode", "mode", value, "err", err)
+					note(key, "mode", err)
 				} else {
 					sess.Modes.Current = value
 				}
@@ -294,6 +307,7 @@ func applyChoices(ctx context.Context, sess *agent.Session, choices map[string]s
 			if sess.LegacyModels() && sess.Models.Current != value {
 				if err := sess.SetModel(ctx, value); err != nil {
 					log.Warn("cannot apply the thread's model", "model", value, "err", err)
+					note(key, "model", err)
 				} else {
 					sess.Models.Current = value
 				}
@@ -307,6 +321,7 @@ func applyChoices(ctx context.Context, sess *agent.Session, choices map[string]s
 		opts, err := sess.SetConfigOption(ctx, key, value)
 		if err != nil {
 			log.Warn("cannot apply the thread's choice", "option", key, "value", value, "err", err)
+			note(key, cmp.Or(sess.Config[i].Name, key), err)
 			continue
 		}
 		if opts != nil {
@@ -314,6 +329,27 @@ func applyChoices(ctx context.Context, sess *agent.Session, choices map[string]s
 		} else {
 			sess.Config[i].Value = value
 		}
+	}
+	return refused
+}
+
+// refusedChoice is a stored choice the agent refused when a new session
+// of the thread was given it.
+type refusedChoice struct {
+	key, label string
+	err        *agent.CallError
+}
+
+// forgetRefused drops the choices the agent refused at the start of a
+// session, so that no later session is given them again, and says each
+// in the thread with the agent's words.
+func (t *thread) forgetRefused(refused []refusedChoice) {
+	st := t.r.o.Store
+	for _, c := range refused {
+		if err := t.r.persist(context.Background(), t.ref, "the refused choice", func(ctx context.Context) error { return st.DropChoice(ctx, t.ref, c.key) }); err != nil {
+			t.r.log.Error("cannot forget the thread's refused choice", "thread", t.ref, "option", c.label, "err", err)
+		}
+		t.laneNotice(sysmsg.SetFailed{Option: c.label, Err: c.err.Error(), Code: c.err.Code, AgentSays: c.err.Says})
 	}
 }
 
@@ -354,7 +390,12 @@ func (t *thread) showChoices(in channels.Inbound, c sysmsg.Choices, names []stri
 		}
 	}
 	t.cmd.choiceSeq++
-	key := fmt.Sprintf("%s%s-%d", choicePrefix, in.Command.Name, t.cmd.choiceSeq)
+	cmdName := in.Command.Name
+	if cmdName == channels.CommandSet {
+		// The click must name the option too (picked): set:ID.
+		cmdName += ":" + in.Command.Args
+	}
+	key := fmt.Sprintf("%s%s-%d", choicePrefix, cmdName, t.cmd.choiceSeq)
 	for i := range opts {
 		opts[i].ID = key + optionSep + c.Values[i]
 	}
@@ -377,9 +418,13 @@ func (t *thread) picked(e choiceEv) bool {
 	if i := strings.LastIndexByte(rest, '-'); i >= 0 {
 		name = rest[:i]
 	}
+	args := e.optionID
+	if cmd, id, ok := strings.Cut(name, ":"); ok { // set:ID (showChoices)
+		name, args = cmd, channels.SetArgs(id, e.optionID)
+	}
 	in := e.in
 	in.Choice = nil
-	in.Command = &channels.Command{Name: name, Args: e.optionID}
+	in.Command = &channels.Command{Name: name, Args: args}
 	t.cmd.pickKey = e.promptID
 	t.apply(CommandIn{In: in, Operator: e.acc.mayOperate(in)})
 	t.cmd.pickKey = ""
@@ -574,6 +619,11 @@ func (t *thread) showStatus(f ShowStatus) {
 		s.Model = t.legacyModelName()
 	}
 	s.Effort = name(t.optionBy(func(o agent.ConfigOption) bool { return o.Category == "thought_level" }))
+	for _, o := range t.cmd.opts {
+		if o.Kind == "boolean" {
+			s.Switches = append(s.Switches, sysmsg.Switch{Name: cmp.Or(o.Name, o.ID), On: o.Value == "true"})
+		}
+	}
 	u := t.proj.LastUsage()
 	s.ContextUsed, s.ContextSize, s.ContextKnown = u.Used, u.Size, u.UsedKnown && u.SizeKnown
 	s.Cost, s.Currency, s.CostKnown = u.Cost, u.Currency, u.CostKnown
@@ -761,6 +811,9 @@ func (t *thread) showSession() {
 	for _, o := range t.cmd.opts {
 		s := channels.Setting{ID: o.ID, Category: o.Category, Name: o.Name, Current: o.Value}
 		cur := o.Value
+		if o.Kind == "boolean" {
+			s.Values = []channels.Option{{ID: "true", Label: sysmsg.SwitchOn}, {ID: "false", Label: sysmsg.SwitchOff}}
+		}
 		for _, v := range o.Values {
 			s.Values = append(s.Values, channels.Option{ID: v.ID, Label: v.Name})
 			if v.ID == o.Value {

@@ -180,8 +180,8 @@ func TestAttachAndAgentEndToEnd(t *testing.T) {
 	if !strings.Contains(e.text(b), "continued") {
 		t.Fatalf("no answer in b: %q", e.text(b))
 	}
-	if n := e.framesWith(`"method":"session/load"`); n != 1 {
-		t.Fatalf("%d session/load requests, want 1 (the attached session)", n)
+	if n := e.framesWith(`"method":"session/resume"`); n != 1 {
+		t.Fatalf("%d session/resume requests, want 1 (the attached session)", n)
 	}
 	if strings.Contains(e.text(b), "first thread") {
 		t.Fatalf("the attached session's history was posted: %q", e.text(b))
@@ -264,8 +264,8 @@ func TestSuggestEndToEnd(t *testing.T) {
 	if got, want := ask("model", "SM"), []channels.Option{{ID: "demo-smart", Label: "Demo Smart"}}; !slices.Equal(got, want) {
 		t.Fatalf("/model SM: suggestions %v, want %v", got, want)
 	}
-	if got := ask("set", ""); len(got) != 3 || got[0].ID != "model" {
-		t.Fatalf("/set: suggestions %v, want the three options", got)
+	if got := ask("set", ""); len(got) != 4 || got[0].ID != "model" || got[3].ID != "fast" {
+		t.Fatalf("/set: suggestions %v, want the four options", got)
 	}
 }
 
@@ -304,7 +304,7 @@ func TestSessionShownEndToEnd(t *testing.T) {
 	}
 	e.say(th, ann, "hello")
 	info := wait(func(i channels.SessionInfo) bool { return i.Model != "" })
-	if info.Agent != "demo" || info.Model != "Demo Fast" || len(info.Settings) != 3 {
+	if info.Agent != "demo" || info.Model != "Demo Fast" || len(info.Settings) != 4 || info.Settings[3].ID != "fast" || len(info.Settings[3].Values) != 2 || info.Settings[3].Values[0].Label != "on" {
 		t.Fatalf("at the start: %+v", info)
 	}
 	e.waitEnd(th)
@@ -364,8 +364,8 @@ func TestAttachRefusesADeletedThreadsSession(t *testing.T) {
 	}
 	e.say(b, ann, "echo still mine")
 	e.waitEnd(b)
-	if n := e.framesWith(`"method":"session/load"`); n != 0 {
-		t.Errorf("%d session/load requests, want none", n)
+	if n := e.framesWith(`"method":"session/resume"`) + e.framesWith(`"method":"session/load"`); n != 0 {
+		t.Errorf("%d session/resume or session/load requests, want none", n)
 	}
 }
 

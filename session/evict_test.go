@@ -150,7 +150,7 @@ func TestEvictedThreadComesBack(t *testing.T) {
 	b, _, _ := e.st.Binding(e.ctx(), th)
 	e.close()
 	log := eventLog(t, e.dir, b.SessionID)
-	if !strings.Contains(log, `"method":"session/load"`) {
+	if !strings.Contains(log, `"method":"session/resume"`) {
 		t.Errorf("the thread did not resume its session after the eviction; event log:\n%s", log)
 	}
 }

@@ -3,6 +3,7 @@ package session_test
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -147,5 +148,33 @@ func TestPickAgent(t *testing.T) {
 		if _, ok, _ := e.st.Binding(e.ctx(), th); ok {
 			t.Errorf("a refused pick of %q started an agent", name)
 		}
+	}
+}
+
+// TestClosedThreadEndsItsAgentSession: a deleted thread's session is
+// deleted and closed at the agent (both advertised by the demo agent):
+// its saved state is gone, so nothing can load it again.
+func TestClosedThreadEndsItsAgentSession(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "demo-state")
+	spec := demoSpec(state)
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, dir: dir, spec: &spec})
+	th := e.rec.Thread("ended")
+	e.say(th, ann, "echo kept until deleted")
+	e.waitEnd(th)
+	b, _, _ := e.st.Binding(e.ctx(), th)
+	if _, err := os.Stat(filepath.Join(state, b.SessionID+".json")); err != nil {
+		t.Fatalf("the demo agent saved no state for the session: %v", err)
+	}
+	e.closeThread(th)
+	e.waitAgent(th, "stopped")
+	e.close()
+	log := eventLog(t, dir, b.SessionID)
+	del, cl := strings.Index(log, `"method":"session/delete"`), strings.Index(log, `"method":"session/close"`)
+	if del < 0 || cl < del {
+		t.Errorf("want session/delete then session/close in the event log:\n%s", log)
+	}
+	if _, err := os.Stat(filepath.Join(state, b.SessionID+".json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the deleted thread's session is still saved by the agent (%v)", err)
 	}
 }

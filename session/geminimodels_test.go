@@ -131,3 +131,32 @@ func TestGeminiModelsAfterLoad(t *testing.T) {
 		t.Errorf("%d session/set_model requests, want 1 (the loaded session has the model already)", n)
 	}
 }
+
+// TestRefusedChoiceAtStartIsForgotten: a mode stored for the thread
+// (chosen while another agent, or a trusted folder, allowed it) that the
+// agent refuses when a new session is given it is said in the thread
+// with the agent's words and forgotten: the next session is not given it
+// again.
+func TestRefusedChoiceAtStartIsForgotten(t *testing.T) {
+	spec := demoSpec(t.TempDir())
+	spec.Command = append(spec.Command, "--like-gemini")
+	e := newEnv(t, envOptions{spec: &spec, rec: channeltest.Options{Edit: true}})
+	th := e.rec.Thread("refused")
+	const storedMode = "\x00mode" // session's key of a legacy mode
+	if err := e.st.SetChoice(e.ctx(), th, storedMode, "yolo"); err != nil {
+		t.Fatal(err)
+	}
+	e.say(th, ann, "echo first")
+	e.waitEnd(th)
+	e.waitOp(th, "the refusal", hasText("Could not set the mode: the agent refused (error -32603). The agent says: `Internal error: Cannot enable privileged approval modes in an untrusted folder.`"))
+	if cs, err := e.st.Choices(e.ctx(), th); err != nil || cs[storedMode] != "" {
+		t.Errorf("choices after the refusal: %q, %v; want the mode forgotten", cs, err)
+	}
+	e.command(th, ann, "/new")
+	e.waitOp(th, "the new session", hasText("Ann ended this thread's session"))
+	e.say(th, ann, "echo second")
+	e.waitEnd(th)
+	if n := e.framesWith(`"modeId":"yolo"`); n != 1 {
+		t.Errorf("yolo was asked for %d times, want once (refused, so forgotten)", n)
+	}
+}

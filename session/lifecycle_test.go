@@ -46,8 +46,9 @@ func TestResumeAfterRestart(t *testing.T) {
 		t.Errorf("session %q after restart, want %q resumed", b2.SessionID, b1.SessionID)
 	}
 	e2.close()
-	if log := eventLog(t, e1.dir, b1.SessionID); !strings.Contains(log, `"method":"session/load"`) {
-		t.Error("no session/load in the event log")
+	// The demo agent advertises session/resume: nothing is replayed.
+	if log := eventLog(t, e1.dir, b1.SessionID); !strings.Contains(log, `"method":"session/resume"`) || strings.Contains(log, `"method":"session/load"`) {
+		t.Error("the session was not resumed with session/resume (and no session/load)")
 	}
 	// The transcript holds both turns once each.
 	es, err := e2e(t, e1.dir).Entries(t.Context(), b1.SessionID)
@@ -105,8 +106,8 @@ func TestIdleAgentIsReapedAndResumed(t *testing.T) {
 	b, _, _ := e.st.Binding(e.ctx(), th)
 	e.close()
 	log := eventLog(t, e.dir, b.SessionID)
-	if strings.Count(log, `"method":"initialize"`) != 2 || !strings.Contains(log, `"method":"session/load"`) {
-		t.Errorf("want two processes, the second resuming with session/load; event log:\n%s", log)
+	if strings.Count(log, `"method":"initialize"`) != 2 || !strings.Contains(log, `"method":"session/resume"`) {
+		t.Errorf("want two processes, the second resuming with session/resume; event log:\n%s", log)
 	}
 }
 
@@ -354,5 +355,35 @@ func TestSessionTitleRenamesTheThread(t *testing.T) {
 	b, _, _ := e.st.Binding(e.ctx(), th)
 	if b.Title != "Fix the flaky test" {
 		t.Errorf("binding title = %q", b.Title)
+	}
+}
+
+// TestResumeByLoadWithoutResume: an agent that advertises session/load
+// but not session/resume is resumed by replaying its history, which the
+// thread does not show again.
+func TestResumeByLoadWithoutResume(t *testing.T) {
+	dir := t.TempDir()
+	spec := demoSpec(filepath.Join(dir, "demo-state"))
+	spec.Command = append(spec.Command, "--no-resume")
+	e1 := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, dir: dir, spec: &spec})
+	th := e1.rec.Thread("nr")
+	e1.say(th, ann, "echo first answer")
+	e1.waitEnd(th)
+	b1, _, _ := e1.st.Binding(e1.ctx(), th)
+	e1.close()
+	e2 := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, dir: dir, spec: &spec})
+	e2.say(th, ann, "echo second answer")
+	e2.waitEnd(th)
+	if got := e2.text(th); got != "second answer" {
+		t.Errorf("thread text after restart = %q, want only the new answer (the replayed history is not posted)", got)
+	}
+	b2, _, _ := e2.st.Binding(e2.ctx(), th)
+	e2.close()
+	if b2.SessionID != b1.SessionID {
+		t.Errorf("session %q after restart, want %q resumed", b2.SessionID, b1.SessionID)
+	}
+	log := eventLog(t, dir, b1.SessionID)
+	if !strings.Contains(log, `"method":"session/load"`) || strings.Contains(log, `"method":"session/resume"`) {
+		t.Errorf("want the session loaded with session/load (no session/resume advertised); event log:\n%s", log)
 	}
 }

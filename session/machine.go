@@ -523,7 +523,7 @@ func (m *Machine) due(now time.Time, fx []Effect) []Effect {
 		m.exited = true
 		if m.agent != AgentNone {
 			m.agent = AgentNone
-			fx = append(fx, StopAgent{Why: "shutdown"})
+			fx = append(fx, StopAgent{Why: "shutdown", End: m.forgot})
 		}
 		fx = append(fx, Exit{})
 	}

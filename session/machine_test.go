@@ -62,6 +62,9 @@ func describeEffect(f Effect) string {
 	case KillAgent:
 		return "kill"
 	case StopAgent:
+		if f.End {
+			return "stop-agent " + f.Why + " end-session"
+		}
 		return "stop-agent " + f.Why
 	case DropAgent:
 		return "drop-agent"
@@ -379,7 +382,7 @@ func TestMachine(t *testing.T) {
 			{ev: TurnDone{Err: errCrash, Exited: true}, want: []string{"11s end #1  err exited stopped by Ann killed forgotten", "11s drop-agent", "11s exit"}},
 		}}},
 		{"forget while idle", cfg, [][]step{ready, {
-			{ev: Forget{By: mAnn}, want: []string{"2s stop-agent shutdown", "2s exit"}},
+			{ev: Forget{By: mAnn}, want: []string{"2s stop-agent shutdown end-session", "2s exit"}},
 		}}},
 		{"shutdown while idle", cfg, [][]step{ready, {
 			{ev: Shutdown{}, want: []string{"2s stop-agent shutdown", "2s exit"}},

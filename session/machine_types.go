@@ -145,8 +145,13 @@ type (
 	// KillAgent kills the agent's process (it ignored the cancel).
 	KillAgent struct{}
 	// StopAgent stops the thread's agent process (idle, or the shutdown)
-	// and lets its slot go; the session stays bound.
-	StopAgent struct{ Why string }
+	// and lets its slot go; the session stays bound, unless End: the
+	// thread was deleted, and the agent is first told to close and
+	// delete the session, where it can.
+	StopAgent struct {
+		Why string
+		End bool
+	}
 	// DropAgent forgets an agent process that exited, freeing its slot.
 	DropAgent struct{}
 	// StopTyping stops the typing indicator.

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/acpgw/gateway/demoagent"
+	"github.com/acpgw/gateway/internal/streamplayer"
 	"github.com/acpgw/gateway/mcpgate"
 	"github.com/acpgw/gateway/sandbox/egress"
 )
@@ -39,6 +40,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("SESSION_TEST_DEAF_AGENT") != "" {
 		deafAgent()
 		os.Exit(0)
+	}
+	if path := os.Getenv("SESSION_TEST_STREAM_PLAYER"); path != "" {
+		os.Exit(streamplayer.Main(path, os.Stdin, os.Stdout, os.Stderr))
 	}
 	if os.Getenv("SESSION_TEST_DEMO_AGENT") != "" {
 		var stdin io.Reader = os.Stdin

@@ -40,7 +40,7 @@ func (t *thread) perform(f Effect) {
 			t.proc.Kill()
 		}
 	case StopAgent:
-		proc := t.proc
+		proc, sess := t.proc, t.sess
 		w := t.dropProcess()
 		if proc == nil {
 			break
@@ -49,6 +49,9 @@ func (t *thread) perform(f Effect) {
 			// The owner returns next: the thread's end (a shutdown, a
 			// deleted thread) waits for its agent to be gone.
 			t.stopped = true
+			if f.End && sess != nil {
+				t.endAgentSession(sess)
+			}
 			t.stopProcess(proc, w)
 			break
 		}

@@ -143,11 +143,11 @@ func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, m
 	if !bound {
 		res.context = t.backfill(ctx, in)
 	}
-	if bound && b.SessionID != "" && proc.CanLoad() {
+	if bound && b.SessionID != "" && (proc.CanResume() || proc.CanLoad()) {
 		res.sess, res.evlog = t.resume(ctx, proc, b, cwd, srv)
 	}
 	if res.sess == nil {
-		if bound && b.SessionID != "" && !proc.CanLoad() {
+		if bound && b.SessionID != "" && !proc.CanResume() && !proc.CanLoad() {
 			t.laneNotice(sysmsg.NewSession{CannotResume: true})
 		}
 		t.inbox.send(transcriptEv{tr: store.NewTranscript()})
@@ -171,7 +171,7 @@ func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, m
 	if choices, err := st.Choices(ctx, t.ref); err != nil {
 		t.r.log.Error("cannot read the thread's choices", "thread", t.ref, "err", err)
 	} else {
-		applyChoices(ctx, res.sess, choices, t.r.log.With("thread", t.ref))
+		t.forgetRefused(applyChoices(ctx, res.sess, choices, t.r.log.With("thread", t.ref)))
 	}
 	res.agent = spec.Name
 	res.meta = sessionMeta(res.sess)
@@ -270,7 +270,19 @@ func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Bindin
 	// Before session/load replays the history into it.
 	t.inbox.send(transcriptEv{tr: tr})
 	w := t.attachLog(proc, b.SessionID)
-	sess, err := proc.LoadSession(ctx, b.SessionID, cwd, t, mcpServers(mcp)...)
+	// session/resume where the agent has it: nothing is replayed (the
+	// thread shows its history already); else session/load, whose
+	// replay the projector does not show.
+	var sess *agent.Session
+	err = agent.ErrUnsupported
+	if proc.CanResume() {
+		if sess, err = proc.ResumeSession(ctx, b.SessionID, cwd, t, mcpServers(mcp)...); err != nil && proc.CanLoad() {
+			t.r.log.Warn("cannot resume the session; loading it", "thread", t.ref, "session", b.SessionID, "err", err)
+		}
+	}
+	if sess == nil && proc.CanLoad() {
+		sess, err = proc.LoadSession(ctx, b.SessionID, cwd, t, mcpServers(mcp)...)
+	}
 	if err != nil {
 		t.r.log.Warn("cannot resume the session", "thread", t.ref, "session", b.SessionID, "err", err)
 		t.laneNotice(sysmsg.NewSession{})

@@ -124,6 +124,9 @@ func (t *thread) questionEvent(e any) {
 			e.q.answer <- agent.Answer{Action: agent.Cancel}
 			return
 		}
+		if c := e.q.q.Subagent; c != "" {
+			e.q.q.Message = t.proj.SubagentAsks(c, e.q.q.Message)
+		}
 		t.questions[e.q.id] = e.q
 		if t.tr != nil {
 			q := e.q.q

@@ -60,7 +60,7 @@ func TestStopIgnoredKillsTheAgent(t *testing.T) {
 		t.Errorf("stop reason %q", end.StopReason)
 	}
 	e.waitOp(th, "the kill notice", hasText("Stopped by Ann. The agent did not stop within 300ms, so it was restarted."))
-	// The next message gets a working agent (resumed with session/load).
+	// The next message gets a working agent (resumed with session/resume).
 	e.say(th, ann, "echo alive")
 	if end := e.waitEnd(th); end.StopReason != "end_turn" {
 		t.Errorf("next turn: %+v", end)

@@ -375,6 +375,10 @@ func (t *thread) endTurn(o TurnOutcome) {
 
 // update is an update from the agent's tap (Update).
 func (t *thread) update(u projector.Update, history bool) {
+	if u.Child != "" {
+		t.childUpdate(u, history)
+		return
+	}
 	t.noteOptions(u)
 	if history {
 		// Replayed by session/load: already in the thread and the
@@ -404,6 +408,10 @@ func (t *thread) update(u projector.Update, history bool) {
 	}
 	t.meterCost(&u)
 	t.view().Update(&u, false)
+	if u.Tag == projector.TagSubagent {
+		t.subagentDetail(u.Subagent.ID)
+	}
+	t.compactionDetail(&u)
 	t.checkBudgets(&u)
 	switch u.Tag {
 	case projector.TagConfigOption, projector.TagCurrentMode, projector.TagAvailableCommands, projector.TagUsage:
@@ -426,6 +434,17 @@ func (t *thread) Update(u projector.Update, history bool) {
 
 // stopProcess stops proc, a process the thread dropped, and then closes
 // its event log w. Either may be nil. It blocks.
+// endAgentSession tells the agent that the thread's session is over for
+// good (the thread was deleted): session/delete and session/close where
+// the agent advertises them, each bounded by the stop grace.
+func (t *thread) endAgentSession(sess *agent.Session) {
+	ctx, cancel := context.WithTimeout(t.r.ctx, 2*t.r.o.Limits.StopGrace)
+	defer cancel()
+	if err := sess.End(ctx); err != nil {
+		t.r.log.Warn("cannot end the deleted thread's session at the agent", "thread", t.ref, "session", sess.ID, "err", err)
+	}
+}
+
 func (t *thread) stopProcess(proc *agent.Process, w FrameLog) {
 	if proc != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 4*t.r.o.Limits.StopGrace)

@@ -50,3 +50,20 @@ func toolDetail(tu projector.ToolUpdate) channels.ToolDetail {
 
 // cutDetail cuts s to maxToolDetail bytes, saying so.
 func cutDetail(s string) string { return projector.CutBytes(s, maxToolDetail) }
+
+// compactionDetail gives adapters that show tool details the summary of
+// the compaction u updates, beside its line (projector.CompactionKey).
+func (t *thread) compactionDetail(u *projector.Update) {
+	if u.Tag != projector.TagCompaction && u.Tag != projector.TagCompactionChunk {
+		return
+	}
+	td, ok := t.ad.(channels.ToolDetailer)
+	if !ok {
+		return
+	}
+	sum, ok := t.proj.CompactionSummary(u.Compaction.ID)
+	if !ok || sum == "" {
+		return
+	}
+	td.ToolDetail(t.ref, projector.CompactionKey+u.Compaction.ID, channels.ToolDetail{Output: cutDetail(tooldisplay.Visible(tooldisplay.Redact(sum)))})
+}

@@ -31,6 +31,9 @@ type Lane interface {
 	Prompt(key string, c channels.Choice, posted func(channels.Handle, error))
 	Resolve(key, text string)
 	StopTyping()
+	// Now is the lane's time, which the projector is told with each
+	// update (it counts the agent's notices per minute).
+	Now() time.Time
 }
 
 // View turns the effects people see into projector and lane calls.
@@ -73,6 +76,7 @@ func (v View) Update(u *projector.Update, stopped bool) bool {
 	if stopped {
 		return false
 	}
+	v.Proj.SetNow(v.Lane.Now())
 	outs := v.Proj.Apply(u, nil)
 	if len(outs) > 0 {
 		v.Lane.Push(outs...)
@@ -134,11 +138,15 @@ func (v View) EndTurn(o TurnOutcome, stopReason, errText string, grace, elapsed 
 // ids name the prompt (id/option); posted hears whether it was posted. It
 // returns the prompt's text, which the settled version repeats.
 func (v View) ShowPrompt(id string, req agent.PermissionRequest, cwd string, posted func(channels.Handle, error)) string {
-	// The request may name its tool better than the turn's updates did.
-	if outs := v.Proj.Asked(req.Tool, nil); len(outs) > 0 {
+	// The request may name its tool better than the turn's updates did
+	// (a subagent's tools are its card's, not the turn's lines).
+	if outs := v.Proj.Asked(req.Tool, nil); len(outs) > 0 && req.Subagent == "" {
 		v.Lane.Push(outs...)
 	}
 	view := projector.PermissionPrompt(req.Tool, permissionOptions(req.Options), cwd)
+	if req.Subagent != "" {
+		view = v.Proj.FromSubagent(req.Subagent, view)
+	}
 	options := make([]channels.Option, 0, len(view.Options))
 	for _, o := range view.Options {
 		options = append(options, channels.Option{ID: id + optionSep + o.ID, Label: o.Label, Style: o.Style})
@@ -199,6 +207,7 @@ func (l runnerLane) Notice(key, text string)        { l.r.Notice(key, text) }
 func (l runnerLane) ReplaceNotice(key, text string) { l.r.ReplaceNotice(key, text) }
 func (l runnerLane) Resolve(key, text string)       { l.r.Resolve(key, text) }
 func (l runnerLane) StopTyping()                    { l.r.Do(stopTyping) }
+func (l runnerLane) Now() time.Time                 { return time.Now() }
 func (l runnerLane) Prompt(key string, c channels.Choice, posted func(channels.Handle, error)) {
 	l.r.Prompt(key, c, posted)
 }

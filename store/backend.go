@@ -53,6 +53,7 @@ type Backend interface {
 	SetChoice(ctx context.Context, t channels.ThreadRef, option, value string) error
 	Choices(ctx context.Context, t channels.ThreadRef) (map[string]string, error)
 	ClearChoices(ctx context.Context, t channels.ThreadRef) error
+	DropChoice(ctx context.Context, t channels.ThreadRef, option string) error
 
 	MarkTurnRunning(ctx context.Context, r RunningTurn) error
 	ClearTurnRunning(ctx context.Context, t channels.ThreadRef, started time.Time) error

@@ -41,6 +41,16 @@ WHERE platform = ? AND channel = ? AND thread = ? ORDER BY option`, t.Platform, 
 	return out, nil
 }
 
+// DropChoice forgets the choice of option in thread t (one the agent
+// refused), keeping the others. It does file I/O.
+func (s *Store) DropChoice(ctx context.Context, t channels.ThreadRef, option string) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM choices WHERE platform = ? AND channel = ? AND thread = ? AND option = ?`, t.Platform, t.Channel, t.Thread, option)
+	if err != nil {
+		return fmt.Errorf("forget the choice of %s in %s: %w", option, t, err)
+	}
+	return nil
+}
+
 // ClearChoices forgets the choices of thread t. It does file I/O.
 func (s *Store) ClearChoices(ctx context.Context, t channels.ThreadRef) error {
 	_, err := s.db.ExecContext(ctx, `DELETE FROM choices WHERE platform = ? AND channel = ? AND thread = ?`, t.Platform, t.Channel, t.Thread)

@@ -34,7 +34,21 @@ type Status struct {
 	TurnFor  time.Duration
 	// Queued messages wait.
 	Queued int
+	// Switches are the session's boolean options (ACP 1.33).
+	Switches []Switch
 }
+
+// Switch is a boolean option's name and value, as /status shows it.
+type Switch struct {
+	Name string
+	On   bool
+}
+
+// The words of a boolean option's two values (/set NAME on|off).
+const (
+	SwitchOn  = "on"
+	SwitchOff = "off"
+)
 
 func (s Status) Body() string {
 	var b strings.Builder
@@ -46,6 +60,13 @@ func (s Status) Body() string {
 		if f[1] != "" {
 			b.WriteString(" · " + f[0] + ": " + f[1])
 		}
+	}
+	for _, sw := range s.Switches {
+		v := SwitchOff
+		if sw.On {
+			v = SwitchOn
+		}
+		b.WriteString(" · " + sw.Name + ": " + v)
 	}
 	if s.ContextKnown && s.ContextSize > 0 {
 		fmt.Fprintf(&b, " · Context: %s of %s (%s)", tokens(s.ContextUsed), tokens(s.ContextSize), Share(s.ContextUsed, s.ContextSize))

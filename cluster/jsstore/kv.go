@@ -288,6 +288,21 @@ func (s *Store) Choices(ctx context.Context, t channels.ThreadRef) (map[string]s
 	return m, nil
 }
 
+// DropChoice forgets the choice of option in t, keeping the others.
+func (s *Store) DropChoice(ctx context.Context, t channels.ThreadRef, option string) error {
+	err := update(ctx, s.choices, threadKey(t), func(m *map[string]string, _ bool) (bool, error) {
+		if _, ok := (*m)[option]; !ok {
+			return false, nil
+		}
+		delete(*m, option)
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("forget the choice of %s in %s: %w", option, t, err)
+	}
+	return nil
+}
+
 // ClearChoices forgets the options chosen in t.
 func (s *Store) ClearChoices(ctx context.Context, t channels.ThreadRef) error {
 	if err := del(ctx, s.choices, threadKey(t)); err != nil {

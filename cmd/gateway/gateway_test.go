@@ -510,7 +510,7 @@ func TestRunStartsSlackWhenConfigured(t *testing.T) {
 }
 
 // After a restart the web chat still shows its threads, and writing in one
-// resumes its agent session (session/load) instead of starting over.
+// resumes its agent session (session/resume) instead of starting over.
 func TestRestartKeepsWebThreadsAndResumes(t *testing.T) {
 	cfg, f := testConfig(t, "")
 	run1 := func() string {
@@ -555,8 +555,8 @@ func TestRestartKeepsWebThreadsAndResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(raw), `"method":"session/load"`) {
-		t.Error("the session was not resumed with session/load")
+	if !strings.Contains(string(raw), `"method":"session/resume"`) {
+		t.Error("the session was not resumed with session/resume")
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 // TestEventLogRedactsTheMCPToken runs real turns whose agent calls the
 // gateway's MCP server (the demo agent's "message" scenario), in a new
 // session and, after a restart, a resumed one: each call works (the
-// agent got the token), and the event log's session/new and session/load
+// agent got the token), and the event log's session/new and session/resume
 // hold agent.Redacted where the token was, the socket's path as it was.
 func TestEventLogRedactsTheMCPToken(t *testing.T) {
 	cfg, f := testConfig(t, "")
@@ -62,7 +62,7 @@ func TestEventLogRedactsTheMCPToken(t *testing.T) {
 				} `json:"mcpServers"`
 			}
 		}
-		if json.Unmarshal(sc.Bytes(), &fr) != nil || (fr.Method != "session/new" && fr.Method != "session/load") {
+		if json.Unmarshal(sc.Bytes(), &fr) != nil || (fr.Method != "session/new" && fr.Method != "session/load" && fr.Method != "session/resume") {
 			continue
 		}
 		seen[fr.Method]++
@@ -80,7 +80,7 @@ func TestEventLogRedactsTheMCPToken(t *testing.T) {
 			t.Errorf("%s: %s = %q, want the socket's path", fr.Method, mcpgate.EnvSocket, got)
 		}
 	}
-	if seen["session/new"] != 1 || seen["session/load"] != 1 {
-		t.Errorf("the event log has %v, want one session/new and one session/load", seen)
+	if seen["session/new"] != 1 || seen["session/resume"] != 1 {
+		t.Errorf("the event log has %v, want one session/new and one session/resume", seen)
 	}
 }

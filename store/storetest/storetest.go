@@ -397,6 +397,14 @@ func testChoices(t *testing.T, ctx context.Context, s store.Backend) {
 	if want := map[string]string{"mode": "code", "model": "opus"}; !reflect.DeepEqual(cs, want) {
 		t.Fatalf("choices = %v, want %v", cs, want)
 	}
+	must(t, s.DropChoice(ctx, a, "mode"))
+	must(t, s.DropChoice(ctx, a, "never-chosen"))
+	if cs, _ := s.Choices(ctx, a); !reflect.DeepEqual(cs, map[string]string{"model": "opus"}) {
+		t.Fatalf("choices after dropping mode = %v, want only the model", cs)
+	}
+	if cs, _ := s.Choices(ctx, b); cs["mode"] != "ask" {
+		t.Fatalf("another thread's choice was dropped: %v", cs)
+	}
 	must(t, s.ClearChoices(ctx, a))
 	if cs, _ := s.Choices(ctx, a); len(cs) != 0 {
 		t.Fatalf("choices after clearing = %v", cs)

@@ -1,0 +1,109 @@
+package acpwire
+
+// Subagents (ACP 1.33): subagent_update, which announces or patches a
+// child session on its parent's, and session_message(_chunk), a message
+// between sessions.
+
+// applySubagent decodes a member of a subagent_update. Each member sets
+// all the fields it governs, so a duplicate replaces an earlier one.
+func (d *decoder) applySubagent(k ukey, v int) (int, error) {
+	s := &d.f.Update.Subagent
+	const depth = depthUpdate
+	switch k {
+	case ukSessionID:
+		t, end, err := d.next(v, depth)
+		s.ID = ""
+		if t.kind == '"' {
+			s.ID = d.cached(cacheSession, t)
+		}
+		return end, err
+	case ukTitle, ukDescription:
+		t, end, err := d.next(v, depth)
+		str, set := d.stringOr(t), t.kind == '"' || t.kind == 'n'
+		if k == ukTitle {
+			s.Title, s.TitleSet = str, set
+		} else {
+			s.Description, s.DescriptionSet = str, set
+		}
+		return end, err
+	case ukState:
+		s.State, s.StateSet = "", false
+		if v < len(d.data) && d.data[v] == '{' {
+			s.StateSet = true
+			return d.members(v, depth, func(key []byte, t token) {
+				if string(key) == "state" {
+					s.State = d.wordOr(t)
+				}
+			})
+		}
+		t, end, err := d.next(v, depth)
+		s.StateSet = t.kind == 'n'
+		return end, err
+	case ukCapabilities:
+		s.Cancel, s.CapsSet = false, false
+		if v < len(d.data) && d.data[v] == '{' {
+			s.CapsSet = true
+			return d.members(v, depth, func(key []byte, t token) {
+				if string(key) == "cancel" {
+					// An object says the child can be cancelled; null
+					// or anything else says it cannot.
+					s.Cancel = t.kind == '{'
+				}
+			})
+		}
+		t, end, err := d.next(v, depth)
+		s.CapsSet = t.kind == 'n'
+		return end, err
+	}
+	return d.skip(v, depth)
+}
+
+// applySessionMessage decodes a member of a session_message or
+// session_message_chunk: its text content, id and the two sessions.
+func (d *decoder) applySessionMessage(k ukey, v int) (int, error) {
+	u := &d.f.Update
+	const depth = depthUpdate
+	switch k {
+	case ukContent:
+		b, end, err := d.block(v, depth, false)
+		u.Text, u.ContentType = b.text, b.typ
+		return end, err
+	case ukMessageID:
+		t, end, err := d.next(v, depth)
+		u.MessageID = ""
+		if t.kind == '"' {
+			u.MessageID = d.cached(cacheMessage, t)
+		}
+		return end, err
+	case ukSender, ukRecipient:
+		t, end, err := d.next(v, depth)
+		if k == ukSender {
+			u.Sender = d.stringOr(t)
+		} else {
+			u.Recipient = d.stringOr(t)
+		}
+		return end, err
+	}
+	return d.skip(v, depth)
+}
+
+// members walks the object at i, a member of the update, calling fn with
+// each member's key and scanned value (containers are validated and
+// skipped). It returns the index after the object.
+func (d *decoder) members(i, depth int, fn func(key []byte, t token)) (int, error) {
+	i++
+	for first := true; ; first = false {
+		key, kfl, v, ok, err := d.member(i, first)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return v, nil
+		}
+		var t token
+		if t, i, err = d.next(v, depth+1); err != nil {
+			return 0, err
+		}
+		fn(d.key(key, kfl), t)
+	}
+}
