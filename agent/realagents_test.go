@@ -170,6 +170,9 @@ func (h *realHandler) turn(allow bool) func() ([]projector.Update, []agent.Permi
 func TestRealAgents(t *testing.T) {
 	for _, a := range agenttest.All {
 		t.Run(a.Name, func(t *testing.T) {
+			// The agents run at once (each has its own fake, workspace and
+			// home); nothing in this package counts goroutines.
+			t.Parallel()
 			tt := realTools[a.Name]
 			cwd := t.TempDir()
 			// Registered before start's cleanup, so the agent stops first.
@@ -204,6 +207,8 @@ func TestRealAgents(t *testing.T) {
 			us, _ := got()
 			if text := strings.Join(textChunks(us), ""); text != realHelloText {
 				t.Errorf("the agent said %q, want the model's %q", text, realHelloText)
+			} else {
+				agenttest.Proved(t, a.Pin(), agenttest.Text)
 			}
 
 			// A shell command, allowed.
@@ -243,6 +248,9 @@ func TestRealAgents(t *testing.T) {
 				t.Errorf("the rejected write's file: %v, want none", err)
 			}
 			t.Logf("%s: the rejected write ended the turn %q", a.Name, stop)
+			if !t.Failed() {
+				agenttest.Proved(t, a.Pin(), agenttest.Tools, agenttest.Permissions)
+			}
 		})
 	}
 }

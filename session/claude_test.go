@@ -12,6 +12,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/internal/agenttest"
 	"github.com/acpgw/gateway/internal/claudetest"
 	"github.com/acpgw/gateway/internal/fakeanthropic"
 	"github.com/acpgw/gateway/projector"
@@ -162,6 +163,7 @@ func TestClaudeAskUserQuestionInThread(t *testing.T) {
 	claudeOp(e, th, "the question folded", func(op channeltest.Op) bool {
 		return op.Op == "edit" && op.Msg == m.ID && strings.Contains(op.Text, "✅ Green (Ann)")
 	})
+	agenttest.Proved(t, agenttest.ClaudePin(claudetest.Asker), agenttest.Text, agenttest.Questions)
 	t.Logf("API requests: %q", fake.Paths())
 }
 
@@ -262,4 +264,8 @@ func TestClaudeSendFileInThread(t *testing.T) {
 		t.Errorf("the model got the tool_result %s (found %v), want send_file's success for %s", res.Content, ok, sendFileID)
 	}
 	t.Logf("asked %d permissions; API requests: %q", len(asked), fake.Paths())
+	if len(asked) == 0 {
+		t.Errorf("no permission was asked")
+	}
+	agenttest.Proved(t, agenttest.ClaudePin(claudetest.Agent), agenttest.Text, agenttest.Tools, agenttest.Permissions)
 }

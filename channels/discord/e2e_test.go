@@ -42,6 +42,13 @@ func newGateway(t *testing.T, f *fakeDiscord, rule session.AccessRule) *gateway 
 // and Admit are the gateway's).
 func newGatewayWith(t *testing.T, f *fakeDiscord, rule session.AccessRule, o Options) *gateway {
 	t.Helper()
+	return newGatewayAgent(t, f, rule, o, nil)
+}
+
+// newGatewayAgent is newGatewayWith whose agent is spec (nil: the demo
+// agent).
+func newGatewayAgent(t *testing.T, f *fakeDiscord, rule session.AccessRule, o Options, agentSpec *agent.Spec) *gateway {
+	t.Helper()
 	leaks := channeltest.LeakCheck(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -50,6 +57,9 @@ func newGatewayWith(t *testing.T, f *fakeDiscord, rule session.AccessRule, o Opt
 		t.Fatalf("store.Open: %v", err)
 	}
 	spec := sessiontest.DemoAgent(filepath.Join(dir, "demo-state"), demoAgentEnv)
+	if agentSpec != nil {
+		spec = *agentSpec
+	}
 	g := &gateway{t: t, f: f, ends: sessiontest.NewTurnEnds(), dir: dir}
 	var log *slog.Logger
 	sdk := testlog.FailOnSDKError(t) // for the agents: an ACP SDK error fails the test

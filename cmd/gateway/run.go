@@ -447,6 +447,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprint(stdout, webCheckNote(cfg))
 	fmt.Fprint(stdout, config.Redacted(cfg))
 	warnShared(cfg, stderr)
+	warnAgents(cfg, stderr)
 	lines, refused := describeSandbox(cfg)
 	fmt.Fprintln(stdout, strings.Join(lines, "\n"))
 	if refused != nil {

@@ -31,6 +31,10 @@ const EnableVar = "GATEWAY_TEST_AGENTS"
 // Model is the model name the agents are configured with.
 const Model = "fake-model"
 
+// Model2 is a second model opencode and Qwen Code are configured with
+// (same fake), for a test of switching models.
+const Model2 = "fake-model-2"
+
 // Agent is one pinned agent: the npm project that pins it (relative to
 // the repository root), its package, and the program and arguments that
 // run it over ACP (the program relative to the package's directory).
@@ -195,8 +199,12 @@ func opencodeSetup(t testing.TB, home, cwd, base string) []string {
 		"provider": map[string]any{"fake": map[string]any{
 			"npm": "@ai-sdk/openai-compatible", "name": "Fake",
 			"options": map[string]any{"baseURL": base + "/v1", "apiKey": "dummy"},
-			"models": map[string]any{Model: map[string]any{"name": "Fake Model", "tool_call": true,
-				"limit": map[string]any{"context": 128000, "output": 8192}}},
+			"models": map[string]any{
+				Model: map[string]any{"name": "Fake Model", "tool_call": true,
+					"limit": map[string]any{"context": 128000, "output": 8192}},
+				Model2: map[string]any{"name": "Fake Model 2", "tool_call": true,
+					"limit": map[string]any{"context": 128000, "output": 8192}},
+			},
 		}},
 		// Without it opencode never asks.
 		"permission": map[string]any{"edit": "ask", "bash": "ask"},
@@ -211,6 +219,11 @@ func qwenSetup(t testing.TB, home, cwd, base string) []string {
 		"tools":    map[string]any{"approvalMode": "default"},
 		"privacy":  map[string]any{"usageStatisticsEnabled": false},
 		"general":  map[string]any{"disableAutoUpdate": true},
+		// The models /model offers (one without it).
+		"modelProviders": map[string]any{"openai": []any{
+			map[string]any{"id": Model, "name": "Fake Model", "baseUrl": base + "/v1", "envKey": "OPENAI_API_KEY"},
+			map[string]any{"id": Model2, "name": "Fake Model 2", "baseUrl": base + "/v1", "envKey": "OPENAI_API_KEY"},
+		}},
 	})
 	return []string{"OPENAI_API_KEY=dummy", "OPENAI_BASE_URL=" + base + "/v1", "OPENAI_MODEL=" + Model}
 }
