@@ -44,7 +44,7 @@ func (r *Router) archived(ref channels.ThreadRef) {
 	}
 	r.mu.Unlock()
 	if t != nil {
-		t.forget("archived")
+		t.forget("archived", true)
 		r.log.Info("thread archived: agent stopped", "thread", ref)
 	}
 	if r.o.Workspaces == nil {

@@ -42,7 +42,7 @@ func (r *Router) drop(ref channels.ThreadRef, by string) {
 	}
 	r.mu.Unlock()
 	if t != nil {
-		t.forget(by)
+		t.forget(by, false)
 	}
 	// After the thread's owner has returned: a session it was still
 	// creating has saved its binding by now.
@@ -70,8 +70,8 @@ func (r *Router) drop(ref channels.ThreadRef, by string) {
 
 // forget stops everything of the thread (Router.drop): its owner ends it
 // (the machine's Forget) and returns; forget waits for that.
-func (t *thread) forget(by string) {
-	if t.inbox.send(Forget{By: channels.Author{Name: by}}) {
+func (t *thread) forget(by string, archived bool) {
+	if t.inbox.send(Forget{By: channels.Author{Name: by}, Archived: archived}) {
 		<-t.done
 	}
 }

@@ -29,8 +29,11 @@ type Machine struct {
 	reapAt   time.Time // when the idle agent is stopped; zero: not armed
 	shutting bool
 	forgot   bool // the thread was deleted (Forget)
-	exited   bool // Exit was given
-	seq      int  // turns begun
+	// keepSession: the thread was archived, not deleted (Forget.Archived):
+	// its session stays at the agent.
+	keepSession bool
+	exited      bool // Exit was given
+	seq         int  // turns begun
 	// evictAt is when the bare thread is dropped (zero: not armed);
 	// checking: CheckLane was given and LaneIdle not yet applied.
 	evictAt  time.Time
@@ -173,6 +176,7 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 		fx = m.shutdown(now, fx)
 	case Forget:
 		fx = m.forget(now, e.By, fx)
+		m.keepSession = m.keepSession || e.Archived
 	case BudgetReached:
 		fx = m.budgetReached(now, e, fx)
 	case ContinueIn:
@@ -523,7 +527,7 @@ func (m *Machine) due(now time.Time, fx []Effect) []Effect {
 		m.exited = true
 		if m.agent != AgentNone {
 			m.agent = AgentNone
-			fx = append(fx, StopAgent{Why: "shutdown", End: m.forgot})
+			fx = append(fx, StopAgent{Why: "shutdown", End: m.forgot && !m.keepSession})
 		}
 		fx = append(fx, Exit{})
 	}

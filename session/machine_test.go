@@ -384,6 +384,9 @@ func TestMachine(t *testing.T) {
 		{"forget while idle", cfg, [][]step{ready, {
 			{ev: Forget{By: mAnn}, want: []string{"2s stop-agent shutdown end-session", "2s exit"}},
 		}}},
+		{"archived while idle: the session stays at the agent", cfg, [][]step{ready, {
+			{ev: Forget{By: mAnn, Archived: true}, want: []string{"2s stop-agent shutdown", "2s exit"}},
+		}}},
 		{"shutdown while idle", cfg, [][]step{ready, {
 			{ev: Shutdown{}, want: []string{"2s stop-agent shutdown", "2s exit"}},
 			{ev: Shutdown{}},

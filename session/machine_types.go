@@ -76,8 +76,12 @@ type (
 	Shutdown struct{}
 	// Forget: By deleted the thread. It ends as at a shutdown, but
 	// silently: its turn is stopped, its prompts cancelled, its agent
-	// stopped; then the owner returns.
-	Forget struct{ By channels.Author }
+	// stopped (told to end the session, unless Archived: the thread may
+	// come back and resume it); then the owner returns.
+	Forget struct {
+		By       channels.Author
+		Archived bool
+	}
 	// Tick: the wake time Apply returned has come.
 	Tick struct{}
 	// Configure replaces the settings (a turn's policy, a reload).
