@@ -156,7 +156,7 @@ func rawAgent() {
 				// Children announced as ACP 1.33 has it, and as no
 				// agent may: its own id, a child of a session not its
 				// own, one child too many; then the children's frames.
-				asking, awaited = req.ID, 2
+				asking, awaited = req.ID, 4
 				sub := func(parent, child, rest string) {
 					update(parent, `{"sessionUpdate":"subagent_update","sessionId":"`+child+`"`+rest+`}`)
 				}
@@ -173,6 +173,11 @@ func rawAgent() {
 				chunk("kid-64", "sixty-four")
 				send(`{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"kid-x","toolCall":{"toolCallId":"t1"},"options":[{"optionId":"ok","name":"OK","kind":"allow_once"}]}}`)
 				send(`{"jsonrpc":"2.0","id":"p2","method":"session/request_permission","params":{"sessionId":"kid-1","toolCall":{"toolCallId":"t2"},"options":[{"optionId":"ok","name":"OK","kind":"allow_once"}]}}`)
+				ask := func(id, session string) {
+					send(`{"jsonrpc":"2.0","id":"` + id + `","method":"elicitation/create","params":{"sessionId":"` + session + `","mode":"form","message":"Which?","requestedSchema":{"type":"object","properties":{"pick":{"type":"string","title":"Pick"}}}}}`)
+				}
+				ask("q1", "kid-x")
+				ask("q2", "kid-1")
 			case text == "steer-updates":
 				update(sid, `{"sessionUpdate":"usage_update","used":31000,"size":200000,"cost":{"amount":0.21,"currency":"USD"}}`)
 				update(sid, `{"sessionUpdate":"current_mode_update","currentModeId":"plan"}`)

@@ -17,6 +17,14 @@ type approver struct {
 	recorder
 	mu   sync.Mutex
 	reqs []agent.PermissionRequest
+	qs   []agent.Question
+}
+
+func (a *approver) Question(_ context.Context, q agent.Question) agent.Answer {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.qs = append(a.qs, q)
+	return agent.Answer{Action: agent.Accept, Content: map[string]any{"pick": "this"}}
 }
 
 func (a *approver) Permission(_ context.Context, req agent.PermissionRequest) (string, bool) {
@@ -68,8 +76,11 @@ func TestSubagentRouting(t *testing.T) {
 	if len(h.reqs) != 1 || h.reqs[0].Subagent != "kid-1" || h.reqs[0].SessionID != "kid-1" {
 		t.Errorf("permission requests reaching the handler: %+v", h.reqs)
 	}
+	if len(h.qs) != 1 || h.qs[0].Subagent != "kid-1" || h.qs[0].SessionID != "kid-1" {
+		t.Errorf("questions reaching the handler: %+v", h.qs)
+	}
 	h.mu.Unlock()
-	for _, want := range []string{`"p1","result":{"outcome":{"outcome":"cancelled"}}`, `"p2","result":{"outcome":{"optionId":"ok","outcome":"selected"}}`} {
+	for _, want := range []string{`"p1","result":{"outcome":{"outcome":"cancelled"}}`, `"p2","result":{"outcome":{"optionId":"ok","outcome":"selected"}}`, `"q1","result":{"action":"cancel"}`, `"q2","result":{"action":"accept","content":{"pick":"this"}}`} {
 		if !strings.Contains(strings.Join(h.texts(), ""), want) {
 			t.Errorf("the agent did not get %s; it got %q", want, h.texts())
 		}
