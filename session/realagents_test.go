@@ -106,9 +106,9 @@ var rtAgents = map[string]rtAgent{
 			}
 			return rtTool{name: "apply_patch", args: patch, custom: true}
 		},
-		// No model: switched to any model of its list other than the
-		// configured one (gpt-5.6-sol, gpt-6-luna), Codex 0.166 with a
-		// custom provider offers the model no tools at all.
+		// After a switch Codex compacts the conversation and offers the
+		// new model no tools: the steps after /model need none.
+		model: "gpt-6.1-sol", modelAPI: "gpt-6.1-sol",
 		mode: "workspace-write", modeMark: "workspace-write", usage: true,
 	},
 	"opencode": {

@@ -24,6 +24,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -207,8 +208,20 @@ func (s *Server) hold(ctx context.Context) {
 // answered (a side request that carries the conversation), nor is one
 // past the turn's last step. A request that offers no tools, or asks for
 // JSON with a schema, is a side request.
+// exactly reports whether text is one of the script's prompts, alone,
+// and that prompt's steps call no tool.
+func (s Script) exactly(text string) bool {
+	text = strings.TrimSpace(text)
+	for _, t := range s {
+		if t.Prompt == text && !slices.ContainsFunc(t.Steps, func(st Step) bool { return st.Tool != "" }) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s Script) match(req Request) (prompt string, idx int, step Step, ok bool) {
-	if len(req.Tools) == 0 || len(req.Schema) > 0 {
+	if len(req.Schema) > 0 {
 		return "", 0, Step{}, false
 	}
 	last := -1
@@ -218,6 +231,13 @@ func (s Script) match(req Request) (prompt string, idx int, step Step, ok bool) 
 		}
 	}
 	if last < 0 {
+		return "", 0, Step{}, false
+	}
+	if len(req.Tools) == 0 && !s.exactly(req.Messages[last].Text) {
+		// A side request (a title, a summary) quotes the prompt inside
+		// its own words. Only the conversation itself sends a prompt
+		// alone without tools: Codex after a model switch offers the
+		// new model none.
 		return "", 0, Step{}, false
 	}
 	// The prompt found last in the text wins: an agent may send a stopped
