@@ -82,6 +82,14 @@ func (d *decoder) cached(slot int, t token) string {
 	return s
 }
 
+// cachedOr is cached for a string token and "" for any other.
+func (d *decoder) cachedOr(slot int, t token) string {
+	if t.kind != '"' {
+		return ""
+	}
+	return d.cached(slot, t)
+}
+
 // word returns the string token t, interning common ACP enum values.
 func (d *decoder) word(t token) string {
 	b := d.bytes(t.raw, t.fl)

@@ -133,6 +133,25 @@ func (d *decoder) cost(i, depth int) (int, error) {
 	if i >= len(d.data) || d.data[i] != '{' {
 		return d.skip(i, depth)
 	}
+	return d.members(i, depth, func(key []byte, t token) {
+		switch string(key) {
+		case "amount":
+			us.Cost, us.CostKnown = 0, false
+			if t.kind == '0' {
+				if x, err := strconv.ParseFloat(string(t.raw), 64); err == nil {
+					us.Cost, us.CostKnown = x, true
+				}
+			}
+		case "currency":
+			us.Currency = d.wordOr(t)
+		}
+	})
+}
+
+// members walks the object at i, calling fn with
+// each member's key and scanned value (containers are validated and
+// skipped). It returns the index after the object.
+func (d *decoder) members(i, depth int, fn func(key []byte, t token)) (int, error) {
 	i++
 	for first := true; ; first = false {
 		key, kfl, v, ok, err := d.member(i, first)
@@ -146,16 +165,6 @@ func (d *decoder) cost(i, depth int) (int, error) {
 		if t, i, err = d.next(v, depth+1); err != nil {
 			return 0, err
 		}
-		switch string(d.key(key, kfl)) {
-		case "amount":
-			us.Cost, us.CostKnown = 0, false
-			if t.kind == '0' {
-				if x, err := strconv.ParseFloat(string(t.raw), 64); err == nil {
-					us.Cost, us.CostKnown = x, true
-				}
-			}
-		case "currency":
-			us.Currency = d.wordOr(t)
-		}
+		fn(d.key(key, kfl), t)
 	}
 }

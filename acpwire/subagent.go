@@ -12,10 +12,7 @@ func (d *decoder) applySubagent(k ukey, v int) (int, error) {
 	switch k {
 	case ukSessionID:
 		t, end, err := d.next(v, depth)
-		s.ID = ""
-		if t.kind == '"' {
-			s.ID = d.cached(cacheSession, t)
-		}
+		s.ID = d.cachedOr(cacheSession, t)
 		return end, err
 	case ukTitle, ukDescription:
 		t, end, err := d.next(v, depth)
@@ -70,10 +67,7 @@ func (d *decoder) applySessionMessage(k ukey, v int) (int, error) {
 		return end, err
 	case ukMessageID:
 		t, end, err := d.next(v, depth)
-		u.MessageID = ""
-		if t.kind == '"' {
-			u.MessageID = d.cached(cacheMessage, t)
-		}
+		u.MessageID = d.cachedOr(cacheMessage, t)
 		return end, err
 	case ukSender, ukRecipient:
 		t, end, err := d.next(v, depth)
@@ -85,25 +79,4 @@ func (d *decoder) applySessionMessage(k ukey, v int) (int, error) {
 		return end, err
 	}
 	return d.skip(v, depth)
-}
-
-// members walks the object at i, a member of the update, calling fn with
-// each member's key and scanned value (containers are validated and
-// skipped). It returns the index after the object.
-func (d *decoder) members(i, depth int, fn func(key []byte, t token)) (int, error) {
-	i++
-	for first := true; ; first = false {
-		key, kfl, v, ok, err := d.member(i, first)
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			return v, nil
-		}
-		var t token
-		if t, i, err = d.next(v, depth+1); err != nil {
-			return 0, err
-		}
-		fn(d.key(key, kfl), t)
-	}
 }

@@ -180,10 +180,7 @@ func (d *decoder) updateParams(i int) (int, error) {
 			if t, i, err = d.next(v, depthParams); err != nil {
 				return 0, err
 			}
-			sid = ""
-			if t.kind == '"' {
-				sid = d.cached(cacheSession, t)
-			}
+			sid = d.cachedOr(cacheSession, t)
 		case "update":
 			f.Update = projector.Update{}
 			if v < len(d.data) && d.data[v] == '{' {
@@ -340,10 +337,7 @@ func (d *decoder) apply(k ukey, v int) (int, error) {
 			return end, err
 		case ukMessageID:
 			t, end, err := d.next(v, depth)
-			u.MessageID = ""
-			if t.kind == '"' {
-				u.MessageID = d.cached(cacheMessage, t)
-			}
+			u.MessageID = d.cachedOr(cacheMessage, t)
 			return end, err
 		case ukSegment, ukKind, ukChannel, ukRole:
 			t, end, err := d.next(v, depth)
@@ -447,10 +441,7 @@ func (d *decoder) applyTool(k ukey, v int) (int, error) {
 	switch k {
 	case ukToolCallID:
 		t, end, err := d.next(v, depth)
-		tu.ID = ""
-		if t.kind == '"' {
-			tu.ID = projector.ToolCallID(d.cached(cacheTool, t))
-		}
+		tu.ID = projector.ToolCallID(d.cachedOr(cacheTool, t))
 		return end, err
 	case ukTitle:
 		t, end, err := d.next(v, depth)
