@@ -170,6 +170,13 @@ func playLive(t *testing.T, dir, file string, data []byte, limits channels.Limit
 		case "stop":
 			if a.Permission >= 0 {
 				promptOp(a.Permission)
+				if a.Tool != "" {
+					// The prompt's tool call came after the prompt, before
+					// the recorded stop: its line is shown first.
+					e.waitOp(th, "the line of the prompt's tool call", func(op channeltest.Op) bool {
+						return op.Kind == channels.KindTool && op.Key == a.Tool
+					})
+				}
 			} else if a.After != "" {
 				e.waitOp(th, "the text before the stop", hasText(a.After))
 			}

@@ -366,6 +366,10 @@ type Action struct {
 	// After is the last agent_message_chunk text the agent sent before
 	// a stop that is not on a prompt: once it is shown, a person stops.
 	After string
+	// Tool, for a stop on a prompt, is the id of the prompt's tool call
+	// when the agent announced it (tool_call) before the stop: once its
+	// line is shown too, a person stops.
+	Tool string
 }
 
 // Script is the people's side of a recording, in order. A permission
@@ -377,7 +381,9 @@ func Script(recording []byte) ([]Action, error) {
 		return nil, err
 	}
 	var out []Action
-	perms := map[string]int{} // agent request id → its number
+	perms := map[string]int{}       // agent request id → its number
+	permTool := map[string]string{} // agent request id → its tool call's id
+	announced := map[string]bool{}  // tool calls of the open turn
 	lastChunk := ""
 	stopped := false // the open turn was stopped
 	for i, f := range frames {
@@ -385,19 +391,37 @@ func Script(recording []byte) ([]Action, error) {
 		case f.Method == "session/prompt":
 			out = append(out, Action{Kind: "prompt", Permission: -1})
 			stopped = false
+			clear(announced)
 		case f.Method == "session/request_permission":
 			perms[f.idKey()] = len(perms)
+			var p struct {
+				ToolCall struct {
+					ToolCallID string `json:"toolCallId"`
+				} `json:"toolCall"`
+			}
+			if json.Unmarshal(f.Params, &p) == nil {
+				permTool[f.idKey()] = p.ToolCall.ToolCallID
+			}
 		case f.Method == "session/update":
 			var u struct {
 				Update struct {
 					SessionUpdate string `json:"sessionUpdate"`
+					ToolCallID    string `json:"toolCallId"`
 					Content       struct {
 						Text string `json:"text"`
 					} `json:"content"`
 				} `json:"update"`
 			}
-			if json.Unmarshal(f.Params, &u) == nil && u.Update.SessionUpdate == "agent_message_chunk" && u.Update.Content.Text != "" {
-				lastChunk = u.Update.Content.Text
+			if json.Unmarshal(f.Params, &u) != nil {
+				break
+			}
+			switch u.Update.SessionUpdate {
+			case "agent_message_chunk":
+				if u.Update.Content.Text != "" {
+					lastChunk = u.Update.Content.Text
+				}
+			case "tool_call":
+				announced[u.Update.ToolCallID] = true
 			}
 		case f.Method == "session/cancel":
 			if !stopped {
@@ -412,7 +436,11 @@ func Script(recording []byte) ([]Action, error) {
 				out = append(out, Action{Kind: "answer", Permission: n, Option: strings.TrimPrefix(o, "selected ")})
 			case o == "cancelled" && cancelFollows(frames[i+1:]):
 				if !stopped {
-					out = append(out, Action{Kind: "stop", Permission: n})
+					a := Action{Kind: "stop", Permission: n}
+					if id := permTool[f.idKey()]; announced[id] {
+						a.Tool = id
+					}
+					out = append(out, a)
 					stopped = true
 				}
 			default:
