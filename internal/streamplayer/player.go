@@ -383,7 +383,8 @@ func Script(recording []byte) ([]Action, error) {
 	var out []Action
 	perms := map[string]int{}       // agent request id → its number
 	permTool := map[string]string{} // agent request id → its tool call's id
-	announced := map[string]bool{}  // tool calls of the open turn
+	announced := map[string]bool{}  // the open turn's own tool calls
+	promptSession := ""             // the session the open turn was asked of
 	lastChunk := ""
 	stopped := false // the open turn was stopped
 	for i, f := range frames {
@@ -392,6 +393,12 @@ func Script(recording []byte) ([]Action, error) {
 			out = append(out, Action{Kind: "prompt", Permission: -1})
 			stopped = false
 			clear(announced)
+			var p struct {
+				SessionID string `json:"sessionId"`
+			}
+			if json.Unmarshal(f.Params, &p) == nil {
+				promptSession = p.SessionID
+			}
 		case f.Method == "session/request_permission":
 			perms[f.idKey()] = len(perms)
 			var p struct {
@@ -404,7 +411,8 @@ func Script(recording []byte) ([]Action, error) {
 			}
 		case f.Method == "session/update":
 			var u struct {
-				Update struct {
+				SessionID string `json:"sessionId"`
+				Update    struct {
 					SessionUpdate string `json:"sessionUpdate"`
 					ToolCallID    string `json:"toolCallId"`
 					Content       struct {
@@ -421,7 +429,11 @@ func Script(recording []byte) ([]Action, error) {
 					lastChunk = u.Update.Content.Text
 				}
 			case "tool_call":
-				announced[u.Update.ToolCallID] = true
+				// A subagent's tool call is folded into its card: it
+				// has no line of its own to wait for.
+				if u.SessionID == promptSession {
+					announced[u.Update.ToolCallID] = true
+				}
 			}
 		case f.Method == "session/cancel":
 			if !stopped {

@@ -143,3 +143,28 @@ func TestParseSameIDBothSides(t *testing.T) {
 		t.Errorf("frame 4: client %v, answers %s; want the client's answer to the permission request", f.client, f.answer)
 	}
 }
+
+// A stop on a permission prompt names the prompt's tool call when the
+// turn's own session announced it, so the people wait for its line;
+// a subagent's tool call has no line of its own (its card shows it).
+func TestScriptStopNamesTheTurnsOwnToolCall(t *testing.T) {
+	stopOn := func(toolSession string) string {
+		return strings.Join([]string{
+			`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`,
+			`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + toolSession + `","update":{"sessionUpdate":"tool_call","toolCallId":"t1","title":"Run"}}}`,
+			`{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"` + toolSession + `","toolCall":{"toolCallId":"t1"},"options":[]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"cancelled"}}}`,
+			`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`,
+			`{"jsonrpc":"2.0","id":2,"result":{"stopReason":"cancelled"}}`,
+		}, "\n") + "\n"
+	}
+	for _, tc := range []struct{ session, want string }{{"s", "t1"}, {"s.sub-1", ""}} {
+		got, err := Script([]byte(stopOn(tc.session)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[1].Kind != "stop" || got[1].Tool != tc.want {
+			t.Errorf("tool call on %q: Script = %+v, want a stop with Tool %q", tc.session, got, tc.want)
+		}
+	}
+}
