@@ -469,3 +469,64 @@ func TestVendorNotificationIsNoError(t *testing.T) {
 		t.Errorf("texts %q, want the chunk after the notifications", got)
 	}
 }
+
+// ordered is a Handler that writes every update's text into one list,
+// where the test writes the turn's end too, and says when n texts came.
+type ordered struct {
+	mu   sync.Mutex
+	seen []string
+	n    int
+	all  chan struct{}
+}
+
+func (o *ordered) add(s string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.seen = append(o.seen, s)
+	if len(o.seen) == o.n {
+		close(o.all)
+	}
+}
+
+func (o *ordered) Update(u projector.Update, _ bool) { o.add(u.Text) }
+
+func (o *ordered) Permission(context.Context, agent.PermissionRequest) (string, bool) {
+	return "", false
+}
+
+// The turn ends where its answer is on the wire: what the agent sends
+// after answering the prompt reaches the Handler after PromptThen told
+// its caller the turn ended, never before.
+func TestUpdatesAfterTheAnswerComeAfterTheTurn(t *testing.T) {
+	p := start(t, rawSpec(), agent.Options{})
+	h := &ordered{all: make(chan struct{})}
+	s, err := p.NewSession(t.Context(), t.TempDir(), h)
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	h.mu.Lock()
+	h.seen = nil // the early updates of session/new
+	h.n = 1 + 1 + afterAnswer
+	h.mu.Unlock()
+	s.PromptThen(t.Context(), "after-answer", nil, func(stop string, err error) {
+		h.add("the turn ended: " + stop)
+		if err != nil {
+			t.Errorf("PromptThen: %v", err)
+		}
+	})
+	select {
+	case <-h.all:
+	case <-t.Context().Done():
+		t.Fatal("the updates did not all come")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.seen) < 2 || h.seen[0] != "before" || h.seen[1] != "the turn ended: end_turn" {
+		t.Fatalf("order %q…, want the text before the answer, then the turn's end", h.seen[:min(len(h.seen), 5)])
+	}
+	for i, s := range h.seen[2:] {
+		if want := fmt.Sprintf("after %d", i); s != want {
+			t.Fatalf("update %d after the turn = %q, want %q", i, s, want)
+		}
+	}
+}

@@ -216,7 +216,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 	}
 	log.Info("agent started", "pid", cmd.Process.Pid, "command", spec.Command, "sandboxed", p.box != nil)
 
-	p.tap = &tap{log: log, stdin: stdin, onUpdate: p.update, onElicit: p.elicit, sink: o.Frames}
+	p.tap = &tap{log: log, stdin: stdin, onUpdate: p.update, onAnswered: p.answered, onElicit: p.elicit, sink: o.Frames}
 	sdkIn, sdkOut := io.Pipe()
 	p.conn = acp.NewClientSideConnection(&client{p: p}, p.tap, sdkIn)
 	p.conn.SetLogger(log.With("component", "acp-sdk"))

@@ -9,6 +9,10 @@ import (
 	"strings"
 )
 
+// afterAnswer is how many updates the raw agent's "after-answer" sends
+// after its answer to the prompt.
+const afterAnswer = 200
+
 // rawAgent is a minimal ACP agent written with raw JSON lines, so that
 // tests control exactly what goes on the wire (malformed lines, huge lines,
 // unknown tags, bursts). The test binary runs it when RAW_AGENT is set.
@@ -183,6 +187,14 @@ func rawAgent() {
 				update(sid, `{"sessionUpdate":"current_mode_update","currentModeId":"plan"}`)
 				update(sid, `{"sessionUpdate":"config_option_update","configOptions":[{"type":"select","id":"model","name":"Model","category":"model","currentValue":"big","options":[{"value":"big","name":"Big"}]}]}`)
 				result(`{"stopReason":"end_turn"}`)
+			case text == "after-answer":
+				// Updates after the answer, as Gemini sends its mode
+				// change outside the turn.
+				chunk(sid, "before")
+				result(`{"stopReason":"end_turn"}`)
+				for i := range afterAnswer {
+					chunk(sid, fmt.Sprintf("after %d", i))
+				}
 			case text == "env":
 				chunk(sid, strings.Join(os.Environ(), "\n"))
 				result(`{"stopReason":"end_turn"}`)

@@ -32,6 +32,10 @@ const rawIDPrefix = "acpgw-"
 // session/new, session/load or session/resume request whose result may carry models. Called with t.mu
 // held.
 func (t *tap) watchRequestLocked(line []byte) {
+	if bytes.Contains(line, []byte(`"session/prompt"`)) {
+		t.watchPromptLocked(line)
+		return
+	}
 	if !bytes.Contains(line, []byte(`"session/new"`)) && !bytes.Contains(line, []byte(`"session/load"`)) && !bytes.Contains(line, []byte(`"session/resume"`)) {
 		return
 	}
@@ -49,6 +53,37 @@ func (t *tap) watchRequestLocked(line []byte) {
 		t.asked = map[string]string{}
 	}
 	t.asked[idKey(req.ID)] = req.Params.SessionID
+}
+
+// watchPromptLocked notes a session/prompt request the gateway writes,
+// so that its answer is seen as it passes (promptAnswered). Called with
+// t.mu held.
+func (t *tap) watchPromptLocked(line []byte) {
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			SessionID string `json:"sessionId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &req) != nil || len(req.ID) == 0 || req.Method != "session/prompt" {
+		return
+	}
+	if t.prompts == nil {
+		t.prompts = map[string]string{}
+	}
+	t.prompts[idKey(req.ID)] = req.Params.SessionID
+}
+
+// promptAnswered returns the session of the session/prompt that the
+// answer f ends, and forgets the prompt; false when f answers no prompt.
+func (t *tap) promptAnswered(f *acpwire.Frame) (string, bool) {
+	key := idKey(f.ID)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sid, ok := t.prompts[key]
+	delete(t.prompts, key)
+	return sid, ok
 }
 
 // idKey is the map key of a raw JSON-RPC id: numbers and strings alike.

@@ -115,6 +115,12 @@ type Session struct {
 	children map[string]*child // its subagents, guarded by p.mu (subagent.go)
 	loading  atomic.Bool
 	prompt   sync.Mutex // held while a prompt is in flight
+	// holding is set (under p.mu) when the agent's answer to a prompt
+	// passed the tap and its caller has not yet been told: the updates
+	// meanwhile wait in held, so that they come after the turn's end.
+	holding  bool
+	held     []projector.Update
+	inFlight bool // a PromptThen waits for its answer (p.mu)
 }
 
 // maxEarly bounds the updates kept for one session id that is not
@@ -127,11 +133,11 @@ func (p *Process) update(u projector.Update) {
 	defer p.mu.Unlock()
 	if s := p.sessions[u.SessionID]; s != nil {
 		if u.Tag != projector.TagSubagent {
-			s.h.Update(u, s.loading.Load())
+			s.handLocked(u)
 			return
 		}
 		if id, ok := p.announced(s, u.Subagent); ok {
-			s.h.Update(u, s.loading.Load())
+			s.handLocked(u)
 			p.flushChild(id)
 		}
 		return
@@ -149,6 +155,41 @@ func (p *Process) update(u projector.Update) {
 		return
 	}
 	p.early[u.SessionID] = append(q, u)
+}
+
+// handLocked passes u to the session's handler, or keeps it while the
+// answer to a prompt is on its way to the prompt's caller (p.mu held).
+func (s *Session) handLocked(u projector.Update) {
+	if !s.holding {
+		s.h.Update(u, s.loading.Load())
+		return
+	}
+	if len(s.held) >= maxEarly {
+		s.p.log.Warn("too many updates after a prompt's answer; dropped", "session", s.ID)
+		return
+	}
+	s.held = append(s.held, u)
+}
+
+// answered is the tap's callback for an answer to session id's prompt.
+func (p *Process) answered(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s := p.sessions[id]; s != nil && s.inFlight {
+		s.holding = true
+	}
+}
+
+// release hands over the updates held after a prompt's answer.
+func (s *Session) release() {
+	s.p.mu.Lock()
+	defer s.p.mu.Unlock()
+	s.holding, s.inFlight = false, false
+	held := s.held
+	s.held = nil
+	for _, u := range held {
+		s.h.Update(u, s.loading.Load())
+	}
 }
 
 // register makes s receive its updates, first those that arrived before.
@@ -321,10 +362,29 @@ func authMethodID(m acp.AuthMethod) string {
 // drop the agent's reply. It returns ErrBusy if a prompt is in flight, and
 // an error wrapping ErrExited when the process died.
 func (s *Session) Prompt(ctx context.Context, text string, images ...Image) (stopReason string, err error) {
+	s.PromptThen(ctx, text, images, func(stop string, e error) { stopReason, err = stop, e })
+	return stopReason, err
+}
+
+// PromptThen is Prompt that tells done its outcome before any update the
+// agent sent after its answer reaches the Handler: a caller that queues
+// the turn's end in done sees the session's events in wire order.
+func (s *Session) PromptThen(ctx context.Context, text string, images []Image, done func(stopReason string, err error)) {
 	if !s.prompt.TryLock() {
-		return "", ErrBusy
+		done("", ErrBusy)
+		return
 	}
 	defer s.prompt.Unlock()
+	s.p.mu.Lock()
+	s.inFlight = true
+	s.p.mu.Unlock()
+	stop, err := s.ask(ctx, text, images)
+	done(stop, err)
+	s.release()
+}
+
+// ask sends the prompt and waits for its answer.
+func (s *Session) ask(ctx context.Context, text string, images []Image) (stopReason string, err error) {
 	ctx, cancel := s.p.callContext(ctx)
 	defer cancel()
 	blocks := []acp.ContentBlock{acp.TextBlock(text)}

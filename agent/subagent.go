@@ -39,7 +39,7 @@ const maxChildState = 32
 // child's. p.mu is held.
 func (c *child) deliver(u projector.Update) {
 	u.Child = u.SessionID
-	c.parent.h.Update(u, c.parent.loading.Load())
+	c.parent.handLocked(u)
 }
 
 // announced records the subagent_update sa of session s (p.mu held): a

@@ -64,6 +64,11 @@ type tap struct {
 	// onUpdate is called, in wire order and on the reader goroutine, for
 	// each session/update notification. It must not block.
 	onUpdate func(u projector.Update)
+	// onAnswered is called on the reader goroutine with the session of
+	// each session/prompt the agent answers, before the answer goes to
+	// the SDK: the updates after it come after the turn (Session.PromptThen).
+	// It must not block.
+	onAnswered func(sessionID string)
 	// onElicit is called on the reader goroutine for each
 	// elicitation/create request, with copies of its id and params. It
 	// must not block.
@@ -75,10 +80,11 @@ type tap struct {
 	// requests whose results are watched for models (the session id of a
 	// load), the models found by session id, and the tap's own requests
 	// waiting for their answers.
-	asked  map[string]string
-	models map[string]json.RawMessage
-	calls  map[string]chan rawReply
-	next   int
+	asked   map[string]string
+	prompts map[string]string // session/prompt request id → its session
+	models  map[string]json.RawMessage
+	calls   map[string]chan rawReply
+	next    int
 
 	// unknown are the unknown notifications logged, by method and
 	// session (reader goroutine only).
@@ -225,8 +231,13 @@ func (t *tap) line(line []byte, sdk io.Writer) {
 		t.onElicit(bytes.Clone(f.ID), bytes.Clone(f.Params))
 		return
 	}
-	if (f.Kind == acpwire.Result || f.Kind == acpwire.Error) && t.response(f) {
-		return
+	if f.Kind == acpwire.Result || f.Kind == acpwire.Error {
+		if t.response(f) {
+			return
+		}
+		if sid, ok := t.promptAnswered(f); ok && t.onAnswered != nil {
+			t.onAnswered(sid)
+		}
 	}
 	if len(line) > SDKMaxLine {
 		t.log.Error("agent frame over the SDK's 10 MiB line limit; not forwarded", "method", f.Method, "kind", f.Kind.String(), "id", f.IDString(), "bytes", len(line))

@@ -28,8 +28,7 @@ const recordedWorkspace = "/workspace"
 // notDriven are the recorded streams whose people's side the live
 // comparison cannot drive, and why.
 var notDriven = map[string]string{
-	"demo.questions":          "its questions (elicitation/create) are answered in a form the recording channel does not fill in; the comparison drives prompts, permission answers and stops",
-	"synthetic.acp133-notice": "its flood of notices comes right after a prompt's result: live, the result and the updates behind it reach the thread on two goroutines, so some notices may count as the turn's (the meta cap) rather than as outside one (3 a minute); replay has one order. Its expectations and goldens are checked by the replay tests, the live behaviour by TestAgentNoticesShown",
+	"demo.questions": "its questions (elicitation/create) are answered in a form the recording channel does not fill in; the comparison drives prompts, permission answers and stops",
 }
 
 // TestLiveMatchesReplay plays every recorded stream of

@@ -279,8 +279,9 @@ func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
 		// Not the router's context: cancelling the Prompt's context
 		// makes the SDK drop the agent's answer. Stops go through
 		// session/cancel; shutdown too.
-		stop, err := sess.Prompt(context.WithoutCancel(t.r.ctx), prompt, images...)
-		t.inbox.send(turnDoneEv{stop: stop, err: err})
+		sess.PromptThen(context.WithoutCancel(t.r.ctx), prompt, images, func(stop string, err error) {
+			t.inbox.send(turnDoneEv{stop: stop, err: err})
+		})
 	})
 }
 
