@@ -112,6 +112,15 @@ func steerIn(t *testing.T, name string, view chromedp.Action[chromedp.Void]) {
 	p.do("/ and Escape", chromedp.KeyEvent("/"), chromedp.KeyEvent("\u001b"))
 	p.waitFor("the palette closed by Escape", `document.querySelector("#palette").hidden`)
 	eval[chromedp.Void](p, `document.querySelector("#prompt").value = "", 0`)
+	// A complete command: its exact name comes first (before /model,
+	// which it starts), and one Enter sends it as typed.
+	p.do("type /mode", chromedp.KeyEvent("/mode"))
+	p.waitFor("the palette on /mode", `document.querySelector("#pal-0 b")?.textContent.startsWith("/mode ")`)
+	p.do("Enter sends /mode", enterDown)
+	if ev := in.next(t); ev.Intent() != channels.IntentCommand || !cmp.Equal(ev.Command, &channels.Command{Name: "mode"}) {
+		t.Errorf("Enter on /mode sent %v %+v, want the command /mode", ev.Intent(), ev.Command)
+	}
+	p.waitFor("the composer emptied, the palette closed", `document.querySelector("#prompt").value === "" && document.querySelector("#palette").hidden`)
 
 	// A form, answered.
 	a.React(ctx, channels.Handle{Thread: ref, ID: "none"}, "👀") // nothing to show
