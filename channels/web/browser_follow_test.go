@@ -14,7 +14,8 @@ import (
 // loaded and while the composer grows; the composer grows with its text
 // up to 40 % of the screen (no resize handle, no scrolling inside
 // itself before that) and shrinks back when emptied; a reply growing
-// below a reader who scrolled up shows "New messages ↓".
+// below a reader who scrolled up shows "New messages ↓"; a selection in
+// the paragraph being written stays while it grows.
 func TestBrowserFollowsAndGrows(t *testing.T) {
 	for _, view := range []struct {
 		name string
@@ -59,6 +60,23 @@ func followIn(t *testing.T, name string, view chromedp.Action[chromedp.Void]) {
 	p.waitFor("the composer at most 40 % of the screen, scrolling inside", prompt+`.offsetHeight <= innerHeight * 0.4 + 1 && getComputedStyle(`+prompt+`).overflowY === "auto"`)
 	eval[chromedp.Void](p, `(() => { const p = `+prompt+`; p.value = ""; p.dispatchEvent(new Event("input")); })(), 0`)
 	p.waitFor("the composer back to its size", prompt+`.offsetHeight === `+fmt.Sprint(h0))
+
+	// A reader selects words of the paragraph being written: the
+	// selection stays while the paragraph grows.
+	h, _ := a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "Selected words here, then"})
+	p.waitFor("the paragraph being written", `document.querySelector(`+msgSel(h, " .text p")+`) !== null`)
+	eval[chromedp.Void](p, `(() => { const t = document.querySelector(`+msgSel(h, " .text p")+`).firstChild; getSelection().setBaseAndExtent(t, 0, t, 14); })(), 0`)
+	for i := range 3 {
+		if err := a.Edit(ctx, h, channels.Message{Kind: channels.KindText, Text: "Selected words here, then" + strings.Repeat(" more", i+1)}); err != nil {
+			t.Fatal(err)
+		}
+		p.waitFor("the paragraph grown", fmt.Sprintf(`document.querySelector(`+msgSel(h, " .text")+`).textContent.endsWith("then%s")`, strings.Repeat(" more", i+1)))
+		if got := eval[string](p, `getSelection().toString()`); got != "Selected words" {
+			t.Fatalf("after %d edits the selection is %q, want %q", i+1, got, "Selected words")
+		}
+	}
+	eval[chromedp.Void](p, `getSelection().removeAllRanges(), 0`)
+	last = h
 
 	// A reader scrolls up; the newest reply grows below them.
 	eval[chromedp.Void](p, `(() => { const m = document.querySelector("#messages"); m.scrollTop = 0; m.dispatchEvent(new Event("scroll")); })(), 0`)
