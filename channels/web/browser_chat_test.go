@@ -271,10 +271,17 @@ func TestBrowserErrors(t *testing.T) {
 	}
 	p.shot("agent-error")
 
-	// The gateway stops: a banner; it comes back: the banner goes.
+	// The gateway stops while a turn runs: a banner, and the turn's
+	// marks go (nobody can say it still runs); it comes back: the
+	// banner goes.
+	a.Typing(ctx, ref(th.ID))
+	p.waitFor("the turn running", `!document.querySelector("#stop").hidden && !document.querySelector("#typing").hidden`)
 	addr := a.Addr()
 	stop()
 	p.waitFor("the unreachable banner", `!document.querySelector("#offline").hidden`)
+	if eval[bool](p, `!document.querySelector("#stop").hidden || !document.querySelector("#typing").hidden || document.querySelector("#threads .busy") !== null`) {
+		t.Error("the Stop button or the working marks stay while the gateway cannot be reached")
+	}
 	p.shot("gateway-unreachable")
 	if !eval[bool](p, `document.querySelector(`+msgSel(fail, "")+`) !== null`) {
 		t.Errorf("the thread's messages went away while the gateway could not be reached")
