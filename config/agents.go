@@ -135,13 +135,17 @@ func (c Config) sandboxFor(name string) *sandbox.Spec {
 
 // AgentWorkspace returns the workspace settings of the agent called name
 // ("" = agents.default): its agents.list entry's workspace, workspaceDir
-// and cwd. The built-in demo agent, and an agent not listed, work in the
-// shared cwd. It does no I/O.
+// and cwd. The built-in demo agent works in a directory of each thread's
+// own under dataDir (its files never land in the gateway's directory);
+// an agent not listed in the shared cwd. It does no I/O.
 func (c Config) AgentWorkspace(name string) workspace.Agent {
 	if name == "" {
 		name = c.Agents.Default
 	}
 	a, ok := c.Agents.List[name]
+	if !ok && name == DemoAgent {
+		return workspace.Agent{Mode: workspace.Dir}
+	}
 	if !ok {
 		return workspace.Agent{Mode: workspace.Shared}
 	}

@@ -771,7 +771,8 @@ workspace:
 		{"", workspace.Agent{Mode: workspace.Worktree, Cwd: "/src"}},
 		{"codex", workspace.Agent{Mode: workspace.Dir, Template: "ws/{thread}"}},
 		{"plain", workspace.Agent{Mode: workspace.Shared, Cwd: "/p"}},
-		{"demo", workspace.Agent{Mode: workspace.Shared}},
+		{"demo", workspace.Agent{Mode: workspace.Dir}},
+		{"unlisted", workspace.Agent{Mode: workspace.Shared}},
 	} {
 		if got := c.AgentWorkspace(tc.name); got != tc.want {
 			t.Errorf("AgentWorkspace(%q) = %+v, want %+v", tc.name, got, tc.want)

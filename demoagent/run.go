@@ -168,6 +168,21 @@ type session struct {
 	rec     record
 	cancels map[*context.CancelFunc]struct{} // running and waiting prompts
 	mcp     []acp.McpServer                  // given by the last session/new or session/load
+	always  bool                             // "Always allow" was chosen for an edit (this process's life)
+}
+
+// allowAlways notes that edits are allowed without asking.
+func (s *session) allowAlways() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.always = true
+}
+
+// allowsAlways reports whether "Always allow" was chosen for an edit.
+func (s *session) allowsAlways() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.always
 }
 
 // setMCP keeps the MCP servers the client gave the session.

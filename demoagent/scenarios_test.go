@@ -427,3 +427,34 @@ func TestHistoryIsSaved(t *testing.T) {
 		}
 	})
 }
+
+// "Always allow" holds for the session's later edits, as real agents
+// keep it: the demo asks once; "Allow" asks each time. (A new session
+// asks again.)
+func TestAlwaysAllowAsksOnce(t *testing.T) {
+	for _, tc := range []struct {
+		option string
+		asks   int
+	}{{optAllowAlways, 1}, {optAllowOnce, 3}} {
+		t.Run(tc.option, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := start(t, Options{})
+				defer h.stop()
+				h.client.setPermit(permit(tc.option))
+				h.initialize()
+				id := h.newSession()
+				for _, prompt := range []string{"permission 2", "permission"} {
+					if _, err := h.prompt(id, prompt); err != nil {
+						t.Fatal(err)
+					}
+				}
+				h.client.mu.Lock()
+				n := len(h.client.asks)
+				h.client.mu.Unlock()
+				if n != tc.asks {
+					t.Errorf("%s: asked %d times for three edits, want %d", tc.option, n, tc.asks)
+				}
+			})
+		})
+	}
+}

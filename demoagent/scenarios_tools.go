@@ -247,6 +247,16 @@ func (t *turn) askEdit(id acp.ToolCallId) (verdict, error) {
 		resp acp.RequestPermissionResponse
 		err  error
 	}
+	if s := t.a.lookup(t.id); s != nil && s.allowsAlways() {
+		// Allowed for the session already: no question, as real agents do.
+		err := t.update(acp.StartToolCall(id, "Edit main.go",
+			acp.WithStartKind(acp.ToolKindEdit),
+			acp.WithStartStatus(acp.ToolCallStatusPending),
+			acp.WithStartLocations([]acp.ToolCallLocation{{Path: path}}),
+			acp.WithStartRawInput(rawInput),
+			acp.WithStartContent(content)))
+		return verdictAllow, err
+	}
 	answers := make(chan answer, 1)
 	seen, unwatch := t.a.wire.watchFor(`"method":"`+acp.ClientMethodSessionRequestPermission+`"`, `"toolCallId":"`+string(id)+`"`)
 	defer unwatch()
@@ -287,7 +297,12 @@ func (t *turn) askEdit(id acp.ToolCallId) (verdict, error) {
 		return 0, fmt.Errorf("request permission: the answer has no outcome")
 	}
 	switch opt := ans.resp.Outcome.Selected.OptionId; opt {
-	case optAllowOnce, optAllowAlways:
+	case optAllowAlways:
+		if s := t.a.lookup(t.id); s != nil {
+			s.allowAlways()
+		}
+		return verdictAllow, nil
+	case optAllowOnce:
 		return verdictAllow, nil
 	case optRejectOnce:
 		return verdictReject, nil
