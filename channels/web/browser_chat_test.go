@@ -274,6 +274,12 @@ func TestBrowserErrors(t *testing.T) {
 	// The gateway stops while a turn runs: a banner, and the turn's
 	// marks go (nobody can say it still runs); it comes back: the
 	// banner goes.
+	a.ShowSession(ref(th.ID), channels.SessionInfo{Agent: "demo", Model: "Fast", Mode: "Ask"})
+	a.ToolDetail(ref(th.ID), "call_9", channels.ToolDetail{Input: `{"command":"ls"}`, Output: "main.go"})
+	tool, err := a.Post(ctx, ref(th.ID), channels.Message{Kind: channels.KindTool, Key: "call_9", Text: "🛠️ Run ls · done"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	a.Typing(ctx, ref(th.ID))
 	p.waitFor("the turn running", `!document.querySelector("#stop").hidden && !document.querySelector("#typing").hidden`)
 	addr := a.Addr()
@@ -290,6 +296,12 @@ func TestBrowserErrors(t *testing.T) {
 	b := New(opts)
 	runAdapter(t, b)
 	p.waitFor("the banner gone after reconnecting", `document.querySelector("#offline").hidden && document.querySelector("#error").hidden && document.querySelector("#thread-title").textContent === "errors"`)
+	// What the page showed before the restart is still there, the
+	// session line and the tool's details too.
+	p.do("reload the page", chromedp.Reload())
+	p.waitFor("the session line after the restart", `!document.querySelector("#session").hidden && document.querySelector("#session").textContent.includes("Fast")`)
+	p.do("open the tool's details", chromedp.Click(chromedp.CSS(msgSelCSS(tool, " .text"))))
+	p.waitFor("the tool's details after the restart", `document.querySelector(`+msgSel(tool, " .tool-detail")+`)?.textContent.includes("main.go")`)
 	h, err := b.Post(ctx, ref(th.ID), channels.Message{Kind: channels.KindText, Text: "back again"})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // stateVersion is the format version of the state file this package
@@ -35,13 +36,15 @@ const (
 //
 // Threads are listed newest first, each as
 //
-//	{"id", "title", "created", "order", "activity", "messages": [message, …]}
+//	{"id", "title", "created", "order", "activity", "agent", "session", "messages": [message, …]}
 //
 // where order and activity are counters giving the creation order (the list
 // order) and the order of the last activity (the least recently active
 // thread is forgotten first), and messages are the API's message objects,
-// oldest first, including the options of unanswered prompts. Typing state
-// is not saved. Unknown fields are ignored.
+// oldest first, including the options of unanswered prompts and tool
+// lines' details (each text cut to maxSavedDetail bytes); session is the
+// session line as last shown. Typing state is not saved. Unknown fields
+// are ignored.
 type stateFile struct {
 	Version int           `json:"version"`
 	Threads []savedThread `json:"threads"`
@@ -56,6 +59,7 @@ type savedThread struct {
 	Order    uint64          `json:"order"`
 	Activity uint64          `json:"activity"`
 	Agent    string          `json:"agent,omitempty"`
+	Session  *sessionView    `json:"session,omitempty"`
 	Messages json.RawMessage `json:"messages,omitempty"`
 }
 
@@ -112,6 +116,7 @@ func decodeState(data []byte) ([]*thread, error) {
 			id:      st.ID,
 			title:   titleFrom(st.Title),
 			agent:   st.Agent,
+			session: st.Session,
 			created: st.Created,
 			seq:     st.Order,
 			active:  st.Activity,
@@ -228,13 +233,42 @@ func encodeMessages(rev uint64, ms []*message, old encodedThread) encodedThread 
 		} else {
 			saved := *m
 			saved.HTML, saved.Card = "", nil // derived from the text: rendered again on loading
-			saved.Tool = nil                 // up to tens of KiB a tool line: kept in memory only
+			saved.Tool = savedDetail(m.Tool)
 			b = append(b, mustJSON(&saved)...)
 		}
 		enc.at[m] = [2]int{start, len(b)}
 	}
 	enc.msgs = append(b, ']')
 	return enc
+}
+
+// maxSavedDetail bounds each text of a tool line's details in the state
+// file (an input, an output, a diff's sides): the details of a long
+// output are tens of KiB, kept whole in memory only.
+const maxSavedDetail = 4 << 10
+
+// savedDetail is d as the state file keeps it: each text cut to
+// maxSavedDetail bytes, said at its end.
+func savedDetail(d *toolDetail) *toolDetail {
+	if d == nil {
+		return nil
+	}
+	out := &toolDetail{Input: cutDetail(d.Input), Output: cutDetail(d.Output), Locations: d.Locations}
+	for _, df := range d.Diffs {
+		out.Diffs = append(out.Diffs, toolDiff{Path: df.Path, Old: cutDetail(df.Old), New: cutDetail(df.New)})
+	}
+	return out
+}
+
+func cutDetail(s string) string {
+	if len(s) <= maxSavedDetail {
+		return s
+	}
+	cut := maxSavedDetail
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n… (%d more bytes, not kept after a restart)", len(s)-cut)
 }
 
 func newPersister(path string, st *store, log *slog.Logger) *persister {
@@ -430,7 +464,7 @@ func (p *persister) collect() (rev uint64, ts []threadSave, ok bool) {
 	ts = make([]threadSave, 0, len(p.st.threads))
 	for _, t := range p.st.threads {
 		s := threadSave{
-			meta: savedThread{ID: t.id, Title: t.title, Created: t.created, Order: t.seq, Activity: t.active, Agent: t.agent},
+			meta: savedThread{ID: t.id, Title: t.title, Created: t.created, Order: t.seq, Activity: t.active, Agent: t.agent, Session: t.session},
 			rev:  t.rev,
 		}
 		if c, hit := p.cache[t.id]; !hit || c.rev != t.rev {

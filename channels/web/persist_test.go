@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acpgw/gateway/channels"
 	gocmp "github.com/google/go-cmp/cmp"
@@ -597,27 +597,33 @@ func FuzzDecodeState(f *testing.F) {
 	})
 }
 
-// TestStateFileLeavesOutToolDetails: a tool line's details stay in
-// memory; the state file keeps the line without them.
-func TestStateFileLeavesOutToolDetails(t *testing.T) {
+// TestStateFileKeepsToolDetailsAndSession: a tool line's details and
+// the session line are back after a restart, each text of the details cut
+// to maxSavedDetail bytes in the file (whole in memory until then).
+func TestStateFileKeepsToolDetailsAndSession(t *testing.T) {
 	path := statePath(t)
 	ctx := t.Context()
 	a := New(Options{StateFile: path})
 	id := a.st.mustCreate("t").ID
-	a.ToolDetail(ref(id), "call_1", channels.ToolDetail{Output: "a very private output"})
+	long := strings.Repeat("é", maxSavedDetail) // two bytes each: cut on a rune's start
+	a.ToolDetail(ref(id), "call_1", channels.ToolDetail{Input: `{"cmd":"ls"}`, Output: long, Diffs: []channels.Diff{{Path: "a.go", Old: "x", New: "y"}}})
 	h := must(a.Post(ctx, ref(id), channels.Message{Kind: channels.KindTool, Key: "call_1", Text: "🛠️ Run ls · done"}))(t)
-	if m := must(a.st.message(id, string(h.ID)))(t); m.Tool == nil || m.Tool.Output != "a very private output" {
-		t.Fatalf("tool line = %+v, want its details", m)
+	if m := must(a.st.message(id, string(h.ID)))(t); m.Tool == nil || m.Tool.Output != long {
+		t.Fatalf("tool line = %+v, want its whole details in memory", m)
 	}
+	a.ShowSession(ref(id), channels.SessionInfo{Agent: "demo", Model: "Fast", Mode: "Ask"})
 	if err := a.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	data := must(os.ReadFile(path))(t)
-	if bytes.Contains(data, []byte("private output")) || !bytes.Contains(data, []byte("Run ls")) {
-		t.Errorf("state file:\n%s\nwant the tool line without its details", data)
-	}
 	b := New(Options{StateFile: path})
-	if m := must(b.st.message(id, string(h.ID)))(t); m.Tool != nil || m.Text != "🛠️ Run ls · done" {
-		t.Errorf("restored tool line = %+v, want its text without details", m)
+	m := must(b.st.message(id, string(h.ID)))(t)
+	if m.Tool == nil || m.Tool.Input != `{"cmd":"ls"}` || len(m.Tool.Diffs) != 1 || m.Tool.Diffs[0].New != "y" {
+		t.Fatalf("restored tool line = %+v, want its details", m)
+	}
+	if out := m.Tool.Output; !utf8.ValidString(out) || !strings.HasPrefix(out, strings.Repeat("é", maxSavedDetail/2)) || !strings.Contains(out, "more bytes, not kept after a restart") || len(out) > maxSavedDetail+100 {
+		t.Errorf("restored output (%d bytes) = %.80q…, want the first %d bytes and a word on the rest", len(out), out, maxSavedDetail)
+	}
+	if s := b.st.session(id); s == nil || s.Agent != "demo" || s.Model != "Fast" || s.Mode != "Ask" {
+		t.Errorf("restored session line = %+v, want demo · Fast · Ask", s)
 	}
 }

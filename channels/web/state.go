@@ -160,7 +160,7 @@ type thread struct {
 	tools     map[string]*toolDetail
 	toolOrder []string
 	// session is what the thread's session is (the header), nil until
-	// the gateway shows it; not saved.
+	// the gateway shows it.
 	session *sessionView
 	// first orders the messages of a shared thread by id: the revision
 	// of each message's first write (shared.go); revs are the revisions
@@ -614,6 +614,7 @@ func (s *store) setSession(id string, v *sessionView) {
 		return
 	}
 	t.session = v
+	s.markLocked(t) // saved: the line is back after a restart
 	s.publishLocked(t, newEvent("session", v, s.encode))
 }
 
