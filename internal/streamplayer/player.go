@@ -415,9 +415,8 @@ func Script(recording []byte) ([]Action, error) {
 				Update    struct {
 					SessionUpdate string `json:"sessionUpdate"`
 					ToolCallID    string `json:"toolCallId"`
-					Content       struct {
-						Text string `json:"text"`
-					} `json:"content"`
+					// A chunk's content is an object, a tool call's a list.
+					Content json.RawMessage `json:"content"`
 				} `json:"update"`
 			}
 			if json.Unmarshal(f.Params, &u) != nil {
@@ -425,8 +424,11 @@ func Script(recording []byte) ([]Action, error) {
 			}
 			switch u.Update.SessionUpdate {
 			case "agent_message_chunk":
-				if u.Update.Content.Text != "" {
-					lastChunk = u.Update.Content.Text
+				var c struct {
+					Text string `json:"text"`
+				}
+				if json.Unmarshal(u.Update.Content, &c) == nil && c.Text != "" {
+					lastChunk = c.Text
 				}
 			case "tool_call":
 				// A subagent's tool call is folded into its card: it

@@ -151,7 +151,7 @@ func TestScriptStopNamesTheTurnsOwnToolCall(t *testing.T) {
 	stopOn := func(toolSession string) string {
 		return strings.Join([]string{
 			`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`,
-			`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + toolSession + `","update":{"sessionUpdate":"tool_call","toolCallId":"t1","title":"Run"}}}`,
+			`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + toolSession + `","update":{"sessionUpdate":"tool_call","toolCallId":"t1","title":"Run","content":[{"type":"diff","path":"a","newText":"b"}]}}}`,
 			`{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"` + toolSession + `","toolCall":{"toolCallId":"t1"},"options":[]}}`,
 			`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"cancelled"}}}`,
 			`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`,
