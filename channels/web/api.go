@@ -86,7 +86,7 @@ func (s *server) guard(mux *http.ServeMux) http.Handler {
 		who, ok := s.a.identify(r)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="acpgw web chat"`)
-			writeError(w, http.StatusUnauthorized, s.a.tokenNeeded())
+			writeError(w, http.StatusUnauthorized, s.a.tokenRefused(r))
 			return
 		}
 		r = withIdentity(r, who)

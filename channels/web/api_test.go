@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"reflect"
@@ -544,12 +545,18 @@ func TestAccess(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			body, _ := io.ReadAll(res.Body)
 			res.Body.Close()
 			if res.StatusCode != tc.status {
 				t.Errorf("GET %s = %d, want %d", tc.path, res.StatusCode, tc.status)
 			}
 			if tc.status == 401 && res.Header.Get("WWW-Authenticate") == "" {
 				t.Errorf("401 without WWW-Authenticate")
+			}
+			// A wrong token is told apart from none.
+			want := map[bool]string{false: "needs its access token", true: "this access token is not accepted here"}[strings.HasPrefix(tc.name, "wrong")]
+			if tc.status == 401 && !strings.Contains(string(body), want) {
+				t.Errorf("GET %s: 401 %s, want it to say %q", tc.path, body, want)
 			}
 		})
 	}

@@ -240,6 +240,11 @@ func TestBrowserErrors(t *testing.T) {
 	th := a.st.mustCreate("errors")
 	p := page{t: t, ctx: ctx}
 
+	// A wrong token in the address: the page says it is not accepted.
+	p.do("open the page with a wrong token", chromedp.Navigate("http://"+a.Addr()+"/?token=old-token#"+th.ID), chromedp.WaitVisible(chromedp.CSS("#auth")))
+	p.waitFor("the token refused in words", `document.querySelector("#auth-why").textContent.startsWith("This access token is not accepted here")`)
+	eval[chromedp.Void](p, `localStorage.removeItem("acpgw.token"), 0`)
+
 	// No token in the address: the page asks for one.
 	p.do("open the page without a token", chromedp.Navigate("http://"+a.Addr()+"/#"+th.ID), chromedp.WaitVisible(chromedp.CSS("#auth")))
 	p.shot("token-field")

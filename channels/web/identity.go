@@ -76,10 +76,7 @@ func (a *Adapter) identify(r *http.Request) (identity, bool) {
 	if !a.o.guarded() {
 		return identity{id: LocalID, name: "guest"}, true
 	}
-	got := r.URL.Query().Get("token")
-	if h, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		got = strings.TrimSpace(h)
-	}
+	got := tokenOf(r)
 	if got == "" {
 		return identity{}, false
 	}
@@ -168,6 +165,28 @@ func (a *Adapter) SetAgents(names []string) {
 
 // tokenNeeded is the answer to a request without a valid token: what is
 // missing, where to find it, and how to send it.
+// tokenOf is the token a request carries: its bearer token, else its
+// ?token=; "" when none.
+func tokenOf(r *http.Request) string {
+	if h, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		return strings.TrimSpace(h)
+	}
+	return r.URL.Query().Get("token")
+}
+
+// tokenRefused is the 401's message for request r: a token given and not
+// accepted (mistyped, or an old one) is told apart from none given.
+func (a *Adapter) tokenRefused(r *http.Request) string {
+	if tokenOf(r) == "" {
+		return a.tokenNeeded()
+	}
+	msg := "this access token is not accepted here (mistyped, or replaced since)"
+	if a.o.TokenHelp != "" {
+		msg += ": " + a.o.TokenHelp
+	}
+	return msg
+}
+
 func (a *Adapter) tokenNeeded() string {
 	msg := "this web chat needs its access token"
 	if a.o.TokenHelp != "" {
