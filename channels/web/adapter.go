@@ -392,9 +392,17 @@ func isLoopback(addr net.Addr) bool {
 // 250 ms, and a typing indicator that stays until StopTyping. No I/O.
 func (a *Adapter) Limits() channels.Limits { return Limits() }
 
+// EditInterval is how often a message may change on the page: 30 times a
+// second. A local page has no rate limit, so a reply streams as its text
+// comes (agents send a piece every 20–50 ms; the page shows the changes
+// once per animation frame); Discord's pace of an edit a second, or the
+// earlier 250 ms, showed it in steps. Each edit renders the message again:
+// BenchmarkStream100Threads has the cost.
+const EditInterval = 33 * time.Millisecond
+
 // Limits returns the web chat's limits, which every Adapter reports: no
-// length limit, edits at most four times a second, and files of up to
+// length limit, edits at most every EditInterval, and files of up to
 // 64 MiB.
 func Limits() channels.Limits {
-	return channels.Limits{MinEditInterval: 250 * time.Millisecond, MaxUploadBytes: maxUploadBytes}
+	return channels.Limits{MinEditInterval: EditInterval, MaxUploadBytes: maxUploadBytes}
 }

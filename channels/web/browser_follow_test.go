@@ -78,6 +78,29 @@ func followIn(t *testing.T, name string, view chromedp.Action[chromedp.Void]) {
 	eval[chromedp.Void](p, `getSelection().removeAllRanges(), 0`)
 	last = h
 
+	// A burst of edits (a reply streamed at the web chat's pace) is shown
+	// once per animation frame, ending in its last state.
+	burst, _ := a.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "burst"})
+	p.waitFor("the burst's message", `document.querySelector(`+msgSel(burst, " .text")+`) !== null`)
+	eval[chromedp.Void](p, `(() => {
+		const t = document.querySelector(`+msgSel(burst, " .text")+`);
+		window.renders = 0; window.frames = 0;
+		new MutationObserver(() => window.renders++).observe(t, {subtree: true, childList: true, characterData: true});
+		const tick = () => { window.frames++; if (window.frames < 100000) requestAnimationFrame(tick); };
+		requestAnimationFrame(tick);
+	})(), 0`)
+	const pieces = 40
+	for i := range pieces {
+		if err := a.Edit(ctx, burst, channels.Message{Kind: channels.KindText, Text: "burst" + strings.Repeat(" more", i+1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.waitFor("the burst's last state", `document.querySelector(`+msgSel(burst, " .text")+`).textContent.endsWith("burst`+strings.Repeat(" more", pieces)+`")`)
+	if got := eval[[]float64](p, `[window.renders, window.frames]`); got[0] > got[1]+1 {
+		t.Errorf("%d edits rendered %v times in %v frames, want at most once a frame", pieces, got[0], got[1])
+	}
+	last = burst
+
 	// A reader scrolls up; the newest reply grows below them.
 	eval[chromedp.Void](p, `(() => { const m = document.querySelector("#messages"); m.scrollTop = 0; m.dispatchEvent(new Event("scroll")); })(), 0`)
 	if err := a.Edit(ctx, last, channels.Message{Kind: channels.KindText, Text: "the newest answer, " + strings.Repeat("growing ", 80)}); err != nil {
