@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/acpgw/gateway/channels"
@@ -77,6 +78,26 @@ func (l *Lane) ReplaceNotice(now time.Time, key, text string) {
 	}
 	delete(l.handles, key)
 	l.enqueue(&item{kind: itemPost, msgKind: channels.KindNotice, text: text, since: now})
+}
+
+// SettleNotice corrects notice key, which stopped being true ("Queued:
+// 1 ahead of it…" once its message runs), to text: edited in place where
+// it was shown and the channel edits, dropped where it was not shown yet,
+// left as it is otherwise (a correction is no news worth a message).
+func (l *Lane) SettleNotice(now time.Time, key, text string) {
+	key = noticePrefix + key
+	for i, it := range l.urgent {
+		if it.key == key {
+			l.urgent = slices.Delete(l.urgent, i, i+1)
+			return
+		}
+	}
+	delete(l.noticeShown, key)
+	if _, ok := l.handles[key]; ok && l.editor != nil {
+		l.keyed(now, channels.KindNotice, key, text)
+		return
+	}
+	delete(l.handles, key)
 }
 
 // stepUrgent delivers the first urgent notice.

@@ -61,3 +61,35 @@ func TestReplaceNotice(t *testing.T) {
 		})
 	}
 }
+
+// TestSettleNotice: a notice that stopped being true is corrected in
+// place where the channel edits; where it cannot, or the notice was not
+// shown yet, nothing more is posted (and the early one never is).
+func TestSettleNotice(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  bool
+		early bool // settled before the notice was shown
+		want  []string
+	}{
+		{"edit", true, false, []string{"send m1 ⚙️ Queued: 1 ahead of it.", "send m2 the answer", "edit m1 ⚙️ Was queued; its turn has started.", "turn_end"}},
+		{"no edit", false, false, []string{"send m1 ⚙️ Queued: 1 ahead of it.", "send m2 the answer", "turn_end"}},
+		{"not shown yet", true, true, []string{"send m1 the answer", "turn_end"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, channeltest.Options{Edit: tc.edit}, projector.DefaultSettings(), never)
+			h.lane.Notice(h.now, "queued-m2", "⚙️ Queued: 1 ahead of it.")
+			if !tc.early {
+				h.wait(time.Second)
+			}
+			h.lane.SettleNotice(h.now, "queued-m2", "⚙️ Was queued; its turn has started.")
+			h.lane.BeginTurn(h.now)
+			h.lane.Push(h.now, projector.Text{Text: "the answer"})
+			h.push(projector.TurnEnd{StopReason: "end_turn"})
+			h.drain()
+			if got := h.ops(); !cmp.Equal(got, tc.want) {
+				t.Errorf("(-got +want):\n%s", cmp.Diff(got, tc.want))
+			}
+		})
+	}
+}

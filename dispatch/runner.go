@@ -65,6 +65,12 @@ func (r *Runner) ReplaceNotice(key, text string) {
 	r.send(event{f: func(l *Lane) { l.ReplaceNotice(time.Now(), key, text) }})
 }
 
+// SettleNotice corrects an urgent notice, in order; see
+// Lane.SettleNotice.
+func (r *Runner) SettleNotice(key, text string) {
+	r.send(event{f: func(l *Lane) { l.SettleNotice(time.Now(), key, text) }})
+}
+
 // File queues a file, in order with pushed outputs; see Lane.File.
 func (r *Runner) File(f channels.Upload) {
 	r.send(event{f: func(l *Lane) { l.File(time.Now(), f) }})

@@ -501,6 +501,10 @@ func (l virtualLane) ReplaceNotice(key, text string) {
 	l.r.lane.ReplaceNotice(l.r.now, key, text)
 	l.step()
 }
+func (l virtualLane) SettleNotice(key, text string) {
+	l.r.lane.SettleNotice(l.r.now, key, text)
+	l.step()
+}
 func (l virtualLane) Resolve(key, text string) { l.r.lane.Resolve(l.r.now, key, text); l.step() }
 func (l virtualLane) Push(outs ...projector.Output) {
 	if len(outs) > 0 {

@@ -18,17 +18,20 @@ import (
 // starts nothing, so tests drive it on virtual time. It is not safe for
 // concurrent use: the thread's owner goroutine is its only caller.
 type Machine struct {
-	cfg      MachineConfig
-	queue    []channels.Inbound
-	agent    AgentPhase
-	start    *starting // from taking a message off the queue until its turn began or its start ended
-	turn     *running  // the running turn, nil when none
-	prompts  []waiting // pending permission prompts, oldest first
-	asks     []asking  // the agent's questions waiting, oldest first
-	idleAt   time.Time // when the last turn ended
-	reapAt   time.Time // when the idle agent is stopped; zero: not armed
-	shutting bool
-	forgot   bool // the thread was deleted (Forget)
+	cfg   MachineConfig
+	queue []channels.Inbound
+	// queuedSaid are the queued messages whose "Queued" notice was said,
+	// to correct once they run or are dropped.
+	queuedSaid map[channels.MessageID]bool
+	agent      AgentPhase
+	start      *starting // from taking a message off the queue until its turn began or its start ended
+	turn       *running  // the running turn, nil when none
+	prompts    []waiting // pending permission prompts, oldest first
+	asks       []asking  // the agent's questions waiting, oldest first
+	idleAt     time.Time // when the last turn ended
+	reapAt     time.Time // when the idle agent is stopped; zero: not armed
+	shutting   bool
+	forgot     bool // the thread was deleted (Forget)
 	// keepSession: the thread was archived, not deleted (Forget.Archived):
 	// its session stays at the agent.
 	keepSession bool
@@ -247,7 +250,16 @@ func (m *Machine) prompt(now time.Time, e PromptIn, fx []Effect) []Effect {
 		if active {
 			ahead++
 		}
-		fx = append(fx, Notify{Notice: sysmsg.Queued{Ahead: ahead}})
+		stopping := m.turn != nil && m.turn.stop != nil || m.start != nil && m.start.stop != nil
+		n := Notify{Notice: sysmsg.Queued{Ahead: ahead, Stopping: stopping}}
+		if e.In.ID != "" {
+			if m.queuedSaid == nil {
+				m.queuedSaid = map[channels.MessageID]bool{}
+			}
+			m.queuedSaid[e.In.ID] = true
+			n.Key = queuedKey(e.In)
+		}
+		fx = append(fx, n)
 	}
 	return fx
 }
@@ -261,6 +273,7 @@ func (m *Machine) stop(now time.Time, by channels.Author, interrupt bool, fx []E
 		dropped = len(m.queue)
 		for _, in := range m.queue {
 			fx = m.react(in, channels.ReactStopped, false, fx)
+			fx = m.settleQueued(in, sysmsg.QueuedDropped{}, fx)
 		}
 		m.queue = nil
 	}
@@ -552,7 +565,20 @@ func (m *Machine) next(now time.Time, fx []Effect) []Effect {
 		m.agent = AgentStarting
 	}
 	fx = m.react(in, channels.ReactTaken, false, fx)
+	fx = m.settleQueued(in, sysmsg.QueuedRan{}, fx)
 	return append(fx, StartAgent{In: in, NeedProcess: need})
+}
+
+// queuedKey names the "Queued" notice of message in.
+func queuedKey(in channels.Inbound) string { return "queued-" + string(in.ID) }
+
+// settleQueued corrects the "Queued" notice of in, if one was said, to n.
+func (m *Machine) settleQueued(in channels.Inbound, n sysmsg.Notice, fx []Effect) []Effect {
+	if !m.queuedSaid[in.ID] {
+		return fx
+	}
+	delete(m.queuedSaid, in.ID)
+	return append(fx, Notify{Notice: n, Key: queuedKey(in), Settle: true})
 }
 
 // wake returns the earliest deadline, zero if none.

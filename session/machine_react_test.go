@@ -43,8 +43,8 @@ func TestMachineReactions(t *testing.T) {
 			{wait: time.Second, ev: TurnDone{StopReason: "end_turn"}, want: []string{"1s end #1 end_turn", "1s react m1 ✅ at end"}},
 		}}},
 		{"queued, then taken", cfg, [][]step{busy, {
-			{ev: msgID(mBob, "m2", "second"), want: []string{"0s react m2 ⏳", "0s notice queued 1 ahead"}},
-			{ev: TurnDone{StopReason: "end_turn"}, want: []string{"0s end #1 end_turn", "0s react m1 ✅ at end", "0s react m2 👀", "0s start-agent second"}},
+			{ev: msgID(mBob, "m2", "second"), want: []string{"0s react m2 ⏳", "0s notice queued 1 ahead queued-m2"}},
+			{ev: TurnDone{StopReason: "end_turn"}, want: []string{"0s end #1 end_turn", "0s react m1 ✅ at end", "0s react m2 👀", "0s settle queued: ran queued-m2", "0s start-agent second"}},
 			{ev: AgentStarted{}, want: []string{"0s begin #2 second"}},
 			{ev: TurnDone{Err: errors.New("boom")}, want: []string{"0s end #2  err", "0s react m2 ❌ at end"}},
 		}}},
@@ -52,9 +52,14 @@ func TestMachineReactions(t *testing.T) {
 			{ev: TurnDone{Err: errCrash, Exited: true}, want: []string{"0s end #1  err exited", "0s react m1 ❌ at end", "0s drop-agent"}},
 		}}},
 		{"stopped by the word: stopped, the queue dropped", cfg, [][]step{busy, {
-			{ev: msgID(mBob, "m2", "queued"), want: []string{"0s react m2 ⏳", "0s notice queued 1 ahead"}},
-			{ev: StopIn{By: mAnn}, want: []string{"0s react m2 ⏹️", "0s notice stopping stop-1", "0s typing-off", "0s cancel-turn"}},
+			{ev: msgID(mBob, "m2", "queued"), want: []string{"0s react m2 ⏳", "0s notice queued 1 ahead queued-m2"}},
+			{ev: StopIn{By: mAnn}, want: []string{"0s react m2 ⏹️", "0s settle queued: dropped queued-m2", "0s notice stopping stop-1", "0s typing-off", "0s cancel-turn"}},
 			{ev: TurnDone{StopReason: "cancelled"}, want: []string{"0s end #1 cancelled stopped by Ann ack stop-1", "0s react m1 ⏹️ at end"}},
+		}}},
+		{"queued while a stop is under way: told so, without asking for a stop", cfg, [][]step{busy, {
+			{ev: StopIn{By: mAnn}, want: []string{"0s notice stopping stop-1", "0s typing-off", "0s cancel-turn"}},
+			{ev: msgID(mBob, "m2", "after"), want: []string{"0s react m2 ⏳", "0s notice queued 1 ahead (stopping) queued-m2"}},
+			{ev: TurnDone{StopReason: "cancelled"}, want: []string{"0s end #1 cancelled stopped by Ann ack stop-1", "0s react m1 ⏹️ at end", "0s react m2 👀", "0s settle queued: ran queued-m2", "0s start-agent after"}},
 		}}},
 		{"interrupted: stopped, the new one queued then taken", interrupt, [][]step{busy, {
 			{ev: msgID(mBob, "m2", "instead"), want: []string{"0s react m2 ⏳", "0s notice stopping stop-1", "0s typing-off", "0s cancel-turn"}},
@@ -105,9 +110,9 @@ func TestMachineReactions(t *testing.T) {
 		{"reactions off", off, [][]step{{
 			{ev: msgID(mAnn, "m1", "slow"), want: []string{"0s start-agent new slow"}},
 			{ev: AgentStarted{}, want: []string{"0s begin #1 slow"}},
-			{ev: msgID(mBob, "m2", "second"), want: []string{"0s notice queued 1 ahead"}},
+			{ev: msgID(mBob, "m2", "second"), want: []string{"0s notice queued 1 ahead queued-m2"}},
 			{wait: time.Hour},
-			{ev: TurnDone{StopReason: "end_turn"}, want: []string{"1h0m0s end #1 end_turn", "1h0m0s start-agent second"}},
+			{ev: TurnDone{StopReason: "end_turn"}, want: []string{"1h0m0s end #1 end_turn", "1h0m0s settle queued: ran queued-m2", "1h0m0s start-agent second"}},
 		}}},
 	}
 	for _, tc := range cases {

@@ -75,6 +75,13 @@ func describeEffect(f Effect) string {
 		switch n := f.Notice.(type) {
 		case sysmsg.Queued:
 			s = fmt.Sprintf("notice queued %d ahead", n.Ahead)
+			if n.Stopping {
+				s += " (stopping)"
+			}
+		case sysmsg.QueuedRan:
+			s = "settle queued: ran"
+		case sysmsg.QueuedDropped:
+			s = "settle queued: dropped"
 		case sysmsg.NothingRunning:
 			s = fmt.Sprintf("notice nothing running, %d dropped", n.Dropped)
 		case sysmsg.Stopping:

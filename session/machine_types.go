@@ -167,6 +167,10 @@ type (
 		Notice sysmsg.Notice
 		Key    string
 		InTurn bool
+		// Settle: the notice Key, shown earlier, is corrected to Notice
+		// where it can be edited (and dropped if not shown yet), never
+		// posted again: what it said stopped being true.
+		Settle bool
 	}
 	// ShowPrompt shows permission prompt ID with its options.
 	ShowPrompt struct{ ID string }

@@ -93,6 +93,7 @@ func (r *Router) tellInterrupted(ctx context.Context, running []store.RunningTur
 			if !told {
 				return
 			}
+			r.markCutOff(ctx, ad, rts)
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 			defer cancel()
 			for _, rt := range rts {
@@ -101,6 +102,30 @@ func (r *Router) tellInterrupted(ctx context.Context, running []store.RunningTur
 				}
 			}
 		})
+	}
+}
+
+// markCutOff gives the messages of turns a restart cut off the stopped
+// reaction in place of "taken" or "queued", where their thread has
+// reactions: 👀 would otherwise stay on them for good.
+func (r *Router) markCutOff(ctx context.Context, ad channels.Adapter, rts []store.RunningTurn) {
+	re, ok := ad.(channels.Reactor)
+	if !ok {
+		return
+	}
+	for _, rt := range rts {
+		if rt.Prompt.ID == "" || !r.policyFor(rt.Thread, rt.Prompt.Space).Reactions.On() {
+			continue
+		}
+		h := channels.Handle{Thread: rt.Thread, ID: rt.Prompt.ID}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+		for _, old := range []string{channels.ReactTaken, channels.ReactQueued} {
+			_ = re.Unreact(rctx, h, old) // not there is fine
+		}
+		if err := re.React(rctx, h, channels.ReactStopped); err != nil {
+			r.log.Warn("cannot mark a cut-off turn's message as stopped", "thread", rt.Thread, "err", err)
+		}
+		cancel()
 	}
 }
 

@@ -279,6 +279,40 @@ func TestInterruptedTurnIsToldAtTheNextStart(t *testing.T) {
 	}
 }
 
+// downReacting is down with the recorder's reactions.
+type downReacting struct{ *down }
+
+func (d downReacting) React(ctx context.Context, h channels.Handle, emoji string) error {
+	return d.Adapter.(channels.Reactor).React(ctx, h, emoji)
+}
+
+func (d downReacting) Unreact(ctx context.Context, h channels.Handle, emoji string) error {
+	return d.Adapter.(channels.Reactor).Unreact(ctx, h, emoji)
+}
+
+// A turn a restart cut off has its message marked stopped (⏹️ in place
+// of 👀) at the next start, where the thread has reactions.
+func TestCutOffTurnsMessageIsMarkedStopped(t *testing.T) {
+	rec := channeltest.New(channeltest.Options{Platform: "web", Edit: true, Typing: true, Prompt: true, React: true})
+	d := &down{Adapter: rec.Adapter()}
+	e := newEnv(t, envOptions{recorder: rec, adapter: downReacting{d}, limits: session.Limits{ShutdownGrace: 300 * time.Millisecond}})
+	th := rec.Thread("cut")
+	e.say(th, ann, "slow 400")
+	h := channels.MessageID("in-slow 400")
+	e.waitOp(th, "the message taken", func(op channeltest.Op) bool { return op.Op == "react" && op.Text == channels.ReactTaken })
+	e.waitOp(th, "streaming", func(op channeltest.Op) bool { return strings.Contains(op.Text, "quick") })
+	d.down.Store(true)
+	e.close()
+	e2 := newEnv(t, envOptions{recorder: rec, dir: e.dir})
+	e2.waitOp(th, "the message marked stopped", func(op channeltest.Op) bool {
+		return op.Op == "react" && op.Msg == h && op.Text == channels.ReactStopped
+	})
+	e2.close()
+	if got := rec.Reactions(h); strings.Join(got, " ") != channels.ReactStopped {
+		t.Errorf("the cut-off message's reactions = %q, want only %s", got, channels.ReactStopped)
+	}
+}
+
 // A shutdown while the agent is still starting tells the thread too: its
 // message never ran.
 func TestShutdownWhileTheAgentStarts(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 func isTypingStop(op channeltest.Op) bool { return op.Op == "typing" && op.State == "stop" }
@@ -119,6 +120,14 @@ func TestQueueAndInterrupt(t *testing.T) {
 		}
 		if !strings.HasSuffix(e.text(th), "second") {
 			t.Errorf("text %q", e.text(th))
+		}
+		// The queued notice no longer says it waits: it ran.
+		ran := sysmsg.Text(sysmsg.QueuedRan{})
+		e.waitOp(th, "the queued notice corrected", hasText(ran))
+		for _, m := range e.messages(th, channels.KindNotice) {
+			if strings.Contains(m.Text, "ahead of it") {
+				t.Errorf("a notice still says %q after its message ran", m.Text)
+			}
 		}
 	})
 	t.Run("interrupt", func(t *testing.T) {

@@ -28,6 +28,7 @@ type Lane interface {
 	Push(outs ...projector.Output)
 	Notice(key, text string)
 	ReplaceNotice(key, text string)
+	SettleNotice(key, text string)
 	Prompt(key string, c channels.Choice, posted func(channels.Handle, error))
 	Resolve(key, text string)
 	StopTyping()
@@ -46,6 +47,8 @@ type View struct {
 // under a key the turn's end replaces (Key), or at once.
 func (v View) Notify(f Notify) {
 	switch {
+	case f.Settle:
+		v.Lane.SettleNotice(f.Key, sysmsg.Text(f.Notice))
 	case f.InTurn:
 		v.Lane.Push(projector.Notice{Text: sysmsg.Text(f.Notice)})
 	default:
@@ -205,6 +208,7 @@ func (l runnerLane) BeginTurn()                     { l.r.BeginTurn() }
 func (l runnerLane) Push(outs ...projector.Output)  { l.r.Push(outs...) }
 func (l runnerLane) Notice(key, text string)        { l.r.Notice(key, text) }
 func (l runnerLane) ReplaceNotice(key, text string) { l.r.ReplaceNotice(key, text) }
+func (l runnerLane) SettleNotice(key, text string)  { l.r.SettleNotice(key, text) }
 func (l runnerLane) Resolve(key, text string)       { l.r.Resolve(key, text) }
 func (l runnerLane) StopTyping()                    { l.r.Do(stopTyping) }
 func (l runnerLane) Now() time.Time                 { return time.Now() }

@@ -55,6 +55,9 @@ func messages() []message {
 	return []message{
 		{"Queued/one ahead", sysmsg.Queued{Ahead: 1}},
 		{"Queued/three ahead", sysmsg.Queued{Ahead: 3}},
+		{"Queued/while stopping", sysmsg.Queued{Ahead: 1, Stopping: true}},
+		{"QueuedRan", sysmsg.QueuedRan{}},
+		{"QueuedDropped", sysmsg.QueuedDropped{}},
 		{"WaitingForAgent/first in line", sysmsg.WaitingForAgent{}},
 		{"WaitingForAgent/two ahead", sysmsg.WaitingForAgent{Ahead: 2}},
 		{"NothingRunning", sysmsg.NothingRunning{}},

@@ -50,12 +50,29 @@ func Who(name, id string) string {
 // (it cancelled a prompt it had asked).
 const TheAgent = "the agent"
 
-// Queued: a prompt waits behind Ahead others (the running turn counts).
-type Queued struct{ Ahead int }
+// Queued: a prompt waits behind Ahead others (the running turn counts);
+// Stopping: the running turn is being stopped already.
+type Queued struct {
+	Ahead    int
+	Stopping bool
+}
 
 func (q Queued) Body() string {
+	if q.Stopping {
+		return fmt.Sprintf("Queued: %d ahead of it. It runs once the turn being stopped has ended.", q.Ahead)
+	}
 	return fmt.Sprintf("Queued: %d ahead of it. It runs when the current turn ends; say \"stop\" to cancel the turn.", q.Ahead)
 }
+
+// QueuedRan is a Queued notice once its prompt's turn has started.
+type QueuedRan struct{}
+
+func (QueuedRan) Body() string { return "Was queued; its turn has started." }
+
+// QueuedDropped is a Queued notice once a stop dropped its prompt.
+type QueuedDropped struct{}
+
+func (QueuedDropped) Body() string { return "Was queued; the stop dropped it." }
 
 // WaitingForAgent: every agent process slot is busy; Ahead other threads
 // wait before this one.
