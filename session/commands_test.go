@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -157,6 +158,8 @@ func TestAttachAndAgentEndToEnd(t *testing.T) {
 	e.command(b, bob, "/sessions")
 	if op := e.waitOp(b, "the sessions", isReply(sb)); strings.Contains(op.Text, sa) {
 		t.Fatalf("/sessions in b lists a's session %s: %q", sa, op.Text)
+	} else if !regexp.MustCompile(`\(\d{4}-\d\d-\d\d \d\d:\d\d UTC\)`).MatchString(op.Text) || regexp.MustCompile(`\.\d{6,}`).MatchString(op.Text) {
+		t.Errorf("/sessions shows its times as %q, want them to the minute (2026-12-02 15:20 UTC)", op.Text)
 	}
 	// Thread a lets its session go (/new): it is the agent's alone, as
 	// one started in a terminal.
