@@ -92,12 +92,17 @@ func CheckAnswers(prompts, said []string, notice string, aside func(string) bool
 // Waiting returns CheckAnswers' aside for the harnesses: a prompt waiting
 // behind at most most others (one asked again after a take-over, and the
 // message that brought the thread over), or for a free agent (a worker
-// that took threads over runs as many agents as it may), is told so; that
-// answers no prompt and is not wrong.
+// that took threads over runs as many agents as it may), is told so (the
+// queued notice corrected once its message ran); that answers no prompt
+// and is not wrong.
 func Waiting(most int) func(string) bool {
 	return func(s string) bool {
+		// A queued notice once its message ran, or a stop dropped it.
+		if strings.Contains(s, sysmsg.QueuedRan{}.Body()) || strings.Contains(s, sysmsg.QueuedDropped{}.Body()) {
+			return true
+		}
 		for ahead := 0; ahead <= most; ahead++ {
-			if ahead > 0 && strings.Contains(s, sysmsg.Queued{Ahead: ahead}.Body()) ||
+			if ahead > 0 && (strings.Contains(s, sysmsg.Queued{Ahead: ahead}.Body()) || strings.Contains(s, sysmsg.Queued{Ahead: ahead, Stopping: true}.Body())) ||
 				strings.Contains(s, sysmsg.WaitingForAgent{Ahead: ahead}.Body()) {
 				return true
 			}
