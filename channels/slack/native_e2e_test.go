@@ -68,8 +68,10 @@ func TestEndToEndStopWithoutStreaming(t *testing.T) {
 	th := ref(fakeChannel, s.ts)
 	g.waitMessage(th, "", "the quick brown")
 	stopShown(th, true)
-	if !f.statusShown(th.Channel, th.Thread) {
-		t.Error("no status line while the turn runs")
+	// (Waited for: the status line is the lane's typing, which may come
+	// after the agent session's Stop button under load.)
+	if err := f.waitFor(g.ctx(), "the status line while the turn runs", func() bool { return f.statusShownLocked(th.Channel, th.Thread) }); err != nil {
+		t.Error(err)
 	}
 	if err := f.stopButton(g.ctx(), ann, th.Channel, th.Thread); err != nil {
 		t.Fatal(err)
