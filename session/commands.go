@@ -268,20 +268,9 @@ func (t *thread) sessionsListed(e sessionsEv) {
 	}
 	var s sysmsg.Sessions
 	for _, l := range e.list {
-		s.List = append(s.List, sysmsg.SessionLine{ID: l.ID, Title: l.Title, Updated: shownTime(l.UpdatedAt)})
+		s.List = append(s.List, sysmsg.SessionLine{ID: l.ID, Title: l.Title, Updated: l.UpdatedAt})
 	}
 	t.r.reply(context.Background(), t.ad, e.in, s)
-}
-
-// shownTime is an agent's ISO 8601 time to the minute, in UTC
-// ("2026-12-02 15:20 UTC"; agents send nanoseconds); as it came when it
-// does not parse.
-func shownTime(iso string) string {
-	t, err := time.Parse(time.RFC3339Nano, iso)
-	if err != nil {
-		return iso
-	}
-	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
 // help answers /help.

@@ -343,10 +343,21 @@ func (s Sessions) Body() string {
 			b.WriteString(" — " + l.Title)
 		}
 		if l.Updated != "" {
-			b.WriteString(" (" + l.Updated + ")")
+			b.WriteString(" (" + shownTime(l.Updated) + ")")
 		}
 	}
 	return b.String()
+}
+
+// shownTime is an agent's ISO 8601 time to the minute, in UTC
+// ("2026-12-02 15:20 UTC"; agents send nanoseconds); as it came when it
+// does not parse.
+func shownTime(iso string) string {
+	t, err := time.Parse(time.RFC3339Nano, iso)
+	if err != nil {
+		return iso
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
 // CommandBusy: Command waits for the thread to be idle.
