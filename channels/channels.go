@@ -1,7 +1,15 @@
 // Package channels defines the contract between the gateway and a chat platform:
 // a small Adapter interface, one-method capability interfaces (Editor, Typer,
-// Prompter, Uploader, History) found by type assertion where they are used, platform limits as
-// data, and the value types that cross the boundary.
+// Prompter, Uploader, History, …), platform limits as data, and the value
+// types that cross the boundary.
+//
+// Which capabilities an adapter has is data too (Caps, caps.go): what its
+// type implements and, for an adapter that knows them only at run time (a
+// token's scopes, a cluster edge's announcement), what it reports
+// (CapsReporter). The gateway finds a capability with As (or reads
+// CapsOf) at the point of use, never with a bare type assertion, so that
+// such an adapter is one type that implements every method, not one type
+// per combination.
 //
 // Adapters live in sub-packages, one platform each. This package imports no
 // platform and no other gateway package.

@@ -67,7 +67,7 @@ func (it *item) reportFile(err error) {
 // it is a channels.Uploader. A caller that can refuse a file early (the
 // agent's send_file) says so with it.
 func UploadLimit(a channels.Adapter) int {
-	if _, ok := a.(channels.Uploader); !ok {
+	if _, ok := channels.As[channels.Uploader](a); !ok {
 		return 0
 	}
 	return max(a.Limits().MaxUploadBytes, 0)

@@ -97,7 +97,8 @@ type Lane struct {
 	log      *slog.Logger
 
 	finalOnly bool
-	draftMode bool // stream text into one edited message
+	blocks    bool // acp.stream.liveText is blocks
+	draftMode bool // stream text into one edited message (blocks off, an Editor)
 
 	queue   []*item
 	queued  map[string]*item // keyed items not yet posted
@@ -183,6 +184,10 @@ type item struct {
 	// after is, for an urgent notice, the end of an earlier turn still
 	// queued when it came: the notice waits until that is delivered.
 	after *item
+	// final says a keyed urgent notice is in its final words
+	// (ReplaceNotice came before it was shown): it is posted with its
+	// key, as the notice it replaces would end, and kept nowhere.
+	final bool
 }
 
 // appendText adds s to a text item in amortised constant time; text
@@ -199,8 +204,8 @@ type pendingEdit struct {
 	since   time.Time
 }
 
-// NewLane returns a lane for one thread. Capabilities are found by type
-// assertion here, once.
+// NewLane returns a lane for one thread. The adapter's capabilities are
+// read here (channels.As), and again as a turn begins on an idle lane.
 func NewLane(o Options) *Lane {
 	l := &Lane{
 		ad:          o.Adapter,
@@ -231,17 +236,7 @@ func NewLane(o Options) *Lane {
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
-	l.editor, _ = o.Adapter.(channels.Editor)
-	l.typer, _ = o.Adapter.(channels.Typer)
-	l.prompter, _ = o.Adapter.(channels.Prompter)
-	if c, ok := o.Adapter.(channels.Carder); ok && c.Cards() && l.editor != nil {
-		l.carder = c
-	}
-	l.uploader, _ = o.Adapter.(channels.Uploader)
-	l.turnEnd.ender, _ = o.Adapter.(channels.TurnEnder)
-	if l.typer != nil {
-		l.stopper, _ = o.Adapter.(channels.TypingStopper)
-	}
+	l.readCaps()
 	if l.limits.MinEditInterval <= 0 {
 		l.limits.MinEditInterval = DefaultEditInterval
 	}
@@ -251,39 +246,45 @@ func NewLane(o Options) *Lane {
 	return l
 }
 
-// Capabilities names the adapter's optional interfaces, for a log line.
-func Capabilities(a channels.Adapter) []string {
-	var caps []string
-	if _, ok := a.(channels.Editor); ok {
-		caps = append(caps, "edit")
+// readCaps finds the adapter's capabilities (channels.As): the
+// interfaces the lane calls, nil where the adapter lacks one.
+func (l *Lane) readCaps() {
+	a := l.ad
+	l.editor, _ = channels.As[channels.Editor](a)
+	l.typer, _ = channels.As[channels.Typer](a)
+	l.prompter, _ = channels.As[channels.Prompter](a)
+	l.carder = nil
+	if c, ok := channels.As[channels.Carder](a); ok && channels.CapsOf(a).Cards && l.editor != nil {
+		l.carder = c
 	}
-	if _, ok := a.(channels.Typer); ok {
-		caps = append(caps, "typing")
+	l.uploader, _ = channels.As[channels.Uploader](a)
+	l.turnEnd.ender, _ = channels.As[channels.TurnEnder](a)
+	l.stopper = nil
+	if l.typer != nil {
+		l.stopper, _ = channels.As[channels.TypingStopper](a)
+	} else {
+		l.typingAct = typing.None
 	}
-	if _, ok := a.(channels.TypingStopper); ok {
-		caps = append(caps, "typing-stop")
-	}
-	if _, ok := a.(channels.Prompter); ok {
-		caps = append(caps, "prompt")
-	}
-	if c, ok := a.(channels.Carder); ok && c.Cards() {
-		caps = append(caps, "card")
-	}
-	if _, ok := a.(channels.Uploader); ok {
-		caps = append(caps, "upload")
-	}
-	return caps
+	l.draftMode = l.editor != nil && !l.blocks
 }
 
 // SetStream applies new acp.stream settings from the next turn on.
 func (l *Lane) SetStream(s projector.Settings) {
 	l.finalOnly = s.DeliveryMode == projector.DeliveryFinalOnly
-	l.draftMode = l.editor != nil && s.LiveText != projector.LiveBlocks
+	l.blocks = s.LiveText == projector.LiveBlocks
+	l.draftMode = l.editor != nil && !l.blocks
 }
 
 // BeginTurn tells the lane a turn started: typing may start, and a
-// final_only turn holds everything until its TurnEnd.
+// final_only turn holds everything until its TurnEnd. On a lane with
+// nothing left to deliver it reads the adapter's capabilities again,
+// which may have changed since (channels.CapsReporter: a cluster edge
+// that announced another set); a lane still delivering keeps those its
+// queue was made for.
 func (l *Lane) BeginTurn(now time.Time) {
+	if l.Idle() {
+		l.readCaps()
+	}
 	l.hold = l.finalOnly
 	l.doTyping(l.typing.TurnStart(now))
 }
@@ -699,7 +700,7 @@ func (l *Lane) typingAfterPost(now time.Time) {
 // a rate limit is tried again when the limit allows.
 func (l *Lane) performTyping(ctx context.Context, now time.Time) {
 	a := l.typingAct
-	if a == typing.None {
+	if a == typing.None || l.typer == nil {
 		return
 	}
 	l.typingAct = typing.None

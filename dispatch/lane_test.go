@@ -517,3 +517,35 @@ func TestFailingPostDoesNotStallThread(t *testing.T) {
 		t.Errorf("the refused post held the thread for %v", h.now.Sub(time.Unix(0, 0)))
 	}
 }
+
+// An adapter whose capabilities change while it runs (a cluster edge that
+// announced another set) is asked again as the next turn begins: the
+// second turn edits its tool line where the first could only post anew.
+func TestCapsReadAgainAsATurnBegins(t *testing.T) {
+	h := newHarness(t, channeltest.Options{}, projector.DefaultSettings(), never)
+	turn := func(id string) {
+		h.lane.BeginTurn(h.now)
+		h.push(tool(id, id+" running"))
+		h.wait(2 * time.Second)
+		h.push(tool(id, id+" done"), projector.TurnEnd{StopReason: "end_turn"})
+		h.drain()
+	}
+	turn("c1")
+	h.rec.SetCaps(channels.Caps{Edit: true})
+	turn("c2")
+	want := []string{"send m1 c1 running", "send m2 c1 done", "turn_end", "send m3 c2 running", "edit m3 c2 done", "turn_end"}
+	if got := h.ops(); !cmp.Equal(got, want) {
+		t.Errorf("(-got +want):\n%s", cmp.Diff(got, want))
+	}
+	// Taken away again: the third turn posts anew, and tries no edit.
+	h.rec.SetCaps(channels.Caps{})
+	turn("c3")
+	if got, want := h.ops()[len(want):], []string{"send m4 c3 running", "send m5 c3 done", "turn_end"}; !cmp.Equal(got, want) {
+		t.Errorf("after the edits were taken away (-got +want):\n%s", cmp.Diff(got, want))
+	}
+	for _, a := range h.rec.Attempts() {
+		if a.Error != "" {
+			t.Errorf("a failed call: %+v", a)
+		}
+	}
+}

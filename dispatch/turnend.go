@@ -38,7 +38,7 @@ func (l *Lane) turnEnded() {
 
 // tellTurnEnded tells the adapter that the turn's last output is out.
 func (l *Lane) tellTurnEnded(ctx context.Context) {
-	if !l.turnEnd.tell {
+	if !l.turnEnd.tell || l.turnEnd.ender == nil {
 		return
 	}
 	l.turnEnd.tell = false

@@ -93,7 +93,7 @@ func (r *Router) prepareCatchUp(ctx context.Context) map[string][]store.Seen {
 	byPlatform := map[string][]store.Seen{}
 	for _, s := range seen {
 		ad := r.adapters[s.Thread.Platform]
-		if _, ok := ad.(channels.History); !ok || s.MessageID == "" {
+		if _, ok := channels.As[channels.History](ad); !ok || s.MessageID == "" {
 			continue
 		}
 		byPlatform[s.Thread.Platform] = append(byPlatform[s.Thread.Platform], s)
@@ -151,7 +151,10 @@ func (r *Router) catchUpPlatform(ctx context.Context, ad channels.Adapter, threa
 	if !waitConnected(ctx, ad) {
 		return
 	}
-	h := ad.(channels.History)
+	h, ok := channels.As[channels.History](ad)
+	if !ok {
+		return // no longer reads history
+	}
 	for len(threads) > 0 {
 		i := r.nextCatchUp(threads)
 		s := threads[i]
@@ -182,7 +185,7 @@ func (r *Router) nextCatchUp(threads []store.Seen) int {
 
 // waitConnected waits until ad reports it is connected, if it can tell.
 func waitConnected(ctx context.Context, ad channels.Adapter) bool {
-	c, ok := ad.(channels.Checker)
+	c, ok := channels.As[channels.Checker](ad)
 	if !ok {
 		return ctx.Err() == nil
 	}

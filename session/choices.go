@@ -258,7 +258,7 @@ const choicePrefix = "cmd-"
 // a prompt where the platform has buttons or a select; picking one gives
 // the command with that value. Elsewhere it answers with c as text.
 func (t *thread) showChoices(in channels.Inbound, c sysmsg.Choices, names []string) {
-	if _, ok := t.ad.(channels.Prompter); !ok || len(c.Values) == 0 {
+	if _, ok := channels.As[channels.Prompter](t.ad); !ok || len(c.Values) == 0 {
 		t.r.reply(context.Background(), t.ad, in, c)
 		return
 	}

@@ -505,7 +505,7 @@ func (t *thread) legacyModelName() string {
 // showSession tells an adapter that shows the thread's session
 // (channels.SessionShower) what it is now.
 func (t *thread) showSession() {
-	ss, ok := t.ad.(channels.SessionShower)
+	ss, ok := channels.As[channels.SessionShower](t.ad)
 	if !ok {
 		return
 	}

@@ -108,8 +108,8 @@ func (r *Router) closeOpenMessages(ctx context.Context, ad channels.Adapter, ref
 	if len(ms) == 0 {
 		return
 	}
-	ed, _ := ad.(channels.Editor)
-	cd, _ := ad.(channels.Carder)
+	ed, _ := channels.As[channels.Editor](ad)
+	cd, _ := channels.As[channels.Carder](ad)
 	for _, m := range ms {
 		h := channels.Handle{Thread: ref, ID: m.ID}
 		var edit func(context.Context) error

@@ -199,7 +199,7 @@ func (t *thread) expireAtShutdown(p *pending) {
 // expireMessageAtShutdown edits h, the message of p, which the shutdown
 // settled, and records p expired once its buttons are gone.
 func (t *thread) expireMessageAtShutdown(ctx context.Context, p *pending, h channels.Handle) {
-	ed, canEdit := t.ad.(channels.Editor)
+	ed, canEdit := channels.As[channels.Editor](t.ad)
 	if canEdit {
 		err := ed.Edit(ctx, h, channels.Message{Kind: channels.KindPermission, Text: sysmsg.Settled(p.text, sysmsg.Restarted{})})
 		if err != nil && !errors.Is(err, channels.ErrMessageGone) {
@@ -235,7 +235,7 @@ func (t *thread) recordPermission(req agent.PermissionRequest, chosen string, at
 // "1" or "2." where the channel has no buttons. It reports whether the
 // message was such an answer.
 func (t *thread) answerByNumber(acc access, in channels.Inbound) bool {
-	if _, buttons := t.ad.(channels.Prompter); buttons {
+	if _, buttons := channels.As[channels.Prompter](t.ad); buttons {
 		return false
 	}
 	text := strings.TrimRight(strings.TrimSpace(in.Text), ".)")

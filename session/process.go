@@ -176,7 +176,7 @@ func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, m
 	res.agent = spec.Name
 	res.meta = sessionMeta(res.sess)
 	t.r.agentEvent(t.ref, "started")
-	if as, ok := t.ad.(channels.AgentShower); ok {
+	if as, ok := channels.As[channels.AgentShower](t.ad); ok {
 		as.ShowAgent(t.ref, spec.Name)
 	}
 	t.r.wg.Go(func() { t.watch(proc) })

@@ -165,8 +165,8 @@ func (t *thread) performQuestion(f Effect) {
 
 // showQuestion shows q as the adapter can.
 func (t *thread) showQuestion(q *question) {
-	fm, forms := t.ad.(channels.Former)
-	_, buttons := t.ad.(channels.Prompter)
+	fm, forms := channels.As[channels.Former](t.ad)
+	_, buttons := channels.As[channels.Prompter](t.ad)
 	single := SingleChoice(q.q)
 	switch {
 	case forms:
@@ -304,7 +304,7 @@ func QuestionSettlement(q agent.Question, f SettleQuestion, asked, now time.Time
 // foldForm edits q's form to the line text, apart from the owner; where
 // the adapter cannot edit, the line is posted.
 func (t *thread) foldForm(q *question, text string) {
-	ed, ok := t.ad.(channels.Editor)
+	ed, ok := channels.As[channels.Editor](t.ad)
 	if !ok {
 		t.runner.Push(projector.Notice{Text: text})
 		return

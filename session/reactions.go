@@ -36,7 +36,7 @@ func (r Reactions) On() bool { return r.Mode != ReactionsOff }
 // startReactions starts the thread's reaction runner where the adapter
 // reacts; nil otherwise.
 func startReactions(ctx context.Context, ad channels.Adapter, ref channels.ThreadRef, r *Router) *dispatch.ReactRunner {
-	re, ok := ad.(channels.Reactor)
+	re, ok := channels.As[channels.Reactor](ad)
 	if !ok {
 		return nil
 	}

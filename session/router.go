@@ -573,7 +573,7 @@ func (r *Router) expireStalePrompts(ctx context.Context, stale []store.Prompt) {
 		r.mu.Lock()
 		ad := r.adapters[p.Thread.Platform]
 		r.mu.Unlock()
-		ed, ok := ad.(channels.Editor)
+		ed, ok := channels.As[channels.Editor](ad)
 		if !ok || p.MessageID == "" {
 			// No buttons to take away (or no way to): expired as it is.
 			r.expirePrompt(ctx, p)

@@ -109,7 +109,7 @@ func (r *Router) tellInterrupted(ctx context.Context, running []store.RunningTur
 // reaction in place of "taken" or "queued", where their thread has
 // reactions: 👀 would otherwise stay on them for good.
 func (r *Router) markCutOff(ctx context.Context, ad channels.Adapter, rts []store.RunningTurn) {
-	re, ok := ad.(channels.Reactor)
+	re, ok := channels.As[channels.Reactor](ad)
 	if !ok {
 		return
 	}

@@ -25,7 +25,7 @@ func (t *thread) childUpdate(u projector.Update, history bool) {
 // subagentDetail gives adapters that show a line's details what child's
 // card shows on click: its task, its tool lines and its text.
 func (t *thread) subagentDetail(child string) {
-	td, ok := t.ad.(channels.ToolDetailer)
+	td, ok := channels.As[channels.ToolDetailer](t.ad)
 	if !ok {
 		return
 	}

@@ -119,7 +119,7 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 	t.policy = policy
 	t.m = NewMachine(r.machineConfigLocked(policy)) // r.thread holds r.mu
 	t.proj = projector.New(t.policy.Stream)
-	_, canEdit := ad.(channels.Editor)
+	_, canEdit := channels.As[channels.Editor](ad)
 	t.proj.SetCanEdit(canEdit)
 	var obs dispatch.Observer
 	if r.o.Observer != nil {
@@ -268,6 +268,10 @@ func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
 	}
 	t.cur = &turn{started: at, prompt: prompt, sess: sess, budget: t.budgetBaseFor(at, sess.ID)}
 	t.proj.SetSettings(policy.Stream)
+	// The adapter's capabilities may have changed since the thread's
+	// last turn (channels.CapsReporter); the lane reads them again too.
+	_, canEdit := channels.As[channels.Editor](t.ad)
+	t.proj.SetCanEdit(canEdit)
 	t.runner.Do(func(l *dispatch.Lane) { l.SetStream(policy.Stream) })
 	t.tr.UserPrompt(prompt, at)
 	t.view().BeginTurn()
@@ -360,7 +364,7 @@ func (t *thread) endTurn(o TurnOutcome) {
 			if err := t.r.persist(ctx, t.ref, "the session's title", func(ctx context.Context) error { return st.PutBinding(ctx, b) }); err != nil {
 				t.r.log.Error("cannot save the session's title", "thread", t.ref, "err", err)
 			}
-			if ti, ok := t.ad.(channels.Titler); ok {
+			if ti, ok := channels.As[channels.Titler](t.ad); ok {
 				if err := ti.SetTitle(ctx, t.ref, title); err != nil {
 					t.r.log.Warn("cannot rename the thread", "thread", t.ref, "err", err)
 				}
@@ -404,7 +408,7 @@ func (t *thread) update(u projector.Update, history bool) {
 		}
 		return
 	}
-	if td, ok := t.ad.(channels.ToolDetailer); ok && (u.Tag == projector.TagToolCall || u.Tag == projector.TagToolCallUpdate) {
+	if td, ok := channels.As[channels.ToolDetailer](t.ad); ok && (u.Tag == projector.TagToolCall || u.Tag == projector.TagToolCallUpdate) {
 		td.ToolDetail(t.ref, string(u.Tool.ID), toolDetail(u.Tool))
 	}
 	t.meterCost(&u)

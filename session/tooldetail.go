@@ -57,7 +57,7 @@ func (t *thread) compactionDetail(u *projector.Update) {
 	if u.Tag != projector.TagCompaction && u.Tag != projector.TagCompactionChunk {
 		return
 	}
-	td, ok := t.ad.(channels.ToolDetailer)
+	td, ok := channels.As[channels.ToolDetailer](t.ad)
 	if !ok {
 		return
 	}

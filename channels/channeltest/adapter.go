@@ -2,194 +2,106 @@ package channeltest
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	"github.com/acpgw/gateway/channels"
 )
 
-// The adapter view of a Recorder is one of sixteen small types, one per
-// capability combination, so that a type assertion for a capability that is
-// not enabled fails. Each combination embeds the method sets it offers.
+// view is the adapter of a Recorder. It implements channels.Adapter and
+// every capability interface the recorder fakes, and reports
+// (channels.CapsReporter) those chosen in Options or by SetCaps since,
+// so that channels.As and channels.CapsOf find exactly those.
+type view struct{ r *Recorder }
 
-// base carries the methods of channels.Adapter.
-type base struct{ r *Recorder }
+var (
+	_ channels.Adapter       = view{}
+	_ channels.CapsReporter  = view{}
+	_ channels.Editor        = view{}
+	_ channels.Typer         = view{}
+	_ channels.TypingStopper = view{}
+	_ channels.Prompter      = view{}
+	_ channels.Uploader      = view{}
+	_ channels.Former        = view{}
+	_ channels.Reactor       = view{}
+)
 
-func (a base) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
+func (a view) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
 	return a.r.run(ctx, h)
 }
 
-func (a base) Post(ctx context.Context, t channels.ThreadRef, m channels.Message) (channels.Handle, error) {
+func (a view) Post(ctx context.Context, t channels.ThreadRef, m channels.Message) (channels.Handle, error) {
 	return a.r.post(ctx, t, m)
 }
 
-func (a base) Limits() channels.Limits { return a.r.opts.Limits }
+func (a view) Limits() channels.Limits { return a.r.opts.Limits }
 
-// editor carries channels.Editor.
-type editor struct{ r *Recorder }
+// Caps reports the capabilities chosen in Options, or by SetCaps since.
+func (a view) Caps() channels.Caps {
+	a.r.mu.Lock()
+	defer a.r.mu.Unlock()
+	return a.r.caps
+}
 
-func (a editor) Edit(ctx context.Context, h channels.Handle, m channels.Message) error {
+func (a view) Edit(ctx context.Context, h channels.Handle, m channels.Message) error {
 	return a.r.edit(ctx, h, m)
 }
 
-// typer carries channels.Typer and channels.TypingStopper.
-type typer struct{ r *Recorder }
-
-func (a typer) Typing(ctx context.Context, t channels.ThreadRef) error {
+func (a view) Typing(ctx context.Context, t channels.ThreadRef) error {
 	return a.r.startTyping(ctx, t)
 }
 
-func (a typer) StopTyping(ctx context.Context, t channels.ThreadRef) error {
+func (a view) StopTyping(ctx context.Context, t channels.ThreadRef) error {
 	return a.r.stopTyping(ctx, t)
 }
 
-// prompter carries channels.Prompter.
-type prompter struct{ r *Recorder }
-
-func (a prompter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.Choice) (channels.Handle, error) {
+func (a view) Prompt(ctx context.Context, t channels.ThreadRef, c channels.Choice) (channels.Handle, error) {
 	return a.r.prompt(ctx, t, c)
 }
 
-// uploader carries channels.Uploader.
-type uploader struct{ r *Recorder }
-
-func (a uploader) Upload(ctx context.Context, t channels.ThreadRef, f channels.Upload) (channels.Handle, error) {
+func (a view) Upload(ctx context.Context, t channels.ThreadRef, f channels.Upload) (channels.Handle, error) {
 	return a.r.upload(ctx, t, f)
 }
 
-type (
-	adapterE struct {
-		base
-		editor
-	}
-	adapterT struct {
-		base
-		typer
-	}
-	adapterP struct {
-		base
-		prompter
-	}
-	adapterET struct {
-		base
-		editor
-		typer
-	}
-	adapterEP struct {
-		base
-		editor
-		prompter
-	}
-	adapterTP struct {
-		base
-		typer
-		prompter
-	}
-	adapterETP struct {
-		base
-		editor
-		typer
-		prompter
-	}
-)
-
-var (
-	_ channels.Adapter       = base{}
-	_ channels.Editor        = editor{}
-	_ channels.Typer         = typer{}
-	_ channels.TypingStopper = typer{}
-	_ channels.Prompter      = prompter{}
-	_ channels.Uploader      = uploader{}
-)
-
-// The combinations with channels.Uploader.
-type (
-	adapterU struct {
-		base
-		uploader
-	}
-	adapterEU struct {
-		adapterE
-		uploader
-	}
-	adapterTU struct {
-		adapterT
-		uploader
-	}
-	adapterPU struct {
-		adapterP
-		uploader
-	}
-	adapterETU struct {
-		adapterET
-		uploader
-	}
-	adapterEPU struct {
-		adapterEP
-		uploader
-	}
-	adapterTPU struct {
-		adapterTP
-		uploader
-	}
-	adapterETPU struct {
-		adapterETP
-		uploader
-	}
-)
-
-func newAdapter(r *Recorder, o Options) channels.Adapter {
-	a := newAdapterU(r, o)
-	if o.Form {
-		return withForm(r, a)
-	}
-	return a
+func (a view) Form(ctx context.Context, t channels.ThreadRef, f channels.Form) (channels.Handle, error) {
+	return a.r.form(ctx, t, f)
 }
 
-// newAdapterU returns the combination of Edit, Typing, Prompt and Upload.
-func newAdapterU(r *Recorder, o Options) channels.Adapter {
-	a := newAdapterETP(r, o)
-	if !o.Upload {
-		return a
-	}
-	u := uploader{r}
-	switch a := a.(type) {
-	case adapterETP:
-		return adapterETPU{a, u}
-	case adapterET:
-		return adapterETU{a, u}
-	case adapterEP:
-		return adapterEPU{a, u}
-	case adapterTP:
-		return adapterTPU{a, u}
-	case adapterE:
-		return adapterEU{a, u}
-	case adapterT:
-		return adapterTU{a, u}
-	case adapterP:
-		return adapterPU{a, u}
-	default:
-		return adapterU{base{r}, u}
+func (a view) React(ctx context.Context, h channels.Handle, emoji string) error {
+	return a.r.react(ctx, h, emoji, false)
+}
+
+func (a view) Unreact(ctx context.Context, h channels.Handle, emoji string) error {
+	return a.r.react(ctx, h, emoji, true)
+}
+
+func (a view) recorder() *Recorder { return a.r }
+
+// capsOf returns the capabilities o chooses.
+func capsOf(o Options) channels.Caps {
+	return channels.Caps{
+		Edit: o.Edit, Typing: o.Typing, StopTyping: o.Typing, Prompt: o.Prompt,
+		Upload: o.Upload, Form: o.Form, React: o.React,
 	}
 }
 
-// newAdapterETP returns the combination of Edit, Typing and Prompt.
-func newAdapterETP(r *Recorder, o Options) channels.Adapter {
-	b, e, t, p := base{r}, editor{r}, typer{r}, prompter{r}
-	switch {
-	case o.Edit && o.Typing && o.Prompt:
-		return adapterETP{b, e, t, p}
-	case o.Edit && o.Typing:
-		return adapterET{b, e, t}
-	case o.Edit && o.Prompt:
-		return adapterEP{b, e, p}
-	case o.Typing && o.Prompt:
-		return adapterTP{b, t, p}
-	case o.Edit:
-		return adapterE{b, e}
-	case o.Typing:
-		return adapterT{b, t}
-	case o.Prompt:
-		return adapterP{b, p}
-	default:
-		return b
+// SetCaps changes the capabilities the adapter reports from now on, as
+// an adapter whose platform grants or withdraws one at run time does.
+// Those the recorder does not fake (Titler, History, …) stay absent
+// whatever c says (channels.CapsOf).
+func (r *Recorder) SetCaps(c channels.Caps) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.caps = c
+}
+
+// offLocked returns the error of call name (an Inject name, which is
+// also the name of the call's capability in channels.Caps.Names, but for
+// Post) when the adapter does not report its capability: a caller that
+// did not ask channels.As, or asked before the capabilities changed.
+func (r *Recorder) offLocked(name string, t channels.ThreadRef) error {
+	if name == InjectPost || slices.Contains(r.caps.Names(), name) {
+		return nil
 	}
+	return channels.Permanent(fmt.Errorf("channeltest: %s in %s: the adapter does not report this capability", name, t))
 }

@@ -169,13 +169,13 @@ func checkHarness(t *testing.T, h Harness) {
 	case h.Seen == nil:
 		t.Fatal("harness: Seen is nil")
 	}
-	if _, ok := h.Adapter.(channels.Prompter); ok && h.Click == nil {
+	if _, ok := channels.As[channels.Prompter](h.Adapter); ok && h.Click == nil {
 		t.Fatal("harness: the adapter is a Prompter but Click is nil")
 	}
-	if _, ok := h.Adapter.(channels.Uploader); ok && h.SeenUpload == nil {
+	if _, ok := channels.As[channels.Uploader](h.Adapter); ok && h.SeenUpload == nil {
 		t.Fatal("harness: the adapter is an Uploader but SeenUpload is nil")
 	}
-	if _, ok := h.Adapter.(channels.Reactor); ok && h.Reactions == nil {
+	if _, ok := channels.As[channels.Reactor](h.Adapter); ok && h.Reactions == nil {
 		t.Fatal("harness: the adapter is a Reactor but Reactions is nil")
 	}
 }
@@ -359,7 +359,7 @@ func testPostMaxChars(t *testing.T, h Harness) {
 }
 
 func testEdit(t *testing.T, h Harness) {
-	ed, ok := h.Adapter.(channels.Editor)
+	ed, ok := channels.As[channels.Editor](h.Adapter)
 	if !ok {
 		t.Skip("not an Editor")
 	}
@@ -380,7 +380,7 @@ func testEdit(t *testing.T, h Harness) {
 }
 
 func testCard(t *testing.T, h Harness) {
-	c, ok := h.Adapter.(channels.Carder)
+	c, ok := channels.As[channels.Carder](h.Adapter)
 	if !ok || !c.Cards() {
 		t.Skip("not a Carder with cards on")
 	}
@@ -430,7 +430,7 @@ func testCard(t *testing.T, h Harness) {
 }
 
 func testEditMissing(t *testing.T, h Harness) {
-	ed, ok := h.Adapter.(channels.Editor)
+	ed, ok := channels.As[channels.Editor](h.Adapter)
 	if !ok {
 		t.Skip("not an Editor")
 	}
@@ -452,8 +452,8 @@ func testEditMissing(t *testing.T, h Harness) {
 }
 
 func testTyping(t *testing.T, h Harness) {
-	ty, isTyper := h.Adapter.(channels.Typer)
-	st, isStopper := h.Adapter.(channels.TypingStopper)
+	ty, isTyper := channels.As[channels.Typer](h.Adapter)
+	st, isStopper := channels.As[channels.TypingStopper](h.Adapter)
 	if !isTyper {
 		if isStopper {
 			t.Fatal("adapter is a TypingStopper but not a Typer")
@@ -492,7 +492,7 @@ func checkTypingShown(ctx context.Context, t *testing.T, h Harness, want bool) {
 }
 
 func testPrompt(t *testing.T, h Harness) {
-	pr, ok := h.Adapter.(channels.Prompter)
+	pr, ok := channels.As[channels.Prompter](h.Adapter)
 	if !ok {
 		t.Skip("not a Prompter")
 	}
@@ -541,7 +541,7 @@ func testPrompt(t *testing.T, h Harness) {
 var pngPixel = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99=\x1d\x00\x00\x00\x00IEND\xaeB`\x82")
 
 func testUpload(t *testing.T, h Harness) {
-	up, ok := h.Adapter.(channels.Uploader)
+	up, ok := channels.As[channels.Uploader](h.Adapter)
 	if !ok {
 		t.Skip("not an Uploader")
 	}
@@ -666,31 +666,31 @@ func testCapabilities(t *testing.T, h Harness) {
 	if err != nil {
 		t.Fatalf("Post: %v", err)
 	}
-	if ed, ok := h.Adapter.(channels.Editor); ok {
+	if ed, ok := channels.As[channels.Editor](h.Adapter); ok {
 		check("Editor", ed.Edit(ctx, hd, channels.Message{Kind: channels.KindText, Text: "capability check, edited"}))
 	}
-	if ty, ok := h.Adapter.(channels.Typer); ok {
+	if ty, ok := channels.As[channels.Typer](h.Adapter); ok {
 		check("Typer", ty.Typing(ctx, h.Thread))
 	}
-	if st, ok := h.Adapter.(channels.TypingStopper); ok {
-		if _, ok := h.Adapter.(channels.Typer); !ok {
+	if st, ok := channels.As[channels.TypingStopper](h.Adapter); ok {
+		if _, ok := channels.As[channels.Typer](h.Adapter); !ok {
 			t.Errorf("adapter is a TypingStopper but not a Typer")
 		}
 		check("TypingStopper", st.StopTyping(ctx, h.Thread))
 	}
-	if pr, ok := h.Adapter.(channels.Prompter); ok {
+	if pr, ok := channels.As[channels.Prompter](h.Adapter); ok {
 		_, err := pr.Prompt(ctx, h.Thread, channels.Choice{Text: "capability check", Options: []channels.Option{{ID: "ok", Label: "OK"}}})
 		check("Prompter", err)
 	}
-	if up, ok := h.Adapter.(channels.Uploader); ok {
+	if up, ok := channels.As[channels.Uploader](h.Adapter); ok {
 		_, err := up.Upload(ctx, h.Thread, channels.Upload{Name: "check.txt", Data: []byte("capability check\n")})
 		check("Uploader", err)
 	}
-	if fm, ok := h.Adapter.(channels.Former); ok {
+	if fm, ok := channels.As[channels.Former](h.Adapter); ok {
 		_, err := fm.Form(ctx, h.Thread, channels.Form{Text: "capability check", Fields: []channels.Field{{ID: "x", Label: "X", Kind: channels.FieldText}}})
 		check("Former", err)
 	}
-	if re, ok := h.Adapter.(channels.Reactor); ok {
+	if re, ok := channels.As[channels.Reactor](h.Adapter); ok {
 		check("Reactor", re.React(ctx, hd, "✅"))
 	}
 	t.Logf("capabilities: %q", caps)

@@ -10,7 +10,7 @@ import (
 // testPromptMany: a choice of many options (a select menu on platforms
 // that have one) is shown, and a pick of the last comes back.
 func testPromptMany(t *testing.T, h Harness) {
-	pr, ok := h.Adapter.(channels.Prompter)
+	pr, ok := channels.As[channels.Prompter](h.Adapter)
 	if !ok {
 		t.Skip("not a Prompter")
 	}
@@ -37,7 +37,7 @@ func testPromptMany(t *testing.T, h Harness) {
 
 // testCommands: the gateway's commands can be set.
 func testCommands(t *testing.T, h Harness) {
-	c, ok := h.Adapter.(channels.Commander)
+	c, ok := channels.As[channels.Commander](h.Adapter)
 	if !ok {
 		t.Skip("not a Commander")
 	}

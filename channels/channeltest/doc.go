@@ -2,9 +2,10 @@
 // defined by package channels.
 //
 // The first part is Recorder, a recording fake chat platform. Its Adapter
-// method returns a channels.Adapter whose dynamic type implements exactly the
-// capability interfaces chosen in Options, so capability detection by type
-// assertion can be tested for every combination. The recorder logs every call
+// method returns a channels.Adapter whose capabilities (channels.CapsOf,
+// channels.As) are exactly those chosen in Options, or by SetCaps while it
+// runs, so that code finding capabilities can be tested for every
+// combination, and for a change of them. The recorder logs every call
 // as an Op, the same JSON objects `gateway replay` prints, keeps the current
 // state of every posted message, fails calls on request (Inject), rejects
 // what a real platform would reject (empty or too long text, invalid UTF-8,

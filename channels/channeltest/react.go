@@ -11,44 +11,6 @@ import (
 // InjectReact names React and Unreact for Recorder.Inject.
 const InjectReact = "react"
 
-// reactor carries channels.Reactor.
-type reactor struct{ r *Recorder }
-
-func (a reactor) React(ctx context.Context, h channels.Handle, emoji string) error {
-	return a.r.react(ctx, h, emoji, false)
-}
-
-func (a reactor) Unreact(ctx context.Context, h channels.Handle, emoji string) error {
-	return a.r.react(ctx, h, emoji, true)
-}
-
-var _ channels.Reactor = reactor{}
-
-// The combinations with channels.Reactor: Options.React needs Edit,
-// Typing and Prompt (with or without Upload).
-type (
-	adapterETPR struct {
-		adapterETP
-		reactor
-	}
-	adapterETPUR struct {
-		adapterETPU
-		reactor
-	}
-)
-
-// withReactor adds channels.Reactor to a, which has Edit, Typing and
-// Prompt.
-func withReactor(r *Recorder, a channels.Adapter) channels.Adapter {
-	switch a := a.(type) {
-	case adapterETP:
-		return adapterETPR{a, reactor{r}}
-	case adapterETPU:
-		return adapterETPUR{a, reactor{r}}
-	}
-	panic("channeltest: Options.React needs Edit, Typing and Prompt")
-}
-
 // react implements channels.Reactor: the op is "react" or "unreact", the
 // emoji in Op.Text. Adding an emoji there, or removing one not there, is
 // no error and changes nothing, as on the platforms. Any message id of
@@ -90,5 +52,3 @@ func (r *Recorder) Reactions(id channels.MessageID) []string {
 	defer r.mu.Unlock()
 	return slices.Clone(r.reactions[id])
 }
-
-func (a reactor) recorder() *Recorder { return a.r }

@@ -14,16 +14,16 @@ import (
 
 // Options configures a Recorder.
 type Options struct {
-	// Edit exposes channels.Editor.
+	// Edit reports channels.Editor.
 	Edit bool
-	// Typing exposes channels.Typer and channels.TypingStopper.
+	// Typing reports channels.Typer and channels.TypingStopper.
 	Typing bool
-	// Prompt exposes channels.Prompter.
+	// Prompt reports channels.Prompter.
 	Prompt bool
-	// Upload exposes channels.Uploader. Files larger than
+	// Upload reports channels.Uploader. Files larger than
 	// Limits.MaxUploadBytes are rejected.
 	Upload bool
-	// Form exposes channels.Former; AnswerForm answers its forms.
+	// Form reports channels.Former; AnswerForm answers its forms.
 	Form bool
 	// Limits is what the adapter's Limits method reports. Texts longer
 	// than Limits.MaxMessageChars code points are rejected.
@@ -31,8 +31,7 @@ type Options struct {
 	// Platform is the ThreadRef.Platform the adapter serves; "" means
 	// "test". Calls for threads of another platform fail.
 	Platform string
-	// React exposes channels.Reactor (ops "react" and "unreact"); it
-	// needs Edit, Typing and Prompt.
+	// React reports channels.Reactor (ops "react" and "unreact").
 	React bool
 }
 
@@ -53,11 +52,11 @@ var injectable = []string{InjectPost, InjectEdit, InjectTyping, InjectStopTyping
 // call and keeps the current state of every message. It is safe for
 // concurrent use. The zero value is not usable; call New.
 type Recorder struct {
-	opts    Options
-	adapter channels.Adapter
-	inbox   chan delivery // unbuffered: Deliver hands over to a running Run
+	opts  Options
+	inbox chan delivery // unbuffered: Deliver hands over to a running Run
 
-	mu       sync.Mutex // guards the fields below
+	mu       sync.Mutex    // guards the fields below
+	caps     channels.Caps // what the adapter reports (Options, SetCaps)
 	attempts []record
 	msgs     []*Message // in post order
 	byID     map[channels.MessageID]*Message
@@ -95,20 +94,20 @@ func New(o Options) *Recorder {
 		injected: make(map[string][]error),
 		typing:   make(map[channels.ThreadRef]bool),
 		changed:  make(chan struct{}),
-	}
-	r.adapter = newAdapter(r, o)
-	if o.React {
-		r.adapter = withReactor(r, r.adapter)
+		caps:     capsOf(o),
 	}
 	return r
 }
 
-// Adapter returns the adapter view of r. Its dynamic type implements
-// channels.Adapter and exactly the capability interfaces enabled in Options:
-// channels.Editor; channels.Typer and channels.TypingStopper together;
-// channels.Prompter; channels.Uploader. It returns the same value on every
-// call.
-func (r *Recorder) Adapter() channels.Adapter { return r.adapter }
+// Adapter returns the adapter view of r. It implements channels.Adapter
+// and the capability interfaces the recorder fakes (channels.Editor,
+// channels.Typer, channels.TypingStopper, channels.Prompter,
+// channels.Uploader, channels.Former, channels.Reactor), and reports
+// (channels.CapsReporter) those enabled in Options, or by SetCaps since:
+// channels.As finds exactly those, Typer and TypingStopper together. A
+// call of one it does not report fails with a *channels.PermanentError.
+// It returns the same value on every call.
+func (r *Recorder) Adapter() channels.Adapter { return view{r} }
 
 // Thread returns a ThreadRef of r's platform in channel "c" with thread id
 // name.
@@ -423,11 +422,15 @@ func (r *Recorder) checkUpload(f channels.Upload) error {
 }
 
 // checkLocked decides whether call name in t fails before it does anything:
-// because ctx is done, because an error was injected, or because t belongs
-// to another platform.
+// because ctx is done, because the adapter does not report the call's
+// capability, because an error was injected, or because t belongs to
+// another platform.
 func (r *Recorder) checkLocked(ctx context.Context, name string, t channels.ThreadRef) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("channeltest: %s in %s: %w", name, t, err)
+	}
+	if err := r.offLocked(name, t); err != nil {
+		return err
 	}
 	if q := r.injected[name]; len(q) > 0 {
 		err := q[0]

@@ -24,12 +24,12 @@ func TestAdapterCapabilities(t *testing.T) {
 	for _, o := range combos() {
 		t.Run(comboName(o), func(t *testing.T) {
 			a := New(o).Adapter()
-			_, editor := a.(channels.Editor)
-			_, typer := a.(channels.Typer)
-			_, stopper := a.(channels.TypingStopper)
-			_, prompter := a.(channels.Prompter)
-			_, uploader := a.(channels.Uploader)
-			_, former := a.(channels.Former)
+			_, editor := channels.As[channels.Editor](a)
+			_, typer := channels.As[channels.Typer](a)
+			_, stopper := channels.As[channels.TypingStopper](a)
+			_, prompter := channels.As[channels.Prompter](a)
+			_, uploader := channels.As[channels.Uploader](a)
+			_, former := channels.As[channels.Former](a)
 			got := [6]bool{editor, typer, stopper, prompter, uploader, former}
 			want := [6]bool{o.Edit, o.Typing, o.Typing, o.Prompt, o.Upload, o.Form}
 			if got != want {
@@ -39,6 +39,38 @@ func TestAdapterCapabilities(t *testing.T) {
 				t.Errorf("Limits() = %+v, want %+v", got, want)
 			}
 		})
+	}
+}
+
+// SetCaps changes what the adapter reports while it is in use, and a
+// call of a capability it does not report fails for good, in the log.
+func TestSetCaps(t *testing.T) {
+	ctx := t.Context()
+	r := New(Options{Edit: true, React: true})
+	a, th := r.Adapter(), r.Thread("t1")
+	if got, want := channels.CapsOf(a), (channels.Caps{Edit: true, React: true}); got != want {
+		t.Fatalf("CapsOf = %+v, want %+v", got, want)
+	}
+	if _, ok := channels.As[channels.Uploader](a); ok {
+		t.Fatal("an Uploader before SetCaps")
+	}
+	_, err := a.(channels.Uploader).Upload(ctx, th, channels.Upload{Name: "a.txt", Data: []byte("a")})
+	if !channels.IsPermanent(err) {
+		t.Errorf("Upload without the capability = %v, want a permanent error", err)
+	}
+	r.SetCaps(channels.Caps{Upload: true, Typing: true, Title: true})
+	if got, want := channels.CapsOf(a), (channels.Caps{Upload: true, Typing: true}); got != want {
+		t.Errorf("CapsOf after SetCaps = %+v, want %+v (no Titler to report)", got, want)
+	}
+	if _, ok := channels.As[channels.Editor](a); ok {
+		t.Error("still an Editor after SetCaps took it away")
+	}
+	if err := a.(channels.Typer).Typing(ctx, th); err != nil {
+		t.Errorf("Typing once reported: %v", err)
+	}
+	attempts := r.Attempts()
+	if len(attempts) != 2 || attempts[0].Op != "upload" || attempts[0].Error == "" || attempts[1].Op != "typing" || attempts[1].Error != "" {
+		t.Errorf("attempts = %+v, want the failed upload, then typing", attempts)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // handle, the action and the values, and the gateway's edit folds the
 // form to its line.
 func testForm(t *testing.T, h Harness) {
-	fm, ok := h.Adapter.(channels.Former)
+	fm, ok := channels.As[channels.Former](h.Adapter)
 	if !ok {
 		t.Skip("not a Former")
 	}
@@ -55,7 +55,7 @@ func testForm(t *testing.T, h Harness) {
 	if in.Thread != h.Thread || in.Author.ID != author.ID {
 		t.Errorf("inbound after the answer from %q in %v, want %q in %v", in.Author.ID, in.Thread, author.ID, h.Thread)
 	}
-	if ed, ok := h.Adapter.(channels.Editor); ok {
+	if ed, ok := channels.As[channels.Editor](h.Adapter); ok {
 		const folded = "✅ Answered: after lunch"
 		if err := ed.Edit(ctx, hd, channels.Message{Kind: channels.KindNotice, Text: folded}); err != nil {
 			t.Fatalf("Edit of the form: %v", err)
@@ -71,7 +71,7 @@ func testForm(t *testing.T, h Harness) {
 // there is no error; a person's reaction comes back as Inbound.Reaction
 // (where the harness can react).
 func testReact(t *testing.T, h Harness) {
-	r, ok := h.Adapter.(channels.Reactor)
+	r, ok := channels.As[channels.Reactor](h.Adapter)
 	if !ok {
 		t.Skip("not a Reactor")
 	}

@@ -151,27 +151,13 @@ type Capabilities struct {
 	// Scopes are the bot token's scopes as auth.test reported them (the
 	// x-oauth-scopes header); nil when Slack did not say.
 	Scopes []string
-	// Status reports that assistant.threads.setStatus works: Channel
-	// returns an adapter that is a channels.Typer and a
-	// channels.TypingStopper.
+	// Status reports that assistant.threads.setStatus works: the
+	// adapter reports channels.Typer and channels.TypingStopper (Caps).
 	Status bool
 	// Upload reports that the bot token may share files (files:write, or
-	// Slack did not list the scopes): Channel returns an adapter that is
-	// a channels.Uploader.
+	// Slack did not list the scopes): the adapter reports
+	// channels.Uploader.
 	Upload bool
-}
-
-// Interfaces returns the names of the capability interfaces the adapter
-// returned by Channel implements, for logs.
-func (c Capabilities) Interfaces() []string {
-	out := []string{"Adapter", "Editor", "Prompter", "Former", "Reactor"}
-	if c.Status {
-		out = append(out, "Typer", "TypingStopper")
-	}
-	if c.Upload {
-		out = append(out, "Uploader")
-	}
-	return out
 }
 
 // Adapter is a Slack app in threads. Create it with New; its methods are
@@ -214,19 +200,14 @@ type Adapter struct {
 }
 
 var (
-	_ channels.Adapter  = (*Adapter)(nil)
-	_ channels.Editor   = (*Adapter)(nil)
-	_ channels.Prompter = (*Adapter)(nil)
-	_ channels.Checker  = (*Adapter)(nil)
-	_ channels.Checker  = withStatus{}
-
-	_ channels.Adapter       = withStatus{}
-	_ channels.Editor        = withStatus{}
-	_ channels.Prompter      = withStatus{}
-	_ channels.Typer         = withStatus{}
-	_ channels.TypingStopper = withStatus{}
+	_ channels.Adapter       = (*Adapter)(nil)
+	_ channels.CapsReporter  = (*Adapter)(nil)
+	_ channels.Editor        = (*Adapter)(nil)
+	_ channels.Prompter      = (*Adapter)(nil)
+	_ channels.Checker       = (*Adapter)(nil)
+	_ channels.Typer         = (*Adapter)(nil)
+	_ channels.TypingStopper = (*Adapter)(nil)
 	_ channels.Titler        = (*Adapter)(nil)
-	_ channels.Titler        = withStatus{}
 )
 
 // New returns an adapter for o. It does no I/O; Detect and Run talk to
@@ -328,7 +309,7 @@ func (a *Adapter) Detect(ctx context.Context) (Capabilities, error) {
 	a.mu.Unlock()
 	a.log.Info("slack capabilities detected",
 		"team", c.TeamID, "bot_user", c.BotUserID, "bot_id", c.BotID,
-		"interfaces", strings.Join(c.Interfaces(), ","), "status_line", why)
+		"capabilities", strings.Join(channels.CapsOf(a).Names(), ","), "status_line", why)
 	return c, nil
 }
 
@@ -438,45 +419,44 @@ func (a *Adapter) capabilities() (Capabilities, bool) {
 	return *a.caps, true
 }
 
-// Channel returns the adapter to give the gateway: a value whose dynamic
-// type implements channels.Typer and channels.TypingStopper exactly when
-// Detect found that the status line works, channels.Uploader exactly when
-// the token may share files, and channels.Adapter, channels.Editor and
-// channels.Prompter always. Call it after Detect; before, it returns the
-// adapter without the status line and uploads. It does no I/O.
-func (a *Adapter) Channel() channels.Adapter {
+// Caps reports the adapter's capabilities (channels.CapsReporter): all
+// it implements, but the thread status line (channels.Typer and
+// channels.TypingStopper) only where Detect found that it works, and
+// uploads (channels.Uploader) only where the token may share files;
+// before Detect, neither. It does no I/O.
+func (a *Adapter) Caps() channels.Caps {
 	c, _ := a.capabilities()
-	switch {
-	case c.Status && c.Upload:
-		return withStatusUpload{withStatus{a}}
-	case c.Status:
-		return withStatus{a}
-	case c.Upload:
-		return withUpload{a}
-	}
-	return a
+	caps := channels.Implemented(a)
+	caps.Typing, caps.StopTyping, caps.Upload = c.Status, c.Status, c.Upload
+	return caps
 }
-
-// withStatus is the adapter with the thread status line.
-type withStatus struct{ *Adapter }
 
 // Typing sets the thread's status line to "is working…" (Slack clears it
 // after two minutes or when the app replies; the adapter sets it again
 // after each of its posts while it is on). It blocks on I/O and returns a
-// *channels.RateLimitError when Slack asks to slow down.
-func (w withStatus) Typing(ctx context.Context, t channels.ThreadRef) error {
-	err := w.setStatus(ctx, t, true)
-	w.sessionStatus(ctx, t, true) // Slack's Stop button, also without a stream
+// *channels.RateLimitError when Slack asks to slow down, and a
+// *channels.PermanentError where the adapter does not report the status
+// line (Caps).
+func (a *Adapter) Typing(ctx context.Context, t channels.ThreadRef) error {
+	if c, _ := a.capabilities(); !c.Status {
+		return channels.Permanent(errors.New("slack: the app has no thread status line"))
+	}
+	err := a.setStatus(ctx, t, true)
+	a.sessionStatus(ctx, t, true) // Slack's Stop button, also without a stream
 	return err
 }
 
 // StopTyping clears the thread's status line and stops its open stream
 // (the turn ended, or was stopped), so the streamed message shows as
-// complete. It blocks on I/O.
-func (w withStatus) StopTyping(ctx context.Context, t channels.ThreadRef) error {
-	w.stopOpen(ctx, t)
-	err := w.setStatus(ctx, t, false)
-	w.sessionStatus(ctx, t, false)
+// complete. It blocks on I/O. Where the adapter does not report the
+// status line (Caps) it does nothing.
+func (a *Adapter) StopTyping(ctx context.Context, t channels.ThreadRef) error {
+	if c, _ := a.capabilities(); !c.Status {
+		return nil
+	}
+	a.stopOpen(ctx, t)
+	err := a.setStatus(ctx, t, false)
+	a.sessionStatus(ctx, t, false)
 	return err
 }
 

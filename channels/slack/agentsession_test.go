@@ -20,7 +20,7 @@ func TestStatusWhileWaiting(t *testing.T) {
 	if _, err := a.Detect(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ch := a.Channel()
+	var ch channels.Adapter = a
 	th := ref(fakeChannel, fakeThread)
 	if err := ch.(channels.Typer).Typing(ctx, th); err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestStatusRefusedAtFirstUse(t *testing.T) {
 	if n := len(f.callsTo("assistant.threads.setStatus")); n != 0 {
 		t.Fatalf("Detect made %d setStatus calls, want none", n)
 	}
-	ty := a.Channel().(channels.Typer)
+	ty := channels.Typer(a)
 	th := ref(fakeChannel, fakeThread)
 	if err := ty.Typing(ctx, th); !channels.IsPermanent(err) {
 		t.Errorf("first Typing = %v, want Slack's refusal", err)
@@ -221,7 +221,7 @@ func TestStatusAfterStreamStart(t *testing.T) {
 	if _, err := a.Detect(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ch := a.Channel()
+	var ch channels.Adapter = a
 	th := ref(fakeChannel, fakeThread)
 	if err := ch.(channels.Typer).Typing(ctx, th); err != nil {
 		t.Fatal(err)

@@ -63,7 +63,7 @@ func TestBackfillE2E(t *testing.T) {
 		OnTurnEnd:   ends.Record,
 		Policy:      func(channels.ThreadRef, string) session.Policy { return policy },
 	})
-	r.Add(Platform, a.Channel())
+	r.Add(Platform, a)
 	runCtx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -56,7 +56,7 @@ func startNode(t *testing.T, f *fakeSlack, dir string, rule session.AccessRule, 
 		OnTurnEnd:   n.ends.Record,
 		CatchUp:     cu,
 	})
-	r.Add(Platform, a.Channel())
+	r.Add(Platform, a)
 	n.wg.Go(func() {
 		if err := a.Run(ctx, r.Handle); err != nil {
 			t.Errorf("adapter Run: %v", err)

@@ -22,7 +22,7 @@ func contractHarness(o fakeOptions) func(t *testing.T) channeltest.Harness {
 		}
 		th := ref(fakeChannel, fakeThread)
 		return channeltest.Harness{
-			Adapter: a.Channel(),
+			Adapter: a,
 			Thread:  th,
 			Inject: func(ctx context.Context, author channels.Author, text string) error {
 				f.addUser(author.ID, author.Name)

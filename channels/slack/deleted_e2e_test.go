@@ -142,7 +142,7 @@ func TestDeleteEndsThread(t *testing.T) {
 		Workspaces:     m,
 		AgentWorkspace: func(string) workspace.Agent { return workspace.Agent{Mode: workspace.Dir} },
 	})
-	r.Add(Platform, a.Channel())
+	r.Add(Platform, a)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		if err := a.Run(ctx, r.Handle); err != nil {

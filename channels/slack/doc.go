@@ -30,20 +30,23 @@
 //
 // # Capabilities
 //
-// *Adapter implements channels.Adapter, channels.Editor and
-// channels.Prompter. Whether it can also show a status line depends on the
-// app's scopes: Detect asks Slack once (auth.test, nothing on a made-up
-// thread) and logs the capability set; the first real call Slack refuses
-// for good turns the status line (or streaming) off. Channel then returns the value to give the gateway: the
-// adapter itself, or the adapter with channels.Typer and
-// channels.TypingStopper when the status line works. A program therefore
-// calls Detect, then registers Channel(), then runs Run (on a goroutine it
-// waits for):
+// *Adapter implements channels.Adapter and its capability interfaces
+// (channels.Editor, channels.Prompter, channels.Former, channels.Reactor,
+// channels.History, channels.Typer, channels.Uploader, …). Whether it may
+// show a status line and share files depends on the app's scopes, so it
+// reports its capabilities at run time (channels.CapsReporter): Detect
+// asks Slack once (auth.test, nothing on a made-up thread) and logs the
+// capability set, and Caps then reports channels.Typer and
+// channels.TypingStopper where the status line works, and channels.Uploader
+// where the token may share files; before Detect, neither. The first real
+// call Slack refuses for good turns the status line (or streaming) off. A
+// program therefore calls Detect, then registers the adapter, then runs
+// Run (on a goroutine it waits for):
 //
 //	a, err := slack.New(slack.Options{AppToken: app, BotToken: bot})
 //	...
 //	if _, err := a.Detect(ctx); err != nil { ... } // a bad bot token
-//	router.Add(slack.Platform, a.Channel())
+//	router.Add(slack.Platform, a)
 //	err = a.Run(ctx, router.Handle)
 //
 // Options.KnownThread (a lookup in the gateway's store) lets threads bound

@@ -94,7 +94,7 @@ func newGatewayWith(t *testing.T, opt gatewayOptions, o ...fakeOptions) *gateway
 		Logger:      testlog.FailOnSDKError(t), // an ACP SDK error fails the test
 		OnTurnEnd:   g.ends.Record,
 	})
-	r.Add(Platform, a.Channel())
+	r.Add(Platform, a)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		if err := a.Run(ctx, r.Handle); err != nil {

@@ -81,7 +81,7 @@ func TestEdgeKnowsBoundThreads(t *testing.T) {
 		t.Fatal(err)
 	}
 	e, err := edge.New(ctx, edge.Options{
-		Cluster: "test", ID: "e1", Platform: Platform, Adapter: a.Channel(),
+		Cluster: "test", ID: "e1", Platform: Platform, Adapter: a,
 		Conn: nc, JS: js, Inbound: in, Log: testlog.FailOnError(t),
 	})
 	if err != nil {

@@ -43,10 +43,7 @@ type openForm struct {
 	f channels.Form
 }
 
-var (
-	_ channels.Former = (*Adapter)(nil)
-	_ channels.Former = withStatus{}
-)
+var _ channels.Former = (*Adapter)(nil)
 
 // Form posts f in thread t: its title and text, and "Answer" and
 // "Decline" buttons (a link button, "Done" and "Decline" for a URL form).

@@ -32,7 +32,7 @@ func TestFormModal(t *testing.T) {
 		{ID: "checks", Label: "Checks", Kind: channels.FieldMulti, Options: []channels.Option{{ID: "lint"}, {ID: "test"}, {ID: "e2e"}}},
 		{ID: "dry", Label: "Dry run", Kind: channels.FieldBool},
 	}}
-	h, err := a.Channel().(channels.Former).Form(ctx, th, form)
+	h, err := a.Form(ctx, th, form)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,7 @@ import (
 	"github.com/acpgw/gateway/channels"
 )
 
-var (
-	_ channels.History = (*Adapter)(nil)
-	_ channels.History = withStatus{}
-)
+var _ channels.History = (*Adapter)(nil)
 
 // Limits of the history reads.
 const (

@@ -604,7 +604,7 @@ func TestCheckFollowsTheConnection(t *testing.T) {
 	if err := a.Check(); err != nil {
 		t.Errorf("Check while connected = %v, want nil", err)
 	}
-	if err := a.Channel().(channels.Checker).Check(); err != nil {
+	if err := a.Check(); err != nil {
 		t.Errorf("Check of the adapter's Channel = %v, want nil", err)
 	}
 }

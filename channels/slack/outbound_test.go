@@ -76,7 +76,7 @@ func TestRateLimits(t *testing.T) {
 			return err
 		}},
 		{"Typing", "assistant.threads.setStatus", func(ctx context.Context, a *Adapter, h channels.Handle) error {
-			return a.Channel().(channels.Typer).Typing(ctx, h.Thread)
+			return a.Typing(ctx, h.Thread)
 		}},
 		{"Reply", "chat.postEphemeral", func(ctx context.Context, a *Adapter, h channels.Handle) error {
 			return a.ephemeral(h.Thread.Channel, h.Thread.Thread, "U0ANN")(ctx, "private")
@@ -318,11 +318,11 @@ func TestStatusLine(t *testing.T) {
 	if _, err := a.Detect(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ch := a.Channel()
-	ty, ok := ch.(channels.Typer)
-	st, ok2 := ch.(channels.TypingStopper)
+	var ch channels.Adapter = a
+	ty, ok := channels.As[channels.Typer](ch)
+	st, ok2 := channels.As[channels.TypingStopper](ch)
 	if !ok || !ok2 {
-		t.Fatalf("Channel() is %T, want a Typer and TypingStopper", ch)
+		t.Fatalf("the adapter (%T) reports no Typer and TypingStopper", ch)
 	}
 	th := ref(fakeChannel, fakeThread)
 	if err := ty.Typing(ctx, th); err != nil {
@@ -378,8 +378,8 @@ func TestStatusRefresh(t *testing.T) {
 		if _, err := a.Detect(ctx); err != nil {
 			t.Fatal(err)
 		}
-		ty := a.Channel().(channels.Typer)
-		st := a.Channel().(channels.TypingStopper)
+		ty := channels.Typer(a)
+		st := channels.TypingStopper(a)
 		th := ref(fakeChannel, fakeThread)
 		m := typing.New(typing.Config{Mode: typing.ModeInstant, TTL: 10 * time.Minute}, a.Limits().TypingInterval)
 		do := func(act typing.Action) {
@@ -462,10 +462,10 @@ func TestDetect(t *testing.T) {
 			if calls := len(f.calls); calls != 1 {
 				t.Errorf("Detect made %d Web API calls, want 1 (auth.test)", calls)
 			}
-			_, typer := a.Channel().(channels.Typer)
-			_, stopper := a.Channel().(channels.TypingStopper)
+			_, typer := channels.As[channels.Typer](a)
+			_, stopper := channels.As[channels.TypingStopper](a)
 			if typer != tc.wantStatus || stopper != tc.wantStatus {
-				t.Errorf("Channel() is Typer %v, TypingStopper %v; want %v", typer, stopper, tc.wantStatus)
+				t.Errorf("the adapter reports Typer %v, TypingStopper %v; want %v", typer, stopper, tc.wantStatus)
 			}
 			if n := strings.Count(logs.String(), "slack capabilities detected"); n != 1 {
 				t.Errorf("capability log lines = %d, want 1:\n%s", n, logs.String())
@@ -479,8 +479,8 @@ func TestDetect(t *testing.T) {
 	t.Run("before Detect", func(t *testing.T) {
 		f := newFake(t, fakeOptions{})
 		a := f.adapter(t, Options{})
-		if _, ok := a.Channel().(channels.Typer); ok {
-			t.Error("Channel() before Detect claims the status line")
+		if _, ok := channels.As[channels.Typer](a); ok {
+			t.Error("the adapter before Detect claims the status line")
 		}
 	})
 	t.Run("bad token", func(t *testing.T) {

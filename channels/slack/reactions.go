@@ -16,10 +16,7 @@ import (
 // (reactions.add, reactions.remove), and people's reactions in threads
 // the app is in (reaction_added, reaction_removed) as Inbound.Reaction.
 
-var (
-	_ channels.Reactor = (*Adapter)(nil)
-	_ channels.Reactor = withStatus{}
-)
+var _ channels.Reactor = (*Adapter)(nil)
 
 // emojiNames maps the emoji the gateway uses to Slack's names.
 var emojiNames = map[string]string{

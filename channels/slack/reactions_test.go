@@ -21,9 +21,9 @@ func TestReact(t *testing.T) {
 	if _, err := a.Detect(ctx); err != nil {
 		t.Fatal(err)
 	}
-	r, ok := a.Channel().(channels.Reactor)
+	r, ok := channels.As[channels.Reactor](a)
 	if !ok {
-		t.Fatal("the adapter's Channel is not a channels.Reactor")
+		t.Fatal("the adapter is not a channels.Reactor")
 	}
 	h := channels.Handle{Thread: ref(fakeChannel, fakeThread), ID: fakeThread}
 	for _, e := range []string{"👀", "⏳", "👀"} {

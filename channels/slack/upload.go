@@ -72,30 +72,14 @@ func fileName(name string) string {
 	return name
 }
 
-// withUpload is the adapter that can share files (the bot token has
-// files:write).
-type withUpload struct{ *Adapter }
-
-// Upload shares f in the thread t; see Adapter.upload.
-func (w withUpload) Upload(ctx context.Context, t channels.ThreadRef, f channels.Upload) (channels.Handle, error) {
-	return w.upload(ctx, t, f)
+// Upload shares f in the thread t; see Adapter.upload. Where the
+// adapter does not report uploads (Caps: the token may not share files)
+// it fails with a *channels.PermanentError and asks Slack nothing.
+func (a *Adapter) Upload(ctx context.Context, t channels.ThreadRef, f channels.Upload) (channels.Handle, error) {
+	if c, _ := a.capabilities(); !c.Upload {
+		return channels.Handle{}, channels.Permanent(errors.New("slack: the bot token may not share files (" + filesScope + ")"))
+	}
+	return a.upload(ctx, t, f)
 }
 
-// withStatusUpload is the adapter with the status line that can share
-// files.
-type withStatusUpload struct{ withStatus }
-
-// Upload shares f in the thread t; see Adapter.upload.
-func (w withStatusUpload) Upload(ctx context.Context, t channels.ThreadRef, f channels.Upload) (channels.Handle, error) {
-	return w.upload(ctx, t, f)
-}
-
-var (
-	_ channels.Uploader = withUpload{}
-	_ channels.Uploader = withStatusUpload{}
-	_ channels.Typer    = withStatusUpload{}
-	_ channels.History  = withUpload{}
-	_ channels.History  = withStatusUpload{}
-	_ channels.Prompter = withUpload{}
-	_ channels.Editor   = withStatusUpload{}
-)
+var _ channels.Uploader = (*Adapter)(nil)

@@ -16,7 +16,7 @@ func TestUploadIntoThread(t *testing.T) {
 	if _, err := a.Detect(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	up, ok := a.Channel().(channels.Uploader)
+	up, ok := channels.As[channels.Uploader](a)
 	if !ok {
 		t.Fatal("the adapter with files:write is no Uploader")
 	}
@@ -75,8 +75,8 @@ func TestUploadNeedsScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := a.Channel().(channels.Uploader); ok || c.Upload {
-		t.Errorf("without files:write: Channel is an Uploader (%v), Capabilities.Upload = %v; want neither", ok, c.Upload)
+	if _, ok := channels.As[channels.Uploader](a); ok || c.Upload {
+		t.Errorf("without files:write: the adapter reports an Uploader (%v), Capabilities.Upload = %v; want neither", ok, c.Upload)
 	}
 }
 
@@ -116,7 +116,7 @@ func TestUploadEndsTheStream(t *testing.T) {
 	ctx := testCtx(t)
 	f.mustSay(ctx, sayOptions{user: "U0ANN", text: "hi", mention: true})
 	th := r.next(ctx).Thread
-	up, ok := a.Channel().(channels.Uploader)
+	up, ok := channels.As[channels.Uploader](a)
 	if !ok {
 		t.Fatal("the adapter with files:write is no Uploader")
 	}

@@ -247,13 +247,13 @@ func benchWorker(b *testing.B, url, id string, maxProcs int, reg bool, ends *ses
 	nc, js, in := benchConnect(b, url, id)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ra, view, err := remote.Open(ctx, remote.Options{
+	ra, err := remote.Open(ctx, remote.Options{
 		Cluster: clusterName, Platform: "test", Conn: nc, JS: js, Log: testlog.FailOnError(b),
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, ends, rctx, wg := benchSession(b, view, maxProcs, ends)
+	r, ends, rctx, wg := benchSession(b, ra, maxProcs, ends)
 	leases, err := cluster.OpenLeases(ctx, js, cluster.LeaseOptions{Cluster: clusterName, Owner: id, TTL: 10 * time.Second})
 	if err != nil {
 		b.Fatal(err)
@@ -276,7 +276,7 @@ func benchWorker(b *testing.B, url, id string, maxProcs int, reg bool, ends *ses
 			return handle(ctx, ev)
 		},
 	})
-	wg.Go(func() { _ = view.Run(rctx, r.Handle) })
+	wg.Go(func() { _ = ra.Run(rctx, r.Handle) })
 	wg.Go(func() {
 		if err := cr.Run(rctx); err != nil {
 			b.Errorf("cluster router %s: %v", id, err)

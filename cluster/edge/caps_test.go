@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -12,43 +11,37 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/cluster"
+	"github.com/acpgw/gateway/cluster/edge"
 	"github.com/acpgw/gateway/cluster/remote"
-	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/internal/testlog"
 )
 
-// structural reports which of the capabilities whose presence changes
-// what the gateway does a has.
-func structural(a channels.Adapter) []string {
-	var out []string
-	if _, ok := a.(channels.Editor); ok {
-		out = append(out, "edit")
-	}
-	if _, ok := a.(channels.Typer); ok {
-		out = append(out, "typing")
-	}
-	if _, ok := a.(channels.Prompter); ok {
-		out = append(out, "prompt")
-	}
-	if _, ok := a.(channels.Uploader); ok {
-		out = append(out, "upload")
-	}
-	if _, ok := a.(channels.Former); ok {
-		out = append(out, "form")
-	}
-	if _, ok := a.(channels.History); ok {
-		out = append(out, "history")
-	}
-	if _, ok := a.(channels.Reactor); ok {
-		out = append(out, "react")
-	}
-	return out
+// withHistory adds channels.History to a recorder's adapter, keeping the
+// capabilities it reports.
+type withHistory struct {
+	channels.Adapter // the recorder's
+	channels.Editor
+	channels.Typer
+	channels.TypingStopper
+	channels.Prompter
+	channels.Uploader
+	channels.Former
+	channels.Reactor
+	page channels.Page
 }
 
-// withHistory adds channels.History to an adapter.
-type withHistory struct {
-	channels.Adapter
-	page channels.Page
+// historyFor returns rec's adapter with History, and page as its answer.
+func historyFor(rec *channeltest.Recorder, page channels.Page) withHistory {
+	a := rec.Adapter()
+	return withHistory{Adapter: a, Editor: a.(channels.Editor), Typer: a.(channels.Typer), TypingStopper: a.(channels.TypingStopper),
+		Prompter: a.(channels.Prompter), Uploader: a.(channels.Uploader), Former: a.(channels.Former), Reactor: a.(channels.Reactor), page: page}
+}
+
+// Caps reports the recorder's, and History.
+func (h withHistory) Caps() channels.Caps {
+	c := channels.CapsOf(h.Adapter)
+	c.History = true
+	return c
 }
 
 func (h withHistory) MessagesAfter(context.Context, channels.ThreadRef, channels.MessageID, int) (channels.Page, error) {
@@ -56,37 +49,100 @@ func (h withHistory) MessagesAfter(context.Context, channels.ThreadRef, channels
 }
 
 // The worker's proxy has a capability exactly where the edge's adapter
-// has it, for every combination: the gateway's type assertions (and
-// dispatch's view of them) decide as they do for the local adapter.
+// has it, for every combination of those whose presence changes what the
+// gateway does (edit, typing, prompt, upload, form, history, react): the
+// gateway's channels.As and channels.CapsOf decide as they do for the
+// local adapter. The proxy also checks, always: it asks its own NATS
+// connection.
 func TestCapabilitiesAsTheEdgeHasThem(t *testing.T) {
 	url := startNode(t)
 	nc, js := connect(t, url)
 	for mask := range 1 << 7 {
-		react := mask&64 != 0
-		if react && (mask&7 != 7 || mask&16 != 0) {
-			continue // the recorder reacts only with edits, typing and prompts, and no forms
-		}
 		platform := fmt.Sprintf("p%d", mask)
 		rec := channeltest.New(channeltest.Options{
-			Platform: platform, React: react,
+			Platform: platform, React: mask&64 != 0,
 			Edit: mask&1 != 0, Typing: mask&2 != 0, Prompt: mask&4 != 0, Upload: mask&8 != 0, Form: mask&16 != 0,
 			Limits: channels.Limits{MaxMessageChars: 100 + mask, MaxUploadBytes: 1000},
 		})
 		var local channels.Adapter = rec.Adapter()
 		if mask&32 != 0 {
-			local = withHistory{Adapter: local}
+			local = historyFor(rec, channels.Page{})
 		}
 		startEdgeFor(t, url, "e"+platform, platform, local)
-		_, view := openRemoteFor(t, nc, js, platform)
-		if got, want := structural(view), structural(local); !slices.Equal(got, want) {
-			t.Errorf("%s: the proxy has %v, the edge's adapter %v", platform, got, want)
+		ra := openRemoteFor(t, nc, js, platform)
+		want := channels.CapsOf(local)
+		want.Check = true
+		if got := channels.CapsOf(ra); got != want {
+			t.Errorf("%s: the proxy has %q, the edge's adapter %q", platform, got.Names(), want.Names())
 		}
-		if got, want := dispatch.Capabilities(view), dispatch.Capabilities(local); !slices.Equal(got, want) {
-			t.Errorf("%s: dispatch sees %v through the proxy, %v locally", platform, got, want)
+		if ra.Limits() != local.Limits() {
+			t.Errorf("%s: limits %+v, want %+v", platform, ra.Limits(), local.Limits())
 		}
-		if view.Limits() != local.Limits() {
-			t.Errorf("%s: limits %+v, want %+v", platform, view.Limits(), local.Limits())
+	}
+}
+
+// eventually waits until cond holds, or fails the test when the test's
+// context ends first.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	ctx := testCtx(t)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: not within the test's time", what)
+		case <-tick.C:
 		}
+	}
+}
+
+// An edge whose adapter gains a capability announces it anew, and so
+// does an edge of another release that replaces it: the worker's proxy,
+// running all along, reports what the edge has now, and performs the
+// operation it refused before.
+func TestWorkerSeesACapabilityAnEdgeAdds(t *testing.T) {
+	url := startNode(t)
+	nc, js := connect(t, url)
+	rec := channeltest.New(channeltest.Options{Platform: "grow", Edit: true, Limits: channels.Limits{MaxUploadBytes: 1000}})
+	first := startEdgeWith(t, url, edge.Options{ID: "e1", Platform: "grow", Adapter: rec.Adapter(), LiveTTL: 600 * time.Millisecond})
+	ra := openRemoteFor(t, nc, js, "grow")
+	ctx, cancel := context.WithCancel(testCtx(t))
+	done := make(chan struct{})
+	go func() { defer close(done); _ = ra.Run(ctx, func(context.Context, channels.Inbound) {}) }()
+	defer func() { cancel(); <-done }()
+
+	th := rec.Thread("t")
+	file := channels.Upload{Name: "a.txt", Data: []byte("a\n")}
+	if _, ok := channels.As[channels.Uploader](ra); ok {
+		t.Fatal("the proxy uploads before the edge can")
+	}
+	if _, err := ra.Upload(testCtx(t), th, file); !channels.IsPermanent(err) {
+		t.Errorf("Upload the edge did not announce = %v, want a permanent error", err)
+	}
+	if got := rec.Attempts(); len(got) != 0 {
+		t.Errorf("the edge was asked %+v", got)
+	}
+
+	rec.SetCaps(channels.Caps{Edit: true, Upload: true})
+	eventually(t, "the worker sees the upload", func() bool { return channels.CapsOf(ra).Upload })
+	if _, err := ra.Upload(testCtx(t), th, file); err != nil {
+		t.Fatalf("Upload once announced: %v", err)
+	}
+	if ops := rec.OpsIn(th); len(ops) != 1 || ops[0].Op != "upload" {
+		t.Errorf("the edge's ops %+v, want the upload", ops)
+	}
+
+	// An edge of another release takes over: forms, no uploads.
+	first.stop()
+	next := channeltest.New(channeltest.Options{Platform: "grow", Edit: true, Form: true})
+	startEdgeFor(t, url, "e2", "grow", next.Adapter())
+	eventually(t, "the worker sees the edge that replaced the first", func() bool {
+		c := channels.CapsOf(ra)
+		return c.Form && !c.Upload
+	})
+	if got, want := channels.CapsOf(ra), (channels.Caps{Edit: true, Form: true, Check: true}); got != want {
+		t.Errorf("the proxy has %q, want %q", got.Names(), want.Names())
 	}
 }
 
@@ -102,10 +158,10 @@ func TestHistoryAndCallbacksCross(t *testing.T) {
 		{Thread: th, Author: ann, Text: "/stop", ID: "m2", Command: &channels.Command{Name: "stop"},
 			Reply: func(_ context.Context, s string) error { replied <- s; return nil }},
 	}}
-	startEdgeFor(t, url, "e1", "h", withHistory{Adapter: rec.Adapter(), page: page})
+	startEdgeFor(t, url, "e1", "h", historyFor(rec, page))
 	nc, js := connect(t, url)
-	ra, view := openRemoteFor(t, nc, js, "h")
-	got, err := view.(channels.History).MessagesAfter(testCtx(t), th, "m0", 10)
+	ra := openRemoteFor(t, nc, js, "h")
+	got, err := ra.MessagesAfter(testCtx(t), th, "m0", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +199,7 @@ func TestHistoryAndCallbacksCross(t *testing.T) {
 	wg.Go(func() { _ = cr.Run(ctx) })
 	errs := make(chan error, 1)
 	wg.Go(func() {
-		_ = view.Run(ctx, func(ctx context.Context, in channels.Inbound) {
+		_ = ra.Run(ctx, func(ctx context.Context, in channels.Inbound) {
 			if in.Reply == nil {
 				errs <- fmt.Errorf("event %s without its Reply", in.ID)
 				return

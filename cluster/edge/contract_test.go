@@ -42,7 +42,7 @@ func runContract(t *testing.T, url string, n *atomic.Int64, o channeltest.Option
 		rec := channeltest.New(o)
 		startEdgeFor(t, url, "e"+platform, platform, rec.Adapter())
 		nc, js := connect(t, url)
-		ra, view := openRemoteFor(t, nc, js, platform)
+		ra := openRemoteFor(t, nc, js, platform)
 		leases, err := cluster.OpenLeases(testCtx(t), js, cluster.LeaseOptions{Cluster: clusterName, Owner: "w" + platform, TTL: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +66,7 @@ func runContract(t *testing.T, url string, n *atomic.Int64, o channeltest.Option
 		warmed := make(chan struct{})
 		go func() {
 			defer close(warmed)
-			_ = view.Run(wctx, func(context.Context, channels.Inbound) { close(warm) })
+			_ = ra.Run(wctx, func(context.Context, channels.Inbound) { close(warm) })
 		}()
 		if err := rec.Deliver(testCtx(t), channels.Inbound{Thread: rec.Thread("warm"), Author: ann, Text: "warm", ID: "warm"}); err != nil {
 			t.Fatal(err)
@@ -81,7 +81,7 @@ func runContract(t *testing.T, url string, n *atomic.Int64, o channeltest.Option
 		thread := rec.Thread("contract")
 		var inbound atomic.Int64
 		return channeltest.Harness{
-			Adapter: view,
+			Adapter: ra,
 			Thread:  thread,
 			Inject: func(ctx context.Context, a channels.Author, text string) error {
 				id := channels.MessageID(fmt.Sprintf("in%d", inbound.Add(1)))

@@ -88,7 +88,7 @@ func TestEdgeRestartStillDedupes(t *testing.T) {
 	dropped := make(chan struct{}, 1)
 	e1.e.DropReplies(1, dropped)
 	nc, js := connect(t, url)
-	_, view := openRemote(t, nc, js)
+	view := openRemote(t, nc, js)
 	th := rec.Thread("restart")
 	type posted struct {
 		h   channels.Handle
@@ -119,7 +119,7 @@ func TestEdgeRestartStillDedupes(t *testing.T) {
 	if len(ms) != 1 || ms[0].ID != p.h.ID || p.h.Thread != th {
 		t.Fatalf("handle %+v, messages %+v: want one message, the handle's", p.h, ms)
 	}
-	if err := view.(channels.Editor).Edit(testCtx(t), p.h, channels.Message{Kind: channels.KindText, Text: "hello again"}); err != nil {
+	if err := view.Edit(testCtx(t), p.h, channels.Message{Kind: channels.KindText, Text: "hello again"}); err != nil {
 		t.Fatal(err)
 	}
 	if m, _ := rec.Message(p.h.ID); m.Text != "hello again" {
@@ -170,7 +170,7 @@ func TestErrorsCrossAsTheirKind(t *testing.T) {
 	rec := channeltest.New(channeltest.Options{Edit: true})
 	startEdge(t, url, "e1", rec.Adapter())
 	nc, js := connect(t, url)
-	_, view := openRemote(t, nc, js)
+	view := openRemote(t, nc, js)
 	th := rec.Thread("err")
 	rec.Inject(channeltest.InjectPost, &channels.RateLimitError{RetryAfter: 1500 * time.Millisecond, Scope: "post"})
 	_, err := view.Post(testCtx(t), th, channels.Message{Kind: channels.KindText, Text: "x"})
@@ -183,7 +183,7 @@ func TestErrorsCrossAsTheirKind(t *testing.T) {
 		t.Errorf("a permanent error came back as %#v", err)
 	}
 	rec.Inject(channeltest.InjectEdit, errors.Join(errors.New("deleted"), channels.ErrMessageGone))
-	if err := view.(channels.Editor).Edit(testCtx(t), channels.Handle{Thread: th, ID: "1"}, channels.Message{Kind: channels.KindText, Text: "x"}); !errors.Is(err, channels.ErrMessageGone) {
+	if err := view.Edit(testCtx(t), channels.Handle{Thread: th, ID: "1"}, channels.Message{Kind: channels.KindText, Text: "x"}); !errors.Is(err, channels.ErrMessageGone) {
 		t.Errorf("a gone message came back as %#v", err)
 	}
 	rec.Inject(channeltest.InjectPost, errors.New("connection reset"))

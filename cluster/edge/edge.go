@@ -93,7 +93,8 @@ type Edge struct {
 	edges jetstream.KeyValue
 	live  jetstream.KeyValue
 	since time.Time // when Run started serving
-	caps  wire.Caps
+	// caps is what the edge announced last (Run, then keepLive).
+	caps wire.Caps
 
 	mu        sync.Mutex // guards the fields below
 	callbacks map[channels.MessageID]callback
@@ -166,7 +167,7 @@ func New(ctx context.Context, o Options) (*Edge, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Edge{o: o, pub: pub, ops: ops, edges: edges, live: live, caps: wire.CapsOf(o.Platform, o.Adapter),
+	e := &Edge{o: o, pub: pub, ops: ops, edges: edges, live: live,
 		callbacks: map[channels.MessageID]callback{}, ready: make(chan struct{})}
 	pub.tried = e.published
 	return e, nil
@@ -230,8 +231,7 @@ func (e *Edge) Run(ctx context.Context) error {
 	}
 	// Announced once it serves: a worker that read the announcement
 	// finds an edge to ask.
-	caps, _ := json.Marshal(e.caps)
-	if _, err := e.edges.Put(ctx, e.o.Platform, caps); err != nil {
+	if err := e.announce(ctx); err != nil {
 		_ = ops.Unsubscribe()
 		_ = cbs.Unsubscribe()
 		wg.Wait()
@@ -270,6 +270,29 @@ func (e *Edge) Run(ctx context.Context) error {
 	return runErr
 }
 
+// announce puts the platform's capabilities and limits, as the adapter
+// has them now (channels.CapsOf), in the edges' bucket, where workers
+// follow them: the first time, and whenever they changed since.
+func (e *Edge) announce(ctx context.Context) error {
+	c := wire.FromCaps(e.o.Platform, channels.CapsOf(e.o.Adapter), e.o.Adapter.Limits())
+	again := e.caps.Platform != ""
+	if again && c.Caps() == e.caps.Caps() && c.Limits == e.caps.Limits {
+		return nil
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if _, err := e.edges.Put(ctx, e.o.Platform, data); err != nil {
+		return err
+	}
+	if again {
+		e.o.Log.Info("edge: the adapter's capabilities changed; announced anew", "platform", e.o.Platform, "capabilities", c.Names)
+	}
+	e.caps = c
+	return nil
+}
+
 // renew puts the edge's entry in the live bucket.
 func (e *Edge) renew(ctx context.Context) error {
 	v, _ := json.Marshal(wire.Live{Platform: e.o.Platform, Edge: e.o.ID, TTL: e.o.LiveTTL, Since: e.since})
@@ -277,7 +300,9 @@ func (e *Edge) renew(ctx context.Context) error {
 	return err
 }
 
-// keepLive renews the edge's entry until ctx ends, then deletes it.
+// keepLive renews the edge's entry, and announces the adapter's
+// capabilities anew where they changed, until ctx ends; then it deletes
+// the entry.
 func (e *Edge) keepLive(ctx context.Context) {
 	t := time.NewTicker(e.o.LiveTTL / 3)
 	defer t.Stop()
@@ -286,6 +311,9 @@ func (e *Edge) keepLive(ctx context.Context) {
 		case <-t.C:
 			if err := e.renew(ctx); err != nil && ctx.Err() == nil {
 				e.o.Log.Warn("edge: renewing this edge's entry", "err", err)
+			}
+			if err := e.announce(ctx); err != nil && ctx.Err() == nil {
+				e.o.Log.Warn("edge: announcing the adapter's capabilities anew", "err", err)
 			}
 		case <-ctx.Done():
 			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -484,59 +512,59 @@ func (e *Edge) perform(ctx context.Context, op wire.Op) wire.Result {
 		}
 		h, err = a.Post(ctx, op.Thread, *op.Message)
 	case wire.OpEdit:
-		ed, ok := a.(channels.Editor)
+		ed, ok := channels.As[channels.Editor](a)
 		if unsupported = !ok || op.Message == nil; !unsupported {
 			err = ed.Edit(ctx, op.Handle, *op.Message)
 		}
 	case wire.OpTyping:
-		ty, ok := a.(channels.Typer)
+		ty, ok := channels.As[channels.Typer](a)
 		if unsupported = !ok; ok {
 			err = ty.Typing(ctx, op.Thread)
 		}
 	case wire.OpStopTyping:
-		ts, ok := a.(channels.TypingStopper)
+		ts, ok := channels.As[channels.TypingStopper](a)
 		if unsupported = !ok; ok {
 			err = ts.StopTyping(ctx, op.Thread)
 		}
 	case wire.OpPrompt:
-		p, ok := a.(channels.Prompter)
+		p, ok := channels.As[channels.Prompter](a)
 		if unsupported = !ok || op.Choice == nil; !unsupported {
 			h, err = p.Prompt(ctx, op.Thread, *op.Choice)
 		}
 	case wire.OpUpload:
-		u, ok := a.(channels.Uploader)
+		u, ok := channels.As[channels.Uploader](a)
 		if unsupported = !ok || op.Upload == nil; !unsupported {
 			h, err = u.Upload(ctx, op.Thread, *op.Upload)
 		}
 	case wire.OpSetTitle:
-		ti, ok := a.(channels.Titler)
+		ti, ok := channels.As[channels.Titler](a)
 		if unsupported = !ok; ok {
 			err = ti.SetTitle(ctx, op.Thread, op.Text)
 		}
 	case wire.OpCard:
-		c, ok := a.(channels.Carder)
+		c, ok := channels.As[channels.Carder](a)
 		if unsupported = !ok; ok {
 			h, err = c.Card(ctx, op.Thread, op.Handle, op.Rows)
 		}
 	case wire.OpReact, wire.OpUnreact:
-		r, ok := a.(channels.Reactor)
+		r, ok := channels.As[channels.Reactor](a)
 		if unsupported = !ok; ok && op.Op == wire.OpReact {
 			err = r.React(ctx, op.Handle, op.Text)
 		} else if ok {
 			err = r.Unreact(ctx, op.Handle, op.Text)
 		}
 	case wire.OpForm:
-		f, ok := a.(channels.Former)
+		f, ok := channels.As[channels.Former](a)
 		if unsupported = !ok || op.Form == nil; !unsupported {
 			h, err = f.Form(ctx, op.Thread, *op.Form)
 		}
 	case wire.OpSetCommands:
-		c, ok := a.(channels.Commander)
+		c, ok := channels.As[channels.Commander](a)
 		if unsupported = !ok; ok {
 			err = c.SetCommands(ctx, op.Cmds)
 		}
 	case wire.OpMessagesAfter:
-		hi, ok := a.(channels.History)
+		hi, ok := channels.As[channels.History](a)
 		if unsupported = !ok; ok {
 			var p channels.Page
 			p, err = hi.MessagesAfter(ctx, op.Thread, op.After, op.Limit)
@@ -554,22 +582,22 @@ func (e *Edge) perform(ctx context.Context, op wire.Op) wire.Result {
 			}
 		}
 	case wire.OpTurnEnded:
-		te, ok := a.(channels.TurnEnder)
+		te, ok := channels.As[channels.TurnEnder](a)
 		if unsupported = !ok; ok {
 			te.TurnEnded(ctx, op.Thread)
 		}
 	case wire.OpToolDetail:
-		td, ok := a.(channels.ToolDetailer)
+		td, ok := channels.As[channels.ToolDetailer](a)
 		if unsupported = !ok || op.Detail == nil; !unsupported {
 			td.ToolDetail(op.Thread, op.Text, *op.Detail)
 		}
 	case wire.OpShowAgent:
-		as, ok := a.(channels.AgentShower)
+		as, ok := channels.As[channels.AgentShower](a)
 		if unsupported = !ok; ok {
 			as.ShowAgent(op.Thread, op.Text)
 		}
 	case wire.OpShowSession:
-		ss, ok := a.(channels.SessionShower)
+		ss, ok := channels.As[channels.SessionShower](a)
 		if unsupported = !ok || op.Session == nil; !unsupported {
 			ss.ShowSession(op.Thread, *op.Session)
 		}

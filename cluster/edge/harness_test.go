@@ -83,11 +83,17 @@ func startEdge(t *testing.T, url, id string, ad channels.Adapter) *runningEdge {
 // startEdgeFor is startEdge for an adapter of platform.
 func startEdgeFor(t *testing.T, url, id, platform string, ad channels.Adapter) *runningEdge {
 	t.Helper()
+	return startEdgeWith(t, url, edge.Options{ID: id, Platform: platform, Adapter: ad})
+}
+
+// startEdgeWith is startEdge with the options of o (its ID, Platform,
+// Adapter and any other), on a connection of its own.
+func startEdgeWith(t *testing.T, url string, o edge.Options) *runningEdge {
+	t.Helper()
+	id := o.ID
 	nc, js := connect(t, url)
-	e, err := edge.New(testCtx(t), edge.Options{
-		Cluster: clusterName, ID: id, Platform: platform, Adapter: ad,
-		Conn: nc, JS: js, Inbound: openInbound(t, js), Log: testlog.FailOnError(t),
-	})
+	o.Cluster, o.Conn, o.JS, o.Inbound, o.Log = clusterName, nc, js, openInbound(t, js), testlog.FailOnError(t)
+	e, err := edge.New(testCtx(t), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,22 +118,22 @@ func startEdgeFor(t *testing.T, url, id, platform string, ad channels.Adapter) *
 }
 
 // openRemote opens the worker's proxy for platform test.
-func openRemote(t *testing.T, nc *nats.Conn, js jetstream.JetStream) (*remote.Adapter, channels.Adapter) {
+func openRemote(t *testing.T, nc *nats.Conn, js jetstream.JetStream) *remote.Adapter {
 	t.Helper()
 	return openRemoteFor(t, nc, js, "test")
 }
 
 // openRemoteFor is openRemote for platform.
-func openRemoteFor(t *testing.T, nc *nats.Conn, js jetstream.JetStream, platform string) (*remote.Adapter, channels.Adapter) {
+func openRemoteFor(t *testing.T, nc *nats.Conn, js jetstream.JetStream, platform string) *remote.Adapter {
 	t.Helper()
-	a, view, err := remote.Open(testCtx(t), remote.Options{
+	a, err := remote.Open(testCtx(t), remote.Options{
 		Cluster: clusterName, Platform: platform, Conn: nc, JS: js,
 		Timeout: 300 * time.Millisecond, Log: testlog.FailOnError(t),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return a, view
+	return a
 }
 
 // worker is a worker process: the real session router with the demo
@@ -147,7 +153,7 @@ func startWorker(t *testing.T, url string) *worker {
 		t.Fatal(err)
 	}
 	w := &worker{ends: sessiontest.NewTurnEnds()}
-	ra, view := openRemote(t, nc, js)
+	ra := openRemote(t, nc, js)
 	spec := sessiontest.DemoAgent(filepath.Join(dir, "demo-state"), demoAgentEnv)
 	r := session.New(session.Options{
 		Store:       st,
@@ -158,7 +164,7 @@ func startWorker(t *testing.T, url string) *worker {
 		Logger:      testlog.FailOnSDKError(t),
 		OnTurnEnd:   w.ends.Record,
 	})
-	r.Add("test", view)
+	r.Add("test", ra)
 	leases, err := cluster.OpenLeases(testCtx(t), js, cluster.LeaseOptions{Cluster: clusterName, Owner: "w1", TTL: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +179,7 @@ func startWorker(t *testing.T, url string) *worker {
 		},
 	})
 	var wg sync.WaitGroup
-	wg.Go(func() { _ = view.Run(ctx, r.Handle) })
+	wg.Go(func() { _ = ra.Run(ctx, r.Handle) })
 	wg.Go(func() { _ = r.Run(ctx) })
 	wg.Go(func() {
 		if err := cr.Run(ctx); err != nil {

@@ -49,7 +49,7 @@ func TestThreadSticksToOneEdge(t *testing.T) {
 	// Two workers' adapters: the second takes the first thread over
 	// when its edge stops, without having served it before.
 	open := func() channels.Adapter {
-		ra, view, err := remote.Open(testCtx(t), remote.Options{
+		ra, err := remote.Open(testCtx(t), remote.Options{
 			Cluster: clusterName, Platform: "test", Conn: nc, JS: js,
 			Timeout: 2 * time.Second, Pace: pace, Log: testlog.FailOnError(t),
 		})
@@ -60,7 +60,7 @@ func TestThreadSticksToOneEdge(t *testing.T) {
 		done := make(chan struct{})
 		go func() { defer close(done); _ = ra.Run(runCtx, func(context.Context, channels.Inbound) {}) }()
 		t.Cleanup(func() { stopRun(); <-done })
-		return view
+		return ra
 	}
 	views := []channels.Adapter{open(), open()}
 	view := views[0]
@@ -182,7 +182,7 @@ func TestChannelSticksToOneEdgeWherePostsArePacedByChannel(t *testing.T) {
 	}
 	nc, js := connect(t, url)
 	ctx := testCtx(t)
-	ra, view, err := remote.Open(ctx, remote.Options{
+	ra, err := remote.Open(ctx, remote.Options{
 		Cluster: clusterName, Platform: "test", Conn: nc, JS: js,
 		Timeout: 2 * time.Second, Pace: 100 * time.Millisecond, Log: testlog.FailOnError(t),
 	})
@@ -198,7 +198,7 @@ func TestChannelSticksToOneEdgeWherePostsArePacedByChannel(t *testing.T) {
 	for c := range 8 {
 		for th := range 4 {
 			ref := channels.ThreadRef{Platform: "test", Channel: fmt.Sprintf("c%d", c), Thread: fmt.Sprintf("t%d", th)}
-			if _, err := view.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "hello"}); err != nil {
+			if _, err := ra.Post(ctx, ref, channels.Message{Kind: channels.KindText, Text: "hello"}); err != nil {
 				t.Fatalf("post in %s: %v", ref, err)
 			}
 			for id, rec := range recs {

@@ -24,12 +24,25 @@ import (
 // watchLive follows the platform's entries in the live bucket: with
 // initial, until the entries there now are read; else until ctx ends.
 func (a *Adapter) watchLive(ctx context.Context, initial bool) error {
-	w, err := a.liveKV.Watch(ctx, wire.LiveKey(a.o.Platform, "*"))
+	current := false // the entries there now are read
+	return watch(ctx, a.liveKV, wire.LiveKey(a.o.Platform, "*"), func(ent jetstream.KeyValueEntry) bool {
+		if ent == nil {
+			current = true
+			return !initial
+		}
+		a.liveEntry(ent, current)
+		return true
+	})
+}
+
+// watch hands take each entry of kv under key (nil: the end of those
+// there were when it started) until ctx ends or take returns false.
+func watch(ctx context.Context, kv jetstream.KeyValue, key string, take func(jetstream.KeyValueEntry) bool, opts ...jetstream.WatchOpt) error {
+	w, err := kv.Watch(ctx, key, opts...)
 	if err != nil {
 		return err
 	}
 	defer w.Stop()
-	current := false // the entries there now are read
 	for {
 		select {
 		case <-ctx.Done():
@@ -38,14 +51,9 @@ func (a *Adapter) watchLive(ctx context.Context, initial bool) error {
 			if !ok {
 				return errors.New("the watch ended")
 			}
-			if ent == nil {
-				current = true
-				if initial {
-					return nil
-				}
-				continue
+			if !take(ent) {
+				return nil
 			}
-			a.liveEntry(ent, current)
 		}
 	}
 }

@@ -7,26 +7,23 @@
 //
 // # Capabilities
 //
-// The gateway finds an adapter's capabilities by Go type assertion, which
-// is static, while an edge's capabilities are known only when it
-// announced them. Open reads the announcement (wire.Caps) and returns a
-// view of the Adapter whose dynamic type is one of 128 generated types
-// (views.go, by gen_views.go): the combination of the seven capabilities
-// whose mere presence changes what the gateway does — Editor (a tool's
-// line edited in place, else a start and an end line), Typer with
-// TypingStopper, Prompter (buttons, else numbered answers), Uploader,
-// Former (forms, else buttons or a line), History (catch-up) and Reactor
-// (a reaction runner per thread; the contract suite checks that a
-// Reactor's reactions show). A type assertion for one of them fails
-// exactly where it fails for the local adapter. Every view also has the
-// capabilities whose absence and a call that does nothing look the same
-// to people: Titler, Commander, TurnEnder, ToolDetailer, AgentShower,
-// SessionShower (no call leaves the worker when the edge lacks them),
-// TypingStopper (with Typer), Carder (Cards reports false unless the edge
-// shows cards) and Checker.
+// An edge's capabilities are known only from what it announced (wire.Caps,
+// in the edges' bucket), and they change: an edge of another release, or
+// one whose platform granted or withdrew a capability, announces again.
+// So the Adapter implements every capability interface of channels and
+// reports what the edges announced last as channels.Caps
+// (channels.CapsReporter; Check always, which asks the worker's own NATS
+// connection): the gateway, which finds a capability with channels.As,
+// sees one exactly where the edge's adapter has it. Open reads the
+// announcement there is; Run follows those that come after it, so a
+// capability an edge adds is used from the next turn on, without a
+// restart of the worker. An operation whose capability the edges did not
+// announce fails as a *channels.PermanentError without a request (Edit,
+// Typing, Prompt, Upload, Card, Form, MessagesAfter, React, Unreact);
+// those whose absence people cannot tell from a call that does nothing
+// (StopTyping, SetTitle, SetCommands, TurnEnded, ToolDetail, ShowAgent,
+// ShowSession) do nothing.
 package remote
-
-//go:generate go run gen_views.go
 
 import (
 	"context"
@@ -35,6 +32,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpgw/gateway/channels"
@@ -69,11 +67,13 @@ type Options struct {
 	Replicas int
 }
 
-// Adapter is one platform's adapter on a worker. Use the view Open
-// returns as the channels.Adapter; the Adapter itself delivers events.
+// Adapter is one platform's adapter on a worker. Its methods are safe
+// for concurrent use.
 type Adapter struct {
-	o    Options
-	caps wire.Caps
+	o       Options
+	edgesKV jetstream.KeyValue
+	// ann is the platform's announcement read last (Open, then Run).
+	ann atomic.Pointer[announcement]
 
 	mu      sync.Mutex
 	handler func(context.Context, channels.Inbound) // Run's, nil while none runs
@@ -100,15 +100,35 @@ type Adapter struct {
 	nextPrune int
 }
 
+var (
+	_ channels.Adapter       = (*Adapter)(nil)
+	_ channels.CapsReporter  = (*Adapter)(nil)
+	_ channels.Editor        = (*Adapter)(nil)
+	_ channels.Typer         = (*Adapter)(nil)
+	_ channels.TypingStopper = (*Adapter)(nil)
+	_ channels.Prompter      = (*Adapter)(nil)
+	_ channels.Uploader      = (*Adapter)(nil)
+	_ channels.Titler        = (*Adapter)(nil)
+	_ channels.Carder        = (*Adapter)(nil)
+	_ channels.Reactor       = (*Adapter)(nil)
+	_ channels.Former        = (*Adapter)(nil)
+	_ channels.Commander     = (*Adapter)(nil)
+	_ channels.History       = (*Adapter)(nil)
+	_ channels.TurnEnder     = (*Adapter)(nil)
+	_ channels.ToolDetailer  = (*Adapter)(nil)
+	_ channels.AgentShower   = (*Adapter)(nil)
+	_ channels.SessionShower = (*Adapter)(nil)
+	_ channels.Checker       = (*Adapter)(nil)
+)
+
 // Open waits until an edge announced the platform (or ctx ends) and
-// returns its adapter and the adapter's view with the edge's
-// capabilities.
-func Open(ctx context.Context, o Options) (*Adapter, channels.Adapter, error) {
+// returns its adapter, with the capabilities the edge announced.
+func Open(ctx context.Context, o Options) (*Adapter, error) {
 	if !cluster.ValidName(o.Cluster) || !cluster.ValidName(o.Platform) {
-		return nil, nil, fmt.Errorf("remote: cluster %q, platform %q: want letters, digits, - and _", o.Cluster, o.Platform)
+		return nil, fmt.Errorf("remote: cluster %q, platform %q: want letters, digits, - and _", o.Cluster, o.Platform)
 	}
 	if o.Conn == nil || o.JS == nil {
-		return nil, nil, errors.New("remote: an adapter needs a connection and JetStream")
+		return nil, errors.New("remote: an adapter needs a connection and JetStream")
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second
@@ -133,33 +153,28 @@ func Open(ctx context.Context, o Options) (*Adapter, channels.Adapter, error) {
 		})
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("remote: edges bucket: %w", err)
+		return nil, fmt.Errorf("remote: edges bucket: %w", err)
 	}
 	w, err := kv.Watch(ctx, o.Platform)
 	if err != nil {
-		return nil, nil, fmt.Errorf("remote: watch %s: %w", o.Platform, err)
+		return nil, fmt.Errorf("remote: watch %s: %w", o.Platform, err)
 	}
 	defer w.Stop()
 	var caps wire.Caps
 	for caps.Platform == "" {
 		select {
 		case <-ctx.Done():
-			return nil, nil, fmt.Errorf("remote: no edge announced %s: %w", o.Platform, ctx.Err())
+			return nil, fmt.Errorf("remote: no edge announced %s: %w", o.Platform, ctx.Err())
 		case ent := <-w.Updates():
-			if ent == nil || ent.Operation() != jetstream.KeyValuePut {
-				continue
+			if c, ok := announced(ent, o); ok {
+				caps = c
 			}
-			c, err := wire.DecodeCaps(ent.Value())
-			if err != nil || c.Platform != o.Platform {
-				o.Log.Error("remote: a bad announcement", "platform", o.Platform, "err", err)
-				continue
-			}
-			caps = c
 		}
 	}
-	a := &Adapter{o: o, caps: caps, live: map[string]time.Time{},
+	a := &Adapter{o: o, edgesKV: kv, live: map[string]time.Time{},
 		left: map[string]time.Time{}, joined: map[string]time.Time{}, ended: map[string]time.Time{}, since: map[string]time.Time{},
 		threads: map[channels.ThreadRef]map[string]time.Time{}, nextPrune: 256}
+	a.ann.Store(&announcement{caps: caps.Caps(), limits: caps.Limits})
 	// The edge created the bucket before it announced the platform;
 	// without it (an older edge) operations go to the queue group.
 	if kv, err := o.JS.KeyValue(ctx, wire.LiveBucket(o.Cluster)); err == nil {
@@ -170,24 +185,46 @@ func Open(ctx context.Context, o Options) (*Adapter, channels.Adapter, error) {
 	} else {
 		o.Log.Info("remote: no live edges bucket; operations go to any edge", "platform", o.Platform, "err", err)
 	}
-	return a, view(a, a.mask()), nil
+	return a, nil
 }
 
-// mask is the view's combination (the order of gen_views.go).
-func (a *Adapter) mask() int {
-	m := 0
-	for i, c := range []string{wire.CapEdit, wire.CapTyping, wire.CapPrompt, wire.CapUpload, wire.CapForm, wire.CapHistory, wire.CapReact} {
-		if a.caps.Has(c) {
-			m |= 1 << i
-		}
+// announcement is what the adapter takes of an announcement.
+type announcement struct {
+	caps   channels.Caps
+	limits channels.Limits
+}
+
+// announced returns the announcement an entry of the edges' bucket holds
+// for o's platform, false (logged where it is bad) when it holds none.
+func announced(ent jetstream.KeyValueEntry, o Options) (wire.Caps, bool) {
+	if ent == nil || ent.Operation() != jetstream.KeyValuePut {
+		return wire.Caps{}, false
 	}
-	return m
+	c, err := wire.DecodeCaps(ent.Value())
+	if err != nil || c.Platform != o.Platform {
+		o.Log.Error("remote: a bad announcement", "platform", o.Platform, "err", err)
+		return wire.Caps{}, false
+	}
+	return c, true
 }
 
-// Caps returns what the edges announced.
-func (a *Adapter) Caps() wire.Caps { return a.caps }
+// announcement returns the platform's announcement read last.
+func (a *Adapter) announcement() announcement {
+	if an := a.ann.Load(); an != nil {
+		return *an
+	}
+	return announcement{}
+}
 
-// Run delivers the events Deliver gets to h until ctx ends. One Run at a
+// Caps reports the capabilities the edges announced last, and Check.
+func (a *Adapter) Caps() channels.Caps {
+	c := a.announcement().caps
+	c.Check = true // the worker's own connection, whatever the edges have
+	return c
+}
+
+// Run delivers the events Deliver gets to h until ctx ends, and follows
+// the platform's announcements and live edges meanwhile. One Run at a
 // time.
 func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbound)) error {
 	if ctx.Err() != nil {
@@ -200,24 +237,56 @@ func (a *Adapter) Run(ctx context.Context, h func(context.Context, channels.Inbo
 	}
 	a.handler = h
 	a.mu.Unlock()
+	var wg sync.WaitGroup
+	wg.Go(func() { a.keepWatching(ctx, "the announcements", a.watchEdges) })
 	if a.liveKV != nil {
-		for ctx.Err() == nil {
-			if err := a.watchLive(ctx, false); err != nil && ctx.Err() == nil {
-				a.o.Log.Warn("remote: watching the live edges", "platform", a.o.Platform, "err", err)
-				t := time.NewTimer(time.Second)
-				select {
-				case <-ctx.Done():
-				case <-t.C:
-				}
-				t.Stop()
-			}
-		}
+		wg.Go(func() {
+			a.keepWatching(ctx, "the live edges", func(ctx context.Context) error { return a.watchLive(ctx, false) })
+		})
 	}
 	<-ctx.Done()
+	wg.Wait()
 	a.mu.Lock()
 	a.handler = nil
 	a.mu.Unlock()
 	return nil
+}
+
+// keepWatching calls watch until ctx ends, again a second after it
+// failed.
+func (a *Adapter) keepWatching(ctx context.Context, what string, watch func(context.Context) error) {
+	for ctx.Err() == nil {
+		if err := watch(ctx); err != nil && ctx.Err() == nil {
+			a.o.Log.Warn("remote: watching "+what, "platform", a.o.Platform, "err", err)
+			t := time.NewTimer(time.Second)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}
+}
+
+// watchEdges follows the platform's announcements until ctx ends. The
+// watch starts with the announcement there is now, so that one made
+// between Open and Run is not missed.
+func (a *Adapter) watchEdges(ctx context.Context) error {
+	return watch(ctx, a.edgesKV, a.o.Platform, func(ent jetstream.KeyValueEntry) bool {
+		if c, ok := announced(ent, a.o); ok {
+			a.take(c)
+		}
+		return true
+	}, jetstream.IgnoreDeletes())
+}
+
+// take makes c the platform's announcement.
+func (a *Adapter) take(c wire.Caps) {
+	an := &announcement{caps: c.Caps(), limits: c.Limits}
+	if old := a.ann.Swap(an); old != nil && *old != *an {
+		a.o.Log.Info("remote: the edges announced other capabilities or limits", "platform", a.o.Platform,
+			"capabilities", an.caps.Names(), "before", old.caps.Names())
+	}
 }
 
 // Deliver hands an event an edge published to Run's handler. It fails
@@ -292,7 +361,7 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 
 // Limits are the edge's, with uploads no larger than a NATS message takes.
 func (a *Adapter) Limits() channels.Limits {
-	l := a.caps.Limits
+	l := a.announcement().limits
 	if l.MaxUploadBytes > 0 {
 		// Base64 in JSON takes 4 bytes for 3; keep room for the rest.
 		if most := int(a.o.Conn.MaxPayload())/4*3 - 64<<10; most > 0 && l.MaxUploadBytes > most {
@@ -302,9 +371,52 @@ func (a *Adapter) Limits() channels.Limits {
 	return l
 }
 
+// opIf performs op where the edges announced its capability (on); else
+// it fails for good, as the call of an adapter that lacks it would, and
+// asks no edge.
+func (a *Adapter) opIf(ctx context.Context, on bool, op wire.Op) (wire.Result, error) {
+	if !on {
+		return wire.Result{}, channels.Permanent(fmt.Errorf("remote: the edges of %s announced no %s", a.o.Platform, op.Op))
+	}
+	return a.op(ctx, op)
+}
+
+// Edit asks an edge to edit message h.
+func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Message) error {
+	_, err := a.opIf(ctx, a.Caps().Edit, wire.Op{Op: wire.OpEdit, Handle: h, Message: &m})
+	return err
+}
+
+// Typing asks an edge to show the typing indicator.
+func (a *Adapter) Typing(ctx context.Context, t channels.ThreadRef) error {
+	_, err := a.opIf(ctx, a.Caps().Typing, wire.Op{Op: wire.OpTyping, Thread: t})
+	return err
+}
+
+// StopTyping clears the indicator where the edge can; else it fades.
+func (a *Adapter) StopTyping(ctx context.Context, t channels.ThreadRef) error {
+	if !a.Caps().StopTyping {
+		return nil
+	}
+	_, err := a.op(ctx, wire.Op{Op: wire.OpStopTyping, Thread: t})
+	return err
+}
+
+// Prompt asks an edge to show c with buttons.
+func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.Choice) (channels.Handle, error) {
+	res, err := a.opIf(ctx, a.Caps().Prompt, wire.Op{Op: wire.OpPrompt, Thread: t, Choice: &c})
+	return res.Handle, err
+}
+
+// Upload asks an edge to put f into the thread.
+func (a *Adapter) Upload(ctx context.Context, t channels.ThreadRef, f channels.Upload) (channels.Handle, error) {
+	res, err := a.opIf(ctx, a.Caps().Upload, wire.Op{Op: wire.OpUpload, Thread: t, Upload: &f})
+	return res.Handle, err
+}
+
 // SetTitle renames the thread where the edge can; else it does nothing.
 func (a *Adapter) SetTitle(ctx context.Context, t channels.ThreadRef, title string) error {
-	if !a.caps.Has(wire.CapTitle) {
+	if !a.Caps().Title {
 		return nil
 	}
 	_, err := a.op(ctx, wire.Op{Op: wire.OpSetTitle, Thread: t, Text: title})
@@ -312,26 +424,57 @@ func (a *Adapter) SetTitle(ctx context.Context, t channels.ThreadRef, title stri
 }
 
 // Cards reports whether the edge shows tool calls as cards.
-func (a *Adapter) Cards() bool { return a.caps.Cards && a.caps.Has(wire.CapCard) }
+func (a *Adapter) Cards() bool { return a.Caps().Cards }
 
 // Card asks the edge to show rows as a card.
 func (a *Adapter) Card(ctx context.Context, t channels.ThreadRef, h channels.Handle, rows []channels.Message) (channels.Handle, error) {
-	res, err := a.op(ctx, wire.Op{Op: wire.OpCard, Thread: t, Handle: h, Rows: rows})
+	res, err := a.opIf(ctx, a.Caps().Card, wire.Op{Op: wire.OpCard, Thread: t, Handle: h, Rows: rows})
+	return res.Handle, err
+}
+
+// React and Unreact ask an edge to add or remove the app's reaction.
+func (a *Adapter) React(ctx context.Context, h channels.Handle, emoji string) error {
+	_, err := a.opIf(ctx, a.Caps().React, wire.Op{Op: wire.OpReact, Handle: h, Text: emoji})
+	return err
+}
+
+func (a *Adapter) Unreact(ctx context.Context, h channels.Handle, emoji string) error {
+	_, err := a.opIf(ctx, a.Caps().React, wire.Op{Op: wire.OpUnreact, Handle: h, Text: emoji})
+	return err
+}
+
+// Form asks an edge to show form f.
+func (a *Adapter) Form(ctx context.Context, t channels.ThreadRef, f channels.Form) (channels.Handle, error) {
+	res, err := a.opIf(ctx, a.Caps().Form, wire.Op{Op: wire.OpForm, Thread: t, Form: &f})
 	return res.Handle, err
 }
 
 // SetCommands registers commands where the edge can; else it does nothing.
 func (a *Adapter) SetCommands(ctx context.Context, cmds []channels.CommandInfo) error {
-	if !a.caps.Has(wire.CapCommands) {
+	if !a.Caps().Commands {
 		return nil
 	}
 	_, err := a.op(ctx, wire.Op{Op: wire.OpSetCommands, Cmds: cmds})
 	return err
 }
 
+// MessagesAfter asks an edge for a page of the thread's history, its
+// events' callbacks calls to that edge.
+func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after channels.MessageID, limit int) (channels.Page, error) {
+	res, err := a.opIf(ctx, a.Caps().History, wire.Op{Op: wire.OpMessagesAfter, Thread: t, After: after, Limit: limit})
+	if err != nil || res.Page == nil {
+		return channels.Page{}, err
+	}
+	p := channels.Page{Last: res.Page.Last, More: res.Page.More}
+	for _, w := range res.Page.Messages {
+		p.Messages = append(p.Messages, a.inbound(w))
+	}
+	return p, nil
+}
+
 // TurnEnded tells an edge that wants to hear it.
 func (a *Adapter) TurnEnded(ctx context.Context, t channels.ThreadRef) {
-	if !a.caps.Has(wire.CapTurnEnd) {
+	if !a.Caps().TurnEnd {
 		return
 	}
 	if _, err := a.op(ctx, wire.Op{Op: wire.OpTurnEnded, Thread: t}); err != nil {
@@ -343,19 +486,19 @@ func (a *Adapter) TurnEnded(ctx context.Context, t channels.ThreadRef) {
 // without waiting for an answer, and only where the edge shows them.
 
 func (a *Adapter) ToolDetail(t channels.ThreadRef, key string, d channels.ToolDetail) {
-	if a.caps.Has(wire.CapToolDetail) {
+	if a.Caps().ToolDetail {
 		a.notify(wire.Op{Op: wire.OpToolDetail, Thread: t, Text: key, Detail: &d})
 	}
 }
 
 func (a *Adapter) ShowAgent(t channels.ThreadRef, agent string) {
-	if a.caps.Has(wire.CapShowAgent) {
+	if a.Caps().ShowAgent {
 		a.notify(wire.Op{Op: wire.OpShowAgent, Thread: t, Text: agent})
 	}
 }
 
 func (a *Adapter) ShowSession(t channels.ThreadRef, s channels.SessionInfo) {
-	if a.caps.Has(wire.CapShowSess) {
+	if a.Caps().ShowSession {
 		a.notify(wire.Op{Op: wire.OpShowSession, Thread: t, Session: &s})
 	}
 }
@@ -419,7 +562,7 @@ func (a *Adapter) call(ctx context.Context, subj string, op wire.Op, threads ...
 	// the channel's other operations, answered meanwhile, are Pace old,
 	// which they never were in a busy channel), then the queue group.
 	unanswered := map[string]int{}
-	if len(threads) > 0 && a.caps.Limits.PostsPacedByChannel {
+	if len(threads) > 0 && a.announcement().limits.PostsPacedByChannel {
 		// The channel's threads share its pacing: one edge performs
 		// them all, and they move together.
 		threads = []channels.ThreadRef{{Platform: threads[0].Platform, Channel: threads[0].Channel}}
@@ -479,77 +622,4 @@ func (a *Adapter) call(ctx context.Context, subj string, op wire.Op, threads ...
 		}
 		wait = min(2*wait, 2*time.Second)
 	}
-}
-
-// The capabilities whose presence matters, one type each; views.go
-// combines them.
-
-type editor struct{ a *Adapter }
-
-func (e editor) Edit(ctx context.Context, h channels.Handle, m channels.Message) error {
-	_, err := e.a.op(ctx, wire.Op{Op: wire.OpEdit, Handle: h, Message: &m})
-	return err
-}
-
-type typer struct{ a *Adapter }
-
-func (t typer) Typing(ctx context.Context, th channels.ThreadRef) error {
-	_, err := t.a.op(ctx, wire.Op{Op: wire.OpTyping, Thread: th})
-	return err
-}
-
-// StopTyping clears the indicator where the edge can; else it fades.
-func (t typer) StopTyping(ctx context.Context, th channels.ThreadRef) error {
-	if !t.a.caps.Has(wire.CapStopTyping) {
-		return nil
-	}
-	_, err := t.a.op(ctx, wire.Op{Op: wire.OpStopTyping, Thread: th})
-	return err
-}
-
-type prompter struct{ a *Adapter }
-
-func (p prompter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.Choice) (channels.Handle, error) {
-	res, err := p.a.op(ctx, wire.Op{Op: wire.OpPrompt, Thread: t, Choice: &c})
-	return res.Handle, err
-}
-
-type uploader struct{ a *Adapter }
-
-func (u uploader) Upload(ctx context.Context, t channels.ThreadRef, f channels.Upload) (channels.Handle, error) {
-	res, err := u.a.op(ctx, wire.Op{Op: wire.OpUpload, Thread: t, Upload: &f})
-	return res.Handle, err
-}
-
-type former struct{ a *Adapter }
-
-func (f former) Form(ctx context.Context, t channels.ThreadRef, fm channels.Form) (channels.Handle, error) {
-	res, err := f.a.op(ctx, wire.Op{Op: wire.OpForm, Thread: t, Form: &fm})
-	return res.Handle, err
-}
-
-type history struct{ a *Adapter }
-
-func (h history) MessagesAfter(ctx context.Context, t channels.ThreadRef, after channels.MessageID, limit int) (channels.Page, error) {
-	res, err := h.a.op(ctx, wire.Op{Op: wire.OpMessagesAfter, Thread: t, After: after, Limit: limit})
-	if err != nil || res.Page == nil {
-		return channels.Page{}, err
-	}
-	p := channels.Page{Last: res.Page.Last, More: res.Page.More}
-	for _, w := range res.Page.Messages {
-		p.Messages = append(p.Messages, h.a.inbound(w))
-	}
-	return p, nil
-}
-
-type reactor struct{ a *Adapter }
-
-func (r reactor) React(ctx context.Context, h channels.Handle, emoji string) error {
-	_, err := r.a.op(ctx, wire.Op{Op: wire.OpReact, Handle: h, Text: emoji})
-	return err
-}
-
-func (r reactor) Unreact(ctx context.Context, h channels.Handle, emoji string) error {
-	_, err := r.a.op(ctx, wire.Op{Op: wire.OpUnreact, Handle: h, Text: emoji})
-	return err
 }

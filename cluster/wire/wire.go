@@ -295,85 +295,34 @@ func (e *Error) Err() error {
 	return fmt.Errorf("edge: %s", e.Message)
 }
 
-// The capabilities an edge can announce (Caps.Caps), one per optional
-// interface of channels.
-const (
-	CapEdit       = "edit"
-	CapTyping     = "typing"
-	CapStopTyping = "stop_typing"
-	CapPrompt     = "prompt"
-	CapUpload     = "upload"
-	CapTitle      = "title"
-	CapCard       = "card"
-	CapReact      = "react"
-	CapForm       = "form"
-	CapCommands   = "commands"
-	CapHistory    = "history"
-	CapTurnEnd    = "turn_end"
-	CapToolDetail = "tool_detail"
-	CapShowAgent  = "show_agent"
-	CapShowSess   = "show_session"
-)
-
 // Caps is what an edge announces for its platform: the adapter's
-// capabilities, whether it shows tool calls as cards, and its limits.
+// capabilities and its limits.
 type Caps struct {
-	Platform string          `json:"platform"`
-	Caps     []string        `json:"caps"`
-	Cards    bool            `json:"cards,omitempty"`
-	Limits   channels.Limits `json:"limits"`
+	Platform string `json:"platform"`
+	// Names are the adapter's capabilities as channels.Caps.Names spells
+	// them ("edit", "stop_typing", "turn_end", ...): the spelling edges
+	// have announced since the first cluster release, so that what the
+	// edges' bucket holds and what edges of another release announce
+	// reads the same. A name this build does not know is ignored.
+	Names []string `json:"caps"`
+	// Cards says that tool calls are shown as cards, as "cards" in Names
+	// does: edges wrote it here before the name existed, and workers of
+	// that release read it here.
+	Cards  bool            `json:"cards,omitempty"`
+	Limits channels.Limits `json:"limits"`
 }
 
-// Has reports whether c lists capability name.
-func (c Caps) Has(name string) bool {
-	for _, x := range c.Caps {
-		if x == name {
-			return true
-		}
-	}
-	return false
+// FromCaps returns the announcement of platform's adapter, whose
+// capabilities are c (channels.CapsOf) and limits l.
+func FromCaps(platform string, c channels.Caps, l channels.Limits) Caps {
+	return Caps{Platform: platform, Names: c.Names(), Cards: c.Cards, Limits: l}
 }
 
-// CapsOf returns what adapter a of platform offers.
-func CapsOf(platform string, a channels.Adapter) Caps {
-	c := Caps{Platform: platform, Limits: a.Limits(), Caps: []string{}}
-	add := func(ok bool, name string) {
-		if ok {
-			c.Caps = append(c.Caps, name)
-		}
-	}
-	_, ok := a.(channels.Editor)
-	add(ok, CapEdit)
-	_, ok = a.(channels.Typer)
-	add(ok, CapTyping)
-	_, ok = a.(channels.TypingStopper)
-	add(ok, CapStopTyping)
-	_, ok = a.(channels.Prompter)
-	add(ok, CapPrompt)
-	_, ok = a.(channels.Uploader)
-	add(ok, CapUpload)
-	_, ok = a.(channels.Titler)
-	add(ok, CapTitle)
-	cd, ok := a.(channels.Carder)
-	add(ok, CapCard)
-	c.Cards = ok && cd.Cards()
-	_, ok = a.(channels.Reactor)
-	add(ok, CapReact)
-	_, ok = a.(channels.Former)
-	add(ok, CapForm)
-	_, ok = a.(channels.Commander)
-	add(ok, CapCommands)
-	_, ok = a.(channels.History)
-	add(ok, CapHistory)
-	_, ok = a.(channels.TurnEnder)
-	add(ok, CapTurnEnd)
-	_, ok = a.(channels.ToolDetailer)
-	add(ok, CapToolDetail)
-	_, ok = a.(channels.AgentShower)
-	add(ok, CapShowAgent)
-	_, ok = a.(channels.SessionShower)
-	add(ok, CapShowSess)
-	return c
+// Caps returns the capabilities c announces.
+func (c Caps) Caps() channels.Caps {
+	caps := channels.CapsNamed(c.Names)
+	caps.Cards = caps.Cards || c.Cards
+	return caps
 }
 
 // DecodeCaps reads an edge's announcement.

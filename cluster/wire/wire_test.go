@@ -153,3 +153,25 @@ func TestTakeOverEvent(t *testing.T) {
 		}
 	}
 }
+
+// An announcement crosses as the capabilities it was made of, and one an
+// edge of the release before wrote (the same names, cards only in its
+// own field, no check) reads as it meant.
+func TestCapsCross(t *testing.T) {
+	c := channels.Caps{Edit: true, Typing: true, StopTyping: true, Card: true, Cards: true, TurnEnd: true, Check: true}
+	ann := roundTrip(t, wire.FromCaps("p", c, channels.Limits{MaxMessageChars: 2000}), wire.DecodeCaps)
+	if got := ann.Caps(); got != c {
+		t.Errorf("Caps() = %+v, want %+v", got, c)
+	}
+	b, _ := json.Marshal(ann)
+	if want := `{"platform":"p","caps":["edit","typing","stop_typing","card","cards","turn_end","check"],"cards":true,`; string(b[:len(want)]) != want {
+		t.Errorf("on the wire %s, want it to start %s", b, want)
+	}
+	old, err := wire.DecodeCaps([]byte(`{"platform":"p","caps":["edit","typing","stop_typing","card","show_session"],"cards":true,"limits":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := old.Caps(), (channels.Caps{Edit: true, Typing: true, StopTyping: true, Card: true, Cards: true, ShowSession: true}); got != want {
+		t.Errorf("the release before's announcement reads %+v, want %+v", got, want)
+	}
+}

@@ -245,7 +245,7 @@ func runEdge(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		adapters[p] = a
-		if c, ok := a.(channels.Checker); ok {
+		if c, ok := channels.As[channels.Checker](a); ok {
 			m.Connected(p, c.Check)
 		}
 		log.Info("serving a channel to the workers", "platform", p)

@@ -94,7 +94,7 @@ func notReadyNode(nc *nats.Conn, draining bool, adapters map[string]channels.Ada
 		why = append(why, "draining: the node is stopping")
 	}
 	for _, p := range slices.Sorted(maps.Keys(adapters)) {
-		if c, ok := adapters[p].(channels.Checker); ok {
+		if c, ok := channels.As[channels.Checker](adapters[p]); ok {
 			if err := c.Check(); err != nil {
 				why = append(why, fmt.Sprintf("%s: %v", p, err))
 			}

@@ -208,10 +208,10 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	m.Threads(g.router.Threads)
 	for p, a := range adapters {
 		g.router.Add(p, a)
-		if c, ok := a.(channels.Checker); ok {
+		if c, ok := channels.As[channels.Checker](a); ok {
 			m.Connected(p, c.Check)
 		}
-		log.Info("channel enabled", "platform", p, "capabilities", dispatch.Capabilities(a))
+		log.Info("channel enabled", "platform", p, "capabilities", channels.CapsOf(a).Names())
 	}
 
 	g.wg.Go(func() { g.errs <- g.router.Run(ctx) })
@@ -354,7 +354,7 @@ func ready(w http.ResponseWriter, adapters map[string]channels.Adapter, note str
 		b.WriteString(note + "\n")
 	}
 	for _, p := range slices.Sorted(maps.Keys(adapters)) {
-		c, ok := adapters[p].(channels.Checker)
+		c, ok := channels.As[channels.Checker](adapters[p])
 		if !ok {
 			fmt.Fprintf(&b, "%s: ok\n", p)
 			continue
@@ -641,7 +641,7 @@ func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logg
 		if err != nil {
 			return nil, fmt.Errorf("channels.slack: %w", err)
 		}
-		return a.Channel(), nil
+		return a, nil
 	}
 	return nil, fmt.Errorf("channels.%s: this build does not include the %s adapter yet", p, p)
 }

@@ -7,10 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/cluster/remote"
 	"github.com/acpgw/gateway/cluster/wire"
-	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/session"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -93,15 +93,17 @@ func (e *edgePlatforms) add(p string) (*remote.Adapter, error) {
 	// Announced already: Open reads the announcement at once.
 	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
 	defer cancel()
-	a, view, err := remote.Open(ctx, remote.Options{Cluster: e.cluster, Replicas: e.replicas, Platform: p, Conn: e.nc, JS: e.js, Log: e.log.With("platform", p)})
+	a, err := remote.Open(ctx, remote.Options{Cluster: e.cluster, Replicas: e.replicas, Platform: p, Conn: e.nc, JS: e.js, Log: e.log.With("platform", p)})
 	if err != nil {
 		e.log.Error("cannot serve a platform an edge announced", "platform", p, "err", err)
 		return nil, err
 	}
-	e.router.Add(p, view)
+	e.router.Add(p, a)
 	e.byName[p] = a
+	// Run follows the platform's later announcements too (a capability
+	// an edge adds), which the proxy logs.
 	e.wg.Go(func() { _ = a.Run(e.ctx, e.router.Handle) })
-	e.log.Info("channel enabled", "platform", p, "capabilities", dispatch.Capabilities(view))
+	e.log.Info("channel enabled", "platform", p, "capabilities", channels.CapsOf(a).Names())
 	return a, nil
 }
 
