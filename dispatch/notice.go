@@ -60,7 +60,7 @@ func (l *Lane) ReplaceNotice(now time.Time, key, text string) {
 	key = noticePrefix + key
 	for _, it := range l.urgent {
 		if it.key == key {
-			it.text, it.key = text, ""
+			it.text, it.final = text, true
 			return
 		}
 	}
@@ -87,7 +87,7 @@ func (l *Lane) ReplaceNotice(now time.Time, key, text string) {
 func (l *Lane) SettleNotice(now time.Time, key, text string) {
 	key = noticePrefix + key
 	for i, it := range l.urgent {
-		if it.key == key {
+		if it.key == key && !it.final {
 			l.urgent = slices.Delete(l.urgent, i, i+1)
 			return
 		}
@@ -106,7 +106,7 @@ func (l *Lane) stepUrgent(ctx context.Context, now time.Time) (time.Time, bool) 
 		return w, false
 	}
 	it := l.urgent[0]
-	h, err := l.ad.Post(ctx, l.thread, channels.Message{Kind: it.msgKind, Text: it.text})
+	h, err := l.ad.Post(ctx, l.thread, channels.Message{Kind: it.msgKind, Text: it.text, Key: it.key})
 	switch l.judge(now, "post", err) {
 	case retry:
 		return l.blockedUntil, false
@@ -121,10 +121,11 @@ func (l *Lane) stepUrgent(ctx context.Context, now time.Time) (time.Time, bool) 
 	}
 	l.obs.Delivered("post", it.msgKind, now.Sub(it.since))
 	l.sent(h)
-	if it.key != "" {
-		l.noticeShown[it.key] = it.text
+	if it.key == "" || it.final {
+		return time.Time{}, true
 	}
-	if it.key != "" && h.Known() {
+	l.noticeShown[it.key] = it.text
+	if h.Known() {
 		l.handles[it.key] = h
 		l.lastEdit[h.ID] = now
 	}

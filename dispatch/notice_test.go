@@ -32,7 +32,9 @@ func TestNoticeGoesAheadOfHeldText(t *testing.T) {
 
 // TestReplaceNotice: a keyed notice is edited into its replacement where
 // the channel edits, else the replacement comes in order; replaced before
-// it was shown, only the replacement is posted.
+// it was shown, only the replacement is posted, under the key the edited
+// notice ends with (a live thread and its replay end alike whichever came
+// first).
 func TestReplaceNotice(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -57,6 +59,14 @@ func TestReplaceNotice(t *testing.T) {
 			h.drain()
 			if got := h.ops(); !cmp.Equal(got, tc.want) {
 				t.Errorf("(-got +want):\n%s", cmp.Diff(got, tc.want))
+			}
+			if !tc.edit {
+				return
+			}
+			for _, m := range h.rec.Messages() {
+				if m.Text == "⚙️ Stopped by Ann." && m.Key != "notice:stop" {
+					t.Errorf("the stop notice ends with key %q, want %q", m.Key, "notice:stop")
+				}
 			}
 		})
 	}
