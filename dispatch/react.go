@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/internal/mailbox"
 )
 
 // Reactions keeps the gateway's own reaction on people's messages of one
@@ -176,7 +177,8 @@ const reactTimeout = 10 * time.Second
 type ReactRunner struct {
 	s *Reactions
 
-	sets mailbox[reactSet]
+	ctx  context.Context
+	sets *mailbox.Box[reactSet]
 	done chan struct{} // closed when the goroutine returned
 }
 
@@ -188,46 +190,29 @@ type reactSet struct {
 // StartReactions starts a runner for s; it stops when ctx is done or
 // Close is called. The caller owns it and must call Close.
 func StartReactions(ctx context.Context, s *Reactions) *ReactRunner {
-	r := &ReactRunner{s: s, sets: mailbox[reactSet]{wake: make(chan struct{}, 1)}, done: make(chan struct{})}
-	go r.run(ctx)
+	r := &ReactRunner{s: s, ctx: ctx, sets: mailbox.New[reactSet](), done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		mailbox.Run(ctx, r.sets, (*reactLoop)(r))
+	}()
 	return r
 }
 
 // Set wants emoji on message h; see Reactions.Set.
-func (r *ReactRunner) Set(h channels.Handle, emoji string) { r.sets.put(reactSet{h, emoji}) }
+func (r *ReactRunner) Set(h channels.Handle, emoji string) { r.sets.Put(reactSet{h, emoji}) }
 
 // Close stops the runner and waits for its goroutine; reactions not yet
 // shown are dropped.
 func (r *ReactRunner) Close() {
-	r.sets.close()
+	r.sets.Close()
 	<-r.done
 }
 
-func (r *ReactRunner) run(ctx context.Context) {
-	defer close(r.done)
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	for {
-		sets, closed := r.sets.take()
-		if closed || ctx.Err() != nil {
-			return
-		}
-		for _, e := range sets {
-			r.s.Set(e.h, e.emoji)
-		}
-		next := r.s.Step(ctx, time.Now())
-		var tc <-chan time.Time
-		if !next.IsZero() {
-			timer.Reset(time.Until(next))
-			tc = timer.C
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-r.sets.wake:
-		case <-tc:
-		}
-		timer.Stop()
-	}
-}
+// reactLoop is the ReactRunner as mailbox.Run drives it.
+type reactLoop ReactRunner
+
+func (r *reactLoop) Handle(_ time.Time, e reactSet) { r.s.Set(e.h, e.emoji) }
+
+func (r *reactLoop) Step(now time.Time) time.Time { return r.s.Step(r.ctx, now) }
+
+func (r *reactLoop) Done() bool { return false }

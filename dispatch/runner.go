@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/internal/mailbox"
 	"github.com/acpgw/gateway/projector"
 )
 
@@ -14,7 +15,8 @@ import (
 type Runner struct {
 	lane *Lane
 
-	inbox mailbox[event]
+	ctx   context.Context
+	inbox *mailbox.Box[event]
 	done  chan struct{} // closed when the goroutine returned
 }
 
@@ -27,8 +29,11 @@ type event struct {
 // Start starts a runner for lane; it stops when ctx is done or Close is
 // called. The caller owns it and must call Close (or cancel ctx and Wait).
 func Start(ctx context.Context, lane *Lane) *Runner {
-	r := &Runner{lane: lane, inbox: mailbox[event]{wake: make(chan struct{}, 1)}, done: make(chan struct{})}
-	go r.run(ctx)
+	r := &Runner{lane: lane, ctx: ctx, inbox: mailbox.New[event](), done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		mailbox.Run(ctx, r.inbox, (*runnerLoop)(r))
+	}()
 	return r
 }
 
@@ -87,51 +92,32 @@ func (r *Runner) FileThen(f channels.Upload, taken func(held bool), done func(er
 // settings changes and queries).
 func (r *Runner) Do(f func(*Lane)) { r.send(event{f: f}) }
 
-func (r *Runner) send(e event) { r.inbox.put(e) }
+func (r *Runner) send(e event) { r.inbox.Put(e) }
 
 // Close stops the runner and waits for its goroutine. Outputs not yet
 // delivered are dropped.
 func (r *Runner) Close() {
-	r.inbox.close()
+	r.inbox.Close()
 	<-r.done
 }
 
 // Done is closed when the runner's goroutine has returned.
 func (r *Runner) Done() <-chan struct{} { return r.done }
 
-func (r *Runner) run(ctx context.Context) {
-	defer close(r.done)
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	for {
-		in, closed := r.inbox.take()
-		if closed || ctx.Err() != nil {
-			return
-		}
-		now := time.Now()
-		for _, e := range in {
-			switch {
-			case e.begin:
-				r.lane.BeginTurn(now)
-			case e.f != nil:
-				e.f(r.lane)
-			default:
-				r.lane.Push(now, e.outs...)
-			}
-		}
-		next := r.lane.Step(ctx, time.Now())
-		var tc <-chan time.Time
-		if !next.IsZero() {
-			timer.Reset(time.Until(next))
-			tc = timer.C
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-r.inbox.wake:
-		case <-tc:
-		}
-		timer.Stop()
+// runnerLoop is the Runner as mailbox.Run drives it.
+type runnerLoop Runner
+
+func (r *runnerLoop) Handle(now time.Time, e event) {
+	switch {
+	case e.begin:
+		r.lane.BeginTurn(now)
+	case e.f != nil:
+		e.f(r.lane)
+	default:
+		r.lane.Push(now, e.outs...)
 	}
 }
+
+func (r *runnerLoop) Step(now time.Time) time.Time { return r.lane.Step(r.ctx, now) }
+
+func (r *runnerLoop) Done() bool { return false }

@@ -38,7 +38,7 @@ func (r *Router) Disown(ref channels.ThreadRef) {
 	}
 	r.mu.Unlock()
 	if t != nil {
-		if t.inbox.send(Forget{}) {
+		if t.inbox.event(Forget{}) {
 			<-t.done
 		}
 		r.log.Info("thread given up to another worker", "thread", ref)

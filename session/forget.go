@@ -71,7 +71,7 @@ func (r *Router) drop(ref channels.ThreadRef, by string) {
 // forget stops everything of the thread (Router.drop): its owner ends it
 // (the machine's Forget) and returns; forget waits for that.
 func (t *thread) forget(by string, archived bool) {
-	if t.inbox.send(Forget{By: channels.Author{Name: by}, Archived: archived}) {
+	if t.inbox.event(Forget{By: channels.Author{Name: by}, Archived: archived}) {
 		<-t.done
 	}
 }

@@ -9,79 +9,50 @@ package session
 // child goroutine that reports back with an event.
 
 import (
-	"sync"
+	"context"
 	"time"
 
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/internal/mailbox"
 	"github.com/acpgw/gateway/mcpgate"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 )
 
-// inbox holds a thread's events for its owner. It never blocks a sender;
-// once the owner has returned, send reports false.
-type inbox struct {
-	mu     sync.Mutex // guards the inbox only, never thread state
-	events []any
-	closed bool
-	wake   chan struct{} // capacity 1: "events arrived"
+// inbox holds a thread's events for its owner (a mailbox.Box): the
+// machine's events (event) and the owner's own (send). It never blocks a
+// sender; once the owner has returned, both report false.
+type inbox struct{ *mailbox.Box[ownerEvent] }
+
+func newInbox() inbox { return inbox{mailbox.New[ownerEvent]()} }
+
+// send puts one of the owner's own events.
+func (b inbox) send(e ownerEvent) bool { return b.Put(e) }
+
+// event puts one of the machine's events, which the owner applies as it
+// is.
+func (b inbox) event(e Event) bool { return b.Put(machineEv{e}) }
+
+// ownerEvent is one event in a thread's inbox: take is how the owner
+// takes it, on its goroutine.
+type ownerEvent interface{ take(t *thread) }
+
+// awaited is an owner event whose sender waits for an answer: refuse
+// answers it when the thread ends before it was taken.
+type awaited interface {
+	ownerEvent
+	refuse(t *thread)
 }
 
-func newInbox() inbox { return inbox{wake: make(chan struct{}, 1)} }
+// machineEv is one of the machine's events.
+type machineEv struct{ e Event }
 
-func (b *inbox) send(e any) bool {
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		return false
+func (m machineEv) take(t *thread) {
+	if _, ok := m.e.(Shutdown); ok {
+		t.stopped = t.proc != nil
 	}
-	b.events = append(b.events, e)
-	b.mu.Unlock()
-	select {
-	case b.wake <- struct{}{}:
-	default:
-	}
-	return true
-}
-
-// next takes the oldest event, if any. One at a time: what is not taken
-// yet stays for close and closeIfEmpty to see.
-func (b *inbox) next() (any, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(b.events) == 0 {
-		return nil, false
-	}
-	e := b.events[0]
-	b.events[0] = nil
-	b.events = b.events[1:]
-	if len(b.events) == 0 {
-		b.events = nil
-	}
-	return e, true
-}
-
-// closeIfEmpty refuses events from now on, unless some wait; it reports
-// whether it closed the inbox.
-func (b *inbox) closeIfEmpty() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(b.events) > 0 {
-		return false
-	}
-	b.closed = true
-	return true
-}
-
-// close refuses events from now on and returns those not taken.
-func (b *inbox) close() []any {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.closed = true
-	e := b.events
-	b.events = nil
-	return e
+	t.apply(m.e)
 }
 
 // The owner's own events, besides the machine's (Event), which senders
@@ -144,7 +115,8 @@ type (
 )
 
 // run is the thread's owner loop. It returns once the machine has
-// exited (after Shutdown), or the thread was evicted.
+// exited (after Shutdown), or the thread was evicted: not when the
+// router's context ends, which the machine's Shutdown follows.
 func (t *thread) run() {
 	defer close(t.done)
 	defer t.runner.Close()
@@ -152,46 +124,32 @@ func (t *thread) run() {
 		defer t.reacts.Close()
 	}
 	defer t.closeMCP()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
 	t.restoreHold()
-	for !t.m.Exited() && !t.evicted {
-		if e, ok := t.inbox.next(); ok {
-			t.handle(e)
-			continue
-		}
-		var tc <-chan time.Time
-		if !t.wake.IsZero() {
-			timer.Reset(time.Until(t.wake))
-			tc = timer.C
-		}
-		select {
-		case <-t.inbox.wake:
-		case <-tc:
-			t.apply(Tick{})
-		}
-		timer.Stop()
-	}
+	mailbox.Run(context.WithoutCancel(t.r.ctx), t.inbox.Box, (*owner)(t))
 	// Whoever still waits on an answer gets "no"; an agent stopped at the
 	// thread's end is reported.
-	for _, e := range t.inbox.close() {
-		switch e := e.(type) {
-		case permissionEv:
-			e.p.answer <- answered{}
-		case questionEv:
-			e.q.answer <- agent.Answer{Action: agent.Cancel}
-		case reapEv:
-			e.reply <- false
-		case readThreadEv:
-			e.reply <- nil
-		case messageEv:
-			e.reply <- errThreadEnded
-		case exitedEv:
-			t.r.agentEvent(t.ref, "stopped") // let go at the thread's end
+	for _, e := range t.inbox.Close() {
+		if w, ok := e.(awaited); ok {
+			w.refuse(t)
 		}
 	}
 }
+
+// owner is the thread as mailbox.Run drives it.
+type owner thread
+
+func (o *owner) Handle(_ time.Time, e ownerEvent) { e.take((*thread)(o)) }
+
+// Step applies the machine's Tick once its wake time has come.
+func (o *owner) Step(now time.Time) time.Time {
+	t := (*thread)(o)
+	if !t.wake.IsZero() && !now.Before(t.wake) {
+		t.apply(Tick{})
+	}
+	return t.wake
+}
+
+func (o *owner) Done() bool { return o.m.Exited() || o.evicted }
 
 // apply runs the machine on e and performs its effects.
 func (t *thread) apply(e Event) {
@@ -212,74 +170,63 @@ func (t *thread) apply(e Event) {
 	}
 }
 
-// handle is one event on the owner's goroutine.
-func (t *thread) handle(e any) {
-	switch e := e.(type) {
-	case Shutdown:
-		t.stopped = t.proc != nil
-		t.apply(e)
-	case Event:
-		t.apply(e)
-	case inboundEv:
-		t.inbound(e)
-	case choiceEv:
-		if t.questionChoice(e) || t.picked(e) {
-			break
-		}
-		t.replyTo = &e.in
-		if isContinue(e.promptID) {
-			t.apply(ContinueIn{By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
-		} else {
-			t.apply(PermissionAnswer{ID: e.promptID, Option: e.optionID, By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
-		}
-		t.replyTo = nil
-	case questionEv, questionPostedEv, formEv:
-		t.questionEvent(e)
-	case updateEv:
-		t.update(e.u, e.history)
-	case permissionEv:
-		t.permission(e.p)
-	case postedEv:
-		t.posted(e.p, e.h, e.err)
-	case transcriptEv:
-		t.tr = e.tr
-	case startedEv:
-		t.startEnded(e.res, e.err)
-	case turnDoneEv:
-		exited := isExited(e.err) || (t.proc != nil && t.proc.Err() != nil)
-		t.apply(TurnDone{StopReason: e.stop, Err: e.err, Exited: exited})
-	case exitedEv:
-		mine := t.proc == e.proc
-		if mine {
-			t.r.log.Info("agent exited", "thread", t.ref, "err", e.proc.Err())
-			t.apply(ProcessExited{})
-			t.r.agentEvent(t.ref, "exited")
-		} else {
-			t.r.agentEvent(t.ref, "stopped")
-		}
-	case reactionEv:
-		t.reaction(e)
-	case readThreadEv:
-		e.reply <- t.recentMessages(e.limit)
-	case messageEv:
-		t.message(e)
-	case takenOverEv:
-		t.notice(e.n)
-	case commandEv:
-		t.apply(CommandIn{In: e.in, Operator: e.acc.mayOperate(e.in)})
-	case optionSetEv:
-		t.optionSet(e)
-	case sessionsEv:
-		t.sessionsListed(e)
-	case suggestEv:
-		t.suggestions(e.in)
-	case reapEv:
-		had := t.proc != nil
-		t.apply(ReapIdle{Why: e.why})
-		e.reply <- had && t.proc == nil
-	default:
-		t.r.log.Error("unknown thread event", "thread", t.ref, "event", e)
+func (e inboundEv) take(t *thread) { t.inbound(e) }
+
+func (e choiceEv) take(t *thread) {
+	if t.questionChoice(e) || t.picked(e) {
+		return
 	}
+	t.replyTo = &e.in
+	if isContinue(e.promptID) {
+		t.apply(ContinueIn{By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
+	} else {
+		t.apply(PermissionAnswer{ID: e.promptID, Option: e.optionID, By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
+	}
+	t.replyTo = nil
+}
+
+func (e updateEv) take(t *thread)     { t.update(e.u, e.history) }
+func (e permissionEv) take(t *thread) { t.permission(e.p) }
+func (e permissionEv) refuse(*thread) { e.p.answer <- answered{} }
+func (e postedEv) take(t *thread)     { t.posted(e.p, e.h, e.err) }
+func (e transcriptEv) take(t *thread) { t.tr = e.tr }
+func (e startedEv) take(t *thread)    { t.startEnded(e.res, e.err) }
+func (e readThreadEv) take(t *thread) { e.reply <- t.recentMessages(e.limit) }
+func (e readThreadEv) refuse(*thread) { e.reply <- nil }
+func (e takenOverEv) take(t *thread)  { t.notice(e.n) }
+func (e commandEv) take(t *thread)    { t.apply(CommandIn{In: e.in, Operator: e.acc.mayOperate(e.in)}) }
+func (e suggestEv) take(t *thread)    { t.suggestions(e.in) }
+func (e reapEv) refuse(*thread)       { e.reply <- false }
+func (e exitedEv) refuse(t *thread)   { t.r.agentEvent(t.ref, "stopped") } // let go at the thread's end
+func (e turnDoneEv) take(t *thread) {
+	exited := isExited(e.err) || (t.proc != nil && t.proc.Err() != nil)
+	t.apply(TurnDone{StopReason: e.stop, Err: e.err, Exited: exited})
+}
+
+func (e exitedEv) take(t *thread) {
+	if t.proc != e.proc {
+		t.r.agentEvent(t.ref, "stopped")
+		return
+	}
+	t.r.log.Info("agent exited", "thread", t.ref, "err", e.proc.Err())
+	t.apply(ProcessExited{})
+	t.r.agentEvent(t.ref, "exited")
+}
+
+func (e optionSetEv) take(t *thread)      { t.optionSet(e) }
+func (e sessionsEv) take(t *thread)       { t.sessionsListed(e) }
+func (e reactionEv) take(t *thread)       { t.reaction(e) }
+func (e messageEv) take(t *thread)        { t.message(e) }
+func (e messageEv) refuse(*thread)        { e.reply <- errThreadEnded }
+func (e questionEv) take(t *thread)       { t.questionAsked(e) }
+func (e questionEv) refuse(*thread)       { e.q.answer <- agent.Answer{Action: agent.Cancel} }
+func (e questionPostedEv) take(t *thread) { t.questionPosted(e.q, e.h, e.err) }
+func (e formEv) take(t *thread)           { t.formAnswer(e.in, e.acc) }
+
+func (e reapEv) take(t *thread) {
+	had := t.proc != nil
+	t.apply(ReapIdle{Why: e.why})
+	e.reply <- had && t.proc == nil
 }
 
 // inbound is a person's message: a stop, a numbered answer to a prompt,

@@ -97,7 +97,7 @@ func (t *thread) perform(f Effect) {
 		t.tellInterrupted()
 	case Exit:
 	case CheckLane:
-		t.runner.Do(func(l *dispatch.Lane) { t.inbox.send(LaneIdle{Idle: l.Idle()}) })
+		t.runner.Do(func(l *dispatch.Lane) { t.inbox.event(LaneIdle{Idle: l.Idle()}) })
 	case Evict:
 		t.evicted = t.r.evict(t)
 	case React:

@@ -53,7 +53,7 @@ func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 	}
 	// The agent gave up waiting: the prompt is withdrawn (the owner
 	// answers cancelled, unless it answered already).
-	t.inbox.send(PermissionWithdrawn{ID: p.id})
+	t.inbox.event(PermissionWithdrawn{ID: p.id})
 	a := <-p.answer
 	return a.option, a.ok
 }

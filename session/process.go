@@ -76,14 +76,14 @@ func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pi
 		return nil, err
 	}
 	if !need {
-		t.inbox.send(SlotTaken{})
+		t.inbox.event(SlotTaken{})
 		return &started{files: files}, nil
 	}
 	// Waiting for a slot does not count against the start timeout.
 	if err := t.r.acquire(ctx, t); err != nil {
 		return nil, err
 	}
-	t.inbox.send(SlotTaken{})
+	t.inbox.event(SlotTaken{})
 	res, err := t.launch(ctx, pick, in, mcp)
 	if err != nil {
 		t.r.release()

@@ -98,9 +98,9 @@ func (t *thread) ask(ctx context.Context, q agent.Question, inTurn bool) (agent.
 			return a, qs.refused
 		case <-done:
 			done = nil
-			t.inbox.send(QuestionDone{ID: qs.id})
+			t.inbox.event(QuestionDone{ID: qs.id})
 		case <-ctx.Done():
-			if !t.inbox.send(QuestionWithdrawn{ID: qs.id}) {
+			if !t.inbox.event(QuestionWithdrawn{ID: qs.id}) {
 				select {
 				case a := <-qs.answer:
 					return a, qs.refused
@@ -114,35 +114,28 @@ func (t *thread) ask(ctx context.Context, q agent.Question, inTurn bool) (agent.
 	}
 }
 
-// questionEvent handles the owner's question events.
-func (t *thread) questionEvent(e any) {
-	switch e := e.(type) {
-	case questionEv:
-		if e.q.inTurn && !t.proj.InTurn() {
-			t.r.log.Info("ask refused: no turn is running", "thread", t.ref, "question", e.q.id)
-			e.q.refused = errNoTurn
-			e.q.answer <- agent.Answer{Action: agent.Cancel}
-			return
-		}
-		if c := e.q.q.Subagent; c != "" {
-			e.q.q.Message = t.proj.SubagentAsks(c, e.q.q.Message)
-		}
-		t.questions[e.q.id] = e.q
-		if t.tr != nil {
-			q := e.q.q
-			names := make([]string, len(q.Fields))
-			for i, f := range q.Fields {
-				names[i] = f.Name
-			}
-			t.tr.Question(store.QuestionEntry{RequestID: e.q.id, ToolCallID: q.ToolCallID, Message: q.Message, Mode: q.Mode, URL: q.URL, Fields: names, Asked: e.q.asked})
-		}
-		t.r.log.Info("the agent asks a question", "thread", t.ref, "question", e.q.id, "mode", e.q.q.Mode, "fields", len(e.q.q.Fields))
-		t.apply(QuestionAsked{ID: e.q.id, Timeout: t.policy.Permissions.Timeout})
-	case questionPostedEv:
-		t.questionPosted(e.q, e.h, e.err)
-	case formEv:
-		t.formAnswer(e.in, e.acc)
+// questionAsked is the agent's question, on the owner.
+func (t *thread) questionAsked(e questionEv) {
+	if e.q.inTurn && !t.proj.InTurn() {
+		t.r.log.Info("ask refused: no turn is running", "thread", t.ref, "question", e.q.id)
+		e.q.refused = errNoTurn
+		e.q.answer <- agent.Answer{Action: agent.Cancel}
+		return
 	}
+	if c := e.q.q.Subagent; c != "" {
+		e.q.q.Message = t.proj.SubagentAsks(c, e.q.q.Message)
+	}
+	t.questions[e.q.id] = e.q
+	if t.tr != nil {
+		q := e.q.q
+		names := make([]string, len(q.Fields))
+		for i, f := range q.Fields {
+			names[i] = f.Name
+		}
+		t.tr.Question(store.QuestionEntry{RequestID: e.q.id, ToolCallID: q.ToolCallID, Message: q.Message, Mode: q.Mode, URL: q.URL, Fields: names, Asked: e.q.asked})
+	}
+	t.r.log.Info("the agent asks a question", "thread", t.ref, "question", e.q.id, "mode", e.q.q.Mode, "fields", len(e.q.q.Fields))
+	t.apply(QuestionAsked{ID: e.q.id, Timeout: t.policy.Permissions.Timeout})
 }
 
 // performQuestion performs the machine's question effects.

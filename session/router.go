@@ -480,7 +480,7 @@ func (r *Router) thread(ref channels.ThreadRef, space string, ad channels.Adapte
 // resumes the thread from the store.
 func (r *Router) evict(t *thread) bool {
 	r.mu.Lock()
-	if r.closed || r.threads[t.ref] != t || !t.inbox.closeIfEmpty() {
+	if r.closed || r.threads[t.ref] != t || !t.inbox.CloseIfEmpty() {
 		r.mu.Unlock()
 		return false
 	}
@@ -627,7 +627,7 @@ func (r *Router) shutdown() {
 	r.mu.Unlock()
 	r.log.Info("shutting down: cancelling running turns and stopping agents", "threads", len(threads))
 	for _, t := range threads {
-		t.inbox.send(Shutdown{})
+		t.inbox.event(Shutdown{})
 	}
 	var cut, stopped int
 	for _, t := range threads {

@@ -134,7 +134,7 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		Logger:   r.log,
 		RetryFor: r.o.Delivery.RetryFor,
 		// For stop reactions on the running turn's messages.
-		OnPosted: func(h channels.Handle) { t.inbox.send(Posted{ID: h.ID}) },
+		OnPosted: func(h channels.Handle) { t.inbox.event(Posted{ID: h.ID}) },
 		// Kept where the thread's next owner finds them (handles.go).
 		OnOpen: func(o []dispatch.Open) { t.opens.report(t, o) },
 		OnTurnEnd: func(e projector.TurnEnd) {
