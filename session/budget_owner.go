@@ -37,7 +37,7 @@ func (t *thread) budgetBaseFor(now time.Time, id string) budgetBase {
 	if u := t.proj.LastUsage(); u.CostKnown {
 		b.sessionCost = u.Cost
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 	defer cancel()
 	st := t.r.o.Store
 	if c, ok, err := st.SessionCost(ctx, id); err == nil && ok {
@@ -80,7 +80,7 @@ func (t *thread) checkBudgets(u *projector.Update) {
 // restoreHold tells a thread brought back whether it waits for a
 // Continue.
 func (t *thread) restoreHold() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 	defer cancel()
 	h, ok, err := t.r.o.Store.BudgetHoldOf(ctx, t.ref)
 	if err != nil {
@@ -97,7 +97,7 @@ func isContinue(promptID string) bool { return strings.HasPrefix(promptID, conti
 
 // performBudget performs the budget effects; false for any other.
 func (t *thread) performBudget(f Effect) bool {
-	ctx := context.Background()
+	ctx := t.records()
 	st := t.r.o.Store
 	switch f := f.(type) {
 	case HoldBudget:
@@ -124,7 +124,7 @@ func (t *thread) performBudget(f Effect) bool {
 		t.showUsage(f.In)
 	case RefuseContinue:
 		if in := t.replyTo; in != nil {
-			t.r.reply(ctx, t.ad, *in, f.Notice)
+			t.reply(*in, f.Notice)
 		}
 	default:
 		return false

@@ -43,7 +43,6 @@ func (t *thread) optionBy(ok func(agent.ConfigOption) bool) *agent.ConfigOption 
 // an option, category mode falls back to the agent's legacy modes, and
 // model to its unstable models.
 func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label, cat string, arg string) {
-	ctx := context.Background()
 	var ids, names []string
 	var current, key string
 	switch {
@@ -66,7 +65,7 @@ func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label, cat s
 		}
 		current, key = t.cmd.models.Current, legacyModel
 	default:
-		t.r.reply(ctx, t.ad, in, sysmsg.NoOption{Option: label, NotStarted: t.cmd.opts == nil && t.cmd.modes == nil && t.cmd.models == nil})
+		t.reply(in, sysmsg.NoOption{Option: label, NotStarted: t.cmd.opts == nil && t.cmd.modes == nil && t.cmd.models == nil})
 		return
 	}
 	if arg == "" {
@@ -78,7 +77,7 @@ func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label, cat s
 		i = slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, arg) })
 	}
 	if i < 0 {
-		t.r.reply(ctx, t.ad, in, sysmsg.BadValue{Option: label, Value: arg, Values: ids})
+		t.reply(in, sysmsg.BadValue{Option: label, Value: arg, Values: ids})
 		return
 	}
 	value, name := ids[i], names[i]
@@ -111,7 +110,7 @@ func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label, cat s
 // thread gets it (applyChoices), also after a restart.
 func (t *thread) storeChoice(key, value string) {
 	st := t.r.o.Store
-	if err := t.r.persist(context.Background(), t.ref, "the choice", func(ctx context.Context) error { return st.SetChoice(ctx, t.ref, key, value) }); err != nil {
+	if err := t.r.persist(t.records(), t.ref, "the choice", func(ctx context.Context) error { return st.SetChoice(ctx, t.ref, key, value) }); err != nil {
 		t.r.log.Error("cannot save the thread's choice", "thread", t.ref, "option", key, "err", err)
 	}
 }
@@ -128,7 +127,7 @@ func (t *thread) optionSet(e optionSetEv) {
 		if errors.As(e.err, &ce) {
 			n.Code, n.AgentSays = ce.Code, ce.Says
 		}
-		t.r.reply(context.Background(), t.ad, e.in, n)
+		t.reply(e.in, n)
 		return
 	}
 	t.storeChoice(e.key, e.value)
@@ -226,7 +225,7 @@ type refusedChoice struct {
 func (t *thread) forgetRefused(refused []refusedChoice) {
 	st := t.r.o.Store
 	for _, c := range refused {
-		if err := t.r.persist(context.Background(), t.ref, "the refused choice", func(ctx context.Context) error { return st.DropChoice(ctx, t.ref, c.key) }); err != nil {
+		if err := t.r.persist(t.records(), t.ref, "the refused choice", func(ctx context.Context) error { return st.DropChoice(ctx, t.ref, c.key) }); err != nil {
 			t.r.log.Error("cannot forget the thread's refused choice", "thread", t.ref, "option", c.label, "err", err)
 		}
 		t.laneNotice(sysmsg.SetFailed{Option: c.label, Err: c.err.Error(), Code: c.err.Code, AgentSays: c.err.Says})
@@ -259,7 +258,7 @@ const choicePrefix = "cmd-"
 // the command with that value. Elsewhere it answers with c as text.
 func (t *thread) showChoices(in channels.Inbound, c sysmsg.Choices, names []string) {
 	if _, ok := channels.As[channels.Prompter](t.ad); !ok || len(c.Values) == 0 {
-		t.r.reply(context.Background(), t.ad, in, c)
+		t.reply(in, c)
 		return
 	}
 	opts := make([]channels.Option, len(c.Values))

@@ -99,7 +99,7 @@ func (t *thread) runCommand(in channels.Inbound) {
 		}
 		t.attach(in)
 	case channels.CommandHelp:
-		t.r.reply(context.Background(), t.ad, in, t.help())
+		t.reply(in, t.help())
 	case channels.CommandModel, channels.CommandMode, channels.CommandEffort:
 		cat, label := categoryOf(c.Name)
 		t.option(in, t.optionBy(func(o agent.ConfigOption) bool { return o.Category == cat }), label, cat, c.Args)
@@ -113,7 +113,7 @@ func (t *thread) runCommand(in channels.Inbound) {
 			for _, o := range t.cmd.opts {
 				ids = append(ids, o.ID)
 			}
-			t.r.reply(context.Background(), t.ad, in, sysmsg.BadValue{Value: id, Values: ids})
+			t.reply(in, sysmsg.BadValue{Value: id, Values: ids})
 			return
 		}
 		o := t.optionBy(func(o agent.ConfigOption) bool { return strings.EqualFold(o.ID, id) })
@@ -122,7 +122,7 @@ func (t *thread) runCommand(in channels.Inbound) {
 			for _, o := range t.cmd.opts {
 				ids = append(ids, o.ID)
 			}
-			t.r.reply(context.Background(), t.ad, in, sysmsg.BadValue{Value: id, Values: ids})
+			t.reply(in, sysmsg.BadValue{Value: id, Values: ids})
 			return
 		}
 		label := id
@@ -139,7 +139,6 @@ func (t *thread) runCommand(in channels.Inbound) {
 // switchAgent answers /agent: the agents this thread may move to, or a
 // move to one of them (SwitchAgent).
 func (t *thread) switchAgent(in channels.Inbound) {
-	ctx := context.Background()
 	allowed := t.r.policyFor(t.ref, t.space).Agents
 	current := t.cmd.agent
 	if current == "" {
@@ -156,7 +155,7 @@ func (t *thread) switchAgent(in channels.Inbound) {
 	}
 	_, known := t.r.agentSpec(name)
 	if !known || (len(allowed) > 0 && !slices.Contains(allowed, name)) {
-		t.r.reply(ctx, t.ad, in, sysmsg.NoSuchAgent{Name: name, Allowed: allowed})
+		t.reply(in, sysmsg.NoSuchAgent{Name: name, Allowed: allowed})
 		return
 	}
 	t.apply(SwitchAgent{By: in.Author, Agent: name})
@@ -166,17 +165,17 @@ func (t *thread) switchAgent(in channels.Inbound) {
 // gateway is bound to (a hand-over from a terminal or an editor); then
 // AttachSession.
 func (t *thread) attach(in channels.Inbound) {
-	ctx := context.Background()
+	ctx := t.ctx
 	id := in.Command.Args
 	st := t.r.o.Store
 	b, ok, err := st.Binding(ctx, t.ref)
 	if err != nil {
 		t.r.log.Error("cannot read the thread's binding", "thread", t.ref, "err", err)
-		t.r.reply(ctx, t.ad, in, sysmsg.SetFailed{Option: "session", Err: err.Error()})
+		t.reply(in, sysmsg.SetFailed{Option: "session", Err: err.Error()})
 		return
 	}
 	if ok && b.SessionID == id {
-		t.r.reply(ctx, t.ad, in, sysmsg.AttachBound{ID: id, Here: true})
+		t.reply(in, sysmsg.AttachBound{ID: id, Here: true})
 		return
 	}
 	if !ok {
@@ -192,14 +191,14 @@ func (t *thread) attach(in channels.Inbound) {
 	switch {
 	case errors.Is(err, store.ErrSessionGone):
 		t.r.log.Warn("/attach of a deleted thread's session refused", "thread", t.ref, "session", id)
-		t.r.reply(ctx, t.ad, in, sysmsg.AttachGone{ID: id})
+		t.reply(in, sysmsg.AttachGone{ID: id})
 		return
 	case errors.Is(err, store.ErrSessionTaken):
-		t.r.reply(ctx, t.ad, in, sysmsg.AttachBound{ID: id})
+		t.reply(in, sysmsg.AttachBound{ID: id})
 		return
 	case err != nil:
 		t.r.log.Error("cannot attach the session", "thread", t.ref, "session", id, "err", err)
-		t.r.reply(ctx, t.ad, in, sysmsg.SetFailed{Option: "session", Err: err.Error()})
+		t.reply(in, sysmsg.SetFailed{Option: "session", Err: err.Error()})
 		return
 	}
 	t.apply(AttachSession{By: in.Author, ID: id})
@@ -210,11 +209,11 @@ func (t *thread) attach(in channels.Inbound) {
 func (t *thread) listSessions(in channels.Inbound) {
 	proc, cwd := t.proc, t.cwd
 	if proc == nil {
-		t.r.reply(context.Background(), t.ad, in, sysmsg.Sessions{NotStarted: true})
+		t.reply(in, sysmsg.Sessions{NotStarted: true})
 		return
 	}
 	if !proc.CanList() {
-		t.r.reply(context.Background(), t.ad, in, sysmsg.Sessions{Unsupported: true})
+		t.reply(in, sysmsg.Sessions{Unsupported: true})
 		return
 	}
 	t.r.wg.Go(func() {
@@ -263,14 +262,14 @@ func (t *thread) attachable(ctx context.Context, list []agent.SessionInfo) ([]ag
 func (t *thread) sessionsListed(e sessionsEv) {
 	if e.err != nil {
 		t.r.log.Warn("session/list failed", "thread", t.ref, "err", e.err)
-		t.r.reply(context.Background(), t.ad, e.in, sysmsg.Sessions{Unsupported: true})
+		t.reply(e.in, sysmsg.Sessions{Unsupported: true})
 		return
 	}
 	var s sysmsg.Sessions
 	for _, l := range e.list {
 		s.List = append(s.List, sysmsg.SessionLine{ID: l.ID, Title: l.Title, Updated: l.UpdatedAt})
 	}
-	t.r.reply(context.Background(), t.ad, e.in, s)
+	t.reply(e.in, s)
 }
 
 // help answers /help.
@@ -332,7 +331,7 @@ func (t *thread) showStatus(f ShowStatus) {
 	u := t.proj.LastUsage()
 	s.ContextUsed, s.ContextSize, s.ContextKnown = u.Used, u.Size, u.UsedKnown && u.SizeKnown
 	s.Cost, s.Currency, s.CostKnown = u.Cost, u.Currency, u.CostKnown
-	t.r.reply(context.Background(), t.ad, f.In, s)
+	t.reply(f.In, s)
 }
 
 // endSession performs EndSession (/new): the session is closed where the
@@ -353,7 +352,7 @@ func (t *thread) endSession(f EndSession) {
 			t.stopProcess(proc, w)
 		})
 	}
-	ctx := context.Background()
+	ctx := t.records()
 	st := t.r.o.Store
 	if f.Agent != "" {
 		t.pick, t.cmd.agent, t.cmd.opts, t.cmd.modes, t.cmd.models = f.Agent, f.Agent, nil, nil, nil

@@ -60,7 +60,7 @@ func (t *thread) meterCost(u *projector.Update) {
 		// What the session's turns recorded counting before (a resumed
 		// session), else nothing.
 		t.cost = costMeter{session: t.sess.ID}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 		c, ok, err := t.r.o.Store.SessionCost(ctx, t.sess.ID)
 		cancel()
 		switch {

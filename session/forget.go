@@ -87,6 +87,6 @@ func (r *Router) pickAllowed(ctx context.Context, ad channels.Adapter, t *thread
 	if known && (len(allowed) == 0 || slices.Contains(allowed, in.Agent)) {
 		return true
 	}
-	r.reply(ctx, ad, in, sysmsg.NoSuchAgent{Name: in.Agent, Allowed: allowed})
+	r.reply(ad, in, sysmsg.NoSuchAgent{Name: in.Agent, Allowed: allowed})
 	return false
 }

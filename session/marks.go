@@ -50,7 +50,7 @@ func (t *thread) accept(in channels.Inbound, rt *retaken) {
 		return
 	}
 	key := t.markKey()
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	ctx, cancel := context.WithTimeout(t.records(), writeTimeout)
 	defer cancel()
 	err := t.r.o.Store.MarkTurnRunning(ctx, store.RunningTurn{Thread: t.ref, Started: key, Prompt: turnPrompt(in, in.Files)})
 	if err != nil {
@@ -87,7 +87,7 @@ func (t *thread) settleAccepted() {
 			kept = append(kept, a)
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+		ctx, cancel := context.WithTimeout(t.records(), writeTimeout)
 		if err := t.r.o.Store.ClearTurnRunning(ctx, t.ref, a.key); err != nil {
 			t.r.log.Warn("cannot clear the mark of a prompt that began no turn", "thread", t.ref, "err", err)
 		}
@@ -128,7 +128,7 @@ func (t *thread) delivered() {
 	if !ok || key.IsZero() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	ctx, cancel := context.WithTimeout(t.records(), writeTimeout)
 	defer cancel()
 	if err := t.r.o.Store.ClearTurnRunning(ctx, t.ref, key); err != nil {
 		t.r.log.Warn("cannot clear the turn's running mark", "thread", t.ref, "err", err)

@@ -30,8 +30,9 @@ overrides:
 `
 	cfg := loadConfig(t, yaml)
 	rule := session.AccessRule{Guilds: []string{"g-quiet", "g-other"}}
-	e := newEnv(t, envOptions{rec: channeltest.Options{Platform: "discord", Edit: true}, access: map[string]session.AccessRule{"discord": rule}})
-	e.r.SetPolicy(policyOf(cfg))
+	access := map[string]session.AccessRule{"discord": rule}
+	e := newEnv(t, envOptions{rec: channeltest.Options{Platform: "discord", Edit: true}, access: access})
+	e.r.Configure(session.Settings{Policy: policyOf(cfg), Access: access})
 	for _, tc := range []struct {
 		name, guild, channel string
 		wantTools            bool
@@ -83,7 +84,7 @@ overrides:
 	}
 	cfg := load("back")
 	e := newEnv(t, envOptions{rec: channeltest.Options{Platform: "slack", Edit: true}, agents: cfg.AgentSpec})
-	e.r.SetPolicy(policyOf(cfg))
+	e.r.Configure(session.Settings{Policy: policyOf(cfg)})
 	n := 0
 	run := func(th channels.ThreadRef) store.Binding {
 		t.Helper()
@@ -110,7 +111,7 @@ overrides:
 	}
 	// The channel switches to the default agent: its existing thread
 	// keeps "back", a new one starts "front".
-	e.r.SetPolicy(policyOf(load("front")))
+	e.r.Configure(session.Settings{Policy: policyOf(load("front"))})
 	if b := run(back); b.Agent != "back" {
 		t.Errorf("existing thread now bound to %q, want it to keep back", b.Agent)
 	}

@@ -124,6 +124,7 @@ func (t *thread) run() {
 		defer t.reacts.Close()
 	}
 	defer t.closeMCP()
+	defer t.endContext()
 	t.restoreHold()
 	mailbox.Run(context.WithoutCancel(t.r.ctx), t.inbox.Box, (*owner)(t))
 	// Whoever still waits on an answer gets "no"; an agent stopped at the
@@ -132,6 +133,17 @@ func (t *thread) run() {
 		if w, ok := e.(awaited); ok {
 			w.refuse(t)
 		}
+	}
+}
+
+// endContext ends the thread's context as its owner returns, but at a
+// shutdown, which ends it after its grace.
+func (t *thread) endContext() {
+	t.r.mu.Lock()
+	closing := t.r.closed
+	t.r.mu.Unlock()
+	if !closing {
+		t.cancel()
 	}
 }
 

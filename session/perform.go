@@ -25,9 +25,10 @@ func (t *thread) perform(f Effect) {
 	case CancelTurn:
 		if sess := t.sess; sess != nil {
 			// Apart from the owner: an agent with a full stdin must not
-			// block it.
+			// block it. The cancel goes out even when the thread ends
+			// meanwhile (forgotten, or the shutdown's grace over).
 			t.r.wg.Go(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(t.ctx), 5*time.Second)
 				defer cancel()
 				if err := sess.Cancel(ctx); err != nil {
 					t.r.log.Warn("session/cancel failed; the agent is killed after the grace period", "thread", t.ref, "err", err)
@@ -75,18 +76,18 @@ func (t *thread) perform(f Effect) {
 		}
 	case PromptNotWaiting:
 		if in := t.replyTo; in != nil {
-			t.r.reply(context.Background(), t.ad, *in, sysmsg.RefusePromptGone)
+			t.reply(*in, sysmsg.RefusePromptGone)
 		}
 	case NotApprover:
 		if in := t.replyTo; in != nil {
-			t.r.reply(context.Background(), t.ad, *in, sysmsg.RefuseNotApprover)
+			t.reply(*in, sysmsg.RefuseNotApprover)
 		}
 	case ShowQuestion, SettleQuestion, NotAsker:
 		t.performQuestion(f)
 	case RunCommand:
 		t.runCommand(f.In)
 	case RefuseCommand:
-		t.r.reply(context.Background(), t.ad, f.In, sysmsg.RefuseCommand{Command: "/" + f.In.Command.Name})
+		t.reply(f.In, sysmsg.RefuseCommand{Command: "/" + f.In.Command.Name})
 	case ShowStatus:
 		t.showStatus(f)
 	case EndSession:
@@ -130,7 +131,7 @@ func (t *thread) tell(f Notify) {
 // stays in the store and the next start tells the thread.
 func (t *thread) tellInterrupted() {
 	t.cut = true
-	ctx, cancel := context.WithTimeout(context.Background(), t.r.shutdownGrace())
+	ctx, cancel := context.WithTimeout(t.ctx, t.r.shutdownGrace())
 	defer cancel()
 	err := postWithin(ctx, t.ad, t.ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(sysmsg.Interrupted{})})
 	if err != nil {

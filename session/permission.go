@@ -124,7 +124,7 @@ func (t *thread) posted(p *pending, h channels.Handle, err error) {
 		return
 	}
 	p.msg = h
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.records(), 10*time.Second)
 	defer cancel()
 	if err := t.r.o.Store.SetPromptMessage(ctx, p.id, string(h.ID)); err != nil {
 		t.r.log.Warn("cannot store the prompt's message id", "err", err)
@@ -132,7 +132,7 @@ func (t *thread) posted(p *pending, h channels.Handle, err error) {
 	if p.closing {
 		// Settled by the shutdown while it was being posted: the
 		// shutdown left its message to this.
-		gctx, cancel := context.WithTimeout(context.Background(), t.r.shutdownGrace())
+		gctx, cancel := context.WithTimeout(t.ctx, t.r.shutdownGrace())
 		defer cancel()
 		t.expireMessageAtShutdown(gctx, p, h)
 	}
@@ -160,7 +160,7 @@ func (t *thread) settle(p *pending, f SettlePrompt) {
 	a.option, a.ok, status, outcome = Settlement(p.req, f, p.asked, time.Now())
 	p.answer <- a
 	t.view().Settle(p.id, p.text, outcome)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.records(), 10*time.Second)
 	defer cancel()
 	who := by.ID
 	if who == "" {
@@ -190,7 +190,7 @@ func (t *thread) expireAtShutdown(p *pending) {
 	}
 	p.answer <- answered{}
 	if p.msg.Known() {
-		ctx, cancel := context.WithTimeout(context.Background(), t.r.shutdownGrace())
+		ctx, cancel := context.WithTimeout(t.ctx, t.r.shutdownGrace())
 		defer cancel()
 		t.expireMessageAtShutdown(ctx, p, p.msg)
 	}

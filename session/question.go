@@ -151,7 +151,7 @@ func (t *thread) performQuestion(f Effect) {
 		}
 	case NotAsker:
 		if in := t.replyTo; in != nil {
-			t.r.reply(context.Background(), t.ad, *in, sysmsg.RefuseNotAsker)
+			t.reply(*in, sysmsg.RefuseNotAsker)
 		}
 	}
 }
@@ -338,12 +338,12 @@ func (t *thread) formAnswer(in channels.Inbound, acc access) {
 			t.earlyAnswers = append(t.earlyAnswers, formEv{in: in, acc: acc})
 			return
 		}
-		t.r.reply(context.Background(), t.ad, in, sysmsg.RefusePromptGone)
+		t.reply(in, sysmsg.RefusePromptGone)
 		return
 	}
 	if in.Form.Action == channels.FormAccept && q.q.Mode == "form" {
 		if _, _, err := answerContent(q.q, in.Form.Values); err != nil {
-			t.r.reply(context.Background(), t.ad, in, sysmsg.BadAnswer{Err: err.Error()})
+			t.reply(in, sysmsg.BadAnswer{Err: err.Error()})
 			return
 		}
 	}
@@ -359,7 +359,7 @@ func (r *Router) answerForm(ctx context.Context, ad channels.Adapter, acc access
 	t := r.threads[in.Thread]
 	r.mu.Unlock()
 	if t == nil || !t.inbox.send(formEv{in: in, acc: acc}) {
-		r.reply(ctx, ad, in, sysmsg.RefusePromptGone)
+		r.reply(ad, in, sysmsg.RefusePromptGone)
 	}
 }
 
@@ -375,7 +375,7 @@ func (t *thread) questionChoice(e choiceEv) bool {
 		f := q.q.Fields[0]
 		i, err := strconv.Atoi(e.optionID)
 		if err != nil || i < 0 || i >= len(f.Choices) {
-			t.r.reply(context.Background(), t.ad, e.in, sysmsg.RefusePromptGone)
+			t.reply(e.in, sysmsg.RefusePromptGone)
 			return true
 		}
 		ans.Action, ans.Values = channels.FormAccept, map[string][]string{f.Name: {f.Choices[i].Value}}

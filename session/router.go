@@ -114,10 +114,7 @@ type Router struct {
 	o     Options
 	log   *slog.Logger
 	abort *abort.Detector
-	slots chan struct{} // one token per running agent process
-
-	slotMu  sync.Mutex // guards waiters and hands slots over
-	waiters []*waiter  // threads waiting for a slot, first come first
+	slots *slots // the agent processes that may run at once
 
 	ctx   context.Context // the Run context, set before ready is closed
 	ready chan struct{}   // closed when Run started
@@ -155,7 +152,7 @@ func New(o Options) *Router {
 		o:        o,
 		log:      o.Logger,
 		abort:    abort.New(o.Abort, o.BotNames...),
-		slots:    make(chan struct{}, o.Limits.MaxProcesses),
+		slots:    newSlots(o.Limits.MaxProcesses),
 		adapters: map[string]channels.Adapter{},
 		threads:  map[channels.ThreadRef]*thread{},
 		policy:   o.Policy,
@@ -176,38 +173,48 @@ func (r *Router) Add(platform string, a channels.Adapter) {
 	r.adapters[platform] = a
 }
 
-// SetPolicy replaces the policy resolver (a configuration reload); it
-// applies from each thread's next turn.
-func (r *Router) SetPolicy(f func(channels.ThreadRef, string) Policy) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.policy = f
+// Settings are what a configuration reload changes in a router
+// (Configure). A nil Policy, Abort, Agent or AgentWorkspace keeps what
+// is set; Access is replaced whatever it is (nil: no rules).
+type Settings struct {
+	// Policy resolves a thread's settings (Options.Policy); from each
+	// thread's next turn.
+	Policy func(t channels.ThreadRef, space string) Policy
+	// Abort is the stop-word configuration (Options.Abort).
+	Abort *abort.Config
+	// Access is the access rules (Options.Access).
+	Access map[string]AccessRule
+	// Agent looks agents up (Options.Agent): agents started from now on
+	// use it; running ones keep their command.
+	Agent func(name string) (agent.Spec, bool)
+	// AgentWorkspace is the agents' workspace settings
+	// (Options.AgentWorkspace: agents.list.NAME.workspace,
+	// .workspaceDir, .cwd): threads whose workspace is made from now on
+	// use them; those made keep theirs.
+	AgentWorkspace func(name string) workspace.Agent
 }
 
-// SetAbort replaces the stop-word configuration (a reload).
-func (r *Router) SetAbort(c abort.Config) {
-	d := abort.New(c, r.o.BotNames...)
+// Configure applies a configuration reload, all at once.
+func (r *Router) Configure(s Settings) {
+	var d *abort.Detector
+	if s.Abort != nil {
+		d = abort.New(*s.Abort, r.o.BotNames...)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.abort = d
-	r.o.Abort = c
-}
-
-// SetAgents replaces the agent lookup (a reload): agents started from
-// now on use it; running ones keep their command.
-func (r *Router) SetAgents(f func(name string) (agent.Spec, bool)) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.o.Agent = f
-}
-
-// SetAgentWorkspace replaces the agents' workspace settings (a reload:
-// agents.list.NAME.workspace, .workspaceDir, .cwd): threads whose
-// workspace is made from now on use them; those made keep theirs.
-func (r *Router) SetAgentWorkspace(f func(name string) workspace.Agent) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.o.AgentWorkspace = f
+	if s.Policy != nil {
+		r.policy = s.Policy
+	}
+	if d != nil {
+		r.abort, r.o.Abort = d, *s.Abort
+	}
+	r.o.Access = s.Access
+	if s.Agent != nil {
+		r.o.Agent = s.Agent
+	}
+	if s.AgentWorkspace != nil {
+		r.o.AgentWorkspace = s.AgentWorkspace
+	}
 }
 
 // agentWorkspace returns the workspace settings lookup (nil: none).
@@ -231,13 +238,6 @@ func (r *Router) agentSpec(name string) (agent.Spec, bool) {
 	f := r.o.Agent
 	r.mu.Unlock()
 	return f(name)
-}
-
-// SetAccess replaces the access rules (a reload).
-func (r *Router) SetAccess(rules map[string]AccessRule) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.o.Access = rules
 }
 
 // Run marks the prompts left pending by an earlier run as expired (editing
@@ -509,7 +509,7 @@ func (r *Router) answer(ctx context.Context, ad channels.Adapter, acc access, in
 	t := r.threads[in.Thread]
 	r.mu.Unlock()
 	if !ok || t == nil || !t.inbox.send(choiceEv{in: in, acc: acc, promptID: promptID, optionID: optionID}) {
-		r.reply(ctx, ad, in, sysmsg.RefusePromptGone)
+		r.reply(ad, in, sysmsg.RefusePromptGone)
 	}
 }
 
@@ -520,7 +520,7 @@ func (r *Router) refuse(ctx context.Context, ad channels.Adapter, in channels.In
 		return
 	}
 	r.log.Info("message refused by the access policy", "thread", in.Thread, "user", in.Author.ID)
-	r.reply(ctx, ad, in, sysmsg.RefuseAccess)
+	r.reply(ad, in, sysmsg.RefuseAccess)
 }
 
 // refusedOnce reports whether a refusal should be sent to in's author in
@@ -542,15 +542,21 @@ func (r *Router) refusedOnce(in channels.Inbound) bool {
 // refusalInterval is how often one person is told they lack access.
 const refusalInterval = time.Hour
 
-// reply answers privately where the platform can, else in the thread.
-// It runs on its own goroutine so the handler never blocks on I/O.
-func (r *Router) reply(ctx context.Context, ad channels.Adapter, in channels.Inbound, n sysmsg.Notice) {
+// reply answers privately where the platform can, else in the thread,
+// trying again while the router runs. It runs on its own goroutine so
+// the handler never blocks on I/O.
+func (r *Router) reply(ad channels.Adapter, in channels.Inbound, n sysmsg.Notice) {
+	r.replyWithin(r.ctx, ad, in, n)
+}
+
+// replyWithin is reply, trying again while ctx lasts.
+func (r *Router) replyWithin(within context.Context, ad channels.Adapter, in channels.Inbound, n sysmsg.Notice) {
 	if !r.enter() {
 		return
 	}
 	go func() {
 		defer r.wg.Done()
-		err := patiently(r.ctx, r.o.Delivery.RetryFor, func(ctx context.Context) error {
+		err := patiently(within, r.o.Delivery.RetryFor, func(ctx context.Context) error {
 			if in.Reply != nil {
 				return in.Reply(ctx, n.Body()) // a private answer goes unmarked
 			}
@@ -629,6 +635,19 @@ func (r *Router) shutdown() {
 	for _, t := range threads {
 		t.inbox.event(Shutdown{})
 	}
+	// What the threads still do after the grace (a reply tried again, a
+	// prompt's edit) is given up then.
+	giveUp := time.AfterFunc(r.shutdownGrace(), func() {
+		for _, t := range threads {
+			t.cancel()
+		}
+	})
+	defer func() {
+		giveUp.Stop()
+		for _, t := range threads {
+			t.cancel()
+		}
+	}()
 	var cut, stopped int
 	for _, t := range threads {
 		<-t.done
@@ -643,30 +662,16 @@ func (r *Router) shutdown() {
 	r.log.Info("shut down", "turnsInterrupted", cut, "agentsStopped", stopped)
 }
 
-// waiter is a thread waiting for a process slot.
-type waiter struct {
-	granted chan struct{} // closed when a slot was handed to it
-}
-
 // acquire takes a process slot for t. When every slot is taken it stops
 // the least recently used idle agent of another thread, or else waits in
 // line (first come, first served across threads) until a slot is handed
 // over, telling the thread its place. It returns ctx's cause when ctx
 // ends first (a stop, or shutdown): t is out of the line then.
 func (r *Router) acquire(ctx context.Context, t *thread) error {
-	r.slotMu.Lock()
-	if len(r.waiters) == 0 {
-		select {
-		case r.slots <- struct{}{}:
-			r.slotMu.Unlock()
-			return nil
-		default:
-		}
+	w, ahead := r.slots.take()
+	if w == nil {
+		return nil
 	}
-	w := &waiter{granted: make(chan struct{})}
-	r.waiters = append(r.waiters, w)
-	ahead := len(r.waiters) - 1
-	r.slotMu.Unlock()
 	r.reapIdle(t) // hands its slot to the first in line
 	select {
 	case <-w.granted:
@@ -680,38 +685,20 @@ func (r *Router) acquire(ctx context.Context, t *thread) error {
 		return nil
 	case <-ctx.Done():
 	}
-	r.slotMu.Lock()
-	if i := slices.Index(r.waiters, w); i >= 0 {
-		r.waiters = slices.Delete(r.waiters, i, i+1)
-		r.slotMu.Unlock()
-		return context.Cause(ctx)
+	if !r.slots.leave(w) {
+		r.slots.release() // handed over just now: pass it on
 	}
-	r.slotMu.Unlock()
-	r.release() // handed over just now: pass it on
 	return context.Cause(ctx)
 }
 
 // release gives a process slot back: to the first thread in line, if
 // any, else to the pool.
-func (r *Router) release() {
-	r.slotMu.Lock()
-	defer r.slotMu.Unlock()
-	if len(r.waiters) > 0 {
-		w := r.waiters[0]
-		r.waiters = r.waiters[1:]
-		close(w.granted)
-		return
-	}
-	<-r.slots
-}
+func (r *Router) release() { r.slots.release() }
 
 // giveWay stops the least recently used idle agent when a thread waits
 // for a slot (an agent became idle).
 func (r *Router) giveWay() {
-	r.slotMu.Lock()
-	waiting := len(r.waiters) > 0
-	r.slotMu.Unlock()
-	if waiting {
+	if r.slots.waiting() {
 		r.reapIdle(nil)
 	}
 }

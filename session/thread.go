@@ -28,6 +28,11 @@ type thread struct {
 	runner *dispatch.Runner
 	reacts *dispatch.ReactRunner // nil where the adapter has no reactions
 	inbox  inbox
+	// ctx is the thread's context: it outlives the router's (a thread
+	// stops its turn and tells so at shutdown) and ends once the owner
+	// has returned, at a shutdown only after its grace (Router.shutdown).
+	ctx    context.Context
+	cancel context.CancelFunc
 	done   chan struct{} // closed when the owner returned
 	// took are the ids of the last messages the owner took, oldest
 	// first (dedupe.go).
@@ -94,6 +99,15 @@ type thread struct {
 	cost costMeter
 }
 
+// records is the context of the thread's store writes: the thread's
+// without its end, since a record is not given up because the thread
+// ended while it was written (each write has its own timeout).
+func (t *thread) records() context.Context { return context.WithoutCancel(t.ctx) }
+
+// reply answers in privately where the platform can, else in the thread,
+// trying again while the thread's context lasts.
+func (t *thread) reply(in channels.Inbound, n sysmsg.Notice) { t.r.replyWithin(t.ctx, t.ad, in, n) }
+
 // turn is what the owner keeps of the running turn for its records.
 type turn struct {
 	started time.Time
@@ -116,6 +130,7 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		prompts:   map[string]*pending{},
 		questions: map[string]*question{},
 	}
+	t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(r.ctx))
 	t.policy = policy
 	t.m = NewMachine(r.machineConfigLocked(policy)) // r.thread holds r.mu
 	t.proj = projector.New(t.policy.Stream)
@@ -342,7 +357,7 @@ func (t *thread) endTurn(o TurnOutcome) {
 	// on the owner: the reaped agent may be this thread's).
 	t.r.wg.Go(t.r.giveWay)
 
-	ctx := context.Background()
+	ctx := t.records()
 	st := t.r.o.Store
 	if err := t.r.persist(ctx, t.ref, "the turn", func(ctx context.Context) error { return st.AddTurn(ctx, turnRec) }); err != nil {
 		t.r.log.Error("cannot record the turn", "thread", t.ref, "err", err)
@@ -452,7 +467,7 @@ func (t *thread) endAgentSession(sess *agent.Session) {
 
 func (t *thread) stopProcess(proc *agent.Process, w FrameLog) {
 	if proc != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 4*t.r.o.Limits.StopGrace)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.ctx), 4*t.r.o.Limits.StopGrace)
 		if err := proc.Stop(ctx); err != nil {
 			proc.Kill()
 		}

@@ -35,7 +35,7 @@ func (t *thread) command(e inboundEv) bool {
 
 // showUsage answers /usage privately where the platform can.
 func (t *thread) showUsage(in channels.Inbound) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 	defer cancel()
 	st := t.r.o.Store
 	var u sysmsg.Usage
@@ -81,5 +81,5 @@ func (t *thread) showUsage(in channels.Inbound) {
 	if h, ok := t.m.Held(); ok {
 		u.Held = h
 	}
-	t.r.reply(ctx, t.ad, in, u)
+	t.reply(in, u)
 }

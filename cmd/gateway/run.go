@@ -282,24 +282,34 @@ func start(ctx context.Context, cfg config.Config, f runFlags, log *slog.Logger,
 	return g, nil
 }
 
+// routerSettings are the router's settings a reload changes (as gateway
+// run and a cluster worker reload them): the thread policies, stop words,
+// access, the agents (deny kept from every sandboxed agent) and their
+// workspace settings.
+func routerSettings(c config.Config, deny []string) session.Settings {
+	return session.Settings{
+		Policy: func(t channels.ThreadRef, space string) session.Policy {
+			p := c.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
+			p.Agents = pickable(c)
+			return p
+		},
+		Abort:          &c.Abort,
+		Access:         c.Access,
+		Agent:          agentSpecs(c, deny),
+		AgentWorkspace: c.AgentWorkspace,
+	}
+}
+
 // reload applies the settings that can change without a restart: the
 // stream, typing, busy and permission policies, stop words, access, the
 // agents (and the web chat's list of them), and the workspace settings of
 // threads whose workspace is made after it.
 func (g *gateway) reload(c config.Config) {
-	g.router.SetPolicy(func(t channels.ThreadRef, space string) session.Policy {
-		p := c.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
-		p.Agents = pickable(c)
-		return p
-	})
-	g.router.SetAbort(c.Abort)
-	g.router.SetAccess(c.Access)
-	g.router.SetAgents(agentSpecs(c, g.deny))
+	g.router.Configure(routerSettings(c, g.deny))
 	if g.web != nil {
 		// The web chat's /api/me offers the agents a new thread may pick.
 		g.web.SetAgents(pickable(c))
 	}
-	g.router.SetAgentWorkspace(c.AgentWorkspace)
 	if g.spaces != nil {
 		g.spaces.SetKeep(c.Workspace.Keep)
 	}
@@ -661,24 +671,21 @@ func openPlatforms(ps []string) []string {
 // gateway run and gateway worker.
 func sessionOptions(cfg config.Config, st store.Backend, agents *agent.Registry, spaces *workspace.Manager, m *metrics.Metrics, log *slog.Logger, open []string) session.Options {
 	cwd, _ := os.Getwd()
+	set := routerSettings(cfg, ownListeners(cfg))
 	return session.Options{
 		Workspaces:     spaces,
-		AgentWorkspace: cfg.AgentWorkspace,
+		AgentWorkspace: set.AgentWorkspace,
 		MCPDir:         filepath.Join(cfg.DataDir, "mcp"),
 		Store:          st,
 		EventLogDir:    filepath.Join(cfg.DataDir, "events"),
 		EventLog:       cfg.EventLog,
-		Agent:          agentSpecs(cfg, ownListeners(cfg)),
+		Agent:          set.Agent,
 		Cwd:            cwd,
 		Registry:       agents,
-		Policy: func(t channels.ThreadRef, space string) session.Policy {
-			p := cfg.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
-			p.Agents = pickable(cfg)
-			return p
-		},
-		Access: cfg.Access,
-		Open:   open,
-		Abort:  cfg.Abort,
+		Policy:         set.Policy,
+		Access:         set.Access,
+		Open:           open,
+		Abort:          *set.Abort,
 		Limits: session.Limits{
 			MaxProcesses: cfg.Agents.MaxProcesses, IdleTimeout: cfg.Agents.IdleTimeout,
 			StopGrace: cfg.Agents.StopGrace, StartTimeout: cfg.Agents.StartTimeout,

@@ -6,9 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/config"
-	"github.com/acpgw/gateway/session"
 )
 
 // watchConfig reloads the worker's configuration file when it changes,
@@ -37,15 +35,7 @@ func (w *worker) watchConfig(ctx context.Context, f roleFlags) {
 // names the changed settings that take a restart.
 func (w *worker) reload(c config.Config) {
 	logScrubbed(w.log, scrubEnv(c))
-	w.router.SetPolicy(func(t channels.ThreadRef, space string) session.Policy {
-		p := c.Policy(config.Scope{Platform: t.Platform, Space: space, Channel: t.Channel})
-		p.Agents = pickable(c)
-		return p
-	})
-	w.router.SetAbort(c.Abort)
-	w.router.SetAccess(c.Access)
-	w.router.SetAgents(agentSpecs(c, w.deny))
-	w.router.SetAgentWorkspace(c.AgentWorkspace)
+	w.router.Configure(routerSettings(c, w.deny))
 	w.spaces.SetKeep(c.Workspace.Keep)
 	if err := c.CheckDirs(); err != nil {
 		w.log.Warn("an agent cannot start", "err", err)
