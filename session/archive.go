@@ -4,7 +4,6 @@ package session
 // and its workspace is removed, its binding kept.
 
 import (
-	"context"
 	"errors"
 	"time"
 
@@ -50,7 +49,7 @@ func (r *Router) archived(ref channels.ThreadRef) {
 	if r.o.Workspaces == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := r.detached(time.Minute)
 	defer cancel()
 	rm, err := r.o.Workspaces.Remove(ctx, ref)
 	switch {

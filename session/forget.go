@@ -46,7 +46,7 @@ func (r *Router) drop(ref channels.ThreadRef, by string) {
 	}
 	// After the thread's owner has returned: a session it was still
 	// creating has saved its binding by now.
-	ctx, cancel := context.WithTimeout(context.Background(), 4*writeTimeout)
+	ctx, cancel := r.detached(4 * writeTimeout)
 	defer cancel()
 	st := r.o.Store
 	if err := r.persist(ctx, ref, "the deleted thread's binding", func(ctx context.Context) error { return st.DeleteBinding(ctx, ref) }); err != nil {

@@ -7,7 +7,6 @@ package session
 
 import (
 	"cmp"
-	"context"
 	"slices"
 	"strings"
 
@@ -56,7 +55,7 @@ func (r *Router) known(ref channels.ThreadRef) []channels.ThreadRef {
 		}
 	}
 	r.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*writeTimeout)
+	ctx, cancel := r.detached(4 * writeTimeout)
 	defer cancel()
 	var bs []store.Binding
 	var err error

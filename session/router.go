@@ -278,6 +278,15 @@ func (r *Router) Run(ctx context.Context) error {
 	return nil
 }
 
+// detached is the context of what the router does for a deleted or
+// archived thread (its records, its workspace): the Run context's values
+// without its end, since that work is not given up because the gateway
+// stops meanwhile, bounded by d. It is for the router's goroutines,
+// which start after Run.
+func (r *Router) detached(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(r.ctx), d)
+}
+
 // Handle is the adapters' inbound handler. It never blocks on an agent or
 // on outbound delivery; before Run has started it waits for it. A message
 // to a thread whose backlog the catch-up has not read yet waits for it.

@@ -228,7 +228,7 @@ func (r *Router) removeWorkspace(ref channels.ThreadRef) {
 	if r.o.Workspaces == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := r.detached(time.Minute)
 	defer cancel()
 	rm, err := r.o.Workspaces.Remove(ctx, ref)
 	switch {
