@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,54 @@ func marksIn(t *testing.T, st store.Backend, th channels.ThreadRef) []store.Runn
 	return mine
 }
 
+// markWatch tells of each write of a running mark.
+type markWatch struct {
+	store.Backend
+	wrote chan struct{}
+}
+
+func (w markWatch) MarkTurnRunning(ctx context.Context, r store.RunningTurn) error {
+	defer w.tell()
+	return w.Backend.MarkTurnRunning(ctx, r)
+}
+
+func (w markWatch) ClearTurnRunning(ctx context.Context, t channels.ThreadRef, started time.Time) error {
+	defer w.tell()
+	return w.Backend.ClearTurnRunning(ctx, t, started)
+}
+
+func (w markWatch) tell() {
+	select {
+	case w.wrote <- struct{}{}:
+	default: // one pending is enough: the reader reads the store again
+	}
+}
+
+// watchMarks makes o's store tell of its mark writes.
+func watchMarks(o *envOptions) chan struct{} {
+	wrote := make(chan struct{}, 1)
+	o.store = func(b store.Backend) store.Backend { return markWatch{Backend: b, wrote: wrote} }
+	return wrote
+}
+
+// marksOnce returns th's marks once ok holds of them: the thread writes
+// its marks through its saves, a moment after it took the prompt.
+func (e *env) marksOnce(wrote chan struct{}, th channels.ThreadRef, what string, ok func([]store.RunningTurn) bool) []store.RunningTurn {
+	e.t.Helper()
+	ctx := e.ctx()
+	for {
+		ms := marksIn(e.t, e.st, th)
+		if ok(ms) {
+			return ms
+		}
+		select {
+		case <-wrote:
+		case <-ctx.Done():
+			e.t.Fatalf("%s: the marks are %+v", what, ms)
+		}
+	}
+}
+
 // killed puts back the marks a worker left when it was killed: the test's
 // worker shuts down instead (its drain tells and clears what it can).
 func killed(t *testing.T, e *env, marks []store.RunningTurn) {
@@ -44,6 +93,7 @@ func killed(t *testing.T, e *env, marks []store.RunningTurn) {
 // answers both prompts again, in order; no mark is left.
 func TestAdoptAsksAQueuedPromptAgain(t *testing.T) {
 	opts := envOptions{dir: t.TempDir(), shared: true, rec: channeltest.Options{Edit: true, Typing: true}}
+	wrote := watchMarks(&opts)
 	a := newEnv(t, opts)
 	th := a.rec.Thread("queued")
 	a.say(th, ann, "slow 40")
@@ -51,10 +101,9 @@ func TestAdoptAsksAQueuedPromptAgain(t *testing.T) {
 	a.say(th, bob, "echo queued")
 	queued := sysmsg.Text(sysmsg.Queued{Ahead: 1})
 	a.waitOp(th, "the queued notice", func(op channeltest.Op) bool { return op.Text == queued })
-	marks := marksIn(t, a.st, th)
-	if len(marks) != 2 || marks[0].Prompt.Text != "slow 40" || marks[1].Prompt.Text != "echo queued" || marks[1].Prompt.Author.ID != bob.ID {
-		t.Fatalf("A's marks = %+v, want slow 40, then echo queued by Bob", marks)
-	}
+	marks := a.marksOnce(wrote, th, "A's marks, want slow 40, then echo queued by Bob", func(marks []store.RunningTurn) bool {
+		return len(marks) == 2 && marks[0].Prompt.Text == "slow 40" && marks[1].Prompt.Text == "echo queued" && marks[1].Prompt.Author.ID == bob.ID
+	})
 	a.close()
 	b := newEnv(t, opts)
 	killed(t, b, marks)
@@ -88,15 +137,15 @@ func TestAdoptAsksAQueuedPromptAgain(t *testing.T) {
 // over answers it again.
 func TestAdoptAsksAnUndeliveredAnswerAgain(t *testing.T) {
 	opts := envOptions{dir: t.TempDir(), shared: true, rec: channeltest.Options{Edit: true, Typing: true}}
+	wrote := watchMarks(&opts)
 	a := newEnv(t, opts)
 	th := a.rec.Thread("undelivered")
 	a.rec.Inject(channeltest.InjectPost, &channels.RateLimitError{RetryAfter: time.Hour, Scope: "post"})
 	a.say(th, ann, "echo held back")
 	a.waitEndRaw(th)
-	marks := marksIn(t, a.st, th)
-	if len(marks) != 1 || marks[0].Prompt.Text != "echo held back" {
-		t.Fatalf("A's marks once the agent answered = %+v, want the prompt's until its answer is delivered", marks)
-	}
+	marks := a.marksOnce(wrote, th, "A's marks once the agent answered, want the prompt's until its answer is delivered", func(marks []store.RunningTurn) bool {
+		return len(marks) == 1 && marks[0].Prompt.Text == "echo held back"
+	})
 	if strings.Contains(a.text(th), "held back") {
 		t.Fatalf("the answer was delivered on A: %q", a.text(th))
 	}

@@ -97,14 +97,12 @@ func isContinue(promptID string) bool { return strings.HasPrefix(promptID, conti
 
 // performBudget performs the budget effects; false for any other.
 func (t *thread) performBudget(f Effect) bool {
-	ctx := t.records()
-	st := t.r.o.Store
+	st, ref, log := t.r.o.Store, t.ref, t.r.log
 	switch f := f.(type) {
 	case HoldBudget:
 		h := store.BudgetHold{Thread: t.ref, Budget: string(f.Budget), Reached: time.Now()}
-		if err := t.r.persist(ctx, t.ref, "the budget reached", func(ctx context.Context) error { return st.PutBudgetHold(ctx, h) }); err != nil {
-			t.r.log.Error("cannot record the budget reached", "thread", t.ref, "err", err)
-		}
+		t.saves.write("budget hold", "the budget reached", func(ctx context.Context) error { return st.PutBudgetHold(ctx, h) },
+			func(err error) { log.Error("cannot record the budget reached", "thread", ref, "err", err) })
 	case AskContinue:
 		c := channels.Choice{
 			Text:    sysmsg.Text(sysmsg.BudgetWait{Budget: f.Budget}),
@@ -116,9 +114,8 @@ func (t *thread) performBudget(f Effect) bool {
 			}
 		})
 	case ReleaseBudget:
-		if err := t.r.persist(ctx, t.ref, "the Continue", func(ctx context.Context) error { return st.ClearBudgetHold(ctx, t.ref) }); err != nil {
-			t.r.log.Error("cannot clear the budget hold", "thread", t.ref, "err", err)
-		}
+		t.saves.write("budget hold", "the Continue", func(ctx context.Context) error { return st.ClearBudgetHold(ctx, ref) },
+			func(err error) { log.Error("cannot clear the budget hold", "thread", ref, "err", err) })
 		t.notice(sysmsg.Continued{By: displayName(f.By)})
 	case ShowUsage:
 		t.showUsage(f.In)

@@ -109,10 +109,11 @@ func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label, cat s
 // storeChoice keeps the thread's choice of key: every new session of the
 // thread gets it (applyChoices), also after a restart.
 func (t *thread) storeChoice(key, value string) {
-	st := t.r.o.Store
-	if err := t.r.persist(t.records(), t.ref, "the choice", func(ctx context.Context) error { return st.SetChoice(ctx, t.ref, key, value) }); err != nil {
-		t.r.log.Error("cannot save the thread's choice", "thread", t.ref, "option", key, "err", err)
-	}
+	st, ref, log := t.r.o.Store, t.ref, t.r.log
+	t.saves.write("choice "+key, "the choice", func(ctx context.Context) error { return st.SetChoice(ctx, ref, key, value) },
+		func(err error) {
+			log.Error("cannot save the thread's choice", "thread", ref, "option", key, "err", err)
+		})
 }
 
 // optionSet is the agent's answer to a change of an option. A choice the
@@ -223,11 +224,12 @@ type refusedChoice struct {
 // session, so that no later session is given them again, and says each
 // in the thread with the agent's words.
 func (t *thread) forgetRefused(refused []refusedChoice) {
-	st := t.r.o.Store
+	st, ref, log := t.r.o.Store, t.ref, t.r.log
 	for _, c := range refused {
-		if err := t.r.persist(t.records(), t.ref, "the refused choice", func(ctx context.Context) error { return st.DropChoice(ctx, t.ref, c.key) }); err != nil {
-			t.r.log.Error("cannot forget the thread's refused choice", "thread", t.ref, "option", c.label, "err", err)
-		}
+		t.saves.write("choice "+c.key, "the refused choice", func(ctx context.Context) error { return st.DropChoice(ctx, ref, c.key) },
+			func(err error) {
+				log.Error("cannot forget the thread's refused choice", "thread", ref, "option", c.label, "err", err)
+			})
 		t.laneNotice(sysmsg.SetFailed{Option: c.label, Err: c.err.Error(), Code: c.err.Code, AgentSays: c.err.Says})
 	}
 }

@@ -352,35 +352,36 @@ func (t *thread) endSession(f EndSession) {
 			t.stopProcess(proc, w)
 		})
 	}
-	ctx := t.records()
-	st := t.r.o.Store
+	st, ref, log := t.r.o.Store, t.ref, t.r.log
 	if f.Agent != "" {
 		t.pick, t.cmd.agent, t.cmd.opts, t.cmd.modes, t.cmd.models = f.Agent, f.Agent, nil, nil, nil
 		// The choices were another agent's options.
-		if err := t.r.persist(ctx, t.ref, "the choices", func(ctx context.Context) error { return st.ClearChoices(ctx, t.ref) }); err != nil {
-			t.r.log.Error("cannot forget the thread's choices", "thread", t.ref, "err", err)
-		}
+		t.saves.write("", "the choices", func(ctx context.Context) error { return st.ClearChoices(ctx, ref) },
+			func(err error) { log.Error("cannot forget the thread's choices", "thread", ref, "err", err) })
 	}
-	b, ok, err := st.Binding(ctx, t.ref)
-	if err == nil && !ok && f.Attach != "" {
-		// A thread that never ran: its binding starts with the session.
-		name := t.cmd.agent
-		if name == "" {
-			name = t.policy.Agent
-		}
-		b, ok = store.Binding{Thread: t.ref, Agent: name, Created: time.Now()}, true
+	// A thread that never ran starts its binding with the attached
+	// session.
+	name := t.cmd.agent
+	if name == "" {
+		name = t.policy.Agent
 	}
-	if err == nil && ok {
+	t.saves.write("", "the binding", func(ctx context.Context) error {
+		b, ok, err := st.Binding(ctx, ref)
+		if err != nil {
+			return err
+		}
+		if !ok && f.Attach != "" {
+			b, ok = store.Binding{Thread: ref, Agent: name, Created: time.Now()}, true
+		}
+		if !ok {
+			return nil
+		}
 		b.SessionID, b.Title, b.Updated = f.Attach, "", time.Now()
 		if f.Agent != "" {
 			b.Agent = f.Agent
 		}
-		if err := t.r.persist(ctx, t.ref, "the binding", func(ctx context.Context) error { return st.PutBinding(ctx, b) }); err != nil {
-			t.r.log.Error("cannot forget the thread's session", "thread", t.ref, "err", err)
-		}
-	} else if err != nil {
-		t.r.log.Error("cannot read the thread's binding", "thread", t.ref, "err", err)
-	}
+		return st.PutBinding(ctx, b)
+	}, func(err error) { log.Error("cannot forget the thread's session", "thread", ref, "err", err) })
 	t.confirm(t.cmd.pickKey, sysmsg.NewStarted{By: displayName(f.By), Agent: f.Agent, Attach: f.Attach})
 	t.showSession()
 }

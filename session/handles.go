@@ -10,7 +10,7 @@ package session
 import (
 	"context"
 	"errors"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpgw/gateway/channels"
@@ -19,57 +19,29 @@ import (
 )
 
 // openRecorder writes a thread's open messages as its lane reports them
-// (Options.OnOpen), off the lane's goroutine and coalesced: while one
-// write is under way, later reports replace each other and only the last
-// is written next. Its goroutine runs only while there is something to
-// write, on the router's WaitGroup.
+// (Options.OnOpen), through the thread's saves: a report replaces the one
+// before it that is not written yet.
 type openRecorder struct {
-	mu      sync.Mutex
-	latest  []dispatch.Open
-	dirty   bool // latest is not written yet
-	running bool // a goroutine writes
-	stored  bool // what the store holds is not empty (as far as known)
+	stored atomic.Bool // what the store holds is not empty (as far as known)
 }
 
 // report takes the lane's latest open messages of thread t.
 func (o *openRecorder) report(t *thread, opens []dispatch.Open) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.latest, o.dirty = opens, true
-	if o.running {
-		return
-	}
-	o.running = true
-	t.r.wg.Go(func() { o.write(t) })
-}
-
-func (o *openRecorder) write(t *thread) {
-	for {
-		o.mu.Lock()
-		if !o.dirty {
-			o.running = false
-			o.mu.Unlock()
-			return
+	st, ref, log := t.r.o.Store, t.ref, t.r.log
+	t.saves.write("open messages", "the open messages", func(ctx context.Context) error {
+		if len(opens) == 0 && !o.stored.Load() {
+			return nil // nothing recorded, nothing to forget
 		}
-		opens, stored := o.latest, o.stored
-		o.dirty = false
-		o.mu.Unlock()
-		if len(opens) == 0 && !stored {
-			continue // nothing recorded, nothing to forget
+		if err := st.SetOpenMessages(ctx, ref, storeOpens(opens)); err != nil {
+			return err
 		}
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.r.ctx), writeTimeout)
-		err := t.r.o.Store.SetOpenMessages(ctx, t.ref, storeOpens(opens))
-		cancel()
-		if err != nil {
-			// The next report writes the whole set again.
-			t.r.log.Warn("cannot record the messages of the running turn; a crash would leave them running", "thread", t.ref, "err", err)
-			continue
-		}
-		t.r.log.Debug("open messages recorded", "thread", t.ref, "open", len(opens))
-		o.mu.Lock()
-		o.stored = len(opens) > 0
-		o.mu.Unlock()
-	}
+		log.Debug("open messages recorded", "thread", ref, "open", len(opens))
+		o.stored.Store(len(opens) > 0)
+		return nil
+	}, func(err error) {
+		// The next report writes the whole set again.
+		log.Warn("cannot record the messages of the running turn; a crash would leave them running", "thread", ref, "err", err)
+	})
 }
 
 func storeOpens(opens []dispatch.Open) []store.OpenMessage {

@@ -10,6 +10,7 @@ package session
 import (
 	"context"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -50,12 +51,8 @@ func (t *thread) accept(in channels.Inbound, rt *retaken) {
 		return
 	}
 	key := t.markKey()
-	ctx, cancel := context.WithTimeout(t.records(), writeTimeout)
-	defer cancel()
-	err := t.r.o.Store.MarkTurnRunning(ctx, store.RunningTurn{Thread: t.ref, Started: key, Prompt: turnPrompt(in, in.Files)})
-	if err != nil {
-		t.r.log.Warn("cannot mark the prompt taken; a crash before it is answered would lose it", "thread", t.ref, "err", err)
-	}
+	t.mark(store.RunningTurn{Thread: t.ref, Started: key, Prompt: turnPrompt(in, in.Files)},
+		"cannot mark the prompt taken; a crash before it is answered would lose it")
 	t.accepted = append(t.accepted, acceptedPrompt{in: in, key: key})
 }
 
@@ -87,11 +84,7 @@ func (t *thread) settleAccepted() {
 			kept = append(kept, a)
 			continue
 		}
-		ctx, cancel := context.WithTimeout(t.records(), writeTimeout)
-		if err := t.r.o.Store.ClearTurnRunning(ctx, t.ref, a.key); err != nil {
-			t.r.log.Warn("cannot clear the mark of a prompt that began no turn", "thread", t.ref, "err", err)
-		}
-		cancel()
+		t.unmark(a.key, "cannot clear the mark of a prompt that began no turn")
 	}
 	clear(t.accepted[len(kept):])
 	t.accepted = kept
@@ -128,9 +121,25 @@ func (t *thread) delivered() {
 	if !ok || key.IsZero() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(t.records(), writeTimeout)
-	defer cancel()
-	if err := t.r.o.Store.ClearTurnRunning(ctx, t.ref, key); err != nil {
-		t.r.log.Warn("cannot clear the turn's running mark", "thread", t.ref, "err", err)
-	}
+	t.unmark(key, "cannot clear the turn's running mark")
+}
+
+// markSave is the saves' key of the mark key: its record, written whole
+// (a clear replaces a mark not written yet).
+func markSave(key time.Time) string { return "mark:" + strconv.FormatInt(key.UnixNano(), 10) }
+
+// mark records rt (through the thread's saves); failed is logged if it
+// cannot be.
+func (t *thread) mark(rt store.RunningTurn, failed string) {
+	st := t.r.o.Store
+	t.saves.write(markSave(rt.Started), "the running mark", func(ctx context.Context) error { return st.MarkTurnRunning(ctx, rt) },
+		func(err error) { t.r.log.Warn(failed, "thread", t.ref, "err", err) })
+}
+
+// unmark clears the mark key (through the thread's saves); failed is
+// logged if it cannot be.
+func (t *thread) unmark(key time.Time, failed string) {
+	st, ref := t.r.o.Store, t.ref
+	t.saves.write(markSave(key), "the running mark's end", func(ctx context.Context) error { return st.ClearTurnRunning(ctx, ref, key) },
+		func(err error) { t.r.log.Warn(failed, "thread", ref, "err", err) })
 }

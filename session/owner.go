@@ -119,6 +119,7 @@ type (
 // router's context ends, which the machine's Shutdown follows.
 func (t *thread) run() {
 	defer close(t.done)
+	defer t.saves.close() // after the lane, which asks for writes too
 	defer t.runner.Close()
 	if t.reacts != nil {
 		defer t.reacts.Close()

@@ -95,16 +95,14 @@ func (t *thread) showPrompt(p *pending) {
 		storeOpts = append(storeOpts, store.PromptOption{ID: o.ID, Name: o.Name, Kind: o.Kind})
 	}
 	t.recordPermission(req, "", p.asked)
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 10*time.Second)
-	err := t.r.o.Store.AddPrompt(sctx, store.Prompt{
+	rec := store.Prompt{
 		ID: p.id, Thread: t.ref, SessionID: req.SessionID, ToolCallID: string(req.Tool.ID),
 		Title: projector.PermissionTitle(req.Tool), Kind: req.Tool.Kind, Options: storeOpts, Status: store.PromptPending,
 		CreatedAt: p.asked, ExpiresAt: p.asked.Add(policy.Timeout),
-	})
-	cancel()
-	if err != nil {
-		t.r.log.Error("cannot store the permission prompt", "thread", t.ref, "err", err)
 	}
+	st, ref, log := t.r.o.Store, t.ref, t.r.log
+	t.saves.write("", "the permission prompt", func(ctx context.Context) error { return st.AddPrompt(ctx, rec) },
+		func(err error) { log.Error("cannot store the permission prompt", "thread", ref, "err", err) })
 	p.text = t.view().ShowPrompt(p.id, req, t.cwd, func(h channels.Handle, err error) {
 		t.inbox.send(postedEv{p: p, h: h, err: err})
 	})
@@ -124,11 +122,9 @@ func (t *thread) posted(p *pending, h channels.Handle, err error) {
 		return
 	}
 	p.msg = h
-	ctx, cancel := context.WithTimeout(t.records(), 10*time.Second)
-	defer cancel()
-	if err := t.r.o.Store.SetPromptMessage(ctx, p.id, string(h.ID)); err != nil {
-		t.r.log.Warn("cannot store the prompt's message id", "err", err)
-	}
+	st, log, id := t.r.o.Store, t.r.log, p.id
+	t.saves.write("", "the prompt's message id", func(ctx context.Context) error { return st.SetPromptMessage(ctx, id, string(h.ID)) },
+		func(err error) { log.Warn("cannot store the prompt's message id", "err", err) })
 	if p.closing {
 		// Settled by the shutdown while it was being posted: the
 		// shutdown left its message to this.
@@ -160,15 +156,11 @@ func (t *thread) settle(p *pending, f SettlePrompt) {
 	a.option, a.ok, status, outcome = Settlement(p.req, f, p.asked, time.Now())
 	p.answer <- a
 	t.view().Settle(p.id, p.text, outcome)
-	ctx, cancel := context.WithTimeout(t.records(), 10*time.Second)
-	defer cancel()
 	who := by.ID
 	if who == "" {
 		who = by.Name
 	}
-	if _, err := t.r.o.Store.ResolvePrompt(ctx, p.id, status, a.option, who, time.Now()); err != nil {
-		t.r.log.Warn("cannot record the prompt's outcome", "thread", t.ref, "err", err)
-	}
+	t.resolvePrompt(p.id, status, a.option, who)
 	if t.tr != nil {
 		t.tr.PermissionAnswered(p.id, a.option, time.Now())
 	}
@@ -208,12 +200,18 @@ func (t *thread) expireMessageAtShutdown(ctx context.Context, p *pending, h chan
 		}
 	}
 	// Without Editor there are no buttons to take away.
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if _, err := t.r.o.Store.ResolvePrompt(sctx, p.id, store.PromptExpired, "", "gateway shutdown", time.Now()); err != nil {
-		t.r.log.Warn("cannot record the prompt's outcome", "thread", t.ref, "err", err)
-	}
+	t.resolvePrompt(p.id, store.PromptExpired, "", "gateway shutdown")
 	t.r.log.Info("permission prompt expired at shutdown", "thread", t.ref, "prompt", p.id)
+}
+
+// resolvePrompt records the outcome of prompt id (through the thread's
+// saves, after its record and its message's id).
+func (t *thread) resolvePrompt(id string, status store.PromptStatus, option, who string) {
+	st, ref, log, at := t.r.o.Store, t.ref, t.r.log, time.Now()
+	t.saves.write("", "the prompt's outcome", func(ctx context.Context) error {
+		_, err := st.ResolvePrompt(ctx, id, status, option, who, at)
+		return err
+	}, func(err error) { log.Warn("cannot record the prompt's outcome", "thread", ref, "err", err) })
 }
 
 func (t *thread) recordPermission(req agent.PermissionRequest, chosen string, at time.Time) {

@@ -101,6 +101,9 @@ func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pi
 // server, if it has one already.
 func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, mcp *mcpgate.Server) (*started, error) {
 	st := t.r.o.Store
+	// What the thread wrote before (a /new, the last session's binding,
+	// its choices) is what it reads now.
+	t.saves.flush(ctx)
 	b, bound, err := st.Binding(ctx, t.ref)
 	if err != nil {
 		return nil, fmt.Errorf("read the thread's binding: %w", err)
@@ -161,11 +164,11 @@ func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, m
 		res.evlog = t.attachLog(proc, sess.ID)
 		now := time.Now()
 		nb := store.Binding{Thread: t.ref, Agent: spec.Name, SessionID: sess.ID, Cwd: cwd, Created: now, Updated: now}
-		perr := t.r.persist(context.WithoutCancel(ctx), t.ref, "the binding", func(ctx context.Context) error { return st.PutBinding(ctx, nb) })
-		if perr != nil {
-			t.r.log.Error("cannot save the binding; the session will not survive a restart", "thread", t.ref, "session", sess.ID, "err", perr)
+		ref, log := t.ref, t.r.log
+		t.saves.write("", "the binding", func(ctx context.Context) error { return st.PutBinding(ctx, nb) }, func(err error) {
+			log.Error("cannot save the binding; the session will not survive a restart", "thread", ref, "session", nb.SessionID, "err", err)
 			t.laneNotice(sysmsg.NotSaved{})
-		}
+		})
 	}
 	// The thread's choices (/model, …) hold for every session of it.
 	if choices, err := st.Choices(ctx, t.ref); err != nil {

@@ -28,6 +28,8 @@ func TestNoSentencesInSession(t *testing.T) {
 		"Debug": true, "Info": true, "Warn": true, "Error": true, // slog
 		"Errorf": true, "New": true, // fmt.Errorf, errors.New
 		"persist": true, "retry": true, "reap": true, // what they name is logged
+		"write": true, "mark": true, "unmark": true, // a thread's saves: logged
+		"resolvePrompt": true, // who settled a prompt, as the store records it
 		"ResolvePrompt": true, // who settled a prompt, as the store records it
 		"Index":         true, // parsing an error's text
 	}

@@ -35,14 +35,8 @@ func postWithin(ctx context.Context, ad channels.Adapter, th channels.ThreadRef,
 // already (marks.go): this is for a turn begun otherwise.
 func (t *thread) markRunning(sessionID string, in channels.Inbound, files []channels.File) time.Time {
 	key := t.markKey()
-	ctx, cancel := context.WithTimeout(t.records(), writeTimeout)
-	defer cancel()
-	err := t.r.o.Store.MarkTurnRunning(ctx, store.RunningTurn{
-		Thread: t.ref, SessionID: sessionID, Started: key, Prompt: turnPrompt(in, files),
-	})
-	if err != nil {
-		t.r.log.Warn("cannot mark the turn running; a crash during it would go unannounced", "thread", t.ref, "err", err)
-	}
+	t.mark(store.RunningTurn{Thread: t.ref, SessionID: sessionID, Started: key, Prompt: turnPrompt(in, files)},
+		"cannot mark the turn running; a crash during it would go unannounced")
 	return key
 }
 

@@ -44,6 +44,8 @@ type thread struct {
 	// lane, a channel closed once the turn's records are written (only
 	// with Options.OnTurnEnd, which waits for them).
 	recording chan chan struct{}
+	// saves performs the thread's store writes (saves.go).
+	saves *saves
 	// opens records the running turn's open messages (handles.go).
 	opens openRecorder
 	// ended holds, per turn whose end is on its way through the lane,
@@ -131,6 +133,7 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		questions: map[string]*question{},
 	}
 	t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(r.ctx))
+	t.saves = newSaves(r, ref, t.records())
 	t.policy = policy
 	t.m = NewMachine(r.machineConfigLocked(policy)) // r.thread holds r.mu
 	t.proj = projector.New(t.policy.Stream)
@@ -159,8 +162,8 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 			}
 			// Delivered; announce it once the turn's records are
 			// written too, so that whoever hears of it finds them.
-			// (The next turn starts only after they are, so this lane
-			// has nothing else to do meanwhile.)
+			// (Only tests set the hook: this lane waits for the
+			// thread's saves meanwhile.)
 			var recorded chan struct{}
 			select {
 			case recorded = <-t.recording:
@@ -171,6 +174,13 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 				case <-recorded:
 				case <-r.ctx.Done():
 				}
+			}
+			// And the mark's end, asked for above.
+			marked := make(chan struct{})
+			t.saves.after(func() { close(marked) })
+			select {
+			case <-marked:
+			case <-r.ctx.Done():
 			}
 			r.o.OnTurnEnd(ref, e)
 		},
@@ -357,34 +367,19 @@ func (t *thread) endTurn(o TurnOutcome) {
 	// on the owner: the reaped agent may be this thread's).
 	t.r.wg.Go(t.r.giveWay)
 
-	ctx := t.records()
-	st := t.r.o.Store
-	if err := t.r.persist(ctx, t.ref, "the turn", func(ctx context.Context) error { return st.AddTurn(ctx, turnRec) }); err != nil {
-		t.r.log.Error("cannot record the turn", "thread", t.ref, "err", err)
-	}
-	if err := t.r.persist(ctx, t.ref, "the transcript", func(ctx context.Context) error { return st.SaveEntries(ctx, sess.ID, dirty) }); err != nil {
-		t.r.log.Error("cannot save the transcript", "thread", t.ref, "err", err)
-	}
-	close(recorded)
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
+	// Through the thread's saves, in this order; the hook hears of the
+	// turn's end once the turn and its transcript are written.
+	st, ref, log := t.r.o.Store, t.ref, t.r.log
+	t.saves.write("", "the turn", func(ctx context.Context) error { return st.AddTurn(ctx, turnRec) },
+		func(err error) { log.Error("cannot record the turn", "thread", ref, "err", err) })
+	t.saves.write("", "the transcript", func(ctx context.Context) error { return st.SaveEntries(ctx, sess.ID, dirty) },
+		func(err error) { log.Error("cannot save the transcript", "thread", ref, "err", err) })
+	t.saves.after(func() { close(recorded) })
 	if clearNow || (o.Cut && t.told) {
-		if err := st.ClearTurnRunning(ctx, t.ref, tu.mark); err != nil {
-			t.r.log.Warn("cannot clear the turn's running mark", "thread", t.ref, "err", err)
-		}
+		t.unmark(tu.mark, "cannot clear the turn's running mark")
 	}
 	if title != "" {
-		if b, ok, err := st.Binding(ctx, t.ref); err == nil && ok && b.Title != title {
-			b.Title = title
-			if err := t.r.persist(ctx, t.ref, "the session's title", func(ctx context.Context) error { return st.PutBinding(ctx, b) }); err != nil {
-				t.r.log.Error("cannot save the session's title", "thread", t.ref, "err", err)
-			}
-			if ti, ok := channels.As[channels.Titler](t.ad); ok {
-				if err := ti.SetTitle(ctx, t.ref, title); err != nil {
-					t.r.log.Warn("cannot rename the thread", "thread", t.ref, "err", err)
-				}
-			}
-		}
+		t.saveTitle(title)
 	}
 	if evlog != nil {
 		if err := evlog.Sync(); err != nil && !errors.Is(err, fs.ErrClosed) {
@@ -463,6 +458,28 @@ func (t *thread) endAgentSession(sess *agent.Session) {
 	if err := sess.End(ctx); err != nil {
 		t.r.log.Warn("cannot end the deleted thread's session at the agent", "thread", t.ref, "session", sess.ID, "err", err)
 	}
+}
+
+// saveTitle keeps title as the session's (through the thread's saves)
+// and gives the thread that name where the platform names threads.
+func (t *thread) saveTitle(title string) {
+	st, ref, log, ad := t.r.o.Store, t.ref, t.r.log, t.ad
+	t.saves.write("", "the session's title", func(ctx context.Context) error {
+		b, ok, err := st.Binding(ctx, ref)
+		if err != nil || !ok || b.Title == title {
+			return err
+		}
+		b.Title = title
+		if err := st.PutBinding(ctx, b); err != nil {
+			return err
+		}
+		if ti, ok := channels.As[channels.Titler](ad); ok {
+			if err := ti.SetTitle(ctx, ref, title); err != nil {
+				log.Warn("cannot rename the thread", "thread", ref, "err", err)
+			}
+		}
+		return nil
+	}, func(err error) { log.Error("cannot save the session's title", "thread", ref, "err", err) })
 }
 
 func (t *thread) stopProcess(proc *agent.Process, w FrameLog) {
