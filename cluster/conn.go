@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go"
 )
@@ -14,7 +15,10 @@ func Connect(cfg Config, name string, extra ...nats.Option) (*nats.Conn, error) 
 	if cfg.NATS.URL == "" {
 		return nil, errors.New("cluster.nats.url is not set")
 	}
-	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1)}
+	// The dial and TLS handshake get as long as the embedded node gives
+	// a handshake (natsnode: 5 s), not nats.go's 2 s, which a loaded
+	// host (or a far node) overruns.
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.Timeout(connectTimeout)}
 	if f := cfg.NATS.Credentials; f != "" {
 		opts = append(opts, nats.UserCredentials(f))
 	}
@@ -38,6 +42,9 @@ func Connect(cfg Config, name string, extra ...nats.Option) (*nats.Conn, error) 
 	}
 	return nc, nil
 }
+
+// connectTimeout bounds a connection's dial and TLS handshake.
+const connectTimeout = 5 * time.Second
 
 // InboxPrefix is the prefix of the reply subjects of a role's connection
 // ("edge", "worker"): each role may subscribe to its own replies only
