@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -109,5 +110,6 @@ func connect(url string) (*nats.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nats.Connect(url, opts...)
+	// As cluster.Connect: a loaded host overruns nats.go's 2 s.
+	return nats.Connect(url, append(opts, nats.Timeout(5*time.Second))...)
 }
