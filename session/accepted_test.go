@@ -2,7 +2,10 @@ package session_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,52 +32,79 @@ func marksIn(t *testing.T, st store.Backend, th channels.ThreadRef) []store.Runn
 	return mine
 }
 
-// markWatch tells of each write of a running mark.
-type markWatch struct {
+// writeWatch tells of each write of a running mark, a choice or a
+// binding: the
+// thread writes them through its saves, a moment after what caused them.
+type writeWatch struct {
 	store.Backend
 	wrote chan struct{}
 }
 
-func (w markWatch) MarkTurnRunning(ctx context.Context, r store.RunningTurn) error {
+func (w writeWatch) MarkTurnRunning(ctx context.Context, r store.RunningTurn) error {
 	defer w.tell()
 	return w.Backend.MarkTurnRunning(ctx, r)
 }
 
-func (w markWatch) ClearTurnRunning(ctx context.Context, t channels.ThreadRef, started time.Time) error {
+func (w writeWatch) ClearTurnRunning(ctx context.Context, t channels.ThreadRef, started time.Time) error {
 	defer w.tell()
 	return w.Backend.ClearTurnRunning(ctx, t, started)
 }
 
-func (w markWatch) tell() {
+func (w writeWatch) SetChoice(ctx context.Context, t channels.ThreadRef, key, value string) error {
+	defer w.tell()
+	return w.Backend.SetChoice(ctx, t, key, value)
+}
+
+func (w writeWatch) DropChoice(ctx context.Context, t channels.ThreadRef, key string) error {
+	defer w.tell()
+	return w.Backend.DropChoice(ctx, t, key)
+}
+
+func (w writeWatch) PutBinding(ctx context.Context, b store.Binding) error {
+	defer w.tell()
+	return w.Backend.PutBinding(ctx, b)
+}
+
+func (w writeWatch) tell() {
 	select {
 	case w.wrote <- struct{}{}:
 	default: // one pending is enough: the reader reads the store again
 	}
 }
 
-// watchMarks makes o's store tell of its mark writes.
-func watchMarks(o *envOptions) chan struct{} {
+// watchWrites makes o's store tell of its mark, choice and binding
+// writes.
+func watchWrites(o *envOptions) chan struct{} {
 	wrote := make(chan struct{}, 1)
-	o.store = func(b store.Backend) store.Backend { return markWatch{Backend: b, wrote: wrote} }
+	o.store = func(b store.Backend) store.Backend { return writeWatch{Backend: b, wrote: wrote} }
 	return wrote
+}
+
+// storedOnce waits until ok holds of what the store says (read again
+// after each write wrote tells of), and fails the test with what() if
+// the test's time runs out first.
+func (e *env) storedOnce(wrote chan struct{}, what func() string, ok func() bool) {
+	e.t.Helper()
+	ctx := e.ctx()
+	for !ok() {
+		select {
+		case <-wrote:
+		case <-ctx.Done():
+			e.t.Fatal(what())
+		}
+	}
 }
 
 // marksOnce returns th's marks once ok holds of them: the thread writes
 // its marks through its saves, a moment after it took the prompt.
 func (e *env) marksOnce(wrote chan struct{}, th channels.ThreadRef, what string, ok func([]store.RunningTurn) bool) []store.RunningTurn {
 	e.t.Helper()
-	ctx := e.ctx()
-	for {
-		ms := marksIn(e.t, e.st, th)
-		if ok(ms) {
-			return ms
-		}
-		select {
-		case <-wrote:
-		case <-ctx.Done():
-			e.t.Fatalf("%s: the marks are %+v", what, ms)
-		}
-	}
+	var ms []store.RunningTurn
+	e.storedOnce(wrote, func() string { return fmt.Sprintf("%s: the marks are %+v", what, ms) }, func() bool {
+		ms = marksIn(e.t, e.st, th)
+		return ok(ms)
+	})
+	return ms
 }
 
 // killed puts back the marks a worker left when it was killed: the test's
@@ -93,7 +123,7 @@ func killed(t *testing.T, e *env, marks []store.RunningTurn) {
 // answers both prompts again, in order; no mark is left.
 func TestAdoptAsksAQueuedPromptAgain(t *testing.T) {
 	opts := envOptions{dir: t.TempDir(), shared: true, rec: channeltest.Options{Edit: true, Typing: true}}
-	wrote := watchMarks(&opts)
+	wrote := watchWrites(&opts)
 	a := newEnv(t, opts)
 	th := a.rec.Thread("queued")
 	a.say(th, ann, "slow 40")
@@ -137,7 +167,7 @@ func TestAdoptAsksAQueuedPromptAgain(t *testing.T) {
 // over answers it again.
 func TestAdoptAsksAnUndeliveredAnswerAgain(t *testing.T) {
 	opts := envOptions{dir: t.TempDir(), shared: true, rec: channeltest.Options{Edit: true, Typing: true}}
-	wrote := watchMarks(&opts)
+	wrote := watchWrites(&opts)
 	a := newEnv(t, opts)
 	th := a.rec.Thread("undelivered")
 	a.rec.Inject(channeltest.InjectPost, &channels.RateLimitError{RetryAfter: time.Hour, Scope: "post"})
@@ -192,5 +222,89 @@ func TestRestartTellsAThreadOnceForAllItsPrompts(t *testing.T) {
 	}
 	if rs, err := e2e(t, e.dir).RunningTurns(t.Context()); err != nil || len(rs) != 0 {
 		t.Errorf("marks after the thread was told: %+v, %v", rs, err)
+	}
+}
+
+// markGate holds the first write of a running mark until released, and
+// keeps the order in which marks and seen marks were written.
+type markGate struct {
+	store.Backend
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	order   []string
+}
+
+func (g *markGate) MarkTurnRunning(ctx context.Context, r store.RunningTurn) error {
+	g.once.Do(func() {
+		close(g.entered)
+		<-g.release
+	})
+	err := g.Backend.MarkTurnRunning(ctx, r)
+	g.wrote("mark")
+	return err
+}
+
+func (g *markGate) MarkSeen(ctx context.Context, t channels.ThreadRef, id channels.MessageID, at time.Time) error {
+	err := g.Backend.MarkSeen(ctx, t, id, at)
+	g.wrote("seen")
+	return err
+}
+
+func (g *markGate) wrote(what string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.order = append(g.order, what)
+}
+
+// A cluster worker returns from a prompt (and the stream acknowledges
+// the event) only once the thread wrote its mark, then marked it seen: a
+// worker killed before that leaves the event to the stream, which gives
+// it to the next owner; one killed between the two leaves the mark, not
+// a message seen that no one answers.
+func TestAWorkerReturnsOnceThePromptIsMarked(t *testing.T) {
+	g := &markGate{entered: make(chan struct{}), release: make(chan struct{})}
+	opts := envOptions{dir: t.TempDir(), shared: true, rec: channeltest.Options{Edit: true, Typing: true},
+		store: func(b store.Backend) store.Backend { g.Backend = b; return g }}
+	e := newEnv(t, opts)
+	var released sync.Once
+	release := func() { released.Do(func() { close(g.release) }) }
+	t.Cleanup(release) // before the gateway's shutdown, also when the test fails
+	th := e.rec.Thread("acked")
+	in := channels.Inbound{Thread: th, Author: ann, Text: "echo marked first", ID: "m-acked", Reply: e.rec.ReplyFunc(th)}
+	delivered := make(chan error, 1)
+	go func() { delivered <- e.rec.Deliver(e.ctx(), in) }()
+	select {
+	case <-g.entered:
+	case err := <-delivered:
+		t.Fatalf("the worker returned (%v) before the prompt's mark was being written", err)
+	case <-e.ctx().Done():
+		t.Fatal("no mark written for the prompt")
+	}
+	select {
+	case err := <-delivered:
+		t.Fatalf("the worker returned (%v) while the prompt's mark was still being written", err)
+	default:
+	}
+	release()
+	if err := <-delivered; err != nil {
+		t.Fatal(err)
+	}
+	if ms := marksIn(t, e.st, th); len(ms) != 1 {
+		t.Errorf("marks when the worker returned: %+v, want the prompt's", ms)
+	}
+	if id, ok, err := e.st.LastSeen(e.ctx(), th); err != nil || !ok || id != in.ID {
+		t.Errorf("last seen when the worker returned: %q %v %v, want %q", id, ok, err, in.ID)
+	}
+	g.mu.Lock()
+	order := slices.Clone(g.order)
+	g.mu.Unlock()
+	if len(order) < 2 || order[0] != "mark" || order[1] != "seen" {
+		t.Errorf("written in the order %v, want the mark before the seen mark", order)
+	}
+	e.waitEnd(th)
+	if got := e.text(th); !strings.Contains(got, "marked first") {
+		t.Errorf("answer %q", got)
 	}
 }

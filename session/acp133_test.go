@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -152,7 +153,9 @@ func TestPlansByID(t *testing.T) {
 // kept as the thread's choice; a set the agent refuses is said with its
 // words and not kept.
 func TestBooleanOptionEndToEnd(t *testing.T) {
-	e := newEnv(t, envOptions{rec: channeltest.Options{Prompt: true, Edit: true}, open: true, access: map[string]session.AccessRule{"web": {Approvers: []string{ann.ID}}}})
+	opts := envOptions{rec: channeltest.Options{Prompt: true, Edit: true}, open: true, access: map[string]session.AccessRule{"web": {Approvers: []string{ann.ID}}}}
+	wrote := watchWrites(&opts)
+	e := newEnv(t, opts)
 	th := channels.ThreadRef{Platform: "web", Channel: "c", Thread: "switch"}
 	e.say(th, ann, "hello")
 	e.waitEnd(th)
@@ -172,9 +175,13 @@ func TestBooleanOptionEndToEnd(t *testing.T) {
 		}
 		return c
 	}
-	if got := choices()["fast"]; got != "true" {
-		t.Errorf("stored choice of fast %q, want true", got)
+	// Kept through the thread's saves, a moment after the confirmation.
+	storedFast := func(want string) {
+		t.Helper()
+		e.storedOnce(wrote, func() string { return fmt.Sprintf("stored choice of fast %q, want %s", choices()["fast"], want) },
+			func() bool { return choices()["fast"] == want })
 	}
+	storedFast("true")
 	e.command(th, ann, "/status")
 	e.waitOp(th, "the status after", isReply("Fast mode: on ·"))
 
@@ -191,9 +198,7 @@ func TestBooleanOptionEndToEnd(t *testing.T) {
 	e.waitOp(th, "the click's confirmation", func(o channeltest.Op) bool {
 		return o.Op == "edit" && o.Msg == op.Msg && strings.Contains(o.Text, "Ann set the Fast mode to off.")
 	})
-	if got := choices()["fast"]; got != "false" {
-		t.Errorf("stored choice of fast %q, want false", got)
-	}
+	storedFast("false")
 
 	// Refused with high effort: said with the agent's words, not kept.
 	e.command(th, ann, "/effort high")

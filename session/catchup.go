@@ -67,6 +67,18 @@ func (r *Router) markSeen(ctx context.Context, in channels.Inbound) {
 	r.markSeenID(ctx, in.Thread, in.ID)
 }
 
+// saveSeen marks in seen through the thread's saves, behind what the
+// thread wrote for it before (its prompt's mark).
+func (t *thread) saveSeen(in channels.Inbound) {
+	r := t.r
+	if in.ID == "" || in.Choice != nil || r.o.CatchUp.Window <= 0 && !r.o.Shared {
+		return
+	}
+	st, ref, id := r.o.Store, t.ref, in.ID
+	t.saves.write("seen", "the last message seen", func(ctx context.Context) error { return st.MarkSeen(ctx, ref, id, time.Now()) },
+		func(err error) { r.log.Warn("cannot record the last message seen", "thread", ref, "err", err) })
+}
+
 func (r *Router) markSeenID(ctx context.Context, t channels.ThreadRef, id channels.MessageID) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()

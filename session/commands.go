@@ -40,6 +40,12 @@ type (
 		in  channels.Inbound
 		acc access
 	}
+	// attachedEv: the store's answer to /attach (attach).
+	attachedEv struct {
+		in  channels.Inbound
+		id  string
+		say sysmsg.Notice // the refusal, or nil: attached
+	}
 	// sessionsEv: the agent listed its sessions.
 	sessionsEv struct {
 		in   channels.Inbound
@@ -163,45 +169,62 @@ func (t *thread) switchAgent(in channels.Inbound) {
 
 // attach checks the session /attach names: one no thread of this
 // gateway is bound to (a hand-over from a terminal or an editor); then
-// AttachSession.
+// AttachSession. The store is read and written on a child goroutine,
+// once what the live threads queued is written (a thread that let the
+// session go with /new a moment ago no longer holds it); attached
+// takes its answer.
 func (t *thread) attach(in channels.Inbound) {
-	ctx := t.ctx
+	ctx, r, ref := t.ctx, t.r, t.ref
 	id := in.Command.Args
-	st := t.r.o.Store
-	b, ok, err := st.Binding(ctx, t.ref)
+	name := t.cmd.agent
+	if name == "" {
+		name = t.policy.Agent
+	}
+	r.wg.Go(func() {
+		r.flushSaves(ctx)
+		t.inbox.send(attachedEv{in: in, id: id, say: r.claimSession(ctx, ref, name, id)})
+	})
+}
+
+// claimSession binds ref to session id unless another thread is bound to
+// it or a deleted thread had it; it returns what to say instead, or nil.
+func (r *Router) claimSession(ctx context.Context, ref channels.ThreadRef, agentName, id string) sysmsg.Notice {
+	st := r.o.Store
+	b, ok, err := st.Binding(ctx, ref)
 	if err != nil {
-		t.r.log.Error("cannot read the thread's binding", "thread", t.ref, "err", err)
-		t.reply(in, sysmsg.SetFailed{Option: "session", Err: err.Error()})
-		return
+		r.log.Error("cannot read the thread's binding", "thread", ref, "err", err)
+		return sysmsg.SetFailed{Option: "session", Err: err.Error()}
 	}
 	if ok && b.SessionID == id {
-		t.reply(in, sysmsg.AttachBound{ID: id, Here: true})
-		return
+		return sysmsg.AttachBound{ID: id, Here: true}
 	}
 	if !ok {
-		name := t.cmd.agent
-		if name == "" {
-			name = t.policy.Agent
-		}
-		b = store.Binding{Thread: t.ref, Agent: name, Created: time.Now()}
+		b = store.Binding{Thread: ref, Agent: agentName, Created: time.Now()}
 	}
 	// The claim: of two threads attaching the session at once, one wins.
 	b.SessionID, b.Title, b.Updated = id, "", time.Now()
 	err = st.AttachSession(ctx, b)
 	switch {
 	case errors.Is(err, store.ErrSessionGone):
-		t.r.log.Warn("/attach of a deleted thread's session refused", "thread", t.ref, "session", id)
-		t.reply(in, sysmsg.AttachGone{ID: id})
-		return
+		r.log.Warn("/attach of a deleted thread's session refused", "thread", ref, "session", id)
+		return sysmsg.AttachGone{ID: id}
 	case errors.Is(err, store.ErrSessionTaken):
-		t.reply(in, sysmsg.AttachBound{ID: id})
-		return
+		return sysmsg.AttachBound{ID: id}
 	case err != nil:
-		t.r.log.Error("cannot attach the session", "thread", t.ref, "session", id, "err", err)
-		t.reply(in, sysmsg.SetFailed{Option: "session", Err: err.Error()})
+		r.log.Error("cannot attach the session", "thread", ref, "session", id, "err", err)
+		return sysmsg.SetFailed{Option: "session", Err: err.Error()}
+	}
+	return nil
+}
+
+// attached is the store's answer to /attach: the refusal said, or the
+// session taken up.
+func (t *thread) attached(e attachedEv) {
+	if e.say != nil {
+		t.reply(e.in, e.say)
 		return
 	}
-	t.apply(AttachSession{By: in.Author, ID: id})
+	t.apply(AttachSession{By: e.in.Author, ID: e.id})
 }
 
 // listSessions answers /sessions (and /attach without an id): the live
@@ -221,6 +244,7 @@ func (t *thread) listSessions(in channels.Inbound) {
 		defer cancel()
 		list, err := proc.ListSessions(ctx, cwd)
 		if err == nil {
+			t.r.flushSaves(ctx) // the bindings the live threads queued
 			list, err = t.attachable(ctx, list)
 		}
 		t.inbox.send(sessionsEv{in: in, list: list, err: err})

@@ -13,6 +13,7 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/store"
 )
 
 // closeThread delivers that th was deleted and waits until the router
@@ -38,14 +39,21 @@ func alive(pid int) bool {
 // does not tell the deleted thread it was cut off), and a message
 // to the same id later starts a new session instead of resuming.
 func TestClosedThread(t *testing.T) {
-	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Typing: true, Prompt: true}})
+	opts := envOptions{rec: channeltest.Options{Edit: true, Typing: true, Prompt: true}}
+	wrote := watchWrites(&opts)
+	e := newEnv(t, opts)
 	th := e.rec.Thread("deleted")
 	e.say(th, ann, "permission")
 	e.waitOp(th, "the permission prompt", isPrompt)
-	first, ok, err := e.st.Binding(e.ctx(), th)
-	if err != nil || !ok {
-		t.Fatalf("binding before the delete: %v, %v", ok, err)
-	}
+	var first store.Binding
+	e.storedOnce(wrote, func() string { return "no binding before the delete" }, func() bool {
+		b, ok, err := e.st.Binding(e.ctx(), th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first = b
+		return ok
+	})
 	e.say(th, bob, "echo queued")
 	e.closeThread(th)
 	e.waitAgent(th, "started")

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -140,7 +141,9 @@ func TestGeminiModelsAfterLoad(t *testing.T) {
 func TestRefusedChoiceAtStartIsForgotten(t *testing.T) {
 	spec := demoSpec(t.TempDir())
 	spec.Command = append(spec.Command, "--like-gemini")
-	e := newEnv(t, envOptions{spec: &spec, rec: channeltest.Options{Edit: true}})
+	opts := envOptions{spec: &spec, rec: channeltest.Options{Edit: true}}
+	wrote := watchWrites(&opts)
+	e := newEnv(t, opts)
 	th := e.rec.Thread("refused")
 	const storedMode = "\x00mode" // session's key of a legacy mode
 	if err := e.st.SetChoice(e.ctx(), th, storedMode, "yolo"); err != nil {
@@ -149,9 +152,14 @@ func TestRefusedChoiceAtStartIsForgotten(t *testing.T) {
 	e.say(th, ann, "echo first")
 	e.waitEnd(th)
 	e.waitOp(th, "the refusal", hasText("Could not set the mode: the agent refused (error -32603). The agent says: `Internal error: Cannot enable privileged approval modes in an untrusted folder.`"))
-	if cs, err := e.st.Choices(e.ctx(), th); err != nil || cs[storedMode] != "" {
-		t.Errorf("choices after the refusal: %q, %v; want the mode forgotten", cs, err)
-	}
+	var cs map[string]string
+	e.storedOnce(wrote, func() string { return fmt.Sprintf("choices after the refusal: %q; want the mode forgotten", cs) }, func() bool {
+		var err error
+		if cs, err = e.st.Choices(e.ctx(), th); err != nil {
+			t.Fatal(err)
+		}
+		return cs[storedMode] == ""
+	})
 	e.command(th, ann, "/new")
 	e.waitOp(th, "the new session", hasText("Ann ended this thread's session"))
 	e.say(th, ann, "echo second")

@@ -217,6 +217,9 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.store != nil {
 		backend = o.store(st)
 	}
+	if d := slowWritesFromEnv(t); d > 0 {
+		backend = slowWrites{Backend: backend, d: d}
+	}
 	so := session.Options{
 		Store:  backend,
 		Shared: o.shared,

@@ -65,6 +65,10 @@ type (
 		stop   bool // a stop (the Stop button, or a stop word)
 		caught bool // the catch-up told the thread already
 		seen   bool // the owner marks it seen once taken (a cluster worker)
+		// taken, when set, is closed once the message's mark and its seen
+		// mark are written (or given up), or when the thread ended before
+		// taking it: a cluster worker acknowledges the event only then.
+		taken chan struct{}
 	}
 	// choiceEv is a click on a prompt's option.
 	choiceEv struct {
@@ -228,6 +232,7 @@ func (e exitedEv) take(t *thread) {
 
 func (e optionSetEv) take(t *thread)      { t.optionSet(e) }
 func (e sessionsEv) take(t *thread)       { t.sessionsListed(e) }
+func (e attachedEv) take(t *thread)       { t.attached(e) }
 func (e reactionEv) take(t *thread)       { t.reaction(e) }
 func (e messageEv) take(t *thread)        { t.message(e) }
 func (e messageEv) refuse(*thread)        { e.reply <- errThreadEnded }
@@ -235,6 +240,12 @@ func (e questionEv) take(t *thread)       { t.questionAsked(e) }
 func (e questionEv) refuse(*thread)       { e.q.answer <- agent.Answer{Action: agent.Cancel} }
 func (e questionPostedEv) take(t *thread) { t.questionPosted(e.q, e.h, e.err) }
 func (e formEv) take(t *thread)           { t.formAnswer(e.in, e.acc) }
+
+func (e inboundEv) refuse(*thread) {
+	if e.taken != nil {
+		close(e.taken)
+	}
+}
 
 func (e reapEv) take(t *thread) {
 	had := t.proc != nil
@@ -245,10 +256,17 @@ func (e reapEv) take(t *thread) {
 // inbound is a person's message: a stop, a numbered answer to a prompt,
 // or a prompt.
 func (t *thread) inbound(e inboundEv) {
-	if e.seen {
-		// Once taken (its mark written, for a prompt): see Router.handle.
-		defer t.r.markSeen(t.r.ctx, e.in)
-	}
+	// Seen once taken, behind its mark in the thread's saves (a worker
+	// that dies between the two leaves the mark, not a message seen and
+	// lost): see Router.handle.
+	defer func() {
+		if e.seen {
+			t.saveSeen(e.in)
+		}
+		if e.taken != nil {
+			t.saves.after(func() { close(e.taken) })
+		}
+	}()
 	if t.tookBefore(e.in) && !t.retaking(e.in) {
 		t.r.log.Warn("dropping a message the thread took already (delivered twice)", "thread", t.ref, "id", e.in.ID)
 		return

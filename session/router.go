@@ -390,11 +390,23 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		return
 	}
 	ev := inboundEv{in: in, acc: acc, stop: stop, caught: !stop && r.caught(in), seen: seenLater}
+	if seenLater && !stop {
+		// A worker returns (and the cluster acknowledges the event) once
+		// the thread marked it taken: a worker killed before that leaves
+		// it to the stream, which gives it to the next owner.
+		ev.taken = make(chan struct{})
+	}
 	for !t.inbox.send(ev) {
 		// Evicted just now: a new owner takes the thread up from the
 		// store (or the router is shutting down: nil).
 		if t = r.thread(in.Thread, in.Space, ad); t == nil {
 			return
+		}
+	}
+	if ev.taken != nil {
+		select {
+		case <-ev.taken:
+		case <-ctx.Done():
 		}
 	}
 }

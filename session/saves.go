@@ -129,3 +129,18 @@ func (s *saves) close() {
 		<-d
 	}
 }
+
+// flushSaves waits until what every live thread queued so far is
+// written, or ctx ends: for a read across threads (one thread's
+// binding, read by another). Not on an owner.
+func (r *Router) flushSaves(ctx context.Context) {
+	r.mu.Lock()
+	all := make([]*saves, 0, len(r.threads))
+	for _, t := range r.threads {
+		all = append(all, t.saves)
+	}
+	r.mu.Unlock()
+	for _, s := range all {
+		s.flush(ctx)
+	}
+}
