@@ -145,6 +145,10 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 	case ProcessExited:
 		fx = m.agentExited(fx)
 	case PermissionAsked:
+		if allow, ok := byPolicy(m.cfg.Permissions, e.Kind); ok && !m.Stopped() {
+			fx = append(fx, AnswerByPolicy{ID: e.ID, Allow: allow})
+			break
+		}
 		if m.shutting || (m.turn != nil && m.turn.stop != nil) {
 			// Asked after a stop (or the shutdown): nobody is shown the
 			// question.
@@ -184,8 +188,6 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 		fx = m.budgetReached(now, e, fx)
 	case ContinueIn:
 		fx = m.continueIn(e, fx)
-	case UsageAsked:
-		fx = append(fx, ShowUsage(e))
 	case CommandIn:
 		fx = m.command(e, fx)
 	case SwitchAgent:
@@ -636,6 +638,23 @@ func (m *Machine) dropPrompt(id string) bool {
 // Active reports whether a message is being run: from taking it off the
 // queue until its turn ended (the agent may still be starting).
 func (m *Machine) Active() bool { return m.start != nil || m.turn != nil }
+
+// byPolicy reports how policy answers a request for a tool of kind
+// without asking anyone (allow or reject); false: people are asked.
+func byPolicy(policy, kind string) (allow, ok bool) {
+	switch policy {
+	case PermissionApproveAll:
+		return true, true
+	case PermissionDenyAll:
+		return false, true
+	case PermissionApproveReads:
+		switch kind {
+		case "read", "search", "think":
+			return true, true
+		}
+	}
+	return false, false
+}
 
 // Stopped reports whether the running turn has been stopped: what the
 // agent still says is recorded, not shown.

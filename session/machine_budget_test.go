@@ -86,9 +86,9 @@ func TestMachineBudgets(t *testing.T) {
 			{ev: tokens},
 		}}},
 		{"/usage is answered at once, running, held or idle", [][]step{busy, {
-			{ev: UsageAsked{In: channels.Inbound{Text: "/usage"}}, want: []string{"0s show-usage /usage"}},
+			{ev: CommandIn{In: channels.Inbound{Text: "/usage", Command: &channels.Command{Name: channels.CommandUsage}}}, want: []string{"0s show-usage /usage"}},
 		}, reached, {
-			{ev: UsageAsked{In: channels.Inbound{Text: "/usage"}}, want: []string{"2s show-usage /usage"}},
+			{ev: CommandIn{In: channels.Inbound{Text: "/usage", Command: &channels.Command{Name: channels.CommandUsage}}}, want: []string{"2s show-usage /usage"}},
 		}}},
 		{"no turn: nothing (a late report)", [][]step{{
 			{ev: tokens},

@@ -44,6 +44,14 @@ type (
 	// the owner keeps (options, commands): /help, /model, /mode,
 	// /effort, /set.
 	RunCommand struct{ In channels.Inbound }
+	// ShowUsage answers /usage (In) with the thread's usage, privately
+	// where the platform can.
+	ShowUsage struct{ In channels.Inbound }
+	// ShowWorkspace answers /workspace (In): the thread's worktree.
+	ShowWorkspace struct{ In channels.Inbound }
+	// ShowDiff answers /diff (In): what changed in the worktree, and the
+	// patch as a file.
+	ShowDiff struct{ In channels.Inbound }
 	// RefuseCommand tells In's author privately that they may not give
 	// that command.
 	RefuseCommand struct{ In channels.Inbound }
@@ -73,6 +81,9 @@ type (
 )
 
 func (RunCommand) isEffect()    {}
+func (ShowUsage) isEffect()     {}
+func (ShowWorkspace) isEffect() {}
+func (ShowDiff) isEffect()      {}
 func (RefuseCommand) isEffect() {}
 func (ShowStatus) isEffect()    {}
 func (EndSession) isEffect()    {}
@@ -99,6 +110,12 @@ func (m *Machine) command(e CommandIn, fx []Effect) []Effect {
 		return append(fx, RefuseCommand{In: e.In})
 	}
 	switch name {
+	case channels.CommandUsage:
+		fx = append(fx, ShowUsage{In: e.In})
+	case channels.CommandWorkspace:
+		fx = append(fx, ShowWorkspace{In: e.In})
+	case channels.CommandDiff:
+		fx = append(fx, ShowDiff{In: e.In})
 	case channels.CommandStatus:
 		s := ShowStatus{In: e.In, Queued: len(m.queue)}
 		switch {

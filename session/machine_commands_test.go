@@ -19,6 +19,12 @@ func describeCommandEffect(f Effect) (string, bool) {
 	switch f := f.(type) {
 	case RunCommand:
 		return "run /" + f.In.Command.Name + " " + f.In.Command.Args, true
+	case ShowUsage:
+		return "usage for " + displayName(f.In.Author), true
+	case ShowWorkspace:
+		return "workspace for " + displayName(f.In.Author), true
+	case ShowDiff:
+		return "diff for " + displayName(f.In.Author), true
 	case RefuseCommand:
 		return "refuse /" + f.In.Command.Name + " to " + displayName(f.In.Author), true
 	case ShowStatus:
@@ -119,6 +125,13 @@ func TestMachineCommands(t *testing.T) {
 			{ev: TurnDone{StopReason: "end_turn"}, want: []string{"2s end #2 end_turn"}},
 			{ev: cmd(mAnn, true, "attach", "s-9"), want: []string{"2s run /attach s-9"}},
 			{ev: AttachSession{By: mAnn, ID: "s-9"}, want: []string{"2s end-session by Ann stop=true attach=s-9"}},
+		}}},
+		{"usage, workspace and diff for anyone, also while a turn runs", [][]step{busy, {
+			{ev: cmd(mBob, false, "usage", ""), want: []string{"0s usage for Bob"}},
+			{ev: cmd(mBob, false, "workspace", ""), want: []string{"0s workspace for Bob"}},
+			{ev: cmd(mBob, false, "diff", ""), want: []string{"0s diff for Bob"}},
+			{ev: TurnDone{StopReason: "end_turn"}, want: []string{"0s end #1 end_turn"}},
+			{ev: cmd(mAnn, true, "diff", ""), want: []string{"0s diff for Ann"}},
 		}}},
 		{"commands after the shutdown are dropped", [][]step{ready, {
 			{ev: Shutdown{}, want: []string{"2s stop-agent shutdown", "2s exit"}},

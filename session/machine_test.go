@@ -108,6 +108,11 @@ func describeEffect(f Effect) string {
 		return s
 	case ShowPrompt:
 		return "show " + f.ID
+	case AnswerByPolicy:
+		if f.Allow {
+			return "allow " + f.ID + " by policy"
+		}
+		return "reject " + f.ID + " by policy"
 	case SettlePrompt:
 		s := "settle " + f.ID + " " + string(f.Status)
 		if f.Option != "" {
@@ -206,6 +211,7 @@ func TestMachine(t *testing.T) {
 	stall.StallTimeout = 30 * time.Second
 	evict := cfg
 	evict.EvictAfter = 10 * time.Minute
+	policy := func(p string) MachineConfig { c := cfg; c.Permissions = p; return c }
 
 	// ready runs a first turn to its end so that the agent is ready.
 	ready := []step{
@@ -417,6 +423,27 @@ func TestMachine(t *testing.T) {
 			{ev: LaneIdle{Idle: true}},
 			{ev: AgentStarted{Err: errors.New("no such file")}, want: []string{"10m0s typing-off", "10m0s notice start failed: no such file"}},
 			{wait: 10 * time.Minute, want: []string{"20m0s check-lane"}},
+		}}},
+		{"ask: every request is shown", policy(PermissionAsk), [][]step{busy, {
+			{ev: PermissionAsked{ID: "p1", Timeout: time.Minute, Kind: "read"}, want: []string{"0s show p1"}},
+			{ev: PermissionAsked{ID: "p2", Timeout: time.Minute, Kind: "execute"}, want: []string{"0s show p2"}},
+		}}},
+		{"approve-reads: reads, searches and thoughts allowed, the rest shown", policy(PermissionApproveReads), [][]step{busy, {
+			{ev: PermissionAsked{ID: "p1", Timeout: time.Minute, Kind: "read"}, want: []string{"0s allow p1 by policy"}},
+			{ev: PermissionAsked{ID: "p2", Timeout: time.Minute, Kind: "search"}, want: []string{"0s allow p2 by policy"}},
+			{ev: PermissionAsked{ID: "p3", Timeout: time.Minute, Kind: "think"}, want: []string{"0s allow p3 by policy"}},
+			{ev: PermissionAsked{ID: "p4", Timeout: time.Minute, Kind: "edit"}, want: []string{"0s show p4"}},
+			{ev: PermissionAsked{ID: "p5", Timeout: time.Minute, Kind: ""}, want: []string{"0s show p5"}},
+		}}},
+		{"approve-all and deny-all answer without asking", policy(PermissionApproveAll), [][]step{busy, {
+			{ev: PermissionAsked{ID: "p1", Timeout: time.Minute, Kind: "execute"}, want: []string{"0s allow p1 by policy"}},
+			{ev: Configure{Config: policy(PermissionDenyAll)}},
+			{ev: PermissionAsked{ID: "p2", Timeout: time.Minute, Kind: "read"}, want: []string{"0s reject p2 by policy"}},
+			{ev: TurnDone{StopReason: "end_turn"}, want: []string{"0s end #1 end_turn"}},
+		}}},
+		{"no answer by policy after a stop: the request is cancelled unshown", policy(PermissionApproveAll), [][]step{busy, {
+			{ev: StopIn{By: mBob}, want: []string{"0s notice stopping stop-1", "0s typing-off", "0s cancel-turn"}},
+			{ev: PermissionAsked{ID: "p1", Timeout: time.Minute, Kind: "read"}, want: []string{"0s settle p1 cancelled unshown"}},
 		}}},
 		{"no eviction while the agent lives", evict, [][]step{ready, {
 			{wait: 10 * time.Minute, want: []string{"10m2s stop-agent idle for 10m0s"}},

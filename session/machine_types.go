@@ -56,6 +56,7 @@ type (
 	PermissionAsked struct {
 		ID      string
 		Timeout time.Duration
+		Kind    string // the tool's kind (read, edit, execute, …), for the policy
 	}
 	// PermissionAnswer: someone chose Option of prompt ID. Approver says
 	// whether they may answer prompts.
@@ -174,6 +175,13 @@ type (
 	}
 	// ShowPrompt shows permission prompt ID with its options.
 	ShowPrompt struct{ ID string }
+	// AnswerByPolicy answers permission prompt ID as the channel's policy
+	// says (Allow, else reject), without asking anyone; the thread is
+	// told.
+	AnswerByPolicy struct {
+		ID    string
+		Allow bool
+	}
 	// SettlePrompt answers prompt ID to the agent and shows the outcome:
 	// Status answered (Option, By), expired (the reject option) or
 	// cancelled (By; NotShown: it could not be shown). Unshown: it was
@@ -226,6 +234,7 @@ func (DropAgent) isEffect()        {}
 func (StopTyping) isEffect()       {}
 func (Notify) isEffect()           {}
 func (ShowPrompt) isEffect()       {}
+func (AnswerByPolicy) isEffect()   {}
 func (SettlePrompt) isEffect()     {}
 func (PromptNotWaiting) isEffect() {}
 func (NotApprover) isEffect()      {}
@@ -262,6 +271,9 @@ type MachineConfig struct {
 	Grace        time.Duration // a stopped turn's agent is killed after this
 	StartTimeout time.Duration // 0: none
 	IdleTimeout  time.Duration // 0: never reaped
+	// Permissions is the channel's permission policy (PermissionAsk, …):
+	// which requests are answered without asking (AnswerByPolicy).
+	Permissions  string
 	StallTimeout time.Duration // 0: silence is never told
 	EvictAfter   time.Duration // 0: the thread is never dropped
 	// Reactions: people's messages get status reactions (React);

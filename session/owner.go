@@ -276,9 +276,6 @@ func (t *thread) inbound(e inboundEv) {
 		t.apply(StopIn{By: e.in.Author})
 		return
 	}
-	if t.command(e) {
-		return
-	}
 	if t.answerByNumber(e.acc, e.in) {
 		return
 	}

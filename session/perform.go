@@ -70,6 +70,10 @@ func (t *thread) perform(f Effect) {
 		if p := t.prompts[f.ID]; p != nil {
 			t.showPrompt(p)
 		}
+	case AnswerByPolicy:
+		if p := t.prompts[f.ID]; p != nil {
+			t.answerByPolicy(p, f.Allow)
+		}
 	case SettlePrompt:
 		if p := t.prompts[f.ID]; p != nil {
 			t.settle(p, f)
@@ -86,6 +90,10 @@ func (t *thread) perform(f Effect) {
 		t.performQuestion(f)
 	case RunCommand:
 		t.runCommand(f.In)
+	case ShowWorkspace:
+		t.workspaceCommand(false)
+	case ShowDiff:
+		t.workspaceCommand(true)
 	case RefuseCommand:
 		t.reply(f.In, sysmsg.RefuseCommand{Command: "/" + f.In.Command.Name})
 	case ShowStatus:

@@ -58,32 +58,27 @@ func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 	return a.option, a.ok
 }
 
-// permission is the agent's request p on the owner: answered by the
-// channel's policy, or shown to people (the machine says).
+// permission is the agent's request p on the owner: the machine says
+// whether the channel's policy answers it (AnswerByPolicy) or people are
+// shown it (ShowPrompt).
 func (t *thread) permission(p *pending) {
-	policy := t.policy.Permissions
-	req := p.req
-	auto := ""
-	switch policy.Policy {
-	case PermissionApproveAll:
-		auto = "allow"
-	case PermissionDenyAll:
-		auto = "reject"
-	case PermissionApproveReads:
-		switch req.Tool.Kind {
-		case "read", "search", "think":
-			auto = "allow"
-		}
-	}
-	if auto != "" && !t.m.Stopped() {
-		opt, ok := pickOption(req.Options, auto)
-		t.recordPermission(req, opt.ID, time.Now())
-		t.laneNotice(sysmsg.ByPolicy{Allowed: auto == "allow", Policy: policy.Policy, Tool: projector.PermissionTitle(req.Tool)})
-		p.answer <- answered{option: opt.ID, ok: ok}
-		return
-	}
 	t.prompts[p.id] = p
-	t.apply(PermissionAsked{ID: p.id, Timeout: policy.Timeout})
+	t.apply(PermissionAsked{ID: p.id, Timeout: t.policy.Permissions.Timeout, Kind: p.req.Tool.Kind})
+}
+
+// answerByPolicy answers p as the channel's policy said: recorded, the
+// thread told.
+func (t *thread) answerByPolicy(p *pending, allow bool) {
+	delete(t.prompts, p.id)
+	req, policy := p.req, t.policy.Permissions.Policy
+	kind := "reject"
+	if allow {
+		kind = "allow"
+	}
+	opt, ok := pickOption(req.Options, kind)
+	t.recordPermission(req, opt.ID, time.Now())
+	t.laneNotice(sysmsg.ByPolicy{Allowed: allow, Policy: policy, Tool: projector.PermissionTitle(req.Tool)})
+	p.answer <- answered{option: opt.ID, ok: ok}
 }
 
 // showPrompt shows p to people and records it.

@@ -370,13 +370,8 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		return
 	}
 	stop := isStop(in, detector)
-	if !stop && intent == channels.IntentCommand && r.workspaceCommand(t, in) {
-		seen()
-		return
-	}
-	if !stop && intent == channels.IntentCommand && !ownerCommand(in.Command.Name) {
-		// The thread's machine decides (machine_commands.go); /usage
-		// goes with the inbound messages (usage.go).
+	if !stop && intent == channels.IntentCommand {
+		// The thread's machine decides (machine_commands.go).
 		for !t.inbox.send(commandEv{in: in, acc: acc}) {
 			if t = r.thread(in.Thread, in.Space, ad); t == nil {
 				return

@@ -205,6 +205,7 @@ func (r *Router) machineConfigLocked(policy Policy) MachineConfig {
 		Grace:           grace,
 		StartTimeout:    r.startTimeout(),
 		IdleTimeout:     r.o.Limits.IdleTimeout,
+		Permissions:     policy.Permissions.Policy,
 		StallTimeout:    r.o.Limits.StallTimeout,
 		EvictAfter:      r.o.Threads.EvictAfter,
 		Reactions:       policy.Reactions.On(),

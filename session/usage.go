@@ -11,75 +11,66 @@ import (
 	"github.com/acpgw/gateway/sysmsg"
 )
 
-// UsageAsked: someone who may prompt gave /usage (In).
-type UsageAsked struct{ In channels.Inbound }
-
-// ShowUsage answers In with the thread's usage.
-type ShowUsage struct{ In channels.Inbound }
-
-func (UsageAsked) isEvent() {}
-func (ShowUsage) isEffect() {}
-
-// ownerCommand reports whether the thread's owner handles the gateway
-// command name (besides stop, which the router sorts out).
-func ownerCommand(name string) bool { return name == channels.CommandUsage }
-
-// command handles a gateway command for the owner; false when e is none.
-func (t *thread) command(e inboundEv) bool {
-	if e.in.Command == nil || !ownerCommand(e.in.Command.Name) {
-		return false
-	}
-	t.apply(UsageAsked{In: e.in})
-	return true
-}
-
-// showUsage answers /usage privately where the platform can.
+// showUsage answers /usage privately where the platform can: what the
+// owner knows (the context, the running turn, the budgets, a hold) taken
+// now, the store's spend read on a child goroutine.
 func (t *thread) showUsage(in channels.Inbound) {
-	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
-	defer cancel()
-	st := t.r.o.Store
 	var u sysmsg.Usage
-	if sp, err := st.ThreadSpend(ctx, t.ref); err == nil {
-		u.Turns, u.Cost, u.CostKnown = sp.Turns, sp.Cost, sp.CostKnown
-	} else {
-		t.r.log.Warn("cannot read the thread's usage", "thread", t.ref, "err", err)
-	}
-	now := time.Now()
-	if sp, err := st.ChannelSpend(ctx, t.ref.Platform, t.ref.Channel, dayStart(now)); err == nil {
-		u.ChannelTurns, u.ChannelCost, u.ChannelCostKnown = sp.Turns, sp.Cost, sp.CostKnown
-	} else {
-		t.r.log.Warn("cannot read the channel's usage", "thread", t.ref, "err", err)
-	}
 	last := t.proj.LastUsage()
 	u.Tokens, u.TokensKnown = last.Used, last.UsedKnown
 	if last.SizeKnown {
 		u.Size = last.Size
 	}
 	u.Currency = last.Currency
+	var running float64
+	runningKnown := false
 	if tu := t.cur; tu != nil {
 		// The running turn counts too.
 		usage, frames := t.proj.TurnUsage()
-		if _, _, inc, known, _ := turnSpend(usage, frames, tu.budget.sessionCost); known {
-			u.Cost, u.CostKnown = u.Cost+inc, true
-			u.ChannelCost, u.ChannelCostKnown = u.ChannelCost+inc, true
-		}
+		_, _, running, runningKnown, _ = turnSpend(usage, frames, tu.budget.sessionCost)
+	}
+	if h, ok := t.m.Held(); ok {
+		u.Held = h
 	}
 	b := t.r.policyFor(t.ref, t.space).Budgets
+	ctx, st, ref, log := t.ctx, t.r.o.Store, t.ref, t.r.log
+	t.r.wg.Go(func() {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if sp, err := st.ThreadSpend(ctx, ref); err == nil {
+			u.Turns, u.Cost, u.CostKnown = sp.Turns, sp.Cost, sp.CostKnown
+		} else {
+			log.Warn("cannot read the thread's usage", "thread", ref, "err", err)
+		}
+		if sp, err := st.ChannelSpend(ctx, ref.Platform, ref.Channel, dayStart(time.Now())); err == nil {
+			u.ChannelTurns, u.ChannelCost, u.ChannelCostKnown = sp.Turns, sp.Cost, sp.CostKnown
+		} else {
+			log.Warn("cannot read the channel's usage", "thread", ref, "err", err)
+		}
+		if runningKnown {
+			u.Cost, u.CostKnown = u.Cost+running, true
+			u.ChannelCost, u.ChannelCostKnown = u.ChannelCost+running, true
+		}
+		u.Budgets = budgetUses(b, u)
+		t.reply(in, u)
+	})
+}
+
+// budgetUses is how much of each of b's budgets u used.
+func budgetUses(b Budgets, u sysmsg.Usage) []sysmsg.BudgetUse {
+	var out []sysmsg.BudgetUse
 	if b.TokensPerTurn > 0 {
 		used := int64(0)
 		if u.TokensKnown {
 			used = u.Tokens
 		}
-		u.Budgets = append(u.Budgets, sysmsg.BudgetUse{Budget: sysmsg.BudgetTurnTokens, Used: float64(used), Limit: float64(b.TokensPerTurn), Unknown: !u.TokensKnown && u.Turns > 0})
+		out = append(out, sysmsg.BudgetUse{Budget: sysmsg.BudgetTurnTokens, Used: float64(used), Limit: float64(b.TokensPerTurn), Unknown: !u.TokensKnown && u.Turns > 0})
 	}
 	if b.CostPerThread > 0 {
-		u.Budgets = append(u.Budgets, sysmsg.BudgetUse{Budget: sysmsg.BudgetThreadCost, Used: u.Cost, Limit: b.CostPerThread, Unknown: !u.CostKnown && u.Turns > 0})
+		out = append(out, sysmsg.BudgetUse{Budget: sysmsg.BudgetThreadCost, Used: u.Cost, Limit: b.CostPerThread, Unknown: !u.CostKnown && u.Turns > 0})
 	}
 	if b.CostPerChannelDay > 0 {
-		u.Budgets = append(u.Budgets, sysmsg.BudgetUse{Budget: sysmsg.BudgetChannelDayCost, Used: u.ChannelCost, Limit: b.CostPerChannelDay, Unknown: !u.ChannelCostKnown && u.ChannelTurns > 0})
+		out = append(out, sysmsg.BudgetUse{Budget: sysmsg.BudgetChannelDayCost, Used: u.ChannelCost, Limit: b.CostPerChannelDay, Unknown: !u.ChannelCostKnown && u.ChannelTurns > 0})
 	}
-	if h, ok := t.m.Held(); ok {
-		u.Held = h
-	}
-	t.reply(in, u)
+	return out
 }

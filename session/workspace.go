@@ -273,32 +273,25 @@ func (t *thread) recentMessages(limit int) []mcpgate.Message {
 	return out[max(0, len(out)-limit):]
 }
 
-// workspaceCommand answers /workspace and /diff in t, on a goroutine the
-// router owns (git may take a while), through the thread's lane; it
-// reports false for other commands. Neither reads thread state.
-func (r *Router) workspaceCommand(t *thread, in channels.Inbound) bool {
-	name := in.Command.Name
-	if name != channels.CommandWorkspace && name != channels.CommandDiff {
-		return false
-	}
-	if !r.enter() {
-		return true
-	}
-	go func() {
-		defer r.wg.Done()
-		ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
+// workspaceCommand answers /workspace (ShowWorkspace) or /diff
+// (ShowDiff) in t, on a child goroutine (git may take a while), through
+// the thread's lane. Neither reads thread state.
+func (t *thread) workspaceCommand(diff bool) {
+	r := t.r
+	limit := dispatch.UploadLimit(t.ad)
+	r.wg.Go(func() {
+		ctx, cancel := context.WithTimeout(t.ctx, time.Minute)
 		defer cancel()
-		if name == channels.CommandWorkspace {
+		if !diff {
 			t.notice(r.showWorkspace(ctx, t.ref))
 			return
 		}
-		n, patch := r.showDiff(ctx, t.ref, dispatch.UploadLimit(t.ad))
+		n, patch := r.showDiff(ctx, t.ref, limit)
 		t.notice(n)
 		if patch != "" {
 			t.runner.File(channels.Upload{Name: "workspace.diff", ContentType: "text/x-diff", Data: []byte(patch)})
 		}
-	}()
-	return true
+	})
 }
 
 // showWorkspace is the answer to /workspace.
