@@ -69,19 +69,42 @@ func maxInput(longestPhrase, longestName int) int {
 // repeated ("stop stop stop"). It is false for every message when the
 // Detector is disabled, and for a message too long to be a decorated phrase
 // (see maxInput), which it rejects without allocating. IsStop does no I/O.
+//
+// A stop of everything (IsStopAll) is a stop too.
 func (d *Detector) IsStop(text string) bool {
+	stop, _ := d.classify(text)
+	return stop
+}
+
+// IsStopAll reports whether text asks to stop the running turn and drop
+// the messages queued behind it as well: one of the phrases followed by
+// "all" or "everything" ("stop all", "/stop all", "cancel everything"),
+// normalised and addressed as IsStop allows. A plain stop ends the
+// running turn only.
+func (d *Detector) IsStopAll(text string) bool {
+	_, all := d.classify(text)
+	return all
+}
+
+// classify is IsStop and IsStopAll at once.
+func (d *Detector) classify(text string) (stop, all bool) {
 	if !d.enabled || len(text) > d.maxIn {
-		return false
+		return false, false
 	}
 	s := d.stripName(Normalize(text))
 	if s == "" {
-		return false
+		return false, false
 	}
-	if d.phrases[s] {
-		return true
+	for _, w := range allWords {
+		if rest, ok := strings.CutSuffix(s, " "+w); ok && (d.phrases[rest] || d.isRepeat(rest)) {
+			return true, true
+		}
 	}
-	return d.isRepeat(s)
+	return d.phrases[s] || d.isRepeat(s), false
 }
+
+// allWords, after a stop phrase, ask to drop the queue too.
+var allWords = []string{"all", "everything"}
 
 // stripName removes leading "@name" mentions of the bot, with the spaces and
 // punctuation after them. s is normalised.

@@ -162,6 +162,39 @@ func TestIsStop(t *testing.T) {
 	}
 }
 
+// A stop of everything: a phrase and "all" or "everything", addressed and
+// decorated as any stop; a stop too. Anything else after "all" is not.
+func TestIsStopAll(t *testing.T) {
+	d := New(DefaultConfig(), "gateway")
+	tests := []struct {
+		in        string
+		stop, all bool
+	}{
+		{"stop all", true, true},
+		{"Stop all!", true, true},
+		{"/stop all", true, true},
+		{"@gateway stop all", true, true},
+		{"<@1> cancel everything", true, true},
+		{"stop everything", true, true},
+		{"stop stop all", true, true},
+		{"stop", true, false},
+		{"stop it", true, false},
+		{"please stop", true, false},
+		{"stop all tests", false, false},
+		{"all", false, false},
+		{"run all", false, false},
+		{"stop all of the builds", false, false},
+	}
+	for _, tc := range tests {
+		if stop, all := d.IsStop(tc.in), d.IsStopAll(tc.in); stop != tc.stop || all != tc.all {
+			t.Errorf("%q: IsStop %v IsStopAll %v, want %v %v", tc.in, stop, all, tc.stop, tc.all)
+		}
+	}
+	if off := New(Config{Enabled: false}); off.IsStopAll("stop all") {
+		t.Error("a disabled detector takes stop all")
+	}
+}
+
 func TestIsStopConfig(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -288,7 +321,10 @@ func FuzzIsStop(f *testing.F) {
 	off := New(Config{Enabled: false})
 	f.Fuzz(func(t *testing.T, s string) {
 		got := on.IsStop(s)
-		if off.IsStop(s) {
+		if on.IsStopAll(s) && !got {
+			t.Errorf("IsStopAll(%q) = true but IsStop = false", s)
+		}
+		if off.IsStop(s) || off.IsStopAll(s) {
 			t.Errorf("disabled IsStop(%q) = true", s)
 		}
 		if got && !on.IsStop(Normalize(s)) {

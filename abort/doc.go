@@ -31,15 +31,18 @@
 //  3. Every permission request of that session still pending is answered
 //     with the cancelled outcome (ACP requires the client to do this after
 //     session/cancel), and its buttons are disabled.
-//  4. Messages queued for the thread behind the turn are dropped.
+//  4. Messages queued for the thread behind the turn stay, and run next
+//     (the person who stopped is told how many, privately where the
+//     platform can); a stop of everything (Detector.IsStopAll: "stop
+//     all", "/stop all") drops them too.
 //  5. The typing indicator stops.
 //  6. If the prompt response (normally stopReason "cancelled") does not
 //     arrive within Config.Grace, the agent process is killed and started
 //     again, and the thread's session is loaded again where the agent
 //     supports it.
 //  7. Exactly one notice is posted, naming who stopped the turn, whichever
-//     of steps 2 and 6 ended it. A stop while nothing runs drops the queue
-//     and says that nothing was running.
+//     of steps 2 and 6 ended it. A stop while nothing runs says that nothing
+//     was running (a stop of everything drops what waits).
 //
 // With Config.Enabled false no message is a stop and stop words reach the
 // agent as ordinary prompts.

@@ -138,6 +138,10 @@ type Inbound struct {
 	// the thread's running turn (a Stop button), whatever its Text: it
 	// needs no stop word and works with stop words turned off.
 	Stop bool
+	// StopAll, with Stop, drops the messages queued behind the running
+	// turn too (the web chat's Stop held down); a plain Stop ends the
+	// running turn only.
+	StopAll bool
 	// Command is set when the message is one of the gateway's own
 	// commands ("/stop"; see ParseCommand); Text keeps what was written.
 	// At most one of Choice, Stop, Command, Closed, Form and Reaction

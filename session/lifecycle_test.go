@@ -119,7 +119,7 @@ func TestCancelCallFailingStillCleansUp(t *testing.T) {
 	e.say(th, ann, "work")
 	e.waitOp(th, "text", hasText("working"))
 	e.say(th, bob, "echo queued")
-	e.say(th, ann, "stop")
+	e.say(th, ann, "stop all")
 	end := e.waitEnd(th)
 	if end.StopReason != "cancelled" {
 		t.Errorf("turn end %+v", end)

@@ -121,7 +121,7 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 		fx = m.prompt(now, e, fx)
 	case StopIn:
 		if !m.shutting {
-			fx = m.stop(now, e.By, e.Interrupt, fx)
+			fx = m.stop(now, stopBy{by: e.By, interrupt: e.Interrupt, all: e.All}, fx)
 		}
 	case SlotTaken:
 		if s := m.start; s != nil && m.cfg.StartTimeout > 0 && s.deadline.IsZero() {
@@ -247,7 +247,7 @@ func (m *Machine) prompt(now time.Time, e PromptIn, fx []Effect) []Effect {
 	}
 	switch {
 	case active && m.cfg.Busy == BusyInterrupt:
-		fx = m.stop(now, e.In.Author, true, fx)
+		fx = m.stop(now, stopBy{by: e.In.Author, interrupt: true}, fx)
 	case (active || ahead > 0) && !e.Caught:
 		if active {
 			ahead++
@@ -266,12 +266,23 @@ func (m *Machine) prompt(now time.Time, e PromptIn, fx []Effect) []Effect {
 	return fx
 }
 
-// stop is the cancel contract (package abort): a person's stop drops the
-// queue; pending prompts are cancelled; a running turn is cancelled and
-// its agent killed after the grace period; a start under way is given up.
-func (m *Machine) stop(now time.Time, by channels.Author, interrupt bool, fx []Effect) []Effect {
+// stopBy is who stops, and how: interrupt, a new message under the
+// interrupt policy (the queue kept, nothing said of it); all, the queue
+// dropped too.
+type stopBy struct {
+	by        channels.Author
+	interrupt bool
+	all       bool
+}
+
+// stop is the cancel contract (package abort): pending prompts are
+// cancelled; a running turn is cancelled and its agent killed after the
+// grace period; a start under way is given up. The queued messages stay
+// (the one who stopped is told) and run next, unless s.all drops them.
+func (m *Machine) stop(now time.Time, s stopBy, fx []Effect) []Effect {
+	by, interrupt := s.by, s.interrupt
 	dropped := 0
-	if !interrupt {
+	if s.all && !interrupt {
 		dropped = len(m.queue)
 		for _, in := range m.queue {
 			fx = m.react(in, channels.ReactStopped, false, fx)
@@ -304,6 +315,9 @@ func (m *Machine) stop(now time.Time, by channels.Author, interrupt bool, fx []E
 		if !interrupt {
 			fx = append(fx, Notify{Notice: sysmsg.NothingRunning{Dropped: dropped}})
 		}
+	}
+	if !interrupt && len(m.queue) > 0 {
+		fx = append(fx, QueueKept{Waiting: len(m.queue)})
 	}
 	return fx
 }

@@ -23,6 +23,8 @@ func describeBudgetEffect(f Effect) string {
 		return fmt.Sprintf("refuse-continue %T", f.Notice)
 	case ShowUsage:
 		return "show-usage " + f.In.Text
+	case QueueKept:
+		return fmt.Sprintf("tell %d queued stay", f.Waiting)
 	case Notify:
 		if n, ok := f.Notice.(sysmsg.BudgetReached); ok {
 			return fmt.Sprintf("notice budget %s %v of %v", n.Budget, n.Used, n.Limit)
@@ -99,9 +101,14 @@ func TestMachineBudgets(t *testing.T) {
 			{ev: msg(mAnn, "hi"), want: []string{"0s ask-continue budget-1 costPerChannelDay"}},
 			{ev: ContinueIn{By: mAnn, Approver: true}, want: []string{"0s release by Ann ask budget-1", "0s start-agent new hi"}},
 		}}},
-		{"a stop while held drops the waiting prompts; the hold stays", [][]step{busy, reached, {
+		{"a stop while held keeps the waiting prompt, told; the hold stays", [][]step{busy, reached, {
 			{ev: msg(mBob, "next"), want: []string{"2s ask-continue budget-1 tokensPerTurn"}},
-			{ev: StopIn{By: mAnn}, want: []string{"2s notice nothing running, 1 dropped"}},
+			{ev: StopIn{By: mAnn}, want: []string{"2s notice nothing running, 0 dropped", "2s tell 1 queued stay"}},
+			{ev: ContinueIn{By: mAnn, Approver: true}, want: []string{"2s release by Ann ask budget-1", "2s start-agent next"}},
+		}}},
+		{"stop all while held drops the waiting prompts; the hold stays", [][]step{busy, reached, {
+			{ev: msg(mBob, "next"), want: []string{"2s ask-continue budget-1 tokensPerTurn"}},
+			{ev: StopIn{By: mAnn, All: true}, want: []string{"2s notice nothing running, 1 dropped"}},
 			{ev: msg(mBob, "again")},
 			{ev: ContinueIn{By: mAnn, Approver: true}, want: []string{"2s release by Ann ask budget-1", "2s start-agent again"}},
 		}}},

@@ -43,7 +43,7 @@ func (m *Machine) reactionStop(now time.Time, e ReactionStop, fx []Effect) []Eff
 	if !m.OfTurn(e.Message) {
 		return fx
 	}
-	return m.stop(now, e.By, false, fx)
+	return m.stop(now, stopBy{by: e.By}, fx)
 }
 
 // OfTurn reports whether message id is the prompt of the running turn

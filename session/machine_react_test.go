@@ -51,9 +51,14 @@ func TestMachineReactions(t *testing.T) {
 		{"the agent exited: failed", cfg, [][]step{busy, {
 			{ev: TurnDone{Err: errCrash, Exited: true}, want: []string{"0s end #1  err exited", "0s react m1 ❌ at end", "0s drop-agent"}},
 		}}},
-		{"stopped by the word: stopped, the queue dropped", cfg, [][]step{busy, {
+		{"stopped by the word: stopped, the queue kept", cfg, [][]step{busy, {
 			{ev: msgID(mBob, "m2", "queued"), want: []string{"0s react m2 ⏳", "0s notice queued 1 ahead queued-m2"}},
-			{ev: StopIn{By: mAnn}, want: []string{"0s react m2 ⏹️", "0s settle queued: dropped queued-m2", "0s notice stopping stop-1", "0s typing-off", "0s cancel-turn"}},
+			{ev: StopIn{By: mAnn}, want: []string{"0s notice stopping stop-1", "0s typing-off", "0s cancel-turn", "0s tell 1 queued stay"}},
+			{ev: TurnDone{StopReason: "cancelled"}, want: []string{"0s end #1 cancelled stopped by Ann ack stop-1", "0s react m1 ⏹️ at end", "0s react m2 👀", "0s settle queued: ran queued-m2", "0s start-agent queued"}},
+		}}},
+		{"stop all: stopped, the queue dropped", cfg, [][]step{busy, {
+			{ev: msgID(mBob, "m2", "queued"), want: []string{"0s react m2 ⏳", "0s notice queued 1 ahead queued-m2"}},
+			{ev: StopIn{By: mAnn, All: true}, want: []string{"0s react m2 ⏹️", "0s settle queued: dropped queued-m2", "0s notice stopping stop-1", "0s typing-off", "0s cancel-turn"}},
 			{ev: TurnDone{StopReason: "cancelled"}, want: []string{"0s end #1 cancelled stopped by Ann ack stop-1", "0s react m1 ⏹️ at end"}},
 		}}},
 		{"queued while a stop is under way: told so, without asking for a stop", cfg, [][]step{busy, {

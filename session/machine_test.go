@@ -133,6 +133,8 @@ func describeEffect(f Effect) string {
 		return s
 	case PromptNotWaiting:
 		return "not-waiting " + f.ID
+	case QueueKept:
+		return fmt.Sprintf("tell %d queued stay", f.Waiting)
 	case NotApprover:
 		return "not-approver " + f.ID
 	case EndTurn:
@@ -252,10 +254,22 @@ func TestMachine(t *testing.T) {
 				"2s end #1 cancelled stopped by Bob interrupted ack stop-1", "2s start-agent instead"}},
 			{ev: AgentStarted{}, want: []string{"2s begin #2 instead"}},
 		}}},
-		{"stop drops the queue", cfg, [][]step{busy, {
+		{"a stop keeps the queue: told, the next message runs once the turn ended", cfg, [][]step{busy, {
 			{ev: msg(mBob, "queued"), want: []string{"0s notice queued 1 ahead"}},
-			{ev: StopIn{By: mAnn}, want: []string{"0s notice stopping stop-1", "0s typing-off", "0s cancel-turn"}},
+			{ev: StopIn{By: mAnn}, want: []string{"0s notice stopping stop-1", "0s typing-off", "0s cancel-turn", "0s tell 1 queued stay"}},
+			{ev: StopIn{By: mBob}, want: []string{"0s tell 1 queued stay"}},
+			{wait: time.Second, ev: TurnDone{StopReason: "cancelled"}, want: []string{"1s end #1 cancelled stopped by Ann ack stop-1", "1s start-agent queued"}},
+		}}},
+		{"stop all drops the queue", cfg, [][]step{busy, {
+			{ev: msg(mBob, "queued"), want: []string{"0s notice queued 1 ahead"}},
+			{ev: StopIn{By: mAnn, All: true}, want: []string{"0s notice stopping stop-1", "0s typing-off", "0s cancel-turn"}},
 			{ev: StopIn{By: mBob}},
+			{wait: time.Second, ev: TurnDone{StopReason: "cancelled"}, want: []string{"1s end #1 cancelled stopped by Ann ack stop-1"}},
+		}}},
+		{"stop all after a plain stop drops what stayed", cfg, [][]step{busy, {
+			{ev: msg(mBob, "queued"), want: []string{"0s notice queued 1 ahead"}},
+			{ev: StopIn{By: mAnn}, want: []string{"0s notice stopping stop-1", "0s typing-off", "0s cancel-turn", "0s tell 1 queued stay"}},
+			{ev: StopIn{By: mBob, All: true}},
 			{wait: time.Second, ev: TurnDone{StopReason: "cancelled"}, want: []string{"1s end #1 cancelled stopped by Ann ack stop-1"}},
 		}}},
 		{"stop with nothing running", cfg, [][]step{ready, {

@@ -25,9 +25,12 @@ type (
 	}
 	// StopIn is a stop: someone said "stop" (or pressed Stop), or
 	// Interrupt, a new message under the interrupt policy.
+	// All: the queued messages are dropped too ("stop all"); a plain stop
+	// ends the running turn only, and the next queued message runs.
 	StopIn struct {
 		By        channels.Author
 		Interrupt bool
+		All       bool
 	}
 	// SlotTaken: the start of the message has its process slot (or needs
 	// none); the start timeout runs from now.
@@ -173,6 +176,10 @@ type (
 		// posted again: what it said stopped being true.
 		Settle bool
 	}
+	// QueueKept tells the person who stopped (privately where the
+	// platform can) that Waiting queued messages stay and run next, and
+	// how to drop them.
+	QueueKept struct{ Waiting int }
 	// ShowPrompt shows permission prompt ID with its options.
 	ShowPrompt struct{ ID string }
 	// AnswerByPolicy answers permission prompt ID as the channel's policy
@@ -235,6 +242,7 @@ func (StopTyping) isEffect()       {}
 func (Notify) isEffect()           {}
 func (ShowPrompt) isEffect()       {}
 func (AnswerByPolicy) isEffect()   {}
+func (QueueKept) isEffect()        {}
 func (SettlePrompt) isEffect()     {}
 func (PromptNotWaiting) isEffect() {}
 func (NotApprover) isEffect()      {}

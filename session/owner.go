@@ -63,6 +63,7 @@ type (
 		in     channels.Inbound
 		acc    access
 		stop   bool // a stop (the Stop button, or a stop word)
+		all    bool // a stop that drops the queued messages too
 		caught bool // the catch-up told the thread already
 		seen   bool // the owner marks it seen once taken (a cluster worker)
 		// taken, when set, is closed once the message's mark and its seen
@@ -272,8 +273,10 @@ func (t *thread) inbound(e inboundEv) {
 		return
 	}
 	if e.stop {
-		t.r.log.Info("stop asked", "thread", t.ref, "by", e.in.Author.ID, "queued", t.m.Queued())
-		t.apply(StopIn{By: e.in.Author})
+		t.r.log.Info("stop asked", "thread", t.ref, "by", e.in.Author.ID, "queued", t.m.Queued(), "all", e.all)
+		t.replyTo = &e.in // told privately how many queued messages stay
+		t.apply(StopIn{By: e.in.Author, All: e.all})
+		t.replyTo = nil
 		return
 	}
 	if t.answerByNumber(e.acc, e.in) {

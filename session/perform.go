@@ -70,6 +70,12 @@ func (t *thread) perform(f Effect) {
 		if p := t.prompts[f.ID]; p != nil {
 			t.showPrompt(p)
 		}
+	case QueueKept:
+		if in := t.replyTo; in != nil {
+			t.reply(*in, sysmsg.QueueKept{Waiting: f.Waiting})
+		} else {
+			t.notice(sysmsg.QueueKept{Waiting: f.Waiting}) // a 🛑 reaction: no message to answer
+		}
 	case AnswerByPolicy:
 		if p := t.prompts[f.ID]; p != nil {
 			t.answerByPolicy(p, f.Allow)

@@ -384,7 +384,7 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		seen()
 		return
 	}
-	ev := inboundEv{in: in, acc: acc, stop: stop, caught: !stop && r.caught(in), seen: seenLater}
+	ev := inboundEv{in: in, acc: acc, stop: stop, all: stop && isStopAll(in, detector), caught: !stop && r.caught(in), seen: seenLater}
 	if seenLater && !stop {
 		// A worker returns (and the cluster acknowledges the event) once
 		// the thread marked it taken: a worker killed before that leaves
@@ -416,6 +416,25 @@ func isStop(in channels.Inbound, d *abort.Detector) bool {
 		return in.Command.Name == channels.CommandStop
 	case channels.IntentMessage:
 		return d.IsStop(in.Text)
+	}
+	return false
+}
+
+// isStopAll reports whether in, a stop, asks to drop the queued messages
+// too: "stop all" (a stop word and "all"), "/stop all", or a Stop button
+// held down (Inbound.StopAll). A plain stop ends the running turn only.
+func isStopAll(in channels.Inbound, d *abort.Detector) bool {
+	switch in.Intent() {
+	case channels.IntentStop:
+		return in.StopAll
+	case channels.IntentCommand:
+		if in.Command.Name != channels.CommandStop {
+			return false
+		}
+		a := strings.ToLower(strings.TrimSpace(in.Command.Args))
+		return a == "all" || a == "everything"
+	case channels.IntentMessage:
+		return d.IsStopAll(in.Text)
 	}
 	return false
 }

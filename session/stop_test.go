@@ -39,14 +39,39 @@ func TestStopCancelsTheTurn(t *testing.T) {
 		t.Errorf("got %d 'Stopped by Ann' notices, want 1; notices: %v", stopped, notices)
 	}
 	e.waitOp(th, "typing stopped", isTypingStop)
-	// The queued message was dropped: the next turn is a new message.
+	// The stop ended the running turn only: Ann is told, privately, that
+	// Bob's message stays, and it runs next.
+	e.waitOp(th, "the queue kept", isReply("1 queued message stays and runs next; say `stop all` to drop it too."))
+	e.waitEnd(th)
+	if !strings.HasSuffix(e.text(th), "queued behind the slow turn") {
+		t.Errorf("text %q, want the queued message answered after the stop", e.text(th))
+	}
+}
+
+// "stop all" ends the running turn and drops the messages queued behind
+// it; the thread's next message runs as usual.
+func TestStopAllDropsTheQueue(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true, Typing: true, Prompt: true}})
+	th := e.rec.Thread("all")
+	e.say(th, ann, "slow 400")
+	e.waitOp(th, "streamed text", func(op channeltest.Op) bool { return op.Kind == channels.KindText })
+	e.say(th, bob, "echo queued behind the slow turn")
+	e.say(th, ann, "Stop all!")
+	if end := e.waitEnd(th); end.StopReason != "cancelled" {
+		t.Fatalf("stop reason %q, want cancelled", end.StopReason)
+	}
 	e.say(th, ann, "echo after")
 	e.waitEnd(th)
 	if strings.Contains(e.text(th), "queued behind") {
-		t.Error("a message queued before the stop ran anyway")
+		t.Error("a message queued before the stop all ran anyway")
 	}
 	if !strings.HasSuffix(e.text(th), "after") {
 		t.Errorf("text %q, want the next turn to run", e.text(th))
+	}
+	for _, op := range e.rec.OpsIn(th) {
+		if op.Op == "reply" && strings.Contains(op.Text, "stays and runs next") {
+			t.Errorf("stop all said the queue stays: %q", op.Text)
+		}
 	}
 }
 

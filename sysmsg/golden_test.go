@@ -60,6 +60,8 @@ func messages() []message {
 		{"QueuedDropped", sysmsg.QueuedDropped{}},
 		{"WaitingForAgent/first in line", sysmsg.WaitingForAgent{}},
 		{"WaitingForAgent/two ahead", sysmsg.WaitingForAgent{Ahead: 2}},
+		{"QueueKept/one", sysmsg.QueueKept{Waiting: 1}},
+		{"QueueKept/two", sysmsg.QueueKept{Waiting: 2}},
 		{"NothingRunning", sysmsg.NothingRunning{}},
 		{"NothingRunning/dropped", sysmsg.NothingRunning{Dropped: 2}},
 		{"Stopping", sysmsg.Stopping{}},

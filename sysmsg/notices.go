@@ -85,6 +85,17 @@ func (w WaitingForAgent) Body() string {
 	return fmt.Sprintf("Waiting for a free agent: %d ahead of you.", w.Ahead)
 }
 
+// QueueKept tells the person who stopped that Waiting queued messages
+// stay and run next (a stop ends the running turn only).
+type QueueKept struct{ Waiting int }
+
+func (q QueueKept) Body() string {
+	if q.Waiting == 1 {
+		return "1 queued message stays and runs next; say `stop all` to drop it too."
+	}
+	return fmt.Sprintf("%d queued messages stay and run next; say `stop all` to drop them too.", q.Waiting)
+}
+
 // NothingRunning answers a stop with no turn running; Dropped queued
 // messages were dropped.
 type NothingRunning struct{ Dropped int }

@@ -46,12 +46,12 @@ func TestReactionsThroughATurnsLife(t *testing.T) {
 		}
 		return false
 	})
-	dropped := f.say(ann, id, "echo never runs", false)
-	g.waitReactions(dropped, channels.ReactQueued)
+	kept := f.say(ann, id, "echo runs after the stop", false)
+	g.waitReactions(kept, channels.ReactQueued)
 
 	// Bob has no access: his 🛑 does nothing. Ann's, after it in the
-	// channel's order, stops the turn, and the stop is hers; the stop
-	// drops the queued message unrun (⏹️ too).
+	// channel's order, stops the turn, and the stop is hers; the queued
+	// message stays (said in the thread) and runs next (✅).
 	f.react(bob, f.channel, id, channels.ReactStop, false)
 	f.react(ann, f.channel, id, channels.ReactStop, false)
 	if got := g.waitEnd(th); got != "cancelled" {
@@ -59,7 +59,18 @@ func TestReactionsThroughATurnsLife(t *testing.T) {
 	}
 	g.waitStopNotice(id, 0, "Ann")
 	g.waitReactions(id, channels.ReactStopped)
-	g.waitReactions(dropped, channels.ReactStopped)
+	if got := g.waitEnd(th); got != "end_turn" {
+		t.Fatalf("stop reason %q of the queued message's turn, want end_turn", got)
+	}
+	g.waitReactions(kept, channels.ReactDone)
+	f.waitFor(ctx, "the kept queue's notice", func() bool {
+		for _, m := range f.botMessagesLocked(id) {
+			if strings.Contains(m.Content, "1 queued message stays and runs next") {
+				return true
+			}
+		}
+		return false
+	})
 
 	// A message behind a turn that waits for an approval waits (⏳),
 	// then runs once the approval ends that turn: ✅ on both.
@@ -104,7 +115,7 @@ func TestReactionsThroughATurnsLife(t *testing.T) {
 	g.waitReactions(failed, channels.ReactFailed)
 
 	// Nothing piled up: every message carries one mark.
-	for _, msg := range []string{id, dropped, asks, queued, slow, failed} {
+	for _, msg := range []string{id, kept, asks, queued, slow, failed} {
 		if got := f.botReactions(msg); len(got) != 1 {
 			t.Errorf("reactions on %s = %q, want one", msg, got)
 		}

@@ -40,11 +40,12 @@ func TestReactionsThroughATurnsLife(t *testing.T) {
 	th := ref(fakeChannel, s.ts)
 	g.waitReactions(th, s.ts, "eyes")
 	g.waitMessage(th, "", "the quick brown")
-	dropped := g.say(ann, s.ts, "echo never runs", false)
-	g.waitReactions(th, dropped.ts, "hourglass_flowing_sand")
+	kept := g.say(ann, s.ts, "echo runs after the stop", false)
+	g.waitReactions(th, kept.ts, "hourglass_flowing_sand")
 
 	// Bob has no access: his stop does nothing. Ann's, after it, stops the
-	// turn as hers, and drops the queued message unrun.
+	// turn as hers; the queued message stays (said in the thread: a
+	// reaction has no message to answer privately) and runs next.
 	since := g.mark(th)
 	if err := f.react(g.ctx(), bob, th.Channel, s.ts, "octagonal_sign", false); err != nil {
 		t.Fatal(err)
@@ -59,7 +60,11 @@ func TestReactionsThroughATurnsLife(t *testing.T) {
 		t.Errorf("stop notice = %q, want the stop to be Ann's (Bob's reaction must do nothing)", m.Text)
 	}
 	g.waitReactions(th, s.ts, "black_square_for_stop")
-	g.waitReactions(th, dropped.ts, "black_square_for_stop")
+	g.waitMessage(th, since, "1 queued message stays and runs next")
+	if end := g.waitEnd(th); end.StopReason != "end_turn" {
+		t.Fatalf("the queued message's turn ended %+v, want end_turn", end)
+	}
+	g.waitReactions(th, kept.ts, "white_check_mark")
 
 	// A message behind a turn that waits for an approval waits, then
 	// runs once the approval ends that turn: ✅ on both.
@@ -98,7 +103,7 @@ func TestReactionsThroughATurnsLife(t *testing.T) {
 	g.waitEnd(th)
 	g.waitReactions(th, failed.ts, "x")
 
-	for _, ts := range []string{s.ts, dropped.ts, asks.ts, queued.ts, slow.ts, failed.ts} {
+	for _, ts := range []string{s.ts, kept.ts, asks.ts, queued.ts, slow.ts, failed.ts} {
 		if got := f.reactionsOn(th.Channel, ts); len(got) != 1 {
 			t.Errorf("reactions on %s = %q, want one", ts, got)
 		}

@@ -308,7 +308,7 @@ func (s *server) stop(w http.ResponseWriter, r *http.Request) {
 	if !ok || !s.live(w) {
 		return
 	}
-	s.event(w, id, channels.Inbound{Author: author, Stop: true})
+	s.event(w, id, channels.Inbound{Author: author, Stop: true, StopAll: req.All})
 }
 
 // event gives in, an intent about thread id that adds no message to it

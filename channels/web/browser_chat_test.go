@@ -314,6 +314,39 @@ func TestBrowserErrors(t *testing.T) {
 	p.waitFor("live again", `document.querySelector(`+msgSel(h, "")+`) !== null`)
 }
 
+// TestBrowserStopHeld: Stop held down (a long press on a phone), or
+// clicked with Shift, asks to drop the queued messages too.
+func TestBrowserStopHeld(t *testing.T) {
+	ctx := browser(t)
+	a := New(Options{Listen: "127.0.0.1:0"})
+	in := serve(t, a, nil)
+	th := a.st.mustCreate("held")
+	ref := ref(th.ID)
+	p := page{t: t, ctx: ctx}
+	p.do("open the thread on a phone", phoneView, chromedp.Navigate(a.URL()+"#"+th.ID), chromedp.WaitVisible(chromedp.CSS("#prompt")))
+	p.waitFor("the thread open", `document.querySelector("#thread-title").textContent === "held"`)
+	eval[chromedp.Void](p, `localStorage.setItem("acpgw.asked", "1"), 0`)
+	a.Typing(ctx, ref)
+	p.waitFor("Stop shown", `!document.querySelector("#stop").hidden`)
+	if !eval[bool](p, `document.querySelector("#stop").title.includes("hold")`) {
+		t.Error("the Stop button does not say it can be held")
+	}
+	// Pressed and not let go: the press stops everything once held long
+	// enough; the click its release makes adds nothing.
+	eval[chromedp.Void](p, `document.querySelector("#stop").dispatchEvent(new PointerEvent("pointerdown", {bubbles: true})), 0`)
+	if ev := in.next(t); !ev.Stop || !ev.StopAll {
+		t.Fatalf("inbound = %+v, want a stop of everything", ev)
+	}
+	eval[chromedp.Void](p, `(() => { const s = document.querySelector("#stop");
+		s.dispatchEvent(new PointerEvent("pointerup", {bubbles: true})); s.disabled = false; s.click(); return 0; })()`)
+	// Shift+click: the same at once (the click after the hold was eaten:
+	// the next event is this one).
+	eval[chromedp.Void](p, `document.querySelector("#stop").dispatchEvent(new MouseEvent("click", {bubbles: true, shiftKey: true})), 0`)
+	if ev := in.next(t); !ev.Stop || !ev.StopAll {
+		t.Fatalf("inbound = %+v, want a stop of everything (Shift+click)", ev)
+	}
+}
+
 // TestBrowserStop stops a turn on a phone, as the session does it: the
 // Stop button says "Stopping…" at once; the session stops typing at once
 // but the thread stays busy until its "Stopping…" notice is edited at the
@@ -336,8 +369,8 @@ func TestBrowserStop(t *testing.T) {
 		return !s.hidden && s.disabled && s.textContent === "Stopping…" && !b.hidden && b.textContent.includes("Stopping"); })()`
 	p.do("click Stop", chromedp.Click(chromedp.CSS("#stop")))
 	p.waitFor("Stopping… at once", stoppingShown)
-	if ev := in.next(t); !ev.Stop {
-		t.Fatalf("inbound = %+v, want an explicit stop", ev)
+	if ev := in.next(t); !ev.Stop || ev.StopAll {
+		t.Fatalf("inbound = %+v, want an explicit stop of the running turn only", ev)
 	}
 	// What the session does at once: typing stops, a notice says so.
 	a.StopTyping(ctx, ref)

@@ -63,7 +63,7 @@
 //	GET  /api/me                                                → {"id","name","fixed","agents"}: who the token says
 //	POST /api/threads/{id}/messages       {"author"?,"text","agent"?} → 202 {"id"}; delivers an Inbound
 //	GET  /api/threads/{id}/messages                             → {"messages": [...], "typing": bool}
-//	POST /api/threads/{id}/stop           {"author"?}           → 202 {"id"}; delivers Inbound{Stop: true}
+//	POST /api/threads/{id}/stop           {"author"?, "all"?}   → 202 {"id"}; delivers Inbound{Stop: true, StopAll: all}
 //	POST /api/threads/{id}/prompts/{msg}/answer {"author"?,"optionId"} → 202 {"id","reply"?}; delivers Inbound.Choice
 //	GET  /api/threads/{id}/events                               → Server-Sent Events
 //	GET  /api/events                                            → Server-Sent Events, thread list only

@@ -78,6 +78,9 @@ type upload struct {
 // stopRequest is the body of POST /api/threads/{id}/stop.
 type stopRequest struct {
 	authorFields
+	// All drops the messages queued behind the running turn too (the
+	// Stop button held down); else the stop ends the running turn only.
+	All bool `json:"all,omitempty"`
 }
 
 // answerRequest is the body of POST /api/threads/{id}/prompts/{msg}/answer.

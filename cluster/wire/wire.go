@@ -34,6 +34,7 @@ type Inbound struct {
 	ID       channels.MessageID     `json:"id"`
 	Choice   *channels.ChoiceAnswer `json:"choice,omitempty"`
 	Stop     bool                   `json:"stop,omitempty"`
+	StopAll  bool                   `json:"stopAll,omitempty"`
 	Command  *channels.Command      `json:"command,omitempty"`
 	Form     *channels.FormAnswer   `json:"form,omitempty"`
 	Reaction *channels.Reaction     `json:"reaction,omitempty"`
@@ -61,7 +62,7 @@ type Inbound struct {
 func FromInbound(in channels.Inbound, edge string) Inbound {
 	return Inbound{
 		Thread: in.Thread, Author: in.Author, Text: in.Text, Files: in.Files, ID: in.ID,
-		Choice: in.Choice, Stop: in.Stop, Command: in.Command, Form: in.Form,
+		Choice: in.Choice, Stop: in.Stop, StopAll: in.StopAll, Command: in.Command, Form: in.Form,
 		Reaction: in.Reaction, Closed: in.Closed, Missed: in.Missed, Agent: in.Agent, Space: in.Space, Time: in.Time,
 		Edge: edge, Fetch: in.Fetch != nil, Suggest: in.Suggest != nil, Reply: in.Reply != nil,
 	}
@@ -72,7 +73,7 @@ func FromInbound(in channels.Inbound, edge string) Inbound {
 func (w Inbound) Inbound() channels.Inbound {
 	return channels.Inbound{
 		Thread: w.Thread, Author: w.Author, Text: w.Text, Files: w.Files, ID: w.ID,
-		Choice: w.Choice, Stop: w.Stop, Command: w.Command, Form: w.Form,
+		Choice: w.Choice, Stop: w.Stop, StopAll: w.StopAll, Command: w.Command, Form: w.Form,
 		Reaction: w.Reaction, Closed: w.Closed, Missed: w.Missed, Agent: w.Agent, Space: w.Space, Time: w.Time,
 	}
 }
