@@ -406,39 +406,6 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	}
 }
 
-// isStop reports whether in asks to stop the thread's turn: a Stop
-// button, the /stop command, or a message that is a stop word.
-func isStop(in channels.Inbound, d *abort.Detector) bool {
-	switch in.Intent() {
-	case channels.IntentStop:
-		return true
-	case channels.IntentCommand:
-		return in.Command.Name == channels.CommandStop
-	case channels.IntentMessage:
-		return d.IsStop(in.Text)
-	}
-	return false
-}
-
-// isStopAll reports whether in, a stop, asks to drop the queued messages
-// too: "stop all" (a stop word and "all"), "/stop all", or a Stop button
-// held down (Inbound.StopAll). A plain stop ends the running turn only.
-func isStopAll(in channels.Inbound, d *abort.Detector) bool {
-	switch in.Intent() {
-	case channels.IntentStop:
-		return in.StopAll
-	case channels.IntentCommand:
-		if in.Command.Name != channels.CommandStop {
-			return false
-		}
-		a := strings.ToLower(strings.TrimSpace(in.Command.Args))
-		return a == "all" || a == "everything"
-	case channels.IntentMessage:
-		return d.IsStopAll(in.Text)
-	}
-	return false
-}
-
 // Admit reports whether in's author may prompt where in was sent. When
 // not, the author is told (at most once an hour), as Handle would tell
 // them. An adapter that must create something before it can deliver a
