@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/internal/browsertest"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 )
@@ -37,24 +38,7 @@ func chromium(t *testing.T) string {
 // context for one tab. The browser stops when the test ends.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)),
-		chromedp.NoSandbox, // tests often run as root in containers
-		chromedp.Flag("disable-gpu", true),
-		chromedp.WindowSize(1200, 860),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithErrorf(t.Logf))
-	t.Cleanup(func() {
-		cancel()
-		cancelAlloc()
-	})
-	// The first call starts the browser for the context's whole life, so
-	// it runs without a timeout; later steps have their own.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
-	}
-	return ctx
+	return browsertest.Start(t, chromium(t), 1200, 860)
 }
 
 // page drives the chat page in the browser, failing the test on errors.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpgw/gateway/internal/browsertest"
 	"github.com/chromedp/chromedp"
 )
 
@@ -35,15 +36,7 @@ type tab struct {
 }
 
 func newTab(t *testing.T) tab {
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.Flag("disable-gpu", true), chromedp.WindowSize(1200, 900))
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithErrorf(t.Logf))
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
-	}
-	return tab{t: t, ctx: ctx}
+	return tab{t: t, ctx: browsertest.Start(t, chromium(t), 1200, 900)}
 }
 
 func (b tab) do(what string, steps ...chromedp.Action[chromedp.Void]) {
