@@ -95,16 +95,21 @@ func (d *Detector) classify(text string) (stop, all bool) {
 	if s == "" {
 		return false, false
 	}
-	for _, w := range allWords {
-		if rest, ok := strings.CutSuffix(s, " "+w); ok && (d.phrases[rest] || d.isRepeat(rest)) {
+	if i := strings.LastIndexByte(s, ' '); i > 0 && IsAllWord(s[i+1:]) {
+		if rest := s[:i]; d.phrases[rest] || d.isRepeat(rest) {
 			return true, true
 		}
 	}
 	return d.phrases[s] || d.isRepeat(s), false
 }
 
-// allWords, after a stop phrase, ask to drop the queue too.
-var allWords = []string{"all", "everything"}
+// IsAllWord reports whether w, said after a stop ("stop all", the /stop
+// command's argument), asks to drop the queued messages too: "all" or
+// "everything", in any case.
+func IsAllWord(w string) bool {
+	w = strings.TrimSpace(w)
+	return strings.EqualFold(w, "all") || strings.EqualFold(w, "everything")
+}
 
 // stripName removes leading "@name" mentions of the bot, with the spaces and
 // punctuation after them. s is normalised.

@@ -59,19 +59,24 @@ type catchUpState struct {
 // markSeen records in as the last message handled in its thread, the
 // place the next start's catch-up reads on from.
 func (r *Router) markSeen(ctx context.Context, in channels.Inbound) {
-	// Workers of a cluster mark every message: the next owner of the
-	// thread drops one given again (Adopt).
-	if in.ID == "" || in.Choice != nil || r.o.CatchUp.Window <= 0 && !r.o.Shared {
-		return
+	if r.keepsSeen(in) {
+		r.markSeenID(ctx, in.Thread, in.ID)
 	}
-	r.markSeenID(ctx, in.Thread, in.ID)
+}
+
+// keepsSeen reports whether in is marked seen: a message with an id,
+// where the catch-up reads what came since, or on a cluster's worker,
+// which marks every message (the next owner of the thread drops one
+// given again: Adopt).
+func (r *Router) keepsSeen(in channels.Inbound) bool {
+	return in.ID != "" && in.Choice == nil && (r.o.CatchUp.Window > 0 || r.o.Shared)
 }
 
 // saveSeen marks in seen through the thread's saves, behind what the
 // thread wrote for it before (its prompt's mark).
 func (t *thread) saveSeen(in channels.Inbound) {
 	r := t.r
-	if in.ID == "" || in.Choice != nil || r.o.CatchUp.Window <= 0 && !r.o.Shared {
+	if !r.keepsSeen(in) {
 		return
 	}
 	st, ref, id := r.o.Store, t.ref, in.ID

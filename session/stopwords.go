@@ -3,8 +3,6 @@ package session
 // Which inbound events are stops, and which of them drop the queue too.
 
 import (
-	"strings"
-
 	"github.com/acpgw/gateway/abort"
 	"github.com/acpgw/gateway/channels"
 )
@@ -31,11 +29,7 @@ func isStopAll(in channels.Inbound, d *abort.Detector) bool {
 	case channels.IntentStop:
 		return in.StopAll
 	case channels.IntentCommand:
-		if in.Command.Name != channels.CommandStop {
-			return false
-		}
-		a := strings.ToLower(strings.TrimSpace(in.Command.Args))
-		return a == "all" || a == "everything"
+		return in.Command.Name == channels.CommandStop && abort.IsAllWord(in.Command.Args)
 	case channels.IntentMessage:
 		return d.IsStopAll(in.Text)
 	}

@@ -338,7 +338,8 @@ func TestBrowserStopHeld(t *testing.T) {
 		t.Fatalf("inbound = %+v, want a stop of everything", ev)
 	}
 	eval[chromedp.Void](p, `(() => { const s = document.querySelector("#stop");
-		s.dispatchEvent(new PointerEvent("pointerup", {bubbles: true})); s.disabled = false; s.click(); return 0; })()`)
+		s.dispatchEvent(new PointerEvent("pointerup", {bubbles: true})); s.disabled = false;
+		s.dispatchEvent(new MouseEvent("click", {bubbles: true, detail: 1})); return 0; })()`)
 	// Shift+click: the same at once (the click after the hold was eaten:
 	// the next event is this one).
 	eval[chromedp.Void](p, `document.querySelector("#stop").dispatchEvent(new MouseEvent("click", {bubbles: true, shiftKey: true})), 0`)
