@@ -171,7 +171,7 @@ func (p *Process) ResumeSession(ctx context.Context, id, cwd string, h Handler, 
 	defer cancel()
 	s := &Session{ID: id, p: p, h: h}
 	p.register(s)
-	req := acp.ResumeSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: p.mcpServers(mcp)}
+	req := acp.ResumeSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: p.mcpServers(mcp), Meta: p.sessionMeta(mcp)}
 	resp, err := p.conn.ResumeSession(ctx, req)
 	if isAuthRequired(err) {
 		if aerr := p.authenticate(ctx, p.callError("session/resume", err)); aerr != nil {

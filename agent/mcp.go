@@ -20,6 +20,34 @@ type MCPServer struct {
 	// server's token): the frame sink (the event log) gets Redacted in
 	// their place.
 	SecretEnv []string
+	// Trusted names the server's tools the agent may call without asking
+	// the person first: the gateway's own, which the gateway checks itself
+	// (see sessionMeta).
+	Trusted []string
+}
+
+// sessionMeta is the _meta of session/new, session/load and
+// session/resume: the tools of servers that need no permission, told
+// the way claude-agent-acp reads them (its Claude Code options'
+// allowedTools, where an MCP tool is named mcp__<server>__<tool>), so
+// that Claude in its default mode does not ask a person to approve each
+// send_file of the gateway's own server. ACP reserves _meta for such
+// extensions, and an agent ignores the keys it does not know. Nil when
+// no tool is trusted, or the agent's Spec turns MCP servers off.
+func (p *Process) sessionMeta(servers []MCPServer) map[string]any {
+	if p.spec.NoMCP {
+		return nil
+	}
+	var allowed []string
+	for _, s := range servers {
+		for _, tool := range s.Trusted {
+			allowed = append(allowed, "mcp__"+s.Name+"__"+tool)
+		}
+	}
+	if len(allowed) == 0 {
+		return nil
+	}
+	return map[string]any{"claudeCode": map[string]any{"options": map[string]any{"allowedTools": allowed}}}
 }
 
 // mcpServers converts servers to ACP's form; it is empty (never nil: ACP

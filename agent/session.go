@@ -212,7 +212,7 @@ func (p *Process) register(s *Session) {
 func (p *Process) NewSession(ctx context.Context, cwd string, h Handler, mcp ...MCPServer) (*Session, error) {
 	ctx, cancel := p.callContext(ctx)
 	defer cancel()
-	req := acp.NewSessionRequest{Cwd: cwd, McpServers: p.mcpServers(mcp)}
+	req := acp.NewSessionRequest{Cwd: cwd, McpServers: p.mcpServers(mcp), Meta: p.sessionMeta(mcp)}
 	resp, err := p.conn.NewSession(ctx, req)
 	if isAuthRequired(err) {
 		if aerr := p.authenticate(ctx, p.callError("session/new", err)); aerr != nil {
@@ -242,7 +242,7 @@ func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler, mc
 	s := &Session{ID: id, p: p, h: h}
 	s.loading.Store(true)
 	p.register(s)
-	req := acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: p.mcpServers(mcp)}
+	req := acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: p.mcpServers(mcp), Meta: p.sessionMeta(mcp)}
 	resp, err := p.conn.LoadSession(ctx, req)
 	if isAuthRequired(err) {
 		if aerr := p.authenticate(ctx, p.callError("session/load", err)); aerr != nil {

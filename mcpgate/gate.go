@@ -215,6 +215,7 @@ func (s *Server) MCPServer() agent.MCPServer {
 		Args:      []string{"mcp"},
 		Env:       []string{EnvSocket + "=" + s.path, EnvToken + "=" + s.token},
 		SecretEnv: []string{EnvToken},
+		Trusted:   []string{ToolSendFile, ToolSendMessage, ToolReadThread, ToolAsk},
 	}
 }
 

@@ -210,8 +210,10 @@ func sendFileScript(cwd string) func(fakeanthropic.Request) fakeanthropic.Reply 
 
 // TestClaudeSendFileInThread (issue 15.6): Claude writes a file in its
 // workspace and sends it with the gateway's MCP tool send_file; the
-// person allows each tool with the prompt's button, and the file arrives
-// in the thread with its name, bytes and caption.
+// person allows the Write with the prompt's button, and the file arrives
+// in the thread with its name, bytes and caption. The gateway's own tool
+// is not asked about (issue 30.6): the gateway tells Claude its tools are
+// allowed (agent.MCPServer.Trusted).
 func TestClaudeSendFileInThread(t *testing.T) {
 	claudetest.SkipUnlessEnabled(t)
 	e, fake, cwd := claudeEnv(t, claudetest.Agent, sendFileScript)
@@ -219,7 +221,7 @@ func TestClaudeSendFileInThread(t *testing.T) {
 	e.say(th, ann, sendPrompt)
 
 	// Allow every tool the agent asks about until the turn ends.
-	var asked []string
+	var asked, texts []string
 	var end channeltest.Op
 	for end.Op == "" {
 		op := claudeOp(e, th, "a permission prompt or the turn's end", func(op channeltest.Op) bool {
@@ -230,6 +232,7 @@ func TestClaudeSendFileInThread(t *testing.T) {
 			break
 		}
 		asked = append(asked, string(op.Msg))
+		texts = append(texts, op.Text)
 		i := slices.IndexFunc(op.Options, func(o string) bool { return strings.HasSuffix(o, "/allow") })
 		if i < 0 {
 			t.Fatalf("prompt %q has options %v, none allowing once", op.Text, op.Options)
@@ -264,8 +267,8 @@ func TestClaudeSendFileInThread(t *testing.T) {
 		t.Errorf("the model got the tool_result %s (found %v), want send_file's success for %s", res.Content, ok, sendFileID)
 	}
 	t.Logf("asked %d permissions; API requests: %q", len(asked), fake.Paths())
-	if len(asked) == 0 {
-		t.Errorf("no permission was asked")
+	if len(asked) != 1 || !strings.Contains(texts[0], sendName) {
+		t.Errorf("permissions asked: %q; want one, for the Write of %s (the gateway's send_file needs none)", texts, sendName)
 	}
 	agenttest.Proved(t, agenttest.ClaudePin(claudetest.Agent), agenttest.Text, agenttest.Tools, agenttest.Permissions)
 }
