@@ -86,6 +86,7 @@ var contractCases = []struct {
 	{"Limits", testLimits},
 	{"Post", testPost},
 	{"PostKinds", testPostKinds},
+	{"PostLeadingSpace", testPostLeadingSpace},
 	{"PostMaxChars", testPostMaxChars},
 	{"Edit", testEdit},
 	{"EditMissing", testEditMissing},
@@ -113,7 +114,9 @@ var contractCases = []struct {
 //   - Post returns a known handle in the thread it was given, and a person
 //     sees the text (exactly, for plain KindText; contained, for other
 //     kinds, which adapters may style). A text of exactly MaxMessageChars
-//     code points, multi-byte runes and emoji included, is accepted.
+//     code points, multi-byte runes and emoji included, is accepted. A
+//     message never begins with the blanks the agent's text resumed with
+//     (channels.TrimLead), posted or edited.
 //   - An Editor replaces the text in place; editing a message that does not
 //     exist fails, preferably with an error wrapping channels.ErrMessageGone.
 //   - A Typer's Typing and a TypingStopper's StopTyping return nil. A
@@ -330,6 +333,33 @@ func testPostKinds(t *testing.T, h Harness) {
 		if !strings.Contains(seen, text) {
 			t.Errorf("Seen(%q) of a %s message = %q, want it to contain %q", hd.ID, k, seen, text)
 		}
+	}
+}
+
+// testPostLeadingSpace: an agent's text that resumes after a tool call
+// with " " starts a new message; the person sees it without the space,
+// also once the message grows by edits.
+func testPostLeadingSpace(t *testing.T, h Harness) {
+	ctx := waitCtx(t)
+	startRun(t, h.Adapter)
+	hd, seen := postSeen(ctx, t, h, channels.Message{Kind: channels.KindText, Text: " Second message."})
+	if seen != "Second message." {
+		t.Errorf("Seen after Post of %q = %q, want %q", " Second message.", seen, "Second message.")
+	}
+	ed, ok := channels.As[channels.Editor](h.Adapter)
+	if !ok {
+		return
+	}
+	const grown = " Second message, grown."
+	if err := ed.Edit(ctx, hd, channels.Message{Kind: channels.KindText, Text: grown}); err != nil {
+		t.Fatalf("Edit: %v", err)
+	}
+	seen, err := h.Seen(ctx, hd.ID)
+	if err != nil {
+		t.Fatalf("Seen(%q) after Edit: %v", hd.ID, err)
+	}
+	if want := grown[1:]; seen != want {
+		t.Errorf("Seen after Edit to %q = %q, want %q", grown, seen, want)
 	}
 }
 

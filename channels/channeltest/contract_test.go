@@ -29,7 +29,9 @@ func recorderHarness(o Options) func(t *testing.T) Harness {
 				if !ok {
 					return "", fmt.Errorf("seen %q: %w", id, channels.ErrMessageGone)
 				}
-				return m.Text, nil
+				// The recorder keeps what dispatch sent; a person sees it
+				// as the platforms' adapters show it.
+				return channels.TrimLead(m.Text), nil
 			},
 			TypingShown: func(context.Context) (bool, error) { return r.TypingShown(thread), nil },
 			SeenUpload: func(_ context.Context, h channels.Handle) (channels.Upload, error) {

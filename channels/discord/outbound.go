@@ -269,7 +269,7 @@ func (a *Adapter) SetTitle(ctx context.Context, t channels.ThreadRef, title stri
 // quote with a 💭, every other kind as written; never more than
 // maxMessageChars characters.
 func render(m channels.Message) string {
-	text := m.Text
+	text := channels.TrimLead(m.Text)
 	if strings.TrimSpace(text) == "" {
 		return ""
 	}

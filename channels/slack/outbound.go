@@ -59,7 +59,7 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 	if err := a.pace(t.Channel, t.Thread, time.Now()); err != nil {
 		return channels.Handle{}, err
 	}
-	opts := []slack.MsgOption{slack.MsgOptionText(Mrkdwn(m.Text), false)}
+	opts := []slack.MsgOption{slack.MsgOptionText(Mrkdwn(channels.TrimLead(m.Text)), false)}
 	if t.Thread != "" {
 		opts = append(opts, slack.MsgOptionTS(t.Thread))
 	}
@@ -86,7 +86,7 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 		return err
 	}
 	_, _, _, err := a.api.UpdateMessageContext(ctx, h.Thread.Channel, string(h.ID),
-		slack.MsgOptionText(Mrkdwn(m.Text), false),
+		slack.MsgOptionText(Mrkdwn(channels.TrimLead(m.Text)), false),
 		slack.MsgOptionBlocks(), // sends blocks=[]: the buttons go
 	)
 	if err == nil || errors.Is(a.apiErr("", err), channels.ErrMessageGone) {

@@ -114,7 +114,7 @@ func (a *Adapter) streamPost(ctx context.Context, t channels.ThreadRef, m channe
 	switch m.Kind {
 	case channels.KindText:
 		a.stopOpen(ctx, t)
-		return a.startStream(ctx, t, m, slack.MsgOptionMarkdownText(m.Text))
+		return a.startStream(ctx, t, m, slack.MsgOptionMarkdownText(channels.TrimLead(m.Text)))
 	case channels.KindTool, channels.KindPlan:
 		key := chunkKey(m)
 		if s := a.openStream(t); s != nil {
@@ -291,7 +291,7 @@ func (a *Adapter) streamEdit(ctx context.Context, h channels.Handle, m channels.
 		}
 	}
 	// Closed: the message shows what was streamed; it becomes the whole text.
-	_, _, _, err = a.api.UpdateMessageContext(ctx, h.Thread.Channel, ts, slack.MsgOptionMarkdownText(m.Text))
+	_, _, _, err = a.api.UpdateMessageContext(ctx, h.Thread.Channel, ts, slack.MsgOptionMarkdownText(channels.TrimLead(m.Text)))
 	if err != nil {
 		return true, a.apiErr("chat.update", err)
 	}

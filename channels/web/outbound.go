@@ -21,7 +21,7 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 		return channels.Handle{}, permanent(fmt.Errorf("web: post in %s: %w", t, err))
 	}
 	msg, err := a.st.addMessage(t.Thread, message{
-		Role: roleAssistant, Author: authorAgent, Kind: kindOf(m.Kind), Key: m.Key, Text: m.Text,
+		Role: roleAssistant, Author: authorAgent, Kind: kindOf(m.Kind), Key: m.Key, Text: channels.TrimLead(m.Text),
 	})
 	if err != nil {
 		return channels.Handle{}, permanent(fmt.Errorf("web: post in %s: %w", t, err))
@@ -40,7 +40,7 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 	if err := checkText(m.Text); err != nil {
 		return fmt.Errorf("web: edit %q in %s: %w", h.ID, h.Thread, err)
 	}
-	err := a.st.editMessage(h.Thread.Thread, string(h.ID), kindOf(m.Kind), m.Key, m.Text)
+	err := a.st.editMessage(h.Thread.Thread, string(h.ID), kindOf(m.Kind), m.Key, channels.TrimLead(m.Text))
 	if err != nil {
 		return messageGone(fmt.Sprintf("web: edit %q in %s", h.ID, h.Thread), err)
 	}
