@@ -2,6 +2,8 @@ package acpwire
 
 import (
 	"bytes"
+	"path"
+	"strings"
 
 	"github.com/acpgw/gateway/projector"
 )
@@ -12,6 +14,9 @@ type block struct {
 	text string
 	// thought is set when the block's metadata marks it as a thought.
 	thought bool
+	// img is the picture of an image block or of a resource link to an
+	// image (see image).
+	img projector.ImageBlock
 }
 
 // Bits of a block's thought markers.
@@ -34,6 +39,7 @@ func (d *decoder) block(i, depth int, anyText bool) (block, int, error) {
 	var (
 		b      block
 		textAt int // offset+1 of a text seen before the type said "text"
+		dataAt int // offset+1 of an image's data, decoded once the type is known
 		marks  uint8
 	)
 	i++
@@ -66,6 +72,29 @@ func (d *decoder) block(i, depth int, anyText bool) (block, int, error) {
 				} else {
 					textAt = t.at + 1
 				}
+			}
+		case "data":
+			var t token
+			if t, i, err = d.next(v, depth+1); err != nil {
+				return block{}, 0, err
+			}
+			dataAt = 0
+			if t.kind == '"' {
+				dataAt = t.at + 1
+			}
+		case "mimeType", "uri", "name":
+			var t token
+			if t, i, err = d.next(v, depth+1); err != nil {
+				return block{}, 0, err
+			}
+			s := d.stringOr(t)
+			switch k[0] {
+			case 'm':
+				b.img.MimeType = s
+			case 'u':
+				b.img.URI = s
+			default:
+				b.img.Name = s
 			}
 		case "segment", "channel", "role":
 			var t token
@@ -108,8 +137,55 @@ func (d *decoder) block(i, depth int, anyText bool) (block, int, error) {
 	if !anyText && b.typ != "text" {
 		b.text = ""
 	}
+	img, err := d.image(b.typ, b.img, dataAt, depth)
+	if err != nil {
+		return block{}, 0, err
+	}
+	b.img = img
 	b.thought = marks != 0
 	return b, i, nil
+}
+
+// image keeps img, the picture fields of a block of type typ, when the
+// block is a picture: an image block with data (at dataAt-1) or a uri,
+// or a resource link whose media type or name is an image's. Else none.
+func (d *decoder) image(typ string, img projector.ImageBlock, dataAt, depth int) (projector.ImageBlock, error) {
+	switch typ {
+	case "image":
+		img.Name = ""
+		if dataAt != 0 {
+			t, _, err := d.next(dataAt-1, depth+1)
+			if err != nil {
+				return projector.ImageBlock{}, err
+			}
+			img.Data = d.stringOr(t)
+		}
+		if !img.Known() {
+			return projector.ImageBlock{}, nil
+		}
+		return img, nil
+	case "resource_link":
+		if img.URI == "" || !imageLink(img) {
+			return projector.ImageBlock{}, nil
+		}
+		return img, nil
+	}
+	return projector.ImageBlock{}, nil
+}
+
+// imageLink reports whether a resource link names an image: by its
+// media type, or else by its uri's or name's extension.
+func imageLink(img projector.ImageBlock) bool {
+	if img.MimeType != "" {
+		return strings.HasPrefix(img.MimeType, "image/")
+	}
+	for _, s := range []string{img.URI, img.Name} {
+		switch strings.ToLower(path.Ext(s)) {
+		case ".png", ".jpg", ".jpeg", ".gif", ".webp":
+			return true
+		}
+	}
+	return false
 }
 
 // metaThought reports whether the _meta object at i marks a chunk as a
@@ -333,7 +409,7 @@ func (d *decoder) toolContent(i, depth int) ([]projector.ToolContent, int, error
 		}
 		switch tc.Type {
 		case "content":
-			tc.Text = inner.text
+			tc.Text, tc.Image = inner.text, inner.img
 		case "diff":
 			tc.Path, tc.OldText, tc.NewText = path, oldText, newText
 		case "terminal":

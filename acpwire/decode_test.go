@@ -166,7 +166,15 @@ var baseDecodeTests = []decodeTest{
 	updateTest("user_message_chunk", `{"sessionUpdate":"user_message_chunk","content":{"text":"hi","type":"text"}}`,
 		projector.Update{Tag: projector.TagUserMessageChunk, RawTag: "user_message_chunk", Text: "hi", ContentType: "text"}),
 	updateTest("image chunk has no text", `{"sessionUpdate":"agent_message_chunk","content":{"type":"image","data":"AAAA","mimeType":"image/png","text":"no"}}`,
-		projector.Update{Tag: projector.TagAgentMessageChunk, RawTag: "agent_message_chunk", ContentType: "image"}),
+		projector.Update{Tag: projector.TagAgentMessageChunk, RawTag: "agent_message_chunk", ContentType: "image", Image: projector.ImageBlock{MimeType: "image/png", Data: "AAAA"}}),
+	updateTest("image chunk with its data after a second type", `{"sessionUpdate":"agent_message_chunk","content":{"data":"AAAA","type":"text","uri":"file:///w/a.png","type":"image","mimeType":"image/png","name":"n"}}`,
+		projector.Update{Tag: projector.TagAgentMessageChunk, RawTag: "agent_message_chunk", ContentType: "image", Image: projector.ImageBlock{MimeType: "image/png", Data: "AAAA", URI: "file:///w/a.png"}}),
+	updateTest("audio chunk is no picture", `{"sessionUpdate":"agent_message_chunk","content":{"type":"audio","data":"AAAA","mimeType":"audio/wav"}}`,
+		projector.Update{Tag: projector.TagAgentMessageChunk, RawTag: "agent_message_chunk", ContentType: "audio"}),
+	updateTest("resource link to an image", `{"sessionUpdate":"agent_message_chunk","content":{"type":"resource_link","uri":"file:///w/chart.PNG","name":"chart.PNG"}}`,
+		projector.Update{Tag: projector.TagAgentMessageChunk, RawTag: "agent_message_chunk", ContentType: "resource_link", Image: projector.ImageBlock{URI: "file:///w/chart.PNG", Name: "chart.PNG"}}),
+	updateTest("resource link to a text file", `{"sessionUpdate":"agent_message_chunk","content":{"type":"resource_link","uri":"file:///w/a.png","mimeType":"text/plain","name":"a"}}`,
+		projector.Update{Tag: projector.TagAgentMessageChunk, RawTag: "agent_message_chunk", ContentType: "resource_link"}),
 	updateTest("empty chunk", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":""}}`, chunk("")),
 	updateTest("chunk content not an object", `{"sessionUpdate":"agent_message_chunk","content":"text"}`,
 		projector.Update{Tag: projector.TagAgentMessageChunk, RawTag: "agent_message_chunk"}),
@@ -230,6 +238,9 @@ var baseDecodeTests = []decodeTest{
 	updateTest("tool_call_update nulls and empty content", `{"sessionUpdate":"tool_call_update","toolCallId":"c","title":null,"rawInput":null,"rawOutput":null,"content":[],"locations":[],"status":"weird"}`,
 		projector.Update{Tag: projector.TagToolCallUpdate, RawTag: "tool_call_update", Tool: projector.ToolUpdate{
 			ID: "c", HasContent: true, Content: []projector.ToolContent{}, Locations: []projector.Location{}}}),
+	updateTest("tool_call_update with a screenshot", `{"sessionUpdate":"tool_call_update","toolCallId":"c","content":[{"type":"content","content":{"type":"image","mimeType":"image/png","data":"iVBORw0K"}},{"type":"content","content":{"type":"text","text":"saved"}}]}`,
+		projector.Update{Tag: projector.TagToolCallUpdate, RawTag: "tool_call_update", Tool: projector.ToolUpdate{ID: "c", HasContent: true, Content: []projector.ToolContent{
+			{Type: "content", Image: projector.ImageBlock{MimeType: "image/png", Data: "iVBORw0K"}}, {Type: "content", Text: "saved"}}}}),
 	updateTest("tool_call_update content null", `{"sessionUpdate":"tool_call_update","toolCallId":"c","content":null,"title":""}`,
 		projector.Update{Tag: projector.TagToolCallUpdate, RawTag: "tool_call_update", Tool: projector.ToolUpdate{ID: "c", HasTitle: true}}),
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"path"
 	"strings"
 
 	"github.com/acpgw/gateway/projector"
@@ -220,6 +221,38 @@ func refMetaThought(v any) bool {
 	return meta["thought"] == true || meta["thinking"] == true
 }
 
+// refImage is the picture of content block b: an image block with data
+// or a uri (its name dropped), a resource link with a uri whose media
+// type is an image's (or, without one, whose uri or name ends like one).
+func refImage(b map[string]any) projector.ImageBlock {
+	img := projector.ImageBlock{MimeType: refString(b, "mimeType"), Data: refString(b, "data"), URI: refString(b, "uri"), Name: refString(b, "name")}
+	switch b["type"] {
+	case "image":
+		img.Name = ""
+		if img.Data == "" && img.URI == "" {
+			return projector.ImageBlock{}
+		}
+		return img
+	case "resource_link":
+		img.Data = ""
+		if img.URI == "" {
+			return projector.ImageBlock{}
+		}
+		if img.MimeType != "" {
+			if strings.HasPrefix(img.MimeType, "image/") {
+				return img
+			}
+			return projector.ImageBlock{}
+		}
+		for _, s := range []string{img.URI, img.Name} {
+			if e := strings.ToLower(path.Ext(s)); e == ".png" || e == ".jpg" || e == ".jpeg" || e == ".gif" || e == ".webp" {
+				return img
+			}
+		}
+	}
+	return projector.ImageBlock{}
+}
+
 // refUpdate extracts an Update from params.update.
 func refUpdate(upd map[string]any, raw map[string]json.RawMessage) projector.Update {
 	var u projector.Update
@@ -232,6 +265,7 @@ func refUpdate(upd map[string]any, raw map[string]json.RawMessage) projector.Upd
 		if u.ContentType == "text" {
 			u.Text = refString(content, "text")
 		}
+		u.Image = refImage(content)
 		u.MessageID = refString(upd, "messageId")
 		for _, k := range []string{"segment", "kind", "channel", "role"} {
 			u.Thought = u.Thought || refIsThought(upd[k])
@@ -266,6 +300,8 @@ func refUpdate(upd map[string]any, raw map[string]json.RawMessage) projector.Upd
 				case "content":
 					if inner, ok := c["content"].(map[string]any); ok && inner["type"] == "text" {
 						tc.Text = refString(inner, "text")
+					} else if ok {
+						tc.Image = refImage(inner)
 					}
 				case "diff":
 					tc.Path, tc.OldText, tc.NewText = refString(c, "path"), refString(c, "oldText"), refString(c, "newText")

@@ -332,7 +332,7 @@ func (d *decoder) apply(k ukey, v int) (int, error) {
 		switch k {
 		case ukContent:
 			b, end, err := d.block(v, depth, false)
-			u.Text, u.ContentType = b.text, b.typ
+			u.Text, u.ContentType, u.Image = b.text, b.typ, b.img
 			setBit(&d.upd.thought, thoughtContent, b.thought)
 			return end, err
 		case ukMessageID:

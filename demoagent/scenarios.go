@@ -45,6 +45,7 @@ func scenarioTable() []scenario {
 		{"cost", "cost <amount>...", "reports each amount as the session's cost so far (a usage_update each, in order), then a short answer", runCost},
 		{"thought", "thought", "a thought, then an answer", runThought},
 		{"images", "images", "says which images the prompt carried (type and size)", runImages},
+		{"draw", "draw [link|hostile]", "shows pictures: an image in the reply and a tool's screenshot (link: a link to a PNG it writes in the working directory; hostile: links and data the gateway must not show)", runDraw},
 		{"title", "title <text>", "sets the session title to <text>", runTitle},
 		{"unknown", "unknown", "an update with a sessionUpdate tag no client knows", runUnknown},
 		{"notify", "notify", "a notification of a method no client knows (as Qwen's qwen/notify/session/prompt-suggestion after each turn), then a short answer", runNotify},

@@ -63,6 +63,11 @@ type Options struct {
 	// none once the turn ended. It needs an adapter that edits (without
 	// one nothing is ever reported). It owns the slice.
 	OnOpen func([]Open)
+	// ReadFile, if set, reads the local file an image link of the agent
+	// names (projector.Image.Path), refusing what the thread may not
+	// show (outside its workspace, say); without it such links are not
+	// shown.
+	ReadFile func(path string) ([]byte, error)
 }
 
 // Observer receives delivery events, from Step. Its methods must be cheap
@@ -143,7 +148,8 @@ type Lane struct {
 
 	// The running turn's open messages (open.go), with Options.OnOpen.
 	onOpen       func([]Open)
-	cuts         map[string]string // tool key → cut-off line of its latest state
+	readFile     func(path string) ([]byte, error) // Options.ReadFile
+	cuts         map[string]string                 // tool key → cut-off line of its latest state
 	opens        []Open
 	opensChanged bool
 }
@@ -225,6 +231,7 @@ func NewLane(o Options) *Lane {
 		retryFor:    o.RetryFor,
 		onPosted:    o.OnPosted,
 		onOpen:      o.OnOpen,
+		readFile:    o.ReadFile,
 		cuts:        map[string]string{},
 	}
 	if l.retryFor <= 0 {
@@ -328,6 +335,8 @@ func (l *Lane) push(now time.Time, o projector.Output) {
 	case projector.Plan:
 		l.visible(now)
 		l.keyed(now, channels.KindPlan, "plan", o.Text)
+	case projector.Image:
+		l.image(now, o)
 	case projector.Status:
 		l.visible(now)
 		l.enqueue(&item{kind: itemPost, msgKind: channels.KindStatus, text: o.Text, since: now})

@@ -1,7 +1,7 @@
 package projector
 
 // Output is one thing the projector wants people to see, in order. It is a
-// closed set: Text, Thought, Tool, Status, Notice, Plan, TurnEnd. Handle it
+// closed set: Text, Thought, Tool, Status, Notice, Plan, Image, TurnEnd. Handle it
 // with a type switch.
 type Output interface{ isOutput() }
 

@@ -46,6 +46,7 @@
 package projector
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strings"
@@ -132,6 +133,8 @@ type turn struct {
 	legacyPlan  []PlanEntry // the last plan update's entries
 	plans       []*planDoc  // plan_update's plans, in first-seen order
 	compactions map[string]*compaction
+
+	images map[[sha256.Size]byte]bool // the pictures shown (image.go)
 }
 
 type toolState struct {
@@ -280,6 +283,9 @@ func (p *Projector) apply(u *Update, out []Output) []Output {
 		if u.Thought {
 			return p.thought(u, out)
 		}
+		if u.Image.Known() {
+			return p.image(u.Image, out)
+		}
 		return p.text(u, out)
 	case TagAgentThoughtChunk:
 		return p.thought(u, out)
@@ -287,7 +293,7 @@ func (p *Projector) apply(u *Update, out []Output) []Output {
 		// The user's own words (history, echoes): never a message.
 		return out
 	case TagToolCall, TagToolCallUpdate:
-		return p.tool(u, out)
+		return p.toolImages(u, p.tool(u, out))
 	case TagPlan:
 		return p.planUpdate(u, out)
 	case TagAvailableCommands:

@@ -134,7 +134,10 @@ type Update struct {
 	// user_message_chunk, and unknown tags with a text content block).
 	Text        string
 	ContentType string // "text", "image", "resource_link", ...
-	MessageID   string
+	// Image is the chunk's picture: an image block's, or a resource
+	// link's whose media type or name is an image's.
+	Image     ImageBlock
+	MessageID string
 	// Thought is set when metadata marks a message chunk as a thought,
 	// segment or intent (update segment/kind/channel/role, content
 	// annotations or _meta). Never inferred from text.
@@ -329,7 +332,28 @@ type ToolContent struct {
 	NewText string
 	// TerminalID names a "terminal" block.
 	TerminalID string
+	// Image is the picture of a "content" block holding an image (or a
+	// resource link to one).
+	Image ImageBlock
 }
+
+// ImageBlock is a picture the agent shows: an ACP image content block
+// (base64 data with its media type, maybe a uri) or a resource_link to an
+// image (a uri, with its name and media type). The zero value is none.
+type ImageBlock struct {
+	// MimeType is the type the agent gives ("image/png").
+	MimeType string
+	// Data is the image's bytes in base64, as sent; "" for a link.
+	Data string
+	// URI is the image's address: a link's uri, or an image block's
+	// optional one.
+	URI string
+	// Name is a resource link's name.
+	Name string
+}
+
+// Known reports whether b is a picture: it has data, or a uri.
+func (b ImageBlock) Known() bool { return b.Data != "" || b.URI != "" }
 
 // Location is a file a tool touches.
 type Location struct {

@@ -55,12 +55,16 @@ type Preset struct {
 	// Buttons: permission prompts are shown with buttons
 	// (channels.Prompter).
 	Buttons bool
+	// Uploads: files (the agent's pictures) are posted as uploads
+	// (channels.Uploader), within Limits.MaxUploadBytes.
+	Uploads bool
 }
 
 // PresetFor is the profile of a platform with these limits (as its
-// adapter package exports them) that edits, types and shows buttons.
+// adapter package exports them) that edits, types, shows buttons and,
+// where its limits let it, takes files.
 func PresetFor(l channels.Limits) Preset {
-	return Preset{Limits: l, Edit: true, Typing: true, Buttons: true}
+	return Preset{Limits: l, Edit: true, Typing: true, Buttons: true, Uploads: l.MaxUploadBytes > 0}
 }
 
 // Options configure a replay.
@@ -195,6 +199,7 @@ func newRun(ctx context.Context, o Options) *run {
 		Edit:     o.Preset.Edit,
 		Typing:   o.Preset.Typing,
 		Prompt:   o.Preset.Buttons,
+		Upload:   o.Preset.Uploads,
 		Limits:   o.Preset.Limits,
 		Platform: thread.Platform,
 	})

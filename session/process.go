@@ -211,6 +211,7 @@ func (t *thread) startEnded(res *started, err error) {
 			t.proc, t.sess, t.slot = res.proc, res.sess, true
 			t.evlog = res.evlog
 			t.cwd = res.cwd
+			t.workspace.Store(&res.cwd)
 			t.mcp = res.mcp
 			t.context = res.context
 			t.cmd.agent, t.cmd.opts, t.cmd.modes = res.agent, slices.Clone(res.sess.Config), nil

@@ -77,6 +77,9 @@ type thread struct {
 
 	// cwd is the session's working directory, for permission prompts.
 	cwd string
+	// workspace is cwd for the lane's goroutine, which reads the image
+	// files the agent links to (images.go).
+	workspace atomic.Pointer[string]
 	// mcp is the thread's MCP server (nil: none), closed when the owner
 	// returns.
 	mcp *mcpgate.Server
@@ -154,7 +157,8 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		// For stop reactions on the running turn's messages.
 		OnPosted: func(h channels.Handle) { t.inbox.event(Posted{ID: h.ID}) },
 		// Kept where the thread's next owner finds them (handles.go).
-		OnOpen: func(o []dispatch.Open) { t.opens.report(t, o) },
+		OnOpen:   func(o []dispatch.Open) { t.opens.report(t, o) },
+		ReadFile: t.readImage,
 		OnTurnEnd: func(e projector.TurnEnd) {
 			t.delivered()
 			if r.o.OnTurnEnd == nil {

@@ -32,6 +32,16 @@ type toolContentJSON struct {
 	TerminalID string `json:"terminalId,omitempty"`
 }
 
+// toolContentWire is c as stored: without its picture, which the
+// transcript does not keep (the thread got it as an upload).
+func toolContentWire(c projector.ToolContent) toolContentJSON {
+	return toolContentJSON{Type: c.Type, Text: c.Text, Path: c.Path, OldText: c.OldText, NewText: c.NewText, TerminalID: c.TerminalID}
+}
+
+func toolContentOf(c toolContentJSON) projector.ToolContent {
+	return projector.ToolContent{Type: c.Type, Text: c.Text, Path: c.Path, OldText: c.OldText, NewText: c.NewText, TerminalID: c.TerminalID}
+}
+
 type locationJSON struct {
 	Path string `json:"path"`
 	Line int    `json:"line,omitempty"`
@@ -134,7 +144,7 @@ func encodeBody(b Body) (EntryType, []byte, error) {
 		v = toolCallJSON{
 			ID: b.ID, Title: b.Title, Kind: b.Kind, Status: b.Status.String(),
 			Input: rawJSON(b.Input), Output: rawJSON(b.Output),
-			Content:   convert(b.Content, func(c projector.ToolContent) toolContentJSON { return toolContentJSON(c) }),
+			Content:   convert(b.Content, toolContentWire),
 			Locations: convert(b.Locations, func(l projector.Location) locationJSON { return locationJSON(l) }),
 		}
 	case PermissionEntry:
@@ -201,7 +211,7 @@ func decodeBody(typ EntryType, data []byte) (Body, error) {
 		return ToolCall{
 			ID: w.ID, Title: w.Title, Kind: w.Kind, Status: parseStatus(w.Status),
 			Input: w.Input, Output: w.Output,
-			Content:   convert(w.Content, func(c toolContentJSON) projector.ToolContent { return projector.ToolContent(c) }),
+			Content:   convert(w.Content, toolContentOf),
 			Locations: convert(w.Locations, func(l locationJSON) projector.Location { return projector.Location(l) }),
 		}, nil
 	case TypePermission:
