@@ -23,10 +23,11 @@ import (
 var update = flag.Bool("update", false, "rewrite the SQL dump of the current schema in testdata")
 
 // The dumps in testdata hold, as SQL, a database file a version of the
-// store wrote for goldenRows: schema-v<N>.sql by the code of schema
-// version N (never regenerated once a newer one exists). -update rewrites
-// the current version's.
-var currentDump = fmt.Sprintf("schema-v%d.sql", len(migrations))
+// store wrote for goldenRows: schema-v<N>-wire<W>.sql by the code of
+// schema version N whose JSON columns were of wire version W (never
+// regenerated once a newer one exists; wire0 is the code before records
+// had wire types). -update rewrites the current version's.
+var currentDump = fmt.Sprintf("schema-v%d-wire%d.sql", len(migrations), WireVersion)
 
 var (
 	gThread  = channels.ThreadRef{Platform: "discord", Channel: "c/1", Thread: "t1"}

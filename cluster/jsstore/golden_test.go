@@ -30,7 +30,7 @@ var update = flag.Bool("update", false, "rewrite the golden file of the current 
 // a version of the store wrote for goldenData: wire-v0.txtar by the code
 // before the stored records had wire types of their own (never to be
 // regenerated), and currentGolden by this code (-update rewrites it).
-const currentGolden = "wire-v0.txtar"
+const currentGolden = "wire-v1.txtar"
 
 // goldenCluster names the buckets and streams of the golden files.
 const goldenCluster = "golden"

@@ -3,7 +3,6 @@ package jsstore
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -32,7 +31,7 @@ func (s *Store) AddTurn(ctx context.Context, t store.Turn) error {
 			t.Seq = ts[len(ts)-1].Seq + 1
 		}
 	}
-	b, err := json.Marshal(t)
+	b, err := turnCodec.enc(t)
 	if err == nil {
 		_, err = s.js.Publish(ctx, s.turnSubject(t.Thread, t.SessionID), b)
 	}
@@ -51,8 +50,8 @@ func (s *Store) turnsOn(ctx context.Context, filter string) ([]store.Turn, error
 	}
 	last := map[key]store.Turn{}
 	err := readStream(ctx, s.turns, filter, func(_ string, data []byte) error {
-		var t store.Turn
-		if err := json.Unmarshal(data, &t); err != nil {
+		t, err := turnCodec.dec(data)
+		if err != nil {
 			return err
 		}
 		last[key{t.SessionID, t.Seq}] = t
