@@ -6,9 +6,9 @@
 // running turns and seen messages, keyed by thread (or by prompt id).
 // Streams hold what grows: turn records ("<cluster>_turns", subject
 // <cluster>.turns.<platform>.<channel>.<session>) and transcript entries
-// ("<cluster>_entries", subject <cluster>.entries.<session>). A record
-// written again (a turn or an entry with the same seq) is a new message;
-// the last one wins when read.
+// ("<cluster>_entries", subject <cluster>.entries.<session>, a record per
+// SaveEntries holding all it saved). A record written again (a turn or an
+// entry with the same seq) is a new message; the last one wins when read.
 //
 // Every value is JSON of a wire type of its own (wire.go), versioned with
 // "v", never a store type as Go would marshal it; values written before
@@ -57,6 +57,10 @@ type Store struct {
 	sessions jetstream.KeyValue // sessions.go
 	turns    jetstream.Stream
 	entries  jetstream.Stream
+
+	// partHook, for tests, runs before each part of a saved record but
+	// the first; an error stops the save there, as a crash would.
+	partHook func(i int) error
 }
 
 var _ store.Backend = (*Store)(nil)

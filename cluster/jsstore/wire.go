@@ -345,3 +345,57 @@ var turnCodec = wireCodec(
 	},
 	turnV0.turn,
 )
+
+// savedWire is a record of the entries stream: the entries one
+// SaveEntries wrote, together, so that a save is all or nothing (a record
+// in parts is read only whole). Each is store.MarshalEntry's. A record
+// without "entries" is one entry on its own, as SaveEntries wrote them
+// before.
+type savedWire struct {
+	V       int               `json:"v"`
+	Entries []json.RawMessage `json:"entries"`
+}
+
+func marshalSaved(es []store.Entry) ([]byte, error) {
+	w := savedWire{V: wireV, Entries: make([]json.RawMessage, len(es))}
+	for i, e := range es {
+		b, err := store.MarshalEntry(e)
+		if err != nil {
+			return nil, fmt.Errorf("entry %d: %w", e.Seq, err)
+		}
+		w.Entries[i] = b
+	}
+	return store.MarshalWire(w)
+}
+
+func unmarshalSaved(b []byte) ([]store.Entry, error) {
+	var p struct {
+		Entries json.RawMessage `json:"entries"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, err
+	}
+	if p.Entries == nil {
+		e, err := store.UnmarshalEntry(b)
+		if err != nil {
+			return nil, err
+		}
+		return []store.Entry{e}, nil
+	}
+	if _, err := store.RecordVersion(b); err != nil {
+		return nil, err
+	}
+	var w savedWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, err
+	}
+	es := make([]store.Entry, len(w.Entries))
+	for i, r := range w.Entries {
+		e, err := store.UnmarshalEntry(r)
+		if err != nil {
+			return nil, fmt.Errorf("entry %d of %d: %w", i+1, len(w.Entries), err)
+		}
+		es[i] = e
+	}
+	return es, nil
+}

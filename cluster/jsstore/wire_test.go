@@ -108,6 +108,9 @@ func TestWireKeys(t *testing.T) {
 			Used: 1, Size: 2, UsedKnown: true, SizeKnown: true, Cost: 0.5, Currency: "USD", CostKnown: true, PromptChars: 1, ReplyChars: 2})),
 			keys([]string{"v", "sessionId", "seq", "stopReason", "error", "startedMs", "endedMs", "used", "size", "cost", "currency",
 				"promptChars", "replyChars"}, threadKeys("thread"))},
+		{"saved entries", enc(marshalSaved([]store.Entry{{Seq: 1, Time: wAt, Updated: wAt, Body: store.Thought{Text: "t", Length: 9}}})),
+			[]string{"entries", "entries[].created_ms", "entries[].data", "entries[].data.length", "entries[].data.text", "entries[].seq",
+				"entries[].type", "entries[].updated_ms", "entries[].v", "v"}},
 		{"open messages", enc(openCodec.enc([]store.OpenMessage{{Key: "k", ID: "m", Card: true, Lines: []store.OpenLine{{Key: "c", Text: "x"}}}})),
 			[]string{"messages", "messages[].card", "messages[].id", "messages[].key", "messages[].lines", "messages[].lines[].key", "messages[].lines[].text", "v"}},
 	}
@@ -132,8 +135,9 @@ func TestWireRefusesNewer(t *testing.T) {
 		"running": func(b []byte) error { _, err := runningCodec.dec(b); return err },
 		"turn":    func(b []byte) error { _, err := turnCodec.dec(b); return err },
 		"open":    func(b []byte) error { _, err := openCodec.dec(b); return err },
+		"saved":   func(b []byte) error { _, err := unmarshalSaved(b); return err },
 	} {
-		err := dec([]byte(`{"v":2,"thread":{"platform":"p"},"choices":{},"messages":[]}`))
+		err := dec([]byte(`{"v":2,"thread":{"platform":"p"},"choices":{},"messages":[],"entries":[]}`))
 		if err == nil || !strings.Contains(err.Error(), "newer than this gateway knows") {
 			t.Errorf("%s of version 2: %v, want an error saying it is newer", name, err)
 		}
@@ -169,6 +173,10 @@ func FuzzWire(f *testing.F) {
 		"claim": {`{"thread":{"Platform":"p"},"at":"2026-12-03T14:18:58.417524998Z","gone":true}`, `{"v":1,"atMs":1}`},
 		"turn": {`{"SessionID":"s","Seq":1,"Used":5,"UsedKnown":true,"Cost":0.25,"CostKnown":false}`,
 			`{"v":1,"sessionId":"s","seq":2,"used":0,"cost":1e308,"size":null}`},
+		"saved": {`{"seq":0,"type":"message","created_ms":1,"updated_ms":2,"data":{"role":"user","text":"hi"}}`,
+			`{"v":1,"seq":3,"type":"thought","created_ms":1,"updated_ms":2,"data":{"text":"hm"}}`,
+			`{"v":1,"entries":[{"v":1,"seq":0,"type":"message","created_ms":1,"updated_ms":2,"data":{"role":"user","text":"hi"}},{"seq":1,"type":"mode_change","data":{"previous":"a","new":"b"}}]}`,
+			`{"v":1,"entries":[]}`, `{"v":2,"entries":[]}`},
 		"open": {`[{"key":"k","id":"m","lines":[{"key":"c","text":"x"}]}]`, `{"v":1,"messages":[{"key":"k","id":"m","card":true,"lines":[{"key":"c","text":"x"}]}]}`, `{"v":1,"messages":[]}`},
 	}
 	for kind, ss := range seeds {
@@ -199,6 +207,8 @@ func FuzzWire(f *testing.F) {
 			stable(t, turnCodec, data)
 		case "open":
 			stable(t, openCodec, data)
+		case "saved":
+			stable(t, codec[[]store.Entry]{enc: marshalSaved, dec: unmarshalSaved}, data)
 		}
 	})
 }
