@@ -82,8 +82,11 @@ var _ Backend = (*Store)(nil)
 // zero).
 func NormTime(t time.Time) time.Time { return normTime(t) }
 
-// entryJSON is an entry on its own, as another backend stores it.
+// entryJSON is an entry on its own, as another backend stores it (see
+// wire.go). Its keys are snake_case, as they were released before records
+// had versions: a version 0 entry is this without "v".
 type entryJSON struct {
+	V       int             `json:"v"`
 	Seq     int             `json:"seq"`
 	Type    EntryType       `json:"type"`
 	Time    int64           `json:"created_ms"`
@@ -97,11 +100,15 @@ func MarshalEntry(e Entry) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(entryJSON{Seq: e.Seq, Type: typ, Time: toMS(e.Time), Updated: toMS(e.Updated), Data: data})
+	return MarshalWire(entryJSON{V: WireVersion, Seq: e.Seq, Type: typ, Time: toMS(e.Time), Updated: toMS(e.Updated), Data: data})
 }
 
-// UnmarshalEntry decodes what MarshalEntry encoded.
+// UnmarshalEntry decodes what MarshalEntry encoded, or an entry of
+// version 0.
 func UnmarshalEntry(b []byte) (Entry, error) {
+	if _, err := RecordVersion(b); err != nil {
+		return Entry{}, err
+	}
 	var w entryJSON
 	if err := json.Unmarshal(b, &w); err != nil {
 		return Entry{}, err

@@ -23,6 +23,16 @@
 // Times are stored as UTC Unix milliseconds (0 for a zero time) and come back
 // as UTC times with millisecond precision.
 //
+// The JSON kept in columns (entries.data, running_turns.prompt,
+// open_messages.data, prompts.options) and by the cluster's backend is of
+// wire types of their own (codec.go, wire.go), never a domain struct
+// marshalled as it is: renaming a Go field does not change a file. A
+// running turn's prompt, a thread's open messages and an entry as the
+// cluster keeps it carry their version ("v"); one without was written
+// before and is read still (wire_v0.go). The entries' data and the
+// prompts' options go with the schema's version. The tests open files
+// of earlier versions, dumped in testdata, and read every kind of row.
+//
 // # Transcript
 //
 // [Transcript] is a pure, in-memory builder that turns the session/update

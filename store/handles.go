@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -18,21 +17,21 @@ import (
 type OpenMessage struct {
 	// Key is the delivery lane's key of the message ("tool:<id>",
 	// "card:<n>").
-	Key string `json:"key"`
+	Key string
 	// ID is the posted message's id.
-	ID channels.MessageID `json:"id"`
+	ID channels.MessageID
 	// Card says the message is a progress card (channels.Carder) whose
 	// rows are Lines; otherwise it is one tool line, Lines[0].
-	Card bool `json:"card,omitempty"`
+	Card bool
 	// Lines are the cut-off text: a tool's line as cancelled, or a card's
 	// rows (a finished row as it is, a running one as cancelled).
-	Lines []OpenLine `json:"lines"`
+	Lines []OpenLine
 }
 
 // OpenLine is one line of an OpenMessage: a tool call's id and its text.
 type OpenLine struct {
-	Key  string `json:"key"`
-	Text string `json:"text"`
+	Key  string
+	Text string
 }
 
 // SetOpenMessages replaces the open messages recorded for t; none
@@ -44,7 +43,7 @@ func (s *Store) SetOpenMessages(ctx context.Context, t channels.ThreadRef, ms []
 			t.Platform, t.Channel, t.Thread)
 	} else {
 		var b []byte
-		if b, err = json.Marshal(ms); err != nil {
+		if b, err = EncodeOpenMessages(ms); err != nil {
 			return fmt.Errorf("record the open messages of %s: %w", t, err)
 		}
 		_, err = s.db.ExecContext(ctx, `INSERT OR REPLACE INTO open_messages (platform, channel, thread, data) VALUES (?, ?, ?, ?)`,
@@ -71,21 +70,6 @@ func (s *Store) OpenMessages(ctx context.Context, t channels.ThreadRef) ([]OpenM
 	ms, err := DecodeOpenMessages([]byte(data))
 	if err != nil {
 		return nil, fmt.Errorf("read the open messages of %s: %w", t, err)
-	}
-	return ms, nil
-}
-
-// DecodeOpenMessages decodes a recorded list of open messages (JSON, as
-// both backends keep it), refusing one without a message id or lines.
-func DecodeOpenMessages(b []byte) ([]OpenMessage, error) {
-	var ms []OpenMessage
-	if err := json.Unmarshal(b, &ms); err != nil {
-		return nil, err
-	}
-	for _, m := range ms {
-		if m.ID == "" || len(m.Lines) == 0 {
-			return nil, fmt.Errorf("open message %q: no message id or no lines", m.Key)
-		}
 	}
 	return ms, nil
 }

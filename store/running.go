@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -36,12 +35,12 @@ type RunningTurn struct {
 // needed to hand it to the thread again. Files keep what a record can
 // carry (see attach.Carry): their links and small texts, no image data.
 type TurnPrompt struct {
-	ID     channels.MessageID `json:"id,omitempty"`
-	Author channels.Author    `json:"author"`
-	Text   string             `json:"text,omitempty"`
-	Files  []channels.File    `json:"files,omitempty"`
-	Space  string             `json:"space,omitempty"`
-	Time   time.Time          `json:"time"`
+	ID     channels.MessageID
+	Author channels.Author
+	Text   string
+	Files  []channels.File
+	Space  string
+	Time   time.Time
 }
 
 // Inbound is p as a message of thread th again.
@@ -60,7 +59,7 @@ func (s *Store) MarkTurnRunning(ctx context.Context, r RunningTurn) error {
 	prompt := ""
 	if !r.Prompt.IsZero() {
 		r.Prompt.Time = normTime(r.Prompt.Time)
-		b, err := json.Marshal(r.Prompt)
+		b, err := MarshalTurnPrompt(r.Prompt)
 		if err != nil {
 			return fmt.Errorf("mark the turn in %s running: %w", r.Thread, err)
 		}
@@ -107,7 +106,7 @@ FROM running_turns ORDER BY started_ms, platform, channel, thread`)
 		}
 		r.Started = fromMS(started)
 		if prompt != "" {
-			if err := json.Unmarshal([]byte(prompt), &r.Prompt); err != nil {
+			if r.Prompt, err = UnmarshalTurnPrompt([]byte(prompt)); err != nil {
 				return nil, fmt.Errorf("list running turns: the prompt of %s: %w", r.Thread, err)
 			}
 		}

@@ -18,7 +18,7 @@ func (s *Store) SetOpenMessages(ctx context.Context, t channels.ThreadRef, ms []
 	if len(ms) == 0 {
 		err = del(ctx, s.open, threadKey(t))
 	} else {
-		err = put(ctx, s.open, threadKey(t), ms)
+		err = put(ctx, s.open, threadKey(t), openCodec, ms)
 	}
 	if err != nil {
 		return fmt.Errorf("record the open messages of %s: %w", t, err)

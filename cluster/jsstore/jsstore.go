@@ -6,9 +6,13 @@
 // running turns and seen messages, keyed by thread (or by prompt id).
 // Streams hold what grows: turn records ("<cluster>_turns", subject
 // <cluster>.turns.<platform>.<channel>.<session>) and transcript entries
-// ("<cluster>_entries", subject <cluster>.entries.<session>). A record
-// written again (a turn or an entry with the same seq) is a new message;
-// the last one wins when read.
+// ("<cluster>_entries", subject <cluster>.entries.<session>, a record per
+// SaveEntries holding all it saved). A record written again (a turn or an
+// entry with the same seq) is a new message; the last one wins when read.
+//
+// Every value is JSON of a wire type of its own (wire.go), versioned with
+// "v", never a store type as Go would marshal it; values written before
+// records had versions are read still (wire_v0.go).
 //
 // Writes that must happen once, whichever worker tries (a prompt resolved,
 // an option chosen), are compare-and-set on the key's revision, retried on
@@ -19,7 +23,6 @@ package jsstore
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -54,6 +57,10 @@ type Store struct {
 	sessions jetstream.KeyValue // sessions.go
 	turns    jetstream.Stream
 	entries  jetstream.Stream
+
+	// partHook, for tests, runs before each part of a saved record but
+	// the first; an error stops the save there, as a crash would.
+	partHook func(i int) error
 }
 
 var _ store.Backend = (*Store)(nil)
@@ -135,23 +142,24 @@ func threadKey(t channels.ThreadRef) string {
 	return token(t.Platform) + "." + token(t.Channel) + "." + token(t.Thread)
 }
 
-// get reads key into v; ok is false when there is none.
-func get(ctx context.Context, kv jetstream.KeyValue, key string, v any) (rev uint64, ok bool, err error) {
+// get reads key's value, decoded by c; ok is false when there is none.
+func get[T any](ctx context.Context, kv jetstream.KeyValue, key string, c codec[T]) (v T, rev uint64, ok bool, err error) {
 	e, err := kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return 0, false, nil
+		return v, 0, false, nil
 	}
 	if err != nil {
-		return 0, false, err
+		return v, 0, false, err
 	}
-	if err := json.Unmarshal(e.Value(), v); err != nil {
-		return 0, false, fmt.Errorf("key %s: %w", key, err)
+	if v, err = c.dec(e.Value()); err != nil {
+		return v, 0, false, fmt.Errorf("key %s: %w", key, err)
 	}
-	return e.Revision(), true, nil
+	return v, e.Revision(), true, nil
 }
 
-func put(ctx context.Context, kv jetstream.KeyValue, key string, v any) error {
-	b, err := json.Marshal(v)
+// put writes v, encoded by c, as key's value.
+func put[T any](ctx context.Context, kv jetstream.KeyValue, key string, c codec[T], v T) error {
+	b, err := c.enc(v)
 	if err != nil {
 		return err
 	}
@@ -166,6 +174,17 @@ func del(ctx context.Context, kv jetstream.KeyValue, key string, opts ...jetstre
 		return nil
 	}
 	return err
+}
+
+// allOf calls f with each value of the bucket, decoded by c.
+func allOf[T any](ctx context.Context, kv jetstream.KeyValue, c codec[T], f func(key string, v T) error) error {
+	return all(ctx, kv, func(key string, _ uint64, data []byte) error {
+		v, err := c.dec(data)
+		if err != nil {
+			return fmt.Errorf("key %s: %w", key, err)
+		}
+		return f(key, v)
+	})
 }
 
 // all calls f with each value of the bucket.
@@ -206,10 +225,9 @@ const casTries = 100
 
 // update reads key, lets change decide (write false: leave it), and
 // writes the result if nobody wrote in between, else tries again.
-func update[T any](ctx context.Context, kv jetstream.KeyValue, key string, change func(v *T, ok bool) (write bool, err error)) error {
+func update[T any](ctx context.Context, kv jetstream.KeyValue, key string, c codec[T], change func(v *T, ok bool) (write bool, err error)) error {
 	for range casTries {
-		var v T
-		rev, ok, err := get(ctx, kv, key, &v)
+		v, rev, ok, err := get(ctx, kv, key, c)
 		if err != nil {
 			return err
 		}
@@ -217,7 +235,7 @@ func update[T any](ctx context.Context, kv jetstream.KeyValue, key string, chang
 		if err != nil || !write {
 			return err
 		}
-		b, err := json.Marshal(v)
+		b, err := c.enc(v)
 		if err != nil {
 			return err
 		}

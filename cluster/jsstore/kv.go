@@ -3,7 +3,6 @@ package jsstore
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -23,8 +22,7 @@ func normBinding(b store.Binding) store.Binding {
 
 // Binding returns the binding of t.
 func (s *Store) Binding(ctx context.Context, t channels.ThreadRef) (store.Binding, bool, error) {
-	var b store.Binding
-	_, ok, err := get(ctx, s.bindings, threadKey(t), &b)
+	b, _, ok, err := get(ctx, s.bindings, threadKey(t), bindingCodec)
 	if err != nil {
 		return store.Binding{}, false, fmt.Errorf("read binding %s: %w", t, err)
 	}
@@ -41,7 +39,7 @@ func (s *Store) PutBinding(ctx context.Context, b store.Binding) error {
 	if b.Created.IsZero() {
 		b.Created = b.Updated
 	}
-	err := update(ctx, s.bindings, threadKey(b.Thread), func(v *store.Binding, ok bool) (bool, error) {
+	err := update(ctx, s.bindings, threadKey(b.Thread), bindingCodec, func(v *store.Binding, ok bool) (bool, error) {
 		created := b.Created
 		if ok {
 			created = v.Created
@@ -79,11 +77,7 @@ func threadCmp(a, b channels.ThreadRef) int {
 // Bindings lists every binding by platform, channel and thread.
 func (s *Store) Bindings(ctx context.Context) ([]store.Binding, error) {
 	var bs []store.Binding
-	err := all(ctx, s.bindings, func(key string, _ uint64, data []byte) error {
-		var b store.Binding
-		if err := json.Unmarshal(data, &b); err != nil {
-			return fmt.Errorf("key %s: %w", key, err)
-		}
+	err := allOf(ctx, s.bindings, bindingCodec, func(_ string, b store.Binding) error {
 		bs = append(bs, b)
 		return nil
 	})
@@ -111,7 +105,7 @@ func (s *Store) AddPrompt(ctx context.Context, p store.Prompt) error {
 	if p.CreatedAt.IsZero() {
 		p.CreatedAt = store.NormTime(time.Now())
 	}
-	b, err := json.Marshal(p)
+	b, err := promptCodec.enc(p)
 	if err != nil {
 		return fmt.Errorf("add prompt %q: %w", p.ID, err)
 	}
@@ -123,7 +117,7 @@ func (s *Store) AddPrompt(ctx context.Context, p store.Prompt) error {
 
 // SetPromptMessage records the message showing prompt id.
 func (s *Store) SetPromptMessage(ctx context.Context, id, messageID string) error {
-	err := update(ctx, s.prompts, token(id), func(p *store.Prompt, ok bool) (bool, error) {
+	err := update(ctx, s.prompts, token(id), promptCodec, func(p *store.Prompt, ok bool) (bool, error) {
 		if !ok {
 			return false, store.ErrNotFound
 		}
@@ -149,7 +143,7 @@ func (s *Store) ResolvePrompt(ctx context.Context, id string, status store.Promp
 		at = store.NormTime(time.Now())
 	}
 	won := false
-	err := update(ctx, s.prompts, token(id), func(p *store.Prompt, ok bool) (bool, error) {
+	err := update(ctx, s.prompts, token(id), promptCodec, func(p *store.Prompt, ok bool) (bool, error) {
 		if !ok || p.Status != store.PromptPending {
 			won = false
 			return false, nil
@@ -166,8 +160,7 @@ func (s *Store) ResolvePrompt(ctx context.Context, id string, status store.Promp
 
 // Prompt returns prompt id.
 func (s *Store) Prompt(ctx context.Context, id string) (store.Prompt, bool, error) {
-	var p store.Prompt
-	_, ok, err := get(ctx, s.prompts, token(id), &p)
+	p, _, ok, err := get(ctx, s.prompts, token(id), promptCodec)
 	if err != nil {
 		return store.Prompt{}, false, fmt.Errorf("read prompt %q: %w", id, err)
 	}
@@ -183,8 +176,8 @@ type revPrompt struct {
 func (s *Store) pending(ctx context.Context) ([]revPrompt, error) {
 	var ps []revPrompt
 	err := all(ctx, s.prompts, func(key string, rev uint64, data []byte) error {
-		var p store.Prompt
-		if err := json.Unmarshal(data, &p); err != nil {
+		p, err := promptCodec.dec(data)
+		if err != nil {
 			return fmt.Errorf("key %s: %w", key, err)
 		}
 		if p.Status == store.PromptPending {
@@ -240,7 +233,7 @@ func (s *Store) ExpireAll(ctx context.Context, at time.Time) ([]store.Prompt, er
 // PutBudgetHold records that h.Thread holds its next turn.
 func (s *Store) PutBudgetHold(ctx context.Context, h store.BudgetHold) error {
 	h.Reached = store.NormTime(h.Reached)
-	if err := put(ctx, s.holds, threadKey(h.Thread), h); err != nil {
+	if err := put(ctx, s.holds, threadKey(h.Thread), holdCodec, h); err != nil {
 		return fmt.Errorf("record the budget reached in %s: %w", h.Thread, err)
 	}
 	return nil
@@ -248,8 +241,7 @@ func (s *Store) PutBudgetHold(ctx context.Context, h store.BudgetHold) error {
 
 // BudgetHoldOf returns t's budget hold.
 func (s *Store) BudgetHoldOf(ctx context.Context, t channels.ThreadRef) (store.BudgetHold, bool, error) {
-	var h store.BudgetHold
-	_, ok, err := get(ctx, s.holds, threadKey(t), &h)
+	h, _, ok, err := get(ctx, s.holds, threadKey(t), holdCodec)
 	if err != nil {
 		return store.BudgetHold{}, false, fmt.Errorf("read the budget hold of %s: %w", t, err)
 	}
@@ -266,7 +258,7 @@ func (s *Store) ClearBudgetHold(ctx context.Context, t channels.ThreadRef) error
 
 // SetChoice records value for option in t.
 func (s *Store) SetChoice(ctx context.Context, t channels.ThreadRef, option, value string) error {
-	err := update(ctx, s.choices, threadKey(t), func(m *map[string]string, _ bool) (bool, error) {
+	err := update(ctx, s.choices, threadKey(t), choicesCodec, func(m *map[string]string, _ bool) (bool, error) {
 		if *m == nil {
 			*m = map[string]string{}
 		}
@@ -281,16 +273,19 @@ func (s *Store) SetChoice(ctx context.Context, t channels.ThreadRef, option, val
 
 // Choices returns the options chosen in t.
 func (s *Store) Choices(ctx context.Context, t channels.ThreadRef) (map[string]string, error) {
-	m := map[string]string{}
-	if _, _, err := get(ctx, s.choices, threadKey(t), &m); err != nil {
+	m, _, _, err := get(ctx, s.choices, threadKey(t), choicesCodec)
+	if err != nil {
 		return nil, fmt.Errorf("read the choices of %s: %w", t, err)
+	}
+	if m == nil {
+		m = map[string]string{}
 	}
 	return m, nil
 }
 
 // DropChoice forgets the choice of option in t, keeping the others.
 func (s *Store) DropChoice(ctx context.Context, t channels.ThreadRef, option string) error {
-	err := update(ctx, s.choices, threadKey(t), func(m *map[string]string, _ bool) (bool, error) {
+	err := update(ctx, s.choices, threadKey(t), choicesCodec, func(m *map[string]string, _ bool) (bool, error) {
 		if _, ok := (*m)[option]; !ok {
 			return false, nil
 		}
@@ -323,7 +318,7 @@ func runningKey(t channels.ThreadRef, started time.Time) string {
 func (s *Store) MarkTurnRunning(ctx context.Context, r store.RunningTurn) error {
 	r.Started = store.NormTime(r.Started)
 	r.Prompt.Time = store.NormTime(r.Prompt.Time)
-	if err := put(ctx, s.running, runningKey(r.Thread, r.Started), r); err != nil {
+	if err := put(ctx, s.running, runningKey(r.Thread, r.Started), runningCodec, r); err != nil {
 		return fmt.Errorf("mark the turn in %s running: %w", r.Thread, err)
 	}
 	return nil
@@ -371,7 +366,7 @@ func (s *Store) clearLegacyRunning(ctx context.Context, t channels.ThreadRef, st
 		var r store.RunningTurn
 		var rev uint64
 		var ok bool
-		if rev, ok, err = get(ctx, s.running, key, &r); err != nil || !ok || !r.Started.Equal(started) {
+		if r, rev, ok, err = get(ctx, s.running, key, runningCodec); err != nil || !ok || !r.Started.Equal(started) {
 			return err
 		}
 		if err = s.running.Delete(ctx, key, jetstream.LastRevision(rev)); !conflict(err) {
@@ -384,11 +379,7 @@ func (s *Store) clearLegacyRunning(ctx context.Context, t channels.ThreadRef, st
 // RunningTurns lists the running turns, oldest first.
 func (s *Store) RunningTurns(ctx context.Context) ([]store.RunningTurn, error) {
 	var rs []store.RunningTurn
-	err := all(ctx, s.running, func(key string, _ uint64, data []byte) error {
-		var r store.RunningTurn
-		if err := json.Unmarshal(data, &r); err != nil {
-			return fmt.Errorf("key %s: %w", key, err)
-		}
+	err := allOf(ctx, s.running, runningCodec, func(_ string, r store.RunningTurn) error {
 		rs = append(rs, r)
 		return nil
 	})
@@ -401,15 +392,9 @@ func (s *Store) RunningTurns(ctx context.Context) ([]store.RunningTurn, error) {
 	return rs, nil
 }
 
-type seenValue struct {
-	MessageID channels.MessageID
-	At        time.Time
-	Thread    channels.ThreadRef
-}
-
 // MarkSeen records id as the last message read in t.
 func (s *Store) MarkSeen(ctx context.Context, t channels.ThreadRef, id channels.MessageID, at time.Time) error {
-	if err := put(ctx, s.seen, threadKey(t), seenValue{MessageID: id, At: store.NormTime(at), Thread: t}); err != nil {
+	if err := put(ctx, s.seen, threadKey(t), seenCodec, seenMark{MessageID: id, At: store.NormTime(at), Thread: t}); err != nil {
 		return fmt.Errorf("mark seen %s: %w", t, err)
 	}
 	return nil
@@ -417,8 +402,7 @@ func (s *Store) MarkSeen(ctx context.Context, t channels.ThreadRef, id channels.
 
 // LastSeen returns the id of the last message read in t.
 func (s *Store) LastSeen(ctx context.Context, t channels.ThreadRef) (channels.MessageID, bool, error) {
-	var v seenValue
-	_, ok, err := get(ctx, s.seen, threadKey(t), &v)
+	v, _, ok, err := get(ctx, s.seen, threadKey(t), seenCodec)
 	if err != nil {
 		return "", false, fmt.Errorf("last seen in %s: %w", t, err)
 	}
@@ -428,12 +412,8 @@ func (s *Store) LastSeen(ctx context.Context, t channels.ThreadRef) (channels.Me
 // SeenSince lists the bound threads read since since, latest first.
 func (s *Store) SeenSince(ctx context.Context, since time.Time) ([]store.Seen, error) {
 	since = store.NormTime(since)
-	var vs []seenValue
-	err := all(ctx, s.seen, func(key string, _ uint64, data []byte) error {
-		var v seenValue
-		if err := json.Unmarshal(data, &v); err != nil {
-			return fmt.Errorf("key %s: %w", key, err)
-		}
+	var vs []seenMark
+	err := allOf(ctx, s.seen, seenCodec, func(_ string, v seenMark) error {
 		if !v.At.Before(since) {
 			vs = append(vs, v)
 		}

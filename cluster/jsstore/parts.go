@@ -38,20 +38,9 @@ func publishAsync(js jetstream.JetStream, m *nats.Msg) (jetstream.PubAckFuture, 
 // publishParts publishes data on subject asynchronously, in parts if it is
 // larger than the connection allows, and returns the acks to wait for.
 func publishParts(js jetstream.JetStream, subject string, data []byte) ([]jetstream.PubAckFuture, error) {
-	limit := int(js.Conn().MaxPayload()) - headroom
-	if limit <= 0 || len(data) <= limit {
-		f, err := publishAsync(js, &nats.Msg{Subject: subject, Data: data})
-		if err != nil {
-			return nil, err
-		}
-		return []jetstream.PubAckFuture{f}, nil
-	}
-	n := (len(data) + limit - 1) / limit
-	fs := make([]jetstream.PubAckFuture, 0, n)
-	for i := range n {
-		m := nats.NewMsg(subject)
-		m.Header.Set(partHeader, strconv.Itoa(i+1)+"/"+strconv.Itoa(n))
-		m.Data = data[i*limit : min((i+1)*limit, len(data))]
+	ms := parts(js, subject, data)
+	fs := make([]jetstream.PubAckFuture, 0, len(ms))
+	for _, m := range ms {
 		f, err := publishAsync(js, m)
 		if err != nil {
 			return fs, err
@@ -59,6 +48,24 @@ func publishParts(js jetstream.JetStream, subject string, data []byte) ([]jetstr
 		fs = append(fs, f)
 	}
 	return fs, nil
+}
+
+// parts splits data into the messages of one record: one, or several
+// with the part header if data is larger than the connection allows.
+func parts(js jetstream.JetStream, subject string, data []byte) []*nats.Msg {
+	limit := int(js.Conn().MaxPayload()) - headroom
+	if limit <= 0 || len(data) <= limit {
+		return []*nats.Msg{{Subject: subject, Data: data}}
+	}
+	n := (len(data) + limit - 1) / limit
+	ms := make([]*nats.Msg, n)
+	for i := range n {
+		m := nats.NewMsg(subject)
+		m.Header.Set(partHeader, strconv.Itoa(i+1)+"/"+strconv.Itoa(n))
+		m.Data = data[i*limit : min((i+1)*limit, len(data))]
+		ms[i] = m
+	}
+	return ms
 }
 
 // joiner puts records published in parts back together. A record whose

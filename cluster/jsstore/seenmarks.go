@@ -3,7 +3,6 @@ package jsstore
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -38,12 +37,8 @@ func SeenSince(ctx context.Context, js jetstream.JetStream, clusterName, platfor
 		return nil, fmt.Errorf("list seen threads: %w", err)
 	}
 	since = store.NormTime(since)
-	var vs []seenValue
-	err = all(ctx, seen, func(key string, _ uint64, data []byte) error {
-		var v seenValue
-		if err := json.Unmarshal(data, &v); err != nil {
-			return fmt.Errorf("key %s: %w", key, err)
-		}
+	var vs []seenMark
+	err = allOf(ctx, seen, seenCodec, func(_ string, v seenMark) error {
 		if v.Thread.Platform == platform && !v.At.Before(since) {
 			vs = append(vs, v)
 		}
@@ -54,8 +49,7 @@ func SeenSince(ctx context.Context, js jetstream.JetStream, clusterName, platfor
 	}
 	var out []store.Seen
 	for _, v := range vs {
-		var b store.Binding
-		_, ok, err := get(ctx, bindings, threadKey(v.Thread), &b)
+		b, _, ok, err := get(ctx, bindings, threadKey(v.Thread), bindingCodec)
 		if err != nil {
 			return nil, fmt.Errorf("list seen threads: %w", err)
 		}

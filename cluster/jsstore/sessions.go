@@ -14,14 +14,6 @@ import (
 	"github.com/acpgw/gateway/store"
 )
 
-// sessionClaim is the value of a session's key: the thread that attached
-// it, when; or Gone, the session of a deleted thread.
-type sessionClaim struct {
-	Thread channels.ThreadRef `json:"thread"`
-	At     time.Time          `json:"at"`
-	Gone   bool               `json:"gone,omitempty"`
-}
-
 // claimFresh is how long a claim holds even when its thread's binding
 // does not name the session (yet): the claim is written before the
 // binding.
@@ -43,7 +35,7 @@ func (s *Store) AttachSession(ctx context.Context, b store.Binding) error {
 		}
 	}
 	now := time.Now()
-	err = update(ctx, s.sessions, token(b.SessionID), func(v *sessionClaim, ok bool) (bool, error) {
+	err = update(ctx, s.sessions, token(b.SessionID), claimCodec, func(v *sessionClaim, ok bool) (bool, error) {
 		switch {
 		case ok && v.Gone:
 			return false, store.ErrSessionGone
@@ -71,8 +63,7 @@ func (s *Store) AttachSession(ctx context.Context, b store.Binding) error {
 
 // SessionGone reports whether session id was a deleted thread's.
 func (s *Store) SessionGone(ctx context.Context, id string) (bool, error) {
-	var v sessionClaim
-	_, ok, err := get(ctx, s.sessions, token(id), &v)
+	v, _, ok, err := get(ctx, s.sessions, token(id), claimCodec)
 	if err != nil {
 		return false, fmt.Errorf("read whether session %q is gone: %w", id, err)
 	}
@@ -85,5 +76,5 @@ func (s *Store) tombstone(ctx context.Context, t channels.ThreadRef) error {
 	if err != nil || !ok || b.SessionID == "" {
 		return err
 	}
-	return put(ctx, s.sessions, token(b.SessionID), sessionClaim{Thread: t, At: store.NormTime(time.Now()), Gone: true})
+	return put(ctx, s.sessions, token(b.SessionID), claimCodec, sessionClaim{Thread: t, At: store.NormTime(time.Now()), Gone: true})
 }

@@ -3,7 +3,6 @@ package jsstore
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -32,7 +31,7 @@ func (s *Store) AddTurn(ctx context.Context, t store.Turn) error {
 			t.Seq = ts[len(ts)-1].Seq + 1
 		}
 	}
-	b, err := json.Marshal(t)
+	b, err := turnCodec.enc(t)
 	if err == nil {
 		_, err = s.js.Publish(ctx, s.turnSubject(t.Thread, t.SessionID), b)
 	}
@@ -51,8 +50,8 @@ func (s *Store) turnsOn(ctx context.Context, filter string) ([]store.Turn, error
 	}
 	last := map[key]store.Turn{}
 	err := readStream(ctx, s.turns, filter, func(_ string, data []byte) error {
-		var t store.Turn
-		if err := json.Unmarshal(data, &t); err != nil {
+		t, err := turnCodec.dec(data)
+		if err != nil {
 			return err
 		}
 		last[key{t.SessionID, t.Seq}] = t
@@ -161,32 +160,39 @@ func (s *Store) entrySubject(sessionID string) string {
 	return s.cluster + ".entries." + token(sessionID)
 }
 
-// SaveEntries adds or replaces entries of a session's transcript. All are
-// encoded before any is written; they are published asynchronously and
-// awaited together.
+// SaveEntries adds or replaces entries of a session's transcript, all or
+// none: they are written as one record (savedWire), in parts if it is
+// larger than a message may be, and a record whose parts are not all
+// there is never read. A worker that dies in the middle of a save leaves
+// nothing of it.
 func (s *Store) SaveEntries(ctx context.Context, sessionID string, es []store.Entry) error {
 	if len(es) == 0 {
 		return nil
 	}
-	msgs := make([][]byte, len(es))
-	for i, e := range es {
+	for _, e := range es {
 		if e.Seq < 0 {
 			return fmt.Errorf("save transcript of session %q: entry %d: negative seq", sessionID, e.Seq)
 		}
-		b, err := store.MarshalEntry(e)
-		if err != nil {
-			return fmt.Errorf("save transcript of session %q: entry %d: %w", sessionID, e.Seq, err)
-		}
-		msgs[i] = b
 	}
-	subj := s.entrySubject(sessionID)
-	acks := make([]jetstream.PubAckFuture, 0, len(msgs))
-	for _, b := range msgs {
-		fs, err := publishParts(s.js, subj, b)
-		acks = append(acks, fs...)
-		if err != nil {
-			return fmt.Errorf("save transcript of session %q: %w", sessionID, err)
+	b, err := marshalSaved(es)
+	if err != nil {
+		return fmt.Errorf("save transcript of session %q: %w", sessionID, err)
+	}
+	acks := make([]jetstream.PubAckFuture, 0, 1)
+	for i, m := range parts(s.js, s.entrySubject(sessionID), b) {
+		if i > 0 && s.partHook != nil {
+			if err = s.partHook(i); err != nil {
+				break
+			}
 		}
+		var f jetstream.PubAckFuture
+		if f, err = publishAsync(s.js, m); err != nil {
+			break
+		}
+		acks = append(acks, f)
+	}
+	if err != nil {
+		return fmt.Errorf("save transcript of session %q: %w", sessionID, err)
 	}
 	for _, f := range acks {
 		select {
@@ -205,11 +211,13 @@ func (s *Store) SaveEntries(ctx context.Context, sessionID string, es []store.En
 func (s *Store) Entries(ctx context.Context, sessionID string) ([]store.Entry, error) {
 	last := map[int]store.Entry{}
 	err := readStream(ctx, s.entries, s.entrySubject(sessionID), func(_ string, data []byte) error {
-		e, err := store.UnmarshalEntry(data)
+		es, err := unmarshalSaved(data)
 		if err != nil {
 			return err
 		}
-		last[e.Seq] = e
+		for _, e := range es {
+			last[e.Seq] = e
+		}
 		return nil
 	})
 	if err != nil {

@@ -56,6 +56,9 @@ func (a *Archive) Has(name string) bool {
 	return ok
 }
 
+// Names lists the sections in their order.
+func (a *Archive) Names() []string { return append([]string(nil), a.order...) }
+
 // Set replaces the section called name, or adds it at the end.
 func (a *Archive) Set(name, data string) {
 	if _, ok := a.files[name]; !ok {

@@ -1,0 +1,72 @@
+package jsstore_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/cluster/clustertest"
+	"github.com/acpgw/gateway/store"
+)
+
+// The store at 10,000 threads in one channel (issue 30 point 12): what a
+// call costs when the buckets and streams hold that many.
+
+const scaleThreads = 10_000
+
+func scaleThread(i int) channels.ThreadRef {
+	return channels.ThreadRef{Platform: "slack", Channel: "T1/C1", Thread: fmt.Sprint("1700000000.", i)}
+}
+
+// scaleEntries is a turn's save: the prompt, a tool call, the answer.
+func scaleEntries(seq int, at time.Time) []store.Entry {
+	return []store.Entry{
+		{Seq: seq, Time: at, Updated: at, Body: store.Message{Role: store.RoleUser, Text: "run the tests please"}},
+		{Seq: seq + 1, Time: at, Updated: at, Body: store.ToolCall{ID: "c1", Title: "go test ./...", Kind: "execute"}},
+		{Seq: seq + 2, Time: at, Updated: at, Body: store.Message{Role: store.RoleAssistant, Text: "All tests pass."}},
+	}
+}
+
+// BenchmarkSaveEntries10k saves a turn's entries into one of 10,000
+// sessions whose transcripts the stream holds.
+func BenchmarkSaveEntries10k(b *testing.B) {
+	s := open(b, clustertest.StartNode(b).ClientURL(), "bench")
+	ctx := b.Context()
+	at := time.Now()
+	for i := range scaleThreads {
+		if err := s.SaveEntries(ctx, fmt.Sprint("s", i), scaleEntries(0, at)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if err := s.SaveEntries(ctx, fmt.Sprint("s", i%scaleThreads), scaleEntries(3+3*(i/scaleThreads), at)); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkChannelSpend10k sums the spend of a channel of 10,000
+// threads, a turn each, as the budget check before every prompt does.
+func BenchmarkChannelSpend10k(b *testing.B) {
+	s := open(b, clustertest.StartNode(b).ClientURL(), "bench")
+	ctx := b.Context()
+	at := time.Now()
+	for i := range scaleThreads {
+		err := s.AddTurn(ctx, store.Turn{Thread: scaleThread(i), SessionID: fmt.Sprint("s", i), Seq: 1, StopReason: "end_turn",
+			Started: at, Ended: at, Cost: 0.01, Currency: "USD", CostKnown: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		sp, err := s.ChannelSpend(ctx, "slack", "T1/C1", at.Add(-time.Hour))
+		if err != nil || sp.Turns != scaleThreads {
+			b.Fatal(sp, err)
+		}
+	}
+}
