@@ -49,6 +49,7 @@ type fakeDiscord struct {
 	followups     []fakeFollowup
 	violations    []string // protocol misuse seen, for tests to assert none
 	injections    []*injection
+	holds         []*hold             // answers to hold back (fakehold_test.go)
 	files         map[string]fakeFile // attachments by URL path
 	downloads     int                 // requests for attachments
 	historyReads  int                 // GET /channels/{id}/messages

@@ -187,7 +187,7 @@ func TestSteerQuestionsEndToEnd(t *testing.T) {
 	if !ok || strings.Join(values, ",") != "red,green,blue" {
 		t.Fatalf("the choice's select = %q %q, want the colours (components %s)", menu, values, form.Components)
 	}
-	g.onceOpen(func() string { return f.pick(ann, id, form.ID, menu, "green") })
+	f.pick(ann, id, form.ID, menu, "green")
 	f.click(ann, id, form.ID, formAnswerID)
 	if got := g.waitEnd(th); got != "end_turn" {
 		t.Fatalf("stop reason %q", got)
@@ -199,7 +199,8 @@ func TestSteerQuestionsEndToEnd(t *testing.T) {
 	n := len(f.botMessages(id))
 	f.say(ann, id, "ask-text", false)
 	form = g.waitForm(id, n)
-	tok := g.onceOpen(func() string { return f.click(ann, id, form.ID, formAnswerID) })
+	tok := f.click(ann, id, form.ID, formAnswerID)
+	f.waitFor(testCtx(t), "the modal", func() bool { return !f.interactions[tok].Acked.IsZero() })
 	modalID, inputs := modalLabels(t, f, tok)
 	name, retries := inputs["Release name"], inputs["Retries"]
 	if typ, content, _ := ackData(t, f, tok); typ != 9 || name == "" || retries == "" {
@@ -212,25 +213,6 @@ func TestSteerQuestionsEndToEnd(t *testing.T) {
 	if got := answerText(g.since(id, n)); !strings.Contains(got, "Release Aurora with 3 retries.") {
 		t.Errorf("answer = %q, want the agent to echo the release\n%s", got, g.dump(id))
 	}
-}
-
-// onceOpen gives a form's interaction (do returns its token) until the
-// adapter takes it, and returns the token of the one taken. The adapter
-// knows a form once Discord has answered the request that posted it; the
-// fake shows the message to the test before that answer arrives, so a
-// test (never a person) can click too early and be told the question is
-// no longer open.
-func (g *gateway) onceOpen(do func() string) string {
-	g.t.Helper()
-	for range 100 {
-		tok := do()
-		g.f.waitFor(testCtx(g.t), "the interaction's answer", func() bool { return !g.f.interactions[tok].Acked.IsZero() })
-		if _, content, _ := ackData(g.t, g.f, tok); !strings.Contains(content, "no longer open") {
-			return tok
-		}
-	}
-	g.t.Fatal("the form never opened")
-	return ""
 }
 
 // modalLabels returns the custom id of the modal interaction token was
