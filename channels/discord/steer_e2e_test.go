@@ -337,6 +337,10 @@ func TestAgentCommandPickerEndToEnd(t *testing.T) {
 	if got := answerText(g.since(id, n)); !strings.Contains(got, "The first word of a prompt picks a scenario") {
 		t.Errorf("answer to /agent-command help = %q, want the demo agent's help\n%s", got, g.dump(id))
 	}
+	// The thread shows who ran what, before the answer.
+	if ms := g.since(id, n); len(ms) < 2 || ms[0].Content != "⚙️ Bob ran `/help`." {
+		t.Errorf("the thread after /agent-command help, want first Bob's command:\n%s", g.dump(id))
+	}
 	if n := g.framesWith(`"text":"/help"`); n != 1 {
 		t.Errorf("%d frames with the prompt /help, want 1", n)
 	}
@@ -371,6 +375,11 @@ func TestAgentCommandPickerRefused(t *testing.T) {
 	}
 	if fu := f.followupsFor(tok); len(fu) != 0 {
 		t.Errorf("follow-ups %+v, want the refusal alone", fu)
+	}
+	for _, m := range f.botMessages(id) {
+		if strings.Contains(m.Content, "/help") {
+			t.Errorf("the thread shows the refused command: %q", m.Content)
+		}
 	}
 	if n := g.framesWith(`"text":"/help"`); n != 0 {
 		t.Errorf("%d frames with the prompt /help, want none", n)
