@@ -76,6 +76,7 @@ type fakeDiscord struct {
 	refuseResumes int  // RESUMEs still to answer INVALID_SESSION
 	resumeDown    bool // the resume URL refuses connections
 	invalidated   int  // RESUMEs answered INVALID_SESSION on purpose
+	replay        int  // the next RESUME replays this many dispatches the client had already
 
 	// shards (fakeshard_test.go)
 	shards shardState
