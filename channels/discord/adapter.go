@@ -151,6 +151,7 @@ type Adapter struct {
 	bot         string     // the bot's user id, from READY
 	app         string     // the application id, from READY
 	greeted     bool       // the first READY was logged
+	gwSession   string     // the gateway session's id, from the last READY (reacted.dispatch)
 	concurrency int        // identify concurrency (GET /gateway/bot); 0 until read
 
 	ready chan struct{} // closed when the first READY has been handled
@@ -490,10 +491,20 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 			}
 		}
 	case *discordgo.Event:
-		if e.Type == "READY" {
+		switch e.Type {
+		case "READY":
+			if r, ok := e.Struct.(*discordgo.Ready); ok {
+				a.mu.Lock()
+				a.gwSession = r.SessionID
+				a.mu.Unlock()
+			}
 			a.resume.learn(e.RawData)
 			a.identified()
 			a.newSession()
+		case "MESSAGE_REACTION_ADD", "MESSAGE_REACTION_REMOVE":
+			// Read here rather than as their typed events: the raw
+			// event has the dispatch's sequence number (reacted.id).
+			a.onReactionEvent(e)
 		}
 		a.learnBotRole(e)
 	case *discordgo.ChannelCreate:
@@ -526,14 +537,6 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 	case *discordgo.InteractionCreate:
 		if e.Interaction != nil {
 			a.onInteraction(e.Interaction)
-		}
-	case *discordgo.MessageReactionAdd:
-		if rc, ok := readReaction(e.MessageReaction, e.Member, false); ok {
-			a.onReaction(rc)
-		}
-	case *discordgo.MessageReactionRemove:
-		if rc, ok := readReaction(e.MessageReaction, nil, true); ok {
-			a.onReaction(rc)
 		}
 	}
 }

@@ -89,7 +89,8 @@ func (a *Adapter) registerAtStart(ctx context.Context) {
 // guild. One command, /agent-command (channels.AgentCommandPicker), is
 // registered once with the gateway's: its autocomplete offers the
 // thread's agent commands with their descriptions, and it sends the one
-// chosen, with its input, to the agent as the prompt "/name input".
+// chosen, with its input, to the agent as the prompt "/name input", which
+// the thread shows with who ran it.
 const (
 	pickerCommandOpt = "command"
 	pickerInputOpt   = "input"
@@ -226,8 +227,8 @@ func readSlash(i *discordgo.Interaction) (slash, bool) {
 
 // deliverSlash answers an application command's interaction and hands it
 // to the Run's handler: a gateway command as Inbound.Command whose Reply
-// answers privately, an agent's command as a prompt "/name arg", an
-// autocomplete as Inbound.Suggest.
+// answers privately, an agent's command as a prompt "/name arg" (shown
+// in the thread: showCommand), an autocomplete as Inbound.Suggest.
 func (a *Adapter) deliverSlash(r *running, i *discordgo.Interaction, s slash) {
 	ctx := r.ctx
 	if ctx.Err() != nil {
@@ -303,9 +304,25 @@ func (a *Adapter) deliverSlash(r *running, i *discordgo.Interaction, s slash) {
 	if a.o.Admit != nil && !a.o.Admit(ctx, in) {
 		return
 	}
+	a.showCommand(ctx, s, in.Text)
 	r.h(channels.AckAfterHandler(ctx), in) // "Sent" once it is kept
 	if err := reply(ctx, "Sent "+sysmsg.Code(clip(in.Text, 200))+" to the agent; the answer follows in the thread."); err != nil && ctx.Err() == nil {
 		a.log.Warn("discord: cannot answer a command", "channel", s.channel, "err", err)
+	}
+}
+
+// showCommand posts in the thread who gave the agent which command, before
+// the agent answers it: Discord shows an application command to its
+// caller alone, so others would see the answer without the question (a
+// command typed as a message shows as that message).
+func (a *Adapter) showCommand(ctx context.Context, s slash, text string) {
+	line := sysmsg.Prefix(sysmsg.Who(s.author.Name, s.author.ID) + " ran " + sysmsg.Code(clip(text, 200)) + ".")
+	_, err := a.s.ChannelMessageSendComplex(s.channel, &discordgo.MessageSend{
+		Content:         clip(line, maxMessageChars),
+		AllowedMentions: noMentions(),
+	}, requestOptions(ctx)...)
+	if err != nil && ctx.Err() == nil {
+		a.log.Warn("discord: cannot show a command in its thread", "channel", s.channel, "err", err)
 	}
 }
 

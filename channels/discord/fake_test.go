@@ -49,6 +49,7 @@ type fakeDiscord struct {
 	followups     []fakeFollowup
 	violations    []string // protocol misuse seen, for tests to assert none
 	injections    []*injection
+	holds         []*hold             // answers to hold back (fakehold_test.go)
 	files         map[string]fakeFile // attachments by URL path
 	downloads     int                 // requests for attachments
 	historyReads  int                 // GET /channels/{id}/messages
@@ -75,6 +76,7 @@ type fakeDiscord struct {
 	refuseResumes int  // RESUMEs still to answer INVALID_SESSION
 	resumeDown    bool // the resume URL refuses connections
 	invalidated   int  // RESUMEs answered INVALID_SESSION on purpose
+	replay        int  // the next RESUME replays this many dispatches the client had already
 
 	// shards (fakeshard_test.go)
 	shards shardState

@@ -265,7 +265,8 @@ func (f *fakeDiscord) resume(c *fakeConn, raw json.RawMessage) {
 	}
 	f.conn = c
 	c.live = true
-	c.cursor = d.Seq
+	c.cursor = max(d.Seq-f.replay, 0) // Discord replays what came after the client's seq
+	f.replay = 0
 	f.appendLocked("RESUMED", map[string]any{})
 	f.changedLocked()
 }

@@ -82,6 +82,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // serveAPI is the REST API.
 func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	h := f.takeHoldLocked(r.Method, strings.TrimPrefix(r.URL.Path, "/api/v9"), body)
+	f.mu.Unlock()
+	if h != nil {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		answerHeld(h, w, r, func(w http.ResponseWriter) { f.serveAPI(w, r) })
+		return
+	}
 	if f.failDuringOutage(w) {
 		return
 	}

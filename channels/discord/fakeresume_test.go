@@ -35,3 +35,12 @@ func (f *fakeDiscord) invalidateLocked(c *fakeConn) bool {
 	f.changedLocked()
 	return true
 }
+
+// replayOnResume makes the next RESUME replay the last n dispatches the
+// client had already received, with their sequence numbers, as Discord
+// does with what follows the seq a client resumes at: a redelivery.
+func (f *fakeDiscord) replayOnResume(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.replay = n
+}

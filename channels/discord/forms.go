@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
@@ -24,7 +26,10 @@ import (
 // discordgo v0.29.0 has no label component, which a select in a modal
 // needs. The adapter keeps each open form in memory (the picks made so
 // far); after a restart its buttons answer that the question is no longer
-// open.
+// open. A click can come before the request that posted its form has
+// returned (people see the message as soon as Discord has it): while a
+// form is being posted in the click's channel, the click waits for that
+// post, at most formWait, and is then handled as any other.
 
 // Custom ids of a form's components.
 const (
@@ -46,6 +51,11 @@ const (
 	maxOpenForms   = 1000
 )
 
+// formWait bounds how long a click on a form the adapter does not know
+// waits for the forms being posted in its channel: well within the 3 s
+// Discord gives to answer an interaction.
+const formWait = 2 * time.Second
+
 // openForm is a form shown and not answered yet.
 type openForm struct {
 	thread channels.ThreadRef
@@ -53,11 +63,81 @@ type openForm struct {
 	picks  map[int][]string // option ids picked in the selects, by field index
 }
 
-// forms holds the open forms by message id.
+// forms holds the open forms by message id, and the forms being posted.
 type forms struct {
-	mu    sync.Mutex
+	mu    sync.Mutex // guards the fields below
 	open  map[string]*openForm
 	order []string
+	// posting holds, by channel id, a channel for each form being posted
+	// there, closed when its post has returned.
+	posting map[string][]chan struct{}
+	// held counts the clicks waiting for a post (tests wait on it).
+	held int
+}
+
+// startPost notes a form being posted in channel ch; the returned done
+// says that its post has returned (after put, when it succeeded).
+func (fs *forms) startPost(ch string) (done func()) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if fs.posting == nil {
+		fs.posting = map[string][]chan struct{}{}
+	}
+	c := make(chan struct{})
+	fs.posting[ch] = append(fs.posting[ch], c)
+	return func() {
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		close(c)
+		rest := slices.DeleteFunc(fs.posting[ch], func(o chan struct{}) bool { return o == c })
+		if len(rest) == 0 {
+			delete(fs.posting, ch)
+		} else {
+			fs.posting[ch] = rest
+		}
+	}
+}
+
+// await returns the open form of message id in channel ch, or nil. While
+// forms are being posted in ch, it first waits for their posts to return,
+// at most formWait, or until ctx ends: the click may be on one of them.
+func (fs *forms) await(ctx context.Context, ch, id string) *openForm {
+	fs.mu.Lock()
+	f := fs.open[id]
+	posts := slices.Clone(fs.posting[ch])
+	if f != nil || len(posts) == 0 {
+		fs.mu.Unlock()
+		return f
+	}
+	fs.held++
+	fs.mu.Unlock()
+	defer func() {
+		fs.mu.Lock()
+		fs.held--
+		fs.mu.Unlock()
+	}()
+	timer := time.NewTimer(formWait)
+	defer timer.Stop()
+	for _, p := range posts {
+		select {
+		case <-p:
+		case <-timer.C:
+			return fs.get(id)
+		case <-ctx.Done():
+			return nil
+		}
+		if f := fs.get(id); f != nil {
+			return f
+		}
+	}
+	return fs.get(id)
+}
+
+// holding returns how many clicks wait for a form's post.
+func (fs *forms) holding() int {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fs.held
 }
 
 func (fs *forms) put(id string, f *openForm) {
@@ -137,6 +217,8 @@ func (a *Adapter) Form(ctx context.Context, t channels.ThreadRef, f channels.For
 	if content == "" {
 		content = "…"
 	}
+	posted := a.forms.startPost(ch)
+	defer posted()
 	msg, err := a.s.ChannelMessageSendComplex(ch, &discordgo.MessageSend{
 		Content:         clip(content, maxMessageChars),
 		Components:      rows,
@@ -212,9 +294,11 @@ func (a *Adapter) formRows(f channels.Form) ([]discordgo.MessageComponent, error
 // answer.
 func (a *Adapter) deliverFormClick(r *running, i *discordgo.Interaction, c click) {
 	ctx := r.ctx
-	of := a.forms.get(c.message)
+	of := a.forms.await(ctx, c.channel, c.message)
 	if of == nil {
-		a.respond(ctx, i, "This question is no longer open.")
+		if ctx.Err() == nil {
+			a.respond(ctx, i, "This question is no longer open.")
+		}
 		return
 	}
 	switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/bwmarrin/discordgo"
@@ -78,6 +79,9 @@ type reacted struct {
 	user    string
 	member  *discordgo.Member
 	removed bool
+	// dispatch names the gateway dispatch that carried the event: the
+	// session's id and the dispatch's sequence number.
+	dispatch string
 }
 
 // readReaction turns a MESSAGE_REACTION_ADD or _REMOVE into a reacted. It
@@ -96,15 +100,39 @@ func readReaction(r *discordgo.MessageReaction, member *discordgo.Member, remove
 	return reacted{channel: r.ChannelID, guild: r.GuildID, message: r.MessageID, emoji: e, user: r.UserID, member: member, removed: removed}, true
 }
 
-// id is the reaction event's Inbound.ID: Discord gives the event none,
-// so it is made of what the event says (message, user, added or removed,
-// emoji), the same for a replayed copy. It is not a message id.
+// id is the reaction event's Inbound.ID, by which a cluster's inbound
+// stream stores it once. Discord gives the event no id, so it is made of
+// what the event says (message, user, added or removed, emoji) and of
+// the dispatch that carried it (session and sequence number): a reaction
+// removed and added again is a new event, while Discord's replay of a
+// dispatch when a session resumes carries the same sequence number and
+// is the same. It is not a message id.
 func (rc reacted) id() channels.MessageID {
 	op := "add"
 	if rc.removed {
 		op = "remove"
 	}
-	return channels.MessageID("reaction/" + rc.message + "/" + rc.user + "/" + op + "/" + rc.emoji)
+	return channels.MessageID("reaction/" + rc.message + "/" + rc.user + "/" + op + "/" + rc.emoji + "/" + rc.dispatch)
+}
+
+// onReactionEvent reads a MESSAGE_REACTION_ADD or _REMOVE dispatch (its
+// struct decoded by discordgo) and queues it for delivery.
+func (a *Adapter) onReactionEvent(e *discordgo.Event) {
+	var rc reacted
+	var ok bool
+	switch d := e.Struct.(type) {
+	case *discordgo.MessageReactionAdd:
+		rc, ok = readReaction(d.MessageReaction, d.Member, false)
+	case *discordgo.MessageReactionRemove:
+		rc, ok = readReaction(d.MessageReaction, nil, true)
+	}
+	if !ok {
+		return
+	}
+	a.mu.Lock()
+	rc.dispatch = a.gwSession + ":" + strconv.FormatInt(e.Sequence, 10)
+	a.mu.Unlock()
+	a.onReaction(rc)
 }
 
 // onReaction queues a reaction for delivery, in order with its channel's

@@ -97,9 +97,11 @@ func TestReactionEvents(t *testing.T) {
 }
 
 // TestReactionEventIDs: Discord gives a reaction event no id, so its
-// Inbound.ID is made of message, user, add or remove, and emoji: a
-// replayed copy has the same id (de-duplication by id drops it), another
-// person's, a removal or another emoji does not.
+// Inbound.ID is made of message, user, add or remove, emoji and the
+// dispatch's session and sequence number: a reaction added, removed and
+// added again gives three ids, as do another person's and another emoji;
+// Discord's replay of a dispatch when the session resumes has the same id
+// as the first delivery (de-duplication by id drops it).
 func TestReactionEventIDs(t *testing.T) {
 	f := newFake(t)
 	s := start(t, f, Options{})
@@ -108,27 +110,37 @@ func TestReactionEventIDs(t *testing.T) {
 		t.Fatalf("inbound = %+v", in)
 	}
 	f.react(ann, f.thread, msg, "🛑", false)
-	f.react(ann, f.thread, msg, "🛑", false) // a replayed copy
-	f.react(bob, f.thread, msg, "🛑", false)
 	f.react(ann, f.thread, msg, "🛑", true)
+	f.react(ann, f.thread, msg, "🛑", false) // added again
+	f.react(bob, f.thread, msg, "🛑", false)
 	f.react(ann, f.thread, msg, "party:4242", false)
 	var ids []channels.MessageID
-	for range 5 {
+	next := func() channels.Inbound {
 		in := s.next(t)
 		if in.Intent() != channels.IntentReaction {
 			t.Fatalf("inbound = %+v, want a reaction", in)
 		}
 		ids = append(ids, in.ID)
+		return in
 	}
-	if ids[0] == "" || ids[0] != ids[1] {
-		t.Errorf("ids of a reaction and its copy = %q, %q; want the same, not empty", ids[0], ids[1])
+	for range 5 {
+		next()
 	}
-	if ids[0] == channels.MessageID(msg) {
-		t.Errorf("a reaction's id is its message's id %q", msg)
-	}
-	for i, other := range ids[2:] {
-		if other == ids[0] || slices.Contains(ids[i+3:], other) {
-			t.Errorf("ids %q: want the ones of another person, a removal and another emoji distinct", ids)
+	for i, id := range ids {
+		if id == "" || id == channels.MessageID(msg) || slices.Contains(ids[i+1:], id) {
+			t.Errorf("ids %q: want each distinct, none empty or the message's", ids)
 		}
+	}
+
+	// The connection drops; the resume replays the last dispatch.
+	f.waitLive(testCtx(t))
+	f.replayOnResume(1)
+	f.dropConnection()
+	f.react(bob, f.thread, msg, "🛑", true)
+	if in := next(); in.Reaction.Emoji != "party:4242" || in.ID != ids[4] {
+		t.Errorf("the replayed reaction = %+v with id %q, want Ann's party:4242 with id %q", in.Reaction, in.ID, ids[4])
+	}
+	if in := next(); !in.Reaction.Removed || in.Author.ID != bob.ID || slices.Contains(ids[:6], in.ID) {
+		t.Errorf("the reaction after the resume = %+v with id %q, want Bob's removal with an id of its own (ids %q)", in.Reaction, in.ID, ids)
 	}
 }

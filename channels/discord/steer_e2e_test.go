@@ -187,7 +187,7 @@ func TestSteerQuestionsEndToEnd(t *testing.T) {
 	if !ok || strings.Join(values, ",") != "red,green,blue" {
 		t.Fatalf("the choice's select = %q %q, want the colours (components %s)", menu, values, form.Components)
 	}
-	g.onceOpen(func() string { return f.pick(ann, id, form.ID, menu, "green") })
+	f.pick(ann, id, form.ID, menu, "green")
 	f.click(ann, id, form.ID, formAnswerID)
 	if got := g.waitEnd(th); got != "end_turn" {
 		t.Fatalf("stop reason %q", got)
@@ -199,7 +199,8 @@ func TestSteerQuestionsEndToEnd(t *testing.T) {
 	n := len(f.botMessages(id))
 	f.say(ann, id, "ask-text", false)
 	form = g.waitForm(id, n)
-	tok := g.onceOpen(func() string { return f.click(ann, id, form.ID, formAnswerID) })
+	tok := f.click(ann, id, form.ID, formAnswerID)
+	f.waitFor(testCtx(t), "the modal", func() bool { return !f.interactions[tok].Acked.IsZero() })
 	modalID, inputs := modalLabels(t, f, tok)
 	name, retries := inputs["Release name"], inputs["Retries"]
 	if typ, content, _ := ackData(t, f, tok); typ != 9 || name == "" || retries == "" {
@@ -212,25 +213,6 @@ func TestSteerQuestionsEndToEnd(t *testing.T) {
 	if got := answerText(g.since(id, n)); !strings.Contains(got, "Release Aurora with 3 retries.") {
 		t.Errorf("answer = %q, want the agent to echo the release\n%s", got, g.dump(id))
 	}
-}
-
-// onceOpen gives a form's interaction (do returns its token) until the
-// adapter takes it, and returns the token of the one taken. The adapter
-// knows a form once Discord has answered the request that posted it; the
-// fake shows the message to the test before that answer arrives, so a
-// test (never a person) can click too early and be told the question is
-// no longer open.
-func (g *gateway) onceOpen(do func() string) string {
-	g.t.Helper()
-	for range 100 {
-		tok := do()
-		g.f.waitFor(testCtx(g.t), "the interaction's answer", func() bool { return !g.f.interactions[tok].Acked.IsZero() })
-		if _, content, _ := ackData(g.t, g.f, tok); !strings.Contains(content, "no longer open") {
-			return tok
-		}
-	}
-	g.t.Fatal("the form never opened")
-	return ""
 }
 
 // modalLabels returns the custom id of the modal interaction token was
@@ -355,6 +337,10 @@ func TestAgentCommandPickerEndToEnd(t *testing.T) {
 	if got := answerText(g.since(id, n)); !strings.Contains(got, "The first word of a prompt picks a scenario") {
 		t.Errorf("answer to /agent-command help = %q, want the demo agent's help\n%s", got, g.dump(id))
 	}
+	// The thread shows who ran what, before the answer.
+	if ms := g.since(id, n); len(ms) < 2 || ms[0].Content != "⚙️ Bob ran `/help`." {
+		t.Errorf("the thread after /agent-command help, want first Bob's command:\n%s", g.dump(id))
+	}
 	if n := g.framesWith(`"text":"/help"`); n != 1 {
 		t.Errorf("%d frames with the prompt /help, want 1", n)
 	}
@@ -389,6 +375,11 @@ func TestAgentCommandPickerRefused(t *testing.T) {
 	}
 	if fu := f.followupsFor(tok); len(fu) != 0 {
 		t.Errorf("follow-ups %+v, want the refusal alone", fu)
+	}
+	for _, m := range f.botMessages(id) {
+		if strings.Contains(m.Content, "/help") {
+			t.Errorf("the thread shows the refused command: %q", m.Content)
+		}
 	}
 	if n := g.framesWith(`"text":"/help"`); n != 0 {
 		t.Errorf("%d frames with the prompt /help, want none", n)
