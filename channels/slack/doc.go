@@ -11,8 +11,10 @@
 // before it is looked at, and redelivered events (Slack's retries, and the
 // message event that duplicates every app_mention) are delivered once.
 // Envelopes are then delivered on one lane per thread (internal/lanes):
-// a thread's messages and clicks in order, while a slow name lookup in one
-// thread holds up no other.
+// a thread's messages, clicks and the deletion of its root in order (an
+// edit or deletion is keyed by the thread of the message it is about, not
+// by the event's own ts), while a slow name lookup in one thread holds up
+// no other.
 //
 // Outbound messages go into the thread. With Options.Streaming native (the
 // default) text streams as Markdown through chat.startStream, appendStream

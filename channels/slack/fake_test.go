@@ -31,6 +31,10 @@ type fakeSlack struct {
 	o                  fakeOptions
 	srv                *httptest.Server // nil for an in-memory fake
 	handler            http.Handler
+	// sink, when set (before the fake is used), takes every envelope
+	// instead of a Socket Mode connection: a test in a synctest bubble
+	// hands it to the adapter's inbound path in memory.
+	sink func(env map[string]any)
 
 	mu         sync.Mutex // guards the fields below
 	calls      []apiCall
