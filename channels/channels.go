@@ -98,7 +98,8 @@ type Author struct {
 	// Adapters never deliver the gateway's own messages.
 	Bot bool
 	// Self marks the gateway's own message (with Bot): only History
-	// returns these, for the context of a thread; they never run.
+	// returns these, for the context of a thread; they never run (see
+	// Inbound.Meta for those that are not the agent's text).
 	Self bool
 	// Roles are the author's roles (Discord) or user groups (Slack) that
 	// access rules may name; adapters fill what they know.
@@ -192,6 +193,15 @@ type Inbound struct {
 	// Time is when the message was sent, zero when the adapter does not
 	// say (the quoted context of a thread shows it).
 	Time time.Time
+	// Meta marks, among the gateway's own messages History returns
+	// (Author.Self), one that is not the agent's text: a tool line, a
+	// status, a notice, a plan, a thought, a card, a prompt or a form.
+	// The adapter tells it by a mark it put on the message when it
+	// posted it (a message flag, the platform's message metadata),
+	// never by its words; the agent's text, and a message posted before
+	// the mark existed, carry none. The quoted context of a thread
+	// (context.backfill) leaves such messages out.
+	Meta bool
 	// Reply, if set, answers the author privately (an ephemeral message,
 	// as to a button click). It blocks on I/O. Where it is nil, the
 	// gateway answers in the thread.
@@ -447,7 +457,11 @@ type History interface {
 	// filtered the same way (system events left out; a message Run
 	// delivered already may be among them: the caller answers it once),
 	// and the gateway's own messages, their Author.Self set (the caller
-	// that answers messages skips them). It blocks on I/O. It
+	// that answers messages skips them), and Meta where they are not the
+	// agent's text. A read from the start (after "") returns the
+	// message that started the thread too, where the platform keeps it
+	// outside the thread (Slack's parent, the channel message a Discord
+	// thread was started from). It blocks on I/O. It
 	// returns a *RateLimitError when the platform (or the adapter's own
 	// pacing) asks the caller to wait; nothing was read then.
 	MessagesAfter(ctx context.Context, t ThreadRef, after MessageID, limit int) (Page, error)

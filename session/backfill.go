@@ -2,7 +2,9 @@ package session
 
 // The context of a thread the bot joins: when it is mentioned in a thread
 // not bound yet, what was said there before is read (channels.History)
-// and put before the first prompt (context.backfill).
+// and put before the first prompt (context.backfill): what people wrote
+// and the agent's text, not the gateway's own tool lines, notices,
+// prompts and cards (channels.Inbound.Meta).
 
 import (
 	"context"
@@ -47,8 +49,8 @@ func (t *thread) backfill(ctx context.Context, in channels.Inbound) string {
 }
 
 // readBefore reads the thread's messages before the message id (all of
-// them when id is not met), keeping the last n, oldest first; older:
-// some before them were left out.
+// them when id is not met), keeping the last n that are quoted, oldest
+// first; older: some quoted ones before them were left out.
 func readBefore(ctx context.Context, h channels.History, ref channels.ThreadRef, id channels.MessageID, n int) (keep []channels.Inbound, older bool, err error) {
 	after := channels.MessageID("")
 	for range backfillPages {
@@ -62,6 +64,9 @@ func readBefore(ctx context.Context, h channels.History, ref channels.ThreadRef,
 		for _, m := range p.Messages {
 			if id != "" && m.ID == id {
 				return keep, older, nil
+			}
+			if !quoted(m) {
+				continue // the gateway's own lines count for nothing
 			}
 			keep = append(keep, m)
 			if len(keep) > n {
@@ -83,7 +88,7 @@ func fitBackfill(msgs []channels.Inbound, b Backfill) (said []sysmsg.Said, cut b
 	start := len(msgs)
 	for start > 0 && left > 0 {
 		m := msgs[start-1]
-		if m.Intent() != channels.IntentMessage || m.Text == "" {
+		if !quoted(m) {
 			start--
 			continue
 		}
@@ -96,7 +101,7 @@ func fitBackfill(msgs []channels.Inbound, b Backfill) (said []sysmsg.Said, cut b
 	}
 	cut = start > 0
 	for _, m := range msgs[start:] {
-		if m.Intent() != channels.IntentMessage || m.Text == "" {
+		if !quoted(m) {
 			continue
 		}
 		text := m.Text
@@ -107,4 +112,11 @@ func fitBackfill(msgs []channels.Inbound, b Backfill) (said []sysmsg.Said, cut b
 		cut = cut || len(text) < len(m.Text)
 	}
 	return said, cut
+}
+
+// quoted reports whether m is part of a thread's context: a message with
+// text that people wrote, or the agent's text; not the gateway's own
+// lines, notices, prompts or cards (Meta).
+func quoted(m channels.Inbound) bool {
+	return m.Intent() == channels.IntentMessage && m.Text != "" && !m.Meta
 }

@@ -9,10 +9,13 @@ import (
 
 // TestFitBackfill: the newest messages are kept within the characters
 // allowed; the newest alone is cut to fit; what is not a message is left
-// out.
+// out, and so are the gateway's own lines (Meta), not its agent's text.
 func TestFitBackfill(t *testing.T) {
 	msg := func(text string) channels.Inbound {
 		return channels.Inbound{Author: channels.Author{Name: "Ann"}, Text: text}
+	}
+	own := func(text string, meta bool) channels.Inbound {
+		return channels.Inbound{Author: channels.Author{Name: "gw", Bot: true, Self: true}, Text: text, Meta: meta}
 	}
 	for _, tc := range []struct {
 		name  string
@@ -25,6 +28,7 @@ func TestFitBackfill(t *testing.T) {
 		{"the oldest left out", []channels.Inbound{msg("abc"), msg("def")}, 5, []string{"def"}, true},
 		{"the newest cut", []channels.Inbound{msg("abc"), msg("défghi")}, 4, []string{"défg"}, true},
 		{"a stop left out", []channels.Inbound{msg("abc"), {Stop: true, Text: "stop"}, msg("")}, 10, []string{"abc"}, false},
+		{"the gateway's lines left out", []channels.Inbound{msg("abc"), own("🛠️ ls", true), own("def", false), own("⚙️ Stopped", true)}, 6, []string{"abc", "def"}, false},
 	} {
 		said, cut := fitBackfill(tc.msgs, Backfill{Messages: 30, Chars: tc.chars})
 		var got []string

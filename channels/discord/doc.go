@@ -28,7 +28,12 @@
 //
 // Every message and edit carries allowed_mentions {"parse": []}: agent text
 // never pings @everyone, roles or users. Thoughts are shown as a block quote
-// with a 💭; other kinds are posted as written. Permission prompts carry one
+// with a 💭; other kinds are posted as written. Every message that is not
+// the agent's text (tool and status lines, notices, plans, thoughts,
+// prompts, forms, answers to a message) carries the flag SUPPRESS_EMBEDS:
+// no link previews, and the mark by which History reports it as
+// channels.Inbound.Meta, so that a thread's quoted context leaves it out.
+// Permission prompts carry one
 // button per option (at most 25, five per row); a click is acknowledged at
 // once (a deferred update, well within Discord's 3 s) and delivered as
 // Inbound.Choice with a Reply that answers with an ephemeral follow-up.

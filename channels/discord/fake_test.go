@@ -53,6 +53,7 @@ type fakeDiscord struct {
 	files         map[string]fakeFile // attachments by URL path
 	downloads     int                 // requests for attachments
 	historyReads  int                 // GET /channels/{id}/messages
+	messageReads  int                 // GET /channels/{id}/messages/{message}
 	requireIntent discordIntent
 	clock         func() time.Time       // rate limits' time; nil: no rate limits
 	windows       map[string]*fakeWindow // rate-limit windows by bucket and channel
@@ -117,6 +118,11 @@ type fakeMessage struct {
 	Edits      int
 	History    []string // every content it had, first to last
 	ReplyTo    string   // the message it answers, if any
+	// Type is Discord's message type: 0, or 21 (THREAD_STARTER_MESSAGE,
+	// the first message of a thread started from a channel message,
+	// which Starter names: the thread's own id, in the parent channel).
+	Type    int
+	Starter string
 	// Files are the files the bot attached.
 	Files []fakeFile
 	// Time is when it was sent (its "timestamp").

@@ -44,9 +44,26 @@ func (f *fakeDiscord) listMessages(w http.ResponseWriter, channel string, q url.
 	slices.Reverse(ms)
 	out := []map[string]any{}
 	for i := range ms {
-		out = append(out, messageJSON(&ms[i]))
+		out = append(out, f.listedJSONLocked(&ms[i]))
 	}
 	writeJSON(w, 200, out)
+}
+
+// getMessage is GET /channels/{id}/messages/{message}.
+func (f *fakeDiscord) getMessage(w http.ResponseWriter, channel, id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.messageReads++
+	if _, ok := f.chans[channel]; !ok {
+		writeError(w, 404, 10003, "Unknown Channel")
+		return
+	}
+	m, ok := f.msgs[id]
+	if !ok || m.Channel != channel {
+		writeError(w, 404, 10008, "Unknown Message")
+		return
+	}
+	writeJSON(w, 200, f.listedJSONLocked(m))
 }
 
 // member is GET /guilds/{guild}/members/{user}: the roles of a person who

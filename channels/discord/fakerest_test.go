@@ -41,7 +41,7 @@ func messageJSON(m *fakeMessage) map[string]any {
 		"channel_id": m.Channel,
 		"author":     userJSON(m.Author),
 		"content":    m.Content,
-		"type":       0,
+		"type":       m.Type,
 		"flags":      m.Flags,
 		"timestamp":  timestamp(m.Time).Format(time.RFC3339),
 	}
@@ -50,6 +50,25 @@ func messageJSON(m *fakeMessage) map[string]any {
 	}
 	return d
 }
+
+// listedJSON is m as a read of its channel lists it (f.mu held): a
+// thread's starter message carries the message it points at, null once
+// that was deleted, as Discord's does.
+func (f *fakeDiscord) listedJSONLocked(m *fakeMessage) map[string]any {
+	d := messageJSON(m)
+	if m.Type == 21 {
+		s := f.msgs[m.Starter]
+		d["message_reference"] = map[string]any{"message_id": m.Starter, "channel_id": f.chans[m.Channel].Parent, "guild_id": f.chans[m.Channel].Guild}
+		d["referenced_message"] = nil
+		if s != nil {
+			d["referenced_message"] = messageJSON(s)
+		}
+	}
+	return d
+}
+
+// flagsOnCreate are the flags a message may be created with.
+const flagsOnCreate = 1<<2 | 1<<12 | 1<<13 | flagComponentsV2 // SUPPRESS_EMBEDS, SUPPRESS_NOTIFICATIONS, IS_VOICE_MESSAGE
 
 // timestamp is t, or now for a message the fake did not date.
 func timestamp(t time.Time) time.Time {
@@ -157,6 +176,8 @@ func (f *fakeDiscord) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, d)
 	case len(segs) == 3 && route == "GET channels" && segs[2] == "messages":
 		f.listMessages(w, segs[1], r.URL.Query())
+	case len(segs) == 4 && route == "GET channels" && segs[2] == "messages":
+		f.getMessage(w, segs[1], segs[3])
 	case len(segs) == 4 && route == "GET guilds" && segs[2] == "members":
 		f.member(w, segs[1], segs[3])
 	case len(segs) == 2 && route == "PATCH channels":
@@ -259,6 +280,10 @@ func (f *fakeDiscord) postMessage(w http.ResponseWriter, channel string, body []
 	}
 	if msg := checkComponents(b.Flags, b.Content, b.Components); msg != "" {
 		writeError(w, 400, 50035, msg)
+		return
+	}
+	if b.Flags&^flagsOnCreate != 0 {
+		writeError(w, 400, 50035, "Invalid Form Body: flags: a message cannot be created with these flags")
 		return
 	}
 	for _, file := range files {

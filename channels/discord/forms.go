@@ -223,6 +223,7 @@ func (a *Adapter) Form(ctx context.Context, t channels.ThreadRef, f channels.For
 		Content:         clip(content, maxMessageChars),
 		Components:      rows,
 		AllowedMentions: noMentions(),
+		Flags:           metaFlags,
 	}, requestOptions(ctx)...)
 	if err != nil {
 		return channels.Handle{}, apiError("form", err)

@@ -19,7 +19,13 @@ var _ channels.History = (*Adapter)(nil)
 // posted after the message after, with GET /channels/{thread}/messages,
 // and returns those Run would deliver, oldest first, as Run delivers them
 // (system messages left out, mentions of the bot removed), and the bot's
-// own messages marked Author.Self. Discord's messages carry no member, so the roles of each
+// own messages marked Author.Self (and Meta where they carry metaFlags,
+// components or a card: not the agent's text). A thread started from a
+// channel message holds, first, Discord's THREAD_STARTER_MESSAGE, which
+// points at that message (in the parent channel, with the thread's id):
+// the message itself takes its place, as Discord includes it (or, where
+// it does not, read with GET /channels/{parent}/messages/{id}; one
+// deleted is left out). Discord's messages carry no member, so the roles of each
 // author in a guild are read once per page (GET /guilds/{g}/members/{u}).
 // It blocks on I/O and returns a *channels.RateLimitError when Discord
 // asks to wait.
@@ -55,6 +61,11 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 	for _, m := range ms {
 		if m == nil || (after != "" && compareIDs(m.ID, string(after)) <= 0) {
 			continue
+		}
+		if m.Type == discordgo.MessageTypeThreadStarterMessage {
+			if m = a.starter(ctx, t, m); m == nil {
+				continue
+			}
 		}
 		m.GuildID = guild
 		if m.ChannelID == "" {
@@ -98,7 +109,8 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 }
 
 // own is the bot's own message m of thread t, as History returns it:
-// its text, marked Author.Self.
+// its text, marked Author.Self, and Meta when it is not the agent's text
+// (posted with metaFlags, or with components: a prompt, a form, a card).
 func (a *Adapter) own(t channels.ThreadRef, m *discordgo.Message) channels.Inbound {
 	return channels.Inbound{
 		Thread: t,
@@ -107,7 +119,31 @@ func (a *Adapter) own(t channels.ThreadRef, m *discordgo.Message) channels.Inbou
 		ID:     channels.MessageID(m.ID),
 		Space:  m.GuildID,
 		Time:   m.Timestamp,
+		Meta:   m.Flags&(metaFlags|discordgo.MessageFlagsIsComponentsV2) != 0 || len(m.Components) > 0,
 	}
+}
+
+// starter returns the channel message that thread t was started from,
+// which Discord's THREAD_STARTER_MESSAGE m points at: the one Discord
+// includes, else read from its channel. It returns nil when there is
+// none (the message was deleted) or it cannot be read (logged).
+func (a *Adapter) starter(ctx context.Context, t channels.ThreadRef, m *discordgo.Message) *discordgo.Message {
+	if s := m.ReferencedMessage; s != nil && s.ID != "" {
+		return s
+	}
+	r := m.MessageReference
+	if r == nil || r.MessageID == "" || r.ChannelID == "" {
+		return nil
+	}
+	s, err := a.s.ChannelMessage(r.ChannelID, r.MessageID, requestOptions(ctx)...)
+	if err != nil {
+		if restCode(err) != codeUnknownMessage {
+			a.log.Warn("discord: cannot read the message a thread was started from; its context goes without it",
+				"thread", t, "message", r.MessageID, "err", err)
+		}
+		return nil
+	}
+	return s
 }
 
 // compareIDs orders Discord snowflakes (decimal numbers of up to 20

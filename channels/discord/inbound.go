@@ -524,6 +524,7 @@ func (a *Adapter) answer(ctx context.Context, in incoming, text string) error {
 			MessageID: in.id, ChannelID: in.channel, GuildID: in.guild, FailIfNotExists: new(false),
 		},
 		AllowedMentions: noMentions(),
+		Flags:           metaFlags,
 	}, requestOptions(ctx)...)
 	if err != nil {
 		return apiError("reply", err)

@@ -33,6 +33,22 @@ func requestOptions(ctx context.Context) []discordgo.RequestOption {
 	return []discordgo.RequestOption{discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false)}
 }
 
+// metaFlags are the flags of every message the gateway posts that is not
+// the agent's text (tool and status lines, notices, plans, thoughts,
+// prompts, forms, answers to a message): no link previews, as on Slack,
+// and the mark by which History tells such a message from the agent's
+// text (channels.Inbound.Meta). Discord keeps a message's flags on an
+// edit that does not name them.
+const metaFlags = discordgo.MessageFlagsSuppressEmbeds
+
+// flagsOf returns the flags a message of kind k is posted with.
+func flagsOf(k channels.Kind) discordgo.MessageFlags {
+	if k == channels.KindText {
+		return 0
+	}
+	return metaFlags
+}
+
 // noMentions lets a message ping nobody: no @everyone, roles, users or
 // replied-to author, whatever its text says.
 func noMentions() *discordgo.MessageAllowedMentions {
@@ -48,7 +64,8 @@ func channelOf(t channels.ThreadRef) (string, error) {
 	return t.Thread, nil
 }
 
-// Post sends m as a new message in t and returns its handle. It blocks on
+// Post sends m as a new message in t and returns its handle; a message
+// that is not the agent's text carries metaFlags. It blocks on
 // I/O. A post into an archived thread unarchives it. It returns a
 // *channels.RateLimitError when Discord asks to wait; nothing was posted
 // then.
@@ -64,6 +81,7 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 	msg, err := a.s.ChannelMessageSendComplex(ch, &discordgo.MessageSend{
 		Content:         content,
 		AllowedMentions: noMentions(),
+		Flags:           flagsOf(m.Kind),
 	}, requestOptions(ctx)...)
 	if err != nil {
 		return channels.Handle{}, apiError("post", err)
@@ -126,9 +144,9 @@ const (
 // Prompt posts c in t with one button per option, five to a row (or a
 // select menu when c has more than five options or long labels), and
 // c.Attachment, if any, as a text file of the same message; it returns
-// the message's handle. It blocks on I/O. It returns an error when c has
-// more than 25 options, which Discord can show neither as buttons nor in a
-// menu.
+// the message's handle; the message carries metaFlags. It blocks on I/O.
+// It returns an error when c has more than 25 options, which Discord can
+// show neither as buttons nor in a menu.
 func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.Choice) (channels.Handle, error) {
 	ch, err := channelOf(t)
 	if err != nil {
@@ -149,6 +167,7 @@ func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.C
 		Content:         content,
 		Components:      rows,
 		AllowedMentions: noMentions(),
+		Flags:           metaFlags,
 	}
 	if f := c.Attachment; f != nil {
 		send.Files = []*discordgo.File{{Name: f.Name, ContentType: "text/plain; charset=utf-8", Reader: strings.NewReader(f.Text)}}

@@ -18,10 +18,13 @@ import (
 // TestBackfillE2E: mentioned inside a thread people had been talking in,
 // the gateway reads the thread with conversations.replies and the demo
 // agent's first prompt starts with its last messages, quoted with
-// authors and times (from their ts), a bot's marked, the app's own
+// authors and times (from their ts), a bot's marked, the app's own text
 // marked as this bot's, the thread's first
 // message among them, within context.backfill (3 messages, 50
-// characters); for a person without access nothing is read.
+// characters), the app's own tool line (edited once), permission prompt
+// and notice (posted by the adapter, of an earlier session there) left
+// out and counted for nothing; for a person without access nothing is
+// read.
 func TestBackfillE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts agent processes")
@@ -50,6 +53,7 @@ func TestBackfillE2E(t *testing.T) {
 			return ok && err == nil
 		},
 		HistoryInterval: -1,
+		Streaming:       StreamingEdits, // each of the app's posts a message of its own
 	})
 	if _, err := a.Detect(ctx); err != nil {
 		t.Fatal(err)
@@ -91,10 +95,25 @@ func TestBackfillE2E(t *testing.T) {
 	say(sayOptions{user: bob, thread: build, text: "the build fails on main since this morning"}) // 42 characters: over the 50 with the next two
 	say(sayOptions{thread: build, botID: "B0CI", text: "build #12 failed"})
 	say(sayOptions{user: bob, thread: build, text: "any idea?"})
-	f.mu.Lock() // the app's own message, of an earlier session there
-	own := &fakeMessage{Channel: fakeChannel, TS: f.newTSLocked(), ThreadTS: build, Text: "looking", User: f.botUser, BotID: f.botID}
-	f.msgs[fakeChannel+"/"+own.TS] = own
-	f.mu.Unlock()
+	// The app's own posts of an earlier session there: the agent's
+	// answer, a tool line, a permission prompt and a notice.
+	th := ref(fakeChannel, build)
+	if _, err := a.Post(ctx, th, channels.Message{Kind: channels.KindText, Text: "looking"}); err != nil {
+		t.Fatal(err)
+	}
+	tool, err := a.Post(ctx, th, channels.Message{Kind: channels.KindTool, Text: "🛠️ Run `ls` · running"})
+	if err == nil {
+		err = a.Edit(ctx, tool, channels.Message{Kind: channels.KindTool, Text: "🛠️ Run `ls` · done"})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Prompt(ctx, th, channels.Choice{Text: "Allow `rm -rf build`?", Options: []channels.Option{{ID: "allow", Label: "Allow"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Post(ctx, th, channels.Message{Kind: channels.KindNotice, Text: "⚙️ Stopped."}); err != nil {
+		t.Fatal(err)
+	}
 	deploy := say(sayOptions{user: bob, text: "deploy is stuck"})
 
 	// Bob may not prompt: he is refused and nothing is read.

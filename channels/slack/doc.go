@@ -11,8 +11,10 @@
 // before it is looked at, and redelivered events (Slack's retries, and the
 // message event that duplicates every app_mention) are delivered once.
 // Envelopes are then delivered on one lane per thread (internal/lanes):
-// a thread's messages and clicks in order, while a slow name lookup in one
-// thread holds up no other.
+// a thread's messages, clicks and the deletion of its root in order (an
+// edit or deletion is keyed by the thread of the message it is about, not
+// by the event's own ts), while a slow name lookup in one thread holds up
+// no other.
 //
 // Outbound messages go into the thread. With Options.Streaming native (the
 // default) text streams as Markdown through chat.startStream, appendStream
@@ -21,7 +23,11 @@
 // workspace that refuses streaming, and StreamingEdits, get messages with
 // markdown converted to Slack's mrkdwn (see Mrkdwn) edited with
 // chat.update. A permission prompt is a Block Kit section with one button
-// per option, and editing it removes the buttons. While a turn runs the
+// per option, and editing it removes the buttons. Every message posted
+// that is not the agent's text (tool and status lines, notices, plans,
+// thoughts, prompts, forms) carries message metadata of event_type
+// acpgw_post, by which History reports it as channels.Inbound.Meta (a
+// thread's quoted context leaves it out). While a turn runs the
 // thread's status line (assistant.threads.setStatus) says the app is
 // working, or waiting for an approval while a prompt is open, and its
 // agent session is processing (agents.sessions.setStatus, see session.go),

@@ -31,6 +31,10 @@ type fakeSlack struct {
 	o                  fakeOptions
 	srv                *httptest.Server // nil for an in-memory fake
 	handler            http.Handler
+	// sink, when set (before the fake is used), takes every envelope
+	// instead of a Socket Mode connection: a test in a synctest bubble
+	// hands it to the adapter's inbound path in memory.
+	sink func(env map[string]any)
 
 	mu         sync.Mutex // guards the fields below
 	calls      []apiCall
@@ -171,6 +175,9 @@ type fakeMessage struct {
 	Markdown bool
 	// Stream is set for a message started with chat.startStream.
 	Stream *fakeStream
+	// Metadata is the message's metadata (chat.postMessage, chat.update
+	// with metadata), nil: none.
+	Metadata json.RawMessage
 }
 
 // fakeUpload is a file the app uploaded (files.getUploadURLExternal, then
@@ -619,7 +626,13 @@ func (f *fakeSlack) postMessage(w http.ResponseWriter, form url.Values) {
 		writeJSON(w, map[string]any{"ok": false, "error": "msg_too_long"})
 		return
 	}
-	m := &fakeMessage{Channel: ch, TS: f.newTSLocked(), ThreadTS: thread, Text: text, User: f.botUser, BotID: f.botID}
+	md, bad := fakeMetadata(form)
+	if bad != "" {
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": false, "error": bad})
+		return
+	}
+	m := &fakeMessage{Channel: ch, TS: f.newTSLocked(), ThreadTS: thread, Text: text, User: f.botUser, BotID: f.botID, Metadata: md}
 	if b := form.Get("blocks"); b != "" && b != "[]" {
 		m.Blocks = json.RawMessage(b)
 	}
@@ -660,6 +673,15 @@ func (f *fakeSlack) update(w http.ResponseWriter, form url.Values) {
 		f.mu.Unlock()
 		writeJSON(w, map[string]any{"ok": false, "error": "cant_update_message"})
 		return
+	}
+	meta, bad := fakeMetadata(form)
+	if bad != "" {
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": false, "error": bad})
+		return
+	}
+	if meta != nil { // an update without metadata keeps the message's
+		m.Metadata = meta
 	}
 	before := *m
 	m.Text, m.Markdown = text, md != ""

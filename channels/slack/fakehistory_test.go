@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -54,17 +55,22 @@ func (f *fakeSlack) replies(w http.ResponseWriter, form url.Values) {
 	if more {
 		rs = rs[:limit-1]
 	}
-	out := []map[string]any{fakeReplyJSON(*parent, ts)}
+	withMeta := form.Get("include_all_metadata") == "1" || form.Get("include_all_metadata") == "true"
+	out := []map[string]any{fakeReplyJSON(*parent, ts, withMeta)}
 	for _, m := range rs {
-		out = append(out, fakeReplyJSON(m, ts))
+		out = append(out, fakeReplyJSON(m, ts, withMeta))
 	}
 	writeJSON(w, map[string]any{"ok": true, "messages": out, "has_more": more,
 		"response_metadata": map[string]any{"next_cursor": fmt.Sprint(more)}})
 }
 
-// fakeReplyJSON renders a message as conversations.replies lists it.
-func fakeReplyJSON(m fakeMessage, thread string) map[string]any {
+// fakeReplyJSON renders a message as conversations.replies lists it, its
+// metadata only when asked for (include_all_metadata).
+func fakeReplyJSON(m fakeMessage, thread string, withMeta bool) map[string]any {
 	d := map[string]any{"type": "message", "user": m.User, "text": m.Text, "ts": m.TS, "thread_ts": thread}
+	if withMeta && m.Metadata != nil {
+		d["metadata"] = m.Metadata
+	}
 	if m.BotID != "" {
 		d["bot_id"] = m.BotID
 	}
@@ -89,4 +95,25 @@ func (f *fakeSlack) sayWhileDown(user, thread, text string) sent {
 	f.notifyLocked()
 	return sent{ts: ts, envelopes: []string{env["envelope_id"].(string)},
 		eventIDs: []string{env["payload"].(map[string]any)["event_id"].(string)}, raw: []map[string]any{env}}
+}
+
+// fakeMetadata reads the metadata argument of chat.postMessage or
+// chat.update: "" for none, else an object with an event_type and an
+// event_payload object, or Slack's error.
+func fakeMetadata(form url.Values) (json.RawMessage, string) {
+	s := form.Get("metadata")
+	if s == "" {
+		return nil, ""
+	}
+	var md struct {
+		EventType    string         `json:"event_type"`
+		EventPayload map[string]any `json:"event_payload"`
+	}
+	if err := json.Unmarshal([]byte(s), &md); err != nil {
+		return nil, "invalid_metadata_format"
+	}
+	if md.EventType == "" || md.EventPayload == nil {
+		return nil, "invalid_metadata_schema"
+	}
+	return json.RawMessage(s), ""
 }

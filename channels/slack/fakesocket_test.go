@@ -125,6 +125,10 @@ func (f *fakeSlack) connected(ctx context.Context) (*fakeConn, error) {
 // send writes an envelope once a connection is open, trying the next
 // connection when a write fails (as Slack redelivers).
 func (f *fakeSlack) send(ctx context.Context, env map[string]any) error {
+	if f.sink != nil {
+		f.sink(env)
+		return nil
+	}
 	for {
 		c, err := f.connected(ctx)
 		if err != nil {

@@ -80,6 +80,7 @@ func (a *Adapter) Form(ctx context.Context, t channels.ThreadRef, f channels.For
 		slack.MsgOptionText(firstNonEmpty(text, "A question"), false),
 		slack.MsgOptionBlocks(blocks...),
 		slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl(),
+		metaOption("form"),
 	}
 	if t.Thread != "" {
 		opts = append(opts, slack.MsgOptionTS(t.Thread))

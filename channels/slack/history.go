@@ -33,7 +33,8 @@ const (
 // after (conversations.replies with oldest=after, not inclusive), one call,
 // and returns those Run would deliver, oldest first, converted the same
 // way (edits and other events left out), and the app's own messages
-// marked Author.Self. Those it
+// marked Author.Self (and Meta when they carry the metadata metaEvent:
+// not the agent's text). Those it
 // returns count as delivered, so that a later event for one (Slack's
 // redelivery) is not delivered again; one delivered live already is
 // returned too, in its place, for the caller to answer once. A read from
@@ -56,6 +57,9 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 		"ts":        {t.Thread},
 		"limit":     {strconv.Itoa(min(max(limit, 1), maxRepliesPage))},
 		"inclusive": {"0"},
+		// The metadata marks the app's own messages that are not the
+		// agent's text (metaEvent).
+		"include_all_metadata": {"1"},
 	}
 	if after != "" {
 		form.Set("oldest", string(after))
@@ -99,7 +103,8 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 }
 
 // own is the app's own message ev of thread t, as MessagesAfter returns
-// it: its text, marked Author.Self.
+// it: its text, marked Author.Self, and Meta when it carries the app's
+// metadata metaEvent (not the agent's text).
 func (a *Adapter) own(t channels.ThreadRef, ev event, me Capabilities) channels.Inbound {
 	id := firstNonEmpty(string(ev.User), string(ev.BotID))
 	return channels.Inbound{
@@ -109,6 +114,7 @@ func (a *Adapter) own(t channels.ThreadRef, ev event, me Capabilities) channels.
 		ID:     channels.MessageID(ev.TS),
 		Space:  me.TeamID,
 		Time:   tsTime(string(ev.TS)),
+		Meta:   ev.Metadata.EventType == metaEvent,
 	}
 }
 

@@ -130,7 +130,9 @@ func (s *state) markUnknown(channel, thread string) {
 // lane of its thread: the thread's later envelopes wait for it (a
 // mention binds its thread before the thread's next message is looked
 // at), other threads do not. A mention at the top and its reply share
-// the lane of the thread it starts. It never blocks; what a lane runs
+// the lane of the thread it starts; an edit or a deletion goes on the
+// lane of the thread of the message it is about (laneThread), so that a
+// root's deletion waits behind the thread's earlier events. It never blocks; what a lane runs
 // after Run's context ended is still handed to h (with that context),
 // within handOver.
 func (a *Adapter) queue(in *inbound, it item) {
@@ -145,7 +147,7 @@ func (a *Adapter) queue(in *inbound, it item) {
 			a.log.Debug("slack: event ignored", "err", err)
 			return
 		}
-		key = string(cb.Event.Channel) + "/" + firstNonEmpty(string(cb.Event.ThreadTS), string(cb.Event.DeletedTS), string(cb.Event.TS))
+		key = string(cb.Event.Channel) + "/" + laneThread(cb.Event)
 		if th, ok := a.seen.threadOf(string(cb.Event.Channel), string(cb.Event.Item.TS)); ok && cb.Event.Item.TS != "" {
 			key = string(cb.Event.Channel) + "/" + th // a reaction: the lane of its message's thread
 		}
@@ -216,6 +218,24 @@ func (a *Adapter) queue(in *inbound, it item) {
 	if !ok && in.ctx.Err() == nil {
 		a.log.Error("slack: inbound backlog of a thread full; envelope dropped", "kind", it.kind, "lane", key)
 	}
+}
+
+// laneThread returns the ts of the thread ev is about, the key of its
+// lane: its thread_ts; for an edit or a deletion (message_changed,
+// message_deleted), whose own ts is the event's, that of the message it
+// changed or deleted (the nested message's thread, the deleted message's
+// thread, or the message itself: a deleted root without replies); a
+// message's own ts when it starts a thread.
+func laneThread(ev event) string {
+	switch {
+	case ev.ThreadTS != "":
+		return string(ev.ThreadTS)
+	case ev.Message != nil && ev.Message.TS != "":
+		return firstNonEmpty(string(ev.Message.ThreadTS), string(ev.Message.TS))
+	case ev.PreviousMessage != nil && ev.PreviousMessage.ThreadTS != "":
+		return string(ev.PreviousMessage.ThreadTS)
+	}
+	return firstNonEmpty(string(ev.DeletedTS), string(ev.TS))
 }
 
 // deliverable lists the message subtypes that are something a person (or

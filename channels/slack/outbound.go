@@ -34,6 +34,23 @@ const (
 	maxOptionValue   = 150 // value of a select's option
 )
 
+// metaEvent is the event_type of the message metadata on every message the
+// app posts that is not the agent's text (tool and status lines, notices,
+// plans, thoughts, prompts, forms), its event_payload saying the kind:
+// the mark by which History tells such a message from the agent's text
+// (channels.Inbound.Meta). Metadata is read back only with
+// include_all_metadata.
+const metaEvent = "acpgw_post"
+
+// metaOption returns the metadata option of a message of kind k, or nil
+// for the agent's text.
+func metaOption(k channels.Kind) slack.MsgOption {
+	if k == channels.KindText {
+		return nil
+	}
+	return slack.MsgOptionMetadata(slack.SlackMetadata{EventType: metaEvent, EventPayload: map[string]any{"kind": string(k)}})
+}
+
 // goneErrors are the chat.update errors that mean the message cannot be
 // edited any more.
 var goneErrors = []string{"message_not_found", "cant_update_message", "edit_window_closed"}
@@ -41,7 +58,7 @@ var goneErrors = []string{"message_not_found", "cant_update_message", "edit_wind
 // Post sends m as a new message in the thread t (as a reply to t.Thread;
 // at the top of t.Channel when t.Thread is empty), with its markdown
 // converted to mrkdwn. Links in messages other than plain text are not
-// unfurled. It blocks on I/O and returns a *channels.RateLimitError when
+// unfurled, and those messages carry the metadata metaEvent. It blocks on I/O and returns a *channels.RateLimitError when
 // Slack answers 429 (nothing was posted then).
 func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Message) (channels.Handle, error) {
 	if a.native(t) {
@@ -64,7 +81,7 @@ func (a *Adapter) Post(ctx context.Context, t channels.ThreadRef, m channels.Mes
 		opts = append(opts, slack.MsgOptionTS(t.Thread))
 	}
 	if m.Kind != channels.KindText {
-		opts = append(opts, slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl())
+		opts = append(opts, slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl(), metaOption(m.Kind))
 	}
 	_, ts, err := a.api.PostMessageContext(ctx, t.Channel, opts...)
 	if err != nil {
@@ -85,10 +102,14 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 	if ok, err := a.streamEdit(ctx, h, m); ok {
 		return err
 	}
-	_, _, _, err := a.api.UpdateMessageContext(ctx, h.Thread.Channel, string(h.ID),
+	opts := []slack.MsgOption{
 		slack.MsgOptionText(Mrkdwn(channels.TrimLead(m.Text)), false),
 		slack.MsgOptionBlocks(), // sends blocks=[]: the buttons go
-	)
+	}
+	if m.Kind != channels.KindText {
+		opts = append(opts, metaOption(m.Kind)) // kept, whatever Slack does with metadata an update does not name
+	}
+	_, _, _, err := a.api.UpdateMessageContext(ctx, h.Thread.Channel, string(h.ID), opts...)
 	if err == nil || errors.Is(a.apiErr("", err), channels.ErrMessageGone) {
 		a.formFolded(h)
 		a.promptAnswered(ctx, h) // a prompt edited is answered
@@ -111,6 +132,7 @@ func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.C
 		slack.MsgOptionText(text, false), // the notification's fallback
 		slack.MsgOptionBlocks(promptBlocks(text, c.Options)...),
 		slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl(),
+		metaOption(channels.KindPermission),
 	}
 	if t.Thread != "" {
 		opts = append(opts, slack.MsgOptionTS(t.Thread))

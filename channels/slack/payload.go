@@ -55,6 +55,12 @@ type event struct {
 	ThreadTS    str      `json:"thread_ts"`
 	BotProfile  *profile `json:"bot_profile"`
 	UserProfile *profile `json:"user_profile"`
+	// Metadata is the message's metadata (conversations.replies with
+	// include_all_metadata): the app's own mark on what is not the
+	// agent's text (metaEvent).
+	Metadata struct {
+		EventType str `json:"event_type"`
+	} `json:"metadata"`
 	// Message and PreviousMessage are set on message_changed and
 	// message_deleted: the edited message after and before.
 	Message         *innerMessage `json:"message"`

@@ -43,6 +43,7 @@ type Inbound struct {
 	Agent    string                 `json:"agent,omitempty"`
 	Space    string                 `json:"space,omitempty"`
 	Time     time.Time              `json:"time,omitzero"`
+	Meta     bool                   `json:"meta,omitempty"`
 	// TakeOver is set, alone, by a worker that found prompts pending in
 	// a thread whose worker went away (no lease, a mark older than the
 	// lease TTL): the worker that gets the event takes the thread over
@@ -64,7 +65,7 @@ func FromInbound(in channels.Inbound, edge string) Inbound {
 		Thread: in.Thread, Author: in.Author, Text: in.Text, Files: in.Files, ID: in.ID,
 		Choice: in.Choice, Stop: in.Stop, StopAll: in.StopAll, Command: in.Command, Form: in.Form,
 		Reaction: in.Reaction, Closed: in.Closed, Missed: in.Missed, Agent: in.Agent, Space: in.Space, Time: in.Time,
-		Edge: edge, Fetch: in.Fetch != nil, Suggest: in.Suggest != nil, Reply: in.Reply != nil,
+		Meta: in.Meta, Edge: edge, Fetch: in.Fetch != nil, Suggest: in.Suggest != nil, Reply: in.Reply != nil,
 	}
 }
 
@@ -75,6 +76,7 @@ func (w Inbound) Inbound() channels.Inbound {
 		Thread: w.Thread, Author: w.Author, Text: w.Text, Files: w.Files, ID: w.ID,
 		Choice: w.Choice, Stop: w.Stop, StopAll: w.StopAll, Command: w.Command, Form: w.Form,
 		Reaction: w.Reaction, Closed: w.Closed, Missed: w.Missed, Agent: w.Agent, Space: w.Space, Time: w.Time,
+		Meta: w.Meta,
 	}
 }
 

@@ -37,12 +37,13 @@ func TestInboundRoundTrip(t *testing.T) {
 	events := map[string]channels.Inbound{
 		"message": {Thread: th, Author: author, Text: "hello", ID: "m1", Agent: "demo", Space: "g1", Time: when,
 			Files: []channels.File{{Name: "a.txt", ContentType: "text/plain", Size: 3, URL: "http://x/a", Text: "abc"}, {Name: "p.png", Data: []byte{1, 2}, Skipped: ""}}},
-		"choice":   {Thread: th, Author: author, ID: "m2", Choice: &channels.ChoiceAnswer{Prompt: channels.Handle{Thread: th, ID: "p1"}, OptionID: "allow"}},
-		"stop":     {Thread: th, Author: author, ID: "m3", Stop: true},
-		"command":  {Thread: th, Author: author, ID: "m4", Text: "/model x", Command: &channels.Command{Name: "model", Args: "x"}},
-		"form":     {Thread: th, Author: author, ID: "m5", Form: &channels.FormAnswer{Form: channels.Handle{Thread: th, ID: "f1"}, Action: channels.FormAccept, Values: map[string][]string{"n": {"3"}}}},
-		"reaction": {Thread: th, Author: author, ID: "m6", Reaction: &channels.Reaction{Message: "x1", Emoji: "🛑", Removed: true}},
-		"closed":   {Thread: th, Author: author, ID: "m7", Closed: true},
+		"choice":        {Thread: th, Author: author, ID: "m2", Choice: &channels.ChoiceAnswer{Prompt: channels.Handle{Thread: th, ID: "p1"}, OptionID: "allow"}},
+		"stop":          {Thread: th, Author: author, ID: "m3", Stop: true},
+		"command":       {Thread: th, Author: author, ID: "m4", Text: "/model x", Command: &channels.Command{Name: "model", Args: "x"}},
+		"form":          {Thread: th, Author: author, ID: "m5", Form: &channels.FormAnswer{Form: channels.Handle{Thread: th, ID: "f1"}, Action: channels.FormAccept, Values: map[string][]string{"n": {"3"}}}},
+		"reaction":      {Thread: th, Author: author, ID: "m6", Reaction: &channels.Reaction{Message: "x1", Emoji: "🛑", Removed: true}},
+		"closed":        {Thread: th, Author: author, ID: "m7", Closed: true},
+		"own tool line": {Thread: th, Author: channels.Author{ID: "b1", Name: "gw", Bot: true, Self: true}, Text: "🛠️ ls", ID: "m9", Meta: true},
 	}
 	for name, in := range events {
 		t.Run(name, func(t *testing.T) {
