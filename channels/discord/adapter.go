@@ -174,17 +174,18 @@ type running struct {
 }
 
 var (
-	_ channels.Checker   = (*Adapter)(nil)
-	_ channels.Adapter   = (*Adapter)(nil)
-	_ channels.Editor    = (*Adapter)(nil)
-	_ channels.Typer     = (*Adapter)(nil)
-	_ channels.Prompter  = (*Adapter)(nil)
-	_ channels.Uploader  = (*Adapter)(nil)
-	_ channels.Titler    = (*Adapter)(nil)
-	_ channels.Carder    = (*Adapter)(nil)
-	_ channels.Commander = (*Adapter)(nil)
-	_ channels.Former    = (*Adapter)(nil)
-	_ channels.Reactor   = (*Adapter)(nil)
+	_ channels.Checker     = (*Adapter)(nil)
+	_ channels.NewSessions = (*Adapter)(nil)
+	_ channels.Adapter     = (*Adapter)(nil)
+	_ channels.Editor      = (*Adapter)(nil)
+	_ channels.Typer       = (*Adapter)(nil)
+	_ channels.Prompter    = (*Adapter)(nil)
+	_ channels.Uploader    = (*Adapter)(nil)
+	_ channels.Titler      = (*Adapter)(nil)
+	_ channels.Carder      = (*Adapter)(nil)
+	_ channels.Commander   = (*Adapter)(nil)
+	_ channels.Former      = (*Adapter)(nil)
+	_ channels.Reactor     = (*Adapter)(nil)
 )
 
 // New returns an adapter for o. It does no I/O; Run connects. It returns an
@@ -493,7 +494,6 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 		if e.Type == "READY" {
 			a.resume.learn(e.RawData)
 			a.identified()
-			a.newSession()
 		}
 		a.learnBotRole(e)
 	case *discordgo.ChannelCreate:
@@ -541,6 +541,7 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 // onReady records who the bot is and, the first time, logs the invite URL
 // and what the adapter can do.
 func (a *Adapter) onReady(r *discordgo.Ready) {
+	a.newSession() // before the health says connected, and before the session's events
 	if r.User == nil {
 		return
 	}

@@ -74,6 +74,7 @@ type fakeDiscord struct {
 	// resume failures (fakeresume_test.go)
 	refuseResumes int  // RESUMEs still to answer INVALID_SESSION
 	resumeDown    bool // the resume URL refuses connections
+	gatewayDown   bool // every gateway URL refuses connections
 	invalidated   int  // RESUMEs answered INVALID_SESSION on purpose
 
 	// shards (fakeshard_test.go)
