@@ -242,6 +242,9 @@ func (f *fakeDiscord) adapter(t testing.TB, o Options) *Adapter {
 		var d net.Dialer
 		return d.DialContext(ctx, network, addr)
 	}
+	// No real 1–5 s before the identify after an INVALID_SESSION: the
+	// wait is tested in virtual time (TestInvalidSessionWaitsAndTakesTheTurn).
+	a.invalidWait = func() time.Duration { return 0 }
 	return a
 }
 
