@@ -27,6 +27,7 @@ type Caps struct {
 	ShowAgent   bool // AgentShower
 	ShowSession bool // SessionShower
 	Check       bool // Checker
+	NewSessions bool // NewSessions
 }
 
 // CapsReporter is implemented by adapters that know their capabilities
@@ -84,6 +85,7 @@ var capabilities = [...]capability{
 	iface[AgentShower]("show_agent", func(c *Caps) *bool { return &c.ShowAgent }),
 	iface[SessionShower]("show_session", func(c *Caps) *bool { return &c.ShowSession }),
 	iface[Checker]("check", func(c *Caps) *bool { return &c.Check }),
+	iface[NewSessions]("new_sessions", func(c *Caps) *bool { return &c.NewSessions }),
 }
 
 // byInterface finds a capability's row by its interface (As).
@@ -100,7 +102,7 @@ var byInterface = func() map[reflect.Type]*capability {
 // Names returns the names of the capabilities c has, in the table's
 // order: "edit", "typing", "stop_typing", "prompt", "upload", "title",
 // "card", "cards", "react", "form", "commands", "history", "turn_end",
-// "tool_detail", "show_agent", "show_session", "check".
+// "tool_detail", "show_agent", "show_session", "check", "new_sessions".
 func (c Caps) Names() []string {
 	out := []string{}
 	for _, r := range capabilities {

@@ -80,6 +80,7 @@ func (*every) ToolDetail(channels.ThreadRef, string, channels.ToolDetail) {}
 func (*every) ShowAgent(channels.ThreadRef, string)                       {}
 func (*every) ShowSession(channels.ThreadRef, channels.SessionInfo)       {}
 func (*every) Check() error                                               { return nil }
+func (*every) Sessions() <-chan struct{}                                  { return nil }
 
 // all returns Caps with every capability.
 func all() channels.Caps {
@@ -102,7 +103,7 @@ func one(i int) channels.Caps {
 // worker misread what an edge of the release before announced.
 func TestCapsNames(t *testing.T) {
 	want := []string{"edit", "typing", "stop_typing", "prompt", "upload", "title", "card", "cards", "react",
-		"form", "commands", "history", "turn_end", "tool_detail", "show_agent", "show_session", "check"}
+		"form", "commands", "history", "turn_end", "tool_detail", "show_agent", "show_session", "check", "new_sessions"}
 	if got := all().Names(); !slices.Equal(got, want) {
 		t.Errorf("Names() = %q, want %q", got, want)
 	}
@@ -224,6 +225,7 @@ func TestAs(t *testing.T) {
 		"ShowAgent":   is[channels.AgentShower],
 		"ShowSession": is[channels.SessionShower],
 		"Check":       is[channels.Checker],
+		"NewSessions": is[channels.NewSessions],
 	}
 	ct := reflect.TypeFor[channels.Caps]()
 	for i := range ct.NumField() {

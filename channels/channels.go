@@ -467,6 +467,20 @@ type History interface {
 	MessagesAfter(ctx context.Context, t ThreadRef, after MessageID, limit int) (Page, error)
 }
 
+// NewSessions is implemented by adapters whose platform connection can
+// start a new session that does not get what was sent while it had none
+// (Discord's gateway after a fresh IDENTIFY, when it refused to resume),
+// so that what people wrote in the gap is read from History and answered
+// then, as at start.
+type NewSessions interface {
+	// Sessions receives a value each time the connection starts a new
+	// session: its first, and each that follows a gap; never one that
+	// resumed and so missed nothing. One value may stand for several
+	// sessions. A value is sent before the adapter reports the session
+	// connected (Checker) and before it delivers any event of it.
+	Sessions() <-chan struct{}
+}
+
 // Missed is what a catch-up read and did not publish (Inbound.Missed).
 type Missed struct {
 	// N is how many messages people wrote; Max how many one thread may

@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,12 +13,14 @@ import (
 	"github.com/acpgw/gateway/sysmsg"
 )
 
-// CatchUp configures the answering of messages people sent to bound
-// threads while the gateway was down.
+// CatchUp configures the answering of messages people sent to threads
+// while the gateway was down, or while its connection to a platform that
+// tells of new sessions (channels.NewSessions) had none.
 type CatchUp struct {
-	// Window: at start, the threads whose last message was handled this
-	// long ago or less are read from the message after it. Zero turns
-	// the catch-up off.
+	// Window: at start, and after each new session of such a platform,
+	// the threads whose last message was handled this long ago or less
+	// (bound or not: a thread whose agent was starting) are read from
+	// the message after it. Zero turns the catch-up off.
 	Window time.Duration
 	// MaxMessages is how many missed messages one thread may have and
 	// still get them answered in order; past it the thread is told what
@@ -54,6 +58,20 @@ type catching struct {
 type catchUpState struct {
 	threads map[channels.ThreadRef]*catching // guarded by Router.mu
 	caught  map[string]struct{}              // thread + id answered; guarded by Router.mu
+	// platforms holds the live messages of a platform whose connection
+	// started a new session while the threads to read are listed
+	// (prepareGap); guarded by Router.mu.
+	platforms map[string]*catching
+	// handled is thread + id of the messages handled live, so that a
+	// backlog read after a new session does not answer one again (its
+	// seen mark may not be written yet when the threads are listed);
+	// guarded by Router.mu.
+	handled map[string]struct{}
+}
+
+func newCatchUpState() catchUpState {
+	return catchUpState{threads: map[channels.ThreadRef]*catching{}, caught: map[string]struct{}{},
+		platforms: map[string]*catching{}, handled: map[string]struct{}{}}
 }
 
 // markSeen records in as the last message handled in its thread, the
@@ -96,37 +114,123 @@ func (r *Router) markSeenID(ctx context.Context, t channels.ThreadRef, id channe
 // until they are read. Run calls it before it lets Handle in, and starts
 // the reading with startCatchUp.
 func (r *Router) prepareCatchUp(ctx context.Context) map[string][]store.Seen {
+	seen := r.seenToCatchUp(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	byPlatform := map[string][]store.Seen{}
+	for _, s := range r.catchingLocked(seen, "") {
+		byPlatform[s.Thread.Platform] = append(byPlatform[s.Thread.Platform], s)
+	}
+	return byPlatform
+}
+
+// seenToCatchUp lists the threads whose last message was handled within
+// the catch-up's window (none when it is off, or on an error, logged).
+func (r *Router) seenToCatchUp(ctx context.Context) []store.Seen {
 	w := r.o.CatchUp.Window
 	if w <= 0 {
 		return nil
 	}
 	seen, err := r.o.Store.SeenSince(ctx, time.Now().Add(-w))
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		r.log.Error("cannot list the threads to catch up on", "err", err)
-		return nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	byPlatform := map[string][]store.Seen{}
-	for _, s := range seen {
-		ad := r.adapters[s.Thread.Platform]
-		if _, ok := channels.As[channels.History](ad); !ok || s.MessageID == "" {
-			continue
-		}
-		byPlatform[s.Thread.Platform] = append(byPlatform[s.Thread.Platform], s)
-		r.catchUp.threads[s.Thread] = &catching{}
-	}
-	return byPlatform
+	return seen
 }
 
-// startCatchUp reads each platform's threads on a goroutine of its own.
-func (r *Router) startCatchUp(ctx context.Context, byPlatform map[string][]store.Seen) {
-	for p, threads := range byPlatform {
-		r.mu.Lock()
-		ad := r.adapters[p]
-		r.mu.Unlock()
-		r.wg.Go(func() { r.catchUpPlatform(ctx, ad, threads) })
+// catchingLocked returns the threads of seen to read (of platform, or of
+// every platform for ""): those whose adapter reads history, and not
+// being read already. It holds their live messages from now on.
+func (r *Router) catchingLocked(seen []store.Seen, platform string) []store.Seen {
+	var out []store.Seen
+	for _, s := range seen {
+		if platform != "" && s.Thread.Platform != platform {
+			continue
+		}
+		ad := r.adapters[s.Thread.Platform]
+		if _, ok := channels.As[channels.History](ad); !ok || s.MessageID == "" || r.catchUp.threads[s.Thread] != nil {
+			continue
+		}
+		out = append(out, s)
+		r.catchUp.threads[s.Thread] = &catching{}
 	}
+	return out
+}
+
+// startCatchUp reads each platform's threads on a goroutine of its own;
+// for a platform whose connection tells of new sessions
+// (channels.NewSessions), that goroutine then reads the threads again
+// after each new session (catchUpSessions).
+func (r *Router) startCatchUp(ctx context.Context, byPlatform map[string][]store.Seen) {
+	r.mu.Lock()
+	ads := maps.Clone(r.adapters)
+	r.mu.Unlock()
+	for p, ad := range ads {
+		threads := byPlatform[p]
+		ns, gaps := channels.As[channels.NewSessions](ad)
+		_, reads := channels.As[channels.History](ad)
+		gaps = gaps && reads && r.o.CatchUp.Window > 0 && !r.o.Shared
+		if !gaps {
+			ns = nil
+		}
+		if len(threads) == 0 && !gaps {
+			continue
+		}
+		r.wg.Go(func() {
+			r.catchUpPlatform(ctx, ad, ns, threads)
+			if gaps {
+				r.catchUpSessions(ctx, p, ad, ns)
+			}
+		})
+	}
+}
+
+// catchUpSessions reads, after each new session of p's connection, what
+// the threads of p received while it had none (a gap: the platform does
+// not send it to the new session), as the catch-up at start does: the
+// same reading, the same holding of live messages, once per message.
+func (r *Router) catchUpSessions(ctx context.Context, p string, ad channels.Adapter, ns channels.NewSessions) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ns.Sessions():
+		}
+		threads := r.prepareGap(ctx, p)
+		r.log.Info("a new platform session: catching up on what its threads received meanwhile", "platform", p, "threads", len(threads))
+		r.catchUpPlatform(ctx, ad, ns, threads)
+	}
+}
+
+// prepareGap lists the threads of platform p to read after a new session
+// of its connection and holds their live messages, as prepareCatchUp
+// does at start. The platform's live messages wait while the list is
+// read (the new session's first ones may come meanwhile); those of
+// threads not to read are then handled, in order.
+func (r *Router) prepareGap(ctx context.Context, p string) []store.Seen {
+	r.mu.Lock()
+	r.catchUp.platforms[p] = &catching{}
+	r.mu.Unlock()
+	seen := r.seenToCatchUp(ctx)
+	r.mu.Lock()
+	held := r.catchUp.platforms[p].held
+	delete(r.catchUp.platforms, p)
+	threads := r.catchingLocked(seen, p)
+	var release []channels.ThreadRef
+	for _, in := range held {
+		c := r.catchUp.threads[in.Thread]
+		if c == nil {
+			c = &catching{}
+			r.catchUp.threads[in.Thread] = c
+			release = append(release, in.Thread)
+		}
+		c.held = append(c.held, in)
+	}
+	r.mu.Unlock()
+	for _, ref := range release {
+		r.releaseHeld(ctx, ref)
+	}
+	return threads
 }
 
 // hold keeps in for later when its thread's backlog is not read yet, and
@@ -145,11 +249,37 @@ func (r *Router) hold(in channels.Inbound) bool {
 		}
 	}
 	c := r.catchUp.threads[in.Thread]
+	if c == nil {
+		c = r.catchUp.platforms[in.Thread.Platform]
+	}
 	if c == nil || len(c.held) >= maxHeld {
+		r.handledLocked(in)
 		return false
 	}
 	c.held = append(c.held, in)
 	return true
+}
+
+// handledLocked remembers that in is handled live, where a catch-up after
+// a new session may read it again (notHandled).
+func (r *Router) handledLocked(in channels.Inbound) {
+	if in.ID == "" || r.o.CatchUp.Window <= 0 || r.o.Shared {
+		return
+	}
+	if len(r.catchUp.handled) >= maxCaught {
+		clear(r.catchUp.handled) // bounded: at worst a message is answered twice
+	}
+	r.catchUp.handled[caughtKey(in.Thread, in.ID)] = struct{}{}
+}
+
+// notHandled returns msgs without those handled live already.
+func (r *Router) notHandled(ref channels.ThreadRef, msgs []channels.Inbound) []channels.Inbound {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.DeleteFunc(msgs, func(in channels.Inbound) bool {
+		_, ok := r.catchUp.handled[caughtKey(ref, in.ID)]
+		return in.ID != "" && ok
+	})
 }
 
 func caughtKey(t channels.ThreadRef, id channels.MessageID) string {
@@ -158,8 +288,10 @@ func caughtKey(t channels.ThreadRef, id channels.MessageID) string {
 
 // catchUpPlatform reads the threads of one adapter once it is connected
 // (the backlog read before would miss what arrives until then), the
-// thread with live messages waiting first, else the most recent.
-func (r *Router) catchUpPlatform(ctx context.Context, ad channels.Adapter, threads []store.Seen) {
+// thread with live messages waiting first, else the most recent. The new
+// sessions ns told of until then are those the reading covers: they are
+// taken off ns.
+func (r *Router) catchUpPlatform(ctx context.Context, ad channels.Adapter, ns channels.NewSessions, threads []store.Seen) {
 	defer func() {
 		for _, s := range threads {
 			r.releaseHeld(ctx, s.Thread)
@@ -167,6 +299,12 @@ func (r *Router) catchUpPlatform(ctx context.Context, ad channels.Adapter, threa
 	}()
 	if !waitConnected(ctx, ad) {
 		return
+	}
+	if ns != nil {
+		select {
+		case <-ns.Sessions():
+		default:
+		}
 	}
 	h, ok := channels.As[channels.History](ad)
 	if !ok {
@@ -238,8 +376,11 @@ func (r *Router) catchUpThread(ctx context.Context, h channels.History, s store.
 		r.releaseHeld(ctx, ref)
 		return true
 	}
-	// Live copies of these (held meanwhile, or later) are not handled:
+	// Those handled live before (a new session's catch-up reads from
+	// the last mark, which may be older) are not answered again; live
+	// copies of the others (held meanwhile, or later) are not handled:
 	// the backlog has them in the platform's order.
+	msgs = r.notHandled(ref, msgs)
 	r.forget(ref, msgs)
 	run, refused, dropped := r.sortBacklog(ctx, msgs)
 	maxN := r.o.CatchUp.MaxMessages

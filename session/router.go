@@ -157,7 +157,7 @@ func New(o Options) *Router {
 		threads:  map[channels.ThreadRef]*thread{},
 		policy:   o.Policy,
 		refused:  map[string]time.Time{},
-		catchUp:  catchUpState{threads: map[channels.ThreadRef]*catching{}, caught: map[string]struct{}{}},
+		catchUp:  newCatchUpState(),
 		ready:    make(chan struct{}),
 	}
 	if r.policy == nil {

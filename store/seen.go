@@ -10,8 +10,8 @@ import (
 	"github.com/acpgw/gateway/channels"
 )
 
-// Seen is the last inbound message a running gateway handled in a bound
-// thread: where the catch-up at start reads on from.
+// Seen is the last inbound message a running gateway handled in a
+// thread: where the catch-up reads on from.
 type Seen struct {
 	Binding
 	// MessageID is the platform's id of the last message handled.
@@ -50,14 +50,18 @@ func (s *Store) LastSeen(ctx context.Context, t channels.ThreadRef) (channels.Me
 	return channels.MessageID(id), true, nil
 }
 
-// SeenSince returns the bound threads whose last message was handled at
-// or after since, most recent first. Threads without a binding are left
-// out. It does file I/O.
+// SeenSince returns the threads whose last message was handled at or
+// after since, most recent first, with their bindings. A thread without
+// a binding is returned with only its ref in Binding: its first message
+// was handled, and the gateway stopped before its session was saved (a
+// crash while the agent started), so what people wrote there since is
+// to be read too. A deleted thread has no mark (DeleteBinding). It does
+// file I/O.
 func (s *Store) SeenSince(ctx context.Context, since time.Time) ([]Seen, error) {
 	rows, err := s.db.QueryContext(ctx, `
-SELECT b.platform, b.channel, b.thread, b.agent, b.session_id, b.cwd, b.title, b.created_ms, b.updated_ms,
-	s.message_id, s.seen_ms
-FROM seen s JOIN bindings b USING (platform, channel, thread)
+SELECT s.platform, s.channel, s.thread, COALESCE(b.agent, ''), COALESCE(b.session_id, ''), COALESCE(b.cwd, ''),
+	COALESCE(b.title, ''), COALESCE(b.created_ms, 0), COALESCE(b.updated_ms, 0), s.message_id, s.seen_ms
+FROM seen s LEFT JOIN bindings b USING (platform, channel, thread)
 WHERE s.seen_ms >= ?
 ORDER BY s.seen_ms DESC, s.platform, s.channel, s.thread`, toMS(normTime(since)))
 	if err != nil {

@@ -50,7 +50,8 @@ func TestSeenSince(t *testing.T) {
 	for _, g := range got {
 		rows = append(rows, row{g.Thread, g.MessageID, g.At, g.SessionID})
 	}
-	want := []row{{newest, "200", ms(6000), "s-98"}, {recent, "101", ms(5000), "s-99"}}
+	// The thread not bound is there, with no session.
+	want := []row{{unbound, "300", ms(7000), ""}, {newest, "200", ms(6000), "s-98"}, {recent, "101", ms(5000), "s-99"}}
 	if len(rows) != len(want) {
 		t.Fatalf("SeenSince = %+v, want %+v", rows, want)
 	}

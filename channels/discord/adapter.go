@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -144,6 +145,12 @@ type Adapter struct {
 	// dial opens network connections, for REST and the websocket; tests
 	// replace it to make sure nothing but the fake is reached.
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// invalidWait is how long to wait before the identify that answers
+	// an INVALID_SESSION (invalid.go); tests replace it.
+	invalidWait func() time.Duration
+	// gatewayTLS, if set, is the TLS configuration of a wss gateway
+	// connection (tests trust their server's certificate with it).
+	gatewayTLS *tls.Config
 
 	mu          sync.Mutex // guards the fields below
 	started     bool       // Run was called with a live context
@@ -175,17 +182,18 @@ type running struct {
 }
 
 var (
-	_ channels.Checker   = (*Adapter)(nil)
-	_ channels.Adapter   = (*Adapter)(nil)
-	_ channels.Editor    = (*Adapter)(nil)
-	_ channels.Typer     = (*Adapter)(nil)
-	_ channels.Prompter  = (*Adapter)(nil)
-	_ channels.Uploader  = (*Adapter)(nil)
-	_ channels.Titler    = (*Adapter)(nil)
-	_ channels.Carder    = (*Adapter)(nil)
-	_ channels.Commander = (*Adapter)(nil)
-	_ channels.Former    = (*Adapter)(nil)
-	_ channels.Reactor   = (*Adapter)(nil)
+	_ channels.Checker     = (*Adapter)(nil)
+	_ channels.NewSessions = (*Adapter)(nil)
+	_ channels.Adapter     = (*Adapter)(nil)
+	_ channels.Editor      = (*Adapter)(nil)
+	_ channels.Typer       = (*Adapter)(nil)
+	_ channels.Prompter    = (*Adapter)(nil)
+	_ channels.Uploader    = (*Adapter)(nil)
+	_ channels.Titler      = (*Adapter)(nil)
+	_ channels.Carder      = (*Adapter)(nil)
+	_ channels.Commander   = (*Adapter)(nil)
+	_ channels.Former      = (*Adapter)(nil)
+	_ channels.Reactor     = (*Adapter)(nil)
 )
 
 // New returns an adapter for o. It does no I/O; Run connects. It returns an
@@ -227,7 +235,8 @@ func New(o Options) (*Adapter, error) {
 		resume:  &resumeURL{},
 		ready:   make(chan struct{}),
 
-		sessions: make(chan struct{}, 1),
+		sessions:    make(chan struct{}, 1),
+		invalidWait: invalidWait,
 	}
 	a.http = http.DefaultTransport.(*http.Transport).Clone()
 	a.http.DialContext = a.dialContext
@@ -244,11 +253,15 @@ func New(o Options) (*Adapter, error) {
 	s.ShouldRetryOnRateLimit = false
 	s.Client = &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	s.Dialer = &websocket.Dialer{
-		NetDialContext:   a.dialWebsocket,
-		HandshakeTimeout: 30 * time.Second,
+		NetDialContext:    a.dialWebsocket,
+		NetDialTLSContext: a.dialWebsocketTLS, // which goes through the proxy itself
+		HandshakeTimeout:  30 * time.Second,
 		Proxy: func(req *http.Request) (*url.URL, error) {
 			if err := a.resume.check(req); err != nil {
 				return nil, err
+			}
+			if req.URL.Scheme == "https" {
+				return nil, nil
 			}
 			return http.ProxyFromEnvironment(req)
 		},
@@ -446,10 +459,20 @@ func (a *Adapter) dialContext(ctx context.Context, network, addr string) (net.Co
 	return d.DialContext(ctx, network, addr)
 }
 
-// dialWebsocket opens the gateway's connection: it is cancelled when Run
-// ends, and tracked, so that Run can close it even while discordgo waits
-// on it.
+// dialWebsocket opens a ws gateway connection (dialGateway), its frames
+// watched for op 9 (invalid.go).
 func (a *Adapter) dialWebsocket(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := a.dialGateway(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return a.watched(a.runContext(), c), nil
+}
+
+// dialGateway opens the TCP connection of the gateway's websocket, once
+// its identify may be sent (identifyTurn): it is cancelled when Run ends,
+// and tracked, so that Run can close it even while discordgo waits on it.
+func (a *Adapter) dialGateway(ctx context.Context, network, addr string) (net.Conn, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(a.runContext(), cancel)
@@ -500,7 +523,6 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 			}
 			a.resume.learn(e.RawData)
 			a.identified()
-			a.newSession()
 		case "MESSAGE_REACTION_ADD", "MESSAGE_REACTION_REMOVE":
 			// Read here rather than as their typed events: the raw
 			// event has the dispatch's sequence number (reacted.id).
@@ -544,6 +566,7 @@ func (a *Adapter) onEvent(_ *discordgo.Session, ev any) {
 // onReady records who the bot is and, the first time, logs the invite URL
 // and what the adapter can do.
 func (a *Adapter) onReady(r *discordgo.Ready) {
+	a.newSession() // before the health says connected, and before the session's events
 	if r.User == nil {
 		return
 	}

@@ -32,12 +32,17 @@ type node struct {
 // demo agent, until stop (or the end of the test).
 func startNode(t *testing.T, f *fakeDiscord, dir string, rule session.AccessRule, cu session.CatchUp) *node {
 	t.Helper()
+	return startNodeWith(t, f, dir, rule, cu, sessiontest.DemoAgent(filepath.Join(dir, "demo-state"), demoAgentEnv))
+}
+
+// startNodeWith is startNode with spec as the agent.
+func startNodeWith(t *testing.T, f *fakeDiscord, dir string, rule session.AccessRule, cu session.CatchUp, spec agent.Spec) *node {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := store.Open(ctx, filepath.Join(dir, "gateway.db"), nil)
 	if err != nil {
 		t.Fatalf("store.Open: %v", err)
 	}
-	spec := sessiontest.DemoAgent(filepath.Join(dir, "demo-state"), demoAgentEnv)
 	var log *slog.Logger
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -76,6 +76,7 @@ type fakeDiscord struct {
 	// resume failures (fakeresume_test.go)
 	refuseResumes int  // RESUMEs still to answer INVALID_SESSION
 	resumeDown    bool // the resume URL refuses connections
+	gatewayDown   bool // every gateway URL refuses connections
 	invalidated   int  // RESUMEs answered INVALID_SESSION on purpose
 	replay        int  // the next RESUME replays this many dispatches the client had already
 
@@ -249,6 +250,9 @@ func (f *fakeDiscord) adapter(t testing.TB, o Options) *Adapter {
 		var d net.Dialer
 		return d.DialContext(ctx, network, addr)
 	}
+	// No real 1–5 s before the identify after an INVALID_SESSION: the
+	// wait is tested in virtual time (TestInvalidSessionWaitsAndTakesTheTurn).
+	a.invalidWait = func() time.Duration { return 0 }
 	return a
 }
 

@@ -6,10 +6,11 @@ import (
 )
 
 // resumeRefused answers a connection to the resume URL with 503 while
-// the fake's resume URL is down, and reports whether it did.
+// the fake's resume URL is down, and any connection while its gateway is
+// down, and reports whether it did.
 func (f *fakeDiscord) resumeRefused(w http.ResponseWriter, r *http.Request) bool {
 	f.mu.Lock()
-	down := f.resumeDown && strings.TrimSuffix(r.URL.Path, "/") == resumePath
+	down := f.gatewayDown || f.resumeDown && strings.TrimSuffix(r.URL.Path, "/") == resumePath
 	f.mu.Unlock()
 	if down {
 		http.Error(w, "resume gateway unavailable", http.StatusServiceUnavailable)

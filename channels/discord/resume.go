@@ -32,8 +32,9 @@ var errResumeElsewhere = errors.New("discord: resuming at the session's resume_g
 // RESUME discordgo still sends there is answered INVALID_SESSION, then
 // identify. So with this adapter the gateway resumes at
 // resume_gateway_url, and falls back to a fresh IDENTIFY; the events
-// missed meanwhile are not replayed then (the catch-up of bound threads
-// runs only when the gateway starts).
+// missed meanwhile are not replayed then: the new session is told
+// (Sessions), and the gateway reads what its threads received in the
+// gap from their history.
 type resumeURL struct {
 	mu       sync.Mutex // guards the fields below
 	url      *url.URL   // the session's resume URL; nil when none is known

@@ -11,9 +11,11 @@ import (
 // new session (READY: the adapter's first connection, or a fresh
 // IDENTIFY after Discord refused to resume), never for a resumed one:
 // what was sent to the bot's guilds between the sessions is not sent
-// again, and a cluster edge reads it from the history of the threads it
-// serves (cluster/edge's catch-up). One value may stand for several
-// sessions.
+// again, and it is read from the history of the threads: by the router
+// in `gateway run` (session's catch-up), by a cluster edge for the
+// threads it serves (cluster/edge's catch-up). One value may stand for
+// several sessions; it is sent on READY before the health says
+// connected (channels.NewSessions).
 func (a *Adapter) Sessions() <-chan struct{} { return a.sessions }
 
 // newSession tells Sessions, without waiting.

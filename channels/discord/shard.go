@@ -32,9 +32,10 @@ import (
 // sharded or not (a restarted edge waits for its own last identify's
 // bucket too). An IDENTIFY
 // refused for the limit closes the connection, and Run retries with its
-// backoff. One path stays outside the gate: an INVALID_SESSION answering a
-// RESUME at the resume URL makes discordgo identify on that connection at
-// once.
+// backoff. An INVALID_SESSION makes discordgo identify on that
+// connection at once: the adapter holds the op 9 back until it waited 1
+// to 5 s and took the identify's turn too (invalid.go,
+// TestInvalidSessionWaitsAndTakesTheTurn).
 
 // identifyInterval is how long a bucket waits between two identifies.
 const identifyInterval = 5 * time.Second
@@ -96,10 +97,18 @@ type IdentifyGate interface {
 }
 
 // identifyTurn waits, for an adapter about to dial a connection that will
-// identify, until its bucket may identify: through the gate when there is
-// one, else, when sharded, in the process's turns.
+// identify, until its bucket may identify (takeIdentifyTurn).
 func (a *Adapter) identifyTurn(ctx context.Context) error {
-	if a.resume.known() || a.o.IdentifyGate == nil && a.o.Shard.Count <= 1 {
+	if a.resume.known() {
+		return nil // it resumes; an identify after a refusal waits in invalidSessionTurn
+	}
+	return a.takeIdentifyTurn(ctx)
+}
+
+// takeIdentifyTurn waits until the adapter's bucket may identify: through
+// the gate when there is one, else, when sharded, in the process's turns.
+func (a *Adapter) takeIdentifyTurn(ctx context.Context) error {
+	if a.o.IdentifyGate == nil && a.o.Shard.Count <= 1 {
 		return nil
 	}
 	conc := a.maxConcurrency(ctx)

@@ -35,9 +35,7 @@ type CatchUp struct {
 // a fresh IDENTIFY), and which can read it (channels.History).
 type Sessions interface {
 	channels.History
-	// Sessions receives a value each time the connection starts a new
-	// session (not once it resumed one); one value may stand for several.
-	Sessions() <-chan struct{}
+	channels.NewSessions
 	// Serves reports whether this connection gets t's live messages
 	// (Discord: t's guild is on this shard). It may block on I/O.
 	Serves(ctx context.Context, t channels.ThreadRef) bool

@@ -409,7 +409,8 @@ func (s *Store) LastSeen(ctx context.Context, t channels.ThreadRef) (channels.Me
 	return v.MessageID, ok, nil
 }
 
-// SeenSince lists the bound threads read since since, latest first.
+// SeenSince lists the threads read since since, latest first, those not
+// bound (yet) with only their ref, as store.Store.SeenSince does.
 func (s *Store) SeenSince(ctx context.Context, since time.Time) ([]store.Seen, error) {
 	since = store.NormTime(since)
 	var vs []seenMark
@@ -428,9 +429,10 @@ func (s *Store) SeenSince(ctx context.Context, since time.Time) ([]store.Seen, e
 		if err != nil {
 			return nil, fmt.Errorf("list seen threads: %w", err)
 		}
-		if ok {
-			out = append(out, store.Seen{Binding: b, MessageID: v.MessageID, At: v.At})
+		if !ok {
+			b = store.Binding{Thread: v.Thread}
 		}
+		out = append(out, store.Seen{Binding: b, MessageID: v.MessageID, At: v.At})
 	}
 	slices.SortFunc(out, func(a, b store.Seen) int {
 		return cmp.Or(b.At.Compare(a.At), threadCmp(a.Thread, b.Thread))

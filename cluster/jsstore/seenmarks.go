@@ -14,7 +14,7 @@ import (
 
 // SeenSince lists, for an edge (which keeps no store), the threads of
 // platform whose last message was handled since since, latest first, with
-// their bindings read from the cluster's bindings bucket. Unlike
+// their bindings read from the cluster's bindings bucket. As
 // Store.SeenSince it keeps a thread not bound (yet) with only its ref: a
 // worker that died between taking a thread's first message and saving its
 // session leaves it so, and the worker taking it over answers there, so

@@ -10,8 +10,10 @@
 // An edge's capabilities are known only from what it announced (wire.Caps,
 // in the edges' bucket), and they change: an edge of another release, or
 // one whose platform granted or withdrew a capability, announces again.
-// So the Adapter implements every capability interface of channels and
-// reports what the edges announced last as channels.Caps
+// So the Adapter implements every capability interface of channels (but
+// channels.NewSessions: the edges read what their connection missed
+// themselves, cluster/edge's catch-up) and reports what the edges
+// announced last as channels.Caps
 // (channels.CapsReporter; Check always, which asks the worker's own NATS
 // connection): the gateway, which finds a capability with channels.As,
 // sees one exactly where the edge's adapter has it. Open reads the
