@@ -47,3 +47,40 @@ func TestBrowserGatewayFiles(t *testing.T) {
 	p.do("reloaded", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#prompt")))
 	p.waitFor("the image again", image+`?.naturalWidth === 240 && `+link+` !== null`)
 }
+
+// TestBrowserImageLightbox (issue 29 point 3): the preview of a picture
+// the agent sent opens it whole over the page, on a desktop and on a
+// phone, where it fits the screen; Escape, or a tap, closes it.
+func TestBrowserImageLightbox(t *testing.T) {
+	ctx := browser(t)
+	a := New(Options{Listen: "127.0.0.1:0", Token: "s3cret", FilesDir: t.TempDir()})
+	serve(t, a, nil)
+	th := a.st.mustCreate("pictures")
+	img, err := a.Upload(t.Context(), ref(th.ID), channels.Upload{Name: "chart.png", Data: testPNG(t, 1600, 1000, 255)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := page{t: t, ctx: ctx}
+	open := `document.querySelector(` + msgSel(img, " .attachments button.open") + `)`
+	box := `document.getElementById("lightbox")`
+	for _, view := range []struct {
+		name string
+		vp   chromedp.Action[chromedp.Void]
+		w    int
+	}{{"desktop", desktopView, 1280}, {"phone", phoneView, 390}} {
+		p.do("open the thread on a "+view.name, view.vp, chromedp.Navigate(a.URL()+"#"+th.ID), chromedp.WaitVisible(chromedp.CSS("#prompt")))
+		p.waitFor("the preview", open+`?.querySelector("img")?.naturalWidth === 240`)
+		eval[chromedp.Void](p, open+`.click(), 0`)
+		p.waitFor("the whole picture over the page", box+`?.open && `+box+`.querySelector("img").naturalWidth === 1600`)
+		if w := eval[float64](p, box+`.querySelector("img").getBoundingClientRect().width`); w > float64(view.w) || w < float64(view.w)/2 {
+			t.Errorf("%s: the picture is %.0f px wide on a %d px screen, want it to fit and fill", view.name, w, view.w)
+		}
+		p.shot(view.name + "-lightbox")
+		p.do("Escape", chromedp.KeyEvent("\x1b"))
+		p.waitFor("the lightbox closed", `!`+box+`.open`)
+		eval[chromedp.Void](p, open+`.click(), 0`)
+		p.waitFor("open again", box+`.open`)
+		eval[chromedp.Void](p, box+`.querySelector("img").click(), 0`)
+		p.waitFor("closed by a tap", `!`+box+`.open`)
+	}
+}
