@@ -94,7 +94,9 @@ func runContract(t *testing.T, url string, n *atomic.Int64, o channeltest.Option
 				if !ok {
 					return "", fmt.Errorf("seen %q: %w", id, channels.ErrMessageGone)
 				}
-				return m.Text, nil
+				// The recorder keeps what dispatch sent; a person sees it
+				// as the platforms' adapters show it.
+				return channels.TrimLead(m.Text), nil
 			},
 			TypingShown: func(context.Context) (bool, error) { return rec.TypingShown(thread), nil },
 			SeenUpload: func(_ context.Context, h channels.Handle) (channels.Upload, error) {

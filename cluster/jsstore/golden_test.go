@@ -48,7 +48,7 @@ type goldenSet struct {
 	prompts  []store.Prompt
 	turns    []store.Turn
 	running  []store.RunningTurn
-	seen     []store.Seen // Store.SeenSince (bound threads)
+	seen     []store.Seen // Store.SeenSince (seen threads, bound or not)
 	edgeSeen []store.Seen // jsstore.SeenSince("discord")
 	choices  map[string]string
 	hold     store.BudgetHold
@@ -84,7 +84,10 @@ func goldenValues() goldenSet {
 			{Thread: gThread, SessionID: "sess-1", Started: at(20), Prompt: prompt, Attempts: 1},
 			{Thread: gThread2, SessionID: "sess-2", Started: at(21)},
 		},
-		seen: []store.Seen{{Binding: b1, MessageID: "m9", At: at(20)}},
+		seen: []store.Seen{
+			{Binding: store.Binding{Thread: channels.ThreadRef{Platform: "discord", Channel: "c/1", Thread: "unbound"}}, MessageID: "m10", At: at(25)},
+			{Binding: b1, MessageID: "m9", At: at(20)},
+		},
 		edgeSeen: []store.Seen{
 			{Binding: store.Binding{Thread: channels.ThreadRef{Platform: "discord", Channel: "c/1", Thread: "unbound"}}, MessageID: "m10", At: at(25)},
 			{Binding: b1, MessageID: "m9", At: at(20)},
@@ -151,7 +154,7 @@ func writeGolden(t *testing.T, ctx context.Context, s *jsstore.Store) {
 	for _, r := range g.running {
 		must(s.MarkTurnRunning(ctx, r))
 	}
-	must(s.MarkSeen(ctx, gThread, "m9", g.seen[0].At))
+	must(s.MarkSeen(ctx, gThread, "m9", g.seen[1].At))
 	must(s.MarkSeen(ctx, g.edgeSeen[0].Thread, "m10", g.edgeSeen[0].At))
 	for k, v := range g.choices {
 		must(s.SetChoice(ctx, gThread, k, v))
