@@ -393,11 +393,19 @@ func (l *logBuffer) Write(p []byte) (int, error) {
 // waitFor waits until the log contains sub.
 func (l *logBuffer) waitFor(t *testing.T, ctx context.Context, sub string) {
 	t.Helper()
+	l.waitForAny(t, ctx, sub)
+}
+
+// waitForAny waits until the log contains one of subs, and returns it.
+func (l *logBuffer) waitForAny(t *testing.T, ctx context.Context, subs ...string) string {
+	t.Helper()
 	for {
 		l.mu.Lock()
-		if strings.Contains(l.b.String(), sub) {
-			l.mu.Unlock()
-			return
+		for _, sub := range subs {
+			if strings.Contains(l.b.String(), sub) {
+				l.mu.Unlock()
+				return sub
+			}
 		}
 		if l.changed == nil {
 			l.changed = make(chan struct{})
@@ -407,7 +415,7 @@ func (l *logBuffer) waitFor(t *testing.T, ctx context.Context, sub string) {
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			t.Fatalf("no %q in the log:\n%s", sub, l.String())
+			t.Fatalf("none of %q in the log:\n%s", subs, l.String())
 		}
 	}
 }

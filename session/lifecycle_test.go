@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/store"
 )
@@ -385,5 +387,61 @@ func TestResumeByLoadWithoutResume(t *testing.T) {
 	log := eventLog(t, dir, b1.SessionID)
 	if !strings.Contains(log, `"method":"session/load"`) || strings.Contains(log, `"method":"session/resume"`) {
 		t.Errorf("want the session loaded with session/load (no session/resume advertised); event log:\n%s", log)
+	}
+}
+
+// slowClose is an event log whose Close waits for release: the last
+// frames of a process being stopped are still being written.
+type slowClose struct {
+	session.FrameLog
+	release <-chan struct{}
+}
+
+func (s slowClose) Close() error {
+	<-s.release
+	return s.FrameLog.Close()
+}
+
+// TestIdleAgentResumedWhileItsLogCloses (issue 30 point 13, the cause of
+// TestIdleAgentIsReapedAndResumed's failure under load): a reaped agent's
+// event log is closed once its process is gone, on a goroutine of its
+// own; a message that starts the session's next process before that
+// close is done waits for it, instead of finding the log locked and
+// losing the new process's frames ("cannot open the event log").
+func TestIdleAgentResumedWhileItsLogCloses(t *testing.T) {
+	logs := t.TempDir()
+	release := make(chan struct{})
+	var opened atomic.Int32
+	open := func(id string) (session.FrameLog, error) {
+		w, err := eventlog.Open(filepath.Join(logs, "events"), id, eventlog.Config{})
+		if err != nil {
+			return nil, err
+		}
+		if opened.Add(1) == 1 {
+			return slowClose{FrameLog: w, release: release}, nil
+		}
+		return w, nil
+	}
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, frameLog: open, limits: session.Limits{IdleTimeout: 100 * time.Millisecond}})
+	th := e.rec.Thread("idle")
+	e.say(th, ann, "echo one")
+	e.waitEnd(th)
+	e.waitAgent(th, "stopped") // reaped; its log's Close waits for release
+	e.say(th, ann, "echo two")
+	const waits, locked = "waiting for the session's last event log to close", "cannot open the event log"
+	if got := e.logs.waitForAny(t, e.ctx(), waits, locked); got != waits {
+		close(release)
+		t.Fatalf("the second process's log: %q, want it to wait for the first's", got)
+	}
+	close(release)
+	e.waitEnd(th)
+	b, _, _ := e.st.Binding(e.ctx(), th)
+	e.close()
+	log := eventLog(t, logs, b.SessionID)
+	if strings.Count(log, `"method":"initialize"`) != 2 || !strings.Contains(log, `"method":"session/resume"`) {
+		t.Errorf("want both processes in the event log, the second resuming; event log:\n%s", log)
+	}
+	if strings.Contains(e.logs.String(), "cannot open the event log") {
+		t.Errorf("the second process's log could not be opened:\n%s", e.logs.String())
 	}
 }

@@ -160,6 +160,12 @@ func (t *thread) tellInterrupted() {
 // agent may write its last frames while it stops.
 func (t *thread) dropProcess() FrameLog {
 	w := t.evlog
+	if t.sess != nil && t.proc != nil {
+		// Closed once the process is gone (closeLogAfterExit, which
+		// every caller runs then): the session's next process waits
+		// for it (closingLogs).
+		w = t.r.closingLogs.closing(t.sess.ID, w)
+	}
 	t.evlog = nil
 	t.proc, t.sess = nil, nil
 	if t.slot {

@@ -161,7 +161,7 @@ func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, m
 			return nil, err
 		}
 		res.sess = sess
-		res.evlog = t.attachLog(proc, sess.ID)
+		res.evlog = t.attachLog(ctx, proc, sess.ID)
 		now := time.Now()
 		nb := store.Binding{Thread: t.ref, Agent: spec.Name, SessionID: sess.ID, Cwd: cwd, Created: now, Updated: now}
 		ref, log := t.ref, t.r.log
@@ -273,7 +273,7 @@ func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Bindin
 	}
 	// Before session/load replays the history into it.
 	t.inbox.send(transcriptEv{tr: tr})
-	w := t.attachLog(proc, b.SessionID)
+	w := t.attachLog(ctx, proc, b.SessionID)
 	// session/resume where the agent has it: nothing is replayed (the
 	// thread shows its history already); else session/load, whose
 	// replay the projector does not show.
@@ -320,8 +320,14 @@ func sessionMeta(s *agent.Session) store.Meta {
 }
 
 // attachLog opens the session's event log, attaches it to the process and
-// returns it (nil when there is none).
-func (t *thread) attachLog(proc *agent.Process, sessionID string) FrameLog {
+// returns it (nil when there is none). The session's last process may
+// still be writing its own (closingLogs): the new one waits for it, its
+// frames kept by the process meanwhile.
+func (t *thread) attachLog(ctx context.Context, proc *agent.Process, sessionID string) FrameLog {
+	if t.r.closingLogs.pending(sessionID) {
+		t.r.log.Info("waiting for the session's last event log to close", "thread", t.ref, "session", sessionID)
+		t.r.closingLogs.waitClosed(ctx, sessionID)
+	}
 	w, err := t.r.openFrameLog(sessionID)
 	if err != nil {
 		t.r.log.Error("cannot open the event log", "thread", t.ref, "session", sessionID, "err", err)

@@ -120,6 +120,8 @@ type Router struct {
 	ready chan struct{}   // closed when Run started
 	wg    sync.WaitGroup  // owns every thread goroutine
 
+	closingLogs closingLogs // event logs being closed (framelog.go)
+
 	mu       sync.Mutex // guards the fields below
 	adapters map[string]channels.Adapter
 	threads  map[channels.ThreadRef]*thread
