@@ -64,9 +64,12 @@ func (l *Lane) stepText(ctx context.Context, now time.Time, it *item, closed boo
 // to a new message at the channel's limit.
 func (l *Lane) stepDraft(ctx context.Context, now time.Time, it *item, rest string, closed bool) (time.Time, bool) {
 	if l.seg.msg.Known() && !l.seg.shows(rest) {
-		// The draft shows less than there is, and nothing changes on the
-		// platform before its next edit is due: the text is cut only
-		// then, not again at every step of a stream in between.
+		// The draft shows less than there is, and it cannot show more
+		// before its next edit is due: the text is cut only then, not
+		// again at every step of a stream in between. (A draft that
+		// already shows its whole first part, the text having grown past
+		// the limit right after it, is finished then too, at most
+		// MinEditInterval later than a cut at once would have.)
 		if due := l.lastEdit[l.seg.msg.ID].Add(l.limits.MinEditInterval); now.Before(due) {
 			return due, false
 		}
