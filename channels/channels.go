@@ -261,7 +261,10 @@ type Limits struct {
 	// MaxMessageChars is the longest message text in code points; 0 means
 	// no limit.
 	MaxMessageChars int
-	// MaxLines is a soft limit of lines per message; 0 means none.
+	// MaxLines is a soft limit of lines per message, for a platform that
+	// collapses a message past some lines; 0 means none. None of the
+	// adapters sets it: Discord, Slack and the web chat show a message
+	// whole however many lines it has.
 	MaxLines int
 	// MinEditInterval is the shortest time between two edits of the same
 	// message; 0 means dispatch's default (1 s).

@@ -178,7 +178,7 @@ func hostileChoice(junk int) channels.Choice {
 // The platforms' limits as their adapters report them (see the adapters'
 // Limits methods).
 var (
-	discordLimits = channels.Limits{MaxMessageChars: 2000, MaxLines: 20, MaxAttachmentBytes: 8 << 20}
+	discordLimits = channels.Limits{MaxMessageChars: 2000, MaxAttachmentBytes: 8 << 20}
 	slackLimits   = channels.Limits{MaxMessageChars: 3500, MinPostInterval: time.Second}
 	webLimits     = channels.Limits{}
 )

@@ -21,6 +21,11 @@ type segment struct {
 	open string
 }
 
+// shows reports whether the draft message shows exactly open+rest.
+func (s *segment) shows(rest string) bool {
+	return len(s.shown) == len(s.open)+len(rest) && strings.HasPrefix(s.shown, s.open) && s.shown[len(s.open):] == rest
+}
+
 // blockChars is the size at which block mode releases text even without a
 // paragraph break, when the channel has no length limit.
 const blockChars = 4000
@@ -58,18 +63,28 @@ func (l *Lane) stepText(ctx context.Context, now time.Time, it *item, closed boo
 // stepDraft streams text into one message edited in place, rolling over
 // to a new message at the channel's limit.
 func (l *Lane) stepDraft(ctx context.Context, now time.Time, it *item, rest string, closed bool) (time.Time, bool) {
-	parts := l.splitText(l.seg.open + rest)
-	p := parts[0]
-	final := closed || len(parts) > 1
+	if l.seg.msg.Known() && !l.seg.shows(rest) {
+		// The draft shows less than there is, and it cannot show more
+		// before its next edit is due: the text is cut only then, not
+		// again at every step of a stream in between. (A draft that
+		// already shows its whole first part, the text having grown past
+		// the limit right after it, is finished then too, at most
+		// MinEditInterval later than a cut at once would have.)
+		if due := l.lastEdit[l.seg.msg.ID].Add(l.limits.MinEditInterval); now.Before(due) {
+			return due, false
+		}
+	}
+	// Only the first part matters here (the rest goes in later messages):
+	// cutting it costs one message's window however long the text grew
+	// while no edit was due.
+	p, more, nextOpen := split.First(l.seg.open+rest, l.split)
+	final := closed || more
 	text := p.Text()
 	// finish records that p is complete: the rest of the text continues
 	// in a new message, reopening a code fence p had to close.
 	finish := func() {
 		l.seg.sent += max(len(p.Body)-len(l.seg.open), 0)
-		l.seg.open = ""
-		if len(parts) > 1 {
-			l.seg.open = parts[1].Open
-		}
+		l.seg.open = nextOpen
 		l.seg.msg, l.seg.shown = channels.Handle{}, ""
 	}
 	if final && isBlank(p.Body) {
@@ -145,10 +160,10 @@ func (l *Lane) stepBlocks(ctx context.Context, now time.Time, it *item, rest str
 	if lim.MaxChars == 0 || lim.MaxChars > blockChars {
 		lim.MaxChars = blockChars
 	}
-	parts := split.Split(rest, lim)
+	first, more, _ := split.First(rest, lim)
 	switch {
-	case closed || len(parts) > 1:
-		n = len(parts[0].Body)
+	case closed || more:
+		n = len(first.Body)
 	default:
 		n = lastParagraphBreak(rest)
 		if n == 0 && !it.heldSince.IsZero() && !now.Before(it.heldSince.Add(MaxHold)) {
@@ -161,7 +176,7 @@ func (l *Lane) stepBlocks(ctx context.Context, now time.Time, it *item, rest str
 		}
 		return it.heldSince.Add(MaxHold), false
 	}
-	chunk := split.Split(rest[:n], l.split)[0]
+	chunk, _, _ := split.First(rest[:n], l.split)
 	if isBlank(chunk.Body) {
 		l.seg.sent += len(chunk.Body)
 		return time.Time{}, true

@@ -21,7 +21,7 @@ func TestPermissionPromptHidesNothingOnAnyPlatform(t *testing.T) {
 		name   string
 		limits channels.Limits
 	}{
-		{"discord", channels.Limits{MaxMessageChars: 2000, MaxLines: 30, MaxAttachmentBytes: 8 << 20}},
+		{"discord", channels.Limits{MaxMessageChars: 2000, MaxAttachmentBytes: 8 << 20}},
 		{"slack", channels.Limits{MaxMessageChars: 3500, MinPostInterval: time.Second}},
 		{"web", channels.Limits{}},
 	}

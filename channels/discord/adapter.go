@@ -60,10 +60,6 @@ func InviteURL(clientID string) string {
 const (
 	// maxMessageChars is Discord's limit of a message's content.
 	maxMessageChars = 2000
-	// maxLines is a soft limit: a 2,000-character reply of short lines (a
-	// code listing) is cut after 30 lines, about a laptop screen, so a
-	// message never pushes the conversation out of view.
-	maxLines = 30
 	// minEditInterval: Discord allows about five edits per five seconds
 	// in a channel; one per message and second leaves room for several
 	// messages updated at once.

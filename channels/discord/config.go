@@ -84,10 +84,16 @@ func checkURL(key, s string) error {
 }
 
 // Limits returns Discord's limits, which every Adapter reports.
+//
+// There is no limit of lines (MaxLines): Discord's clients (desktop, web,
+// iOS, Android) show a message's content whole, however many lines it
+// has, and collapse none of it, so a line limit would only cut an answer
+// into more messages than its 2,000 characters need (a 125-line answer of
+// 4,495 characters took 5 messages at 30 lines a message, not 3) and cut
+// code blocks that fit one message.
 func Limits() channels.Limits {
 	return channels.Limits{
 		MaxMessageChars: maxMessageChars,
-		MaxLines:        maxLines,
 		MinEditInterval: minEditInterval,
 		TypingInterval:  typingInterval,
 		// A bot's typing indicator disappears when it posts.

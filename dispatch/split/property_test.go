@@ -55,6 +55,20 @@ func checkSplit(t *testing.T, in string, lim Limits) {
 	if len(parts) == 1 && parts[0] != (Part{Body: in}) {
 		t.Errorf("Split(%q, %+v) = %q, want one part with the input as Body", in, lim, parts)
 	}
+	// Fits counts no further than the limits, and means what it says.
+	wantFits := (lim.MaxChars <= 0 || utf8.RuneCountInString(in) <= lim.MaxChars) && (lim.MaxLines <= 0 || countLines(in) <= lim.MaxLines)
+	if Fits(in, lim) != wantFits {
+		t.Errorf("Fits(%q, %+v) = %v with %d code points and %d lines", in, lim, !wantFits, utf8.RuneCountInString(in), countLines(in))
+	}
+	// First is Split's first part, without the rest.
+	first, more, open := First(in, lim)
+	want, wantOpen := parts[0], ""
+	if len(parts) > 1 {
+		wantOpen = parts[1].Open
+	}
+	if first != want || more != (len(parts) > 1) || open != wantOpen {
+		t.Errorf("First(%q, %+v) = %q, %v, %q; Split gives %q, %d parts, next Open %q", in, lim, first, more, open, want, len(parts), wantOpen)
+	}
 
 	var concat strings.Builder
 	for _, p := range parts {

@@ -97,13 +97,34 @@ func (p Part) Text() string {
 }
 
 // Fits reports whether s fits lim without splitting: at most MaxChars code
-// points and at most MaxLines lines.
+// points and at most MaxLines lines. Its cost is bounded by the limits, not
+// by the length of s: code points are not counted in a text of more than
+// four bytes per code point MaxChars allows, and lines only up to
+// MaxLines+1.
 func Fits(s string, lim Limits) bool {
-	if lim.MaxChars > 0 && len(s) > lim.MaxChars && utf8.RuneCountInString(s) > lim.MaxChars {
+	if lim.MaxChars > 0 && len(s) > lim.MaxChars && (len(s) > utf8.UTFMax*lim.MaxChars || utf8.RuneCountInString(s) > lim.MaxChars) {
 		return false
 	}
-	if lim.MaxLines > 0 && countLines(s) > lim.MaxLines {
+	if lim.MaxLines > 0 && !fewerLines(s, lim.MaxLines+1) {
 		return false
+	}
+	return true
+}
+
+// fewerLines reports whether s has fewer than n lines, looking no further
+// than the n-th line.
+func fewerLines(s string, n int) bool {
+	lines := 0
+	for s != "" {
+		// A line starts here.
+		if lines++; lines >= n {
+			return false
+		}
+		k := strings.IndexByte(s, '\n')
+		if k < 0 {
+			break
+		}
+		s = s[k+1:]
 	}
 	return true
 }
@@ -115,6 +136,31 @@ func countLines(s string) int {
 		n++
 	}
 	return n
+}
+
+// First returns what Split(s, lim) returns first, without cutting the
+// rest: p is the first part, more says that a second part follows, and
+// open is that part's Open. Its cost is bounded by the limits (the window
+// of one part), not by the length of s, so a text that grows can be cut
+// again at every step.
+func First(s string, lim Limits) (p Part, more bool, open string) {
+	if s == "" {
+		return Part{}, false, ""
+	}
+	if Fits(s, lim) {
+		return Part{Body: s}, false, ""
+	}
+	sp := splitter{s: s, maxChars: max(lim.MaxChars, 0), maxLines: max(lim.MaxLines, 0)}
+	e := sp.next(cursor{})
+	p = Part{Body: s[:e.pos]}
+	if e.pos == len(s) {
+		return p, false, ""
+	}
+	if f := e.line.before; f.wrapped() {
+		p.Close = f.closing(s[e.pos-1] == '\n')
+		open = f.open
+	}
+	return p, true, open
 }
 
 // Split cuts s into parts that each fit lim: the Text of every part has at
