@@ -120,6 +120,9 @@ type message struct {
 	// Form is the form a message of kind "form" asks, until it is
 	// answered (edited).
 	Form *formView `json:"form,omitempty"`
+	// Asked marks a form's message once answered (edited into how it was
+	// answered): the page shows it as an answer, apart from notices.
+	Asked bool `json:"asked,omitempty"`
 	// Reactions are the gateway's reactions on the message, emoji.
 	Reactions []string `json:"reactions,omitempty"`
 }
@@ -519,6 +522,7 @@ func (s *store) editMessage(id, msgID, kind, key, text string) error {
 	}
 	edited.Updated = s.now()
 	edited.Options = nil
+	edited.Asked = m.Asked || m.Kind == kindForm
 	edited.Form = nil
 	edited.Edits++
 	// A new message replaces the old one: a stored message never changes,
