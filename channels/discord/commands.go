@@ -145,6 +145,8 @@ func (a *Adapter) appCommands(cmds []channels.CommandInfo) []*discordgo.Applicat
 		}
 		if c.Name == channels.AgentCommandPicker {
 			ac.Options = pickerOptions()
+		} else if c.Name == channels.CommandStop {
+			ac.Options = stopOptions()
 		} else if arg := c.Arg; arg != nil && commandName.MatchString(arg.Name) {
 			ac.Options = []*discordgo.ApplicationCommandOption{{
 				Type:         discordgo.ApplicationCommandOptionString,
@@ -157,6 +159,19 @@ func (a *Adapter) appCommands(cmds []channels.CommandInfo) []*discordgo.Applicat
 		out = append(out, ac)
 	}
 	return out
+}
+
+// stopOptions are /stop's: a choice "all", which drops the queued
+// messages too (as "stop all" typed does); without it a stop ends the
+// running turn only. Discord offers the choice in its picker, so people
+// find it; the value arrives as the command's argument.
+func stopOptions() []*discordgo.ApplicationCommandOption {
+	return []*discordgo.ApplicationCommandOption{{
+		Type:        discordgo.ApplicationCommandOptionString,
+		Name:        "what",
+		Description: "all: drop the queued messages too",
+		Choices:     []*discordgo.ApplicationCommandOptionChoice{{Name: "all: the queued messages too", Value: "all"}},
+	}}
 }
 
 // describe returns a description Discord takes: one line, 1 to 100

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpgw/gateway/abort"
 	"github.com/acpgw/gateway/channels"
 )
 
@@ -82,8 +83,21 @@ func TestSetCommands(t *testing.T) {
 	if len(m.Options) != 1 || m.Options[0].Name != "model" || m.Options[0].Type != 3 || !m.Options[0].Autocomplete || m.Options[0].Description != "model" {
 		t.Errorf("model's options = %+v, want one autocompleted string option \"model\"", m.Options)
 	}
-	if len(got[0].Options) != 0 {
-		t.Errorf("stop has options %+v, want none", got[0].Options)
+	if o := got[0].Options; len(o) != 1 || o[0].Type != 3 || o[0].Required || len(o[0].Choices) != 1 || o[0].Choices[0].Value != "all" || o[0].Autocomplete {
+		t.Errorf("stop has options %+v, want one optional choice \"all\"", o)
+	}
+}
+
+// TestSlashStopAll: /stop with its choice "all" arrives as the stop
+// command with the argument "all", which stops everything (abort's words
+// for it), queued messages too; /stop alone has no argument.
+func TestSlashStopAll(t *testing.T) {
+	f := newFake(t)
+	s := start(t, f, Options{})
+	f.slash(ann, f.thread, "stop", "what", "all", false)
+	in := s.next(t)
+	if in.Command == nil || in.Command.Name != channels.CommandStop || in.Command.Args != "all" || !abort.IsAllWord(in.Command.Args) {
+		t.Fatalf("inbound command = %+v, want stop with the argument all", in.Command)
 	}
 }
 

@@ -24,6 +24,10 @@ type fakeAppCommand struct {
 		Description  string `json:"description"`
 		Required     bool   `json:"required"`
 		Autocomplete bool   `json:"autocomplete"`
+		Choices      []struct {
+			Name  string `json:"name"`
+			Value any    `json:"value"`
+		} `json:"choices"`
 	} `json:"options"`
 }
 
@@ -63,6 +67,20 @@ func (f *fakeDiscord) putCommands(w http.ResponseWriter, app, guild string, body
 			if o.Type != 3 || !fakeCommandName.MatchString(o.Name) || o.Description == "" || utf8.RuneCountInString(o.Description) > 100 {
 				writeError(w, 400, 50035, "Invalid Form Body: option of "+c.Name)
 				return
+			}
+			// Discord: at most 25 choices, names of 1 to 100 characters,
+			// string values of at most 100, and no autocomplete beside
+			// choices.
+			if len(o.Choices) > 25 || (len(o.Choices) > 0 && o.Autocomplete) {
+				writeError(w, 400, 50035, "Invalid Form Body: choices of "+c.Name)
+				return
+			}
+			for _, ch := range o.Choices {
+				v, ok := ch.Value.(string)
+				if n := utf8.RuneCountInString(ch.Name); n < 1 || n > 100 || !ok || utf8.RuneCountInString(v) > 100 {
+					writeError(w, 400, 50035, "Invalid Form Body: a choice of "+c.Name)
+					return
+				}
 			}
 		}
 	}
