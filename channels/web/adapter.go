@@ -78,6 +78,12 @@ type Options struct {
 	// (at most every 500 ms, and once more when it returns). "" keeps
 	// everything in memory only. The file's directory must exist.
 	StateFile string
+	// MaxThreadsInMemory bounds how many threads keep their messages in
+	// memory (0: 200). With StateFile, the least recently active of the
+	// others are kept in files beside it (a directory named after it,
+	// web-chat.threads/) and read back when used; without, they are
+	// forgotten. A thread whose turn runs stays in memory.
+	MaxThreadsInMemory int
 	// FilesDir, if set, is the directory that keeps the files the
 	// gateway puts into threads (Upload), one file per upload; it is
 	// made (mode 0700) at the first upload. "" keeps them in memory
@@ -158,6 +164,9 @@ func New(o Options) *Adapter {
 		heartbeat: heartbeatInterval,
 		bodyWait:  bodyReadWait,
 		ready:     make(chan struct{}),
+	}
+	if o.MaxThreadsInMemory > 0 {
+		a.st.maxInMemory = o.MaxThreadsInMemory
 	}
 	if o.Shared != nil {
 		a.st.shared = o.Shared

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -177,15 +176,8 @@ func (s *server) createThread(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := s.a.st.createThread(req.Title)
-	s.a.removeGone() // of threads forgotten to make room
+	s.a.removeGone() // of a thread forgotten to make room (no state file)
 	if err != nil {
-		var full *fullError
-		if errors.As(err, &full) {
-			retry := max(full.retry, time.Minute)
-			w.Header().Set("Retry-After", strconv.Itoa(int(retry.Seconds())))
-			writeError(w, http.StatusTooManyRequests, err.Error())
-			return
-		}
 		writeStateError(w, err)
 		return
 	}

@@ -252,12 +252,14 @@ func TestOutboundInAPIAndEvents(t *testing.T) {
 
 	// A new thread shows up in the list of every stream.
 	other := c.newThread(ctx, t)
-	// Typing changes also send the thread list (it shows who is busy).
-	for len(list.Threads) < 2 {
-		json.Unmarshal([]byte(s.next(t, "threads").data), &list)
-	}
-	if len(list.Threads) != 2 || list.Threads[0].ID != other {
-		t.Errorf("threads event after a new thread = %+v, want it first of two", list)
+	// Typing changes also send their thread's entry (it shows who is
+	// busy): the new one comes as a "thread" event of its own.
+	for {
+		var one threadInfo
+		json.Unmarshal([]byte(s.next(t, "thread").data), &one)
+		if one.ID == other {
+			break
+		}
 	}
 
 	// A stream's reconnect starts with the whole state.
@@ -272,17 +274,57 @@ func TestOutboundInAPIAndEvents(t *testing.T) {
 	}
 }
 
+// The list streams carry deltas: a change in one thread sends one small
+// "thread" event with that thread's entry alone, however many threads
+// there are; a deleted thread one "threadRemoved" naming it.
 func TestListEvents(t *testing.T) {
 	a := New(Options{Listen: "127.0.0.1:0"})
 	serve(t, a, nil)
 	c := newClient(t, a)
+	ctx := t.Context()
+	var ids []string
+	for i := range 20 {
+		ids = append(ids, c.newThread(ctx, t))
+		c.do(ctx, t, "PATCH", "/api/threads/"+ids[i], map[string]string{"title": strings.Repeat("a long title ", 6)})
+	}
 	s := c.openStream(t, "/api/events")
-	s.next(t, "threads")
-	id := c.newThread(t.Context(), t)
 	var list threadsBody
 	json.Unmarshal([]byte(s.next(t, "threads").data), &list)
-	if len(list.Threads) != 1 || list.Threads[0].ID != id {
-		t.Errorf("threads event = %+v, want the new thread", list)
+	if len(list.Threads) != 20 {
+		t.Fatalf("first threads event has %d threads, want 20", len(list.Threads))
+	}
+	id := c.newThread(ctx, t)
+	ev := s.next(t, "thread")
+	var one threadInfo
+	if err := json.Unmarshal([]byte(ev.data), &one); err != nil {
+		t.Fatal(err)
+	}
+	if one.ID != id || one.Activity <= list.Threads[0].Activity {
+		t.Errorf("thread event after a new thread = %+v, want it, above %d", one, list.Threads[0].Activity)
+	}
+	if len(ev.data) > 300 {
+		t.Errorf("thread event is %d bytes, want one entry (under 300): %s", len(ev.data), ev.data)
+	}
+	// A message in an older thread moves it up: its entry alone.
+	if _, err := a.Post(ctx, ref(ids[3]), channels.Message{Kind: channels.KindText, Text: "done"}); err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal([]byte(s.next(t, "thread").data), &one)
+	if one.ID != ids[3] || one.Title != list.Threads[len(list.Threads)-4].Title {
+		t.Errorf("thread event after a message = %+v, want %s", one, ids[3])
+	}
+	if r := c.do(ctx, t, "DELETE", "/api/threads/"+ids[5], nil); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE = %d", r.status)
+	}
+	if got, want := s.next(t, "threadRemoved").data, `{"id":"`+ids[5]+`"}`; got != want {
+		t.Errorf("threadRemoved = %s, want %s", got, want)
+	}
+	select {
+	case ev := <-s.events:
+		if ev.name == "threads" {
+			t.Errorf("a whole list was sent after the first: %.200s", ev.data)
+		}
+	default:
 	}
 }
 

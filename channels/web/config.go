@@ -36,10 +36,17 @@ type Config struct {
 	// web:local and can prompt the agents. False (the default), the
 	// gateway makes a token instead.
 	Open bool `koanf:"open"`
+	// MaxThreadsInMemory is how many threads keep their messages in
+	// memory (default 200); the others are kept on disk beside the
+	// state file and read back when used. It bounds memory, not the
+	// number of threads: a new thread is never refused.
+	MaxThreadsInMemory int `koanf:"maxThreadsInMemory"`
 }
 
 // DefaultConfig returns the section's defaults.
-func DefaultConfig() Config { return Config{Listen: DefaultListen} }
+func DefaultConfig() Config {
+	return Config{Listen: DefaultListen, MaxThreadsInMemory: defaultMaxThreadsInMemory}
+}
 
 // Info says what the configuration calls the web chat's places: it has
 // neither spaces, nor groups, nor channels to override.
@@ -92,6 +99,9 @@ func (c Config) Validate(path string, on bool) []error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, c.checkUsers(path)...)
+	if c.MaxThreadsInMemory < 1 {
+		errs = append(errs, configErrorf(path+".maxThreadsInMemory", "must be at least 1, got %d", c.MaxThreadsInMemory))
+	}
 	if c.Open && (c.Token != "" || len(c.Users) > 0) {
 		errs = append(errs, configErrorf(path+".open", "true serves the chat without a token, but %s.token or %s.users is set: remove open, or the tokens", path, path))
 	}

@@ -13,9 +13,11 @@
 // role (user, assistant or system), an author, a kind (the replay kinds:
 // text tool status notice plan thought permission; people write text), its
 // current text, how often it was edited, and, for an unanswered prompt,
-// its options. At most 100 threads are kept: a new one forgets the least
-// recently active thread that is not in use (running, or active in the
-// last hour), and is refused (429) when all are. A thread keeps 1000
+// its options. There is no bound on the number of threads, and a new one
+// is never refused: Options.MaxThreadsInMemory (channels.web.maxThreadsInMemory,
+// 200) bounds how many keep their messages in memory; with a state file the
+// least recently active others are kept on disk beside it and read back when
+// used (cold.go), without one they are forgotten. A thread keeps 1000
 // messages (the oldest go first and can no longer be edited). A person's message is at most 64 KiB, a
 // request body at most 1 MiB. The agent's own text is not truncated.
 //

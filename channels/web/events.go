@@ -87,6 +87,12 @@ func streamEvents(ctx context.Context, stop <-chan struct{}, w io.Writer, flush 
 			if err := writeEvent(w, ev); err != nil {
 				return err
 			}
+		case <-sub.listed:
+			for _, ev := range sub.takeList() {
+				if err := writeEvent(w, ev); err != nil {
+					return err
+				}
+			}
 		case <-sub.gone:
 			return fmt.Errorf("event stream dropped: the client fell behind or the thread was forgotten")
 		case <-tick.C:

@@ -5,7 +5,6 @@ import (
 	"os"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/acpgw/gateway/channels"
 )
@@ -79,9 +78,7 @@ func TestForgottenThreadLeavesNoFiles(t *testing.T) {
 	old := c.newThread(ctx, t)
 	uploadTo(t, a, old, "old.txt")
 	a.st.mu.Lock()
-	a.st.maxThreads = 1
-	later := time.Now().Add(2 * keepFor)
-	a.st.now = func() time.Time { return later }
+	a.st.maxInMemory = 1 // without a state file, past the bound is forgotten
 	a.st.mu.Unlock()
 	c.newThread(ctx, t)
 	if a.st.hasThread(old) {

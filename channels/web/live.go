@@ -1,6 +1,10 @@
 package web
 
-import "sync"
+import (
+	"maps"
+	"slices"
+	"sync"
+)
 
 // The live events: what the store sends its subscribers (the page's event
 // streams) when the state changes, and how a stream starts and ends.
@@ -10,7 +14,7 @@ import "sync"
 // for all, and never with the store locked: the gateway's posts and edits
 // and the people's requests wait for nothing but the change itself.
 type event struct {
-	name string // "message", "typing" or "threads"
+	name string // "message", "typing", "session", "threads", "thread" or "threadRemoved"
 	body *lazyJSON
 }
 
@@ -42,12 +46,52 @@ func (e event) data() []byte {
 // subscriber is one live event stream. Its channel is buffered; a
 // subscriber that falls behind is dropped: gone is closed and the stream
 // ends, so that the browser reconnects and receives the current state.
+//
+// The changes of the thread list do not queue in ch: they are states (a
+// thread's entry as it is now), so they wait in list, one per thread,
+// the latest replacing the one not yet sent, and listed wakes the
+// stream. However many threads change while a stream writes, it sends
+// each one's latest entry once and never falls behind on the list.
 type subscriber struct {
-	ch   chan event
-	gone chan struct{}
+	ch     chan event
+	gone   chan struct{}
+	listed chan struct{} // buffered 1: list has changes
+
+	listMu sync.Mutex       // guards list
+	list   map[string]event // "thread" or "threadRemoved", by thread id
+
 	// The fields below are guarded by store.mu.
 	thread  string // "" for the thread-list stream
 	dropped bool
+}
+
+// queueList keeps ev as the change of thread id to send, over one not
+// sent yet, and wakes the stream. It never blocks.
+func (sub *subscriber) queueList(id string, ev event) {
+	sub.listMu.Lock()
+	if sub.list == nil {
+		sub.list = make(map[string]event)
+	}
+	sub.list[id] = ev
+	sub.listMu.Unlock()
+	select {
+	case sub.listed <- struct{}{}:
+	default:
+	}
+}
+
+// takeList returns the thread-list changes to send, in thread id order,
+// and forgets them.
+func (sub *subscriber) takeList() []event {
+	sub.listMu.Lock()
+	list := sub.list
+	sub.list = nil
+	sub.listMu.Unlock()
+	out := make([]event, 0, len(list))
+	for _, id := range slices.Sorted(maps.Keys(list)) {
+		out = append(out, list[id])
+	}
+	return out
 }
 
 // subscribe starts a stream of the events of thread id ("" for the thread
@@ -57,16 +101,17 @@ type subscriber struct {
 func (s *store) subscribe(id string) (*subscriber, snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sub := &subscriber{ch: make(chan event, subscriberBuffer), gone: make(chan struct{}), thread: id}
-	snap := snapshot{threads: s.threadListLocked()}
+	sub := &subscriber{ch: make(chan event, subscriberBuffer), gone: make(chan struct{}), listed: make(chan struct{}, 1), thread: id}
 	if id == "" {
 		s.global[sub] = struct{}{}
-		return sub, snap, nil
+		return sub, snapshot{threads: s.threadListLocked()}, nil
 	}
-	t := s.threads[id]
-	if t == nil {
-		return nil, snapshot{}, errNoThread
+	t, err := s.threadLocked(id)
+	if err != nil {
+		return nil, snapshot{}, err
 	}
+	snap := snapshot{threads: s.threadListLocked()}
+	s.global[sub] = struct{}{}
 	t.subs[sub] = struct{}{}
 	snap.messages, snap.typing, snap.session = t.copyLocked(), t.typing, t.session
 	return sub, snap, nil
@@ -86,9 +131,8 @@ func (s *store) dropLocked(sub *subscriber) {
 	}
 	sub.dropped = true
 	close(sub.gone)
-	if sub.thread == "" {
-		delete(s.global, sub)
-	} else if t := s.threads[sub.thread]; t != nil {
+	delete(s.global, sub)
+	if t := s.threads[sub.thread]; t != nil {
 		delete(t.subs, sub)
 	}
 }
@@ -104,15 +148,28 @@ func (s *store) publishLocked(t *thread, ev event) {
 	}
 }
 
-// publishThreadsLocked sends the thread list to every subscriber.
-func (s *store) publishThreadsLocked() {
-	ev := newEvent("threads", threadsBody{Threads: s.threadListLocked()}, s.encode)
+// publishThreadLocked sends t's entry of the thread list, as a "thread"
+// event, to every subscriber: the one thread that changed, encoded once
+// for all of them.
+func (s *store) publishThreadLocked(t *thread) {
+	s.publishListLocked(t.id, newEvent("thread", t.info(), s.encode))
+}
+
+// publishRemovedLocked tells every subscriber that thread id is no longer
+// in the list.
+func (s *store) publishRemovedLocked(id string) {
+	s.publishListLocked(id, newEvent("threadRemoved", removedBody{ID: id}, s.encode))
+}
+
+func (s *store) publishListLocked(id string, ev event) {
 	for sub := range s.global {
-		s.sendLocked(sub, ev)
+		sub.queueList(id, ev)
 	}
-	for _, t := range s.threads {
-		s.publishLocked(t, ev)
-	}
+}
+
+// removedBody is the JSON of "threadRemoved" events.
+type removedBody struct {
+	ID string `json:"id"`
 }
 
 func (s *store) sendLocked(sub *subscriber, ev event) {

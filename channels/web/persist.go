@@ -19,7 +19,11 @@ import (
 // writes and reads. A file of a newer version is refused (and left alone);
 // a change that a reader of an older version would misread needs a new
 // version.
-const stateVersion = 1
+//
+// Version 2 added cold threads (cold.go): their entry says "cold" and
+// holds no messages, which a reader of version 1 would take for a thread
+// without messages.
+const stateVersion = 2
 
 // Pacing of the state file.
 const (
@@ -32,11 +36,14 @@ const (
 
 // stateFile is the JSON of the state file:
 //
-//	{"version": 1, "threads": [thread, …]}
+//	{"version": 2, "threads": [thread, …]}
 //
 // Threads are listed newest first, each as
 //
-//	{"id", "title", "created", "order", "activity", "agent", "session", "messages": [message, …]}
+//	{"id", "title", "created", "order", "activity", "active", "agent", "session", "messages": [message, …]}
+//
+// or, for a cold thread, with "cold": true and no messages: they are in
+// the thread's own file (coldFile) in the directory coldDirFor names;
 //
 // where order and activity are counters giving the creation order (the list
 // order) and the order of the last activity (the least recently active
@@ -53,13 +60,16 @@ type stateFile struct {
 // savedThread is one thread of the state file. Messages holds the encoded
 // message list, so that the encoding of an unchanged thread is reused.
 type savedThread struct {
-	ID       string          `json:"id"`
-	Title    string          `json:"title"`
-	Created  time.Time       `json:"created"`
-	Order    uint64          `json:"order"`
-	Activity uint64          `json:"activity"`
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Created  time.Time `json:"created"`
+	Order    uint64    `json:"order"`
+	Activity uint64    `json:"activity"`
+	// Active is the time of the last activity (since version 2).
+	Active   time.Time       `json:"active,omitzero"`
 	Agent    string          `json:"agent,omitempty"`
 	Session  *sessionView    `json:"session,omitempty"`
+	Cold     bool            `json:"cold,omitempty"`
 	Messages json.RawMessage `json:"messages,omitempty"`
 }
 
@@ -72,7 +82,7 @@ func (e *newerVersionError) Error() string {
 
 // decodeState reads a state file. It returns a *newerVersionError for a
 // file of a newer version, and another error when the file is not a valid
-// state file of version 1: not JSON, no version, an invalid or repeated
+// state file of version 1 or 2: not JSON, no version, an invalid or repeated
 // thread or message id, an unknown role, a missing kind, a negative edit
 // count, or a prompt option without an id or with a repeated one. It does
 // not apply the memory bounds (store.restore does).
@@ -113,16 +123,23 @@ func decodeState(data []byte) ([]*thread, error) {
 			}
 		}
 		t := &thread{
-			id:      st.ID,
-			title:   titleFrom(st.Title),
-			agent:   st.Agent,
-			session: st.Session,
-			created: st.Created,
-			seq:     st.Order,
-			active:  st.Activity,
-			msgs:    make([]*message, 0, len(msgs)),
-			byID:    make(map[string]*message, len(msgs)),
-			subs:    make(map[*subscriber]struct{}),
+			id:       st.ID,
+			title:    titleFrom(st.Title),
+			agent:    st.Agent,
+			session:  st.Session,
+			created:  st.Created,
+			seq:      st.Order,
+			active:   st.Activity,
+			activeAt: st.Active,
+			msgs:     make([]*message, 0, len(msgs)),
+			byID:     make(map[string]*message, len(msgs)),
+			subs:     make(map[*subscriber]struct{}),
+		}
+		if st.Cold {
+			if len(msgs) > 0 {
+				return nil, fmt.Errorf("thread %s: cold, with messages", st.ID)
+			}
+			t.cold, t.onDisk, t.msgs, t.byID = true, true, nil, nil
 		}
 		for j := range msgs {
 			m := &msgs[j]
@@ -192,7 +209,8 @@ func validID(s string) bool {
 	return true
 }
 
-// persister keeps the store in the state file: it loads it once, and
+// persister keeps the store in the state file (and the cold threads'
+// files beside it, cold.go): it loads it once, and
 // saves after changes, debounced, from a goroutine that Adapter.Run owns.
 // The store only pokes it, so no change waits for the disk.
 type persister struct {
@@ -297,6 +315,17 @@ func (p *persister) changed() {
 // run, so that a file it could not read (unreadable, or of a newer
 // version) is not overwritten.
 func (p *persister) load() bool {
+	// Threads past the memory bound go cold, to disk, from now on;
+	// unless saving stays off.
+	p.st.coldDir = coldDirFor(p.path)
+	ok := p.read()
+	if !ok {
+		p.st.coldDir = ""
+	}
+	return ok
+}
+
+func (p *persister) read() bool {
 	data, err := os.ReadFile(p.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -323,9 +352,9 @@ func (p *persister) load() bool {
 		p.log.Error("web chat: the state file is corrupt; moved it aside and starting with no threads", "path", p.path, "movedTo", aside, "err", err)
 		return true
 	}
-	lostThreads, lostMsgs := p.st.restore(ts)
-	p.log.Info("web chat: restored threads from the state file", "path", p.path, "threads", len(ts)-lostThreads,
-		"overBoundsThreads", lostThreads, "overBoundsMessages", lostMsgs)
+	cold, lostMsgs := p.st.restore(ts)
+	p.log.Info("web chat: restored threads from the state file", "path", p.path, "threads", len(ts),
+		"onDisk", cold, "overBoundsMessages", lostMsgs)
 	return true
 }
 
@@ -397,20 +426,32 @@ type threadSave struct {
 	msgs []*message
 }
 
+// coldDir is where the cold threads' files go.
+func (p *persister) coldDir() string { return coldDirFor(p.path) }
+
 // flush writes the state file if the store changed since the last save.
 // It blocks on disk I/O (the store is locked only to copy what changed)
 // and returns the error of writing the file; the state stays due then.
 func (p *persister) flush() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	data, rev, ok := p.encodeLocked()
+	data, rev, cold, ok := p.encodeLocked()
 	if !ok {
 		return nil
+	}
+	// The cold files first: the state file names them.
+	if err := writeCold(p.coldDir(), cold); err != nil {
+		return fmt.Errorf("web: saving a thread to disk: %w", err)
 	}
 	if err := writeFileAtomic(p.path, data); err != nil {
 		return fmt.Errorf("web: saving the chat state: %w", err)
 	}
 	p.saved = rev
+	p.st.freeCold(cold)
+	// After the state file: it no longer names them.
+	if err := removeCold(p.coldDir(), p.st.takeGoneCold()); err != nil {
+		p.log.Warn("web chat: cannot remove the file of a deleted thread", "err", err)
+	}
 	p.log.Debug("web chat: saved the threads", "path", p.path, "bytes", len(data))
 	return nil
 }
@@ -421,14 +462,18 @@ func (p *persister) flush() error {
 // the last save. The parts are joined as they are (they are JSON this
 // package encoded), so a save under streaming encodes only what changed.
 // p.mu must be held.
-func (p *persister) encodeLocked() (data []byte, rev uint64, ok bool) {
-	rev, ts, ok := p.collect()
+func (p *persister) encodeLocked() (data []byte, rev uint64, cold []coldSave, ok bool) {
+	rev, ts, cold, ok := p.collect()
 	if !ok {
-		return nil, 0, false
+		return nil, 0, nil, false
 	}
 	next := make(map[string]encodedThread, len(ts))
 	size := 64
 	for _, t := range ts {
+		if t.meta.Cold {
+			size += 256
+			continue
+		}
 		enc := p.cache[t.meta.ID]
 		if t.msgs != nil {
 			enc = encodeMessages(t.rev, t.msgs, enc)
@@ -443,29 +488,39 @@ func (p *persister) encodeLocked() (data []byte, rev uint64, ok bool) {
 			b = append(b, ',')
 		}
 		meta := mustJSON(t.meta) // without messages: omitted when nil
+		if t.meta.Cold {
+			b = append(b, meta...)
+			continue
+		}
 		b = append(b, meta[:len(meta)-1]...)
 		b = append(b, `,"messages":`...)
 		b = append(b, enc.msgs...)
 		b = append(b, '}')
 	}
 	p.cache = next
-	return append(b, "]}"...), rev, true
+	return append(b, "]}"...), rev, cold, true
 }
 
 // collect copies, with the store locked, what a save needs: the threads
 // newest first, and the message lists (pointers) of those changed since
-// their cached encoding. ok is false when nothing changed since the last save.
-func (p *persister) collect() (rev uint64, ts []threadSave, ok bool) {
+// their cached encoding, and the cold threads whose files are due. ok is
+// false when nothing changed since the last save.
+func (p *persister) collect() (rev uint64, ts []threadSave, cold []coldSave, ok bool) {
 	p.st.mu.Lock()
 	defer p.st.mu.Unlock()
 	if p.st.rev == p.saved {
-		return 0, nil, false
+		return 0, nil, nil, false
 	}
 	ts = make([]threadSave, 0, len(p.st.threads))
 	for _, t := range p.st.threads {
 		s := threadSave{
-			meta: savedThread{ID: t.id, Title: t.title, Created: t.created, Order: t.seq, Activity: t.active, Agent: t.agent, Session: t.session},
-			rev:  t.rev,
+			meta: savedThread{ID: t.id, Title: t.title, Created: t.created, Order: t.seq, Activity: t.active, Active: t.activeAt,
+				Agent: t.agent, Session: t.session, Cold: t.cold},
+			rev: t.rev,
+		}
+		if t.cold {
+			ts = append(ts, s)
+			continue
 		}
 		if c, hit := p.cache[t.id]; !hit || c.rev != t.rev {
 			// Only the pointers: encoding reads the messages unlocked.
@@ -474,7 +529,7 @@ func (p *persister) collect() (rev uint64, ts []threadSave, ok bool) {
 		ts = append(ts, s)
 	}
 	slices.SortFunc(ts, func(a, b threadSave) int { return cmp.Compare(b.meta.Order, a.meta.Order) })
-	return p.st.rev, ts, true
+	return p.st.rev, ts, p.st.collectColdLocked(), true
 }
 
 // writeFileAtomic replaces path with data: it writes a temporary file

@@ -21,6 +21,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // threadDump is what the state file keeps of a thread, and its typing flag.
@@ -191,7 +192,7 @@ func TestRestartShowsThreadsInAPI(t *testing.T) {
 		ctx := t.Context()
 		var gotThreads threadsBody
 		c.do(ctx, t, "GET", "/api/threads", nil).decode(t, &gotThreads)
-		if diff := gocmp.Diff(wantThreads, gotThreads, gocmp.AllowUnexported(threadInfo{})); diff != "" {
+		if diff := gocmp.Diff(wantThreads, gotThreads, cmpopts.IgnoreFields(threadInfo{}, "Activity")); diff != "" { // Activity: renumbered at a restart
 			t.Errorf("GET /api/threads after a restart (-want +got):\n%s", diff)
 		}
 		gotMsgs := must(c.messages(ctx, id))(t)
@@ -248,6 +249,7 @@ func TestCorruptStateFileIsMovedAside(t *testing.T) {
 		{"null", `null`},
 		{"version zero", `{"version":0,"threads":[]}`},
 		{"wrong type", `{"version":1,"threads":{}}`},
+		{"cold with messages", `{"version":2,"threads":[{"id":"a","cold":true,"messages":[{"id":"m","role":"user","kind":"text"}]}]}`},
 		{"bad thread id", `{"version":1,"threads":[{"id":"../x"}]}`},
 		{"repeated thread id", `{"version":1,"threads":[{"id":"a"},{"id":"a"}]}`},
 		{"repeated message id", `{"version":1,"threads":[{"id":"a","messages":[{"id":"m","role":"user","kind":"text"},{"id":"m","role":"user","kind":"text"}]}]}`},
@@ -289,7 +291,7 @@ func TestCorruptStateFileIsMovedAside(t *testing.T) {
 
 func TestNewerStateFileIsRefused(t *testing.T) {
 	path := statePath(t)
-	content := `{"version": 2, "threads": {"format": "of the future"}}`
+	content := `{"version": 3, "threads": {"format": "of the future"}}`
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +300,7 @@ func TestNewerStateFileIsRefused(t *testing.T) {
 	if got := a.st.threadList(); len(got) != 0 {
 		t.Errorf("threads = %v, want none", got)
 	}
-	if got := logs.String(); !strings.Contains(got, "written by a newer gateway") || !strings.Contains(got, "version=2 supported=1") {
+	if got := logs.String(); !strings.Contains(got, "written by a newer gateway") || !strings.Contains(got, "version=3 supported=2") {
 		t.Errorf("logs = %q, want an error naming the versions", got)
 	}
 	a.st.mustCreate("not saved")
@@ -332,7 +334,7 @@ func TestStateFileBounds(t *testing.T) {
 	}
 
 	small := newStore()
-	small.maxThreads, small.maxMessages = 3, 5
+	small.maxInMemory, small.maxMessages = 3, 5
 	q := newPersister(path, small, slog.New(slog.DiscardHandler))
 	if !q.load() {
 		t.Fatal("load = false, want true")
@@ -363,18 +365,45 @@ func TestStateFileBounds(t *testing.T) {
 	want := []string{
 		ids[4] + ": 4.2 4.3 4.4 4.5 4.6",
 		ids[3] + ": 3.2 3.3 3.4 3.5 3.6",
+		ids[2] + ": ",
+		ids[1] + ": ",
 		ids[0] + ": 0.3 0.4 0.5 0.6 0.7",
 	}
 	if diff := gocmp.Diff(want, got); diff != "" {
 		t.Errorf("saved threads within the bounds (-want +got):\n%s", diff)
 	}
-	// The bounds keep working after the restore: a new thread forgets the
-	// least recently active restored one, once none was used in the last
-	// hour.
-	small.now = func() time.Time { return time.Now().Add(keepFor) }
+	// The two least recently active went cold: their messages are in
+	// their own files, and out of memory.
+	for _, i := range []int{1, 2} {
+		var c coldFile
+		if err := json.Unmarshal(must(os.ReadFile(coldPath(coldDirFor(path), ids[i])))(t), &c); err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Messages) != 5 || c.Messages[4].Text != fmt.Sprint(i, ".6") {
+			t.Errorf("cold file of thread %d holds %d messages, want its newest 5", i, len(c.Messages))
+		}
+		small.mu.Lock()
+		th := small.threads[ids[i]]
+		if !th.cold || !th.onDisk || th.msgs != nil {
+			t.Errorf("thread %d: cold %v, onDisk %v, %d messages in memory; want cold, on disk and none", i, th.cold, th.onDisk, len(th.msgs))
+		}
+		small.mu.Unlock()
+	}
+	// The bounds keep working after the restore: a new thread sends the
+	// least recently active in memory to disk, and a cold one comes back
+	// with its messages when it is used.
 	small.mustCreate("new")
-	if small.hasThread(ids[3]) || !small.hasThread(ids[0]) {
-		t.Errorf("after one more thread, have %v; want %s forgotten", dump(small).Activity, ids[3])
+	if err := q.flush(); err != nil {
+		t.Fatal(err)
+	}
+	small.mu.Lock()
+	if th := small.threads[ids[3]]; th == nil || !th.cold || !th.onDisk {
+		t.Errorf("after one more thread, %s is not on disk", ids[3])
+	}
+	small.mu.Unlock()
+	ms, _, err := small.messages(ids[1])
+	if err != nil || len(ms) != 5 || ms[0].Text != "1.2" || ms[0].HTML == "" {
+		t.Errorf("messages of a cold thread = %d, %v; want its 5 newest, rendered", len(ms), err)
 	}
 }
 
@@ -563,7 +592,7 @@ func FuzzDecodeState(f *testing.F) {
 	st.addMessage(id, message{Role: roleAssistant, Author: "agent", Kind: "permission", Text: "ok?", Options: []option{{ID: "y", Label: "Yes"}}})
 	p := newPersister("", st, slog.New(slog.DiscardHandler))
 	p.mu.Lock()
-	seed, _, _ := p.encodeLocked()
+	seed, _, _, _ := p.encodeLocked()
 	p.mu.Unlock()
 	f.Add(seed)
 	f.Add([]byte(`{"version":1,"threads":[]}`))
@@ -583,7 +612,7 @@ func FuzzDecodeState(f *testing.F) {
 		first.markLocked(nil) // due to be saved
 		first.mu.Unlock()
 		p.mu.Lock()
-		again, _, _ := p.encodeLocked()
+		again, _, _, _ := p.encodeLocked()
 		p.mu.Unlock()
 		ts2, err := decodeState(again)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -208,7 +209,9 @@ func perform[T any](s *store, id string, op func(*store) (T, error)) (T, error) 
 		s.mu.Lock()
 		seen := s.applied
 		before := map[string]*thread{}
-		sc := &store{now: s.now, encode: s.encode, maxThreads: s.maxThreads, maxMessages: s.maxMessages,
+		// No thread goes cold here (the shared store keeps them all),
+		// so a copy never forgets one to make room.
+		sc := &store{now: s.now, encode: s.encode, maxInMemory: math.MaxInt, maxMessages: s.maxMessages,
 			threads: map[string]*thread{}, tick: s.tick, global: map[*subscriber]struct{}{}}
 		var revs map[string]uint64
 		if t := s.threads[id]; t != nil {
@@ -430,7 +433,7 @@ func (s *store) applyChange(c Change) error {
 				s.gone = append(s.gone, keptFiles(t)...)
 				delete(s.threads, k.thread)
 				s.markLocked(nil)
-				s.publishThreadsLocked()
+				s.publishRemovedLocked(k.thread)
 			}
 			return nil
 		}
@@ -442,7 +445,7 @@ func (s *store) applyChange(c Change) error {
 				revs: map[string]uint64{c.Key: c.Rev}}
 			s.threads[k.thread] = t
 			s.markLocked(t)
-			s.publishThreadsLocked()
+			s.publishThreadLocked(t)
 			// What came before the info, in order.
 			for _, p := range s.pending[k.thread] {
 				s.applyLocked(t, p.k, p.c, p.v)
@@ -454,7 +457,7 @@ func (s *store) applyChange(c Change) error {
 		if title := titleFrom(info.Title); t.title != title || t.agent != info.Agent {
 			t.title, t.agent = title, info.Agent
 			s.markLocked(t)
-			s.publishThreadsLocked()
+			s.publishThreadLocked(t)
 		}
 		return nil
 	}
@@ -576,7 +579,7 @@ func (s *store) applyLocked(t *thread, k parsedKey, c Change, v any) {
 		if t.typing != on {
 			t.typing = on
 			s.publishLocked(t, newEvent("typing", typingBody{Typing: on}, s.encode))
-			s.publishThreadsLocked()
+			s.publishThreadLocked(t)
 		}
 	case recSession:
 		var sv *sessionView

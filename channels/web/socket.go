@@ -127,6 +127,12 @@ func streamSocket(stop, closed <-chan struct{}, conn *websocket.Conn, sub *subsc
 			if err := send(ev); err != nil {
 				return err
 			}
+		case <-sub.listed:
+			for _, ev := range sub.takeList() {
+				if err := send(ev); err != nil {
+					return err
+				}
+			}
 		case <-tick.C:
 			if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(socketWriteWait)); err != nil {
 				return err

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -18,16 +17,8 @@ import (
 	"github.com/acpgw/gateway/channels"
 )
 
-// Memory bounds of the in-memory state.
+// Memory bounds of the in-memory state (see also defaultMaxThreadsInMemory).
 const (
-	// defaultMaxThreads is how many threads the adapter keeps; creating
-	// one more forgets the least recently active thread that is not in
-	// use (see keepFor), or is refused when every thread is.
-	defaultMaxThreads = 100
-	// keepFor is how long after its last activity a thread is never
-	// forgotten to make room; a thread with typing on (a turn running) is
-	// never forgotten either.
-	keepFor = time.Hour
 	// defaultMaxMessages is how many messages a thread keeps; the oldest
 	// are forgotten first and can no longer be edited.
 	defaultMaxMessages = 1000
@@ -58,27 +49,6 @@ var (
 	errNoThread  = errors.New("no such thread")
 	errNoMessage = errors.New("no such message")
 )
-
-// fullError is the refusal of a new thread when the store is full and
-// every thread is in use: running, or active within keepFor.
-type fullError struct {
-	max int
-	// retry is when a thread may next be forgotten: the soonest a thread
-	// that is not running falls out of keepFor; 0 when every thread is
-	// running.
-	retry time.Duration
-}
-
-func (e *fullError) Error() string {
-	when := "when a running turn ends and its thread has been idle for an hour"
-	if e.retry > 0 {
-		when = "in about " + e.retry.Round(time.Minute).String()
-		if e.retry < time.Minute {
-			when = "in a minute"
-		}
-	}
-	return fmt.Sprintf("the web chat already keeps %d threads, and each one is running or was used in the last hour, so none is forgotten to make room; continue an existing thread, or try again %s", e.max, when)
-}
 
 // option is one button of a prompt, as the API shows it.
 type option struct {
@@ -138,7 +108,10 @@ type threadInfo struct {
 	// Active is the time of the thread's last message or edit; the list
 	// is sorted by it, the most recent first.
 	Active time.Time `json:"active"`
-	active uint64    // activity order, most recent highest
+	// Activity orders the list: the thread with the highest was active
+	// last. A "thread" event carries it, so a client that applies the
+	// change keeps the list in the same order as GET /api/threads.
+	Activity uint64 `json:"activity"`
 }
 
 // thread is the state of one thread.
@@ -149,14 +122,18 @@ type thread struct {
 	created time.Time
 	seq     uint64 // store.tick at creation, for the list order
 	active  uint64 // store.tick at the last activity, for eviction
-	// activeAt is the time of the last activity: a thread active within
-	// keepFor is never forgotten to make room.
+	// activeAt is the time of the last activity (the list shows it).
 	activeAt time.Time
 	rev      uint64 // store.rev at the last change to save, for the state file
 	typing   bool
-	msgs     []*message // oldest first
-	byID     map[string]*message
-	subs     map[*subscriber]struct{}
+	// cold is true when the thread does not count against
+	// store.maxInMemory (cold.go); onDisk when its messages and tools
+	// were written to its cold file and left memory (msgs, byID and
+	// tools are then nil).
+	cold, onDisk bool
+	msgs         []*message // oldest first
+	byID         map[string]*message
+	subs         map[*subscriber]struct{}
 	// tools are the details of the thread's recent tool calls by id, for
 	// their lines; toolOrder is their arrival order (bounded by
 	// maxToolDetails).
@@ -173,7 +150,7 @@ type thread struct {
 }
 
 func (t *thread) info() threadInfo {
-	return threadInfo{ID: t.id, Title: t.title, Created: t.created, Typing: t.typing, Agent: t.agent, Active: t.activeAt, active: t.active}
+	return threadInfo{ID: t.id, Title: t.title, Created: t.created, Typing: t.typing, Agent: t.agent, Active: t.activeAt, Activity: t.active}
 }
 
 // store is the adapter's in-memory state: threads, their messages and
@@ -185,8 +162,10 @@ type store struct {
 	now func() time.Time
 	// encode encodes live events (mustJSON; tests block it to stand for
 	// slow encoding). It is called by streams, never with mu held.
-	encode      func(any) []byte
-	maxThreads  int
+	encode func(any) []byte
+	// maxInMemory is how many threads keep their messages in memory
+	// (cold.go); there is no bound on the number of threads.
+	maxInMemory int
 	maxMessages int
 	// changed, if set, is called with mu held after each change to save;
 	// it must not block or take locks.
@@ -195,8 +174,15 @@ type store struct {
 	mu      sync.Mutex // guards the fields below
 	threads map[string]*thread
 	tick    uint64
-	rev     uint64                   // count of changes to save
-	global  map[*subscriber]struct{} // subscribers of the thread list only
+	rev     uint64 // count of changes to save
+	// global are every live stream: all of them get the changes of the
+	// thread list.
+	global map[*subscriber]struct{}
+	// coldDir, when set, is where cold threads' files go (cold.go): set
+	// while a state file is saved. goneCold are the ids of threads
+	// deleted or forgotten whose cold files the saver removes.
+	coldDir  string
+	goneCold []string
 	// gone are the kept files of threads deleted or forgotten, for the
 	// adapter to remove (takeGone).
 	gone []string
@@ -220,7 +206,7 @@ func newStore() *store {
 	return &store{
 		now:         time.Now,
 		encode:      mustJSON,
-		maxThreads:  defaultMaxThreads,
+		maxInMemory: defaultMaxThreadsInMemory,
 		maxMessages: defaultMaxMessages,
 		threads:     make(map[string]*thread),
 		global:      make(map[*subscriber]struct{}),
@@ -286,14 +272,14 @@ func (s *store) setTitle(id, title string) (threadInfo, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.threads[id]
-	if t == nil {
-		return threadInfo{}, errNoThread
+	t, err := s.threadLocked(id)
+	if err != nil {
+		return threadInfo{}, err
 	}
 	if t.title != title {
 		t.title = title
 		s.markLocked(t)
-		s.publishThreadsLocked()
+		s.publishThreadLocked(t)
 	}
 	return t.info(), nil
 }
@@ -313,7 +299,7 @@ func (s *store) setAgent(id, agent string) {
 	}
 	t.agent = agent
 	s.markLocked(t)
-	s.publishThreadsLocked()
+	s.publishThreadLocked(t)
 }
 
 // isTyping reports whether a turn runs in thread id.
@@ -333,17 +319,11 @@ func (s *store) deleteThread(id string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.threads[id]
-	if t == nil {
-		return errNoThread
+	t, err := s.threadLocked(id) // its kept files are named in its messages
+	if err != nil {
+		return err
 	}
-	for sub := range t.subs {
-		s.dropLocked(sub)
-	}
-	s.gone = append(s.gone, keptFiles(t)...)
-	delete(s.threads, id)
-	s.markLocked(nil)
-	s.publishThreadsLocked()
+	s.forgetLocked(t)
 	return nil
 }
 
@@ -357,20 +337,14 @@ func (s *store) takeGone() []string {
 	return g
 }
 
-// createThread adds a thread. When the store is full it forgets the least
-// recently active thread that is not in use; when every thread is in use
-// (running, or active within keepFor) it returns a *fullError instead.
+// createThread adds a thread. It never refuses one for want of room:
+// past the memory bound another thread goes to disk (cold.go).
 func (s *store) createThread(title string) (threadInfo, error) {
 	if s.shared != nil {
 		return perform(s, "", func(sc *store) (threadInfo, error) { return sc.createThread(title) })
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for len(s.threads) >= s.maxThreads {
-		if err := s.evictLocked(); err != nil {
-			return threadInfo{}, err
-		}
-	}
 	id := newID()
 	for s.threads[id] != nil {
 		id = newID()
@@ -389,43 +363,9 @@ func (s *store) createThread(title string) (threadInfo, error) {
 	}
 	s.threads[id] = t
 	s.markLocked(t)
-	s.publishThreadsLocked()
+	s.publishThreadLocked(t)
+	s.evictLocked(t)
 	return t.info(), nil
-}
-
-// evictLocked forgets the least recently active thread that is not in
-// use, and ends its streams. A thread is in use while its typing
-// indicator is on (a turn is running) and for keepFor after its last
-// activity. When every thread is in use it forgets none and returns a
-// *fullError.
-func (s *store) evictLocked() error {
-	now := s.now()
-	var oldest *thread
-	var retry time.Duration
-	for _, t := range s.threads {
-		if t.typing {
-			continue
-		}
-		if left := t.activeAt.Add(keepFor).Sub(now); left > 0 {
-			if retry == 0 || left < retry {
-				retry = left
-			}
-			continue
-		}
-		if oldest == nil || t.active < oldest.active {
-			oldest = t
-		}
-	}
-	if oldest == nil {
-		return &fullError{max: s.maxThreads, retry: retry}
-	}
-	for sub := range oldest.subs {
-		s.dropLocked(sub)
-	}
-	s.gone = append(s.gone, keptFiles(oldest)...)
-	delete(s.threads, oldest.id)
-	s.markLocked(nil)
-	return nil
 }
 
 // threadList returns the threads, the most recently active first.
@@ -440,7 +380,7 @@ func (s *store) threadListLocked() []threadInfo {
 	for _, t := range s.threads {
 		list = append(list, t.info())
 	}
-	slices.SortFunc(list, func(a, b threadInfo) int { return cmp.Compare(b.active, a.active) })
+	slices.SortFunc(list, func(a, b threadInfo) int { return cmp.Compare(b.Activity, a.Activity) })
 	return list
 }
 
@@ -462,9 +402,9 @@ func (s *store) addMessage(id string, m message) (message, error) {
 	m.Card = cardFor(m.Kind, m.Text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.threads[id]
-	if t == nil {
-		return message{}, errNoThread
+	t, err := s.threadLocked(id)
+	if err != nil {
+		return message{}, err
 	}
 	m.ID = newID()
 	for t.byID[m.ID] != nil {
@@ -489,7 +429,7 @@ func (s *store) addMessage(id string, m message) (message, error) {
 	s.publishMessageLocked(t, stored)
 	if m.Role == roleUser && t.title == "" {
 		t.title = titleFrom(m.Text)
-		s.publishThreadsLocked()
+		s.publishThreadLocked(t)
 	}
 	return stored, nil
 }
@@ -507,9 +447,9 @@ func (s *store) editMessage(id, msgID, kind, key, text string) error {
 	card := cardFor(kind, text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.threads[id]
-	if t == nil {
-		return errNoThread
+	t, err := s.threadLocked(id)
+	if err != nil {
+		return err
 	}
 	m := t.byID[msgID]
 	if m == nil || m.Role != roleAssistant {
@@ -544,9 +484,9 @@ func (s *store) editMessage(id, msgID, kind, key, text string) error {
 func (s *store) message(id, msgID string) (message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.threads[id]
-	if t == nil {
-		return message{}, errNoThread
+	t, err := s.threadLocked(id)
+	if err != nil {
+		return message{}, err
 	}
 	m := t.byID[msgID]
 	if m == nil {
@@ -560,9 +500,9 @@ func (s *store) message(id, msgID string) (message, error) {
 func (s *store) messages(id string) ([]message, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.threads[id]
-	if t == nil {
-		return nil, false, errNoThread
+	t, err := s.threadLocked(id)
+	if err != nil {
+		return nil, false, err
 	}
 	return t.copyLocked(), t.typing, nil
 }
@@ -583,16 +523,16 @@ func (s *store) setTyping(id string, on bool) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.threads[id]
-	if t == nil {
-		return errNoThread
+	t, err := s.threadLocked(id)
+	if err != nil {
+		return err
 	}
 	if t.typing == on {
 		return nil
 	}
 	t.typing = on
 	s.publishLocked(t, newEvent("typing", typingBody{Typing: on}, s.encode))
-	s.publishThreadsLocked()
+	s.publishThreadLocked(t)
 	return nil
 }
 
@@ -613,8 +553,8 @@ func (s *store) setSession(id string, v *sessionView) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.threads[id]
-	if t == nil {
+	t, err := s.threadLocked(id)
+	if err != nil {
 		return
 	}
 	t.session = v
@@ -641,9 +581,9 @@ func (s *store) react(id, msgID, emoji string, add bool) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.threads[id]
-	if t == nil {
-		return errNoThread
+	t, err := s.threadLocked(id)
+	if err != nil {
+		return err
 	}
 	m := t.byID[msgID]
 	if m == nil {
@@ -675,7 +615,7 @@ func (s *store) touchLocked(t *thread, now time.Time) {
 	t.active = s.tick
 	t.activeAt = now
 	if moved {
-		s.publishThreadsLocked()
+		s.publishThreadLocked(t)
 	}
 }
 
@@ -692,10 +632,12 @@ func (s *store) markLocked(t *thread) {
 }
 
 // restore adds threads read from the state file to an empty store, within
-// the memory bounds: the most recently active threads and the newest
-// messages of each are kept. The creation and activity orders of the file
-// are kept, renumbered without ties. It returns how many threads and
-// messages the bounds left out; the file is then due to be rewritten.
+// the memory bounds: the most recently active threads keep their messages
+// in memory, the others go cold (cold.go; without coldDir they are left
+// out), and each keeps its newest messages. The creation and activity
+// orders of the file are kept, renumbered without ties. It returns how
+// many threads are out of memory (cold or left out) and how many messages
+// the bounds left out; the file is then due to be rewritten.
 func (s *store) restore(ts []*thread) (threads, msgs int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -706,16 +648,12 @@ func (s *store) restore(ts []*thread) (threads, msgs int) {
 	}
 	s.tick += uint64(len(ts))
 	slices.SortFunc(ts, func(a, b *thread) int { return cmp.Or(cmp.Compare(a.active, b.active), cmp.Compare(a.seq, b.seq)) })
-	if n := len(ts) - s.maxThreads; n > 0 {
-		threads = n
-		ts = ts[n:]
-	}
 	for _, t := range ts {
 		s.tick++
 		t.active = s.tick
-		// The time of the last activity is not saved: the newest
-		// message's time (or edit) stands for it.
-		t.activeAt = t.created
+		// The time of the last activity is saved since version 2; before,
+		// the newest message's time (or edit) stands for it.
+		t.activeAt = later(t.activeAt, t.created)
 		for _, m := range t.msgs {
 			if m.Time.After(t.activeAt) {
 				t.activeAt = m.Time
@@ -733,10 +671,24 @@ func (s *store) restore(ts []*thread) (threads, msgs int) {
 		}
 		s.threads[t.id] = t
 	}
-	if threads+msgs > 0 {
+	s.evictLocked(nil)
+	for _, t := range s.threads {
+		if t.cold {
+			threads++
+		}
+	}
+	threads += len(ts) - len(s.threads)
+	if msgs > 0 {
 		s.markLocked(nil)
 	}
 	return threads, msgs
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // typingBody is the JSON of "typing" events.

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/acpgw/gateway/channels"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -42,11 +40,11 @@ func (c *clock) add(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
+// Without a state file, a thread past the memory bound is forgotten: the
+// least recently active one without an open page.
 func TestStoreEvictsLeastRecentlyActiveThread(t *testing.T) {
 	st := newStore()
-	clk := &clock{now: time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)}
-	st.now = clk.get
-	st.maxThreads = 3
+	st.maxInMemory = 3
 	a, b := st.mustCreate("a"), st.mustCreate("b")
 	st.mustCreate("c")
 	if _, err := st.addMessage(a.ID, message{Role: roleUser, Kind: "text", Text: "still here"}); err != nil {
@@ -56,19 +54,18 @@ func TestStoreEvictsLeastRecentlyActiveThread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk.add(keepFor) // none was used in the last hour
 	st.mustCreate("d")
 	var got []string
 	for _, th := range st.threadList() {
 		got = append(got, th.Title)
 	}
-	if want := []string{"d", "a", "c"}; !cmp.Equal(got, want) {
-		t.Errorf("threads after eviction = %q, want %q, the most recently active first (b was the least recently active)", got, want)
+	if want := []string{"d", "a", "b"}; !cmp.Equal(got, want) {
+		t.Errorf("threads after eviction = %q, want %q, the most recently active first (c was the least recently active without a page)", got, want)
 	}
 	select {
 	case <-sub.gone:
+		t.Errorf("the stream of the kept thread ended")
 	default:
-		t.Errorf("the stream of the forgotten thread is still open")
 	}
 }
 
@@ -254,22 +251,15 @@ func TestReplierWait(t *testing.T) {
 	}
 }
 
-// The thread cap never forgets a thread in use: one whose turn is running
-// (typing on) or that was active in the last hour. When every thread is in
-// use, a new thread is refused with a message the page shows, instead of
-// forgetting one.
-func TestThreadCapKeepsThreadsInUse(t *testing.T) {
-	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
-	clk := &clock{now: t0}
+// A new thread is never refused: the memory bound never forgets (nor
+// sends to disk) a thread whose turn runs, and when every other thread
+// runs it is passed until one ends.
+func TestNewThreadNeverRefused(t *testing.T) {
 	a := New(Options{Listen: "127.0.0.1:0"})
-	a.st.now, a.st.maxThreads = clk.get, 3
+	a.st.maxInMemory = 3
 	serve(t, a, nil)
 	c := newClient(t, a)
 	ctx := t.Context()
-	running, used, idle := c.newThread(ctx, t), c.newThread(ctx, t), c.newThread(ctx, t)
-	if err := a.Typing(ctx, ref(running)); err != nil {
-		t.Fatal(err)
-	}
 	ids := func() []string {
 		var out []string
 		for _, th := range a.st.threadList() {
@@ -277,55 +267,33 @@ func TestThreadCapKeepsThreadsInUse(t *testing.T) {
 		}
 		return out
 	}
-	before := ids()
-
-	// Half an hour later all three were used within the hour.
-	clk.add(30 * time.Minute)
-	r := c.do(ctx, t, "POST", "/api/threads", nil)
-	wantErr := "the web chat already keeps 3 threads, and each one is running or was used in the last hour, so none is forgotten to make room; continue an existing thread, or try again in about 30m0s"
-	if r.status != http.StatusTooManyRequests || r.errorText() != wantErr || r.header.Get("Retry-After") != "1800" {
-		t.Errorf("new thread when all are in use = %d %q (Retry-After %q), want 429 %q (1800)", r.status, r.errorText(), r.header.Get("Retry-After"), wantErr)
-	}
-	if got := ids(); !cmp.Equal(got, before) {
-		t.Errorf("threads after the refusal = %v, want %v unchanged", got, before)
-	}
-
-	// used is written in; after an hour and five minutes, idle is the only
-	// one neither running nor used in the last hour.
-	clk.add(20 * time.Minute)
-	if _, err := a.Post(ctx, ref(used), channels.Message{Kind: channels.KindText, Text: "still at it"}); err != nil {
+	running, idle, third := c.newThread(ctx, t), c.newThread(ctx, t), c.newThread(ctx, t)
+	if err := a.Typing(ctx, ref(running)); err != nil {
 		t.Fatal(err)
 	}
-	clk.add(15 * time.Minute)
 	fourth := c.newThread(ctx, t)
-	if got, want := ids(), []string{fourth, used, running}; !cmp.Equal(got, want) {
-		t.Errorf("threads after a new one = %v, want %v (idle %s forgotten)", got, want, idle)
+	if got, want := ids(), []string{fourth, third, running}; !cmp.Equal(got, want) {
+		t.Errorf("threads after a fourth = %v, want %v (idle %s forgotten, running kept)", got, want, idle)
 	}
-
-	// An hour later used and fourth are idle; running is the least recently
-	// active but its turn still runs: used goes, running stays.
-	clk.add(time.Hour)
-	fifth := c.newThread(ctx, t)
-	if got, want := ids(), []string{fifth, fourth, running}; !cmp.Equal(got, want) {
-		t.Errorf("threads after another = %v, want %v (used forgotten, running kept)", got, want)
-	}
-
-	// Every thread running: refused, with no time to promise.
-	for _, id := range []string{fifth, fourth} {
+	for _, id := range []string{third, fourth} {
 		if err := a.Typing(ctx, ref(id)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	clk.add(2 * time.Hour)
-	r = c.do(ctx, t, "POST", "/api/threads", nil)
-	if r.status != http.StatusTooManyRequests || !strings.HasSuffix(r.errorText(), "try again when a running turn ends and its thread has been idle for an hour") {
-		t.Errorf("new thread when all are running = %d %q, want 429 and when to try again", r.status, r.errorText())
+	for range 3 {
+		r := c.do(ctx, t, "POST", "/api/threads", nil)
+		if r.status != http.StatusCreated {
+			t.Fatalf("new thread while every thread runs = %d %q, want 201", r.status, r.errorText())
+		}
 	}
-	// A turn ends: its thread can make room again.
-	if err := a.StopTyping(ctx, ref(fourth)); err != nil {
+	if got := len(ids()); got != 4 {
+		t.Errorf("threads while every other runs = %d, want 4 (the bound passed by the new one only)", got)
+	}
+	if err := a.StopTyping(ctx, ref(third)); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.newThread(ctx, t); slices.Contains(ids(), fourth) || !slices.Contains(ids(), got) {
-		t.Errorf("threads after a turn ended = %v, want %s forgotten for %s", ids(), fourth, got)
+	last := c.newThread(ctx, t)
+	if got, want := ids(), []string{last, fourth, running}; !cmp.Equal(got, want) {
+		t.Errorf("threads after a turn ended = %v, want %v", got, want)
 	}
 }

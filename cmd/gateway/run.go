@@ -611,10 +611,11 @@ func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logg
 		return web.New(web.Options{
 			Listen: wc.Listen, Listener: d.webLn, Token: wc.Token, Users: wc.Users, Logger: log.With("platform", "web"),
 			LocalToken: local, TokenHelp: help,
-			StateFile: filepath.Join(cfg.DataDir, "web-chat.json"),
-			FilesDir:  filepath.Join(cfg.DataDir, "web-files"),
-			Agents:    pickable(cfg),
-			Shared:    d.webShared,
+			StateFile:          filepath.Join(cfg.DataDir, "web-chat.json"),
+			MaxThreadsInMemory: wc.MaxThreadsInMemory,
+			FilesDir:           filepath.Join(cfg.DataDir, "web-files"),
+			Agents:             pickable(cfg),
+			Shared:             d.webShared,
 		}), nil
 	case "discord":
 		dc := config.SectionOf[discord.Config](cfg, discord.Platform)
