@@ -38,7 +38,7 @@ func TestClusterWebOnTwoEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := created["id"].(string)
-	bList.wait(t, "A's thread in B's list", func(l string) bool { ts, ok := eventThreads(l); _, has := ts[id]; return ok && has })
+	bList.wait(t, "A's thread in B's list", func(l string) bool { return listed(l, id) })
 
 	aEv, bEv := a.events(t, "api/threads/"+id+"/events"), b.events(t, "api/threads/"+id+"/events")
 	const answer = "an answer streamed to both edges"

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -83,21 +84,43 @@ func eventMessage(l string) (sharedMessage, bool) {
 	return m, ok && json.Unmarshal([]byte(v), &m) == nil && m.ID != "" && m.Role != ""
 }
 
-// eventThreads returns the thread ids and titles of a "threads" event's
-// data line.
-func eventThreads(l string) (map[string]string, bool) {
-	var body struct {
-		Threads []struct{ ID, Title string }
-	}
+// listed reports whether the event data line l lists thread id: the
+// whole list (threads, on connect) holding it, or a change of its entry
+// (thread: the thread object).
+func listed(l, id string) bool {
 	v, ok := strings.CutPrefix(l, "data: ")
-	if !ok || json.Unmarshal([]byte(v), &body) != nil || body.Threads == nil {
-		return nil, false
+	if !ok {
+		return false
 	}
-	out := map[string]string{}
-	for _, th := range body.Threads {
-		out[th.ID] = th.Title
+	var list struct {
+		Threads []struct{ ID string }
 	}
-	return out, true
+	if json.Unmarshal([]byte(v), &list) == nil && list.Threads != nil {
+		return slices.ContainsFunc(list.Threads, func(th struct{ ID string }) bool { return th.ID == id })
+	}
+	var entry map[string]json.RawMessage
+	if json.Unmarshal([]byte(v), &entry) != nil || string(entry["id"]) != strconv.Quote(id) {
+		return false
+	}
+	_, isThread := entry["title"]
+	return isThread
+}
+
+// unlisted reports whether l says thread id is not listed: the whole list
+// without it, or its removal (threadRemoved: {"id"} alone).
+func unlisted(l, id string) bool {
+	v, ok := strings.CutPrefix(l, "data: ")
+	if !ok {
+		return false
+	}
+	var list struct {
+		Threads []struct{ ID string }
+	}
+	if json.Unmarshal([]byte(v), &list) == nil && list.Threads != nil {
+		return !slices.ContainsFunc(list.Threads, func(th struct{ ID string }) bool { return th.ID == id })
+	}
+	var entry map[string]json.RawMessage
+	return json.Unmarshal([]byte(v), &entry) == nil && len(entry) == 1 && string(entry["id"]) == strconv.Quote(id)
 }
 
 func getJSON(t *testing.T, url string, v any) {
@@ -131,7 +154,7 @@ func TestWebSharedBetweenEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := created["id"].(string)
-	bList.wait(t, "the new thread in B's list", func(l string) bool { ts, ok := eventThreads(l); _, has := ts[id]; return ok && has })
+	bList.wait(t, "the new thread in B's list", func(l string) bool { return listed(l, id) })
 	var list struct{ Threads []struct{ ID string } }
 	getJSON(t, b.base+"api/threads", &list)
 	if len(list.Threads) != 1 || list.Threads[0].ID != id {
@@ -239,7 +262,7 @@ func TestWebSharedBetweenEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	aList.wait(t, "the thread gone from A's list", func(l string) bool { ts, ok := eventThreads(l); _, has := ts[id]; return ok && !has })
+	aList.wait(t, "the thread gone from A's list", func(l string) bool { return unlisted(l, id) })
 	if _, err := a.a.Post(ctx, ref, channels.Message{Text: "late"}); err == nil {
 		t.Error("A posted in a thread deleted on C")
 	}
