@@ -364,7 +364,10 @@ func (l *limiter) acquire(r route, now time.Time) (ticket, error) {
 		}
 	}
 	var tk ticket
-	if !known {
+	if !known && !exempt {
+		// One request teaches the bucket. Not for an interaction's
+		// answer: it must go within 3 s, and each interaction's token
+		// is a bucket of its own.
 		if l.probing[r.template] > 0 {
 			return ticket{}, &channels.RateLimitError{RetryAfter: probeWait, Scope: key.bucket}
 		}
