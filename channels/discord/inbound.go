@@ -317,10 +317,11 @@ func threadFailure(err error) string {
 // created for this message".
 const errCodeThreadAlreadyCreated = 160004
 
-// tell answers in's author in the channel with a gateway notice and logs
-// when even that fails. It blocks on I/O.
+// tell answers in's author in the channel with a gateway notice, waiting
+// out rate limits, and logs when even that fails. It blocks on I/O.
 func (a *Adapter) tell(ctx context.Context, in incoming, text string) {
-	if err := a.answer(ctx, in, sysmsg.Prefix(text)); err != nil && ctx.Err() == nil {
+	err := a.patiently(ctx, time.Now(), func() error { return a.answer(ctx, in, sysmsg.Prefix(text)) })
+	if err != nil && ctx.Err() == nil {
 		a.log.Warn("discord: cannot answer a mention", "channel", in.channel, "message", in.id, "err", err)
 	}
 }
@@ -340,14 +341,21 @@ func (a *Adapter) startThread(ctx context.Context, channel, msg, name string) (s
 }
 
 // place returns what is known of a channel, asking Discord when the
-// gateway did not tell. It blocks on I/O then.
+// gateway did not tell (waiting out rate limits). It blocks on I/O then.
 func (a *Adapter) place(ctx context.Context, id string) (place, error) {
 	if p, ok := a.places.lookup(id); ok {
 		return p, nil
 	}
-	c, err := a.s.Channel(id, requestOptions(ctx)...)
+	var c *discordgo.Channel
+	err := a.patiently(ctx, time.Now(), func() error {
+		var err error
+		if c, err = a.s.Channel(id, requestOptions(ctx)...); err != nil {
+			return apiError("channel", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return place{}, apiError("channel", err)
+		return place{}, err
 	}
 	a.places.put(c, "")
 	p, _ := a.places.lookup(id)

@@ -146,17 +146,34 @@ const (
 // up, and at once an error that trying again cannot mend.
 func (a *Adapter) startThreadPatiently(ctx context.Context, t *mentionTurn, channel, msg, name string) (string, error) {
 	defer a.lines.leave(t)
-	deadline := t.since.Add(a.o.RetryFor)
 	sent := withAdmitted(ctx, func() { a.lines.leave(t) })
+	var th string
+	err := a.patiently(ctx, t.since, func() error {
+		if err := a.lines.waitFirst(ctx, t); err != nil {
+			return err
+		}
+		var err error
+		th, err = a.startThread(sent, channel, msg, name)
+		return err
+	})
+	return th, err
+}
+
+// patiently calls f until it succeeds, waiting out rate limits (until
+// the limiter's next change, or the wait they ask) and retrying with a
+// backoff while Discord cannot be reached, for as long as
+// Options.RetryFor from since. It returns at once an error that trying
+// again cannot mend, and the last error when it gives up. It is for what
+// a person's message needs before anything else can happen (its thread,
+// or the answer that no thread opens), on that message's inbound lane.
+func (a *Adapter) patiently(ctx context.Context, since time.Time, f func() error) error {
+	deadline := since.Add(a.o.RetryFor)
 	backoff := minThreadBackoff
 	for {
-		if err := a.lines.waitFirst(ctx, t); err != nil {
-			return "", err
-		}
 		changed := a.limits.changed()
-		th, err := a.startThread(sent, channel, msg, name)
+		err := f()
 		if err == nil || ctx.Err() != nil || channels.IsPermanent(err) {
-			return th, err
+			return err
 		}
 		var wait time.Duration
 		var rl *channels.RateLimitError
@@ -165,16 +182,16 @@ func (a *Adapter) startThreadPatiently(ctx context.Context, t *mentionTurn, chan
 		} else {
 			wait, backoff = backoff, min(2*backoff, maxThreadBackoff)
 			changed = nil // only time mends an unreachable Discord
-			a.log.Info("discord: cannot reach Discord to open a thread; retrying", "channel", channel, "message", msg, "retry_in", wait, "err", err)
+			a.log.Info("discord: cannot reach Discord; retrying", "retry_in", wait, "err", err)
 		}
 		if time.Now().Add(wait).After(deadline) {
-			return "", err
+			return err
 		}
 		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return "", ctx.Err()
+			return ctx.Err()
 		case <-timer.C:
 		case <-changed:
 			timer.Stop()
