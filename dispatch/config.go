@@ -9,7 +9,8 @@ type Config struct {
 	// the platform is unreachable (refused connections, timeouts, 5xx
 	// answers) is tried again, with a backoff from 1s doubling to 30s,
 	// before the thread's undelivered output is given up; the thread is
-	// then told how much was lost once the platform is back. 1m to 24h
+	// then told how much was lost once the platform is back. A mention
+	// waiting for its thread keeps trying as long. 1m to 24h
 	// (default 15m).
 	RetryFor time.Duration `koanf:"retryFor" validate:"min=1m,max=24h"`
 }

@@ -118,9 +118,16 @@ type Options struct {
 	// in place of the process's own turns, so that the shards of a bot
 	// run by several processes (edges) identify in turn (see shard.go).
 	IdentifyGate IdentifyGate
+	// RetryFor is how long a mention in a channel keeps trying to open
+	// its thread while Discord rate-limits it or cannot be reached
+	// (delivery.retryFor); 0 means DefaultRetryFor.
+	RetryFor time.Duration
 	// Logger receives the adapter's logs; nil discards them.
 	Logger *slog.Logger
 }
+
+// DefaultRetryFor is Options.RetryFor's default, delivery.retryFor's.
+const DefaultRetryFor = 15 * time.Minute
 
 // Adapter is a Discord bot serving the gateway. Create it with New; its
 // methods are safe for concurrent use. Post, Edit, Typing, Prompt and
@@ -131,6 +138,8 @@ type Adapter struct {
 	s       *discordgo.Session
 	http    *http.Transport
 	places  *places
+	lines   *mentionLines // the mentions waiting to open their thread
+	limits  *limiter      // the REST transport's
 	buttons *buttonIDs
 	conns   *conns
 	resume  *resumeURL
@@ -215,6 +224,9 @@ func New(o Options) (*Adapter, error) {
 	if o.Shard.Count == 0 {
 		o.Shard.Count = 1
 	}
+	if o.RetryFor <= 0 {
+		o.RetryFor = DefaultRetryFor
+	}
 	if o.Shard.ID < 0 || o.Shard.ID >= o.Shard.Count {
 		return nil, fmt.Errorf("discord: shard %d of %d: want 0 ≤ id < count", o.Shard.ID, o.Shard.Count)
 	}
@@ -226,6 +238,8 @@ func New(o Options) (*Adapter, error) {
 		o:       o,
 		log:     log,
 		places:  newPlaces(),
+		lines:   newMentionLines(),
+		limits:  newLimiter(),
 		buttons: newButtonIDs(),
 		conns:   newConns(),
 		resume:  &resumeURL{},
@@ -236,7 +250,7 @@ func New(o Options) (*Adapter, error) {
 	}
 	a.http = http.DefaultTransport.(*http.Transport).Clone()
 	a.http.DialContext = a.dialContext
-	tr := &transport{base: base, next: a.http, limits: newLimiter(), now: time.Now, fallback: a.runContext, gateway: a.resume.lookup}
+	tr := &transport{base: base, next: a.http, limits: a.limits, now: time.Now, fallback: a.runContext, gateway: a.resume.lookup}
 
 	s, err := discordgo.New("Bot " + token)
 	if err != nil {

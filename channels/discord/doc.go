@@ -62,7 +62,16 @@
 // 429, returns *channels.RateLimitError at once, before anything is sent;
 // dispatch decides when to try again, so one busy thread never stalls
 // another. The first call of a route whose bucket is not known yet waits
-// while a bucket of its channel is exhausted, as it may be the same.
+// while a bucket of its channel is exhausted, as it may be the same, and
+// is the only one of its route in flight until its answer names the
+// bucket. The global limit (50 requests a second, interactions apart) is
+// counted by the adapter, as Discord tells it only with a 429.
+//
+// The one place the adapter waits itself is a mention in a channel
+// opening its thread: a burst of mentions would otherwise be lost. The
+// mentions of a channel wait in line, in the order Discord sent them, and
+// each opens its thread as soon as the limits let it, for as long as
+// Options.RetryFor (delivery.retryFor); see mentionline.go.
 //
 // # Connection
 //

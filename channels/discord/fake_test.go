@@ -26,6 +26,10 @@ type fakeDiscord struct {
 	srv   *httptest.Server
 	addr  string // host:port of srv
 	token string // the Authorization header clients must send
+	// pipes, if set, is where srv listens instead of a TCP port: in
+	// memory, so that the fake runs inside a synctest bubble
+	// (newVirtualFake).
+	pipes *pipeListener
 
 	bot     fakeUser
 	botRole string // the role Discord made for the bot in guild
@@ -59,6 +63,8 @@ type fakeDiscord struct {
 	windows       map[string]*fakeWindow // rate-limit windows by bucket and channel
 	limited       int                    // 429s the rate limits answered
 	limitedLog    []string               // what they answered 429 to, and when
+	global        *fakeWindow            // the global limit's second; nil: no global limit
+	globalLimited int                    // 429s of the global limit
 	outage        outageMode             // the REST API is down while set
 	outageHits    int                    // REST requests that met the outage
 
@@ -128,6 +134,8 @@ type fakeMessage struct {
 	Files []fakeFile
 	// Time is when it was sent (its "timestamp").
 	Time time.Time
+	// Posted is when the bot posted it, by the fake's clock.
+	Posted time.Time
 }
 
 type fakeRequest struct {
@@ -175,6 +183,15 @@ type fakeDispatch struct {
 
 // newFake starts a fake Discord; t's cleanup stops it.
 func newFake(t testing.TB) *fakeDiscord {
+	f, mux := buildFake(t)
+	f.srv = httptest.NewServer(mux)
+	f.addr = f.srv.Listener.Addr().String()
+	t.Cleanup(f.close)
+	return f
+}
+
+// buildFake returns a fake Discord and its handler, not serving yet.
+func buildFake(t testing.TB) (*fakeDiscord, *http.ServeMux) {
 	f := &fakeDiscord{
 		t:             t,
 		token:         "Bot test-token",
@@ -209,10 +226,7 @@ func newFake(t testing.TB) *fakeDiscord {
 		f.violate("request outside the API: %s %s", r.Method, r.URL.Path)
 		http.NotFound(w, r)
 	})
-	f.srv = httptest.NewServer(mux)
-	f.addr = f.srv.Listener.Addr().String()
-	t.Cleanup(f.close)
-	return f
+	return f, mux
 }
 
 // close drops every gateway connection and stops the server.
@@ -246,6 +260,9 @@ func (f *fakeDiscord) adapter(t testing.TB, o Options) *Adapter {
 		if addr != f.addr {
 			t.Errorf("the adapter dialled %s %s; only the fake at %s may be reached", network, addr, f.addr)
 			return nil, fmt.Errorf("test: dial to %s refused", addr)
+		}
+		if f.pipes != nil {
+			return f.pipes.dial(ctx)
 		}
 		var d net.Dialer
 		return d.DialContext(ctx, network, addr)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -57,9 +58,21 @@ func (f *fakeDiscord) serveGateway(w http.ResponseWriter, r *http.Request) {
 	c.ctrl = append(c.ctrl, mustJSON(map[string]any{"op": 10, "d": map[string]any{"heartbeat_interval": 41250}}))
 	f.changedLocked()
 	f.mu.Unlock()
+	closing := false // the client sent a close frame
+	if f.pipes != nil {
+		// In a synctest bubble: no close frame back, and the connection
+		// stays until the client drops it. discordgo holds its lock
+		// through the second it sleeps after its close frame, and its
+		// reader would wait on that lock for an answer, which a bubble
+		// never counts as waiting: time would stand still.
+		ws.SetCloseHandler(func(int, string) error { closing = true; return nil })
+	}
 	var wg sync.WaitGroup
 	wg.Go(func() { f.writeLoop(c) })
 	f.readLoop(c)
+	if closing {
+		io.Copy(io.Discard, ws.UnderlyingConn())
+	}
 	close(c.done)
 	ws.Close()
 	wg.Wait()

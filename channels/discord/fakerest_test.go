@@ -304,7 +304,7 @@ func (f *fakeDiscord) postMessage(w http.ResponseWriter, channel string, body []
 		f.dispatchLocked("THREAD_UPDATE", channelJSON(ch))
 	}
 	delete(f.typing, channel) // a post hides its author's typing indicator
-	m := &fakeMessage{ID: f.newIDLocked(), Channel: channel, Author: f.bot, Content: content, Flags: b.Flags, History: []string{content}, Files: files}
+	m := &fakeMessage{ID: f.newIDLocked(), Channel: channel, Author: f.bot, Content: content, Flags: b.Flags, History: []string{content}, Files: files, Posted: f.nowLocked()}
 	if r := b.MessageReference; r != nil {
 		if to, ok := f.msgs[r.MessageID]; !ok || to.Channel != channel {
 			writeError(w, 400, 50035, "Invalid Form Body: message_reference: Unknown message")

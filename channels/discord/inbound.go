@@ -186,12 +186,15 @@ func (a *Adapter) onMessage(m *discordgo.Message) {
 		return
 	}
 	key := in.channel
+	var turn *mentionTurn // its place among the mentions opening threads
 	if in.mentioned {
 		if p, ok := a.places.lookup(in.channel); ok && p.threadable() {
 			key = in.id
+			turn = a.lines.join(in.channel)
 		}
 	}
-	if !r.lanes.Do(key, func() { a.deliverMessage(r, in) }) {
+	if !r.lanes.Do(key, func() { a.deliverMessage(r, in, turn) }) {
+		a.lines.leave(turn)
 		a.log.Warn("discord: inbound backlog full; message dropped", "channel", in.channel, "message", in.id)
 	}
 }
@@ -201,7 +204,10 @@ func (a *Adapter) onMessage(m *discordgo.Message) {
 //
 // A message read before Run's context ended is still handed over (h is
 // called with that context, and decides): its lookups run on r.work.
-func (a *Adapter) deliverMessage(r *running, in incoming) {
+// turn is a mention's place in its channel's line of mentions opening
+// threads (nil for other messages); deliverMessage takes it out.
+func (a *Adapter) deliverMessage(r *running, in incoming, turn *mentionTurn) {
+	defer a.lines.leave(turn)
 	ctx := r.work
 	if ctx.Err() != nil {
 		return // handOver passed
@@ -270,7 +276,10 @@ func (a *Adapter) deliverMessage(r *running, in incoming) {
 		if name == "" {
 			name = in.files[0].Name // a long paste Discord made into a file
 		}
-		th, err := a.startThreadPatiently(ctx, in.channel, in.id, threadName(name))
+		if turn == nil {
+			turn = a.lines.join(in.channel) // a channel learnt on the way
+		}
+		th, err := a.startThreadPatiently(ctx, turn, in.channel, in.id, threadName(name))
 		if err != nil {
 			if ctx.Err() == nil {
 				a.log.Warn("discord: cannot open a thread for a mention", "channel", in.channel, "message", in.id, "err", err)
@@ -308,39 +317,12 @@ func threadFailure(err error) string {
 // created for this message".
 const errCodeThreadAlreadyCreated = 160004
 
-// tell answers in's author in the channel with a gateway notice and logs
-// when even that fails. It blocks on I/O.
+// tell answers in's author in the channel with a gateway notice, waiting
+// out rate limits, and logs when even that fails. It blocks on I/O.
 func (a *Adapter) tell(ctx context.Context, in incoming, text string) {
-	if err := a.answer(ctx, in, sysmsg.Prefix(text)); err != nil && ctx.Err() == nil {
+	err := a.patiently(ctx, time.Now(), func() error { return a.answer(ctx, in, sysmsg.Prefix(text)) })
+	if err != nil && ctx.Err() == nil {
 		a.log.Warn("discord: cannot answer a mention", "channel", in.channel, "message", in.id, "err", err)
-	}
-}
-
-// Retries of a thread that Discord refused to open for a rate limit: a
-// mention is the start of a conversation and must not be lost.
-const (
-	threadAttempts = 3
-	maxThreadWait  = 10 * time.Second
-)
-
-// startThreadPatiently is startThread that waits out rate limits (at most
-// threadAttempts tries, each wait at most maxThreadWait). It runs on the
-// channel's inbound lane, so only that channel's events wait.
-func (a *Adapter) startThreadPatiently(ctx context.Context, channel, msg, name string) (string, error) {
-	for attempt := 1; ; attempt++ {
-		th, err := a.startThread(ctx, channel, msg, name)
-		var rl *channels.RateLimitError
-		if err == nil || attempt == threadAttempts || !errors.As(err, &rl) || rl.RetryAfter > maxThreadWait {
-			return th, err
-		}
-		a.log.Info("discord: opening a thread was rate limited; retrying", "channel", channel, "retry_after", rl.RetryAfter)
-		t := time.NewTimer(rl.RetryAfter)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return "", ctx.Err()
-		case <-t.C:
-		}
 	}
 }
 
@@ -359,14 +341,21 @@ func (a *Adapter) startThread(ctx context.Context, channel, msg, name string) (s
 }
 
 // place returns what is known of a channel, asking Discord when the
-// gateway did not tell. It blocks on I/O then.
+// gateway did not tell (waiting out rate limits). It blocks on I/O then.
 func (a *Adapter) place(ctx context.Context, id string) (place, error) {
 	if p, ok := a.places.lookup(id); ok {
 		return p, nil
 	}
-	c, err := a.s.Channel(id, requestOptions(ctx)...)
+	var c *discordgo.Channel
+	err := a.patiently(ctx, time.Now(), func() error {
+		var err error
+		if c, err = a.s.Channel(id, requestOptions(ctx)...); err != nil {
+			return apiError("channel", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return place{}, apiError("channel", err)
+		return place{}, err
 	}
 	a.places.put(c, "")
 	p, _ := a.places.lookup(id)

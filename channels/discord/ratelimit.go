@@ -26,7 +26,16 @@ import (
 // start) might share a bucket with another route: while a bucket of the
 // same major parameter is exhausted, such a request is refused too, for
 // as long as that bucket needs. This costs at most one wait per route and
-// process, where sending would cost a 429.
+// process, where sending would cost a 429. Nor is more than one request
+// of such a route in flight: the first one's answer teaches its bucket
+// and how many requests it takes, where a burst sent before any answer
+// (a hundred mentions, each opening a thread) would spend the bucket and
+// draw a 429 for each request beyond it.
+//
+// Discord also limits a bot to 50 requests a second over all routes but
+// the interactions' (globalLimit), and says so only with a 429 that stops
+// every request: the limiter counts the requests of the last second
+// itself and refuses the 51st.
 
 // route is what the rate limits of a request depend on: its template, the
 // same for every request of its kind, and its major parameter.
@@ -216,8 +225,21 @@ type bucket struct {
 }
 
 // exhaustedLocked returns how long b has no request left at now, or 0.
+// Once a window has ended, the new one's end is not known until the
+// answer to its first request says it: until then the requests in
+// flight count against the limit, and one beyond it waits about a round
+// trip (probeWait).
 func (b *bucket) exhaustedLocked(now time.Time) time.Duration {
-	if b.reset.IsZero() || !now.Before(b.reset) || b.remaining-b.inflight > 0 {
+	if b.remaining-b.inflight > 0 {
+		return 0
+	}
+	if b.reset.IsZero() {
+		if b.limit == 0 {
+			return 0 // nothing known to count against
+		}
+		return probeWait
+	}
+	if !now.Before(b.reset) {
 		return 0
 	}
 	return b.reset.Sub(now)
@@ -233,6 +255,19 @@ func (b *bucket) refreshLocked(now time.Time) {
 	}
 }
 
+// Discord's global limit: globalLimit requests in any second, for every
+// route but the interactions'. The window is widened by resetOffset, as
+// the buckets' are: Discord counts a second from its own receipt.
+const (
+	globalLimit  = 50
+	globalWindow = time.Second + resetOffset
+)
+
+// probeWait is how long a request waits while the first request of its
+// route, whose bucket is not known yet, is in flight: about a round trip.
+// The limiter's changes (changed) end the wait sooner.
+const probeWait = 100 * time.Millisecond
+
 // limiter is the adapter's book of Discord's rate limits; see the comment
 // at the top of this file. It is safe for concurrent use.
 type limiter struct {
@@ -240,6 +275,16 @@ type limiter struct {
 	routes  map[string]string     // route template → bucket id
 	buckets map[bucketKey]*bucket // the counts
 	global  time.Time             // every request waits until then
+	// sent holds when the last globalLimit requests subject to the
+	// global limit were admitted: a ring, next is the oldest.
+	sent [globalLimit]time.Time
+	next int
+	// probing counts the requests in flight of each route template
+	// whose bucket is not known yet.
+	probing map[string]int
+	// change is closed and replaced whenever a request is answered,
+	// which may let a refused one through (changed).
+	change chan struct{}
 }
 
 // Bounds of the limiter's maps. Routes are few (the adapter uses about
@@ -251,12 +296,30 @@ const (
 )
 
 func newLimiter() *limiter {
-	return &limiter{routes: map[string]string{}, buckets: map[bucketKey]*bucket{}}
+	return &limiter{routes: map[string]string{}, buckets: map[bucketKey]*bucket{}, probing: map[string]int{}, change: make(chan struct{})}
+}
+
+// changed returns a channel closed once a request is answered after the
+// call: a request refused before may be admitted then.
+func (l *limiter) changed() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.change
 }
 
 // ticket is a request admitted by acquire; pass it to done.
 type ticket struct {
 	b *bucket // counted as in flight; nil when none
+	// probe is the template of the route whose bucket the request is
+	// to teach; "" when known.
+	probe string
+}
+
+// globalExempt reports whether r is outside the global limit: the
+// interactions' endpoints (a callback, and the follow-ups and edits of
+// the webhook of its token).
+func globalExempt(r route) bool {
+	return strings.HasPrefix(r.major, "interactions/") || strings.HasPrefix(r.major, "webhooks/")
 }
 
 // keyLocked returns the counter of r and whether r's bucket is known.
@@ -273,8 +336,12 @@ func (l *limiter) keyLocked(r route) (bucketKey, bool) {
 func (l *limiter) acquire(r route, now time.Time) (ticket, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if now.Before(l.global) {
+	exempt := globalExempt(r)
+	if !exempt && now.Before(l.global) {
 		return ticket{}, &channels.RateLimitError{RetryAfter: l.global.Sub(now), Scope: "global"}
+	}
+	if oldest := l.sent[l.next]; !exempt && !oldest.IsZero() && now.Before(oldest.Add(globalWindow)) {
+		return ticket{}, &channels.RateLimitError{RetryAfter: oldest.Add(globalWindow).Sub(now), Scope: "global"}
 	}
 	key, known := l.keyLocked(r)
 	b := l.buckets[key]
@@ -296,11 +363,26 @@ func (l *limiter) acquire(r route, now time.Time) (ticket, error) {
 			return ticket{}, &channels.RateLimitError{RetryAfter: wait, Scope: key.bucket}
 		}
 	}
-	if b == nil {
-		return ticket{}, nil
+	var tk ticket
+	if !known && !exempt {
+		// One request teaches the bucket. Not for an interaction's
+		// answer: it must go within 3 s, and each interaction's token
+		// is a bucket of its own.
+		if l.probing[r.template] > 0 {
+			return ticket{}, &channels.RateLimitError{RetryAfter: probeWait, Scope: key.bucket}
+		}
+		l.probing[r.template]++
+		tk.probe = r.template
 	}
-	b.inflight++
-	return ticket{b: b}, nil
+	if !exempt {
+		l.sent[l.next] = now
+		l.next = (l.next + 1) % globalLimit
+	}
+	if b != nil {
+		b.inflight++
+		tk.b = b
+	}
+	return tk, nil
 }
 
 // done records what the response to a request admitted with tk said; ri
@@ -308,8 +390,15 @@ func (l *limiter) acquire(r route, now time.Time) (ticket, error) {
 func (l *limiter) done(tk ticket, r route, ri *rateInfo, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	close(l.change)
+	l.change = make(chan struct{})
 	if tk.b != nil {
 		tk.b.inflight--
+	}
+	if tk.probe != "" {
+		if l.probing[tk.probe]--; l.probing[tk.probe] <= 0 {
+			delete(l.probing, tk.probe)
+		}
 	}
 	if ri == nil {
 		return

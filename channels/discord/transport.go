@@ -59,6 +59,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
+	admitted(req.Context())
 	resp, err := t.send(req)
 	if err != nil {
 		t.limits.done(tk, r, nil, t.now())

@@ -629,6 +629,9 @@ func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logg
 			KnownThread: d.known,
 			// Identify turns shared by the edges.
 			IdentifyGate: d.identifyGate,
+			// A mention keeps trying to open its thread as long as
+			// output keeps trying to be delivered.
+			RetryFor: cfg.Delivery.RetryFor,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("channels.discord: %w", err)
