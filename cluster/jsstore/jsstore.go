@@ -176,20 +176,25 @@ func del(ctx context.Context, kv jetstream.KeyValue, key string, opts ...jetstre
 	return err
 }
 
-// allOf calls f with each value of the bucket, decoded by c.
-func allOf[T any](ctx context.Context, kv jetstream.KeyValue, c codec[T], f func(key string, v T) error) error {
+// allOf calls f with each value of the bucket, decoded by c: of the keys
+// matching one of keys (subject wildcards) if any are given, else all.
+func allOf[T any](ctx context.Context, kv jetstream.KeyValue, c codec[T], f func(key string, v T) error, keys ...string) error {
 	return all(ctx, kv, func(key string, _ uint64, data []byte) error {
 		v, err := c.dec(data)
 		if err != nil {
 			return fmt.Errorf("key %s: %w", key, err)
 		}
 		return f(key, v)
-	})
+	}, keys...)
 }
 
-// all calls f with each value of the bucket.
-func all(ctx context.Context, kv jetstream.KeyValue, f func(key string, rev uint64, data []byte) error) error {
-	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+// all calls f with each value of the bucket, of the keys matching one of
+// keys if any are given: the server sends only those.
+func all(ctx context.Context, kv jetstream.KeyValue, f func(key string, rev uint64, data []byte) error, keys ...string) error {
+	if len(keys) == 0 {
+		keys = []string{">"}
+	}
+	w, err := kv.WatchFiltered(ctx, keys, jetstream.IgnoreDeletes())
 	if err != nil {
 		return err
 	}

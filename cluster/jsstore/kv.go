@@ -88,6 +88,22 @@ func (s *Store) Bindings(ctx context.Context) ([]store.Binding, error) {
 	return bs, nil
 }
 
+// ChannelBindings lists the bindings of the threads of one channel, by
+// thread: a watch of the keys starting with the platform and the channel
+// (threadKey), so the server sends no other channel's.
+func (s *Store) ChannelBindings(ctx context.Context, platform, channel string) ([]store.Binding, error) {
+	var bs []store.Binding
+	err := allOf(ctx, s.bindings, bindingCodec, func(_ string, b store.Binding) error {
+		bs = append(bs, b)
+		return nil
+	}, token(platform)+"."+token(channel)+".*")
+	if err != nil {
+		return nil, fmt.Errorf("list the bindings of channel %s/%s: %w", platform, channel, err)
+	}
+	slices.SortFunc(bs, func(a, b store.Binding) int { return threadCmp(a.Thread, b.Thread) })
+	return bs, nil
+}
+
 func normPrompt(p store.Prompt) store.Prompt {
 	p.CreatedAt, p.ExpiresAt, p.ResolvedAt = store.NormTime(p.CreatedAt), store.NormTime(p.ExpiresAt), store.NormTime(p.ResolvedAt)
 	return p

@@ -70,3 +70,44 @@ func BenchmarkChannelSpend10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkChannelBindings10k lists the bindings of a channel deleted
+// (session's Router.known) among 10,000 threads in 100 channels: "all"
+// reads every binding and keeps the channel's, as it was done before,
+// "channel" has the server send the channel's alone.
+func BenchmarkChannelBindings10k(b *testing.B) {
+	s := open(b, clustertest.StartNode(b).ClientURL(), "bench")
+	ctx := b.Context()
+	th := func(i int) channels.ThreadRef {
+		return channels.ThreadRef{Platform: "discord", Channel: fmt.Sprint("g1/c", i%100), Thread: fmt.Sprint(i)}
+	}
+	for i := range scaleThreads {
+		if err := s.PutBinding(ctx, store.Binding{Thread: th(i), Agent: "demo", SessionID: fmt.Sprint("s", i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("all", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			bs, err := s.Bindings(ctx)
+			n := 0
+			for _, x := range bs {
+				if x.Thread.Platform == "discord" && x.Thread.Channel == "g1/c7" {
+					n++
+				}
+			}
+			if err != nil || n != scaleThreads/100 {
+				b.Fatal(n, err)
+			}
+		}
+	})
+	b.Run("channel", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			bs, err := s.ChannelBindings(ctx, "discord", "g1/c7")
+			if err != nil || len(bs) != scaleThreads/100 {
+				b.Fatal(len(bs), err)
+			}
+		}
+	})
+}

@@ -28,6 +28,7 @@ func Run(t *testing.T, open Open) {
 		f    func(*testing.T, context.Context, store.Backend)
 	}{
 		{"Bindings", testBindings},
+		{"ChannelBindings", testChannelBindings},
 		{"Prompts", testPrompts},
 		{"ResolveOnce", testResolveOnce},
 		{"ExpireAll", testExpireAll},
@@ -117,6 +118,42 @@ func testBindings(t *testing.T, ctx context.Context, s store.Backend) {
 	}
 	if bs, err := s.Bindings(ctx); err != nil || len(bs) != 0 {
 		t.Fatalf("bindings after deleting all: %+v %v", bs, err)
+	}
+}
+
+// A channel's bindings are its threads' alone: not those of a channel
+// whose id starts the same or holds a "/", nor of the same channel id on
+// another platform, nor a deleted thread's.
+func testChannelBindings(t *testing.T, ctx context.Context, s store.Backend) {
+	if bs, err := s.ChannelBindings(ctx, "web", "c"); err != nil || len(bs) != 0 {
+		t.Fatalf("bindings of a channel before any: %+v %v", bs, err)
+	}
+	other := channels.ThreadRef{Platform: "slack", Channel: "c", Thread: "a"}
+	for _, th := range []channels.ThreadRef{ref("c", "b"), ref("c", "a.1"), ref("c2", "a"), ref("c/x", "a"), ref("x", "c"), other, ref("c", "gone")} {
+		must(t, s.PutBinding(ctx, store.Binding{Thread: th, Agent: "demo", SessionID: "s-" + th.String(), Created: ms(1), Updated: ms(2)}))
+	}
+	must(t, s.DeleteBinding(ctx, ref("c", "gone")))
+	for _, c := range []struct {
+		platform, channel string
+		want              []channels.ThreadRef
+	}{
+		{"web", "c", []channels.ThreadRef{ref("c", "a.1"), ref("c", "b")}},
+		{"web", "c/x", []channels.ThreadRef{ref("c/x", "a")}},
+		{"slack", "c", []channels.ThreadRef{other}},
+		{"web", "none", nil},
+	} {
+		bs, err := s.ChannelBindings(ctx, c.platform, c.channel)
+		must(t, err)
+		var got []channels.ThreadRef
+		for _, b := range bs {
+			got = append(got, b.Thread)
+			if b.SessionID != "s-"+b.Thread.String() || !b.Updated.Equal(ms(2)) {
+				t.Errorf("binding of %s = %+v", b.Thread, b)
+			}
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("bindings of channel %s/%s = %v, want %v", c.platform, c.channel, got, c.want)
+		}
 	}
 }
 
