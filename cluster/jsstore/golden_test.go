@@ -48,8 +48,8 @@ type goldenSet struct {
 	prompts  []store.Prompt
 	turns    []store.Turn
 	running  []store.RunningTurn
-	seen     []store.Seen // Store.SeenSince (bound threads)
-	edgeSeen []store.Seen // jsstore.SeenSince("discord")
+	seen     []store.Seen // the marks of bound threads
+	edgeSeen []store.Seen // Store.SeenSince and jsstore.SeenSince("discord"): unbound ones too
 	choices  map[string]string
 	hold     store.BudgetHold
 	open     []store.OpenMessage
@@ -195,7 +195,7 @@ func checkGolden(t *testing.T, ctx context.Context, js jetstream.JetStream, s *j
 	rs, err := s.RunningTurns(ctx)
 	check("RunningTurns", rs, g.running, err)
 	seen, err := s.SeenSince(ctx, time.Time{})
-	check("SeenSince", seen, g.seen, err)
+	check("SeenSince", seen, g.edgeSeen, err)
 	edge, err := jsstore.SeenSince(ctx, js, goldenCluster, "discord", time.Time{})
 	check("jsstore.SeenSince", edge, g.edgeSeen, err)
 	cs, err := s.Choices(ctx, gThread)
