@@ -266,6 +266,12 @@ func readStream(ctx context.Context, st jetstream.Stream, filter string, f func(
 	if err != nil {
 		return err
 	}
+	return readConsumer(c, func(m jetstream.Msg, _ uint64, data []byte) error { return f(m.Subject(), data) })
+}
+
+// readConsumer calls f with each record the ordered consumer c has to
+// give now, with its stream sequence (its last part's), in stream order.
+func readConsumer(c jetstream.Consumer, f func(m jetstream.Msg, seq uint64, data []byte) error) error {
 	var parts joiner
 	pending := c.CachedInfo().NumPending
 	for pending > 0 {
@@ -288,7 +294,7 @@ func readStream(ctx context.Context, st jetstream.Stream, filter string, f func(
 			if !whole {
 				continue
 			}
-			if err := f(m.Subject(), data); err != nil {
+			if err := f(m, md.Sequence.Stream, data); err != nil {
 				return err
 			}
 		}

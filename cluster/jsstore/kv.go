@@ -428,14 +428,7 @@ func (s *Store) LastSeen(ctx context.Context, t channels.ThreadRef) (channels.Me
 // SeenSince lists the threads read since since, latest first, those not
 // bound (yet) with only their ref, as store.Store.SeenSince does.
 func (s *Store) SeenSince(ctx context.Context, since time.Time) ([]store.Seen, error) {
-	since = store.NormTime(since)
-	var vs []seenMark
-	err := allOf(ctx, s.seen, seenCodec, func(_ string, v seenMark) error {
-		if !v.At.Before(since) {
-			vs = append(vs, v)
-		}
-		return nil
-	})
+	vs, err := seenMarks(ctx, s.js, s.cluster+"_seen", ">", since)
 	if err != nil {
 		return nil, fmt.Errorf("list seen threads: %w", err)
 	}
