@@ -27,7 +27,9 @@ func TestSeenSinceReadsTheWritesSince(t *testing.T) {
 	}
 	s := open(t, url, "c1")
 	now := store.NormTime(time.Now())
-	th := func(p, id string) channels.ThreadRef { return channels.ThreadRef{Platform: p, Channel: "g/c", Thread: id} }
+	th := func(p, id string) channels.ThreadRef {
+		return channels.ThreadRef{Platform: p, Channel: "g/c", Thread: id}
+	}
 	a, b, d, old, sl := th("discord", "a"), th("discord", "b"), th("discord", "deleted"), th("discord", "old"), th("slack", "a")
 	bound := store.Binding{Thread: a, Agent: "demo", SessionID: "s-a", Created: now, Updated: now}
 	must(t, s.PutBinding(ctx, bound))
