@@ -392,6 +392,27 @@ func testSpend(t *testing.T, ctx context.Context, s store.Backend) {
 	if sp, _ = s.ChannelSpend(ctx, "web", "n", day); sp.Turns != 5 || !near(sp.Cost, 95) {
 		t.Fatalf("spend of a channel with a negative cost = %+v, want 5 turns $95", sp)
 	}
+	// Nor is a negative cost reported earlier a credit for the next.
+	neg := ref("neg", "a")
+	must(t, s.AddTurn(ctx, cost(neg, "s7", day.Add(time.Hour), -1, true)))
+	must(t, s.AddTurn(ctx, cost(neg, "s7", day.Add(2*time.Hour), 2, true)))
+	if sp, _ = s.ChannelSpend(ctx, "web", "neg", day); sp.Turns != 2 || !near(sp.Cost, 2) {
+		t.Fatalf("spend after a negative cost = %+v, want 2 turns $2", sp)
+	}
+	// A turn written again counts once, with its last cost and end: the
+	// sums of a day already read follow (the JetStream store keeps them).
+	must(t, s.AddTurn(ctx, store.Turn{Thread: b, SessionID: "s2", Seq: 2, StopReason: "end_turn", Ended: day.Add(4 * time.Hour), Cost: 0.75, Currency: "USD", CostKnown: true}))
+	if sp, _ = s.ChannelSpend(ctx, "web", "c", day); sp.Turns != 5 || !near(sp.Cost, 1.75) {
+		t.Fatalf("channel spend after a new turn = %+v, want 5 turns $1.75", sp)
+	}
+	must(t, s.AddTurn(ctx, store.Turn{Thread: b, SessionID: "s2", Seq: 2, StopReason: "end_turn", Ended: day.Add(4 * time.Hour), Cost: 1.25, Currency: "USD", CostKnown: true}))
+	if sp, _ = s.ChannelSpend(ctx, "web", "c", day); sp.Turns != 5 || !near(sp.Cost, 2.25) {
+		t.Fatalf("channel spend after a turn written again = %+v, want 5 turns $2.25", sp)
+	}
+	must(t, s.AddTurn(ctx, store.Turn{Thread: b, SessionID: "s2", Seq: 1, StopReason: "end_turn", Ended: day.Add(-time.Hour), Cost: 0.25, Currency: "USD", CostKnown: true}))
+	if sp, _ = s.ChannelSpend(ctx, "web", "c", day); sp.Turns != 4 || !near(sp.Cost, 2.0) {
+		t.Fatalf("channel spend after a turn's end was written again the day before = %+v, want 4 turns $2", sp)
+	}
 	if c, ok, err := s.SessionCost(ctx, "s1"); err != nil || !ok || !near(c, 2.0) {
 		t.Fatalf("session cost = %v %v %v", c, ok, err)
 	}
