@@ -29,15 +29,20 @@ func seenMarks(ctx context.Context, js jetstream.JetStream, bucket, keys string,
 	since = store.NormTime(since)
 	cfg := jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{"$KV." + bucket + "." + keys}, DeliverPolicy: jetstream.DeliverAllPolicy,
-		InactiveThreshold: 30 * time.Second,
 	}
 	if from := since.Add(-seenSkew); since.After(time.UnixMilli(0)) && from.After(time.UnixMilli(0)) {
 		cfg.DeliverPolicy, cfg.OptStartTime = jetstream.DeliverByStartTimePolicy, &from
 	}
-	c, err := js.OrderedConsumer(ctx, "KV_"+bucket, cfg)
+	stream := "KV_" + bucket
+	c, done, err := ordered(ctx,
+		func(ctx context.Context, cfg jetstream.OrderedConsumerConfig) (jetstream.Consumer, error) {
+			return js.OrderedConsumer(ctx, stream, cfg)
+		},
+		func(ctx context.Context, name string) error { return js.DeleteConsumer(ctx, stream, name) }, cfg)
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	last := map[string]seenMark{} // a key written again while read is given twice
 	err = readConsumer(c, func(m jetstream.Msg, _ uint64, data []byte) error {
 		key := strings.TrimPrefix(m.Subject(), "$KV."+bucket+".")
