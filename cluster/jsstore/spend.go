@@ -6,9 +6,11 @@ package jsstore
 // ended since the day began, and the last message of the channel's turn
 // records they count (seq). A read folds in the records written since
 // then, and writes the sums back by compare-and-set: they are what the
-// turn stream says, whoever wrote it (a worker of the code before) and
-// whenever a worker died. A key that is not there yet (an existing
-// deployment, a new day) is made from the channel's whole stream, once.
+// turn stream says up to that record, whoever wrote it (a worker of the
+// code before) and whenever a worker died, so a value is never wrong,
+// only behind (and compare-and-set keeps it from going back). A key that
+// is not there yet (an existing deployment, a new day) is made from the
+// channel's whole stream, once.
 
 import (
 	"cmp"

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,4 +86,47 @@ func TestChannelSpendIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("a deployment without the spend bucket", open(t, url, "c1"))
+}
+
+// TestChannelSpendIndexAcrossWorkers: workers that add turns to one
+// channel and sum its spend at once each see their own turns counted,
+// and afterwards all agree on every turn recorded.
+func TestChannelSpendIndexAcrossWorkers(t *testing.T) {
+	ctx := t.Context()
+	url := clustertest.StartNode(t).ClientURL()
+	day := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
+	workers := []*jsstore.Store{open(t, url, "c1"), open(t, url, "c1"), open(t, url, "c1")}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(workers))
+	for w, s := range workers {
+		wg.Go(func() {
+			for i := range 20 {
+				th := channels.ThreadRef{Platform: "web", Channel: "c", Thread: fmt.Sprint(w)}
+				err := s.AddTurn(ctx, store.Turn{Thread: th, SessionID: fmt.Sprint("s", w), Seq: i + 1, StopReason: "end_turn",
+					Started: day.Add(time.Hour), Ended: day.Add(time.Hour), Cost: float64(i+1) / 4, Currency: "USD", CostKnown: true})
+				if err == nil {
+					var sp store.Spend
+					sp, err = s.ChannelSpend(ctx, "web", "c", day)
+					if err == nil && sp.Turns < i+1 {
+						err = fmt.Errorf("worker %d after its turn %d: spend of %d turns", w, i+1, sp.Turns)
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for w, s := range workers {
+		sp, err := s.ChannelSpend(ctx, "web", "c", day)
+		if err != nil || sp.Turns != 60 || math.Abs(sp.Cost-15) > 1e-9 {
+			t.Errorf("worker %d: spend = %+v %v, want 60 turns $15", w, sp, err)
+		}
+	}
 }
