@@ -66,8 +66,9 @@ func TestSeenSinceReadsTheWritesSince(t *testing.T) {
 }
 
 // BenchmarkSeenSince10k lists, as an edge's catch-up on a new Discord
-// session does, the threads seen in the window: 100 of 10,000 seen
-// before it opened. The clock skew allowed is none, so that the 10,000
+// session does, the threads seen in the window, of 10,000 bound: "100"
+// when 100 were seen in it (the others before it opened), "all" when
+// every one was. The clock skew allowed is none, so that the 10,000
 // written just before count as written long ago.
 func BenchmarkSeenSince10k(b *testing.B) {
 	url := clustertest.StartNode(b).ClientURL()
@@ -78,6 +79,7 @@ func BenchmarkSeenSince10k(b *testing.B) {
 	th := func(i int) channels.ThreadRef {
 		return channels.ThreadRef{Platform: "discord", Channel: "g1/c1", Thread: fmt.Sprint(i)}
 	}
+	start := time.Now()
 	for i := range scaleThreads {
 		if err := s.PutBinding(ctx, store.Binding{Thread: th(i), Agent: "demo", SessionID: fmt.Sprint("s", i)}); err != nil {
 			b.Fatal(err)
@@ -92,12 +94,20 @@ func BenchmarkSeenSince10k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		ss, err := jsstore.SeenSince(ctx, js, "bench", "discord", since)
-		if err != nil || len(ss) < 100 {
-			b.Fatal(len(ss), err)
-		}
+	for _, c := range []struct {
+		name  string
+		since time.Time
+		n     int
+	}{{"100", since, 100}, {"all", start, scaleThreads}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				ss, err := jsstore.SeenSince(ctx, js, "bench", "discord", c.since)
+				if err != nil || len(ss) < c.n || ss[len(ss)-1].SessionID == "" {
+					b.Fatal(len(ss), err)
+				}
+			}
+		})
 	}
 }
 
