@@ -186,3 +186,30 @@ func TestClosedThreadEndsItsAgentSession(t *testing.T) {
 		t.Errorf("the deleted thread's session is still saved by the agent (%v)", err)
 	}
 }
+
+// TestDeletedChannelForgetsItsThreads: a channel the platform deleted
+// (Closed, no thread, no author) drops each bound thread of it the
+// gateway runs no owner for, from the store's bindings of that channel
+// alone (Store.ChannelBindings); another channel's stay.
+func TestDeletedChannelForgetsItsThreads(t *testing.T) {
+	e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}})
+	a, b := e.rec.Thread("a"), e.rec.Thread("b")
+	kept := channels.ThreadRef{Platform: a.Platform, Channel: "c2", Thread: "a"}
+	for _, th := range []channels.ThreadRef{a, b, kept} {
+		if err := e.st.PutBinding(e.ctx(), store.Binding{Thread: th, Agent: "demo", SessionID: "s-" + th.Channel + th.Thread}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.rec.Deliver(e.ctx(), channels.Inbound{Thread: channels.ThreadRef{Platform: a.Platform, Channel: a.Channel}, Closed: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range []channels.ThreadRef{a, b} {
+		e.logs.waitFor(t, e.ctx(), `binding forgotten" thread.platform=`+th.Platform+" thread.channel="+th.Channel+" thread.thread="+th.Thread+" ")
+		if _, ok, err := e.st.Binding(e.ctx(), th); ok || err != nil {
+			t.Errorf("%s is still bound after its channel was deleted (%v)", th, err)
+		}
+	}
+	if _, ok, err := e.st.Binding(e.ctx(), kept); !ok || err != nil {
+		t.Errorf("a thread of another channel lost its binding (%v)", err)
+	}
+}

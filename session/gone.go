@@ -66,7 +66,7 @@ func (r *Router) known(ref channels.ThreadRef) []channels.ThreadRef {
 			bs = append(bs, b)
 		}
 	} else {
-		bs, err = r.o.Store.Bindings(ctx)
+		bs, err = r.o.Store.ChannelBindings(ctx, ref.Platform, ref.Channel)
 	}
 	if err != nil {
 		r.log.Error("cannot read the bindings of a deleted thread or channel", "thread", ref, "err", err)

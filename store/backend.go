@@ -22,6 +22,9 @@ type Backend interface {
 	// for good (SessionGone, AttachSession refuses it).
 	DeleteBinding(ctx context.Context, t channels.ThreadRef) error
 	Bindings(ctx context.Context) ([]Binding, error)
+	// ChannelBindings lists the bindings of one channel's threads, by
+	// thread, without reading the other channels'.
+	ChannelBindings(ctx context.Context, platform, channel string) ([]Binding, error)
 	// AttachSession binds b.Thread to b.SessionID (/attach), as one
 	// claim: ErrSessionGone when the session was a deleted thread's,
 	// ErrSessionTaken when another thread is bound to it or claimed it;

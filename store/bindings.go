@@ -165,22 +165,38 @@ SELECT session_id, ? FROM bindings WHERE platform = ? AND channel = ? AND thread
 // Bindings returns every binding, ordered by platform, channel and thread.
 // It does file I/O.
 func (s *Store) Bindings(ctx context.Context) ([]Binding, error) {
-	rows, err := s.db.QueryContext(ctx,
-		`SELECT `+bindingCols+` FROM bindings ORDER BY platform, channel, thread`)
+	bs, err := s.bindingsWhere(ctx, ``)
 	if err != nil {
 		return nil, fmt.Errorf("list bindings: %w", err)
+	}
+	return bs, nil
+}
+
+// ChannelBindings returns the bindings of the threads of channel
+// (platform, channel), by thread: a range of the primary key. It does
+// file I/O.
+func (s *Store) ChannelBindings(ctx context.Context, platform, channel string) ([]Binding, error) {
+	bs, err := s.bindingsWhere(ctx, `WHERE platform = ? AND channel = ?`, platform, channel)
+	if err != nil {
+		return nil, fmt.Errorf("list the bindings of channel %s/%s: %w", platform, channel, err)
+	}
+	return bs, nil
+}
+
+func (s *Store) bindingsWhere(ctx context.Context, where string, args ...any) ([]Binding, error) {
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT `+bindingCols+` FROM bindings `+where+` ORDER BY platform, channel, thread`, args...)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var bs []Binding
 	for rows.Next() {
 		b, err := scanBinding(rows)
 		if err != nil {
-			return nil, fmt.Errorf("list bindings: %w", err)
+			return nil, err
 		}
 		bs = append(bs, b)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list bindings: %w", err)
-	}
-	return bs, nil
+	return bs, rows.Err()
 }

@@ -77,15 +77,17 @@ type Spend struct {
 	CostKnown bool
 }
 
-// spendSQL sums the turns matching the filter (on the alias t) by their
-// cost increments, none below zero (a cost that drops is no refund; the
-// scalar MAX keeps an unknown cost NULL).
-const spendSQL = `SELECT COUNT(*), SUM(inc) FROM (
-	SELECT t.ended_ms AS ended_ms, t.platform AS platform, t.channel AS channel, t.thread AS thread,
-		MAX(0, t.cost - COALESCE(MAX(t.cost) OVER (PARTITION BY t.session_id ORDER BY t.seq
-			ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS inc
-	FROM turns t WHERE t.platform = ? AND t.channel = ?
-) WHERE ended_ms >= ?`
+// spendSQL sums the turns of a channel that ended at or after a time by
+// their cost increments: a turn's cost less the most its session
+// reported before it in the channel (no less than nothing), none below
+// zero (a cost that drops is no refund; the scalar MAX keeps an unknown
+// cost NULL). It reads the channel's turns since the time alone
+// (turns_channel), and each one's session's earlier turns by the primary
+// key.
+const spendSQL = `SELECT COUNT(*), SUM(MAX(0, t.cost - MAX(0, COALESCE((
+	SELECT MAX(p.cost) FROM turns p
+	WHERE p.session_id = t.session_id AND p.seq < t.seq AND p.platform = t.platform AND p.channel = t.channel), 0))))
+FROM turns t WHERE t.platform = ? AND t.channel = ? AND t.ended_ms >= ?`
 
 // ChannelSpend returns what the turns of channel (platform, channel)
 // that ended at or after since cost. It does file I/O.

@@ -172,6 +172,12 @@ CREATE TABLE sessions_gone (
 	deleted_ms INTEGER NOT NULL
 ) WITHOUT ROWID;
 `,
+	// 11: a channel's turns by their end, for the spend of a channel
+	// since a time (the budget check before every prompt), which read
+	// every turn before.
+	`
+CREATE INDEX turns_channel ON turns (platform, channel, ended_ms);
+`,
 }
 
 // migrate applies the steps db has not seen yet, each in its own IMMEDIATE

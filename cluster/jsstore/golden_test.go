@@ -48,8 +48,8 @@ type goldenSet struct {
 	prompts  []store.Prompt
 	turns    []store.Turn
 	running  []store.RunningTurn
-	seen     []store.Seen // Store.SeenSince (seen threads, bound or not)
-	edgeSeen []store.Seen // jsstore.SeenSince("discord")
+	seen     []store.Seen // the marks of bound threads
+	edgeSeen []store.Seen // Store.SeenSince and jsstore.SeenSince("discord"): unbound ones too
 	choices  map[string]string
 	hold     store.BudgetHold
 	open     []store.OpenMessage
@@ -84,10 +84,7 @@ func goldenValues() goldenSet {
 			{Thread: gThread, SessionID: "sess-1", Started: at(20), Prompt: prompt, Attempts: 1},
 			{Thread: gThread2, SessionID: "sess-2", Started: at(21)},
 		},
-		seen: []store.Seen{
-			{Binding: store.Binding{Thread: channels.ThreadRef{Platform: "discord", Channel: "c/1", Thread: "unbound"}}, MessageID: "m10", At: at(25)},
-			{Binding: b1, MessageID: "m9", At: at(20)},
-		},
+		seen: []store.Seen{{Binding: b1, MessageID: "m9", At: at(20)}},
 		edgeSeen: []store.Seen{
 			{Binding: store.Binding{Thread: channels.ThreadRef{Platform: "discord", Channel: "c/1", Thread: "unbound"}}, MessageID: "m10", At: at(25)},
 			{Binding: b1, MessageID: "m9", At: at(20)},
@@ -154,7 +151,7 @@ func writeGolden(t *testing.T, ctx context.Context, s *jsstore.Store) {
 	for _, r := range g.running {
 		must(s.MarkTurnRunning(ctx, r))
 	}
-	must(s.MarkSeen(ctx, gThread, "m9", g.seen[1].At))
+	must(s.MarkSeen(ctx, gThread, "m9", g.seen[0].At))
 	must(s.MarkSeen(ctx, g.edgeSeen[0].Thread, "m10", g.edgeSeen[0].At))
 	for k, v := range g.choices {
 		must(s.SetChoice(ctx, gThread, k, v))
@@ -198,7 +195,7 @@ func checkGolden(t *testing.T, ctx context.Context, js jetstream.JetStream, s *j
 	rs, err := s.RunningTurns(ctx)
 	check("RunningTurns", rs, g.running, err)
 	seen, err := s.SeenSince(ctx, time.Time{})
-	check("SeenSince", seen, g.seen, err)
+	check("SeenSince", seen, g.edgeSeen, err)
 	edge, err := jsstore.SeenSince(ctx, js, goldenCluster, "discord", time.Time{})
 	check("jsstore.SeenSince", edge, g.edgeSeen, err)
 	cs, err := s.Choices(ctx, gThread)

@@ -3,7 +3,8 @@
 //
 // Key-value buckets (each "<cluster>_<what>", one value per key, history 1)
 // hold what is looked up by key: bindings, prompts, choices, budget holds,
-// running turns and seen messages, keyed by thread (or by prompt id).
+// running turns and seen messages, keyed by thread (or by prompt id), and
+// what each channel spent since a day began (spend.go).
 // Streams hold what grows: turn records ("<cluster>_turns", subject
 // <cluster>.turns.<platform>.<channel>.<session>) and transcript entries
 // ("<cluster>_entries", subject <cluster>.entries.<session>, a record per
@@ -55,6 +56,7 @@ type Store struct {
 	seen     jetstream.KeyValue
 	open     jetstream.KeyValue // handles.go
 	sessions jetstream.KeyValue // sessions.go
+	spend    jetstream.KeyValue // spend.go
 	turns    jetstream.Stream
 	entries  jetstream.Stream
 
@@ -85,6 +87,7 @@ func Open(ctx context.Context, js jetstream.JetStream, o Options) (*Store, error
 		{&s.seen, "seen", "the last message read in each thread"},
 		{&s.open, "open", "messages of running turns still showing a tool running, with their cut-off text"},
 		{&s.sessions, "sessions", "sessions attached to a thread (/attach), and those of deleted threads"},
+		{&s.spend, "spend", "what each channel spent since a day began, and the last turn record counted"},
 	} {
 		kv, err := openBucket(ctx, js, jetstream.KeyValueConfig{
 			Bucket: o.Cluster + "_" + b.name, Description: b.desc, History: 1,
@@ -176,20 +179,25 @@ func del(ctx context.Context, kv jetstream.KeyValue, key string, opts ...jetstre
 	return err
 }
 
-// allOf calls f with each value of the bucket, decoded by c.
-func allOf[T any](ctx context.Context, kv jetstream.KeyValue, c codec[T], f func(key string, v T) error) error {
+// allOf calls f with each value of the bucket, decoded by c: of the keys
+// matching one of keys (subject wildcards) if any are given, else all.
+func allOf[T any](ctx context.Context, kv jetstream.KeyValue, c codec[T], f func(key string, v T) error, keys ...string) error {
 	return all(ctx, kv, func(key string, _ uint64, data []byte) error {
 		v, err := c.dec(data)
 		if err != nil {
 			return fmt.Errorf("key %s: %w", key, err)
 		}
 		return f(key, v)
-	})
+	}, keys...)
 }
 
-// all calls f with each value of the bucket.
-func all(ctx context.Context, kv jetstream.KeyValue, f func(key string, rev uint64, data []byte) error) error {
-	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+// all calls f with each value of the bucket, of the keys matching one of
+// keys if any are given: the server sends only those.
+func all(ctx context.Context, kv jetstream.KeyValue, f func(key string, rev uint64, data []byte) error, keys ...string) error {
+	if len(keys) == 0 {
+		keys = []string{">"}
+	}
+	w, err := kv.WatchFiltered(ctx, keys, jetstream.IgnoreDeletes())
 	if err != nil {
 		return err
 	}
@@ -254,13 +262,36 @@ func update[T any](ctx context.Context, kv jetstream.KeyValue, key string, c cod
 // readStream calls f with each record of st on subjects matching filter,
 // in stream order (a record published in parts whole).
 func readStream(ctx context.Context, st jetstream.Stream, filter string, f func(subject string, data []byte) error) error {
-	c, err := st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+	c, done, err := ordered(ctx, st.OrderedConsumer, st.DeleteConsumer, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{filter}, DeliverPolicy: jetstream.DeliverAllPolicy,
-		InactiveThreshold: 30 * time.Second,
 	})
 	if err != nil {
 		return err
 	}
+	defer done()
+	return readConsumer(c, func(m jetstream.Msg, _ uint64, data []byte) error { return f(m.Subject(), data) })
+}
+
+// ordered makes an ordered consumer with cfg (newConsumer); done deletes
+// it (del), so that a read leaves no consumer on the server for its
+// inactive threshold, each counting against the stream's limit.
+func ordered(ctx context.Context, newConsumer func(context.Context, jetstream.OrderedConsumerConfig) (jetstream.Consumer, error),
+	del func(ctx context.Context, name string) error, cfg jetstream.OrderedConsumerConfig) (c jetstream.Consumer, done func(), err error) {
+	cfg.InactiveThreshold = 30 * time.Second
+	if c, err = newConsumer(ctx, cfg); err != nil {
+		return nil, nil, err
+	}
+	return c, func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		// Best effort: one left goes at its inactive threshold.
+		_ = del(ctx, c.CachedInfo().Name)
+	}, nil
+}
+
+// readConsumer calls f with each record the ordered consumer c has to
+// give now, with its stream sequence (its last part's), in stream order.
+func readConsumer(c jetstream.Consumer, f func(m jetstream.Msg, seq uint64, data []byte) error) error {
 	var parts joiner
 	pending := c.CachedInfo().NumPending
 	for pending > 0 {
@@ -283,7 +314,7 @@ func readStream(ctx context.Context, st jetstream.Stream, filter string, f func(
 			if !whole {
 				continue
 			}
-			if err := f(m.Subject(), data); err != nil {
+			if err := f(m, md.Sequence.Stream, data); err != nil {
 				return err
 			}
 		}

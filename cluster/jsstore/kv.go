@@ -88,6 +88,22 @@ func (s *Store) Bindings(ctx context.Context) ([]store.Binding, error) {
 	return bs, nil
 }
 
+// ChannelBindings lists the bindings of the threads of one channel, by
+// thread: a watch of the keys starting with the platform and the channel
+// (threadKey), so the server sends no other channel's.
+func (s *Store) ChannelBindings(ctx context.Context, platform, channel string) ([]store.Binding, error) {
+	var bs []store.Binding
+	err := allOf(ctx, s.bindings, bindingCodec, func(_ string, b store.Binding) error {
+		bs = append(bs, b)
+		return nil
+	}, token(platform)+"."+token(channel)+".*")
+	if err != nil {
+		return nil, fmt.Errorf("list the bindings of channel %s/%s: %w", platform, channel, err)
+	}
+	slices.SortFunc(bs, func(a, b store.Binding) int { return threadCmp(a.Thread, b.Thread) })
+	return bs, nil
+}
+
 func normPrompt(p store.Prompt) store.Prompt {
 	p.CreatedAt, p.ExpiresAt, p.ResolvedAt = store.NormTime(p.CreatedAt), store.NormTime(p.ExpiresAt), store.NormTime(p.ResolvedAt)
 	return p
@@ -412,14 +428,7 @@ func (s *Store) LastSeen(ctx context.Context, t channels.ThreadRef) (channels.Me
 // SeenSince lists the threads read since since, latest first, those not
 // bound (yet) with only their ref, as store.Store.SeenSince does.
 func (s *Store) SeenSince(ctx context.Context, since time.Time) ([]store.Seen, error) {
-	since = store.NormTime(since)
-	var vs []seenMark
-	err := allOf(ctx, s.seen, seenCodec, func(_ string, v seenMark) error {
-		if !v.At.Before(since) {
-			vs = append(vs, v)
-		}
-		return nil
-	})
+	vs, err := seenMarks(ctx, s.js, s.cluster+"_seen", ">", since)
 	if err != nil {
 		return nil, fmt.Errorf("list seen threads: %w", err)
 	}

@@ -5,12 +5,67 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/acpgw/gateway/store"
 	"github.com/nats-io/nats.go/jetstream"
 )
+
+// seenSkew is how far a worker's clock (which dates a mark) may run ahead
+// of the NATS server's (which dates its write) for seenMarks to find the
+// mark still.
+var seenSkew = time.Minute
+
+// seenMarks returns the marks of bucket, of the keys matching keys (a
+// subject wildcard), that were handled since since. It reads them as the
+// messages of the bucket's stream written since since (less seenSkew),
+// which the server finds by time (the stream keeps one message per key,
+// its last value or its deletion): the threads seen long ago, however
+// many, are not sent at all.
+func seenMarks(ctx context.Context, js jetstream.JetStream, bucket, keys string, since time.Time) ([]seenMark, error) {
+	since = store.NormTime(since)
+	cfg := jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{"$KV." + bucket + "." + keys}, DeliverPolicy: jetstream.DeliverAllPolicy,
+	}
+	if from := since.Add(-seenSkew); since.After(time.UnixMilli(0)) && from.After(time.UnixMilli(0)) {
+		cfg.DeliverPolicy, cfg.OptStartTime = jetstream.DeliverByStartTimePolicy, &from
+	}
+	stream := "KV_" + bucket
+	c, done, err := ordered(ctx,
+		func(ctx context.Context, cfg jetstream.OrderedConsumerConfig) (jetstream.Consumer, error) {
+			return js.OrderedConsumer(ctx, stream, cfg)
+		},
+		func(ctx context.Context, name string) error { return js.DeleteConsumer(ctx, stream, name) }, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	last := map[string]seenMark{} // a key written again while read is given twice
+	err = readConsumer(c, func(m jetstream.Msg, _ uint64, data []byte) error {
+		key := strings.TrimPrefix(m.Subject(), "$KV."+bucket+".")
+		if op := m.Headers().Get("KV-Operation"); op != "" { // DEL, PURGE
+			delete(last, key)
+			return nil
+		}
+		v, err := seenCodec.dec(data)
+		if err != nil {
+			return fmt.Errorf("key %s: %w", key, err)
+		}
+		if v.At.Before(since) {
+			delete(last, key)
+		} else {
+			last[key] = v
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return slices.Collect(maps.Values(last)), nil
+}
 
 // SeenSince lists, for an edge (which keeps no store), the threads of
 // platform whose last message was handled since since, latest first, with
@@ -22,13 +77,6 @@ import (
 // deleted thread has no mark (Store.DeleteBinding). It never writes, and
 // never creates a bucket: before a worker has, no thread was seen.
 func SeenSince(ctx context.Context, js jetstream.JetStream, clusterName, platform string, since time.Time) ([]store.Seen, error) {
-	seen, err := js.KeyValue(ctx, clusterName+"_seen")
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list seen threads: %w", err)
-	}
 	bindings, err := js.KeyValue(ctx, clusterName+"_bindings")
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
 		return nil, nil
@@ -36,14 +84,10 @@ func SeenSince(ctx context.Context, js jetstream.JetStream, clusterName, platfor
 	if err != nil {
 		return nil, fmt.Errorf("list seen threads: %w", err)
 	}
-	since = store.NormTime(since)
-	var vs []seenMark
-	err = allOf(ctx, seen, seenCodec, func(_ string, v seenMark) error {
-		if v.Thread.Platform == platform && !v.At.Before(since) {
-			vs = append(vs, v)
-		}
-		return nil
-	})
+	vs, err := seenMarks(ctx, js, clusterName+"_seen", token(platform)+".>", since)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list seen threads: %w", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/store"
@@ -98,47 +97,13 @@ func (s *Store) UsageTotals(ctx context.Context, sessionID string) (store.Usage,
 	return u, nil
 }
 
-// spend sums, over ts (by session and seq), the turns ended since since
-// that keep: a turn costs its reported session cost less the most the
-// session reported before it, and never less than nothing.
-func spend(ts []store.Turn, keep func(store.Turn) bool) store.Spend {
-	var sp store.Spend
-	session, most := "", 0.0
-	for _, t := range ts {
-		if t.SessionID != session {
-			session, most = t.SessionID, 0
-		}
-		if keep(t) {
-			sp.Turns++
-			if t.CostKnown {
-				sp.Cost += max(t.Cost-most, 0)
-				sp.CostKnown = true
-			}
-		}
-		if t.CostKnown {
-			most = max(most, t.Cost)
-		}
-	}
-	return sp
-}
-
-// ChannelSpend sums the turns of a channel that ended since since.
-func (s *Store) ChannelSpend(ctx context.Context, platform, channel string, since time.Time) (store.Spend, error) {
-	since = store.NormTime(since)
-	ts, err := s.turnsOn(ctx, s.cluster+".turns."+token(platform)+"."+token(channel)+".*")
-	if err != nil {
-		return store.Spend{}, fmt.Errorf("sum the spend: %w", err)
-	}
-	return spend(ts, func(t store.Turn) bool { return !t.Ended.Before(since) }), nil
-}
-
 // ThreadSpend sums every turn of a thread.
 func (s *Store) ThreadSpend(ctx context.Context, th channels.ThreadRef) (store.Spend, error) {
 	ts, err := s.turnsOn(ctx, s.cluster+".turns."+token(th.Platform)+"."+token(th.Channel)+".*")
 	if err != nil {
 		return store.Spend{}, fmt.Errorf("sum the spend: %w", err)
 	}
-	return spend(ts, func(t store.Turn) bool { return t.Thread == th }), nil
+	return spend(ts, func(t store.Turn) bool { return t.Thread == th }).Spend(), nil
 }
 
 // SessionCost is the most a session's turns reported it cost.

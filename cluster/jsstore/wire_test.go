@@ -111,6 +111,8 @@ func TestWireKeys(t *testing.T) {
 		{"saved entries", enc(marshalSaved([]store.Entry{{Seq: 1, Time: wAt, Updated: wAt, Body: store.Thought{Text: "t", Length: 9}}})),
 			[]string{"entries", "entries[].created_ms", "entries[].data", "entries[].data.length", "entries[].data.text", "entries[].seq",
 				"entries[].type", "entries[].updated_ms", "entries[].v", "v"}},
+		{"spend", enc(spendCodec.enc(spendIndex{Seq: 9, Sum: spendSum{Turns: 3, CostTurns: 2, Cost: 0.5}})),
+			[]string{"cost", "costTurns", "seq", "turns", "v"}},
 		{"open messages", enc(openCodec.enc([]store.OpenMessage{{Key: "k", ID: "m", Card: true, Lines: []store.OpenLine{{Key: "c", Text: "x"}}}})),
 			[]string{"messages", "messages[].card", "messages[].id", "messages[].key", "messages[].lines", "messages[].lines[].key", "messages[].lines[].text", "v"}},
 	}
@@ -136,6 +138,7 @@ func TestWireRefusesNewer(t *testing.T) {
 		"turn":    func(b []byte) error { _, err := turnCodec.dec(b); return err },
 		"open":    func(b []byte) error { _, err := openCodec.dec(b); return err },
 		"saved":   func(b []byte) error { _, err := unmarshalSaved(b); return err },
+		"spend":   func(b []byte) error { _, err := spendCodec.dec(b); return err },
 	} {
 		err := dec([]byte(`{"v":2,"thread":{"platform":"p"},"choices":{},"messages":[],"entries":[]}`))
 		if err == nil || !strings.Contains(err.Error(), "newer than this gateway knows") {

@@ -181,6 +181,8 @@ func TestRolePermissions(t *testing.T) {
 		{"worker", natsauth.WorkerNKey, false, "harness.worker.w2.3", true},
 		{"worker", natsauth.WorkerNKey, true, "harness.worker.w1.3", true},
 		{"worker", natsauth.WorkerNKey, false, "$KV.harness_leases.k", true},
+		{"worker", natsauth.WorkerNKey, false, "$KV.harness_sessions.k", true},
+		{"worker", natsauth.WorkerNKey, false, "$KV.harness_spend.k", true},
 		{"worker", natsauth.WorkerNKey, false, "$JS.API.STREAM.PURGE.harness_inbound", false},
 		{"worker", natsauth.WorkerNKey, false, "$JS.API.STREAM.DELETE.harness_inbound", false},
 		{"worker", natsauth.WorkerNKey, false, "$JS.API.STREAM.MSG.DELETE.harness_inbound", false},

@@ -26,7 +26,8 @@ const (
 //     (c.out.>, c.edge.>), forward events to each other
 //     (c.worker.<id>.<partition>) and write the buckets and streams of
 //     the thread state (leases, workers, bindings, prompts, choices,
-//     budget_holds, running, seen, open; c.turns, c.entries, c.events).
+//     budget_holds, running, seen, open, sessions, spend; c.turns,
+//     c.entries, c.events).
 //
 // Neither subscribes to c.in, so no role's credentials watch the
 // inbound traffic as it is published; each subscribes to its own reply
@@ -64,7 +65,7 @@ func Permissions(role, c string) *server.Permissions {
 	case RoleWorker:
 		pub := append([]string{c + ".in.*.*.takeover", c + ".out.*", c + ".edge.*", c + ".worker.*.*",
 			c + ".turns.>", c + ".entries.>", c + ".events.>"}, js...)
-		pub = append(pub, kv("leases", "workers", "bindings", "prompts", "choices", "budget_holds", "running", "seen", "open")...)
+		pub = append(pub, kv("leases", "workers", "bindings", "prompts", "choices", "budget_holds", "running", "seen", "open", "sessions", "spend")...)
 		return &server.Permissions{
 			Publish:   &server.SubjectPermission{Allow: pub, Deny: append(noDelete, "$JS.API.STREAM.PURGE.>")},
 			Subscribe: &server.SubjectPermission{Allow: []string{c + ".worker.*.*", cluster.InboxPrefix(c, role) + ".>"}},

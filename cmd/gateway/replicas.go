@@ -19,7 +19,7 @@ import (
 func clusterStreams(c string) []string {
 	out := []string{c + "_inbound", c + "_events", c + "_turns", c + "_entries", "OBJ_" + c + "_web_files"}
 	for _, b := range []string{c + "_leases", c + "_workers", wire.OpsBucket(c), wire.EdgesBucket(c), wire.LiveBucket(c), c + "_web",
-		c + "_bindings", c + "_prompts", c + "_choices", c + "_budget_holds", c + "_running", c + "_seen", c + "_open", c + "_sessions", identifyBucket(c)} {
+		c + "_bindings", c + "_prompts", c + "_choices", c + "_budget_holds", c + "_running", c + "_seen", c + "_open", c + "_sessions", c + "_spend", identifyBucket(c)} {
 		out = append(out, "KV_"+b)
 	}
 	return out

@@ -28,6 +28,7 @@ func Run(t *testing.T, open Open) {
 		f    func(*testing.T, context.Context, store.Backend)
 	}{
 		{"Bindings", testBindings},
+		{"ChannelBindings", testChannelBindings},
 		{"Prompts", testPrompts},
 		{"ResolveOnce", testResolveOnce},
 		{"ExpireAll", testExpireAll},
@@ -117,6 +118,42 @@ func testBindings(t *testing.T, ctx context.Context, s store.Backend) {
 	}
 	if bs, err := s.Bindings(ctx); err != nil || len(bs) != 0 {
 		t.Fatalf("bindings after deleting all: %+v %v", bs, err)
+	}
+}
+
+// A channel's bindings are its threads' alone: not those of a channel
+// whose id starts the same or holds a "/", nor of the same channel id on
+// another platform, nor a deleted thread's.
+func testChannelBindings(t *testing.T, ctx context.Context, s store.Backend) {
+	if bs, err := s.ChannelBindings(ctx, "web", "c"); err != nil || len(bs) != 0 {
+		t.Fatalf("bindings of a channel before any: %+v %v", bs, err)
+	}
+	other := channels.ThreadRef{Platform: "slack", Channel: "c", Thread: "a"}
+	for _, th := range []channels.ThreadRef{ref("c", "b"), ref("c", "a.1"), ref("c2", "a"), ref("c/x", "a"), ref("x", "c"), other, ref("c", "gone")} {
+		must(t, s.PutBinding(ctx, store.Binding{Thread: th, Agent: "demo", SessionID: "s-" + th.String(), Created: ms(1), Updated: ms(2)}))
+	}
+	must(t, s.DeleteBinding(ctx, ref("c", "gone")))
+	for _, c := range []struct {
+		platform, channel string
+		want              []channels.ThreadRef
+	}{
+		{"web", "c", []channels.ThreadRef{ref("c", "a.1"), ref("c", "b")}},
+		{"web", "c/x", []channels.ThreadRef{ref("c/x", "a")}},
+		{"slack", "c", []channels.ThreadRef{other}},
+		{"web", "none", nil},
+	} {
+		bs, err := s.ChannelBindings(ctx, c.platform, c.channel)
+		must(t, err)
+		var got []channels.ThreadRef
+		for _, b := range bs {
+			got = append(got, b.Thread)
+			if b.SessionID != "s-"+b.Thread.String() || !b.Updated.Equal(ms(2)) {
+				t.Errorf("binding of %s = %+v", b.Thread, b)
+			}
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("bindings of channel %s/%s = %v, want %v", c.platform, c.channel, got, c.want)
+		}
 	}
 }
 
@@ -354,6 +391,27 @@ func testSpend(t *testing.T, ctx context.Context, s store.Backend) {
 	}
 	if sp, _ = s.ChannelSpend(ctx, "web", "n", day); sp.Turns != 5 || !near(sp.Cost, 95) {
 		t.Fatalf("spend of a channel with a negative cost = %+v, want 5 turns $95", sp)
+	}
+	// Nor is a negative cost reported earlier a credit for the next.
+	neg := ref("neg", "a")
+	must(t, s.AddTurn(ctx, cost(neg, "s7", day.Add(time.Hour), -1, true)))
+	must(t, s.AddTurn(ctx, cost(neg, "s7", day.Add(2*time.Hour), 2, true)))
+	if sp, _ = s.ChannelSpend(ctx, "web", "neg", day); sp.Turns != 2 || !near(sp.Cost, 2) {
+		t.Fatalf("spend after a negative cost = %+v, want 2 turns $2", sp)
+	}
+	// A turn written again counts once, with its last cost and end: the
+	// sums of a day already read follow (the JetStream store keeps them).
+	must(t, s.AddTurn(ctx, store.Turn{Thread: b, SessionID: "s2", Seq: 2, StopReason: "end_turn", Ended: day.Add(4 * time.Hour), Cost: 0.75, Currency: "USD", CostKnown: true}))
+	if sp, _ = s.ChannelSpend(ctx, "web", "c", day); sp.Turns != 5 || !near(sp.Cost, 1.75) {
+		t.Fatalf("channel spend after a new turn = %+v, want 5 turns $1.75", sp)
+	}
+	must(t, s.AddTurn(ctx, store.Turn{Thread: b, SessionID: "s2", Seq: 2, StopReason: "end_turn", Ended: day.Add(4 * time.Hour), Cost: 1.25, Currency: "USD", CostKnown: true}))
+	if sp, _ = s.ChannelSpend(ctx, "web", "c", day); sp.Turns != 5 || !near(sp.Cost, 2.25) {
+		t.Fatalf("channel spend after a turn written again = %+v, want 5 turns $2.25", sp)
+	}
+	must(t, s.AddTurn(ctx, store.Turn{Thread: b, SessionID: "s2", Seq: 1, StopReason: "end_turn", Ended: day.Add(-time.Hour), Cost: 0.25, Currency: "USD", CostKnown: true}))
+	if sp, _ = s.ChannelSpend(ctx, "web", "c", day); sp.Turns != 4 || !near(sp.Cost, 2.0) {
+		t.Fatalf("channel spend after a turn's end was written again the day before = %+v, want 4 turns $2", sp)
 	}
 	if c, ok, err := s.SessionCost(ctx, "s1"); err != nil || !ok || !near(c, 2.0) {
 		t.Fatalf("session cost = %v %v %v", c, ok, err)
