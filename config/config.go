@@ -13,6 +13,7 @@ import (
 	"github.com/acpgw/gateway/eventlog"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/thread"
 	"github.com/acpgw/gateway/typing"
 	"github.com/acpgw/gateway/workspace"
 )
@@ -260,7 +261,7 @@ func defaults(getenv func(string) (string, bool), platforms []Platform) Config {
 		Abort:       abort.DefaultConfig(),
 		Permissions: session.DefaultPermissionConfig(),
 		Delivery:    dispatch.DefaultConfig(),
-		Busy:        session.BusyQueue,
+		Busy:        thread.BusyQueue,
 		Reactions:   session.DefaultReactions(),
 		Agents: Agents{
 			Default:      DemoAgent,

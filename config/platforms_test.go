@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/acpgw/gateway/channels"
-	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/thread"
 )
 
 // teamsConfig is a platform this package has never heard of.
@@ -57,7 +57,7 @@ overrides:
 	if got := c.Platforms(); !slices.Equal(got, []string{"teams"}) {
 		t.Errorf("Platforms() = %v", got)
 	}
-	if p := c.Policy(Scope{Platform: "teams", Space: "acme", Channel: "c1"}); p.Busy != session.BusyInterrupt || p.Typing.Mode != "never" {
+	if p := c.Policy(Scope{Platform: "teams", Space: "acme", Channel: "c1"}); p.Busy != thread.BusyInterrupt || p.Typing.Mode != "never" {
 		t.Errorf("policy = %+v", p)
 	}
 	ex := Explain(c, Scope{Platform: "teams", Space: "acme", Channel: "c1"})

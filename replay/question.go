@@ -3,10 +3,10 @@ package replay
 // The agent's questions (elicitation/create) in a replay: asked of the
 // machine (QuestionAsked), shown as production shows them where the chat
 // has buttons but no forms (a single choice as buttons, through
-// session.View; any other question as a card without buttons, since the
+// thread.View; any other question as a card without buttons, since the
 // recording says how it was answered), answered by the recorded response
 // (QuestionAnswer), and folded to the line production folds it to
-// (session.QuestionSettlement). Their messages print as kind "question".
+// (thread.QuestionSettlement). Their messages print as kind "question".
 
 import (
 	"encoding/json"
@@ -19,8 +19,8 @@ import (
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
-	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread"
 )
 
 // KindQuestion is the kind the replay prints for the messages of an
@@ -57,7 +57,7 @@ func (r *run) questionAsked(f *acpwire.Frame, line int) {
 	if q.ElicitationID != "" {
 		r.elicitations[q.ElicitationID] = id
 	}
-	r.apply(session.QuestionAsked{ID: id, Timeout: never})
+	r.apply(thread.QuestionAsked{ID: id, Timeout: never})
 }
 
 // questionDone is the agent's elicitation/complete: the person finished
@@ -70,7 +70,7 @@ func (r *run) questionDone(params []byte) {
 		return
 	}
 	if id, ok := r.elicitations[p.ElicitationID]; ok {
-		r.apply(session.QuestionDone{ID: id})
+		r.apply(thread.QuestionDone{ID: id})
 	}
 }
 
@@ -98,7 +98,7 @@ func (r *run) questionAnswered(f *acpwire.Frame, line int) {
 			fmt.Fprintf(r.o.Warn, "line %d: question answer: %v; taken as cancelled\n", line, err)
 		}
 	}
-	ans := session.QuestionAnswer{ID: id, Action: channels.FormCancel, By: r.o.Person, Approver: true}
+	ans := thread.QuestionAnswer{ID: id, Action: channels.FormCancel, By: r.o.Person, Approver: true}
 	switch res.Action {
 	case agent.Accept:
 		ans.Action, ans.Values = channels.FormAccept, formValues(res.Content)
@@ -135,10 +135,10 @@ func (r *run) showQuestion(id string) {
 	if q == nil {
 		return
 	}
-	if session.SingleChoice(q.q) {
+	if thread.SingleChoice(q.q) {
 		r.view.ShowQuestionChoice(id, q.q, func(h channels.Handle, err error) {
 			if err != nil {
-				r.apply(session.QuestionUnshown{ID: id})
+				r.apply(thread.QuestionUnshown{ID: id})
 				return
 			}
 			q.shown = true
@@ -154,13 +154,13 @@ func (r *run) showQuestion(id string) {
 
 // settleQuestion performs a SettleQuestion: the question folds to its
 // outcome.
-func (r *run) settleQuestion(f session.SettleQuestion) {
+func (r *run) settleQuestion(f thread.SettleQuestion) {
 	q := r.questions[f.ID]
 	delete(r.questions, f.ID)
 	if q == nil || f.Unshown || f.Shutdown {
 		return
 	}
-	_, out, _ := session.QuestionSettlement(q.q, f, q.asked, r.now)
+	_, out, _ := thread.QuestionSettlement(q.q, f, q.asked, r.now)
 	text := sysmsg.Text(out)
 	r.questionTexts[text] = true
 	if q.card {

@@ -1,6 +1,6 @@
 // Package replay runs a recorded ACP session (raw NDJSON, one JSON-RPC frame
 // per line, both directions in wire order) through the thread machine that
-// runs production threads (session.Machine), with the recorded frames as
+// runs production threads (thread.Machine), with the recorded frames as
 // the agent, and the real projector and dispatch lane into a recording
 // channel, and reports what a chat thread would have received, in
 // delivery order. It backs `gateway replay`, the operators' preview and
@@ -12,7 +12,7 @@
 // as a prompt, its response is the recorded answer (a choice, or the stop
 // that cancelled it), a session/cancel is a stop (StopIn), the
 // session/prompt response ends the turn (TurnDone). The effects reach the
-// projector and lane through session.View, as in production. The
+// projector and lane through thread.View, as in production. The
 // machine's timers do not run: the recording says what happened.
 //
 // Time is virtual: each frame advances the clock by Options.FrameInterval,
@@ -40,7 +40,7 @@ import (
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/projector"
-	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/thread"
 	"github.com/acpgw/gateway/typing"
 )
 
@@ -151,8 +151,8 @@ type run struct {
 	rec   *channeltest.Recorder
 	lane  *dispatch.Lane
 	proj  *projector.Projector
-	view  session.View
-	m     *session.Machine
+	view  thread.View
+	m     *thread.Machine
 	now   time.Time
 	next  time.Time
 	frame acpwire.Frame
@@ -162,7 +162,7 @@ type run struct {
 	clientReqs map[string]string // pending client requests: id → method
 	agentReqs  map[string]string // pending agent requests: id → method
 	prompts    map[string]*prompt
-	events     []session.Event // to apply, in order
+	events     []thread.Event // to apply, in order
 	applying   bool
 	turnAt     time.Time // when the open turn's prompt was sent (virtual)
 
@@ -185,7 +185,7 @@ type prompt struct {
 	shown bool // posted in the thread
 }
 
-var thread = channels.ThreadRef{Platform: "replay", Channel: "c1", Thread: "t1"}
+var replayThread = channels.ThreadRef{Platform: "replay", Channel: "c1", Thread: "t1"}
 
 // never is a wait the machine never reaches in a replay (its timers do
 // not run): the abort grace and the permission timeout.
@@ -201,14 +201,14 @@ func newRun(ctx context.Context, o Options) *run {
 		Prompt:   o.Preset.Buttons,
 		Upload:   o.Preset.Uploads,
 		Limits:   o.Preset.Limits,
-		Platform: thread.Platform,
+		Platform: replayThread.Platform,
 	})
 	r := &run{
 		o:          o,
 		ctx:        ctx,
 		rec:        rec,
 		proj:       projector.New(o.Stream),
-		m:          session.NewMachine(session.MachineConfig{Busy: session.BusyQueue, Grace: never}),
+		m:          thread.NewMachine(thread.MachineConfig{Busy: thread.BusyQueue, Grace: never}),
 		now:        time.Unix(1_700_000_000, 0).UTC(),
 		clientReqs: map[string]string{},
 		agentReqs:  map[string]string{},
@@ -222,7 +222,7 @@ func newRun(ctx context.Context, o Options) *run {
 	r.proj.SetCanEdit(o.Preset.Edit)
 	r.lane = dispatch.NewLane(dispatch.Options{
 		Adapter: rec.Adapter(),
-		Thread:  thread,
+		Thread:  replayThread,
 		Stream:  o.Stream,
 		Typing:  o.Typing,
 		Logger:  slog.New(slog.DiscardHandler),
@@ -230,7 +230,7 @@ func newRun(ctx context.Context, o Options) *run {
 			rec.Note(channeltest.Op{Op: "turn_end", StopReason: end.StopReason, Error: end.Err})
 		},
 	})
-	r.view = session.View{Proj: r.proj, Lane: virtualLane{r}}
+	r.view = thread.View{Proj: r.proj, Lane: virtualLane{r}}
 	return r
 }
 
@@ -258,7 +258,7 @@ func (r *run) feed(ctx context.Context, in io.Reader) error {
 	}
 	if r.m.Active() {
 		fmt.Fprintf(r.o.Warn, "line %d: the log ends inside a turn; closing it\n", line)
-		r.apply(session.TurnDone{Err: errors.New("the log ended before the turn did")})
+		r.apply(thread.TurnDone{Err: errors.New("the log ended before the turn did")})
 	}
 	// Drain: run every pending deadline.
 	for i := 0; i < 100_000; i++ {
@@ -289,7 +289,7 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 		case "session/update":
 			r.family(&f.Update)
 			if r.m.Active() {
-				r.apply(session.AgentOutput{})
+				r.apply(thread.AgentOutput{})
 			}
 			if r.view.Update(&f.Update, r.m.Stopped()) {
 				r.step(ctx)
@@ -297,14 +297,14 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 			return
 		case "session/prompt":
 			r.turnAt = r.now
-			r.apply(session.PromptIn{In: channels.Inbound{Thread: thread, Author: r.o.Person}})
+			r.apply(thread.PromptIn{In: channels.Inbound{Thread: replayThread, Author: r.o.Person}})
 		case "session/cancel":
 			// The stop of the running turn; one that comes after the
 			// turn was stopped (its prompts' cancelled answers came
 			// first) or ended is the same stop, late. A subagent's
 			// follows its parent's.
 			if r.m.Active() && !r.m.Stopped() && !r.children[sessionOf(f.Params)] {
-				r.apply(session.StopIn{By: r.o.Person})
+				r.apply(thread.StopIn{By: r.o.Person})
 			}
 		case "session/new", "session/load":
 			r.cwdOf(f.Params)
@@ -354,9 +354,9 @@ func (r *run) handle(ctx context.Context, f *acpwire.Frame, line int) {
 				if f.Err != nil {
 					msg = f.Err.Message
 				}
-				r.apply(session.TurnDone{Err: errors.New(msg)})
+				r.apply(thread.TurnDone{Err: errors.New(msg)})
 			} else {
-				r.apply(session.TurnDone{StopReason: f.StopReason})
+				r.apply(thread.TurnDone{StopReason: f.StopReason})
 			}
 		case "session/new", "session/load":
 			if f.Kind == acpwire.Result {
@@ -383,7 +383,7 @@ func (r *run) asked(f *acpwire.Frame, line int) {
 	}
 	id := promptID(f.IDString())
 	r.prompts[id] = &prompt{req: req, asked: r.now}
-	r.apply(session.PermissionAsked{ID: id, Timeout: never})
+	r.apply(thread.PermissionAsked{ID: id, Timeout: never})
 }
 
 // answered is the recorded answer f to a permission request: a choice,
@@ -412,11 +412,11 @@ func (r *run) answered(f *acpwire.Frame, line int) {
 	}
 	switch {
 	case ok:
-		r.apply(session.PermissionAnswer{ID: id, Option: option, By: r.o.Person, Approver: true})
+		r.apply(thread.PermissionAnswer{ID: id, Option: option, By: r.o.Person, Approver: true})
 	case r.m.Active() && !r.m.Stopped():
-		r.apply(session.StopIn{By: r.o.Person})
+		r.apply(thread.StopIn{By: r.o.Person})
 	default:
-		r.apply(session.PermissionWithdrawn{ID: id})
+		r.apply(thread.PermissionWithdrawn{ID: id})
 	}
 }
 
@@ -429,7 +429,7 @@ func later(a, b time.Time) time.Time {
 
 // apply runs the machine on e and performs its effects; events that
 // performing them raises are applied after, in order.
-func (r *run) apply(e session.Event) {
+func (r *run) apply(e thread.Event) {
 	r.events = append(r.events, e)
 	if r.applying {
 		return
@@ -449,51 +449,51 @@ func (r *run) apply(e session.Event) {
 
 // perform does what the machine asked for with the recorded agent: the
 // agent is there at once, its calls were recorded, and what reaches
-// people goes through session.View as in production.
-func (r *run) perform(f session.Effect) {
+// people goes through thread.View as in production.
+func (r *run) perform(f thread.Effect) {
 	switch f := f.(type) {
-	case session.StartAgent:
+	case thread.StartAgent:
 		r.view.Lane.AgentStarting()
-		r.apply(session.SlotTaken{})
-		r.apply(session.AgentStarted{})
-	case session.BeginTurn:
+		r.apply(thread.SlotTaken{})
+		r.apply(thread.AgentStarted{})
+	case thread.BeginTurn:
 		r.stats.Turns++
 		r.view.BeginTurn()
-	case session.StopTyping:
+	case thread.StopTyping:
 		r.view.Lane.StopTyping()
-	case session.Notify:
+	case thread.Notify:
 		r.view.Notify(f)
-	case session.ShowPrompt:
+	case thread.ShowPrompt:
 		if p := r.prompts[f.ID]; p != nil {
 			p.text = r.view.ShowPrompt(f.ID, p.req, r.cwd, func(_ channels.Handle, err error) {
 				if err != nil {
-					r.apply(session.PermissionUnshown{ID: f.ID})
+					r.apply(thread.PermissionUnshown{ID: f.ID})
 					return
 				}
 				p.shown = true
 			})
 		}
-	case session.SettlePrompt:
+	case thread.SettlePrompt:
 		p := r.prompts[f.ID]
 		delete(r.prompts, f.ID)
 		if p == nil || f.Unshown || f.Shutdown {
 			break
 		}
-		_, _, _, outcome := session.Settlement(p.req, f, p.asked, r.now)
+		_, _, _, outcome := thread.Settlement(p.req, f, p.asked, r.now)
 		r.view.Settle(f.ID, p.text, outcome)
-	case session.ShowQuestion:
+	case thread.ShowQuestion:
 		r.showQuestion(f.ID)
-	case session.SettleQuestion:
+	case thread.SettleQuestion:
 		r.settleQuestion(f)
-	case session.EndTurn:
-		stop, errText := session.TurnEnd(f.Turn)
+	case thread.EndTurn:
+		stop, errText := thread.TurnEnd(f.Turn)
 		r.view.EndTurn(f.Turn, stop, errText, never, r.now.Sub(r.turnAt))
 	}
 	// The rest (cancel, kill, stop the agent, refusals, eviction) acts
 	// on the agent or the platform, which the recording stands for.
 }
 
-// virtualLane is session.Lane on the replay's virtual clock; each call
+// virtualLane is thread.Lane on the replay's virtual clock; each call
 // runs what falls due at once.
 type virtualLane struct{ r *run }
 

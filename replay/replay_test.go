@@ -370,7 +370,7 @@ func TestStreamsAgainstExpectations(t *testing.T) {
 // askedTitles are the titles of tools whose last title came in a
 // session/request_permission's toolCall (an ACP ToolCallUpdate) rather
 // than in a session/update: the gateway shows it on the tool's line
-// (session.View.ShowPrompt), while expect.json's finalTitle counts only
+// (thread.View.ShowPrompt), while expect.json's finalTitle counts only
 // session/update frames (qwen-code names a write "WriteFile" in its
 // tool_call and "Writing to hello.txt" in the permission request, and no
 // later update names it again).

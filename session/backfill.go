@@ -25,7 +25,7 @@ const (
 // in (at most the policy's context.backfill), or "" when there are none
 // or the platform cannot read them. It blocks on I/O; in's author was let
 // in (nothing is read for people without access).
-func (t *thread) backfill(ctx context.Context, in channels.Inbound) string {
+func (t *liveThread) backfill(ctx context.Context, in channels.Inbound) string {
 	h, ok := channels.As[channels.History](t.ad)
 	b := t.r.policyFor(t.ref, t.space).Context.Backfill
 	if !ok || b.Messages <= 0 || b.Chars <= 0 {

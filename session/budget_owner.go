@@ -12,12 +12,13 @@ import (
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread"
 )
 
 // budgetBase is what a turn's budgets start from, read when it begins.
 type budgetBase struct {
 	sessionCost float64 // the session's cost so far (the agent's last report)
-	thread      float64 // the thread's cost before the turn
+	liveThread  float64 // the thread's cost before the turn
 	channelDay  float64 // the channel's cost today before the turn
 }
 
@@ -29,7 +30,7 @@ const continueOption = "continue"
 
 // budgetBaseFor reads what the turn starting now in session id starts
 // from. Errors are logged; the budgets then count from zero.
-func (t *thread) budgetBaseFor(now time.Time, id string) budgetBase {
+func (t *liveThread) budgetBaseFor(now time.Time, id string) budgetBase {
 	var b budgetBase
 	if t.policy.Budgets == (Budgets{}) {
 		return b
@@ -46,7 +47,7 @@ func (t *thread) budgetBaseFor(now time.Time, id string) budgetBase {
 		t.r.log.Warn("cannot read the session's cost for the budgets", "thread", t.ref, "err", err)
 	}
 	if sp, err := st.ThreadSpend(ctx, t.ref); err == nil {
-		b.thread = sp.Cost
+		b.liveThread = sp.Cost
 	} else {
 		t.r.log.Warn("cannot read the thread's cost for the budgets", "thread", t.ref, "err", err)
 	}
@@ -60,7 +61,7 @@ func (t *thread) budgetBaseFor(now time.Time, id string) budgetBase {
 
 // checkBudgets tells the machine when the running turn reached a budget
 // (after a usage report).
-func (t *thread) checkBudgets(u *projector.Update) {
+func (t *liveThread) checkBudgets(u *projector.Update) {
 	if u.Tag != projector.TagUsage || t.cur == nil || t.m.Stopped() || t.policy.Budgets == (Budgets{}) {
 		return
 	}
@@ -68,18 +69,18 @@ func (t *thread) checkBudgets(u *projector.Update) {
 	tokens, tokensKnown, inc, costKnown, currency := turnSpend(usage, frames, t.cur.budget.sessionCost)
 	s := spent{
 		Tokens: tokens, TokensKnown: tokensKnown,
-		Thread: t.cur.budget.thread + inc, ChannelDay: t.cur.budget.channelDay + inc,
+		Thread: t.cur.budget.liveThread + inc, ChannelDay: t.cur.budget.channelDay + inc,
 		CostKnown: costKnown, Currency: currency,
 	}
 	if n, ok := t.policy.Budgets.reached(s); ok {
 		t.r.log.Info("budget reached; the turn is stopped", "thread", t.ref, "budget", n.Budget, "used", n.Used, "limit", n.Limit)
-		t.apply(BudgetReached{Notice: n})
+		t.apply(thread.BudgetReached{Notice: n})
 	}
 }
 
 // restoreHold tells a thread brought back whether it waits for a
 // Continue.
-func (t *thread) restoreHold() {
+func (t *liveThread) restoreHold() {
 	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 	defer cancel()
 	h, ok, err := t.r.o.Store.BudgetHoldOf(ctx, t.ref)
@@ -88,7 +89,7 @@ func (t *thread) restoreHold() {
 		return
 	}
 	if ok {
-		t.apply(BudgetReached{Notice: sysmsg.BudgetReached{Budget: sysmsg.Budget(h.Budget)}, Restored: true})
+		t.apply(thread.BudgetReached{Notice: sysmsg.BudgetReached{Budget: sysmsg.Budget(h.Budget)}, Restored: true})
 	}
 }
 
@@ -96,30 +97,30 @@ func (t *thread) restoreHold() {
 func isContinue(promptID string) bool { return strings.HasPrefix(promptID, continuePrefix) }
 
 // performBudget performs the budget effects; false for any other.
-func (t *thread) performBudget(f Effect) bool {
+func (t *liveThread) performBudget(f thread.Effect) bool {
 	st, ref, log := t.r.o.Store, t.ref, t.r.log
 	switch f := f.(type) {
-	case HoldBudget:
+	case thread.HoldBudget:
 		h := store.BudgetHold{Thread: t.ref, Budget: string(f.Budget), Reached: time.Now()}
 		t.saves.write("budget hold", "the budget reached", func(ctx context.Context) error { return st.PutBudgetHold(ctx, h) },
 			func(err error) { log.Error("cannot record the budget reached", "thread", ref, "err", err) })
-	case AskContinue:
+	case thread.AskContinue:
 		c := channels.Choice{
 			Text:    sysmsg.Text(sysmsg.BudgetWait{Budget: f.Budget}),
-			Options: []channels.Option{{ID: f.ID + optionSep + continueOption, Label: sysmsg.ContinueLabel}},
+			Options: []channels.Option{{ID: f.ID + thread.OptionSep + continueOption, Label: sysmsg.ContinueLabel}},
 		}
 		t.runner.Prompt(f.ID, c, func(_ channels.Handle, err error) {
 			if err != nil {
 				t.r.log.Error("the Continue button could not be shown", "thread", t.ref, "err", err)
 			}
 		})
-	case ReleaseBudget:
+	case thread.ReleaseBudget:
 		t.saves.write("budget hold", "the Continue", func(ctx context.Context) error { return st.ClearBudgetHold(ctx, ref) },
 			func(err error) { log.Error("cannot clear the budget hold", "thread", ref, "err", err) })
 		t.notice(sysmsg.Continued{By: displayName(f.By)})
-	case ShowUsage:
+	case thread.ShowUsage:
 		t.showUsage(f.In)
-	case RefuseContinue:
+	case thread.RefuseContinue:
 		if in := t.replyTo; in != nil {
 			t.reply(*in, f.Notice)
 		}

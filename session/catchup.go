@@ -92,7 +92,7 @@ func (r *Router) keepsSeen(in channels.Inbound) bool {
 
 // saveSeen marks in seen through the thread's saves, behind what the
 // thread wrote for it before (its prompt's mark).
-func (t *thread) saveSeen(in channels.Inbound) {
+func (t *liveThread) saveSeen(in channels.Inbound) {
 	r := t.r
 	if !r.keepsSeen(in) {
 		return

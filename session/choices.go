@@ -19,6 +19,7 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread"
 )
 
 // legacyMode is the key of a choice of the agent's legacy mode
@@ -30,7 +31,7 @@ const legacyMode = "\x00mode"
 // model.
 const legacyModel = "\x00model"
 
-func (t *thread) optionBy(ok func(agent.ConfigOption) bool) *agent.ConfigOption {
+func (t *liveThread) optionBy(ok func(agent.ConfigOption) bool) *agent.ConfigOption {
 	for i := range t.cmd.opts {
 		if ok(t.cmd.opts[i]) {
 			return &t.cmd.opts[i]
@@ -42,7 +43,7 @@ func (t *thread) optionBy(ok func(agent.ConfigOption) bool) *agent.ConfigOption 
 // option shows option o's values (arg ""), or sets it to arg. Without
 // an option, category mode falls back to the agent's legacy modes, and
 // model to its unstable models.
-func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label, cat string, arg string) {
+func (t *liveThread) option(in channels.Inbound, o *agent.ConfigOption, label, cat string, arg string) {
 	var ids, names []string
 	var current, key string
 	switch {
@@ -108,7 +109,7 @@ func (t *thread) option(in channels.Inbound, o *agent.ConfigOption, label, cat s
 
 // storeChoice keeps the thread's choice of key: every new session of the
 // thread gets it (applyChoices), also after a restart.
-func (t *thread) storeChoice(key, value string) {
+func (t *liveThread) storeChoice(key, value string) {
 	st, ref, log := t.r.o.Store, t.ref, t.r.log
 	t.saves.write("choice "+key, "the choice", func(ctx context.Context) error { return st.SetChoice(ctx, ref, key, value) },
 		func(err error) {
@@ -120,7 +121,7 @@ func (t *thread) storeChoice(key, value string) {
 // agent refused is not kept; one it took is, and is the session's current
 // value from now on, whether or not the agent says so in an update (a
 // legacy mode: Gemini sends no current_mode_update).
-func (t *thread) optionSet(e optionSetEv) {
+func (t *liveThread) optionSet(e optionSetEv) {
 	if e.err != nil {
 		t.r.log.Warn("cannot set a session option", "thread", t.ref, "option", e.label, "err", e.err)
 		n := sysmsg.SetFailed{Option: e.label, Err: e.err.Error()}
@@ -149,7 +150,7 @@ func (t *thread) optionSet(e optionSetEv) {
 }
 
 // confirm tells the thread n; a pick's choices (key) become that line.
-func (t *thread) confirm(key string, n sysmsg.Notice) {
+func (t *liveThread) confirm(key string, n sysmsg.Notice) {
 	if key == "" {
 		t.notice(n)
 		return
@@ -223,7 +224,7 @@ type refusedChoice struct {
 // forgetRefused drops the choices the agent refused at the start of a
 // session, so that no later session is given them again, and says each
 // in the thread with the agent's words.
-func (t *thread) forgetRefused(refused []refusedChoice) {
+func (t *liveThread) forgetRefused(refused []refusedChoice) {
 	st, ref, log := t.r.o.Store, t.ref, t.r.log
 	for _, c := range refused {
 		t.saves.write("choice "+c.key, "the refused choice", func(ctx context.Context) error { return st.DropChoice(ctx, ref, c.key) },
@@ -236,7 +237,7 @@ func (t *thread) forgetRefused(refused []refusedChoice) {
 
 // noteOptions follows the agent's config_option_update and
 // current_mode_update.
-func (t *thread) noteOptions(u projector.Update) {
+func (t *liveThread) noteOptions(u projector.Update) {
 	switch u.Tag {
 	case projector.TagConfigOption:
 		for _, c := range u.Config {
@@ -258,7 +259,7 @@ const choicePrefix = "cmd-"
 // showChoices shows the values of c (their ids, and names as labels) as
 // a prompt where the platform has buttons or a select; picking one gives
 // the command with that value. Elsewhere it answers with c as text.
-func (t *thread) showChoices(in channels.Inbound, c sysmsg.Choices, names []string) {
+func (t *liveThread) showChoices(in channels.Inbound, c sysmsg.Choices, names []string) {
 	if _, ok := channels.As[channels.Prompter](t.ad); !ok || len(c.Values) == 0 {
 		t.reply(in, c)
 		return
@@ -278,7 +279,7 @@ func (t *thread) showChoices(in channels.Inbound, c sysmsg.Choices, names []stri
 	}
 	key := fmt.Sprintf("%s%s-%d", choicePrefix, cmdName, t.cmd.choiceSeq)
 	for i := range opts {
-		opts[i].ID = key + optionSep + c.Values[i]
+		opts[i].ID = key + thread.OptionSep + c.Values[i]
 	}
 	c.Pick = true
 	t.runner.Prompt(key, channels.Choice{Text: sysmsg.Text(c), Options: opts}, func(_ channels.Handle, err error) {
@@ -290,7 +291,7 @@ func (t *thread) showChoices(in channels.Inbound, c sysmsg.Choices, names []stri
 
 // picked is a click on a value showChoices offered: the command with
 // that value, as if typed.
-func (t *thread) picked(e choiceEv) bool {
+func (t *liveThread) picked(e choiceEv) bool {
 	rest, ok := strings.CutPrefix(e.promptID, choicePrefix)
 	if !ok {
 		return false
@@ -307,7 +308,7 @@ func (t *thread) picked(e choiceEv) bool {
 	in.Choice = nil
 	in.Command = &channels.Command{Name: name, Args: args}
 	t.cmd.pickKey = e.promptID
-	t.apply(CommandIn{In: in, Operator: e.acc.mayOperate(in)})
+	t.apply(thread.CommandIn{In: in, Operator: e.acc.mayOperate(in)})
 	t.cmd.pickKey = ""
 	return true
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/thread"
 )
 
 // MayPrompt reports whether in's author may prompt where in was sent, by
@@ -38,7 +39,7 @@ func (r *Router) Disown(ref channels.ThreadRef) {
 	}
 	r.mu.Unlock()
 	if t != nil {
-		if t.inbox.event(Forget{}) {
+		if t.inbox.event(thread.Forget{}) {
 			<-t.done
 		}
 		r.log.Info("thread given up to another worker", "thread", ref)

@@ -17,6 +17,7 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread"
 )
 
 // commandState is what the owner keeps for the commands.
@@ -91,7 +92,7 @@ func categoryOf(name string) (category, label string) {
 }
 
 // runCommand performs RunCommand.
-func (t *thread) runCommand(in channels.Inbound) {
+func (t *liveThread) runCommand(in channels.Inbound) {
 	c := in.Command
 	switch c.Name {
 	case channels.CommandAgent:
@@ -144,7 +145,7 @@ func (t *thread) runCommand(in channels.Inbound) {
 
 // switchAgent answers /agent: the agents this thread may move to, or a
 // move to one of them (SwitchAgent).
-func (t *thread) switchAgent(in channels.Inbound) {
+func (t *liveThread) switchAgent(in channels.Inbound) {
 	allowed := t.r.policyFor(t.ref, t.space).Agents
 	current := t.cmd.agent
 	if current == "" {
@@ -164,7 +165,7 @@ func (t *thread) switchAgent(in channels.Inbound) {
 		t.reply(in, sysmsg.NoSuchAgent{Name: name, Allowed: allowed})
 		return
 	}
-	t.apply(SwitchAgent{By: in.Author, Agent: name})
+	t.apply(thread.SwitchAgent{By: in.Author, Agent: name})
 }
 
 // attach checks the session /attach names: one no thread of this
@@ -173,7 +174,7 @@ func (t *thread) switchAgent(in channels.Inbound) {
 // once what the live threads queued is written (a thread that let the
 // session go with /new a moment ago no longer holds it); attached
 // takes its answer.
-func (t *thread) attach(in channels.Inbound) {
+func (t *liveThread) attach(in channels.Inbound) {
 	ctx, r, ref := t.ctx, t.r, t.ref
 	id := in.Command.Args
 	name := t.cmd.agent
@@ -219,17 +220,17 @@ func (r *Router) claimSession(ctx context.Context, ref channels.ThreadRef, agent
 
 // attached is the store's answer to /attach: the refusal said, or the
 // session taken up.
-func (t *thread) attached(e attachedEv) {
+func (t *liveThread) attached(e attachedEv) {
 	if e.say != nil {
 		t.reply(e.in, e.say)
 		return
 	}
-	t.apply(AttachSession{By: e.in.Author, ID: e.id})
+	t.apply(thread.AttachSession{By: e.in.Author, ID: e.id})
 }
 
 // listSessions answers /sessions (and /attach without an id): the live
 // agent's sessions, asked on a child goroutine (sessionsEv).
-func (t *thread) listSessions(in channels.Inbound) {
+func (t *liveThread) listSessions(in channels.Inbound) {
 	proc, cwd := t.proc, t.cwd
 	if proc == nil {
 		t.reply(in, sysmsg.Sessions{NotStarted: true})
@@ -254,7 +255,7 @@ func (t *thread) listSessions(in channels.Inbound) {
 // attachable keeps, of the agent's sessions, this thread's and those no
 // other thread is bound to and no deleted thread had: another thread's
 // sessions are not this thread's to see.
-func (t *thread) attachable(ctx context.Context, list []agent.SessionInfo) ([]agent.SessionInfo, error) {
+func (t *liveThread) attachable(ctx context.Context, list []agent.SessionInfo) ([]agent.SessionInfo, error) {
 	st := t.r.o.Store
 	bs, err := st.Bindings(ctx)
 	if err != nil {
@@ -283,7 +284,7 @@ func (t *thread) attachable(ctx context.Context, list []agent.SessionInfo) ([]ag
 }
 
 // sessionsListed answers /sessions with the agent's list.
-func (t *thread) sessionsListed(e sessionsEv) {
+func (t *liveThread) sessionsListed(e sessionsEv) {
 	if e.err != nil {
 		t.r.log.Warn("session/list failed", "thread", t.ref, "err", e.err)
 		t.reply(e.in, sysmsg.Sessions{Unsupported: true})
@@ -297,7 +298,7 @@ func (t *thread) sessionsListed(e sessionsEv) {
 }
 
 // help answers /help.
-func (t *thread) help() sysmsg.Help {
+func (t *liveThread) help() sysmsg.Help {
 	var h sysmsg.Help
 	for _, c := range channels.Commands() {
 		l := sysmsg.HelpLine{Name: c.Name, Description: c.Description}
@@ -319,7 +320,7 @@ func (t *thread) help() sysmsg.Help {
 }
 
 // showStatus answers /status.
-func (t *thread) showStatus(f ShowStatus) {
+func (t *liveThread) showStatus(f thread.ShowStatus) {
 	s := sysmsg.Status{Agent: t.cmd.agent, Running: t.proc != nil, Turn: f.Turn, Starting: f.Starting, TurnBy: f.By, Queued: f.Queued}
 	if s.Agent == "" {
 		s.Agent = t.policy.Agent
@@ -361,7 +362,7 @@ func (t *thread) showStatus(f ShowStatus) {
 // endSession performs EndSession (/new): the session is closed where the
 // agent supports it, the process stopped, and the binding forgets the
 // session; the thread is told.
-func (t *thread) endSession(f EndSession) {
+func (t *liveThread) endSession(f thread.EndSession) {
 	proc, sess := t.proc, t.sess
 	w := t.dropProcess()
 	if proc != nil {
@@ -447,7 +448,7 @@ func (r *Router) answerSuggest(in channels.Inbound, opts []channels.Option) {
 
 // suggestions answers suggestEv: the values of the command's argument
 // that match what was typed so far (by id or name, ignoring case).
-func (t *thread) suggestions(in channels.Inbound) {
+func (t *liveThread) suggestions(in channels.Inbound) {
 	c := in.Command
 	typed := strings.ToLower(strings.TrimSpace(c.Args))
 	var out []channels.Option
@@ -498,7 +499,7 @@ func (t *thread) suggestions(in channels.Inbound) {
 
 // legacyModeName is the name of the current legacy mode, "" when there is
 // none.
-func (t *thread) legacyModeName() string {
+func (t *liveThread) legacyModeName() string {
 	m := t.cmd.modes
 	if m == nil || m.Current == "" {
 		return ""
@@ -513,7 +514,7 @@ func (t *thread) legacyModeName() string {
 
 // legacyModelName is the name of the current unstable model, "" when
 // there is none.
-func (t *thread) legacyModelName() string {
+func (t *liveThread) legacyModelName() string {
 	m := t.cmd.models
 	if m == nil || m.Current == "" {
 		return ""
@@ -528,7 +529,7 @@ func (t *thread) legacyModelName() string {
 
 // showSession tells an adapter that shows the thread's session
 // (channels.SessionShower) what it is now.
-func (t *thread) showSession() {
+func (t *liveThread) showSession() {
 	ss, ok := channels.As[channels.SessionShower](t.ad)
 	if !ok {
 		return

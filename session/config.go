@@ -5,30 +5,8 @@ import (
 
 	"github.com/acpgw/gateway/abort"
 	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/thread"
 	"github.com/acpgw/gateway/typing"
-)
-
-// Busy policies: what a message does while a turn runs in its thread.
-const (
-	// BusyQueue runs the message after the current turn (the thread is
-	// told it is queued).
-	BusyQueue = "queue"
-	// BusyInterrupt cancels the running turn, then runs the message.
-	BusyInterrupt = "interrupt"
-)
-
-// Permission policies: how session/request_permission is answered.
-const (
-	// PermissionAsk shows the request to people as buttons (or numbered
-	// choices) and waits for an approver.
-	PermissionAsk = "ask"
-	// PermissionApproveReads allows read, search and think tools
-	// without asking and asks for the rest.
-	PermissionApproveReads = "approve-reads"
-	// PermissionApproveAll allows everything without asking.
-	PermissionApproveAll = "approve-all"
-	// PermissionDenyAll rejects everything without asking.
-	PermissionDenyAll = "deny-all"
 )
 
 // Policy is what a thread's channel settles for one turn. Settings from the
@@ -89,7 +67,7 @@ type PermissionConfig struct {
 
 // DefaultPermissionConfig returns the documented defaults.
 func DefaultPermissionConfig() PermissionConfig {
-	return PermissionConfig{Policy: PermissionAsk, Timeout: 10 * time.Minute}
+	return PermissionConfig{Policy: thread.PermissionAsk, Timeout: 10 * time.Minute}
 }
 
 // DefaultPolicy returns the defaults of every setting.
@@ -97,7 +75,7 @@ func DefaultPolicy() Policy {
 	return Policy{
 		Stream:      projector.DefaultSettings(),
 		Typing:      typing.DefaultConfig(),
-		Busy:        BusyQueue,
+		Busy:        thread.BusyQueue,
 		Permissions: DefaultPermissionConfig(),
 		Reactions:   DefaultReactions(),
 		Context:     DefaultContext(),

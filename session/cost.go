@@ -52,7 +52,7 @@ func (c *costMeter) take(v float64) (counted float64, ignored string) {
 // meterCost replaces the cost of usage report u by the session's cost as
 // counted (see costMeter), which the projector, the budgets, the records
 // and /status then use.
-func (t *thread) meterCost(u *projector.Update) {
+func (t *liveThread) meterCost(u *projector.Update) {
 	if u.Tag != projector.TagUsage || !u.Usage.CostKnown || t.sess == nil {
 		return
 	}

@@ -16,7 +16,7 @@ const tookKept = 128
 // worker died before its word got out, after the worker taking the thread
 // over asked the prompt again from its mark: the second copy would be
 // answered twice. Messages without an id are always new.
-func (t *thread) tookBefore(in channels.Inbound) bool {
+func (t *liveThread) tookBefore(in channels.Inbound) bool {
 	if in.ID == "" {
 		return false
 	}

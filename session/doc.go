@@ -4,7 +4,7 @@
 // anything else, answers permission prompts, and queues prompts per
 // thread under the channel's busy policy (queue or interrupt).
 //
-// Each thread's state is a Machine, a pure state machine (no I/O, no
+// Each thread's state is a thread.Machine, a pure state machine (no I/O, no
 // goroutines, no clock): Machine.Apply(now, event) returns the effects to
 // perform and when to call again. One owner goroutine per thread runs it
 // and performs its effects; the router, the agent's tap, the SDK's

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread"
 )
 
 // close handles a deleted thread: if its author may prompt there, the
@@ -70,8 +71,8 @@ func (r *Router) drop(ref channels.ThreadRef, by string) {
 
 // forget stops everything of the thread (Router.drop): its owner ends it
 // (the machine's Forget) and returns; forget waits for that.
-func (t *thread) forget(by string, archived bool) {
-	if t.inbox.event(Forget{By: channels.Author{Name: by}, Archived: archived}) {
+func (t *liveThread) forget(by string, archived bool) {
+	if t.inbox.event(thread.Forget{By: channels.Author{Name: by}, Archived: archived}) {
 		<-t.done
 	}
 }
@@ -81,7 +82,7 @@ func (t *thread) forget(by string, archived bool) {
 // is empty). An allowed pick is kept for the thread's first session
 // (thread.pick, set by its owner); otherwise the author is told which
 // agents they may pick and the message is not run.
-func (r *Router) pickAllowed(ctx context.Context, ad channels.Adapter, t *thread, in channels.Inbound) bool {
+func (r *Router) pickAllowed(ctx context.Context, ad channels.Adapter, t *liveThread, in channels.Inbound) bool {
 	allowed := r.policyFor(t.ref, t.space).Agents
 	_, known := r.agentSpec(in.Agent)
 	if known && (len(allowed) == 0 || slices.Contains(allowed, in.Agent)) {

@@ -26,7 +26,7 @@ type openRecorder struct {
 }
 
 // report takes the lane's latest open messages of thread t.
-func (o *openRecorder) report(t *thread, opens []dispatch.Open) {
+func (o *openRecorder) report(t *liveThread, opens []dispatch.Open) {
 	st, ref, log := t.r.o.Store, t.ref, t.r.log
 	t.saves.write("open messages", "the open messages", func(ctx context.Context) error {
 		if len(opens) == 0 && !o.stored.Load() {

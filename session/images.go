@@ -20,7 +20,7 @@ const maxImageFile = 25 << 20
 // symlink, however swapped meanwhile, leads outside it. An agent cannot
 // make the gateway show a file of the host this way (its secrets, the
 // other threads' workspaces).
-func (t *thread) readImage(p string) ([]byte, error) {
+func (t *liveThread) readImage(p string) ([]byte, error) {
 	ws := t.workspace.Load()
 	if ws == nil || *ws == "" {
 		return nil, errors.New("the thread has no working directory")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/thread"
 )
 
 // acceptedPrompt is a prompt the thread took and marked, its turn not
@@ -25,14 +26,9 @@ type acceptedPrompt struct {
 	key time.Time
 }
 
-// samePrompt reports whether a and b are the same message.
-func samePrompt(a, b channels.Inbound) bool {
-	return a.ID == b.ID && a.Text == b.Text && a.Author.ID == b.Author.ID && a.Time.Equal(b.Time)
-}
-
 // markKey returns the key of a new mark of the thread: now, to the
 // millisecond the store keeps, after every key it gave before.
-func (t *thread) markKey() time.Time {
+func (t *liveThread) markKey() time.Time {
 	key := store.NormTime(time.Now())
 	if !key.After(t.lastMark) {
 		key = t.lastMark.Add(time.Millisecond)
@@ -45,7 +41,7 @@ func (t *thread) markKey() time.Time {
 // starts it; rt, when in is a prompt Adopt asked again, is the mark that
 // stands for it already. A prompt the machine drops is unmarked by
 // settleAccepted.
-func (t *thread) accept(in channels.Inbound, rt *retaken) {
+func (t *liveThread) accept(in channels.Inbound, rt *retaken) {
 	if rt != nil {
 		t.accepted = append(t.accepted, acceptedPrompt{in: in, key: rt.started})
 		return
@@ -58,9 +54,9 @@ func (t *thread) accept(in channels.Inbound, rt *retaken) {
 
 // taken returns the mark of in, whose turn begins now, which stays until
 // the turn's end was delivered; false when in was not accepted.
-func (t *thread) taken(in channels.Inbound) (time.Time, bool) {
+func (t *liveThread) taken(in channels.Inbound) (time.Time, bool) {
 	for i, a := range t.accepted {
-		if samePrompt(a.in, in) {
+		if thread.SamePrompt(a.in, in) {
 			t.accepted = slices.Delete(t.accepted, i, i+1)
 			return a.key, true
 		}
@@ -74,8 +70,8 @@ func (t *thread) taken(in channels.Inbound) (time.Time, bool) {
 // shutdown dropped keep their marks: nobody answered them, the thread's
 // next owner asks them again, as do those whose start the shutdown
 // cancelled before the machine heard of it.
-func (t *thread) settleAccepted() {
-	if t.m.shutting || t.r.ctx.Err() != nil {
+func (t *liveThread) settleAccepted() {
+	if t.m.ShuttingDown() || t.r.ctx.Err() != nil {
 		return
 	}
 	kept := t.accepted[:0]
@@ -116,7 +112,7 @@ func (e *endedMarks) pop() (time.Time, bool) {
 
 // delivered is the lane's word that a turn's end is in the thread: its
 // prompt's mark goes. It runs on the lane's goroutine.
-func (t *thread) delivered() {
+func (t *liveThread) delivered() {
 	key, ok := t.ended.pop()
 	if !ok || key.IsZero() {
 		return
@@ -130,7 +126,7 @@ func markSave(key time.Time) string { return "mark:" + strconv.FormatInt(key.Uni
 
 // mark records rt (through the thread's saves); failed is logged if it
 // cannot be.
-func (t *thread) mark(rt store.RunningTurn, failed string) {
+func (t *liveThread) mark(rt store.RunningTurn, failed string) {
 	st := t.r.o.Store
 	t.saves.write(markSave(rt.Started), "the running mark", func(ctx context.Context) error { return st.MarkTurnRunning(ctx, rt) },
 		func(err error) { t.r.log.Warn(failed, "thread", t.ref, "err", err) })
@@ -138,7 +134,7 @@ func (t *thread) mark(rt store.RunningTurn, failed string) {
 
 // unmark clears the mark key (through the thread's saves); failed is
 // logged if it cannot be.
-func (t *thread) unmark(key time.Time, failed string) {
+func (t *liveThread) unmark(key time.Time, failed string) {
 	st, ref := t.r.o.Store, t.ref
 	t.saves.write(markSave(key), "the running mark's end", func(ctx context.Context) error { return st.ClearTurnRunning(ctx, ref, key) },
 		func(err error) { t.r.log.Warn(failed, "thread", ref, "err", err) })

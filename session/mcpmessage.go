@@ -45,7 +45,7 @@ func (m mcpThread) SendMessage(ctx context.Context, text string) error {
 
 // message shows the agent's posted text in the thread, if a turn runs
 // and was not stopped.
-func (t *thread) message(e messageEv) {
+func (t *liveThread) message(e messageEv) {
 	switch {
 	case !t.proj.InTurn():
 		t.r.log.Info("send_message refused: no turn is running", "thread", t.ref, "chars", len(e.text))

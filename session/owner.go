@@ -18,6 +18,7 @@ import (
 	"github.com/acpgw/gateway/mcpgate"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/thread"
 )
 
 // inbox holds a thread's events for its owner (a mailbox.Box): the
@@ -32,24 +33,24 @@ func (b inbox) send(e ownerEvent) bool { return b.Put(e) }
 
 // event puts one of the machine's events, which the owner applies as it
 // is.
-func (b inbox) event(e Event) bool { return b.Put(machineEv{e}) }
+func (b inbox) event(e thread.Event) bool { return b.Put(machineEv{e}) }
 
 // ownerEvent is one event in a thread's inbox: take is how the owner
 // takes it, on its goroutine.
-type ownerEvent interface{ take(t *thread) }
+type ownerEvent interface{ take(t *liveThread) }
 
 // awaited is an owner event whose sender waits for an answer: refuse
 // answers it when the thread ends before it was taken.
 type awaited interface {
 	ownerEvent
-	refuse(t *thread)
+	refuse(t *liveThread)
 }
 
 // machineEv is one of the machine's events.
-type machineEv struct{ e Event }
+type machineEv struct{ e thread.Event }
 
-func (m machineEv) take(t *thread) {
-	if _, ok := m.e.(Shutdown); ok {
+func (m machineEv) take(t *liveThread) {
+	if _, ok := m.e.(thread.Shutdown); ok {
 		t.stopped = t.proc != nil
 	}
 	t.apply(m.e)
@@ -122,7 +123,7 @@ type (
 // run is the thread's owner loop. It returns once the machine has
 // exited (after Shutdown), or the thread was evicted: not when the
 // router's context ends, which the machine's Shutdown follows.
-func (t *thread) run() {
+func (t *liveThread) run() {
 	defer close(t.done)
 	defer t.saves.close() // after the lane, which asks for writes too
 	defer t.runner.Close()
@@ -144,7 +145,7 @@ func (t *thread) run() {
 
 // endContext ends the thread's context as its owner returns, but at a
 // shutdown, which ends it after its grace.
-func (t *thread) endContext() {
+func (t *liveThread) endContext() {
 	t.r.mu.Lock()
 	closing := t.r.closed
 	t.r.mu.Unlock()
@@ -154,15 +155,15 @@ func (t *thread) endContext() {
 }
 
 // owner is the thread as mailbox.Run drives it.
-type owner thread
+type owner liveThread
 
-func (o *owner) Handle(_ time.Time, e ownerEvent) { e.take((*thread)(o)) }
+func (o *owner) Handle(_ time.Time, e ownerEvent) { e.take((*liveThread)(o)) }
 
 // Step applies the machine's Tick once its wake time has come.
 func (o *owner) Step(now time.Time) time.Time {
-	t := (*thread)(o)
+	t := (*liveThread)(o)
 	if !t.wake.IsZero() && !now.Before(t.wake) {
-		t.apply(Tick{})
+		t.apply(thread.Tick{})
 	}
 	return t.wake
 }
@@ -170,7 +171,7 @@ func (o *owner) Step(now time.Time) time.Time {
 func (o *owner) Done() bool { return o.m.Exited() || o.evicted }
 
 // apply runs the machine on e and performs its effects.
-func (t *thread) apply(e Event) {
+func (t *liveThread) apply(e thread.Event) {
 	wake, fx := t.m.Apply(time.Now(), e)
 	t.wake = wake
 	// Published for Router.reapIdle, which picks among threads; before
@@ -188,75 +189,77 @@ func (t *thread) apply(e Event) {
 	}
 }
 
-func (e inboundEv) take(t *thread) { t.inbound(e) }
+func (e inboundEv) take(t *liveThread) { t.inbound(e) }
 
-func (e choiceEv) take(t *thread) {
+func (e choiceEv) take(t *liveThread) {
 	if t.questionChoice(e) || t.picked(e) {
 		return
 	}
 	t.replyTo = &e.in
 	if isContinue(e.promptID) {
-		t.apply(ContinueIn{By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
+		t.apply(thread.ContinueIn{By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
 	} else {
-		t.apply(PermissionAnswer{ID: e.promptID, Option: e.optionID, By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
+		t.apply(thread.PermissionAnswer{ID: e.promptID, Option: e.optionID, By: e.in.Author, Approver: e.acc.mayApprove(e.in)})
 	}
 	t.replyTo = nil
 }
 
-func (e updateEv) take(t *thread)     { t.update(e.u, e.history) }
-func (e permissionEv) take(t *thread) { t.permission(e.p) }
-func (e permissionEv) refuse(*thread) { e.p.answer <- answered{} }
-func (e postedEv) take(t *thread)     { t.posted(e.p, e.h, e.err) }
-func (e transcriptEv) take(t *thread) { t.tr = e.tr }
-func (e startedEv) take(t *thread)    { t.startEnded(e.res, e.err) }
-func (e readThreadEv) take(t *thread) { e.reply <- t.recentMessages(e.limit) }
-func (e readThreadEv) refuse(*thread) { e.reply <- nil }
-func (e takenOverEv) take(t *thread)  { t.notice(e.n) }
-func (e commandEv) take(t *thread)    { t.apply(CommandIn{In: e.in, Operator: e.acc.mayOperate(e.in)}) }
-func (e suggestEv) take(t *thread)    { t.suggestions(e.in) }
-func (e reapEv) refuse(*thread)       { e.reply <- false }
-func (e exitedEv) refuse(t *thread)   { t.r.agentEvent(t.ref, "stopped") } // let go at the thread's end
-func (e turnDoneEv) take(t *thread) {
-	exited := isExited(e.err) || (t.proc != nil && t.proc.Err() != nil)
-	t.apply(TurnDone{StopReason: e.stop, Err: e.err, Exited: exited})
+func (e updateEv) take(t *liveThread)     { t.update(e.u, e.history) }
+func (e permissionEv) take(t *liveThread) { t.permission(e.p) }
+func (e permissionEv) refuse(*liveThread) { e.p.answer <- answered{} }
+func (e postedEv) take(t *liveThread)     { t.posted(e.p, e.h, e.err) }
+func (e transcriptEv) take(t *liveThread) { t.tr = e.tr }
+func (e startedEv) take(t *liveThread)    { t.startEnded(e.res, e.err) }
+func (e readThreadEv) take(t *liveThread) { e.reply <- t.recentMessages(e.limit) }
+func (e readThreadEv) refuse(*liveThread) { e.reply <- nil }
+func (e takenOverEv) take(t *liveThread)  { t.notice(e.n) }
+func (e commandEv) take(t *liveThread) {
+	t.apply(thread.CommandIn{In: e.in, Operator: e.acc.mayOperate(e.in)})
+}
+func (e suggestEv) take(t *liveThread)  { t.suggestions(e.in) }
+func (e reapEv) refuse(*liveThread)     { e.reply <- false }
+func (e exitedEv) refuse(t *liveThread) { t.r.agentEvent(t.ref, "stopped") } // let go at the thread's end
+func (e turnDoneEv) take(t *liveThread) {
+	exited := thread.IsExited(e.err) || (t.proc != nil && t.proc.Err() != nil)
+	t.apply(thread.TurnDone{StopReason: e.stop, Err: e.err, Exited: exited})
 }
 
-func (e exitedEv) take(t *thread) {
+func (e exitedEv) take(t *liveThread) {
 	if t.proc != e.proc {
 		t.r.agentEvent(t.ref, "stopped")
 		return
 	}
 	t.r.log.Info("agent exited", "thread", t.ref, "err", e.proc.Err())
-	t.apply(ProcessExited{})
+	t.apply(thread.ProcessExited{})
 	t.r.agentEvent(t.ref, "exited")
 }
 
-func (e optionSetEv) take(t *thread)      { t.optionSet(e) }
-func (e sessionsEv) take(t *thread)       { t.sessionsListed(e) }
-func (e attachedEv) take(t *thread)       { t.attached(e) }
-func (e reactionEv) take(t *thread)       { t.reaction(e) }
-func (e messageEv) take(t *thread)        { t.message(e) }
-func (e messageEv) refuse(*thread)        { e.reply <- errThreadEnded }
-func (e questionEv) take(t *thread)       { t.questionAsked(e) }
-func (e questionEv) refuse(*thread)       { e.q.answer <- agent.Answer{Action: agent.Cancel} }
-func (e questionPostedEv) take(t *thread) { t.questionPosted(e.q, e.h, e.err) }
-func (e formEv) take(t *thread)           { t.formAnswer(e.in, e.acc) }
+func (e optionSetEv) take(t *liveThread)      { t.optionSet(e) }
+func (e sessionsEv) take(t *liveThread)       { t.sessionsListed(e) }
+func (e attachedEv) take(t *liveThread)       { t.attached(e) }
+func (e reactionEv) take(t *liveThread)       { t.reaction(e) }
+func (e messageEv) take(t *liveThread)        { t.message(e) }
+func (e messageEv) refuse(*liveThread)        { e.reply <- errThreadEnded }
+func (e questionEv) take(t *liveThread)       { t.questionAsked(e) }
+func (e questionEv) refuse(*liveThread)       { e.q.answer <- agent.Answer{Action: agent.Cancel} }
+func (e questionPostedEv) take(t *liveThread) { t.questionPosted(e.q, e.h, e.err) }
+func (e formEv) take(t *liveThread)           { t.formAnswer(e.in, e.acc) }
 
-func (e inboundEv) refuse(*thread) {
+func (e inboundEv) refuse(*liveThread) {
 	if e.taken != nil {
 		close(e.taken)
 	}
 }
 
-func (e reapEv) take(t *thread) {
+func (e reapEv) take(t *liveThread) {
 	had := t.proc != nil
-	t.apply(ReapIdle{Why: e.why})
+	t.apply(thread.ReapIdle{Why: e.why})
 	e.reply <- had && t.proc == nil
 }
 
 // inbound is a person's message: a stop, a numbered answer to a prompt,
 // or a prompt.
-func (t *thread) inbound(e inboundEv) {
+func (t *liveThread) inbound(e inboundEv) {
 	// Seen once taken, behind its mark in the thread's saves (a worker
 	// that dies between the two leaves the mark, not a message seen and
 	// lost): see Router.handle.
@@ -275,7 +278,7 @@ func (t *thread) inbound(e inboundEv) {
 	if e.stop {
 		t.r.log.Info("stop asked", "thread", t.ref, "by", e.in.Author.ID, "queued", t.m.Queued(), "all", e.all)
 		t.replyTo = &e.in // told privately how many queued messages stay
-		t.apply(StopIn{By: e.in.Author, All: e.all})
+		t.apply(thread.StopIn{By: e.in.Author, All: e.all})
 		t.replyTo = nil
 		return
 	}
@@ -286,12 +289,12 @@ func (t *thread) inbound(e inboundEv) {
 		t.pick = e.in.Agent // checked by Router.pickAllowed
 	}
 	t.accept(e.in, t.retake(e.in))
-	t.apply(PromptIn{In: e.in, Caught: e.caught})
+	t.apply(thread.PromptIn{In: e.in, Caught: e.caught})
 }
 
 // reap asks the thread's owner to stop its agent if it is idle (why says
 // why, for the log), and waits for the answer: whether it did.
-func (t *thread) reap(why string) bool {
+func (t *liveThread) reap(why string) bool {
 	reply := make(chan bool, 1)
 	return t.inbox.send(reapEv{why: why, reply: reply}) && <-reply
 }

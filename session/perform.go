@@ -8,21 +8,22 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread"
 )
 
 // perform does what the machine asked for, on the owner's goroutine.
 // What may block long runs on a child goroutine that reports back.
-func (t *thread) perform(f Effect) {
+func (t *liveThread) perform(f thread.Effect) {
 	switch f := f.(type) {
-	case StartAgent:
+	case thread.StartAgent:
 		t.startAgent(f.In, f.NeedProcess)
-	case CancelStart:
+	case thread.CancelStart:
 		if t.cancelStart != nil {
 			t.cancelStart()
 		}
-	case BeginTurn:
+	case thread.BeginTurn:
 		t.beginTurn(f.In, f.At)
-	case CancelTurn:
+	case thread.CancelTurn:
 		if sess := t.sess; sess != nil {
 			// Apart from the owner: an agent with a full stdin must not
 			// block it. The cancel goes out even when the thread ends
@@ -35,12 +36,12 @@ func (t *thread) perform(f Effect) {
 				}
 			})
 		}
-	case KillAgent:
+	case thread.KillAgent:
 		if t.proc != nil {
-			t.r.log.Warn("the agent ignored session/cancel; killing it", "thread", t.ref, "grace", t.m.cfg.Grace)
+			t.r.log.Warn("the agent ignored session/cancel; killing it", "thread", t.ref, "grace", t.m.Grace())
 			t.proc.Kill()
 		}
-	case StopAgent:
+	case thread.StopAgent:
 		proc, sess := t.proc, t.sess
 		w := t.dropProcess()
 		if proc == nil {
@@ -58,64 +59,64 @@ func (t *thread) perform(f Effect) {
 		}
 		t.r.log.Info("stopping idle agent", "thread", t.ref, "why", f.Why)
 		t.r.wg.Go(func() { t.stopProcess(proc, w) })
-	case DropAgent:
+	case thread.DropAgent:
 		proc := t.proc
 		w := t.dropProcess()
 		t.r.wg.Go(func() { t.closeLogAfterExit(proc, w) })
-	case StopTyping:
+	case thread.StopTyping:
 		t.view().Lane.StopTyping()
-	case Notify:
+	case thread.Notify:
 		t.tell(f)
-	case ShowPrompt:
+	case thread.ShowPrompt:
 		if p := t.prompts[f.ID]; p != nil {
 			t.showPrompt(p)
 		}
-	case QueueKept:
+	case thread.QueueKept:
 		if in := t.replyTo; in != nil {
 			t.reply(*in, sysmsg.QueueKept{Waiting: f.Waiting})
 		} else {
 			t.notice(sysmsg.QueueKept{Waiting: f.Waiting}) // a 🛑 reaction: no message to answer
 		}
-	case AnswerByPolicy:
+	case thread.AnswerByPolicy:
 		if p := t.prompts[f.ID]; p != nil {
 			t.answerByPolicy(p, f.Allow)
 		}
-	case SettlePrompt:
+	case thread.SettlePrompt:
 		if p := t.prompts[f.ID]; p != nil {
 			t.settle(p, f)
 		}
-	case PromptNotWaiting:
+	case thread.PromptNotWaiting:
 		if in := t.replyTo; in != nil {
 			t.reply(*in, sysmsg.RefusePromptGone)
 		}
-	case NotApprover:
+	case thread.NotApprover:
 		if in := t.replyTo; in != nil {
 			t.reply(*in, sysmsg.RefuseNotApprover)
 		}
-	case ShowQuestion, SettleQuestion, NotAsker:
+	case thread.ShowQuestion, thread.SettleQuestion, thread.NotAsker:
 		t.performQuestion(f)
-	case RunCommand:
+	case thread.RunCommand:
 		t.runCommand(f.In)
-	case ShowWorkspace:
+	case thread.ShowWorkspace:
 		t.workspaceCommand(false)
-	case ShowDiff:
+	case thread.ShowDiff:
 		t.workspaceCommand(true)
-	case RefuseCommand:
+	case thread.RefuseCommand:
 		t.reply(f.In, sysmsg.RefuseCommand{Command: "/" + f.In.Command.Name})
-	case ShowStatus:
+	case thread.ShowStatus:
 		t.showStatus(f)
-	case EndSession:
+	case thread.EndSession:
 		t.endSession(f)
-	case EndTurn:
+	case thread.EndTurn:
 		t.endTurn(f.Turn)
-	case TellInterrupted:
+	case thread.TellInterrupted:
 		t.tellInterrupted()
-	case Exit:
-	case CheckLane:
-		t.runner.Do(func(l *dispatch.Lane) { t.inbox.event(LaneIdle{Idle: l.Idle()}) })
-	case Evict:
+	case thread.Exit:
+	case thread.CheckLane:
+		t.runner.Do(func(l *dispatch.Lane) { t.inbox.event(thread.LaneIdle{Idle: l.Idle()}) })
+	case thread.Evict:
 		t.evicted = t.r.evict(t)
-	case React:
+	case thread.React:
 		t.react(f)
 	default:
 		if t.performBudget(f) {
@@ -126,7 +127,7 @@ func (t *thread) perform(f Effect) {
 }
 
 // tell posts a notice the machine gave.
-func (t *thread) tell(f Notify) {
+func (t *liveThread) tell(f thread.Notify) {
 	switch n := f.Notice.(type) {
 	case sysmsg.StartTimeout:
 		t.r.log.Error("the agent did not start in time", "thread", t.ref, "timeout", n.After)
@@ -143,7 +144,7 @@ func (t *thread) tell(f Notify) {
 // lane stopped with the router's context), that the shutdown cut its
 // turn off, within shutdownGrace. When that fails the turn's running mark
 // stays in the store and the next start tells the thread.
-func (t *thread) tellInterrupted() {
+func (t *liveThread) tellInterrupted() {
 	t.cut = true
 	ctx, cancel := context.WithTimeout(t.ctx, t.r.shutdownGrace())
 	defer cancel()
@@ -158,7 +159,7 @@ func (t *thread) tellInterrupted() {
 // and frees the slot. It returns the process's event log, which the
 // caller closes with closeLogAfterExit once the process is stopped: an
 // agent may write its last frames while it stops.
-func (t *thread) dropProcess() FrameLog {
+func (t *liveThread) dropProcess() FrameLog {
 	w := t.evlog
 	if t.sess != nil && t.proc != nil {
 		// Closed once the process is gone (closeLogAfterExit, which

@@ -12,11 +12,8 @@ import (
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread"
 )
-
-// optionSep joins a prompt id and an ACP option id in a button's id, so a
-// click names its prompt even after a restart.
-const optionSep = "/"
 
 // pending is a permission prompt waiting for an answer. Its fields after
 // answer belong to the thread's owner.
@@ -41,7 +38,7 @@ type answered struct {
 // Permission implements agent.Handler: it hands the request to the
 // thread's owner, which applies the channel's policy or asks people, and
 // blocks until there is an answer.
-func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (string, bool) {
+func (t *liveThread) Permission(ctx context.Context, req agent.PermissionRequest) (string, bool) {
 	p := &pending{id: newID(), req: req, ctx: ctx, asked: time.Now(), answer: make(chan answered, 1)}
 	if !t.inbox.send(permissionEv{p: p}) {
 		return "", false // the thread has shut down
@@ -53,7 +50,7 @@ func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 	}
 	// The agent gave up waiting: the prompt is withdrawn (the owner
 	// answers cancelled, unless it answered already).
-	t.inbox.event(PermissionWithdrawn{ID: p.id})
+	t.inbox.event(thread.PermissionWithdrawn{ID: p.id})
 	a := <-p.answer
 	return a.option, a.ok
 }
@@ -61,28 +58,28 @@ func (t *thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 // permission is the agent's request p on the owner: the machine says
 // whether the channel's policy answers it (AnswerByPolicy) or people are
 // shown it (ShowPrompt).
-func (t *thread) permission(p *pending) {
+func (t *liveThread) permission(p *pending) {
 	t.prompts[p.id] = p
-	t.apply(PermissionAsked{ID: p.id, Timeout: t.policy.Permissions.Timeout, Kind: p.req.Tool.Kind})
+	t.apply(thread.PermissionAsked{ID: p.id, Timeout: t.policy.Permissions.Timeout, Kind: p.req.Tool.Kind})
 }
 
 // answerByPolicy answers p as the channel's policy said: recorded, the
 // thread told.
-func (t *thread) answerByPolicy(p *pending, allow bool) {
+func (t *liveThread) answerByPolicy(p *pending, allow bool) {
 	delete(t.prompts, p.id)
 	req, policy := p.req, t.policy.Permissions.Policy
 	kind := "reject"
 	if allow {
 		kind = "allow"
 	}
-	opt, ok := pickOption(req.Options, kind)
+	opt, ok := thread.PickOption(req.Options, kind)
 	t.recordPermission(req, opt.ID, time.Now())
 	t.laneNotice(sysmsg.ByPolicy{Allowed: allow, Policy: policy, Tool: projector.PermissionTitle(req.Tool)})
 	p.answer <- answered{option: opt.ID, ok: ok}
 }
 
 // showPrompt shows p to people and records it.
-func (t *thread) showPrompt(p *pending) {
+func (t *liveThread) showPrompt(p *pending) {
 	req := p.req
 	policy := t.policy.Permissions
 	storeOpts := make([]store.PromptOption, 0, len(req.Options))
@@ -104,13 +101,13 @@ func (t *thread) showPrompt(p *pending) {
 }
 
 // posted: the lane posted p (as h), or could not (err).
-func (t *thread) posted(p *pending, h channels.Handle, err error) {
+func (t *liveThread) posted(p *pending, h channels.Handle, err error) {
 	if err != nil {
 		// Nobody can answer a prompt they cannot see: the agent gets
 		// "cancelled" now rather than a reject after the timeout, and
 		// the thread is told.
 		t.r.log.Error("the permission prompt could not be shown; answered cancelled", "thread", t.ref, "err", err)
-		t.apply(PermissionUnshown{ID: p.id})
+		t.apply(thread.PermissionUnshown{ID: p.id})
 		return
 	}
 	if !h.Known() {
@@ -131,7 +128,7 @@ func (t *thread) posted(p *pending, h channels.Handle, err error) {
 
 // settle answers p to the agent as the machine decided, edits the
 // prompt's message to show the outcome, and records it.
-func (t *thread) settle(p *pending, f SettlePrompt) {
+func (t *liveThread) settle(p *pending, f thread.SettlePrompt) {
 	delete(t.prompts, p.id)
 	switch {
 	case f.Unshown:
@@ -148,7 +145,7 @@ func (t *thread) settle(p *pending, f SettlePrompt) {
 	var a answered
 	var status store.PromptStatus
 	var outcome sysmsg.Outcome
-	a.option, a.ok, status, outcome = Settlement(p.req, f, p.asked, time.Now())
+	a.option, a.ok, status, outcome = thread.Settlement(p.req, f, p.asked, time.Now())
 	p.answer <- a
 	t.view().Settle(p.id, p.text, outcome)
 	who := by.ID
@@ -170,7 +167,7 @@ func (t *thread) settle(p *pending, f SettlePrompt) {
 // known (posted). The stored prompt stays pending until its message
 // shows no buttons, so that the next start edits what the shutdown could
 // not (Router.expireStalePrompts). It does I/O and blocks.
-func (t *thread) expireAtShutdown(p *pending) {
+func (t *liveThread) expireAtShutdown(p *pending) {
 	p.closing = true
 	if t.tr != nil {
 		t.tr.PermissionAnswered(p.id, "", time.Now())
@@ -185,7 +182,7 @@ func (t *thread) expireAtShutdown(p *pending) {
 
 // expireMessageAtShutdown edits h, the message of p, which the shutdown
 // settled, and records p expired once its buttons are gone.
-func (t *thread) expireMessageAtShutdown(ctx context.Context, p *pending, h channels.Handle) {
+func (t *liveThread) expireMessageAtShutdown(ctx context.Context, p *pending, h channels.Handle) {
 	ed, canEdit := channels.As[channels.Editor](t.ad)
 	if canEdit {
 		err := ed.Edit(ctx, h, channels.Message{Kind: channels.KindPermission, Text: sysmsg.Settled(p.text, sysmsg.Restarted{})})
@@ -201,7 +198,7 @@ func (t *thread) expireMessageAtShutdown(ctx context.Context, p *pending, h chan
 
 // resolvePrompt records the outcome of prompt id (through the thread's
 // saves, after its record and its message's id).
-func (t *thread) resolvePrompt(id string, status store.PromptStatus, option, who string) {
+func (t *liveThread) resolvePrompt(id string, status store.PromptStatus, option, who string) {
 	st, ref, log, at := t.r.o.Store, t.ref, t.r.log, time.Now()
 	t.saves.write("", "the prompt's outcome", func(ctx context.Context) error {
 		_, err := st.ResolvePrompt(ctx, id, status, option, who, at)
@@ -209,7 +206,7 @@ func (t *thread) resolvePrompt(id string, status store.PromptStatus, option, who
 	}, func(err error) { log.Warn("cannot record the prompt's outcome", "thread", ref, "err", err) })
 }
 
-func (t *thread) recordPermission(req agent.PermissionRequest, chosen string, at time.Time) {
+func (t *liveThread) recordPermission(req agent.PermissionRequest, chosen string, at time.Time) {
 	if t.tr == nil {
 		return
 	}
@@ -227,7 +224,7 @@ func (t *thread) recordPermission(req agent.PermissionRequest, chosen string, at
 // answerByNumber answers the oldest pending prompt from a reply such as
 // "1" or "2." where the channel has no buttons. It reports whether the
 // message was such an answer.
-func (t *thread) answerByNumber(acc access, in channels.Inbound) bool {
+func (t *liveThread) answerByNumber(acc access, in channels.Inbound) bool {
 	if _, buttons := channels.As[channels.Prompter](t.ad); buttons {
 		return false
 	}
@@ -245,44 +242,13 @@ func (t *thread) answerByNumber(acc access, in channels.Inbound) bool {
 		return true
 	}
 	t.replyTo = &in
-	t.apply(PermissionAnswer{ID: p.id, Option: p.req.Options[n-1].ID, By: in.Author, Approver: acc.mayApprove(in)})
+	t.apply(thread.PermissionAnswer{ID: p.id, Option: p.req.Options[n-1].ID, By: in.Author, Approver: acc.mayApprove(in)})
 	t.replyTo = nil
 	return true
-}
-
-// pickOption returns the first option of the wanted sort ("allow" or
-// "reject"), preferring the once-only kind.
-func pickOption(opts []agent.PermissionOption, want string) (agent.PermissionOption, bool) {
-	for _, kind := range []string{want + "_once", want + "_always"} {
-		for _, o := range opts {
-			if o.Kind == kind {
-				return o, true
-			}
-		}
-	}
-	return agent.PermissionOption{}, false
-}
-
-func findOption(opts []agent.PermissionOption, id string) (agent.PermissionOption, bool) {
-	for _, o := range opts {
-		if o.ID == id {
-			return o, true
-		}
-	}
-	return agent.PermissionOption{}, false
-}
-
-// permissionOptions converts the agent's options for the projector.
-func permissionOptions(opts []agent.PermissionOption) []projector.PermissionOption {
-	out := make([]projector.PermissionOption, len(opts))
-	for i, o := range opts {
-		out[i] = projector.PermissionOption{ID: o.ID, Name: o.Name, Kind: o.Kind}
-	}
-	return out
 }
 
 // renderPermission is the text of the prompt for req, as
 // Permission shows it (TestRenderPermission reads it).
 func renderPermission(req agent.PermissionRequest, cwd string) string {
-	return projector.PermissionPrompt(req.Tool, permissionOptions(req.Options), cwd).Text
+	return projector.PermissionPrompt(req.Tool, thread.PermissionOptions(req.Options), cwd).Text
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/session"
+	"github.com/acpgw/gateway/thread"
 )
 
 // option returns the button id of the prompt op whose ACP option is acpID.
@@ -134,8 +135,8 @@ func TestPermissionByNumberWithoutButtons(t *testing.T) {
 
 func TestPermissionPolicies(t *testing.T) {
 	for _, tc := range []struct{ policy, reply, notice string }{
-		{session.PermissionApproveAll, "Applied the edit.", "Allowed by policy approve-all"},
-		{session.PermissionDenyAll, "Okay, I left main.go alone.", "Rejected by policy deny-all"},
+		{thread.PermissionApproveAll, "Applied the edit.", "Allowed by policy approve-all"},
+		{thread.PermissionDenyAll, "Okay, I left main.go alone.", "Rejected by policy deny-all"},
 	} {
 		t.Run(tc.policy, func(t *testing.T) {
 			p := session.DefaultPolicy()

@@ -16,6 +16,7 @@ import (
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread"
 	"github.com/acpgw/gateway/workspace"
 )
 
@@ -40,7 +41,7 @@ type started struct {
 // startAgent begins the start of in's turn on a child goroutine: its
 // files, a process slot and a new agent when need is set; it reports
 // back with a startedEv. CancelStart gives it up.
-func (t *thread) startAgent(in channels.Inbound, need bool) {
+func (t *liveThread) startAgent(in channels.Inbound, need bool) {
 	// Typing shows from now on, also while the agent starts.
 	t.view().Lane.AgentStarting()
 	if t.proc != nil && t.proc.Err() != nil {
@@ -67,7 +68,7 @@ func (t *thread) startAgent(in channels.Inbound, need bool) {
 // files (Inbound.Fetch) and, when need is set, takes a process slot
 // (waiting in line with other threads) and starts the agent. It touches
 // no thread state: what it makes goes back in the result.
-func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pick string, mcp *mcpgate.Server) (*started, error) {
+func (t *liveThread) prepare(ctx context.Context, in channels.Inbound, need bool, pick string, mcp *mcpgate.Server) (*started, error) {
 	files := in.Files
 	if in.Fetch != nil {
 		files = in.Fetch(ctx)
@@ -76,14 +77,14 @@ func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pi
 		return nil, err
 	}
 	if !need {
-		t.inbox.event(SlotTaken{})
+		t.inbox.event(thread.SlotTaken{})
 		return &started{files: files}, nil
 	}
 	// Waiting for a slot does not count against the start timeout.
 	if err := t.r.acquire(ctx, t); err != nil {
 		return nil, err
 	}
-	t.inbox.event(SlotTaken{})
+	t.inbox.event(thread.SlotTaken{})
 	res, err := t.launch(ctx, pick, in, mcp)
 	if err != nil {
 		t.r.release()
@@ -99,7 +100,7 @@ func (t *thread) prepare(ctx context.Context, in channels.Inbound, need bool, pi
 // in is the message to run (its words name a worktree's branch; a thread
 // not bound yet reads what was said before it); mcp the thread's MCP
 // server, if it has one already.
-func (t *thread) launch(ctx context.Context, pick string, in channels.Inbound, mcp *mcpgate.Server) (*started, error) {
+func (t *liveThread) launch(ctx context.Context, pick string, in channels.Inbound, mcp *mcpgate.Server) (*started, error) {
 	st := t.r.o.Store
 	// What the thread wrote before (a /new, the last session's binding,
 	// its choices) is what it reads now.
@@ -203,7 +204,7 @@ func sandboxed(spec *agent.Spec, ws workspace.Info, srv *mcpgate.Server) {
 }
 
 // startEnded takes over what the start made and tells the machine.
-func (t *thread) startEnded(res *started, err error) {
+func (t *liveThread) startEnded(res *started, err error) {
 	t.cancelStart = nil
 	if err == nil {
 		t.files = res.files
@@ -231,26 +232,13 @@ func (t *thread) startEnded(res *started, err error) {
 			}
 		}
 	}
-	t.apply(AgentStarted{Err: err, Workspace: isWorkspaceError(err)})
-}
-
-// startFailed is the notice of a start that failed for err: where the
-// agent itself refused, with its own words.
-func startFailed(err error) sysmsg.StartFailed {
-	n := sysmsg.StartFailed{Err: err.Error()}
-	var ce *agent.CallError
-	if errors.As(err, &ce) && ce.Says != "" {
-		n.Method, n.Code, n.AgentSays = ce.Method, ce.Code, ce.Says
-		var na *agent.NoAuthError
-		n.NoAuth = errors.As(err, &na)
-	}
-	return n
+	t.apply(thread.AgentStarted{Err: err, Workspace: isWorkspaceError(err)})
 }
 
 // tellWithheld says in the thread, once per variable for the thread's
 // life, which variables its agent was started without and why: the log is
 // not where the person who wonders why the agent misbehaves looks.
-func (t *thread) tellWithheld(ws []agent.Withheld) {
+func (t *liveThread) tellWithheld(ws []agent.Withheld) {
 	for _, w := range ws {
 		if t.envTold[w.Name] {
 			continue
@@ -265,7 +253,7 @@ func (t *thread) tellWithheld(ws []agent.Withheld) {
 
 // resume loads the bound session and returns it with its event log; nil
 // when that fails (a notice says so).
-func (t *thread) resume(ctx context.Context, proc *agent.Process, b store.Binding, cwd string, mcp *mcpgate.Server) (*agent.Session, FrameLog) {
+func (t *liveThread) resume(ctx context.Context, proc *agent.Process, b store.Binding, cwd string, mcp *mcpgate.Server) (*agent.Session, FrameLog) {
 	tr, err := t.r.o.Store.LoadTranscript(ctx, b.SessionID)
 	if err != nil {
 		t.r.log.Warn("cannot load the transcript", "thread", t.ref, "err", err)
@@ -323,7 +311,7 @@ func sessionMeta(s *agent.Session) store.Meta {
 // returns it (nil when there is none). The session's last process may
 // still be writing its own (closingLogs): the new one waits for it, its
 // frames kept by the process meanwhile.
-func (t *thread) attachLog(ctx context.Context, proc *agent.Process, sessionID string) FrameLog {
+func (t *liveThread) attachLog(ctx context.Context, proc *agent.Process, sessionID string) FrameLog {
 	if t.r.closingLogs.pending(sessionID) {
 		t.r.log.Info("waiting for the session's last event log to close", "thread", t.ref, "session", sessionID)
 		t.r.closingLogs.waitClosed(ctx, sessionID)
@@ -347,7 +335,7 @@ func (t *thread) attachLog(ctx context.Context, proc *agent.Process, sessionID s
 // detachLog closes w, the event log of a session the live process no
 // longer serves (a failed session/load). Frames from then on are kept by
 // the process until attachLog gives it the next session's log.
-func (t *thread) detachLog(proc *agent.Process, w FrameLog) {
+func (t *liveThread) detachLog(proc *agent.Process, w FrameLog) {
 	if w == nil {
 		return
 	}
@@ -361,7 +349,7 @@ func (t *thread) detachLog(proc *agent.Process, w FrameLog) {
 // that everything it wrote has been logged, and then closes its event log
 // w. Frames the gateway still writes to the dead process are not logged:
 // they were never delivered. Either may be nil.
-func (t *thread) closeLogAfterExit(proc *agent.Process, w FrameLog) {
+func (t *liveThread) closeLogAfterExit(proc *agent.Process, w FrameLog) {
 	if w == nil {
 		return
 	}
@@ -377,7 +365,7 @@ func (t *thread) closeLogAfterExit(proc *agent.Process, w FrameLog) {
 // watch tells the owner when proc exits, so that an agent that dies while
 // the thread is idle frees its slot and the next message starts a fresh
 // process.
-func (t *thread) watch(proc *agent.Process) {
+func (t *liveThread) watch(proc *agent.Process) {
 	<-proc.Exited()
 	if !t.inbox.send(exitedEv{proc: proc}) {
 		t.r.agentEvent(t.ref, "stopped") // the thread is gone: shut down

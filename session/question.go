@@ -12,18 +12,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread"
 )
 
 // How a question is shown.
@@ -34,9 +32,6 @@ const (
 	viewChoice                         // buttons, one per choice, and Decline
 	viewNotice                         // a line: nothing to answer in the chat
 )
-
-// declineOption is the option id of a question's Decline button.
-const declineOption = "-"
 
 // question is an agent's question waiting for an answer. Its fields
 // after answer belong to the thread's owner.
@@ -78,14 +73,14 @@ type (
 // Question implements agent.Questioner: it hands q to the thread's
 // owner and blocks until the machine settles it. A url question whose
 // Completed closes is answered accept; ctx ending withdraws it.
-func (t *thread) Question(ctx context.Context, q agent.Question) agent.Answer {
+func (t *liveThread) Question(ctx context.Context, q agent.Question) agent.Answer {
 	a, _ := t.ask(ctx, q, false)
 	return a
 }
 
 // ask is Question; with inTurn the question is refused (errNoTurn, and
 // a cancel) unless a turn runs when the owner takes it.
-func (t *thread) ask(ctx context.Context, q agent.Question, inTurn bool) (agent.Answer, error) {
+func (t *liveThread) ask(ctx context.Context, q agent.Question, inTurn bool) (agent.Answer, error) {
 	qs := &question{id: newID(), q: q, asked: time.Now(), answer: make(chan agent.Answer, 1), inTurn: inTurn}
 	cancelled := agent.Answer{Action: agent.Cancel}
 	if !t.inbox.send(questionEv{q: qs}) {
@@ -98,9 +93,9 @@ func (t *thread) ask(ctx context.Context, q agent.Question, inTurn bool) (agent.
 			return a, qs.refused
 		case <-done:
 			done = nil
-			t.inbox.event(QuestionDone{ID: qs.id})
+			t.inbox.event(thread.QuestionDone{ID: qs.id})
 		case <-ctx.Done():
-			if !t.inbox.event(QuestionWithdrawn{ID: qs.id}) {
+			if !t.inbox.event(thread.QuestionWithdrawn{ID: qs.id}) {
 				select {
 				case a := <-qs.answer:
 					return a, qs.refused
@@ -115,7 +110,7 @@ func (t *thread) ask(ctx context.Context, q agent.Question, inTurn bool) (agent.
 }
 
 // questionAsked is the agent's question, on the owner.
-func (t *thread) questionAsked(e questionEv) {
+func (t *liveThread) questionAsked(e questionEv) {
 	if e.q.inTurn && !t.proj.InTurn() {
 		t.r.log.Info("ask refused: no turn is running", "thread", t.ref, "question", e.q.id)
 		e.q.refused = errNoTurn
@@ -135,21 +130,21 @@ func (t *thread) questionAsked(e questionEv) {
 		t.tr.Question(store.QuestionEntry{RequestID: e.q.id, ToolCallID: q.ToolCallID, Message: q.Message, Mode: q.Mode, URL: q.URL, Fields: names, Asked: e.q.asked})
 	}
 	t.r.log.Info("the agent asks a question", "thread", t.ref, "question", e.q.id, "mode", e.q.q.Mode, "fields", len(e.q.q.Fields))
-	t.apply(QuestionAsked{ID: e.q.id, Timeout: t.policy.Permissions.Timeout})
+	t.apply(thread.QuestionAsked{ID: e.q.id, Timeout: t.policy.Permissions.Timeout})
 }
 
 // performQuestion performs the machine's question effects.
-func (t *thread) performQuestion(f Effect) {
+func (t *liveThread) performQuestion(f thread.Effect) {
 	switch f := f.(type) {
-	case ShowQuestion:
+	case thread.ShowQuestion:
 		if q := t.questions[f.ID]; q != nil {
 			t.showQuestion(q)
 		}
-	case SettleQuestion:
+	case thread.SettleQuestion:
 		if q := t.questions[f.ID]; q != nil {
 			t.settleQuestion(q, f)
 		}
-	case NotAsker:
+	case thread.NotAsker:
 		if in := t.replyTo; in != nil {
 			t.reply(*in, sysmsg.RefuseNotAsker)
 		}
@@ -157,10 +152,10 @@ func (t *thread) performQuestion(f Effect) {
 }
 
 // showQuestion shows q as the adapter can.
-func (t *thread) showQuestion(q *question) {
+func (t *liveThread) showQuestion(q *question) {
 	fm, forms := channels.As[channels.Former](t.ad)
 	_, buttons := channels.As[channels.Prompter](t.ad)
-	single := SingleChoice(q.q)
+	single := thread.SingleChoice(q.q)
 	switch {
 	case forms:
 		q.view = viewForm
@@ -187,7 +182,7 @@ func (t *thread) showQuestion(q *question) {
 
 // formOnItsWay reports whether a question's form is being posted: its
 // message id is not known yet.
-func (t *thread) formOnItsWay() bool {
+func (t *liveThread) formOnItsWay() bool {
 	for _, c := range t.questions {
 		if c.view == viewForm && !c.posted {
 			return true
@@ -198,7 +193,7 @@ func (t *thread) formOnItsWay() bool {
 
 // questionPosted: q's form or buttons were shown as h, or could not be.
 // Answers that came before a form's id was known are tried again.
-func (t *thread) questionPosted(q *question, h channels.Handle, err error) {
+func (t *liveThread) questionPosted(q *question, h channels.Handle, err error) {
 	q.posted = true
 	defer func() {
 		early := t.earlyAnswers
@@ -209,7 +204,7 @@ func (t *thread) questionPosted(q *question, h channels.Handle, err error) {
 	}()
 	if err != nil {
 		t.r.log.Error("the agent's question could not be shown; answered cancel", "thread", t.ref, "err", err)
-		t.apply(QuestionUnshown{ID: q.id})
+		t.apply(thread.QuestionUnshown{ID: q.id})
 		return
 	}
 	q.msg = h
@@ -220,10 +215,10 @@ func (t *thread) questionPosted(q *question, h channels.Handle, err error) {
 
 // settleQuestion answers q to the agent as the machine decided and folds
 // it to its outcome.
-func (t *thread) settleQuestion(q *question, f SettleQuestion) {
+func (t *liveThread) settleQuestion(q *question, f thread.SettleQuestion) {
 	delete(t.questions, q.id)
 	q.settled = true
-	a, out, err := QuestionSettlement(q.q, f, q.asked, time.Now())
+	a, out, err := thread.QuestionSettlement(q.q, f, q.asked, time.Now())
 	if err != nil {
 		// Checked when the answer came; a url question has no fields.
 		t.r.log.Warn("an answer that was checked no longer converts; answered cancel", "thread", t.ref, "err", err)
@@ -262,41 +257,9 @@ func (t *thread) settleQuestion(q *question, f SettleQuestion) {
 	}
 }
 
-// QuestionSettlement is what a SettleQuestion f means for question q,
-// asked at asked and settled at now: the answer the agent gets and the
-// line the question folds to. An error is for values that do not fit q
-// (checked when they came): the answer is then cancel.
-func QuestionSettlement(q agent.Question, f SettleQuestion, asked, now time.Time) (agent.Answer, sysmsg.QuestionSettled, error) {
-	a := agent.Answer{Action: agent.Cancel}
-	out := sysmsg.QuestionSettled{Question: q.Message, Action: agent.Cancel, By: displayName(f.By)}
-	switch {
-	case f.Action == channels.FormAccept && f.Done:
-		a.Action, out.Action, out.Done, out.By = agent.Accept, agent.Accept, true, ""
-	case f.Action == channels.FormAccept && q.Mode == "url":
-		a.Action, out.Action, out.Done = agent.Accept, agent.Accept, true
-	case f.Action == channels.FormAccept:
-		content, qa, err := answerContent(q, f.Values)
-		if err != nil {
-			return a, out, err
-		}
-		a.Action, a.Content, out.Action, out.Answers = agent.Accept, content, agent.Accept, qa
-	case f.Action == channels.FormDecline:
-		a.Action, out.Action = agent.Decline, agent.Decline
-	case f.Shutdown:
-		out.Restart, out.By = true, ""
-	case f.Status == store.PromptExpired:
-		out.Expired, out.After, out.By = true, now.Sub(asked), ""
-	case f.NotShown:
-		out.NotShown, out.By = true, ""
-	case f.By.ID == "" && f.By.Name == "":
-		out.By = ""
-	}
-	return a, out, nil
-}
-
 // foldForm edits q's form to the line text, apart from the owner; where
 // the adapter cannot edit, the line is posted.
-func (t *thread) foldForm(q *question, text string) {
+func (t *liveThread) foldForm(q *question, text string) {
 	ed, ok := channels.As[channels.Editor](t.ad)
 	if !ok {
 		t.runner.Push(projector.Notice{Text: text})
@@ -323,7 +286,7 @@ func (t *thread) foldForm(q *question, text string) {
 
 // formAnswer is a person's answer to a form: to a waiting question, in
 // a valid shape, by someone who may (the machine says).
-func (t *thread) formAnswer(in channels.Inbound, acc access) {
+func (t *liveThread) formAnswer(in channels.Inbound, acc access) {
 	var q *question
 	for _, c := range t.questions {
 		if c.view == viewForm && c.msg.Known() && c.msg.ID == in.Form.Form.ID {
@@ -342,13 +305,13 @@ func (t *thread) formAnswer(in channels.Inbound, acc access) {
 		return
 	}
 	if in.Form.Action == channels.FormAccept && q.q.Mode == "form" {
-		if _, _, err := answerContent(q.q, in.Form.Values); err != nil {
+		if _, _, err := thread.AnswerContent(q.q, in.Form.Values); err != nil {
 			t.reply(in, sysmsg.BadAnswer{Err: err.Error()})
 			return
 		}
 	}
 	t.replyTo = &in
-	t.apply(QuestionAnswer{ID: q.id, Action: in.Form.Action, Values: in.Form.Values, By: in.Author, Approver: acc.mayApprove(in)})
+	t.apply(thread.QuestionAnswer{ID: q.id, Action: in.Form.Action, Values: in.Form.Values, By: in.Author, Approver: acc.mayApprove(in)})
 	t.replyTo = nil
 }
 
@@ -365,13 +328,13 @@ func (r *Router) answerForm(ctx context.Context, ad channels.Adapter, acc access
 
 // questionChoice answers a question shown as buttons from a click; it
 // reports whether the click was for a question.
-func (t *thread) questionChoice(e choiceEv) bool {
+func (t *liveThread) questionChoice(e choiceEv) bool {
 	q := t.questions[e.promptID]
 	if q == nil || q.view != viewChoice {
 		return false
 	}
-	ans := QuestionAnswer{ID: q.id, Action: channels.FormDecline, By: e.in.Author, Approver: e.acc.mayApprove(e.in)}
-	if e.optionID != declineOption {
+	ans := thread.QuestionAnswer{ID: q.id, Action: channels.FormDecline, By: e.in.Author, Approver: e.acc.mayApprove(e.in)}
+	if e.optionID != thread.DeclineOption {
 		f := q.q.Fields[0]
 		i, err := strconv.Atoi(e.optionID)
 		if err != nil || i < 0 || i >= len(f.Choices) {
@@ -395,7 +358,7 @@ func questionForm(q agent.Question) channels.Form {
 	}
 	f := channels.Form{Title: title, Text: text, URL: q.URL}
 	for _, fd := range q.Fields {
-		cf := channels.Field{ID: fd.Name, Label: fieldLabel(fd), Help: fd.Description, Required: fd.Required, Min: fd.Min, Max: fd.Max}
+		cf := channels.Field{ID: fd.Name, Label: thread.FieldLabel(fd), Help: fd.Description, Required: fd.Required, Min: fd.Min, Max: fd.Max}
 		switch fd.Kind {
 		case agent.FieldText:
 			cf.Kind = channels.FieldText
@@ -415,13 +378,6 @@ func questionForm(q agent.Question) channels.Form {
 		f.Fields = append(f.Fields, cf)
 	}
 	return f
-}
-
-func fieldLabel(f agent.Field) string {
-	if f.Title != "" {
-		return f.Title
-	}
-	return f.Name
 }
 
 // defaultText is a JSON default as a form shows it: a string's text, a
@@ -447,91 +403,4 @@ func defaultText(raw string) string {
 		return raw
 	}
 	return ""
-}
-
-// answerContent converts a form's values (by field name) to q's answer
-// content, and the lines the folded question shows. It returns an error
-// naming the field when a value does not fit it.
-func answerContent(q agent.Question, values map[string][]string) (map[string]any, []sysmsg.QA, error) {
-	content := map[string]any{}
-	var qa []sysmsg.QA
-	for _, f := range q.Fields {
-		label := fieldLabel(f)
-		var vs []string
-		for _, v := range values[f.Name] {
-			if v = strings.TrimSpace(v); v != "" {
-				vs = append(vs, v)
-			}
-		}
-		if len(vs) == 0 {
-			if f.Required {
-				return nil, nil, fmt.Errorf("%q is required", label)
-			}
-			continue
-		}
-		shown := vs[:1]
-		switch f.Kind {
-		case agent.FieldText:
-			n := float64(utf8.RuneCountInString(vs[0]))
-			if (f.Min != nil && n < *f.Min) || (f.Max != nil && n > *f.Max) {
-				return nil, nil, outOfBounds(label, "characters", f.Min, f.Max)
-			}
-			content[f.Name] = vs[0]
-		case agent.FieldNumber, agent.FieldInteger:
-			x, err := strconv.ParseFloat(vs[0], 64)
-			if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
-				return nil, nil, fmt.Errorf("%q must be a number", label)
-			}
-			if f.Kind == agent.FieldInteger && x != math.Trunc(x) {
-				return nil, nil, fmt.Errorf("%q must be a whole number", label)
-			}
-			if (f.Min != nil && x < *f.Min) || (f.Max != nil && x > *f.Max) {
-				return nil, nil, outOfBounds(label, "", f.Min, f.Max)
-			}
-			content[f.Name] = x
-		case agent.FieldBool:
-			b, err := strconv.ParseBool(vs[0])
-			if err != nil {
-				return nil, nil, fmt.Errorf("%q must be true or false", label)
-			}
-			content[f.Name] = b
-		case agent.FieldChoice, agent.FieldMulti:
-			if f.Kind == agent.FieldChoice && len(vs) > 1 {
-				return nil, nil, fmt.Errorf("%q takes one choice", label)
-			}
-			shown = nil
-			for _, v := range vs {
-				i := slices.IndexFunc(f.Choices, func(c agent.Choice) bool { return c.Value == v })
-				if i < 0 {
-					return nil, nil, fmt.Errorf("%q has no choice %q", label, v)
-				}
-				shown = append(shown, f.Choices[i].Title)
-			}
-			if f.Kind == agent.FieldChoice {
-				content[f.Name] = vs[0]
-				break
-			}
-			n := float64(len(vs))
-			if (f.Min != nil && n < *f.Min) || (f.Max != nil && n > *f.Max) {
-				return nil, nil, outOfBounds(label, "choices", f.Min, f.Max)
-			}
-			content[f.Name] = slices.Clone(vs)
-		}
-		qa = append(qa, sysmsg.QA{Field: label, Values: shown})
-	}
-	return content, qa, nil
-}
-
-// outOfBounds is the error of a value outside lo..hi: what says what
-// is counted ("", "characters long", "choices").
-func outOfBounds(label, what string, lo, hi *float64) error {
-	n := func(x *float64) string { return strconv.FormatFloat(*x, 'g', -1, 64) }
-	switch {
-	case lo != nil && hi != nil:
-		return fmt.Errorf("%q must be %s to %s %s", label, n(lo), n(hi), what)
-	case lo != nil:
-		return fmt.Errorf("%q must be at least %s %s", label, n(lo), what)
-	default:
-		return fmt.Errorf("%q must be at most %s %s", label, n(hi), what)
-	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/dispatch"
+	"github.com/acpgw/gateway/thread"
 )
 
 // Reactions is the reactions section: the gateway's reactions on
@@ -44,7 +45,7 @@ func startReactions(ctx context.Context, ad channels.Adapter, ref channels.Threa
 }
 
 // react performs React: at once, or once the turn's output is out.
-func (t *thread) react(f React) {
+func (t *liveThread) react(f thread.React) {
 	if t.reacts == nil {
 		return
 	}
@@ -69,7 +70,7 @@ func (r *Router) reaction(acc access, in channels.Inbound) {
 	if t == nil {
 		return // nothing runs in a thread its owner left
 	}
-	t.inbox.send(reactionEv{e: ReactionStop{By: in.Author, Message: re.Message, MayStop: acc.mayPrompt(in)}})
+	t.inbox.send(reactionEv{e: thread.ReactionStop{By: in.Author, Message: re.Message, MayStop: acc.mayPrompt(in)}})
 }
 
 // reactionEv is a stop reaction for the owner. One on a message the
@@ -77,13 +78,13 @@ func (r *Router) reaction(acc access, in channels.Inbound) {
 // (bounced): the lane may have posted that message and not yet told the
 // owner (Posted), which it has done by the time the lane runs Do.
 type reactionEv struct {
-	e       ReactionStop
+	e       thread.ReactionStop
 	bounced bool
 }
 
 // reaction applies a stop reaction, after a round through the lane when
 // its message may be one the lane has just posted.
-func (t *thread) reaction(e reactionEv) {
+func (t *liveThread) reaction(e reactionEv) {
 	if e.bounced || !e.e.MayStop || t.m.OfTurn(e.e.Message) {
 		t.apply(e.e)
 		return

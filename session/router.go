@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -22,6 +21,7 @@ import (
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread"
 	"github.com/acpgw/gateway/workspace"
 )
 
@@ -124,7 +124,7 @@ type Router struct {
 
 	mu       sync.Mutex // guards the fields below
 	adapters map[string]channels.Adapter
-	threads  map[channels.ThreadRef]*thread
+	threads  map[channels.ThreadRef]*liveThread
 	policy   func(channels.ThreadRef, string) Policy
 	refused  map[string]time.Time // thread + user → when last told
 	catchUp  catchUpState
@@ -156,7 +156,7 @@ func New(o Options) *Router {
 		abort:    abort.New(o.Abort, o.BotNames...),
 		slots:    newSlots(o.Limits.MaxProcesses),
 		adapters: map[string]channels.Adapter{},
-		threads:  map[channels.ThreadRef]*thread{},
+		threads:  map[channels.ThreadRef]*liveThread{},
 		policy:   o.Policy,
 		refused:  map[string]time.Time{},
 		catchUp:  newCatchUpState(),
@@ -367,7 +367,7 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		r.refuse(ctx, ad, in)
 		return
 	}
-	t := r.thread(in.Thread, in.Space, ad)
+	t := r.liveThread(in.Thread, in.Space, ad)
 	if t == nil {
 		return
 	}
@@ -375,7 +375,7 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	if !stop && intent == channels.IntentCommand {
 		// The thread's machine decides (machine_commands.go).
 		for !t.inbox.send(commandEv{in: in, acc: acc}) {
-			if t = r.thread(in.Thread, in.Space, ad); t == nil {
+			if t = r.liveThread(in.Thread, in.Space, ad); t == nil {
 				return
 			}
 		}
@@ -396,7 +396,7 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	for !t.inbox.send(ev) {
 		// Evicted just now: a new owner takes the thread up from the
 		// store (or the router is shutting down: nil).
-		if t = r.thread(in.Thread, in.Space, ad); t == nil {
+		if t = r.liveThread(in.Thread, in.Space, ad); t == nil {
 			return
 		}
 	}
@@ -459,7 +459,7 @@ func (r *Router) gate(ctx context.Context, in channels.Inbound) (channels.Adapte
 }
 
 // thread returns the thread's owner, starting it if needed.
-func (r *Router) thread(ref channels.ThreadRef, space string, ad channels.Adapter) *thread {
+func (r *Router) liveThread(ref channels.ThreadRef, space string, ad channels.Adapter) *liveThread {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -482,7 +482,7 @@ func (r *Router) thread(ref channels.ThreadRef, space string, ad channels.Adapte
 // the threads in memory, unless an event for it came meanwhile; it
 // reports whether it did. Its next message starts a new owner, which
 // resumes the thread from the store.
-func (r *Router) evict(t *thread) bool {
+func (r *Router) evict(t *liveThread) bool {
 	r.mu.Lock()
 	if r.closed || r.threads[t.ref] != t || !t.inbox.CloseIfEmpty() {
 		r.mu.Unlock()
@@ -508,7 +508,7 @@ func (r *Router) Threads() int {
 // answer handles a click on a prompt option: the thread's owner answers
 // it, or says why not.
 func (r *Router) answer(ctx context.Context, ad channels.Adapter, acc access, in channels.Inbound) {
-	promptID, optionID, ok := strings.Cut(in.Choice.OptionID, optionSep)
+	promptID, optionID, ok := strings.Cut(in.Choice.OptionID, thread.OptionSep)
 	r.mu.Lock()
 	t := r.threads[in.Thread]
 	r.mu.Unlock()
@@ -630,14 +630,14 @@ func (r *Router) shutdownGrace() time.Duration {
 func (r *Router) shutdown() {
 	r.mu.Lock()
 	r.closed = true
-	threads := make([]*thread, 0, len(r.threads))
+	threads := make([]*liveThread, 0, len(r.threads))
 	for _, t := range r.threads {
 		threads = append(threads, t)
 	}
 	r.mu.Unlock()
 	r.log.Info("shutting down: cancelling running turns and stopping agents", "threads", len(threads))
 	for _, t := range threads {
-		t.inbox.event(Shutdown{})
+		t.inbox.event(thread.Shutdown{})
 	}
 	// What the threads still do after the grace (a reply tried again, a
 	// prompt's edit) is given up then.
@@ -671,7 +671,7 @@ func (r *Router) shutdown() {
 // line (first come, first served across threads) until a slot is handed
 // over, telling the thread its place. It returns ctx's cause when ctx
 // ends first (a stop, or shutdown): t is out of the line then.
-func (r *Router) acquire(ctx context.Context, t *thread) error {
+func (r *Router) acquire(ctx context.Context, t *liveThread) error {
 	w, ahead := r.slots.take()
 	if w == nil {
 		return nil
@@ -710,9 +710,9 @@ func (r *Router) giveWay() {
 // reapIdle stops the least recently used idle agent of a thread other
 // than except; its slot goes to the first in line. It asks the threads'
 // owners, most idle first, until one stops its agent.
-func (r *Router) reapIdle(except *thread) {
+func (r *Router) reapIdle(except *liveThread) {
 	type idle struct {
-		t  *thread
+		t  *liveThread
 		at int64
 	}
 	r.mu.Lock()
@@ -769,15 +769,4 @@ func newID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-func describeExit(err error) string {
-	msg := err.Error()
-	if i := strings.Index(msg, "exit status"); i >= 0 {
-		return msg[i:]
-	}
-	if i := strings.Index(msg, "signal:"); i >= 0 {
-		return msg[i:]
-	}
-	return fmt.Sprint(err)
 }

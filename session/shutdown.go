@@ -33,7 +33,7 @@ func postWithin(ctx context.Context, ad channels.Adapter, th channels.ThreadRef,
 // its files as read) that a worker taking the thread over asks again;
 // it returns the mark's key. A prompt the thread accepted has its mark
 // already (marks.go): this is for a turn begun otherwise.
-func (t *thread) markRunning(sessionID string, in channels.Inbound, files []channels.File) time.Time {
+func (t *liveThread) markRunning(sessionID string, in channels.Inbound, files []channels.File) time.Time {
 	key := t.markKey()
 	t.mark(store.RunningTurn{Thread: t.ref, SessionID: sessionID, Started: key, Prompt: turnPrompt(in, files)},
 		"cannot mark the turn running; a crash during it would go unannounced")

@@ -2,10 +2,7 @@ package session
 
 import (
 	"github.com/acpgw/gateway/channels"
-	"github.com/acpgw/gateway/dispatch"
-	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread"
 )
 
-func displayName(a channels.Author) string { return sysmsg.Who(a.Name, a.ID) }
-
-func stopTyping(l *dispatch.Lane) { l.StopTyping() }
+func displayName(a channels.Author) string { return thread.DisplayName(a) }

@@ -10,6 +10,7 @@ import (
 	"github.com/acpgw/gateway/channels/channeltest"
 	"github.com/acpgw/gateway/session"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread"
 )
 
 func isTypingStop(op channeltest.Op) bool { return op.Op == "typing" && op.State == "stop" }
@@ -157,7 +158,7 @@ func TestQueueAndInterrupt(t *testing.T) {
 	})
 	t.Run("interrupt", func(t *testing.T) {
 		p := session.DefaultPolicy()
-		p.Busy = session.BusyInterrupt
+		p.Busy = thread.BusyInterrupt
 		e := newEnv(t, envOptions{rec: channeltest.Options{Edit: true}, policy: &p})
 		th := e.rec.Thread("i")
 		e.say(th, ann, "slow 400")

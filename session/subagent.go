@@ -3,6 +3,7 @@ package session
 import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/projector"
+	"github.com/acpgw/gateway/thread"
 	"github.com/acpgw/gateway/tooldisplay"
 )
 
@@ -10,11 +11,11 @@ import (
 // package agent routes it here once the session announced the child): it
 // shows on the child's card only (the projector), and changes nothing of
 // the thread's own (options, transcript, cost, budgets).
-func (t *thread) childUpdate(u projector.Update, history bool) {
+func (t *liveThread) childUpdate(u projector.Update, history bool) {
 	if history {
 		return
 	}
-	t.apply(AgentOutput{})
+	t.apply(thread.AgentOutput{})
 	if t.m.Stopped() {
 		return
 	}
@@ -24,7 +25,7 @@ func (t *thread) childUpdate(u projector.Update, history bool) {
 
 // subagentDetail gives adapters that show a line's details what child's
 // card shows on click: its task, its tool lines and its text.
-func (t *thread) subagentDetail(child string) {
+func (t *liveThread) subagentDetail(child string) {
 	td, ok := channels.As[channels.ToolDetailer](t.ad)
 	if !ok {
 		return

@@ -62,10 +62,10 @@ func (r *Router) takeOver(ctx context.Context, ad channels.Adapter, rts []store.
 	// answers do (a worker taking threads over posts in many at once, in
 	// channels busy with other threads), and the event that brought the
 	// thread here is not held up meanwhile.
-	thread := rts[0].Thread
-	t := r.thread(thread, rts[0].Prompt.Space, ad)
+	liveThread := rts[0].Thread
+	t := r.liveThread(liveThread, rts[0].Prompt.Space, ad)
 	for t != nil && !t.inbox.send(takenOverEv{n: n}) {
-		t = r.thread(thread, rts[0].Prompt.Space, ad)
+		t = r.liveThread(liveThread, rts[0].Prompt.Space, ad)
 	}
 	if t == nil {
 		// Shutting down: the marks stay as they are, for the next owner.
@@ -112,7 +112,7 @@ func (r *Router) mayAskAgain(ctx context.Context, rt store.RunningTurn) bool {
 // retaking reports whether in is a prompt Adopt asked again, which the
 // owner takes whatever it took before: the message that brought the
 // thread here may be the very one.
-func (t *thread) retaking(in channels.Inbound) bool {
+func (t *liveThread) retaking(in channels.Inbound) bool {
 	t.r.mu.Lock()
 	defer t.r.mu.Unlock()
 	return slices.ContainsFunc(t.r.retaken[t.ref], func(rt retaken) bool { return rt.id == in.ID && rt.text == in.Text })
@@ -120,7 +120,7 @@ func (t *thread) retaking(in channels.Inbound) bool {
 
 // retake returns what Adopt left for in, the message the owner is about
 // to prompt with, when in is a prompt Adopt asked again; nil otherwise.
-func (t *thread) retake(in channels.Inbound) *retaken {
+func (t *liveThread) retake(in channels.Inbound) *retaken {
 	t.r.mu.Lock()
 	defer t.r.mu.Unlock()
 	rts := t.r.retaken[t.ref]

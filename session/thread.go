@@ -15,12 +15,13 @@ import (
 	"github.com/acpgw/gateway/projector"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread"
 )
 
 // thread owns one chat thread: its queue, its agent session, its
 // projector and its delivery lane. Its state belongs to its owner
 // goroutine (run, owner.go); others send events to its inbox.
-type thread struct {
+type liveThread struct {
 	r      *Router
 	ref    channels.ThreadRef
 	space  string
@@ -54,7 +55,7 @@ type thread struct {
 	ended endedMarks
 
 	// Owned by the owner goroutine: nothing else reads or writes these.
-	m           *Machine
+	m           *thread.Machine
 	wake        time.Time // the machine's next deadline
 	proj        *projector.Projector
 	policy      Policy
@@ -107,11 +108,11 @@ type thread struct {
 // records is the context of the thread's store writes: the thread's
 // without its end, since a record is not given up because the thread
 // ended while it was written (each write has its own timeout).
-func (t *thread) records() context.Context { return context.WithoutCancel(t.ctx) }
+func (t *liveThread) records() context.Context { return context.WithoutCancel(t.ctx) }
 
 // reply answers in privately where the platform can, else in the thread,
 // trying again while the thread's context lasts.
-func (t *thread) reply(in channels.Inbound, n sysmsg.Notice) { t.r.replyWithin(t.ctx, t.ad, in, n) }
+func (t *liveThread) reply(in channels.Inbound, n sysmsg.Notice) { t.r.replyWithin(t.ctx, t.ad, in, n) }
 
 // turn is what the owner keeps of the running turn for its records.
 type turn struct {
@@ -123,8 +124,8 @@ type turn struct {
 }
 
 // newThread returns a thread's owner; the caller starts its run loop.
-func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adapter, policy Policy) *thread {
-	t := &thread{
+func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adapter, policy Policy) *liveThread {
+	t := &liveThread{
 		r:         r,
 		ref:       ref,
 		space:     space,
@@ -138,7 +139,7 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 	t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(r.ctx))
 	t.saves = newSaves(r, ref, t.records())
 	t.policy = policy
-	t.m = NewMachine(r.machineConfigLocked(policy)) // r.thread holds r.mu
+	t.m = thread.NewMachine(r.machineConfigLocked(policy)) // r.thread holds r.mu
 	t.proj = projector.New(t.policy.Stream)
 	_, canEdit := channels.As[channels.Editor](ad)
 	t.proj.SetCanEdit(canEdit)
@@ -155,7 +156,7 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		Logger:   r.log,
 		RetryFor: r.o.Delivery.RetryFor,
 		// For stop reactions on the running turn's messages.
-		OnPosted: func(h channels.Handle) { t.inbox.event(Posted{ID: h.ID}) },
+		OnPosted: func(h channels.Handle) { t.inbox.event(thread.Posted{ID: h.ID}) },
 		// Kept where the thread's next owner finds them (handles.go).
 		OnOpen:   func(o []dispatch.Open) { t.opens.report(t, o) },
 		ReadFile: t.readImage,
@@ -195,16 +196,16 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 }
 
 // machineConfig is what the machine needs of policy and the limits.
-func (r *Router) machineConfig(policy Policy) MachineConfig {
+func (r *Router) machineConfig(policy Policy) thread.MachineConfig {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.machineConfigLocked(policy)
 }
 
 // machineConfigLocked is machineConfig with r.mu held.
-func (r *Router) machineConfigLocked(policy Policy) MachineConfig {
+func (r *Router) machineConfigLocked(policy Policy) thread.MachineConfig {
 	grace := r.o.Abort.Grace
-	return MachineConfig{
+	return thread.MachineConfig{
 		Busy:            policy.Busy,
 		Grace:           grace,
 		StartTimeout:    r.startTimeout(),
@@ -232,7 +233,7 @@ func (r *Router) policyFor(ref channels.ThreadRef, space string) Policy {
 // delivered as durably as any output: rate limits waited out, outages
 // retried for delivery.retryFor, in order with the thread's other
 // notices.
-func (t *thread) notice(n sysmsg.Notice) {
+func (t *liveThread) notice(n sysmsg.Notice) {
 	t.runner.Notice("", sysmsg.Text(n))
 }
 
@@ -273,18 +274,18 @@ func patiently(ctx context.Context, retryFor time.Duration, try func(context.Con
 }
 
 // laneNotice posts a system line in order with the turn's output.
-func (t *thread) laneNotice(n sysmsg.Notice) {
+func (t *liveThread) laneNotice(n sysmsg.Notice) {
 	t.runner.Push(projector.Notice{Text: sysmsg.Text(n)})
 }
 
 // beginTurn sets the turn of in up and sends its prompt; the call's end
 // comes back as a turnDoneEv.
-func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
+func (t *liveThread) beginTurn(in channels.Inbound, at time.Time) {
 	mark, marked := t.taken(in)
 	sess := t.sess
 	policy := t.r.policyFor(t.ref, t.space)
 	t.policy = policy
-	t.apply(Configure{Config: t.r.machineConfig(policy)})
+	t.apply(thread.Configure{Config: t.r.machineConfig(policy)})
 	files := t.files
 	prompt, pics := attach.Prompt(in.Text, files, sess.Process().TakesImages())
 	t.files = nil
@@ -319,15 +320,13 @@ func (t *thread) beginTurn(in channels.Inbound, at time.Time) {
 	})
 }
 
-func isExited(err error) bool { return errors.Is(err, agent.ErrExited) }
-
 // endTurn closes the turn: projector, lane, records.
-func (t *thread) endTurn(o TurnOutcome) {
+func (t *liveThread) endTurn(o thread.TurnOutcome) {
 	tu := t.cur
 	t.cur = nil
 	sess := tu.sess
 	err := o.Err
-	stop, errText := TurnEnd(o)
+	stop, errText := thread.TurnEnd(o)
 	now := time.Now()
 	turnRec := store.Turn{
 		Thread: t.ref, SessionID: sess.ID, Seq: o.Seq, StopReason: stop, Error: errText,
@@ -360,7 +359,7 @@ func (t *thread) endTurn(o TurnOutcome) {
 	default:
 		t.ended.push(tu.mark)
 	}
-	t.view().EndTurn(o, stop, errText, t.m.cfg.Grace, now.Sub(tu.started))
+	t.view().EndTurn(o, stop, errText, t.m.Grace(), now.Sub(tu.started))
 	dirty := t.tr.Dirty()
 	t.tr.MarkClean()
 	title := t.proj.Title()
@@ -394,7 +393,7 @@ func (t *thread) endTurn(o TurnOutcome) {
 }
 
 // update is an update from the agent's tap (Update).
-func (t *thread) update(u projector.Update, history bool) {
+func (t *liveThread) update(u projector.Update, history bool) {
 	if u.Child != "" {
 		t.childUpdate(u, history)
 		return
@@ -411,7 +410,7 @@ func (t *thread) update(u projector.Update, history bool) {
 	if t.tr != nil {
 		t.tr.Apply(u)
 	}
-	t.apply(AgentOutput{})
+	t.apply(thread.AgentOutput{})
 	if t.m.Stopped() {
 		// Stopped: what the agent still says is recorded, not shown.
 		if f := t.r.o.OnUpdate; f != nil {
@@ -448,7 +447,7 @@ func (t *thread) update(u projector.Update, history bool) {
 
 // Update is the agent's Handler: the tap's goroutine hands every update
 // over to the owner. It never blocks.
-func (t *thread) Update(u projector.Update, history bool) {
+func (t *liveThread) Update(u projector.Update, history bool) {
 	t.inbox.send(updateEv{u: u, history: history})
 }
 
@@ -457,7 +456,7 @@ func (t *thread) Update(u projector.Update, history bool) {
 // endAgentSession tells the agent that the thread's session is over for
 // good (the thread was deleted): session/delete and session/close where
 // the agent advertises them, each bounded by the stop grace.
-func (t *thread) endAgentSession(sess *agent.Session) {
+func (t *liveThread) endAgentSession(sess *agent.Session) {
 	ctx, cancel := context.WithTimeout(t.r.ctx, 2*t.r.o.Limits.StopGrace)
 	defer cancel()
 	if err := sess.End(ctx); err != nil {
@@ -467,7 +466,7 @@ func (t *thread) endAgentSession(sess *agent.Session) {
 
 // saveTitle keeps title as the session's (through the thread's saves)
 // and gives the thread that name where the platform names threads.
-func (t *thread) saveTitle(title string) {
+func (t *liveThread) saveTitle(title string) {
 	st, ref, log, ad := t.r.o.Store, t.ref, t.r.log, t.ad
 	t.saves.write("", "the session's title", func(ctx context.Context) error {
 		b, ok, err := st.Binding(ctx, ref)
@@ -487,7 +486,7 @@ func (t *thread) saveTitle(title string) {
 	}, func(err error) { log.Error("cannot save the session's title", "thread", ref, "err", err) })
 }
 
-func (t *thread) stopProcess(proc *agent.Process, w FrameLog) {
+func (t *liveThread) stopProcess(proc *agent.Process, w FrameLog) {
 	if proc != nil {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.ctx), 4*t.r.o.Limits.StopGrace)
 		if err := proc.Stop(ctx); err != nil {
@@ -500,4 +499,4 @@ func (t *thread) stopProcess(proc *agent.Process, w FrameLog) {
 
 // view is what the owner shows people through: the thread's projector
 // and lane (shared with `gateway replay`, view.go).
-func (t *thread) view() View { return View{Proj: t.proj, Lane: runnerLane{t.runner}} }
+func (t *liveThread) view() thread.View { return thread.RunnerView(t.proj, t.runner) }

@@ -53,7 +53,7 @@ func cutDetail(s string) string { return projector.CutBytes(s, maxToolDetail) }
 
 // compactionDetail gives adapters that show tool details the summary of
 // the compaction u updates, beside its line (projector.CompactionKey).
-func (t *thread) compactionDetail(u *projector.Update) {
+func (t *liveThread) compactionDetail(u *projector.Update) {
 	if u.Tag != projector.TagCompaction && u.Tag != projector.TagCompactionChunk {
 		return
 	}

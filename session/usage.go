@@ -14,7 +14,7 @@ import (
 // showUsage answers /usage privately where the platform can: what the
 // owner knows (the context, the running turn, the budgets, a hold) taken
 // now, the store's spend read on a child goroutine.
-func (t *thread) showUsage(in channels.Inbound) {
+func (t *liveThread) showUsage(in channels.Inbound) {
 	var u sysmsg.Usage
 	last := t.proj.LastUsage()
 	u.Tokens, u.TokensKnown = last.Used, last.UsedKnown

@@ -55,7 +55,7 @@ func shortName(text string) string {
 // use; bound is the cwd its binding recorded ("" none). Without a
 // workspace manager, or for an agent in the shared mode, it is the
 // binding's cwd or the agent's.
-func (t *thread) openWorkspace(ctx context.Context, spec *agent.Spec, bound, name string) (workspace.Info, error) {
+func (t *liveThread) openWorkspace(ctx context.Context, spec *agent.Spec, bound, name string) (workspace.Info, error) {
 	shared := bound
 	if shared == "" {
 		shared = t.r.cwd(*spec)
@@ -93,7 +93,7 @@ func sharedWorkspace(dir string) (workspace.Info, error) {
 // thread has none yet; nil when the router gives none (Options.MCPDir) or
 // the agent takes none (agents.list.NAME.mcp: false), or it cannot be
 // opened (logged: the agent starts without it).
-func (t *thread) openMCP(have *mcpgate.Server, spec agent.Spec, root string) *mcpgate.Server {
+func (t *liveThread) openMCP(have *mcpgate.Server, spec agent.Spec, root string) *mcpgate.Server {
 	if t.r.o.MCPDir == "" || spec.NoMCP {
 		return nil
 	}
@@ -124,7 +124,7 @@ func mcpServers(s *mcpgate.Server) []agent.MCPServer {
 
 // mcpThread is the thread as the MCP tools act on it (mcpgate.Thread):
 // everything goes through the thread's lane, like any output.
-type mcpThread struct{ t *thread }
+type mcpThread struct{ t *liveThread }
 
 // SendFile queues f in the thread's lane (which says the file's name and
 // size instead where the chat takes no files, or not this one) and waits
@@ -241,7 +241,7 @@ func (r *Router) removeWorkspace(ref channels.ThreadRef) {
 }
 
 // closeMCP closes the thread's MCP server, if any: the owner returns.
-func (t *thread) closeMCP() {
+func (t *liveThread) closeMCP() {
 	if t.mcp == nil {
 		return
 	}
@@ -254,7 +254,7 @@ func (t *thread) closeMCP() {
 // recentMessages returns up to limit of the thread's latest messages from
 // its transcript, oldest first: what people asked and the agent answered,
 // the agent's marked as the bot's.
-func (t *thread) recentMessages(limit int) []mcpgate.Message {
+func (t *liveThread) recentMessages(limit int) []mcpgate.Message {
 	if t.tr == nil || limit <= 0 {
 		return nil
 	}
@@ -276,7 +276,7 @@ func (t *thread) recentMessages(limit int) []mcpgate.Message {
 // workspaceCommand answers /workspace (ShowWorkspace) or /diff
 // (ShowDiff) in t, on a child goroutine (git may take a while), through
 // the thread's lane. Neither reads thread state.
-func (t *thread) workspaceCommand(diff bool) {
+func (t *liveThread) workspaceCommand(diff bool) {
 	r := t.r
 	limit := dispatch.UploadLimit(t.ad)
 	r.wg.Go(func() {

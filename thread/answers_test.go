@@ -1,4 +1,4 @@
-package session
+package thread
 
 import (
 	"testing"
@@ -23,7 +23,7 @@ func FuzzAnswerContent(f *testing.F) {
 	f.Add("", "3.5", "NaN", "maybe", "z", "a,b", "")
 	f.Fuzz(func(t *testing.T, name, n, x, ok, c, m, other string) {
 		values := map[string][]string{"name": {name}, "n": {n}, "x": {x}, "ok": {ok}, "c": {c}, "m": {m, other}, "other": {other}}
-		content, qa, err := answerContent(q, values)
+		content, qa, err := AnswerContent(q, values)
 		if err != nil {
 			if content != nil || qa != nil {
 				t.Errorf("an error with content %v", content)

@@ -1,4 +1,4 @@
-package session
+package thread
 
 // Budgets in the thread machine: a budget reached stops the running turn
 // and holds the thread; the next prompt waits until an approver presses

@@ -1,4 +1,4 @@
-package session
+package thread
 
 // What reaches people of a thread's effects: the projector and delivery
 // lane calls that the thread's owner (perform.go) and `gateway replay`
@@ -93,8 +93,8 @@ func (v View) Update(u *projector.Update, stopped bool) bool {
 func TurnEnd(o TurnOutcome) (stopReason, errText string) {
 	stopReason = o.StopReason
 	if o.Err != nil && o.Stopper == "" {
-		if isExited(o.Err) {
-			errText = sysmsg.Crashed{Exit: describeExit(o.Err)}.Reason()
+		if IsExited(o.Err) {
+			errText = sysmsg.Crashed{Exit: DescribeExit(o.Err)}.Reason()
 		} else {
 			errText = o.Err.Error()
 		}
@@ -146,13 +146,13 @@ func (v View) ShowPrompt(id string, req agent.PermissionRequest, cwd string, pos
 	if outs := v.Proj.Asked(req.Tool, nil); len(outs) > 0 && req.Subagent == "" {
 		v.Lane.Push(outs...)
 	}
-	view := projector.PermissionPrompt(req.Tool, permissionOptions(req.Options), cwd)
+	view := projector.PermissionPrompt(req.Tool, PermissionOptions(req.Options), cwd)
 	if req.Subagent != "" {
 		view = v.Proj.FromSubagent(req.Subagent, view)
 	}
 	options := make([]channels.Option, 0, len(view.Options))
 	for _, o := range view.Options {
-		options = append(options, channels.Option{ID: id + optionSep + o.ID, Label: o.Label, Style: o.Style})
+		options = append(options, channels.Option{ID: id + OptionSep + o.ID, Label: o.Label, Style: o.Style})
 	}
 	v.Lane.Prompt(id, channels.Choice{Text: view.Text, Options: options}, posted)
 	return view.Text
@@ -187,7 +187,7 @@ func Settlement(req agent.PermissionRequest, f SettlePrompt, asked, now time.Tim
 		}
 		return opt.ID, true, status, sysmsg.Chosen{Name: opt.Name, Kind: opt.Kind, By: displayName(by)}
 	case store.PromptExpired:
-		opt, found := pickOption(req.Options, "reject")
+		opt, found := PickOption(req.Options, "reject")
 		return opt.ID, found, status, sysmsg.Expired{After: now.Sub(asked), Option: opt.Name}
 	default:
 		why := sysmsg.Cancelled{Unshown: f.NotShown}
@@ -214,4 +214,10 @@ func (l runnerLane) StopTyping()                    { l.r.Do(stopTyping) }
 func (l runnerLane) Now() time.Time                 { return time.Now() }
 func (l runnerLane) Prompt(key string, c channels.Choice, posted func(channels.Handle, error)) {
 	l.r.Prompt(key, c, posted)
+}
+
+// RunnerView is the production View: the thread's projector and its
+// lane runner.
+func RunnerView(p *projector.Projector, r *dispatch.Runner) View {
+	return View{Proj: p, Lane: runnerLane{r}}
 }

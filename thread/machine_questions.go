@@ -1,4 +1,4 @@
-package session
+package thread
 
 // The agent's questions (ACP elicitation) in the thread machine: asked,
 // answered (by the person who started the turn, or an approver), done at

@@ -1,4 +1,4 @@
-package session
+package thread
 
 // The gateway's commands (/status, /new, /model, …) as events of the
 // thread machine: who may give them, and what waits for an idle thread.

@@ -1,4 +1,4 @@
-package session
+package thread
 
 // The thread machine's vocabulary: the events it is told and the effects
 // it asks for. Both are sealed unions: only this package adds members.

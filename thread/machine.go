@@ -1,4 +1,4 @@
-package session
+package thread
 
 import (
 	"fmt"
@@ -717,3 +717,9 @@ func (m *Machine) IdleSince() (time.Time, bool) {
 
 // Exited reports whether the thread is done (Exit was given).
 func (m *Machine) Exited() bool { return m.exited }
+
+// ShuttingDown reports whether the machine was told of a shutdown.
+func (m *Machine) ShuttingDown() bool { return m.shutting }
+
+// Grace is how long a stopped turn is given to end (MachineConfig.Grace).
+func (m *Machine) Grace() time.Duration { return m.cfg.Grace }

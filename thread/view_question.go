@@ -1,4 +1,4 @@
-package session
+package thread
 
 import (
 	"strconv"
@@ -21,8 +21,8 @@ func (v View) ShowQuestionChoice(id string, q agent.Question, posted func(channe
 	f := q.Fields[0]
 	opts := make([]channels.Option, 0, len(f.Choices)+1)
 	for i, c := range f.Choices {
-		opts = append(opts, channels.Option{ID: id + optionSep + strconv.Itoa(i), Label: c.Title})
+		opts = append(opts, channels.Option{ID: id + OptionSep + strconv.Itoa(i), Label: c.Title})
 	}
-	opts = append(opts, channels.Option{ID: id + optionSep + declineOption, Label: sysmsg.Decline, Style: "danger"})
+	opts = append(opts, channels.Option{ID: id + OptionSep + DeclineOption, Label: sysmsg.Decline, Style: "danger"})
 	v.Lane.Prompt(id, channels.Choice{Text: sysmsg.Asked{Message: q.Message}.Body(), Options: opts}, posted)
 }
