@@ -27,7 +27,7 @@ const (
 // in (nothing is read for people without access).
 func (t *liveThread) backfill(ctx context.Context, in channels.Inbound) string {
 	h, ok := channels.As[channels.History](t.ad)
-	b := t.r.policyFor(t.ref, t.space).Context.Backfill
+	b := t.d.host.policyFor(t.ref, t.space).Context.Backfill
 	if !ok || b.Messages <= 0 || b.Chars <= 0 {
 		return ""
 	}
@@ -38,12 +38,12 @@ func (t *liveThread) backfill(ctx context.Context, in channels.Inbound) string {
 	}
 	msgs, older, err := readBefore(ctx, h, t.ref, in.ID, b.Messages)
 	if err != nil {
-		t.r.log.Warn("cannot read all of the thread's earlier messages; the agent starts with those read", "thread", t.ref, "err", err)
+		t.d.log.Warn("cannot read all of the thread's earlier messages; the agent starts with those read", "thread", t.ref, "err", err)
 	}
 	said, cut := fitBackfill(msgs, b)
 	cut = cut || older
 	if len(said) > 0 {
-		t.r.log.Info("thread context read for the first prompt", "thread", t.ref, "messages", len(said), "cut", cut)
+		t.d.log.Info("thread context read for the first prompt", "thread", t.ref, "messages", len(said), "cut", cut)
 	}
 	return sysmsg.Backfill{Messages: said, Cut: cut}.Body()
 }

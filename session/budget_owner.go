@@ -18,7 +18,7 @@ import (
 // budgetBase is what a turn's budgets start from, read when it begins.
 type budgetBase struct {
 	sessionCost float64 // the session's cost so far (the agent's last report)
-	liveThread  float64 // the thread's cost before the turn
+	thread      float64 // the thread's cost before the turn
 	channelDay  float64 // the channel's cost today before the turn
 }
 
@@ -40,21 +40,21 @@ func (t *liveThread) budgetBaseFor(now time.Time, id string) budgetBase {
 	}
 	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 	defer cancel()
-	st := t.r.o.Store
+	st := t.d.store
 	if c, ok, err := st.SessionCost(ctx, id); err == nil && ok {
 		b.sessionCost = max(b.sessionCost, c)
 	} else if err != nil {
-		t.r.log.Warn("cannot read the session's cost for the budgets", "thread", t.ref, "err", err)
+		t.d.log.Warn("cannot read the session's cost for the budgets", "thread", t.ref, "err", err)
 	}
 	if sp, err := st.ThreadSpend(ctx, t.ref); err == nil {
-		b.liveThread = sp.Cost
+		b.thread = sp.Cost
 	} else {
-		t.r.log.Warn("cannot read the thread's cost for the budgets", "thread", t.ref, "err", err)
+		t.d.log.Warn("cannot read the thread's cost for the budgets", "thread", t.ref, "err", err)
 	}
 	if sp, err := st.ChannelSpend(ctx, t.ref.Platform, t.ref.Channel, dayStart(now)); err == nil {
 		b.channelDay = sp.Cost
 	} else {
-		t.r.log.Warn("cannot read the channel's cost for the budgets", "thread", t.ref, "err", err)
+		t.d.log.Warn("cannot read the channel's cost for the budgets", "thread", t.ref, "err", err)
 	}
 	return b
 }
@@ -69,11 +69,11 @@ func (t *liveThread) checkBudgets(u *projector.Update) {
 	tokens, tokensKnown, inc, costKnown, currency := turnSpend(usage, frames, t.cur.budget.sessionCost)
 	s := spent{
 		Tokens: tokens, TokensKnown: tokensKnown,
-		Thread: t.cur.budget.liveThread + inc, ChannelDay: t.cur.budget.channelDay + inc,
+		Thread: t.cur.budget.thread + inc, ChannelDay: t.cur.budget.channelDay + inc,
 		CostKnown: costKnown, Currency: currency,
 	}
 	if n, ok := t.policy.Budgets.reached(s); ok {
-		t.r.log.Info("budget reached; the turn is stopped", "thread", t.ref, "budget", n.Budget, "used", n.Used, "limit", n.Limit)
+		t.d.log.Info("budget reached; the turn is stopped", "thread", t.ref, "budget", n.Budget, "used", n.Used, "limit", n.Limit)
 		t.apply(thread.BudgetReached{Notice: n})
 	}
 }
@@ -83,9 +83,9 @@ func (t *liveThread) checkBudgets(u *projector.Update) {
 func (t *liveThread) restoreHold() {
 	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 	defer cancel()
-	h, ok, err := t.r.o.Store.BudgetHoldOf(ctx, t.ref)
+	h, ok, err := t.d.store.BudgetHoldOf(ctx, t.ref)
 	if err != nil {
-		t.r.log.Error("cannot read the thread's budget hold", "thread", t.ref, "err", err)
+		t.d.log.Error("cannot read the thread's budget hold", "thread", t.ref, "err", err)
 		return
 	}
 	if ok {
@@ -98,7 +98,7 @@ func isContinue(promptID string) bool { return strings.HasPrefix(promptID, conti
 
 // performBudget performs the budget effects; false for any other.
 func (t *liveThread) performBudget(f thread.Effect) bool {
-	st, ref, log := t.r.o.Store, t.ref, t.r.log
+	st, ref, log := t.d.store, t.ref, t.d.log
 	switch f := f.(type) {
 	case thread.HoldBudget:
 		h := store.BudgetHold{Thread: t.ref, Budget: string(f.Budget), Reached: time.Now()}
@@ -111,7 +111,7 @@ func (t *liveThread) performBudget(f thread.Effect) bool {
 		}
 		t.runner.Prompt(f.ID, c, func(_ channels.Handle, err error) {
 			if err != nil {
-				t.r.log.Error("the Continue button could not be shown", "thread", t.ref, "err", err)
+				t.d.log.Error("the Continue button could not be shown", "thread", t.ref, "err", err)
 			}
 		})
 	case thread.ReleaseBudget:

@@ -93,13 +93,12 @@ func (r *Router) keepsSeen(in channels.Inbound) bool {
 // saveSeen marks in seen through the thread's saves, behind what the
 // thread wrote for it before (its prompt's mark).
 func (t *liveThread) saveSeen(in channels.Inbound) {
-	r := t.r
-	if !r.keepsSeen(in) {
+	if !t.d.host.keepsSeen(in) {
 		return
 	}
-	st, ref, id := r.o.Store, t.ref, in.ID
+	st, ref, id, log := t.d.store, t.ref, in.ID, t.d.log
 	t.saves.write("seen", "the last message seen", func(ctx context.Context) error { return st.MarkSeen(ctx, ref, id, time.Now()) },
-		func(err error) { r.log.Warn("cannot record the last message seen", "thread", ref, "err", err) })
+		func(err error) { log.Warn("cannot record the last message seen", "thread", ref, "err", err) })
 }
 
 func (r *Router) markSeenID(ctx context.Context, t channels.ThreadRef, id channels.MessageID) {

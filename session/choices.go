@@ -90,8 +90,8 @@ func (t *liveThread) option(in channels.Inbound, o *agent.ConfigOption, label, c
 		t.confirm(pickKey, sysmsg.OptionSet{Option: label, Value: name, By: displayName(in.Author), Later: true})
 		return
 	}
-	t.r.wg.Go(func() {
-		ctx, cancel := context.WithTimeout(t.r.ctx, 30*time.Second)
+	t.d.wg.Go(func() {
+		ctx, cancel := context.WithTimeout(t.d.ctx, 30*time.Second)
 		defer cancel()
 		var opts []agent.ConfigOption
 		var err error
@@ -110,7 +110,7 @@ func (t *liveThread) option(in channels.Inbound, o *agent.ConfigOption, label, c
 // storeChoice keeps the thread's choice of key: every new session of the
 // thread gets it (applyChoices), also after a restart.
 func (t *liveThread) storeChoice(key, value string) {
-	st, ref, log := t.r.o.Store, t.ref, t.r.log
+	st, ref, log := t.d.store, t.ref, t.d.log
 	t.saves.write("choice "+key, "the choice", func(ctx context.Context) error { return st.SetChoice(ctx, ref, key, value) },
 		func(err error) {
 			log.Error("cannot save the thread's choice", "thread", ref, "option", key, "err", err)
@@ -123,7 +123,7 @@ func (t *liveThread) storeChoice(key, value string) {
 // legacy mode: Gemini sends no current_mode_update).
 func (t *liveThread) optionSet(e optionSetEv) {
 	if e.err != nil {
-		t.r.log.Warn("cannot set a session option", "thread", t.ref, "option", e.label, "err", e.err)
+		t.d.log.Warn("cannot set a session option", "thread", t.ref, "option", e.label, "err", e.err)
 		n := sysmsg.SetFailed{Option: e.label, Err: e.err.Error()}
 		var ce *agent.CallError
 		if errors.As(e.err, &ce) {
@@ -225,7 +225,7 @@ type refusedChoice struct {
 // session, so that no later session is given them again, and says each
 // in the thread with the agent's words.
 func (t *liveThread) forgetRefused(refused []refusedChoice) {
-	st, ref, log := t.r.o.Store, t.ref, t.r.log
+	st, ref, log := t.d.store, t.ref, t.d.log
 	for _, c := range refused {
 		t.saves.write("choice "+c.key, "the refused choice", func(ctx context.Context) error { return st.DropChoice(ctx, ref, c.key) },
 			func(err error) {
@@ -284,7 +284,7 @@ func (t *liveThread) showChoices(in channels.Inbound, c sysmsg.Choices, names []
 	c.Pick = true
 	t.runner.Prompt(key, channels.Choice{Text: sysmsg.Text(c), Options: opts}, func(_ channels.Handle, err error) {
 		if err != nil {
-			t.r.log.Warn("cannot show a command's choices", "thread", t.ref, "err", err)
+			t.d.log.Warn("cannot show a command's choices", "thread", t.ref, "err", err)
 		}
 	})
 }

@@ -146,7 +146,7 @@ func (t *liveThread) runCommand(in channels.Inbound) {
 // switchAgent answers /agent: the agents this thread may move to, or a
 // move to one of them (SwitchAgent).
 func (t *liveThread) switchAgent(in channels.Inbound) {
-	allowed := t.r.policyFor(t.ref, t.space).Agents
+	allowed := t.d.host.policyFor(t.ref, t.space).Agents
 	current := t.cmd.agent
 	if current == "" {
 		current = t.policy.Agent
@@ -160,7 +160,7 @@ func (t *liveThread) switchAgent(in channels.Inbound) {
 		t.showChoices(in, sysmsg.Choices{Option: "agent", Command: "/" + channels.CommandAgent, Current: current, Values: values}, values)
 		return
 	}
-	_, known := t.r.agentSpec(name)
+	_, known := t.d.host.agentSpec(name)
 	if !known || (len(allowed) > 0 && !slices.Contains(allowed, name)) {
 		t.reply(in, sysmsg.NoSuchAgent{Name: name, Allowed: allowed})
 		return
@@ -175,15 +175,15 @@ func (t *liveThread) switchAgent(in channels.Inbound) {
 // session go with /new a moment ago no longer holds it); attached
 // takes its answer.
 func (t *liveThread) attach(in channels.Inbound) {
-	ctx, r, ref := t.ctx, t.r, t.ref
+	ctx, h, ref := t.ctx, t.d.host, t.ref
 	id := in.Command.Args
 	name := t.cmd.agent
 	if name == "" {
 		name = t.policy.Agent
 	}
-	r.wg.Go(func() {
-		r.flushSaves(ctx)
-		t.inbox.send(attachedEv{in: in, id: id, say: r.claimSession(ctx, ref, name, id)})
+	t.d.wg.Go(func() {
+		h.flushSaves(ctx)
+		t.inbox.send(attachedEv{in: in, id: id, say: h.claimSession(ctx, ref, name, id)})
 	})
 }
 
@@ -240,12 +240,12 @@ func (t *liveThread) listSessions(in channels.Inbound) {
 		t.reply(in, sysmsg.Sessions{Unsupported: true})
 		return
 	}
-	t.r.wg.Go(func() {
-		ctx, cancel := context.WithTimeout(t.r.ctx, 30*time.Second)
+	t.d.wg.Go(func() {
+		ctx, cancel := context.WithTimeout(t.d.ctx, 30*time.Second)
 		defer cancel()
 		list, err := proc.ListSessions(ctx, cwd)
 		if err == nil {
-			t.r.flushSaves(ctx) // the bindings the live threads queued
+			t.d.host.flushSaves(ctx) // the bindings the live threads queued
 			list, err = t.attachable(ctx, list)
 		}
 		t.inbox.send(sessionsEv{in: in, list: list, err: err})
@@ -256,7 +256,7 @@ func (t *liveThread) listSessions(in channels.Inbound) {
 // other thread is bound to and no deleted thread had: another thread's
 // sessions are not this thread's to see.
 func (t *liveThread) attachable(ctx context.Context, list []agent.SessionInfo) ([]agent.SessionInfo, error) {
-	st := t.r.o.Store
+	st := t.d.store
 	bs, err := st.Bindings(ctx)
 	if err != nil {
 		return nil, err
@@ -286,7 +286,7 @@ func (t *liveThread) attachable(ctx context.Context, list []agent.SessionInfo) (
 // sessionsListed answers /sessions with the agent's list.
 func (t *liveThread) sessionsListed(e sessionsEv) {
 	if e.err != nil {
-		t.r.log.Warn("session/list failed", "thread", t.ref, "err", e.err)
+		t.d.log.Warn("session/list failed", "thread", t.ref, "err", e.err)
 		t.reply(e.in, sysmsg.Sessions{Unsupported: true})
 		return
 	}
@@ -366,18 +366,18 @@ func (t *liveThread) endSession(f thread.EndSession) {
 	proc, sess := t.proc, t.sess
 	w := t.dropProcess()
 	if proc != nil {
-		t.r.wg.Go(func() {
-			ctx, cancel := context.WithTimeout(t.r.ctx, 10*time.Second)
+		t.d.wg.Go(func() {
+			ctx, cancel := context.WithTimeout(t.d.ctx, 10*time.Second)
 			if sess != nil && f.Attach == "" {
 				if _, err := sess.Close(ctx); err != nil {
-					t.r.log.Warn("session/close failed", "thread", t.ref, "err", err)
+					t.d.log.Warn("session/close failed", "thread", t.ref, "err", err)
 				}
 			}
 			cancel()
 			t.stopProcess(proc, w)
 		})
 	}
-	st, ref, log := t.r.o.Store, t.ref, t.r.log
+	st, ref, log := t.d.store, t.ref, t.d.log
 	if f.Agent != "" {
 		t.pick, t.cmd.agent, t.cmd.opts, t.cmd.modes, t.cmd.models = f.Agent, f.Agent, nil, nil, nil
 		// The choices were another agent's options.
@@ -485,7 +485,7 @@ func (t *liveThread) suggestions(in channels.Inbound) {
 			add(o.ID, o.Name)
 		}
 	case channels.CommandAgent:
-		for _, a := range t.r.policyFor(t.ref, t.space).Agents {
+		for _, a := range t.d.host.policyFor(t.ref, t.space).Agents {
 			add(a, a)
 		}
 	case channels.AgentCommandPicker:
@@ -494,7 +494,7 @@ func (t *liveThread) suggestions(in channels.Inbound) {
 			add(ac.Name, sysmsg.AgentCommandLabel(ac.Name, ac.Description))
 		}
 	}
-	t.r.answerSuggest(in, out)
+	t.d.host.answerSuggest(in, out)
 }
 
 // legacyModeName is the name of the current legacy mode, "" when there is

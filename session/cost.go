@@ -61,11 +61,11 @@ func (t *liveThread) meterCost(u *projector.Update) {
 		// session), else nothing.
 		t.cost = costMeter{session: t.sess.ID}
 		ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
-		c, ok, err := t.r.o.Store.SessionCost(ctx, t.sess.ID)
+		c, ok, err := t.d.store.SessionCost(ctx, t.sess.ID)
 		cancel()
 		switch {
 		case err != nil:
-			t.r.log.Warn("cannot read the session's cost; it counts from zero", "thread", t.ref, "err", err)
+			t.d.log.Warn("cannot read the session's cost; it counts from zero", "thread", t.ref, "err", err)
 		case ok && c >= 0 && !math.IsInf(c, 0):
 			t.cost.base, t.cost.counted = c, c
 		}
@@ -73,7 +73,7 @@ func (t *liveThread) meterCost(u *projector.Update) {
 	reported := u.Usage.Cost
 	counted, ignored := t.cost.take(reported)
 	if ignored != "" {
-		t.r.log.Warn("the agent's cost report is not counted", "thread", t.ref, "session", t.sess.ID, "reported", reported, "why", ignored, "counted", counted)
+		t.d.log.Warn("the agent's cost report is not counted", "thread", t.ref, "session", t.sess.ID, "reported", reported, "why", ignored, "counted", counted)
 	}
 	u.Usage.Cost = counted
 }

@@ -27,7 +27,7 @@ type openRecorder struct {
 
 // report takes the lane's latest open messages of thread t.
 func (o *openRecorder) report(t *liveThread, opens []dispatch.Open) {
-	st, ref, log := t.r.o.Store, t.ref, t.r.log
+	st, ref, log := t.d.store, t.ref, t.d.log
 	t.saves.write("open messages", "the open messages", func(ctx context.Context) error {
 		if len(opens) == 0 && !o.stored.Load() {
 			return nil // nothing recorded, nothing to forget

@@ -71,7 +71,7 @@ func (t *liveThread) taken(in channels.Inbound) (time.Time, bool) {
 // next owner asks them again, as do those whose start the shutdown
 // cancelled before the machine heard of it.
 func (t *liveThread) settleAccepted() {
-	if t.m.ShuttingDown() || t.r.ctx.Err() != nil {
+	if t.m.ShuttingDown() || t.d.ctx.Err() != nil {
 		return
 	}
 	kept := t.accepted[:0]
@@ -127,15 +127,15 @@ func markSave(key time.Time) string { return "mark:" + strconv.FormatInt(key.Uni
 // mark records rt (through the thread's saves); failed is logged if it
 // cannot be.
 func (t *liveThread) mark(rt store.RunningTurn, failed string) {
-	st := t.r.o.Store
+	st := t.d.store
 	t.saves.write(markSave(rt.Started), "the running mark", func(ctx context.Context) error { return st.MarkTurnRunning(ctx, rt) },
-		func(err error) { t.r.log.Warn(failed, "thread", t.ref, "err", err) })
+		func(err error) { t.d.log.Warn(failed, "thread", t.ref, "err", err) })
 }
 
 // unmark clears the mark key (through the thread's saves); failed is
 // logged if it cannot be.
 func (t *liveThread) unmark(key time.Time, failed string) {
-	st, ref := t.r.o.Store, t.ref
+	st, ref := t.d.store, t.ref
 	t.saves.write(markSave(key), "the running mark's end", func(ctx context.Context) error { return st.ClearTurnRunning(ctx, ref, key) },
-		func(err error) { t.r.log.Warn(failed, "thread", ref, "err", err) })
+		func(err error) { t.d.log.Warn(failed, "thread", ref, "err", err) })
 }

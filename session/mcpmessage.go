@@ -48,7 +48,7 @@ func (m mcpThread) SendMessage(ctx context.Context, text string) error {
 func (t *liveThread) message(e messageEv) {
 	switch {
 	case !t.proj.InTurn():
-		t.r.log.Info("send_message refused: no turn is running", "thread", t.ref, "chars", len(e.text))
+		t.d.log.Info("send_message refused: no turn is running", "thread", t.ref, "chars", len(e.text))
 		e.reply <- errNoTurn
 		return
 	case t.m.Stopped():

@@ -133,7 +133,7 @@ func (t *liveThread) run() {
 	defer t.closeMCP()
 	defer t.endContext()
 	t.restoreHold()
-	mailbox.Run(context.WithoutCancel(t.r.ctx), t.inbox.Box, (*owner)(t))
+	mailbox.Run(context.WithoutCancel(t.d.ctx), t.inbox.Box, (*owner)(t))
 	// Whoever still waits on an answer gets "no"; an agent stopped at the
 	// thread's end is reported.
 	for _, e := range t.inbox.Close() {
@@ -146,10 +146,7 @@ func (t *liveThread) run() {
 // endContext ends the thread's context as its owner returns, but at a
 // shutdown, which ends it after its grace.
 func (t *liveThread) endContext() {
-	t.r.mu.Lock()
-	closing := t.r.closed
-	t.r.mu.Unlock()
-	if !closing {
+	if !t.d.host.closing() {
 		t.cancel()
 	}
 }
@@ -218,7 +215,7 @@ func (e commandEv) take(t *liveThread) {
 }
 func (e suggestEv) take(t *liveThread)  { t.suggestions(e.in) }
 func (e reapEv) refuse(*liveThread)     { e.reply <- false }
-func (e exitedEv) refuse(t *liveThread) { t.r.agentEvent(t.ref, "stopped") } // let go at the thread's end
+func (e exitedEv) refuse(t *liveThread) { t.d.host.agentEvent(t.ref, "stopped") } // let go at the thread's end
 func (e turnDoneEv) take(t *liveThread) {
 	exited := thread.IsExited(e.err) || (t.proc != nil && t.proc.Err() != nil)
 	t.apply(thread.TurnDone{StopReason: e.stop, Err: e.err, Exited: exited})
@@ -226,12 +223,12 @@ func (e turnDoneEv) take(t *liveThread) {
 
 func (e exitedEv) take(t *liveThread) {
 	if t.proc != e.proc {
-		t.r.agentEvent(t.ref, "stopped")
+		t.d.host.agentEvent(t.ref, "stopped")
 		return
 	}
-	t.r.log.Info("agent exited", "thread", t.ref, "err", e.proc.Err())
+	t.d.log.Info("agent exited", "thread", t.ref, "err", e.proc.Err())
 	t.apply(thread.ProcessExited{})
-	t.r.agentEvent(t.ref, "exited")
+	t.d.host.agentEvent(t.ref, "exited")
 }
 
 func (e optionSetEv) take(t *liveThread)      { t.optionSet(e) }
@@ -272,11 +269,11 @@ func (t *liveThread) inbound(e inboundEv) {
 		}
 	}()
 	if t.tookBefore(e.in) && !t.retaking(e.in) {
-		t.r.log.Warn("dropping a message the thread took already (delivered twice)", "thread", t.ref, "id", e.in.ID)
+		t.d.log.Warn("dropping a message the thread took already (delivered twice)", "thread", t.ref, "id", e.in.ID)
 		return
 	}
 	if e.stop {
-		t.r.log.Info("stop asked", "thread", t.ref, "by", e.in.Author.ID, "queued", t.m.Queued(), "all", e.all)
+		t.d.log.Info("stop asked", "thread", t.ref, "by", e.in.Author.ID, "queued", t.m.Queued(), "all", e.all)
 		t.replyTo = &e.in // told privately how many queued messages stay
 		t.apply(thread.StopIn{By: e.in.Author, All: e.all})
 		t.replyTo = nil

@@ -28,17 +28,17 @@ func (t *liveThread) perform(f thread.Effect) {
 			// Apart from the owner: an agent with a full stdin must not
 			// block it. The cancel goes out even when the thread ends
 			// meanwhile (forgotten, or the shutdown's grace over).
-			t.r.wg.Go(func() {
+			t.d.wg.Go(func() {
 				ctx, cancel := context.WithTimeout(context.WithoutCancel(t.ctx), 5*time.Second)
 				defer cancel()
 				if err := sess.Cancel(ctx); err != nil {
-					t.r.log.Warn("session/cancel failed; the agent is killed after the grace period", "thread", t.ref, "err", err)
+					t.d.log.Warn("session/cancel failed; the agent is killed after the grace period", "thread", t.ref, "err", err)
 				}
 			})
 		}
 	case thread.KillAgent:
 		if t.proc != nil {
-			t.r.log.Warn("the agent ignored session/cancel; killing it", "thread", t.ref, "grace", t.m.Grace())
+			t.d.log.Warn("the agent ignored session/cancel; killing it", "thread", t.ref, "grace", t.m.Grace())
 			t.proc.Kill()
 		}
 	case thread.StopAgent:
@@ -57,12 +57,12 @@ func (t *liveThread) perform(f thread.Effect) {
 			t.stopProcess(proc, w)
 			break
 		}
-		t.r.log.Info("stopping idle agent", "thread", t.ref, "why", f.Why)
-		t.r.wg.Go(func() { t.stopProcess(proc, w) })
+		t.d.log.Info("stopping idle agent", "thread", t.ref, "why", f.Why)
+		t.d.wg.Go(func() { t.stopProcess(proc, w) })
 	case thread.DropAgent:
 		proc := t.proc
 		w := t.dropProcess()
-		t.r.wg.Go(func() { t.closeLogAfterExit(proc, w) })
+		t.d.wg.Go(func() { t.closeLogAfterExit(proc, w) })
 	case thread.StopTyping:
 		t.view().Lane.StopTyping()
 	case thread.Notify:
@@ -115,14 +115,14 @@ func (t *liveThread) perform(f thread.Effect) {
 	case thread.CheckLane:
 		t.runner.Do(func(l *dispatch.Lane) { t.inbox.event(thread.LaneIdle{Idle: l.Idle()}) })
 	case thread.Evict:
-		t.evicted = t.r.evict(t)
+		t.evicted = t.d.host.evict(t)
 	case thread.React:
 		t.react(f)
 	default:
 		if t.performBudget(f) {
 			break
 		}
-		t.r.log.Error("unknown effect", "thread", t.ref, "effect", fmt.Sprintf("%T", f))
+		t.d.log.Error("unknown effect", "thread", t.ref, "effect", fmt.Sprintf("%T", f))
 	}
 }
 
@@ -130,12 +130,12 @@ func (t *liveThread) perform(f thread.Effect) {
 func (t *liveThread) tell(f thread.Notify) {
 	switch n := f.Notice.(type) {
 	case sysmsg.StartTimeout:
-		t.r.log.Error("the agent did not start in time", "thread", t.ref, "timeout", n.After)
+		t.d.log.Error("the agent did not start in time", "thread", t.ref, "timeout", n.After)
 	case sysmsg.StartFailed:
-		if t.r.ctx.Err() != nil {
+		if t.d.ctx.Err() != nil {
 			return // shutting down
 		}
-		t.r.log.Error("cannot start the agent", "thread", t.ref, "err", n.Err)
+		t.d.log.Error("cannot start the agent", "thread", t.ref, "err", n.Err)
 	}
 	t.view().Notify(f)
 }
@@ -146,11 +146,11 @@ func (t *liveThread) tell(f thread.Notify) {
 // stays in the store and the next start tells the thread.
 func (t *liveThread) tellInterrupted() {
 	t.cut = true
-	ctx, cancel := context.WithTimeout(t.ctx, t.r.shutdownGrace())
+	ctx, cancel := context.WithTimeout(t.ctx, t.d.host.shutdownGrace())
 	defer cancel()
 	err := postWithin(ctx, t.ad, t.ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(sysmsg.Interrupted{})})
 	if err != nil {
-		t.r.log.Warn("cannot tell the thread its turn was interrupted; the next start does", "thread", t.ref, "err", err)
+		t.d.log.Warn("cannot tell the thread its turn was interrupted; the next start does", "thread", t.ref, "err", err)
 	}
 	t.told = err == nil
 }
@@ -165,13 +165,13 @@ func (t *liveThread) dropProcess() FrameLog {
 		// Closed once the process is gone (closeLogAfterExit, which
 		// every caller runs then): the session's next process waits
 		// for it (closingLogs).
-		w = t.r.closingLogs.closing(t.sess.ID, w)
+		w = t.d.closingLogs.closing(t.sess.ID, w)
 	}
 	t.evlog = nil
 	t.proc, t.sess = nil, nil
 	if t.slot {
 		t.slot = false
-		t.r.release()
+		t.d.host.release()
 	}
 	return w
 }

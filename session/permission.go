@@ -92,7 +92,7 @@ func (t *liveThread) showPrompt(p *pending) {
 		Title: projector.PermissionTitle(req.Tool), Kind: req.Tool.Kind, Options: storeOpts, Status: store.PromptPending,
 		CreatedAt: p.asked, ExpiresAt: p.asked.Add(policy.Timeout),
 	}
-	st, ref, log := t.r.o.Store, t.ref, t.r.log
+	st, ref, log := t.d.store, t.ref, t.d.log
 	t.saves.write("", "the permission prompt", func(ctx context.Context) error { return st.AddPrompt(ctx, rec) },
 		func(err error) { log.Error("cannot store the permission prompt", "thread", ref, "err", err) })
 	p.text = t.view().ShowPrompt(p.id, req, t.cwd, func(h channels.Handle, err error) {
@@ -106,7 +106,7 @@ func (t *liveThread) posted(p *pending, h channels.Handle, err error) {
 		// Nobody can answer a prompt they cannot see: the agent gets
 		// "cancelled" now rather than a reject after the timeout, and
 		// the thread is told.
-		t.r.log.Error("the permission prompt could not be shown; answered cancelled", "thread", t.ref, "err", err)
+		t.d.log.Error("the permission prompt could not be shown; answered cancelled", "thread", t.ref, "err", err)
 		t.apply(thread.PermissionUnshown{ID: p.id})
 		return
 	}
@@ -114,13 +114,13 @@ func (t *liveThread) posted(p *pending, h channels.Handle, err error) {
 		return
 	}
 	p.msg = h
-	st, log, id := t.r.o.Store, t.r.log, p.id
+	st, log, id := t.d.store, t.d.log, p.id
 	t.saves.write("", "the prompt's message id", func(ctx context.Context) error { return st.SetPromptMessage(ctx, id, string(h.ID)) },
 		func(err error) { log.Warn("cannot store the prompt's message id", "err", err) })
 	if p.closing {
 		// Settled by the shutdown while it was being posted: the
 		// shutdown left its message to this.
-		gctx, cancel := context.WithTimeout(t.ctx, t.r.shutdownGrace())
+		gctx, cancel := context.WithTimeout(t.ctx, t.d.host.shutdownGrace())
 		defer cancel()
 		t.expireMessageAtShutdown(gctx, p, h)
 	}
@@ -134,7 +134,7 @@ func (t *liveThread) settle(p *pending, f thread.SettlePrompt) {
 	case f.Unshown:
 		// Asked after a stop: nobody is shown the question; the agent
 		// is told the turn is cancelled.
-		t.r.log.Info("permission request after a stop: answered cancelled", "thread", t.ref)
+		t.d.log.Info("permission request after a stop: answered cancelled", "thread", t.ref)
 		p.answer <- answered{}
 		return
 	case f.Shutdown:
@@ -156,7 +156,7 @@ func (t *liveThread) settle(p *pending, f thread.SettlePrompt) {
 	if t.tr != nil {
 		t.tr.PermissionAnswered(p.id, a.option, time.Now())
 	}
-	t.r.log.Info("permission prompt settled", "thread", t.ref, "status", string(status), "option", a.option, "by", who)
+	t.d.log.Info("permission prompt settled", "thread", t.ref, "status", string(status), "option", a.option, "by", who)
 }
 
 // expireAtShutdown settles p for a gateway that is shutting down: the
@@ -174,7 +174,7 @@ func (t *liveThread) expireAtShutdown(p *pending) {
 	}
 	p.answer <- answered{}
 	if p.msg.Known() {
-		ctx, cancel := context.WithTimeout(t.ctx, t.r.shutdownGrace())
+		ctx, cancel := context.WithTimeout(t.ctx, t.d.host.shutdownGrace())
 		defer cancel()
 		t.expireMessageAtShutdown(ctx, p, p.msg)
 	}
@@ -187,19 +187,19 @@ func (t *liveThread) expireMessageAtShutdown(ctx context.Context, p *pending, h 
 	if canEdit {
 		err := ed.Edit(ctx, h, channels.Message{Kind: channels.KindPermission, Text: sysmsg.Settled(p.text, sysmsg.Restarted{})})
 		if err != nil && !errors.Is(err, channels.ErrMessageGone) {
-			t.r.log.Warn("cannot edit a permission prompt at shutdown; the next start does", "thread", t.ref, "err", err)
+			t.d.log.Warn("cannot edit a permission prompt at shutdown; the next start does", "thread", t.ref, "err", err)
 			return
 		}
 	}
 	// Without Editor there are no buttons to take away.
 	t.resolvePrompt(p.id, store.PromptExpired, "", "gateway shutdown")
-	t.r.log.Info("permission prompt expired at shutdown", "thread", t.ref, "prompt", p.id)
+	t.d.log.Info("permission prompt expired at shutdown", "thread", t.ref, "prompt", p.id)
 }
 
 // resolvePrompt records the outcome of prompt id (through the thread's
 // saves, after its record and its message's id).
 func (t *liveThread) resolvePrompt(id string, status store.PromptStatus, option, who string) {
-	st, ref, log, at := t.r.o.Store, t.ref, t.r.log, time.Now()
+	st, ref, log, at := t.d.store, t.ref, t.d.log, time.Now()
 	t.saves.write("", "the prompt's outcome", func(ctx context.Context) error {
 		_, err := st.ResolvePrompt(ctx, id, status, option, who, at)
 		return err

@@ -49,15 +49,15 @@ func (t *liveThread) startAgent(in channels.Inbound, need bool) {
 		// taken.
 		proc := t.proc
 		w := t.dropProcess()
-		t.r.wg.Go(func() { t.closeLogAfterExit(proc, w) })
+		t.d.wg.Go(func() { t.closeLogAfterExit(proc, w) })
 	}
 	if t.sess == nil {
 		need = true
 	}
-	ctx, cancel := context.WithCancel(t.r.ctx)
+	ctx, cancel := context.WithCancel(t.d.ctx)
 	t.cancelStart = cancel
 	pick, mcp := t.pick, t.mcp
-	t.r.wg.Go(func() {
+	t.d.wg.Go(func() {
 		defer cancel()
 		res, err := t.prepare(ctx, in, need, pick, mcp)
 		t.inbox.send(startedEv{res: res, err: err})
@@ -81,13 +81,13 @@ func (t *liveThread) prepare(ctx context.Context, in channels.Inbound, need bool
 		return &started{files: files}, nil
 	}
 	// Waiting for a slot does not count against the start timeout.
-	if err := t.r.acquire(ctx, t); err != nil {
+	if err := t.d.host.acquire(ctx, t); err != nil {
 		return nil, err
 	}
 	t.inbox.event(thread.SlotTaken{})
 	res, err := t.launch(ctx, pick, in, mcp)
 	if err != nil {
-		t.r.release()
+		t.d.host.release()
 		return nil, err
 	}
 	res.files = files
@@ -101,7 +101,7 @@ func (t *liveThread) prepare(ctx context.Context, in channels.Inbound, need bool
 // not bound yet reads what was said before it); mcp the thread's MCP
 // server, if it has one already.
 func (t *liveThread) launch(ctx context.Context, pick string, in channels.Inbound, mcp *mcpgate.Server) (*started, error) {
-	st := t.r.o.Store
+	st := t.d.store
 	// What the thread wrote before (a /new, the last session's binding,
 	// its choices) is what it reads now.
 	t.saves.flush(ctx)
@@ -111,14 +111,14 @@ func (t *liveThread) launch(ctx context.Context, pick string, in channels.Inboun
 	}
 	agentName := b.Agent
 	if !bound || agentName == "" {
-		agentName = t.r.policyFor(t.ref, t.space).Agent
+		agentName = t.d.host.policyFor(t.ref, t.space).Agent
 		if pick != "" {
 			agentName = pick
 		}
 	}
-	spec, ok := t.r.agentSpec(agentName)
+	spec, ok := t.d.host.agentSpec(agentName)
 	if !ok {
-		spec, ok = t.r.agentSpec("")
+		spec, ok = t.d.host.agentSpec("")
 		if !ok {
 			return nil, errors.New("no agent is configured")
 		}
@@ -135,7 +135,7 @@ func (t *liveThread) launch(ctx context.Context, pick string, in channels.Inboun
 			srv.Close()
 		}
 	}
-	proc, err := agent.Start(ctx, spec, agent.Options{Logger: t.r.log.With("thread", t.ref), StopGrace: t.r.o.Limits.StopGrace, Registry: t.r.o.Registry})
+	proc, err := agent.Start(ctx, spec, agent.Options{Logger: t.d.log.With("thread", t.ref), StopGrace: t.d.limits.StopGrace, Registry: t.d.registry})
 	if err != nil {
 		closeNew()
 		return nil, err
@@ -165,7 +165,7 @@ func (t *liveThread) launch(ctx context.Context, pick string, in channels.Inboun
 		res.evlog = t.attachLog(ctx, proc, sess.ID)
 		now := time.Now()
 		nb := store.Binding{Thread: t.ref, Agent: spec.Name, SessionID: sess.ID, Cwd: cwd, Created: now, Updated: now}
-		ref, log := t.ref, t.r.log
+		ref, log := t.ref, t.d.log
 		t.saves.write("", "the binding", func(ctx context.Context) error { return st.PutBinding(ctx, nb) }, func(err error) {
 			log.Error("cannot save the binding; the session will not survive a restart", "thread", ref, "session", nb.SessionID, "err", err)
 			t.laneNotice(sysmsg.NotSaved{})
@@ -173,17 +173,17 @@ func (t *liveThread) launch(ctx context.Context, pick string, in channels.Inboun
 	}
 	// The thread's choices (/model, …) hold for every session of it.
 	if choices, err := st.Choices(ctx, t.ref); err != nil {
-		t.r.log.Error("cannot read the thread's choices", "thread", t.ref, "err", err)
+		t.d.log.Error("cannot read the thread's choices", "thread", t.ref, "err", err)
 	} else {
-		t.forgetRefused(applyChoices(ctx, res.sess, choices, t.r.log.With("thread", t.ref)))
+		t.forgetRefused(applyChoices(ctx, res.sess, choices, t.d.log.With("thread", t.ref)))
 	}
 	res.agent = spec.Name
 	res.meta = sessionMeta(res.sess)
-	t.r.agentEvent(t.ref, "started")
+	t.d.host.agentEvent(t.ref, "started")
 	if as, ok := channels.As[channels.AgentShower](t.ad); ok {
 		as.ShowAgent(t.ref, spec.Name)
 	}
-	t.r.wg.Go(func() { t.watch(proc) })
+	t.d.wg.Go(func() { t.watch(proc) })
 	return res, nil
 }
 
@@ -254,9 +254,9 @@ func (t *liveThread) tellWithheld(ws []agent.Withheld) {
 // resume loads the bound session and returns it with its event log; nil
 // when that fails (a notice says so).
 func (t *liveThread) resume(ctx context.Context, proc *agent.Process, b store.Binding, cwd string, mcp *mcpgate.Server) (*agent.Session, FrameLog) {
-	tr, err := t.r.o.Store.LoadTranscript(ctx, b.SessionID)
+	tr, err := t.d.store.LoadTranscript(ctx, b.SessionID)
 	if err != nil {
-		t.r.log.Warn("cannot load the transcript", "thread", t.ref, "err", err)
+		t.d.log.Warn("cannot load the transcript", "thread", t.ref, "err", err)
 		tr = store.NewTranscript()
 	}
 	// Before session/load replays the history into it.
@@ -269,19 +269,19 @@ func (t *liveThread) resume(ctx context.Context, proc *agent.Process, b store.Bi
 	err = agent.ErrUnsupported
 	if proc.CanResume() {
 		if sess, err = proc.ResumeSession(ctx, b.SessionID, cwd, t, mcpServers(mcp)...); err != nil && proc.CanLoad() {
-			t.r.log.Warn("cannot resume the session; loading it", "thread", t.ref, "session", b.SessionID, "err", err)
+			t.d.log.Warn("cannot resume the session; loading it", "thread", t.ref, "session", b.SessionID, "err", err)
 		}
 	}
 	if sess == nil && proc.CanLoad() {
 		sess, err = proc.LoadSession(ctx, b.SessionID, cwd, t, mcpServers(mcp)...)
 	}
 	if err != nil {
-		t.r.log.Warn("cannot resume the session", "thread", t.ref, "session", b.SessionID, "err", err)
+		t.d.log.Warn("cannot resume the session", "thread", t.ref, "session", b.SessionID, "err", err)
 		t.laneNotice(sysmsg.NewSession{})
 		t.detachLog(proc, w)
 		return nil, nil
 	}
-	t.r.log.Info("session resumed", "thread", t.ref, "session", b.SessionID)
+	t.d.log.Info("session resumed", "thread", t.ref, "session", b.SessionID)
 	return sess, w
 }
 
@@ -312,13 +312,13 @@ func sessionMeta(s *agent.Session) store.Meta {
 // still be writing its own (closingLogs): the new one waits for it, its
 // frames kept by the process meanwhile.
 func (t *liveThread) attachLog(ctx context.Context, proc *agent.Process, sessionID string) FrameLog {
-	if t.r.closingLogs.pending(sessionID) {
-		t.r.log.Info("waiting for the session's last event log to close", "thread", t.ref, "session", sessionID)
-		t.r.closingLogs.waitClosed(ctx, sessionID)
+	if t.d.closingLogs.pending(sessionID) {
+		t.d.log.Info("waiting for the session's last event log to close", "thread", t.ref, "session", sessionID)
+		t.d.closingLogs.waitClosed(ctx, sessionID)
 	}
-	w, err := t.r.openFrameLog(sessionID)
+	w, err := t.d.host.openFrameLog(sessionID)
 	if err != nil {
-		t.r.log.Error("cannot open the event log", "thread", t.ref, "session", sessionID, "err", err)
+		t.d.log.Error("cannot open the event log", "thread", t.ref, "session", sessionID, "err", err)
 		return nil
 	}
 	if w == nil {
@@ -326,7 +326,7 @@ func (t *liveThread) attachLog(ctx context.Context, proc *agent.Process, session
 	}
 	proc.SetFrameSink(func(_ agent.Direction, line []byte) {
 		if err := w.Write(line); err != nil {
-			t.r.log.Error("event log write failed", "session", sessionID, "err", err)
+			t.d.log.Error("event log write failed", "session", sessionID, "err", err)
 		}
 	})
 	return w
@@ -341,7 +341,7 @@ func (t *liveThread) detachLog(proc *agent.Process, w FrameLog) {
 	}
 	proc.SetFrameSink(nil)
 	if err := w.Close(); err != nil {
-		t.r.log.Warn("cannot close the event log", "thread", t.ref, "err", err)
+		t.d.log.Warn("cannot close the event log", "thread", t.ref, "err", err)
 	}
 }
 
@@ -358,7 +358,7 @@ func (t *liveThread) closeLogAfterExit(proc *agent.Process, w FrameLog) {
 		proc.SetFrameSink(nil)
 	}
 	if err := w.Close(); err != nil {
-		t.r.log.Warn("cannot close the event log", "thread", t.ref, "err", err)
+		t.d.log.Warn("cannot close the event log", "thread", t.ref, "err", err)
 	}
 }
 
@@ -368,6 +368,6 @@ func (t *liveThread) closeLogAfterExit(proc *agent.Process, w FrameLog) {
 func (t *liveThread) watch(proc *agent.Process) {
 	<-proc.Exited()
 	if !t.inbox.send(exitedEv{proc: proc}) {
-		t.r.agentEvent(t.ref, "stopped") // the thread is gone: shut down
+		t.d.host.agentEvent(t.ref, "stopped") // the thread is gone: shut down
 	}
 }

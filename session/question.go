@@ -112,7 +112,7 @@ func (t *liveThread) ask(ctx context.Context, q agent.Question, inTurn bool) (ag
 // questionAsked is the agent's question, on the owner.
 func (t *liveThread) questionAsked(e questionEv) {
 	if e.q.inTurn && !t.proj.InTurn() {
-		t.r.log.Info("ask refused: no turn is running", "thread", t.ref, "question", e.q.id)
+		t.d.log.Info("ask refused: no turn is running", "thread", t.ref, "question", e.q.id)
 		e.q.refused = errNoTurn
 		e.q.answer <- agent.Answer{Action: agent.Cancel}
 		return
@@ -129,7 +129,7 @@ func (t *liveThread) questionAsked(e questionEv) {
 		}
 		t.tr.Question(store.QuestionEntry{RequestID: e.q.id, ToolCallID: q.ToolCallID, Message: q.Message, Mode: q.Mode, URL: q.URL, Fields: names, Asked: e.q.asked})
 	}
-	t.r.log.Info("the agent asks a question", "thread", t.ref, "question", e.q.id, "mode", e.q.q.Mode, "fields", len(e.q.q.Fields))
+	t.d.log.Info("the agent asks a question", "thread", t.ref, "question", e.q.id, "mode", e.q.q.Mode, "fields", len(e.q.q.Fields))
 	t.apply(thread.QuestionAsked{ID: e.q.id, Timeout: t.policy.Permissions.Timeout})
 }
 
@@ -160,9 +160,9 @@ func (t *liveThread) showQuestion(q *question) {
 	case forms:
 		q.view = viewForm
 		form := questionForm(q.q)
-		t.r.wg.Go(func() {
+		t.d.wg.Go(func() {
 			var h channels.Handle
-			err := patiently(t.r.ctx, t.r.o.Delivery.RetryFor, func(ctx context.Context) error {
+			err := patiently(t.d.ctx, t.d.delivery.RetryFor, func(ctx context.Context) error {
 				var err error
 				h, err = fm.Form(ctx, t.ref, form)
 				return err
@@ -203,7 +203,7 @@ func (t *liveThread) questionPosted(q *question, h channels.Handle, err error) {
 		}
 	}()
 	if err != nil {
-		t.r.log.Error("the agent's question could not be shown; answered cancel", "thread", t.ref, "err", err)
+		t.d.log.Error("the agent's question could not be shown; answered cancel", "thread", t.ref, "err", err)
 		t.apply(thread.QuestionUnshown{ID: q.id})
 		return
 	}
@@ -221,7 +221,7 @@ func (t *liveThread) settleQuestion(q *question, f thread.SettleQuestion) {
 	a, out, err := thread.QuestionSettlement(q.q, f, q.asked, time.Now())
 	if err != nil {
 		// Checked when the answer came; a url question has no fields.
-		t.r.log.Warn("an answer that was checked no longer converts; answered cancel", "thread", t.ref, "err", err)
+		t.d.log.Warn("an answer that was checked no longer converts; answered cancel", "thread", t.ref, "err", err)
 	}
 	q.answer <- a
 	if t.tr != nil {
@@ -231,7 +231,7 @@ func (t *liveThread) settleQuestion(q *question, f thread.SettleQuestion) {
 		}
 		t.tr.QuestionAnswered(q.id, a.Action, content, time.Now())
 	}
-	t.r.log.Info("the agent's question settled", "thread", t.ref, "question", q.id, "status", string(f.Status), "action", a.Action, "by", f.By.ID)
+	t.d.log.Info("the agent's question settled", "thread", t.ref, "question", q.id, "status", string(f.Status), "action", a.Action, "by", f.By.ID)
 	if f.Unshown {
 		return
 	}
@@ -266,12 +266,12 @@ func (t *liveThread) foldForm(q *question, text string) {
 		return
 	}
 	h := q.msg
-	if !t.r.enter() {
+	if !t.d.host.enter() {
 		return
 	}
 	go func() {
-		defer t.r.wg.Done()
-		err := patiently(t.r.ctx, t.r.o.Delivery.RetryFor, func(ctx context.Context) error {
+		defer t.d.wg.Done()
+		err := patiently(t.d.ctx, t.d.delivery.RetryFor, func(ctx context.Context) error {
 			err := ed.Edit(ctx, h, channels.Message{Kind: channels.KindNotice, Text: text})
 			if errors.Is(err, channels.ErrMessageGone) {
 				return nil
@@ -279,7 +279,7 @@ func (t *liveThread) foldForm(q *question, text string) {
 			return err
 		})
 		if err != nil {
-			t.r.log.Warn("cannot fold the agent's question", "thread", t.ref, "err", err)
+			t.d.log.Warn("cannot fold the agent's question", "thread", t.ref, "err", err)
 		}
 	}()
 }

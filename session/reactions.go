@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/acpgw/gateway/channels"
@@ -36,12 +37,12 @@ func (r Reactions) On() bool { return r.Mode != ReactionsOff }
 
 // startReactions starts the thread's reaction runner where the adapter
 // reacts; nil otherwise.
-func startReactions(ctx context.Context, ad channels.Adapter, ref channels.ThreadRef, r *Router) *dispatch.ReactRunner {
+func startReactions(ctx context.Context, ad channels.Adapter, ref channels.ThreadRef, log *slog.Logger) *dispatch.ReactRunner {
 	re, ok := channels.As[channels.Reactor](ad)
 	if !ok {
 		return nil
 	}
-	return dispatch.StartReactions(ctx, dispatch.NewReactions(re, ref, r.log))
+	return dispatch.StartReactions(ctx, dispatch.NewReactions(re, ref, log))
 }
 
 // react performs React: at once, or once the turn's output is out.

@@ -367,7 +367,7 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		r.refuse(ctx, ad, in)
 		return
 	}
-	t := r.liveThread(in.Thread, in.Space, ad)
+	t := r.threadOf(in.Thread, in.Space, ad)
 	if t == nil {
 		return
 	}
@@ -375,7 +375,7 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	if !stop && intent == channels.IntentCommand {
 		// The thread's machine decides (machine_commands.go).
 		for !t.inbox.send(commandEv{in: in, acc: acc}) {
-			if t = r.liveThread(in.Thread, in.Space, ad); t == nil {
+			if t = r.threadOf(in.Thread, in.Space, ad); t == nil {
 				return
 			}
 		}
@@ -396,7 +396,7 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	for !t.inbox.send(ev) {
 		// Evicted just now: a new owner takes the thread up from the
 		// store (or the router is shutting down: nil).
-		if t = r.liveThread(in.Thread, in.Space, ad); t == nil {
+		if t = r.threadOf(in.Thread, in.Space, ad); t == nil {
 			return
 		}
 	}
@@ -458,8 +458,8 @@ func (r *Router) gate(ctx context.Context, in channels.Inbound) (channels.Adapte
 	return ad, acc, detector, true
 }
 
-// thread returns the thread's owner, starting it if needed.
-func (r *Router) liveThread(ref channels.ThreadRef, space string, ad channels.Adapter) *liveThread {
+// threadOf returns the thread's owner, starting it if needed.
+func (r *Router) threadOf(ref channels.ThreadRef, space string, ad channels.Adapter) *liveThread {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -468,7 +468,8 @@ func (r *Router) liveThread(ref channels.ThreadRef, space string, ad channels.Ad
 	if t := r.threads[ref]; t != nil {
 		return t
 	}
-	t := newThread(r, ref, space, ad, r.policy(ref, space))
+	policy := r.policy(ref, space)
+	t := newThread(r.deps(), r.machineConfigLocked(policy), ref, space, ad, policy)
 	if id, ok := r.lastSeen[ref]; ok {
 		t.took = append(t.took, id)
 		delete(r.lastSeen, ref)

@@ -18,7 +18,7 @@ import (
 // Once closed (the owner returned), a write is done at once, on the
 // caller's goroutine.
 type saves struct {
-	r   *Router
+	h   host
 	ref channels.ThreadRef
 	ctx context.Context // the thread's, without its end (records)
 
@@ -41,8 +41,8 @@ type save struct {
 	then func()
 }
 
-func newSaves(r *Router, ref channels.ThreadRef, ctx context.Context) *saves {
-	return &saves{r: r, ref: ref, ctx: ctx}
+func newSaves(h host, ref channels.ThreadRef, ctx context.Context) *saves {
+	return &saves{h: h, ref: ref, ctx: ctx}
 }
 
 // write queues a write; failed (required) is told the error when every
@@ -93,7 +93,7 @@ func (s *saves) run(drained chan struct{}) {
 
 func (s *saves) do(w save) {
 	if w.write != nil {
-		if err := s.r.persist(s.ctx, s.ref, w.what, w.write); err != nil {
+		if err := s.h.persist(s.ctx, s.ref, w.what, w.write); err != nil {
 			w.failed(err)
 		}
 	}

@@ -62,10 +62,10 @@ func (r *Router) takeOver(ctx context.Context, ad channels.Adapter, rts []store.
 	// answers do (a worker taking threads over posts in many at once, in
 	// channels busy with other threads), and the event that brought the
 	// thread here is not held up meanwhile.
-	liveThread := rts[0].Thread
-	t := r.liveThread(liveThread, rts[0].Prompt.Space, ad)
+	ref := rts[0].Thread
+	t := r.threadOf(ref, rts[0].Prompt.Space, ad)
 	for t != nil && !t.inbox.send(takenOverEv{n: n}) {
-		t = r.liveThread(liveThread, rts[0].Prompt.Space, ad)
+		t = r.threadOf(ref, rts[0].Prompt.Space, ad)
 	}
 	if t == nil {
 		// Shutting down: the marks stay as they are, for the next owner.
@@ -112,25 +112,32 @@ func (r *Router) mayAskAgain(ctx context.Context, rt store.RunningTurn) bool {
 // retaking reports whether in is a prompt Adopt asked again, which the
 // owner takes whatever it took before: the message that brought the
 // thread here may be the very one.
-func (t *liveThread) retaking(in channels.Inbound) bool {
-	t.r.mu.Lock()
-	defer t.r.mu.Unlock()
-	return slices.ContainsFunc(t.r.retaken[t.ref], func(rt retaken) bool { return rt.id == in.ID && rt.text == in.Text })
-}
+func (t *liveThread) retaking(in channels.Inbound) bool { return t.d.host.retaking(t.ref, in) }
 
 // retake returns what Adopt left for in, the message the owner is about
 // to prompt with, when in is a prompt Adopt asked again; nil otherwise.
-func (t *liveThread) retake(in channels.Inbound) *retaken {
-	t.r.mu.Lock()
-	defer t.r.mu.Unlock()
-	rts := t.r.retaken[t.ref]
+func (t *liveThread) retake(in channels.Inbound) *retaken { return t.d.host.retake(t.ref, in) }
+
+// retaking reports whether in is a prompt Adopt asked again in ref.
+func (r *Router) retaking(ref channels.ThreadRef, in channels.Inbound) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.ContainsFunc(r.retaken[ref], func(rt retaken) bool { return rt.id == in.ID && rt.text == in.Text })
+}
+
+// retake takes what Adopt left for in, a prompt it asked again in ref;
+// nil when it is none.
+func (r *Router) retake(ref channels.ThreadRef, in channels.Inbound) *retaken {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rts := r.retaken[ref]
 	for i, rt := range rts {
 		if rt.id == in.ID && rt.text == in.Text {
 			rts = slices.Delete(rts, i, i+1)
 			if len(rts) == 0 {
-				delete(t.r.retaken, t.ref)
+				delete(r.retaken, ref)
 			} else {
-				t.r.retaken[t.ref] = rts
+				r.retaken[ref] = rts
 			}
 			return &rt
 		}

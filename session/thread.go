@@ -22,7 +22,7 @@ import (
 // projector and its delivery lane. Its state belongs to its owner
 // goroutine (run, owner.go); others send events to its inbox.
 type liveThread struct {
-	r      *Router
+	d      deps
 	ref    channels.ThreadRef
 	space  string
 	ad     channels.Adapter
@@ -112,7 +112,9 @@ func (t *liveThread) records() context.Context { return context.WithoutCancel(t.
 
 // reply answers in privately where the platform can, else in the thread,
 // trying again while the thread's context lasts.
-func (t *liveThread) reply(in channels.Inbound, n sysmsg.Notice) { t.r.replyWithin(t.ctx, t.ad, in, n) }
+func (t *liveThread) reply(in channels.Inbound, n sysmsg.Notice) {
+	t.d.host.replyWithin(t.ctx, t.ad, in, n)
+}
 
 // turn is what the owner keeps of the running turn for its records.
 type turn struct {
@@ -124,9 +126,9 @@ type turn struct {
 }
 
 // newThread returns a thread's owner; the caller starts its run loop.
-func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adapter, policy Policy) *liveThread {
+func newThread(d deps, cfg thread.MachineConfig, ref channels.ThreadRef, space string, ad channels.Adapter, policy Policy) *liveThread {
 	t := &liveThread{
-		r:         r,
+		d:         d,
 		ref:       ref,
 		space:     space,
 		ad:        ad,
@@ -136,16 +138,16 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		prompts:   map[string]*pending{},
 		questions: map[string]*question{},
 	}
-	t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(r.ctx))
-	t.saves = newSaves(r, ref, t.records())
+	t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(d.ctx))
+	t.saves = newSaves(d.host, ref, t.records())
 	t.policy = policy
-	t.m = thread.NewMachine(r.machineConfigLocked(policy)) // r.thread holds r.mu
+	t.m = thread.NewMachine(cfg)
 	t.proj = projector.New(t.policy.Stream)
 	_, canEdit := channels.As[channels.Editor](ad)
 	t.proj.SetCanEdit(canEdit)
 	var obs dispatch.Observer
-	if r.o.Observer != nil {
-		obs = r.o.Observer(ref.Platform)
+	if d.observer != nil {
+		obs = d.observer(ref.Platform)
 	}
 	lane := dispatch.NewLane(dispatch.Options{
 		Observer: obs,
@@ -153,8 +155,8 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		Thread:   ref,
 		Stream:   t.policy.Stream,
 		Typing:   t.policy.Typing,
-		Logger:   r.log,
-		RetryFor: r.o.Delivery.RetryFor,
+		Logger:   d.log,
+		RetryFor: d.delivery.RetryFor,
 		// For stop reactions on the running turn's messages.
 		OnPosted: func(h channels.Handle) { t.inbox.event(thread.Posted{ID: h.ID}) },
 		// Kept where the thread's next owner finds them (handles.go).
@@ -162,7 +164,7 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 		ReadFile: t.readImage,
 		OnTurnEnd: func(e projector.TurnEnd) {
 			t.delivered()
-			if r.o.OnTurnEnd == nil {
+			if d.onTurnEnd == nil {
 				return
 			}
 			// Delivered; announce it once the turn's records are
@@ -177,7 +179,7 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 			if recorded != nil {
 				select {
 				case <-recorded:
-				case <-r.ctx.Done():
+				case <-d.ctx.Done():
 				}
 			}
 			// And the mark's end, asked for above.
@@ -185,13 +187,13 @@ func newThread(r *Router, ref channels.ThreadRef, space string, ad channels.Adap
 			t.saves.after(func() { close(marked) })
 			select {
 			case <-marked:
-			case <-r.ctx.Done():
+			case <-d.ctx.Done():
 			}
-			r.o.OnTurnEnd(ref, e)
+			d.onTurnEnd(ref, e)
 		},
 	})
-	t.runner = dispatch.Start(r.ctx, lane)
-	t.reacts = startReactions(r.ctx, ad, ref, r)
+	t.runner = dispatch.Start(d.ctx, lane)
+	t.reacts = startReactions(d.ctx, ad, ref, d.log)
 	return t
 }
 
@@ -283,9 +285,9 @@ func (t *liveThread) laneNotice(n sysmsg.Notice) {
 func (t *liveThread) beginTurn(in channels.Inbound, at time.Time) {
 	mark, marked := t.taken(in)
 	sess := t.sess
-	policy := t.r.policyFor(t.ref, t.space)
+	policy := t.d.host.policyFor(t.ref, t.space)
 	t.policy = policy
-	t.apply(thread.Configure{Config: t.r.machineConfig(policy)})
+	t.apply(thread.Configure{Config: t.d.host.machineConfig(policy)})
 	files := t.files
 	prompt, pics := attach.Prompt(in.Text, files, sess.Process().TakesImages())
 	t.files = nil
@@ -310,11 +312,11 @@ func (t *liveThread) beginTurn(in channels.Inbound, at time.Time) {
 		mark = t.markRunning(sess.ID, in, files)
 	}
 	t.cur.mark = mark
-	t.r.wg.Go(func() {
+	t.d.wg.Go(func() {
 		// Not the router's context: cancelling the Prompt's context
 		// makes the SDK drop the agent's answer. Stops go through
 		// session/cancel; shutdown too.
-		sess.PromptThen(context.WithoutCancel(t.r.ctx), prompt, images, func(stop string, err error) {
+		sess.PromptThen(context.WithoutCancel(t.d.ctx), prompt, images, func(stop string, err error) {
 			t.inbox.send(turnDoneEv{stop: stop, err: err})
 		})
 	})
@@ -338,7 +340,7 @@ func (t *liveThread) endTurn(o thread.TurnOutcome) {
 		turnRec.Cost, turnRec.Currency, turnRec.CostKnown = u.Cost, u.Currency, u.CostKnown
 	}
 	recorded := make(chan struct{})
-	if t.r.o.OnTurnEnd != nil { // only the hook waits for the records
+	if t.d.onTurnEnd != nil { // only the hook waits for the records
 		select {
 		case t.recording <- recorded:
 		default: // very far behind: the hook does not wait
@@ -364,16 +366,16 @@ func (t *liveThread) endTurn(o thread.TurnOutcome) {
 	t.tr.MarkClean()
 	title := t.proj.Title()
 	evlog := t.evlog
-	if f := t.r.o.OnTurnFinished; f != nil {
+	if f := t.d.onTurnFinished; f != nil {
 		f(t.ref, stop, err)
 	}
 	// An agent idle now gives way to a thread waiting for a slot (not
 	// on the owner: the reaped agent may be this thread's).
-	t.r.wg.Go(t.r.giveWay)
+	t.d.wg.Go(t.d.host.giveWay)
 
 	// Through the thread's saves, in this order; the hook hears of the
 	// turn's end once the turn and its transcript are written.
-	st, ref, log := t.r.o.Store, t.ref, t.r.log
+	st, ref, log := t.d.store, t.ref, t.d.log
 	t.saves.write("", "the turn", func(ctx context.Context) error { return st.AddTurn(ctx, turnRec) },
 		func(err error) { log.Error("cannot record the turn", "thread", ref, "err", err) })
 	t.saves.write("", "the transcript", func(ctx context.Context) error { return st.SaveEntries(ctx, sess.ID, dirty) },
@@ -387,7 +389,7 @@ func (t *liveThread) endTurn(o thread.TurnOutcome) {
 	}
 	if evlog != nil {
 		if err := evlog.Sync(); err != nil && !errors.Is(err, fs.ErrClosed) {
-			t.r.log.Warn("cannot sync the event log", "thread", t.ref, "err", err)
+			t.d.log.Warn("cannot sync the event log", "thread", t.ref, "err", err)
 		}
 	}
 }
@@ -413,7 +415,7 @@ func (t *liveThread) update(u projector.Update, history bool) {
 	t.apply(thread.AgentOutput{})
 	if t.m.Stopped() {
 		// Stopped: what the agent still says is recorded, not shown.
-		if f := t.r.o.OnUpdate; f != nil {
+		if f := t.d.onUpdate; f != nil {
 			tag := u.RawTag
 			if tag == "" {
 				tag = u.Tag.String()
@@ -436,7 +438,7 @@ func (t *liveThread) update(u projector.Update, history bool) {
 	case projector.TagConfigOption, projector.TagCurrentMode, projector.TagAvailableCommands, projector.TagUsage:
 		t.showSession()
 	}
-	if f := t.r.o.OnUpdate; f != nil {
+	if f := t.d.onUpdate; f != nil {
 		tag := u.RawTag
 		if tag == "" {
 			tag = u.Tag.String()
@@ -457,17 +459,17 @@ func (t *liveThread) Update(u projector.Update, history bool) {
 // good (the thread was deleted): session/delete and session/close where
 // the agent advertises them, each bounded by the stop grace.
 func (t *liveThread) endAgentSession(sess *agent.Session) {
-	ctx, cancel := context.WithTimeout(t.r.ctx, 2*t.r.o.Limits.StopGrace)
+	ctx, cancel := context.WithTimeout(t.d.ctx, 2*t.d.limits.StopGrace)
 	defer cancel()
 	if err := sess.End(ctx); err != nil {
-		t.r.log.Warn("cannot end the deleted thread's session at the agent", "thread", t.ref, "session", sess.ID, "err", err)
+		t.d.log.Warn("cannot end the deleted thread's session at the agent", "thread", t.ref, "session", sess.ID, "err", err)
 	}
 }
 
 // saveTitle keeps title as the session's (through the thread's saves)
 // and gives the thread that name where the platform names threads.
 func (t *liveThread) saveTitle(title string) {
-	st, ref, log, ad := t.r.o.Store, t.ref, t.r.log, t.ad
+	st, ref, log, ad := t.d.store, t.ref, t.d.log, t.ad
 	t.saves.write("", "the session's title", func(ctx context.Context) error {
 		b, ok, err := st.Binding(ctx, ref)
 		if err != nil || !ok || b.Title == title {
@@ -488,7 +490,7 @@ func (t *liveThread) saveTitle(title string) {
 
 func (t *liveThread) stopProcess(proc *agent.Process, w FrameLog) {
 	if proc != nil {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.ctx), 4*t.r.o.Limits.StopGrace)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.ctx), 4*t.d.limits.StopGrace)
 		if err := proc.Stop(ctx); err != nil {
 			proc.Kill()
 		}

@@ -32,9 +32,9 @@ func (t *liveThread) showUsage(in channels.Inbound) {
 	if h, ok := t.m.Held(); ok {
 		u.Held = h
 	}
-	b := t.r.policyFor(t.ref, t.space).Budgets
-	ctx, st, ref, log := t.ctx, t.r.o.Store, t.ref, t.r.log
-	t.r.wg.Go(func() {
+	b := t.d.host.policyFor(t.ref, t.space).Budgets
+	ctx, st, ref, log := t.ctx, t.d.store, t.ref, t.d.log
+	t.d.wg.Go(func() {
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 		if sp, err := st.ThreadSpend(ctx, ref); err == nil {

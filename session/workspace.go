@@ -58,15 +58,15 @@ func shortName(text string) string {
 func (t *liveThread) openWorkspace(ctx context.Context, spec *agent.Spec, bound, name string) (workspace.Info, error) {
 	shared := bound
 	if shared == "" {
-		shared = t.r.cwd(*spec)
+		shared = t.d.host.cwd(*spec)
 	}
-	m, settings := t.r.o.Workspaces, t.r.agentWorkspace()
+	m, settings := t.d.workspaces, t.d.host.agentWorkspace()
 	if m == nil || settings == nil {
 		return sharedWorkspace(shared)
 	}
 	wa := settings(spec.Name)
 	if wa.Cwd == "" {
-		wa.Cwd = t.r.cwd(*spec)
+		wa.Cwd = t.d.host.cwd(*spec)
 	}
 	info, err := m.Open(ctx, wa, t.ref, name)
 	if err != nil {
@@ -94,7 +94,7 @@ func sharedWorkspace(dir string) (workspace.Info, error) {
 // the agent takes none (agents.list.NAME.mcp: false), or it cannot be
 // opened (logged: the agent starts without it).
 func (t *liveThread) openMCP(have *mcpgate.Server, spec agent.Spec, root string) *mcpgate.Server {
-	if t.r.o.MCPDir == "" || spec.NoMCP {
+	if t.d.mcpDir == "" || spec.NoMCP {
 		return nil
 	}
 	if have != nil {
@@ -104,10 +104,10 @@ func (t *liveThread) openMCP(have *mcpgate.Server, spec agent.Spec, root string)
 	if limit <= 0 {
 		limit = noUploadLimit
 	}
-	s, err := mcpgate.Open(mcpgate.Options{Dir: t.r.o.MCPDir, Root: root, MaxFileBytes: int64(limit), Command: t.r.o.MCPCommand, Logger: t.r.log.With("thread", t.ref)}, mcpThread{t})
+	s, err := mcpgate.Open(mcpgate.Options{Dir: t.d.mcpDir, Root: root, MaxFileBytes: int64(limit), Command: t.d.mcpCommand, Logger: t.d.log.With("thread", t.ref)}, mcpThread{t})
 	if err != nil {
 		// The agent works without it: its tools are missing, nothing else.
-		t.r.log.Error("cannot open the thread's MCP server; the agent starts without it", "thread", t.ref, "err", err)
+		t.d.log.Error("cannot open the thread's MCP server; the agent starts without it", "thread", t.ref, "err", err)
 		return nil
 	}
 	return s
@@ -246,7 +246,7 @@ func (t *liveThread) closeMCP() {
 		return
 	}
 	if err := t.mcp.Close(); err != nil {
-		t.r.log.Warn("cannot close the thread's MCP server", "thread", t.ref, "err", err)
+		t.d.log.Warn("cannot close the thread's MCP server", "thread", t.ref, "err", err)
 	}
 	t.mcp = nil
 }
@@ -277,16 +277,16 @@ func (t *liveThread) recentMessages(limit int) []mcpgate.Message {
 // (ShowDiff) in t, on a child goroutine (git may take a while), through
 // the thread's lane. Neither reads thread state.
 func (t *liveThread) workspaceCommand(diff bool) {
-	r := t.r
+	h := t.d.host
 	limit := dispatch.UploadLimit(t.ad)
-	r.wg.Go(func() {
+	t.d.wg.Go(func() {
 		ctx, cancel := context.WithTimeout(t.ctx, time.Minute)
 		defer cancel()
 		if !diff {
-			t.notice(r.showWorkspace(ctx, t.ref))
+			t.notice(h.showWorkspace(ctx, t.ref))
 			return
 		}
-		n, patch := r.showDiff(ctx, t.ref, limit)
+		n, patch := h.showDiff(ctx, t.ref, limit)
 		t.notice(n)
 		if patch != "" {
 			t.runner.File(channels.Upload{Name: "workspace.diff", ContentType: "text/x-diff", Data: []byte(patch)})
