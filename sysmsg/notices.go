@@ -85,6 +85,20 @@ func (w WaitingForAgent) Body() string {
 	return fmt.Sprintf("Waiting for a free agent: %d ahead of you.", w.Ahead)
 }
 
+// Busy: the platform's rate limits hold back the first answer of a
+// thread, behind Ahead other threads' (a burst of mentions).
+type Busy struct{ Ahead int }
+
+func (b Busy) Body() string {
+	switch b.Ahead {
+	case 0:
+		return "Busy: this thread is next; the platform's rate limits hold its answer for a moment."
+	case 1:
+		return "Busy: 1 thread ahead of this one. The platform's rate limits let answers start a few at a time; this one follows in turn."
+	}
+	return fmt.Sprintf("Busy: %d threads ahead of this one. The platform's rate limits let answers start a few at a time; this one follows in turn.", b.Ahead)
+}
+
 // QueueKept tells the person who stopped that Waiting queued messages
 // stay and run next (a stop ends the running turn only).
 type QueueKept struct{ Waiting int }

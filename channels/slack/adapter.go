@@ -111,6 +111,11 @@ type Options struct {
 	// (posts and chat.update). A workspace that refuses streaming gets
 	// edits: the first stream call's answer tells.
 	Streaming Streaming
+	// RetryFor is how long a call that Slack's rate limits hold back
+	// and that no lane retries (the stop of a stream at a turn's end)
+	// keeps waiting for its turn (delivery.retryFor); 0 means
+	// DefaultRetryFor.
+	RetryFor time.Duration
 	// CommandPrefix starts a gateway command typed in a thread ("!model
 	// x" for "!"); "" means DefaultCommandPrefix. New rejects a prefix
 	// Config.Validate would.
@@ -118,6 +123,9 @@ type Options struct {
 	// Logger receives the adapter's logs; nil discards them.
 	Logger *slog.Logger
 }
+
+// DefaultRetryFor is Options.RetryFor's default, delivery.retryFor's.
+const DefaultRetryFor = 15 * time.Minute
 
 // botScopes are the bot token scopes the adapter uses, and what for.
 // slack-app-manifest.yaml lists them (a test checks).
@@ -173,6 +181,7 @@ type Adapter struct {
 	detectWait func(attempt int, asked time.Duration) time.Duration
 	users      *directory
 	seen       *state
+	limits     *limits // the methods' tiers
 
 	detectMu sync.Mutex // serialises Detect
 
@@ -197,6 +206,8 @@ type Adapter struct {
 	sessions    agentSessions        // threads whose agent session is processing
 	// nextReaction is when the next reactions.add or .remove may go.
 	nextReaction time.Time
+	// busyTold are the threads told their place in a line (tellBusy).
+	busyTold *lru[struct{}]
 }
 
 var (
@@ -228,6 +239,9 @@ func New(o Options) (*Adapter, error) {
 	if o.CommandPrefix == "" {
 		o.CommandPrefix = DefaultCommandPrefix
 	}
+	if o.RetryFor <= 0 {
+		o.RetryFor = DefaultRetryFor
+	}
 	if err := checkCommandPrefix(o.CommandPrefix); err != nil {
 		return nil, fmt.Errorf("slack: command prefix: %w", err)
 	}
@@ -253,8 +267,10 @@ func New(o Options) (*Adapter, error) {
 		detectWait: detectBackoff,
 		seen:       newState(),
 		status:     map[string]time.Time{},
+		limits:     newLimits(),
 	}
 	a.users = newDirectory(client, o.UserGroups, log)
+	a.users.limits = a.limits
 	return a, nil
 }
 

@@ -64,7 +64,12 @@
 // A Web API call that Slack answers with HTTP 429 returns a
 // *channels.RateLimitError (with Slack's Retry-After, or one second when
 // the header is missing). The adapter never sleeps and never retries;
-// slack-go's retry options are off.
+// slack-go's retry options are off. It counts the tiers of the methods
+// it calls for threads itself (ratelimit.go: chat.startStream 20 a
+// minute, …) and refuses the call beyond them the same way before
+// sending it, the waiting threads in turn; a 429 teaches the method's
+// budget. A thread whose first answer waits 10 s or more for Slack's
+// limits is told its place privately (busy.go).
 //
 // # Several edges
 //

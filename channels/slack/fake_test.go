@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,7 +23,7 @@ import (
 // errors), echoes the app's own posts and edits as events the way Slack
 // does, and lets tests inject failures.
 type fakeSlack struct {
-	t                  *testing.T
+	t                  testing.TB
 	team, appID        string
 	botUser, botID     string
 	appToken, botToken string
@@ -40,6 +39,7 @@ type fakeSlack struct {
 	calls      []apiCall
 	postTokens map[string]postBucket   // channelLimit: channel → its bucket
 	limited    int                     // 429s answered for the channel limit
+	tierState  fakeTierState           // tiers: the methods' counts
 	msgs       map[string]*fakeMessage // channel/ts → message
 	ephemerals []fakeEphemeral
 	status     map[string]fakeStatus // channel/thread → status line
@@ -153,6 +153,8 @@ type fakeOptions struct {
 	// (about one a second, short bursts allowed): a call beyond it gets
 	// a 429 with Retry-After, counted by limited.
 	channelLimit bool
+	// tiers limits the methods by Slack's tiers (faketiers_test.go).
+	tiers bool
 }
 
 // apiCall is one recorded Web API call.
@@ -211,7 +213,7 @@ const (
 )
 
 // newFake starts a fake Slack with an HTTP server; it stops with the test.
-func newFake(t *testing.T, o fakeOptions) *fakeSlack {
+func newFake(t testing.TB, o fakeOptions) *fakeSlack {
 	t.Helper()
 	f := newFakeState(t, o)
 	f.srv = httptest.NewServer(f.handler)
@@ -220,7 +222,7 @@ func newFake(t *testing.T, o fakeOptions) *fakeSlack {
 }
 
 // newFakeState returns a fake without a server, for in-memory transports.
-func newFakeState(t *testing.T, o fakeOptions) *fakeSlack {
+func newFakeState(t testing.TB, o fakeOptions) *fakeSlack {
 	f := &fakeSlack{
 		t: t, team: "T0FAKE", appID: "A0FAKE", botUser: "U0BOT", botID: "B0BOT",
 		appToken: "xapp-1-fake", botToken: "xoxb-fake", o: o,
@@ -259,7 +261,7 @@ func (f *fakeSlack) close() {
 }
 
 // adapter returns an adapter pointed at the fake.
-func (f *fakeSlack) adapter(t *testing.T, o Options) *Adapter {
+func (f *fakeSlack) adapter(t testing.TB, o Options) *Adapter {
 	t.Helper()
 	o.AppToken, o.BotToken = f.appToken, f.botToken
 	if o.PostInterval == 0 {
@@ -486,10 +488,8 @@ func (f *fakeSlack) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"ok": false, "error": "invalid_auth"})
 		return
 	}
-	if method == "chat.postMessage" && !f.takePostToken(call.Form.Get("channel"), call.At) {
-		w.Header().Set("Retry-After", "1")
-		w.WriteHeader(http.StatusTooManyRequests)
-		return
+	if !f.admit(w, method, call) {
+		return // a 429 (faketiers_test.go)
 	}
 	form := call.Form
 	if f.serveStream(w, method, form) {
@@ -761,39 +761,4 @@ func (f *fakeSlack) openView(w http.ResponseWriter, body []byte) {
 	f.notifyLocked()
 	f.mu.Unlock()
 	writeJSON(w, map[string]any{"ok": true, "view": map[string]any{"id": id, "hash": "h-" + id}})
-}
-
-// reactTo answers reactions.add and reactions.remove as Slack does:
-// already_reacted and no_reaction when there is nothing to do.
-func (f *fakeSlack) reactTo(w http.ResponseWriter, remove bool, form url.Values) {
-	ch, ts, name := form.Get("channel"), form.Get("timestamp"), form.Get("name")
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if _, ok := f.msgs[ch+"/"+ts]; !ok {
-		writeJSON(w, map[string]any{"ok": false, "error": "message_not_found"})
-		return
-	}
-	key := ch + "/" + ts
-	has := slices.Contains(f.reactions[key], name)
-	switch {
-	case !remove && has:
-		writeJSON(w, map[string]any{"ok": false, "error": "already_reacted"})
-		return
-	case remove && !has:
-		writeJSON(w, map[string]any{"ok": false, "error": "no_reaction"})
-		return
-	case remove:
-		f.reactions[key] = slices.DeleteFunc(f.reactions[key], func(n string) bool { return n == name })
-	default:
-		f.reactions[key] = append(f.reactions[key], name)
-	}
-	f.notifyLocked()
-	writeJSON(w, map[string]any{"ok": true})
-}
-
-// reactionsOn returns the app's reactions on message channel/ts.
-func (f *fakeSlack) reactionsOn(channel, ts string) []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.reactions[channel+"/"+ts])
 }

@@ -109,6 +109,9 @@ func (a *Adapter) Edit(ctx context.Context, h channels.Handle, m channels.Messag
 	if m.Kind != channels.KindText {
 		opts = append(opts, metaOption(m.Kind)) // kept, whatever Slack does with metadata an update does not name
 	}
+	if err := a.admit("chat.update", h.Thread); err != nil {
+		return err
+	}
 	_, _, _, err := a.api.UpdateMessageContext(ctx, h.Thread.Channel, string(h.ID), opts...)
 	if err == nil || errors.Is(a.apiErr("", err), channels.ErrMessageGone) {
 		a.formFolded(h)
@@ -251,6 +254,9 @@ func (a *Adapter) ephemeral(channel, thread, user string) func(context.Context, 
 		if thread != "" {
 			opts = append(opts, slack.MsgOptionTS(thread))
 		}
+		if _, err := a.limits.take("chat.postEphemeral", "", time.Now()); err != nil {
+			return err
+		}
 		_, err := a.api.PostEphemeralContext(ctx, channel, user, opts...)
 		return a.apiErr("chat.postEphemeral", err)
 	}
@@ -285,6 +291,9 @@ func (a *Adapter) setStatus(ctx context.Context, t channels.ThreadRef, on bool) 
 		a.mu.Lock()
 		delete(a.status, key)
 		a.mu.Unlock()
+	}
+	if err := a.admit("assistant.threads.setStatus", t); err != nil {
+		return err
 	}
 	if err := a.api.SetAssistantThreadsStatusContext(ctx, p); err != nil {
 		if se, ok := errors.AsType[slack.SlackErrorResponse](err); ok && slices.Contains(noStatusErrors, se.Err) {
@@ -407,15 +416,15 @@ func (a *Adapter) apiErr(method string, err error) error {
 		if wait <= 0 {
 			wait = defaultRetryAfter
 		}
-		return &channels.RateLimitError{RetryAfter: wait, Scope: method}
+		return a.limited(method, wait)
 	}
 	if sc, ok := errors.AsType[slack.StatusCodeError](err); ok && sc.Code == http.StatusTooManyRequests {
-		return &channels.RateLimitError{RetryAfter: defaultRetryAfter, Scope: method}
+		return a.limited(method, defaultRetryAfter)
 	}
 	if se, ok := errors.AsType[slack.SlackErrorResponse](err); ok {
 		switch {
 		case se.Err == "ratelimited":
-			return &channels.RateLimitError{RetryAfter: defaultRetryAfter, Scope: method}
+			return a.limited(method, defaultRetryAfter)
 		case slices.Contains(goneErrors, se.Err):
 			return fmt.Errorf("slack: %s: %s: %w", method, se.Err, channels.ErrMessageGone)
 		case !slices.Contains(unavailableErrors, se.Err):
@@ -428,6 +437,22 @@ func (a *Adapter) apiErr(method string, err error) error {
 		return channels.Permanent(fmt.Errorf("slack: %s: %w", method, err))
 	}
 	return fmt.Errorf("slack: %s: %w", method, err)
+}
+
+// admit reserves a call of method for thread t (limits.take), or
+// returns a *channels.RateLimitError saying when its turn is.
+func (a *Adapter) admit(method string, t channels.ThreadRef) error {
+	_, err := a.limits.take(method, t.Channel+"/"+t.Thread, time.Now())
+	return err
+}
+
+// limited is the error of Slack's 429 to a call of method, asking to wait
+// wait: the method's tier learns it (limits.learn).
+func (a *Adapter) limited(method string, wait time.Duration) error {
+	if a.limits != nil {
+		a.limits.learn(method, wait, time.Now())
+	}
+	return &channels.RateLimitError{RetryAfter: wait, Scope: method}
 }
 
 // unavailableErrors are the Web API errors that mean Slack could not do

@@ -121,8 +121,18 @@ func TestRateLimits(t *testing.T) {
 				if after := len(f.thread(fakeChannel, fakeThread)); after != before {
 					t.Errorf("messages in the thread: %d before, %d after a refused call", before, after)
 				}
-				// The next call goes through.
-				if err := c.call(ctx, a, h); err != nil {
+				// The next call of a method with a tier waits out what
+				// Slack asked without asking again (the tier learned it);
+				// that of another method goes through.
+				err = c.call(ctx, a, h)
+				if _, tiered := methodTiers[c.method]; tiered {
+					if !errors.As(err, &rl) || rl.RetryAfter > ans.want {
+						t.Errorf("call right after the rate limit: %v, want a wait of at most %v", err, ans.want)
+					}
+					if n := len(f.callsTo(c.method)) - callsBefore; n != 1 {
+						t.Errorf("%s calls = %d, want 1: the second waits its turn", c.method, n)
+					}
+				} else if err != nil {
 					t.Errorf("call after the rate limit: %v", err)
 				}
 			})

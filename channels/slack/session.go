@@ -56,6 +56,13 @@ func (a *Adapter) sessionStatus(ctx context.Context, t channels.ThreadRef, on bo
 	if on {
 		status = slack.AgentSessionStatusProcessing
 	}
+	if err := a.admit("agents.sessions.setStatus", t); err != nil {
+		s.mu.Lock()
+		delete(s.processing, key) // said again at the next change
+		s.mu.Unlock()
+		a.log.Debug("slack: the agent session's status waits for Slack's limit", "thread", t, "err", err)
+		return
+	}
 	_, err := a.api.SetAgentSessionStatusContext(ctx, slack.AgentSessionSetStatusParameters{Status: status, ChannelID: t.Channel, ThreadTS: t.Thread})
 	if err == nil {
 		return

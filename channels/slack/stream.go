@@ -139,7 +139,17 @@ func (a *Adapter) streamPost(ctx context.Context, t channels.ThreadRef, m channe
 // startStream calls chat.startStream in t. A refusal of the method itself
 // turns streaming off for the workspace and returns ok false.
 func (a *Adapter) startStream(ctx context.Context, t channels.ThreadRef, m channels.Message, content slack.MsgOption) (channels.Handle, bool, error) {
-	if err := a.pace(t.Channel, t.Thread, time.Now()); err != nil {
+	now := time.Now()
+	if ahead, err := a.limits.take("chat.startStream", t.Channel+"/"+t.Thread, now); err != nil {
+		a.tellBusy(ctx, t, ahead, err)
+		return channels.Handle{}, true, err
+	}
+	if err := a.pace(t.Channel, t.Thread, now); err != nil {
+		var wait time.Duration
+		if rl, ok := errors.AsType[*channels.RateLimitError](err); ok {
+			wait = rl.RetryAfter
+		}
+		a.limits.hold("chat.startStream", t.Channel+"/"+t.Thread, wait, now)
 		return channels.Handle{}, true, err
 	}
 	opts := append(a.streamOptions(t), content)
@@ -185,6 +195,9 @@ var errStreamClosed = errors.New("the stream was closed")
 // appendStream sends opts to the open stream s. When Slack closed it, s
 // is marked closed and the error wraps errStreamClosed.
 func (a *Adapter) appendStream(ctx context.Context, s *stream, opts ...slack.MsgOption) error {
+	if err := a.admit("chat.appendStream", s.thread); err != nil {
+		return err
+	}
 	_, _, err := a.api.AppendStreamContext(ctx, s.thread.Channel, s.ts, opts...)
 	if err == nil {
 		return nil
@@ -226,9 +239,7 @@ func (a *Adapter) stopOpen(ctx context.Context, t channels.ThreadRef) {
 		return
 	}
 	a.closeStream(s)
-	if _, _, err := a.api.StopStreamContext(ctx, t.Channel, s.ts); err != nil {
-		a.log.Debug("slack: cannot stop a stream", "thread", t, "err", err)
-	}
+	a.stopStream(ctx, s, time.Now())
 }
 
 // FinishStreams stops the open stream of thread t, if any, so its
@@ -291,6 +302,9 @@ func (a *Adapter) streamEdit(ctx context.Context, h channels.Handle, m channels.
 		}
 	}
 	// Closed: the message shows what was streamed; it becomes the whole text.
+	if err := a.admit("chat.update", h.Thread); err != nil {
+		return true, err
+	}
 	_, _, _, err = a.api.UpdateMessageContext(ctx, h.Thread.Channel, ts, slack.MsgOptionMarkdownText(channels.TrimLead(m.Text)))
 	if err != nil {
 		return true, a.apiErr("chat.update", err)

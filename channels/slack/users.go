@@ -29,6 +29,9 @@ type directory struct {
 	log    *slog.Logger
 	// timeout bounds each call (directoryCallT; tests lengthen it).
 	timeout time.Duration
+	// limits, if set, holds users.info to its tier: beyond it, the
+	// name is the event's hint, without a call.
+	limits *limits
 
 	mu       sync.Mutex // guards the fields below
 	names    *lru[nameEntry]
@@ -59,6 +62,11 @@ func (d *directory) name(ctx context.Context, id, hint string) string {
 	d.mu.Unlock()
 	if ok && now.Before(e.expires) {
 		return e.name
+	}
+	if d.limits != nil {
+		if _, err := d.limits.take("users.info", "", now); err != nil {
+			return firstNonEmpty(hint, id) // not remembered: asked again later
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()

@@ -646,6 +646,7 @@ func newAdapter(ctx context.Context, cfg config.Config, p string, log *slog.Logg
 			KnownThread: d.known,
 			Admit:       d.admit,
 			UserGroups:  usesUserGroups(cfg),
+			RetryFor:    cfg.Delivery.RetryFor,
 		})
 		if err == nil {
 			// The capability set (the thread status line) is found
