@@ -32,11 +32,13 @@ func (p *Process) request(id []byte, method string, params []byte) {
 		p.tap.respondError(id, acp.NewInvalidParams(map[string]any{"error": err.Error()}))
 		return
 	}
-	ctx, cancel := p.callContext(context.Background())
+	ctx, stop := p.callContext(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
 	done := p.tap.inbound(id, cancel)
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
+		defer stop()
 		defer cancel()
 		defer done()
 		resp := p.permission(ctx, r)
