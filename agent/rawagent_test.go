@@ -105,9 +105,10 @@ func rawAgent() {
 			case text == "noise":
 				send(`{this is not json`)
 				chunk(sid, "a")
-				// Over the SDK's 10 MiB scanner limit.
+				// Over 10 MiB (the limit of the SDK's reader, which the
+				// gateway once used).
 				chunk(sid, strings.Repeat("x", 11<<20))
-				// A notification the SDK would get, also over its limit.
+				// A notification of no known method, also over it.
 				send(`{"jsonrpc":"2.0","method":"_x/huge","params":{"blob":"` + strings.Repeat("y", 11<<20) + `"}}`)
 				update(sid, `{"sessionUpdate":"future_widget_update","title":"Widget","content":{"type":"text","text":"not a user message"}}`)
 				chunk(sid, "b")
