@@ -54,7 +54,7 @@ func (p *Process) ListSessions(ctx context.Context, cwd string) ([]SessionInfo, 
 	}
 	var out []SessionInfo
 	for range maxListPages {
-		resp, err := p.conn.ListSessions(ctx, req)
+		resp, err := request[acp.ListSessionsResponse](ctx, p.tap, acp.AgentMethodSessionList, req)
 		if err != nil {
 			return nil, p.callError("session/list", err)
 		}
@@ -86,7 +86,7 @@ func (s *Session) SetConfigOption(ctx context.Context, id, value string) ([]Conf
 	} else {
 		req.ValueId = &acp.SetSessionConfigOptionValueId{SessionId: acp.SessionId(s.ID), ConfigId: acp.SessionConfigId(id), Value: acp.SessionConfigValueId(value)}
 	}
-	resp, err := s.p.conn.SetSessionConfigOption(ctx, req)
+	resp, err := request[acp.SetSessionConfigOptionResponse](ctx, s.p.tap, acp.AgentMethodSessionSetConfigOption, req)
 	if err != nil {
 		return nil, s.p.callError("session/set_config_option", err)
 	}
@@ -108,7 +108,7 @@ func (s *Session) optionKind(id string) string {
 func (s *Session) SetMode(ctx context.Context, modeID string) error {
 	ctx, cancel := s.p.callContext(ctx)
 	defer cancel()
-	if _, err := s.p.conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: acp.SessionId(s.ID), ModeId: acp.SessionModeId(modeID)}); err != nil {
+	if _, err := s.p.tap.call(ctx, acp.AgentMethodSessionSetMode, acp.SetSessionModeRequest{SessionId: acp.SessionId(s.ID), ModeId: acp.SessionModeId(modeID)}); err != nil {
 		return s.p.callError("session/set_mode", err)
 	}
 	return nil
@@ -130,7 +130,7 @@ func (s *Session) Close(ctx context.Context) (sent bool, err error) {
 	}
 	ctx, cancel := s.p.callContext(ctx)
 	defer cancel()
-	if _, err := s.p.conn.CloseSession(ctx, acp.CloseSessionRequest{SessionId: acp.SessionId(s.ID)}); err != nil {
+	if _, err := s.p.tap.call(ctx, acp.AgentMethodSessionClose, acp.CloseSessionRequest{SessionId: acp.SessionId(s.ID)}); err != nil {
 		return true, s.p.callError("session/close", err)
 	}
 	return true, nil
@@ -149,7 +149,7 @@ func (s *Session) End(ctx context.Context) error {
 	var derr error
 	if s.p.CanDelete() {
 		cctx, cancel := s.p.callContext(ctx)
-		_, err := s.p.conn.UnstableDeleteSession(cctx, acp.UnstableDeleteSessionRequest{SessionId: acp.SessionId(s.ID)})
+		_, err := s.p.tap.call(cctx, acp.AgentMethodSessionDelete, acp.UnstableDeleteSessionRequest{SessionId: acp.SessionId(s.ID)})
 		cancel()
 		if err != nil {
 			derr = s.p.callError("session/delete", err)
@@ -172,13 +172,13 @@ func (p *Process) ResumeSession(ctx context.Context, id, cwd string, h Handler, 
 	s := &Session{ID: id, p: p, h: h}
 	p.register(s)
 	req := acp.ResumeSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: p.mcpServers(mcp), Meta: p.sessionMeta(mcp)}
-	resp, err := p.conn.ResumeSession(ctx, req)
+	resp, err := request[acp.ResumeSessionResponse](ctx, p.tap, acp.AgentMethodSessionResume, req)
 	if isAuthRequired(err) {
 		if aerr := p.authenticate(ctx, p.callError("session/resume", err)); aerr != nil {
 			p.unregister(id)
 			return nil, aerr
 		}
-		resp, err = p.conn.ResumeSession(ctx, req)
+		resp, err = request[acp.ResumeSessionResponse](ctx, p.tap, acp.AgentMethodSessionResume, req)
 	}
 	if err != nil {
 		p.unregister(id)

@@ -10,8 +10,8 @@ import (
 )
 
 // Elicitation (ACP elicitation/create, unstable in SDK v0.13.5). The tap
-// answers these requests itself rather than the SDK: the SDK's request
-// type drops the sessionId that says which thread is asked.
+// reads these requests with its own types rather than the SDK's: the
+// SDK's request type drops the sessionId that says which thread is asked.
 
 // Questioner is implemented by a Handler that can ask people an agent's
 // question. A Handler without it gets every question answered "cancel".

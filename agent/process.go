@@ -92,7 +92,6 @@ type Process struct {
 	env   []string         // the agent's environment
 	stdin io.WriteCloser
 	tap   *tap
-	conn  *acp.ClientSideConnection
 	info  acp.InitializeResponse
 	// withheld are the variables Environ kept from it.
 	withheld []Withheld
@@ -216,17 +215,17 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 	}
 	log.Info("agent started", "pid", cmd.Process.Pid, "command", spec.Command, "sandboxed", p.box != nil)
 
-	p.tap = &tap{log: log, stdin: stdin, onUpdate: p.update, onAnswered: p.answered, onElicit: p.elicit, sink: o.Frames}
-	sdkIn, sdkOut := io.Pipe()
-	p.conn = acp.NewClientSideConnection(&client{p: p}, p.tap, sdkIn)
-	p.conn.SetLogger(log.With("component", "acp-sdk"))
+	p.tap = &tap{
+		log: log, stdin: stdin, done: make(chan struct{}), sink: o.Frames,
+		onUpdate: p.update, onAnswered: p.answered, onElicit: p.elicit, onRequest: p.request, onComplete: p.elicitationComplete,
+	}
 
 	p.wg.Add(2)
 	go func() {
 		defer p.wg.Done()
 		defer close(pumped)
 		defer stdout.Close()
-		p.tap.pump(stdout, sdkOut)
+		p.tap.pump(stdout)
 	}()
 	go func() { defer p.wg.Done(); defer stderr.Close(); p.logStderr(stderr) }()
 
@@ -298,7 +297,7 @@ const MaxStderrLine = 4 << 10
 // it closes. It reads everything, whatever the length of a line: an agent
 // blocked on a full stderr pipe would hang its turn.
 func (p *Process) logStderr(r io.Reader) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, MaxStderrLine)
 	line := make([]byte, 0, 256)
 	n := 0 // bytes of the line so far, newline included
 	for {
@@ -333,8 +332,8 @@ func (p *Process) logStderr(r io.Reader) {
 func (p *Process) initialize(ctx context.Context) error {
 	ctx, cancel := p.callContext(ctx)
 	defer cancel()
-	// Through the tap, not the SDK: the SDK's ClientCapabilities has no
-	// field for what ACP added since (clientCapabilities below).
+	// A map, not the SDK's InitializeRequest: its ClientCapabilities has
+	// no field for what ACP added since (clientCapabilities below).
 	raw, err := p.tap.call(ctx, "initialize", map[string]any{
 		"protocolVersion":    ProtocolVersion,
 		"clientInfo":         acp.Implementation{Name: "acp-gateway", Version: "0.1"},
@@ -404,11 +403,11 @@ func (p *Process) callContext(ctx context.Context) (context.Context, context.Can
 	return ctx, func() { close(done); cancel(nil) }
 }
 
-// callError turns an SDK error into one that says what failed, preferring
+// callError turns an error of a call into one that says what failed, preferring
 // the exit of the process when that is the cause.
 func (p *Process) callError(method string, err error) error {
 	select {
-	case <-p.conn.Done():
+	case <-p.tap.done:
 		// The agent closed its output: it is exiting. Wait briefly so the
 		// error says so (wait needs the reap first).
 		t := time.NewTimer(2 * time.Second)

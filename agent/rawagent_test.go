@@ -105,9 +105,10 @@ func rawAgent() {
 			case text == "noise":
 				send(`{this is not json`)
 				chunk(sid, "a")
-				// Over the SDK's 10 MiB scanner limit.
+				// Over 10 MiB (the limit of the SDK's reader, which the
+				// gateway once used).
 				chunk(sid, strings.Repeat("x", 11<<20))
-				// A notification the SDK would get, also over its limit.
+				// A notification of no known method, also over it.
 				send(`{"jsonrpc":"2.0","method":"_x/huge","params":{"blob":"` + strings.Repeat("y", 11<<20) + `"}}`)
 				update(sid, `{"sessionUpdate":"future_widget_update","title":"Widget","content":{"type":"text","text":"not a user message"}}`)
 				chunk(sid, "b")
@@ -182,6 +183,16 @@ func rawAgent() {
 				}
 				ask("q1", "kid-x")
 				ask("q2", "kid-1")
+			case text == "inbound":
+				// Requests the gateway cannot serve, one that does not
+				// parse, and a permission question the agent takes back.
+				asking, awaited = req.ID, 3
+				send(`{"jsonrpc":"2.0","id":"r1","method":"fs/read_text_file","params":{"sessionId":"raw-1","path":"/etc/hostname"}}`)
+				send(`{"jsonrpc":"2.0","id":"r2","method":"session/request_permission","params":{"sessionId":"raw-1","toolCall":{"toolCallId":"t1"}}}`)
+				send(`{"jsonrpc":"2.0","id":"r3","method":"session/request_permission","params":{"sessionId":"raw-1","toolCall":{"toolCallId":"t2"},"options":[{"optionId":"ok","name":"OK","kind":"allow_once"}]}}`)
+				send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"r3"}}`)
+			case text == "hang":
+				// No answer: the caller gives up.
 			case text == "steer-updates":
 				update(sid, `{"sessionUpdate":"usage_update","used":31000,"size":200000,"cost":{"amount":0.21,"currency":"USD"}}`)
 				update(sid, `{"sessionUpdate":"current_mode_update","currentModeId":"plan"}`)

@@ -4,29 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"strconv"
-
-	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/acpgw/gateway/acpwire"
 )
 
-// The SDK (v0.13.5) knows neither the unstable "models" of session/new
-// and session/load nor session/set_model, which agents such as Gemini CLI
-// use for their models when they offer no config option of category
-// model. The tap reads the one from the results as they pass, and sends
-// the other itself, with ids of its own that the SDK never sees.
-
-// rawReply is the answer to a request the tap sent itself.
-type rawReply struct {
-	result json.RawMessage
-	err    *acp.RequestError
-}
-
-// rawIDPrefix starts the ids of the tap's own requests (strings, where
-// the SDK numbers its requests).
-const rawIDPrefix = "acpgw-"
+// The SDK's types (v0.13.5) know neither the unstable "models" of
+// session/new and session/load nor session/set_model, which agents such
+// as Gemini CLI use for their models when they offer no config option of
+// category model. The tap reads the one from the results as they pass,
+// and sends the other as any request.
 
 // watchRequestLocked notes, from a frame the gateway writes, a
 // session/new, session/load or session/resume request whose result may carry models. Called with t.mu
@@ -97,43 +84,27 @@ func idKey(id []byte) string {
 // maxModels bounds the models value kept for one session.
 const maxModels = 1 << 20
 
-// response handles a result or error from the agent: an answer to the
-// tap's own request goes to its caller (and true is returned: the SDK must
-// not see it); the result of a watched session/new or session/load leaves
-// its models for the session.
-func (t *tap) response(f *acpwire.Frame) (own bool) {
+// watchResult handles a result or error from the agent: the result of
+// a watched session/new or session/load leaves its models for the
+// session.
+func (t *tap) watchResult(f *acpwire.Frame) {
 	key := idKey(f.ID)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if ch, ok := t.calls[key]; ok {
-		delete(t.calls, key)
-		r := rawReply{result: bytes.Clone(f.Result)}
-		if f.Kind == acpwire.Error && f.Err != nil {
-			r.err = &acp.RequestError{Code: int(f.Err.Code), Message: f.Err.Message}
-			if len(f.Err.Data) > 0 {
-				var data any
-				if json.Unmarshal(f.Err.Data, &data) == nil {
-					r.err.Data = data
-				}
-			}
-		}
-		ch <- r
-		return true
-	}
 	sid, ok := t.asked[key]
 	if !ok {
-		return false
+		return
 	}
 	delete(t.asked, key)
 	if f.Kind != acpwire.Result {
-		return false
+		return
 	}
 	var res struct {
 		SessionID string          `json:"sessionId"`
 		Models    json.RawMessage `json:"models"`
 	}
 	if json.Unmarshal(f.Result, &res) != nil || len(res.Models) == 0 || len(res.Models) > maxModels || string(res.Models) == "null" {
-		return false
+		return
 	}
 	if res.SessionID != "" {
 		sid = res.SessionID
@@ -142,7 +113,6 @@ func (t *tap) response(f *acpwire.Frame) (own bool) {
 		t.models = map[string]json.RawMessage{}
 	}
 	t.models[sid] = bytes.Clone(res.Models)
-	return false
 }
 
 // takeModels returns (and forgets) the unstable models the last
@@ -153,44 +123,6 @@ func (t *tap) takeModels(id string) json.RawMessage {
 	m := t.models[id]
 	delete(t.models, id)
 	return m
-}
-
-// call sends a request of the tap's own and waits for its answer, or for
-// ctx (which Process.callContext ends when the process exits).
-func (t *tap) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	t.mu.Lock()
-	t.next++
-	id := rawIDPrefix + strconv.Itoa(t.next)
-	ch := make(chan rawReply, 1)
-	if t.calls == nil {
-		t.calls = map[string]chan rawReply{}
-	}
-	t.calls["s:"+id] = ch
-	t.mu.Unlock()
-	forget := func() {
-		t.mu.Lock()
-		delete(t.calls, "s:"+id)
-		t.mu.Unlock()
-	}
-	line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	if err != nil {
-		forget()
-		return nil, fmt.Errorf("%s: %w", method, err)
-	}
-	if _, err := t.Write(append(line, '\n')); err != nil {
-		forget()
-		return nil, err
-	}
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			return nil, r.err
-		}
-		return r.result, nil
-	case <-ctx.Done():
-		forget()
-		return nil, context.Cause(ctx)
-	}
 }
 
 // unstableModels reads the unstable "models" of a session/new or

@@ -213,12 +213,12 @@ func (p *Process) NewSession(ctx context.Context, cwd string, h Handler, mcp ...
 	ctx, cancel := p.callContext(ctx)
 	defer cancel()
 	req := acp.NewSessionRequest{Cwd: cwd, McpServers: p.mcpServers(mcp), Meta: p.sessionMeta(mcp)}
-	resp, err := p.conn.NewSession(ctx, req)
+	resp, err := request[acp.NewSessionResponse](ctx, p.tap, acp.AgentMethodSessionNew, req)
 	if isAuthRequired(err) {
 		if aerr := p.authenticate(ctx, p.callError("session/new", err)); aerr != nil {
 			return nil, aerr
 		}
-		resp, err = p.conn.NewSession(ctx, req)
+		resp, err = request[acp.NewSessionResponse](ctx, p.tap, acp.AgentMethodSessionNew, req)
 	}
 	if err != nil {
 		return nil, p.callError("session/new", err)
@@ -243,13 +243,13 @@ func (p *Process) LoadSession(ctx context.Context, id, cwd string, h Handler, mc
 	s.loading.Store(true)
 	p.register(s)
 	req := acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: cwd, McpServers: p.mcpServers(mcp), Meta: p.sessionMeta(mcp)}
-	resp, err := p.conn.LoadSession(ctx, req)
+	resp, err := request[acp.LoadSessionResponse](ctx, p.tap, acp.AgentMethodSessionLoad, req)
 	if isAuthRequired(err) {
 		if aerr := p.authenticate(ctx, p.callError("session/load", err)); aerr != nil {
 			p.unregister(id)
 			return nil, aerr
 		}
-		resp, err = p.conn.LoadSession(ctx, req)
+		resp, err = request[acp.LoadSessionResponse](ctx, p.tap, acp.AgentMethodSessionLoad, req)
 	}
 	if err != nil {
 		p.unregister(id)
@@ -305,7 +305,7 @@ func (p *Process) authenticate(ctx context.Context, asked error) error {
 		return &NoAuthError{Agent: p.spec.Name, err: asked}
 	}
 	p.log.Info("authenticating", "method", id)
-	if _, err := p.conn.Authenticate(ctx, acp.AuthenticateRequest{MethodId: id}); err != nil {
+	if _, err := p.tap.call(ctx, acp.AgentMethodAuthenticate, acp.AuthenticateRequest{MethodId: id}); err != nil {
 		return p.callError("authenticate", err)
 	}
 	return nil
@@ -358,7 +358,7 @@ func authMethodID(m acp.AuthMethod) string {
 // Prompt sends text (and images, after it) as one prompt turn and blocks
 // until the agent answers with a stop reason. Every update the agent sent
 // before its answer has been passed to the Handler when Prompt returns.
-// To stop a turn use Cancel and keep waiting: cancelling ctx makes the SDK
+// To stop a turn use Cancel and keep waiting: cancelling ctx makes the gateway
 // drop the agent's reply. It returns ErrBusy if a prompt is in flight, and
 // an error wrapping ErrExited when the process died.
 func (s *Session) Prompt(ctx context.Context, text string, images ...Image) (stopReason string, err error) {
@@ -391,11 +391,15 @@ func (s *Session) ask(ctx context.Context, text string, images []Image) (stopRea
 	for _, im := range images {
 		blocks = append(blocks, acp.ImageBlock(base64.StdEncoding.EncodeToString(im.Data), im.MimeType))
 	}
-	resp, err := s.p.conn.Prompt(ctx, acp.PromptRequest{
+	resp, err := request[acp.PromptResponse](ctx, s.p.tap, acp.AgentMethodSessionPrompt, acp.PromptRequest{
 		SessionId: acp.SessionId(s.ID),
 		Prompt:    blocks,
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			// The caller gave up on the turn: the agent is told to stop it.
+			_ = s.p.tap.notify(acp.AgentMethodSessionCancel, acp.CancelNotification{SessionId: acp.SessionId(s.ID)})
+		}
 		return "", s.p.callError("session/prompt", err)
 	}
 	return string(resp.StopReason), nil
@@ -413,11 +417,14 @@ type Image struct {
 // usually stops them too; told twice is harmless). It does not wait for
 // the turn to end.
 func (s *Session) Cancel(ctx context.Context) error {
-	if err := s.p.conn.Cancel(ctx, acp.CancelNotification{SessionId: acp.SessionId(s.ID)}); err != nil {
+	if err := ctx.Err(); err != nil {
+		return s.p.callError("session/cancel", err)
+	}
+	if err := s.p.tap.notify(acp.AgentMethodSessionCancel, acp.CancelNotification{SessionId: acp.SessionId(s.ID)}); err != nil {
 		return s.p.callError("session/cancel", err)
 	}
 	for _, id := range s.p.cancellableChildren(s) {
-		if err := s.p.conn.Cancel(ctx, acp.CancelNotification{SessionId: acp.SessionId(id)}); err != nil {
+		if err := s.p.tap.notify(acp.AgentMethodSessionCancel, acp.CancelNotification{SessionId: acp.SessionId(id)}); err != nil {
 			return s.p.callError("session/cancel", err)
 		}
 	}

@@ -3,12 +3,15 @@ package agent
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"slices"
 	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/acpgw/gateway/acpwire"
 	"github.com/acpgw/gateway/projector"
@@ -38,17 +41,17 @@ func (d Direction) String() string {
 // retained after it returns unless copied.
 type FrameSink func(dir Direction, line []byte)
 
-// Limits of the tap.
-const (
-	// SDKMaxLine is the longest line the SDK's scanner accepts; a longer
-	// line would close the connection, so the tap does not forward it.
-	SDKMaxLine = 10*1024*1024 - 1
-	// MaxLine is the longest line the tap reads at all; the rest of a
-	// longer line is discarded (and logged) without buffering it.
-	MaxLine = 64 * 1024 * 1024
-)
+// MaxLine is the longest line the tap reads at all; the rest of a longer
+// line is discarded (and logged) without buffering it.
+const MaxLine = 64 * 1024 * 1024
 
-// tap sits between the agent's stdio and the SDK.
+// readBuffer is the size of the tap's buffer on the agent's stdout, all a
+// connection keeps between lines: a longer line is gathered in a slice of
+// its own, which goes with the line.
+const readBuffer = 8 << 10
+
+// tap sits on the agent's stdio: it reads and records every line, and is
+// the gateway's end of the JSON-RPC connection (rpc.go).
 type tap struct {
 	log *slog.Logger
 
@@ -61,14 +64,24 @@ type tap struct {
 
 	stdin io.Writer // the agent's stdin
 
+	// done is closed when the agent's stdout has ended.
+	done chan struct{}
+
 	// onUpdate is called, in wire order and on the reader goroutine, for
 	// each session/update notification. It must not block.
 	onUpdate func(u projector.Update)
 	// onAnswered is called on the reader goroutine with the session of
 	// each session/prompt the agent answers, before the answer goes to
-	// the SDK: the updates after it come after the turn (Session.PromptThen).
-	// It must not block.
+	// its caller: the updates after it come after the turn
+	// (Session.PromptThen). It must not block.
 	onAnswered func(sessionID string)
+	// onRequest is called on the reader goroutine for each request other
+	// than elicitation/create, with copies of its id and params; it must
+	// answer it (respond), and must not block.
+	onRequest func(id []byte, method string, params []byte)
+	// onComplete is called on the reader goroutine with the params of
+	// each elicitation/complete notification. It must not block.
+	onComplete func(params []byte)
 	// onElicit is called on the reader goroutine for each
 	// elicitation/create request, with copies of its id and params. It
 	// must not block.
@@ -76,28 +89,21 @@ type tap struct {
 
 	frame acpwire.Frame // reused by the reader goroutine
 
-	// Guarded by mu (rawcall.go): the session/new and session/load
-	// requests whose results are watched for models (the session id of a
-	// load), the models found by session id, and the tap's own requests
-	// waiting for their answers.
-	asked   map[string]string
-	prompts map[string]string // session/prompt request id → its session
-	models  map[string]json.RawMessage
-	calls   map[string]chan rawReply
-	next    int
+	// Guarded by mu (rawcall.go, rpc.go): the session/new and
+	// session/load requests whose results are watched for models (the
+	// session id of a load), the models found by session id, the
+	// requests waiting for their answers, the number of the last one, and
+	// the agent's requests being answered, by id ($/cancel_request).
+	asked    map[string]string
+	prompts  map[string]string // session/prompt request id → its session
+	models   map[string]json.RawMessage
+	calls    map[string]chan rawReply
+	next     int
+	inflight map[string]context.CancelFunc
 
 	// unknown are the unknown notifications logged, by method and
 	// session (reader goroutine only).
 	unknown map[[2]string]bool
-}
-
-// sdkNotifications are the notifications from an agent the SDK handles
-// (session/update is the tap's). Others (Qwen's qwen/notify/session/*,
-// an extension's) the SDK would log as errors, each time: the tap logs
-// each method once per session, and drops it.
-var sdkNotifications = map[string]bool{
-	"elicitation/complete": true,
-	"mcp/message":          true,
 }
 
 // maxUnknown bounds the unknown notifications remembered as logged.
@@ -166,8 +172,8 @@ func (t *tap) recordLocked(dir Direction, line []byte) {
 	t.pending = append(t.pending, p)
 }
 
-// Write is the SDK's output: one JSON-RPC message per call, ending in a
-// newline. It records the frame, then writes it to the agent.
+// Write writes one JSON-RPC message, ending in a newline, to the agent,
+// after recording it.
 func (t *tap) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -176,34 +182,31 @@ func (t *tap) Write(b []byte) (int, error) {
 	return t.stdin.Write(b)
 }
 
-// pump reads the agent's stdout line by line until EOF, recording every
-// line, handling session/update notifications and forwarding the rest to
-// sdk. It closes sdk when the agent's stdout ends.
-func (t *tap) pump(stdout io.Reader, sdk *io.PipeWriter) {
-	r := bufio.NewReaderSize(stdout, 64*1024)
-	var err error
+// pump reads the agent's stdout line by line until EOF, recording and
+// handling every line. It closes done when the agent's stdout ends.
+func (t *tap) pump(stdout io.Reader) {
+	defer close(t.done)
+	r := bufio.NewReaderSize(stdout, readBuffer)
 	for {
-		var line []byte
-		line, err = readLine(r)
+		line, err := readLine(r)
 		if errors.Is(err, errLineTooLong) {
 			t.log.Error("agent wrote a line longer than the tap accepts; discarded", "limit", MaxLine)
 			continue
 		}
 		if len(line) > 0 {
-			t.line(line, sdk)
+			t.line(line)
 		}
 		if err != nil {
-			break
+			if !errors.Is(err, io.EOF) {
+				t.log.Debug("agent output ended", "err", err)
+			}
+			return
 		}
 	}
-	if errors.Is(err, io.EOF) {
-		err = nil
-	}
-	sdk.CloseWithError(err)
 }
 
 // line handles one complete line from the agent.
-func (t *tap) line(line []byte, sdk io.Writer) {
+func (t *tap) line(line []byte) {
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 {
 		return
@@ -217,49 +220,32 @@ func (t *tap) line(line []byte, sdk io.Writer) {
 		t.log.Warn("malformed line from agent; skipped", "err", err, "line", clip(trimmed))
 		return
 	}
-	if f.Kind == acpwire.Notification && f.Method == "session/update" {
-		// Update strings are copies and its slices alias line, which is
-		// never reused: it can be handed over as it is.
-		t.onUpdate(f.Update)
-		return
-	}
-	if f.Kind == acpwire.Notification && !sdkNotifications[f.Method] {
-		t.unknownNotification(f)
-		return
-	}
-	if f.Kind == acpwire.Request && f.Method == "elicitation/create" && t.onElicit != nil {
-		t.onElicit(bytes.Clone(f.ID), bytes.Clone(f.Params))
-		return
-	}
-	if f.Kind == acpwire.Result || f.Kind == acpwire.Error {
-		if t.response(f) {
+	switch f.Kind {
+	case acpwire.Notification:
+		switch f.Method {
+		case "session/update":
+			// Update strings are copies and its slices alias line,
+			// which is never reused: it can be handed over as it is.
+			t.onUpdate(f.Update)
+		case acp.ClientMethodElicitationComplete:
+			t.onComplete(f.Params)
+		case "$/cancel_request":
+			t.cancelInbound(f.Params)
+		default:
+			t.unknownNotification(f)
+		}
+	case acpwire.Request:
+		if f.Method == acp.ClientMethodElicitationCreate && t.onElicit != nil {
+			t.onElicit(bytes.Clone(f.ID), bytes.Clone(f.Params))
 			return
 		}
+		t.onRequest(bytes.Clone(f.ID), f.Method, bytes.Clone(f.Params))
+	case acpwire.Result, acpwire.Error:
+		t.watchResult(f)
 		if sid, ok := t.promptAnswered(f); ok && t.onAnswered != nil {
 			t.onAnswered(sid)
 		}
-	}
-	if len(line) > SDKMaxLine {
-		t.log.Error("agent frame over the SDK's 10 MiB line limit; not forwarded", "method", f.Method, "kind", f.Kind.String(), "id", f.IDString(), "bytes", len(line))
-		return
-	}
-	buf := make([]byte, 0, len(trimmed)+1)
-	buf = append(append(buf, trimmed...), '\n')
-	if _, err := sdk.Write(buf); err != nil {
-		t.log.Debug("sdk stopped reading", "err", err)
-	}
-}
-
-// respond writes a JSON-RPC response to the agent: result, or else errObj.
-func (t *tap) respond(id, result, errObj []byte) {
-	line := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
-	if result != nil {
-		line = append(append(append(line, `,"result":`...), result...), "}\n"...)
-	} else {
-		line = append(append(append(line, `,"error":`...), errObj...), "}\n"...)
-	}
-	if _, err := t.Write(line); err != nil {
-		t.log.Debug("cannot answer the agent", "err", err)
+		t.deliver(f)
 	}
 }
 

@@ -2,7 +2,7 @@ package session
 
 // The thread's owner: one goroutine per thread runs its Machine and
 // performs the effects it asks for. Everything else (the router, the
-// agent's tap, the SDK's permission callback, the delivery lane's
+// agent's tap, the agent's permission request, the delivery lane's
 // callbacks, the start and prompt calls) only sends events to its inbox;
 // timers are the machine's wake time. Slow work (starting an agent, a
 // prompt, which blocks until the turn ends, stopping a process) runs on a
