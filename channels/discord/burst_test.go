@@ -91,6 +91,10 @@ type burst struct {
 	floor    time.Duration // the least time Discord's limits allow for the requests made
 	requests int           // requests under the global limit
 	threads  int           // threads opened
+	// told are the mentions told their place in the line (a Busy reply),
+	// twice those told more than once, late those told after their
+	// thread's answer came.
+	told, twice, late int
 }
 
 // ratio is the time to the last answer against the floor.
@@ -181,6 +185,30 @@ func mentionBurst(t testing.TB, f *fakeDiscord, n int, o Options) burst {
 	}
 	f.mu.Unlock()
 	b.threads = len(f.requestsMatching("POST", "/threads"))
+	toldOf := map[string]int{}
+	answerAt := map[string]time.Time{} // by mention: when its thread's answer came
+	f.mu.Lock()
+	for _, id := range ids {
+		for _, m := range f.botMessagesLocked(id) {
+			if strings.HasPrefix(m.Content, "answer to ") {
+				answerAt[id] = m.Posted
+				break
+			}
+		}
+	}
+	for _, m := range f.botMessagesLocked(f.channel) {
+		if m.ReplyTo == "" || !strings.Contains(m.Content, "Busy: ") {
+			continue
+		}
+		if toldOf[m.ReplyTo]++; toldOf[m.ReplyTo] == 2 {
+			b.twice++
+		}
+		if ans := answerAt[m.ReplyTo]; !ans.IsZero() && m.Posted.After(ans) {
+			b.late++
+		}
+	}
+	f.mu.Unlock()
+	b.told = len(toldOf)
 	b.floor = max(time.Duration(b.requests)*time.Second/fakeGlobalLimit,
 		time.Duration(b.threads)*fakeThreadsBucket.window/time.Duration(fakeThreadsBucket.limit))
 	return b
@@ -206,8 +234,17 @@ func TestMentionBurstLosesNone(t *testing.T) {
 		if b.threads != b.mentions {
 			t.Errorf("%d requests to open a thread for %d mentions, want one each", b.threads, b.mentions)
 		}
-		t.Logf("%d mentions: last answer after %v, floor %v (%d requests, %d threads): %.2f× the floor",
-			b.mentions, b.last, b.floor, b.requests, b.threads, b.ratio())
+		// The mentions that wait past busyAfter are told their place, as
+		// the limits let replies through, never twice nor after their
+		// answer.
+		if b.told == 0 {
+			t.Errorf("no mention was told its place in the line, with the last answer after %v", b.last)
+		}
+		if b.twice != 0 || b.late != 0 {
+			t.Errorf("%d mentions told their place twice, %d after their answer; want none", b.twice, b.late)
+		}
+		t.Logf("%d mentions: last answer after %v, floor %v (%d requests, %d threads, %d told their place): %.2f× the floor",
+			b.mentions, b.last, b.floor, b.requests, b.threads, b.told, b.ratio())
 	})
 }
 

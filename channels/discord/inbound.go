@@ -279,6 +279,7 @@ func (a *Adapter) deliverMessage(r *running, in incoming, turn *mentionTurn) {
 		if turn == nil {
 			turn = a.lines.join(in.channel) // a channel learnt on the way
 		}
+		a.tellBusy(ctx, turn, in)
 		th, err := a.startThreadPatiently(ctx, turn, in.channel, in.id, threadName(name))
 		if err != nil {
 			if ctx.Err() == nil {

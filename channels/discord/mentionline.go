@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/sysmsg"
 )
 
 // A burst of mentions in a channel (a team asking at once) opens more
@@ -197,4 +198,51 @@ func (a *Adapter) patiently(ctx context.Context, since time.Time, f func() error
 			timer.Stop()
 		}
 	}
+}
+
+// A mention far back in its channel's line waits seconds for its thread
+// (200 threads need at least 12 s at Discord's limits). Its person is told
+// the place once, in a reply to the mention, when the wait passes
+// busyAfter: a shorter one is hardly noticed, and a reply for each
+// mention of a short burst would spend requests the threads need. The
+// reply waits its turn under the limits as the threads do, and is given
+// up the moment its mention leaves the line (its thread is opening), so
+// it never comes after the thread: the channel's message bucket (5 in 5
+// s) lets about one mention a second be told, which bounds what a burst
+// leaves in the channel.
+const busyAfter = 10 * time.Second
+
+// tellBusy tells in's author the place of its mention t in the line
+// while t waits there past busyAfter, once. It returns at once; the
+// telling runs on a goroutine of its own that ends when t leaves the
+// line or ctx ends.
+func (a *Adapter) tellBusy(ctx context.Context, t *mentionTurn, in incoming) {
+	go func() {
+		timer := time.NewTimer(busyAfter - time.Since(t.since))
+		defer timer.Stop()
+		for {
+			n, change := a.lines.ahead(t)
+			if n < 0 {
+				return // its thread is opening: no word needed
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-change:
+				continue
+			case <-timer.C:
+			}
+			break
+		}
+		err := a.patiently(ctx, t.since, func() error {
+			n, _ := a.lines.ahead(t)
+			if n < 0 {
+				return nil
+			}
+			return a.answer(ctx, in, sysmsg.Text(sysmsg.Busy{Ahead: n}))
+		})
+		if err != nil && ctx.Err() == nil {
+			a.log.Debug("discord: cannot tell a mention its place in the line", "channel", in.channel, "err", err)
+		}
+	}()
 }
