@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// pageView is what a page makes of its stream, as page.html does: the
+// pageView is what a page makes of its stream, as page-core.js does: the
 // thread list (a "threads" event replaces it, "thread" puts one entry,
 // "threadRemoved" takes one out) and its thread's messages by id, in
 // the order they first came.
