@@ -38,7 +38,7 @@ func scanBinding(sc interface{ Scan(...any) error }) (Binding, error) {
 // Binding returns the binding of thread t and whether there is one. It does
 // file I/O.
 func (s *Store) Binding(ctx context.Context, t channels.ThreadRef) (Binding, bool, error) {
-	row := s.db.QueryRowContext(ctx,
+	row := s.rdb.QueryRowContext(ctx,
 		`SELECT `+bindingCols+` FROM bindings WHERE platform = ? AND channel = ? AND thread = ?`,
 		t.Platform, t.Channel, t.Thread)
 	b, err := scanBinding(row)
@@ -101,7 +101,7 @@ AND NOT (platform = ? AND channel = ? AND thread = ?)`,
 // file I/O.
 func (s *Store) SessionGone(ctx context.Context, id string) (bool, error) {
 	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions_gone WHERE session_id = ?`, id).Scan(&n); err != nil {
+	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions_gone WHERE session_id = ?`, id).Scan(&n); err != nil {
 		return false, fmt.Errorf("read whether session %q is gone: %w", id, err)
 	}
 	return n > 0, nil
@@ -184,7 +184,7 @@ func (s *Store) ChannelBindings(ctx context.Context, platform, channel string) (
 }
 
 func (s *Store) bindingsWhere(ctx context.Context, where string, args ...any) ([]Binding, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.rdb.QueryContext(ctx,
 		`SELECT `+bindingCols+` FROM bindings `+where+` ORDER BY platform, channel, thread`, args...)
 	if err != nil {
 		return nil, err

@@ -39,7 +39,7 @@ func (s *Store) PutBudgetHold(ctx context.Context, h BudgetHold) error {
 func (s *Store) BudgetHoldOf(ctx context.Context, t channels.ThreadRef) (BudgetHold, bool, error) {
 	h := BudgetHold{Thread: t}
 	var ms int64
-	err := s.db.QueryRowContext(ctx, `SELECT budget, reached_ms FROM budget_holds
+	err := s.rdb.QueryRowContext(ctx, `SELECT budget, reached_ms FROM budget_holds
 WHERE platform = ? AND channel = ? AND thread = ?`, t.Platform, t.Channel, t.Thread).Scan(&h.Budget, &ms)
 	if errors.Is(err, sql.ErrNoRows) {
 		return BudgetHold{}, false, nil
@@ -104,7 +104,7 @@ func (s *Store) ThreadSpend(ctx context.Context, t channels.ThreadRef) (Spend, e
 func (s *Store) spend(ctx context.Context, q string, args ...any) (Spend, error) {
 	var sp Spend
 	var sum sql.NullFloat64
-	if err := s.db.QueryRowContext(ctx, q, args...).Scan(&sp.Turns, &sum); err != nil {
+	if err := s.rdb.QueryRowContext(ctx, q, args...).Scan(&sp.Turns, &sum); err != nil {
 		return Spend{}, fmt.Errorf("sum the spend: %w", err)
 	}
 	sp.Cost, sp.CostKnown = sum.Float64, sum.Valid
@@ -116,7 +116,7 @@ func (s *Store) spend(ctx context.Context, q string, args ...any) (Spend, error)
 // one. It does file I/O.
 func (s *Store) SessionCost(ctx context.Context, id string) (float64, bool, error) {
 	var c sql.NullFloat64
-	if err := s.db.QueryRowContext(ctx, `SELECT MAX(cost) FROM turns WHERE session_id = ?`, id).Scan(&c); err != nil {
+	if err := s.rdb.QueryRowContext(ctx, `SELECT MAX(cost) FROM turns WHERE session_id = ?`, id).Scan(&c); err != nil {
 		return 0, false, fmt.Errorf("cost of session %q: %w", id, err)
 	}
 	return c.Float64, c.Valid, nil

@@ -21,7 +21,7 @@ VALUES (?, ?, ?, ?, ?)`, t.Platform, t.Channel, t.Thread, option, value)
 // Choices returns the values chosen in thread t, by option. It does file
 // I/O.
 func (s *Store) Choices(ctx context.Context, t channels.ThreadRef) (map[string]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT option, value FROM choices
+	rows, err := s.rdb.QueryContext(ctx, `SELECT option, value FROM choices
 WHERE platform = ? AND channel = ? AND thread = ? ORDER BY option`, t.Platform, t.Channel, t.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("read the choices of %s: %w", t, err)

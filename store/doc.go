@@ -7,13 +7,17 @@
 // # Database
 //
 // [Open] uses modernc.org/sqlite (pure Go, driver "sqlite") in WAL mode with
-// a busy timeout and foreign keys on. The pool holds a single connection, so
-// the goroutines of one gateway take turns instead of competing for SQLite's
+// a busy timeout and foreign keys on. One connection writes, so the
+// goroutines of one gateway take turns instead of competing for SQLite's
 // write lock: under concurrent use they wait on the pool, never see
 // SQLITE_BUSY, and a transaction is never interleaved with another
 // goroutine's statements. Transactions begin IMMEDIATE and the busy timeout
 // covers another process (such as `gateway check`) holding the lock for a
-// moment.
+// moment. Beside it, a pool of [Readers] connections (query_only) serves
+// the reads: in WAL mode a read sees the last commit and does not wait for
+// a write in progress, so a thread's read never queues behind the writes
+// of the others. (On a file system without WAL, a read waits for a write
+// as SQLite's rollback journal makes it, up to the busy timeout.)
 //
 // The schema is versioned with SQLite's user_version: an ordered list of
 // SQL steps, each applied once, in its own transaction, together with the

@@ -48,7 +48,7 @@ ON CONFLICT (session_id, seq) DO UPDATE SET
 // Entries returns the saved entries of session sessionID in Seq order. It
 // does file I/O and fails on an entry it cannot decode.
 func (s *Store) Entries(ctx context.Context, sessionID string) ([]Entry, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.rdb.QueryContext(ctx,
 		`SELECT seq, type, created_ms, updated_ms, data FROM entries WHERE session_id = ? ORDER BY seq`, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("read transcript of session %q: %w", sessionID, err)

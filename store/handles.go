@@ -59,7 +59,7 @@ func (s *Store) SetOpenMessages(ctx context.Context, t channels.ThreadRef, ms []
 // they were set. It does file I/O.
 func (s *Store) OpenMessages(ctx context.Context, t channels.ThreadRef) ([]OpenMessage, error) {
 	var data string
-	err := s.db.QueryRowContext(ctx, `SELECT data FROM open_messages WHERE platform = ? AND channel = ? AND thread = ?`,
+	err := s.rdb.QueryRowContext(ctx, `SELECT data FROM open_messages WHERE platform = ? AND channel = ? AND thread = ?`,
 		t.Platform, t.Channel, t.Thread).Scan(&data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil

@@ -182,7 +182,7 @@ WHERE id = ? AND status = 'pending'`,
 
 // Prompt returns prompt id and whether it exists. It does file I/O.
 func (s *Store) Prompt(ctx context.Context, id string) (Prompt, bool, error) {
-	p, err := scanPrompt(s.db.QueryRowContext(ctx, `SELECT `+promptCols+` FROM prompts WHERE id = ?`, id))
+	p, err := scanPrompt(s.rdb.QueryRowContext(ctx, `SELECT `+promptCols+` FROM prompts WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Prompt{}, false, nil
 	}

@@ -90,7 +90,7 @@ WHERE platform = ? AND channel = ? AND thread = ? AND (? = 0 OR started_ms = ?)`
 // RunningTurns returns the marks, oldest first (a thread's in the order
 // its prompts were accepted). It does file I/O.
 func (s *Store) RunningTurns(ctx context.Context) ([]RunningTurn, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT platform, channel, thread, session_id, started_ms, prompt, attempts
+	rows, err := s.rdb.QueryContext(ctx, `SELECT platform, channel, thread, session_id, started_ms, prompt, attempts
 FROM running_turns ORDER BY started_ms, platform, channel, thread`)
 	if err != nil {
 		return nil, fmt.Errorf("list running turns: %w", err)

@@ -39,7 +39,7 @@ ON CONFLICT (platform, channel, thread) DO UPDATE SET
 // false when none was. It does file I/O.
 func (s *Store) LastSeen(ctx context.Context, t channels.ThreadRef) (channels.MessageID, bool, error) {
 	var id string
-	err := s.db.QueryRowContext(ctx, `SELECT message_id FROM seen WHERE platform = ? AND channel = ? AND thread = ?`,
+	err := s.rdb.QueryRowContext(ctx, `SELECT message_id FROM seen WHERE platform = ? AND channel = ? AND thread = ?`,
 		t.Platform, t.Channel, t.Thread).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
@@ -58,7 +58,7 @@ func (s *Store) LastSeen(ctx context.Context, t channels.ThreadRef) (channels.Me
 // to be read too. A deleted thread has no mark (DeleteBinding). It does
 // file I/O.
 func (s *Store) SeenSince(ctx context.Context, since time.Time) ([]Seen, error) {
-	rows, err := s.db.QueryContext(ctx, `
+	rows, err := s.rdb.QueryContext(ctx, `
 SELECT s.platform, s.channel, s.thread, COALESCE(b.agent, ''), COALESCE(b.session_id, ''), COALESCE(b.cwd, ''),
 	COALESCE(b.title, ''), COALESCE(b.created_ms, 0), COALESCE(b.updated_ms, 0), s.message_id, s.seen_ms
 FROM seen s LEFT JOIN bindings b USING (platform, channel, thread)

@@ -23,11 +23,16 @@ const BusyTimeout = 5 * time.Second
 // ErrNotFound is returned when a method needs a row that does not exist.
 var ErrNotFound = errors.New("not found")
 
+// Readers is how many connections of a Store read, beside the one that
+// writes.
+const Readers = 4
+
 // Store is the gateway's SQLite database. Its methods are safe for
 // concurrent use; each does file I/O and blocks until SQLite answered or ctx
 // ended.
 type Store struct {
-	db  *sql.DB
+	db  *sql.DB // the one connection that writes (and migrates)
+	rdb *sql.DB // Readers connections that only read (query_only)
 	log *slog.Logger
 }
 
@@ -80,23 +85,37 @@ func open(ctx context.Context, path string, o Options, steps []string) (*Store, 
 	if err := restrictFiles(abs); err != nil {
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
 	}
-	db, err := sql.Open("sqlite", dsn(abs, busy))
+	db, err := sql.Open("sqlite", dsn(abs, busy, false))
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
 	}
-	// One connection: goroutines queue in database/sql instead of racing
-	// for SQLite's write lock. The connection is kept for the life of the
-	// Store so its pragmas hold; the DSN sets them again if it is replaced.
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
-	db.SetConnMaxIdleTime(0)
+	// One connection writes: goroutines queue in database/sql instead of
+	// racing for SQLite's write lock. The connections are kept for the
+	// life of the Store so their pragmas hold; the DSN sets them again if
+	// one is replaced.
+	keep(db, 1)
 	s := &Store{db: db, log: logger}
 	if err := s.init(ctx, steps); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %q: %w", abs, err)
 	}
+	// The readers, opened once the schema is current: in WAL mode a read
+	// does not wait for a write in progress (it sees the last commit), so
+	// the reads of every thread do not queue behind the writes.
+	if s.rdb, err = sql.Open("sqlite", dsn(abs, busy, true)); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %q: %w", abs, err)
+	}
+	keep(s.rdb, Readers)
 	return s, nil
+}
+
+// keep sets db's pool to n connections kept open.
+func keep(db *sql.DB, n int) {
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
 }
 
 // restrictFiles creates the database file at abs with FileMode if it does
@@ -144,12 +163,17 @@ func (s *Store) init(ctx context.Context, steps []string) error {
 
 // dsn returns the driver's data source name for the absolute path abs: a
 // file: URI (so any character in the path is escaped) with the pragmas every
-// connection needs.
-func dsn(abs string, busy time.Duration) string {
+// connection needs. A reader's connection refuses to write (query_only)
+// and leaves the journal mode to the writer.
+func dsn(abs string, busy time.Duration, reader bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", max(busy.Milliseconds(), 1)))
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
+	if reader {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+	}
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Set("_txlock", "immediate")
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
@@ -159,8 +183,12 @@ func dsn(abs string, busy time.Duration) string {
 // Close closes the database. It waits for statements in progress, does file
 // I/O (a WAL checkpoint) and returns the first error met.
 func (s *Store) Close() error {
+	rerr := s.rdb.Close()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("close store: %w", err)
+	}
+	if rerr != nil {
+		return fmt.Errorf("close store's readers: %w", rerr)
 	}
 	return nil
 }

@@ -81,7 +81,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 
 // Turns returns the turns of a session in Seq order. It does file I/O.
 func (s *Store) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.rdb.QueryContext(ctx,
 		`SELECT `+turnCols+` FROM turns WHERE session_id = ? ORDER BY seq`, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("list turns of session %q: %w", sessionID, err)
@@ -113,7 +113,7 @@ func (s *Store) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
 
 // UsageTotals sums up the turns of a session. It does file I/O.
 func (s *Store) UsageTotals(ctx context.Context, sessionID string) (Usage, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.rdb.QueryContext(ctx,
 		`SELECT currency, COUNT(*), MAX(cost) FROM turns WHERE session_id = ? GROUP BY currency`, sessionID)
 	if err != nil {
 		return Usage{}, fmt.Errorf("usage of session %q: %w", sessionID, err)

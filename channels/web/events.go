@@ -87,8 +87,15 @@ func streamEvents(ctx context.Context, stop <-chan struct{}, w io.Writer, flush 
 			if err := writeEvent(w, ev); err != nil {
 				return err
 			}
-		case <-sub.listed:
-			for _, ev := range sub.takeList() {
+		case <-sub.list.ready:
+			evs, sse := sub.nextList()
+			if sse != nil {
+				if _, err := w.Write(sse); err != nil {
+					return err
+				}
+				break
+			}
+			for _, ev := range evs {
 				if err := writeEvent(w, ev); err != nil {
 					return err
 				}

@@ -1,8 +1,6 @@
 package web
 
 import (
-	"maps"
-	"slices"
 	"sync"
 )
 
@@ -47,51 +45,21 @@ func (e event) data() []byte {
 // subscriber that falls behind is dropped: gone is closed and the stream
 // ends, so that the browser reconnects and receives the current state.
 //
-// The changes of the thread list do not queue in ch: they are states (a
-// thread's entry as it is now), so they wait in list, one per thread,
-// the latest replacing the one not yet sent, and listed wakes the
-// stream. However many threads change while a stream writes, it sends
-// each one's latest entry once and never falls behind on the list.
+// The changes of the thread list do not queue in ch: every stream reads
+// them from the store's one list feed (listfeed.go), from its own
+// position, and never falls behind on the list.
 type subscriber struct {
-	ch     chan event
-	gone   chan struct{}
-	listed chan struct{} // buffered 1: list has changes
+	ch   chan event
+	gone chan struct{}
+	st   *store // to read the whole list again (listAgain)
 
-	listMu sync.Mutex       // guards list
-	list   map[string]event // "thread" or "threadRemoved", by thread id
+	// list is the next frame of the list feed to send; only the stream
+	// reads and moves it.
+	list *listFrame
 
 	// The fields below are guarded by store.mu.
 	thread  string // "" for the thread-list stream
 	dropped bool
-}
-
-// queueList keeps ev as the change of thread id to send, over one not
-// sent yet, and wakes the stream. It never blocks.
-func (sub *subscriber) queueList(id string, ev event) {
-	sub.listMu.Lock()
-	if sub.list == nil {
-		sub.list = make(map[string]event)
-	}
-	sub.list[id] = ev
-	sub.listMu.Unlock()
-	select {
-	case sub.listed <- struct{}{}:
-	default:
-	}
-}
-
-// takeList returns the thread-list changes to send, in thread id order,
-// and forgets them.
-func (sub *subscriber) takeList() []event {
-	sub.listMu.Lock()
-	list := sub.list
-	sub.list = nil
-	sub.listMu.Unlock()
-	out := make([]event, 0, len(list))
-	for _, id := range slices.Sorted(maps.Keys(list)) {
-		out = append(out, list[id])
-	}
-	return out
 }
 
 // subscribe starts a stream of the events of thread id ("" for the thread
@@ -101,7 +69,7 @@ func (sub *subscriber) takeList() []event {
 func (s *store) subscribe(id string) (*subscriber, snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sub := &subscriber{ch: make(chan event, subscriberBuffer), gone: make(chan struct{}), listed: make(chan struct{}, 1), thread: id}
+	sub := &subscriber{ch: make(chan event, subscriberBuffer), gone: make(chan struct{}), st: s, list: s.feed.tail, thread: id}
 	if id == "" {
 		s.global[sub] = struct{}{}
 		return sub, snapshot{threads: s.threadListLocked()}, nil
@@ -149,22 +117,16 @@ func (s *store) publishLocked(t *thread, ev event) {
 }
 
 // publishThreadLocked sends t's entry of the thread list, as a "thread"
-// event, to every subscriber: the one thread that changed, encoded once
-// for all of them.
+// event, to every stream (listfeed.go): the one thread that changed,
+// encoded once for all of them.
 func (s *store) publishThreadLocked(t *thread) {
 	s.publishListLocked(t.id, newEvent("thread", t.info(), s.encode))
 }
 
-// publishRemovedLocked tells every subscriber that thread id is no longer
-// in the list.
+// publishRemovedLocked tells every stream that thread id is no longer in
+// the list.
 func (s *store) publishRemovedLocked(id string) {
 	s.publishListLocked(id, newEvent("threadRemoved", removedBody{ID: id}, s.encode))
-}
-
-func (s *store) publishListLocked(id string, ev event) {
-	for sub := range s.global {
-		sub.queueList(id, ev)
-	}
 }
 
 // removedBody is the JSON of "threadRemoved" events.

@@ -1,23 +1,54 @@
 package web
 
 import (
+	"bytes"
 	"crypto/sha256"
-	_ "embed"
+	"embed"
 	"encoding/base64"
 	"net/http"
 	"regexp"
 	"strings"
 )
 
-// pageSource is the whole chat page: markup, inline CSS and vanilla
-// JavaScript, no external resources.
+// pageFiles are the chat page's sources: page.html, the markup, names
+// the files that go into its one inline <style> (page.css) and its one
+// inline <script> (page-core.js and page-widgets.js, the two halves of
+// one function), each on a line of its own. The page has no external
+// resources.
 //
-//go:embed page.html
-var pageSource []byte
+//go:embed page.html page.css page-core.js page-widgets.js
+var pageFiles embed.FS
+
+// pageSource is the whole chat page: markup, inline CSS and vanilla
+// JavaScript.
+var pageSource = assemblePage(pageFiles, "page.html")
 
 // pageHTML is the page as served: pageSource with the colours of
 // highlighted code filled in.
 var pageHTML = withCodeCSS(pageSource)
+
+// includeLine is a line of page.html that stands for a file's text:
+// "/* include page.css */" in the style, "// include page-core.js" in
+// the script.
+var includeLine = regexp.MustCompile(`(?m)^(?:/\* include (\S+) \*/|// include (\S+))\n`)
+
+// assemblePage returns the file name of fsys with each include line
+// replaced by the file it names. It panics when a file is missing: they
+// are embedded, so a test finds that at once.
+func assemblePage(fsys embed.FS, name string) []byte {
+	page, err := fsys.ReadFile(name)
+	if err != nil {
+		panic("web: " + err.Error())
+	}
+	return includeLine.ReplaceAllFunc(page, func(line []byte) []byte {
+		m := includeLine.FindSubmatch(line)
+		f, err := fsys.ReadFile(string(bytes.Join(m[1:], nil)))
+		if err != nil {
+			panic("web: page.html includes " + err.Error())
+		}
+		return f
+	})
+}
 
 // pageCSP allows exactly the page's own inline script and style (by hash)
 // and requests to its own origin.

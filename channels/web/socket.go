@@ -127,8 +127,9 @@ func streamSocket(stop, closed <-chan struct{}, conn *websocket.Conn, sub *subsc
 			if err := send(ev); err != nil {
 				return err
 			}
-		case <-sub.listed:
-			for _, ev := range sub.takeList() {
+		case <-sub.list.ready:
+			evs, _ := sub.nextList()
+			for _, ev := range evs {
 				if err := send(ev); err != nil {
 					return err
 				}

@@ -175,9 +175,10 @@ type store struct {
 	threads map[string]*thread
 	tick    uint64
 	rev     uint64 // count of changes to save
-	// global are every live stream: all of them get the changes of the
-	// thread list.
+	// global are every live stream: all of them read the changes of the
+	// thread list from feed (listfeed.go).
 	global map[*subscriber]struct{}
+	feed   listFeed
 	// coldDir, when set, is where cold threads' files go (cold.go): set
 	// while a state file is saved. goneCold are the ids of threads
 	// deleted or forgotten whose cold files the saver removes.
@@ -210,6 +211,7 @@ func newStore() *store {
 		maxMessages: defaultMaxMessages,
 		threads:     make(map[string]*thread),
 		global:      make(map[*subscriber]struct{}),
+		feed:        listFeed{tail: newListFrame()},
 		appliedCh:   make(chan struct{}),
 	}
 }
@@ -607,16 +609,15 @@ func (s *store) react(id, msgID, emoji string, add bool) error {
 	return nil
 }
 
-// touchLocked records activity in t; when another thread was active
-// since, t moves to the top of the list, which is published again.
+// touchLocked records activity in t and publishes its entry of the list,
+// whose activity and time changed even when it stays at the top: a list
+// change costs a map entry of the list feed, sent at most once a
+// listInterval (listfeed.go).
 func (s *store) touchLocked(t *thread, now time.Time) {
-	moved := t.active != s.tick
 	s.tick++
 	t.active = s.tick
 	t.activeAt = now
-	if moved {
-		s.publishThreadLocked(t)
-	}
+	s.publishThreadLocked(t)
 }
 
 // markLocked counts a change the state file keeps: a change of thread t,
