@@ -121,7 +121,9 @@ func (d driver) DeleteThread(t *testing.T, _ context.Context, th channels.Thread
 	d.f.deleteChannel(th.Thread)
 }
 
-func (d driver) DeleteChannel(t *testing.T, _ context.Context, channel string) { d.f.deleteChannel(channel) }
+func (d driver) DeleteChannel(t *testing.T, _ context.Context, channel string) {
+	d.f.deleteChannel(channel)
+}
 
 // Started starts a thread from a message of the channel, as Discord does.
 func (d driver) Started(t *testing.T, who e2e.Person, text string, at time.Time) (channels.ThreadRef, time.Time) {
