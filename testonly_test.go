@@ -14,7 +14,7 @@ import (
 // testOnly are the packages that exist for tests: the gateway's own code
 // never imports them (they start fake servers and skip tests, or, like
 // internal/agenttest/compat, are tools CI runs after the tests).
-var testOnly = []string{"internal/fakeanthropic", "internal/claudetest", "internal/fakemodel", "internal/agenttest", "internal/agenttest/compat", "internal/streamplayer"}
+var testOnly = []string{"internal/fakeanthropic", "internal/claudetest", "internal/fakemodel", "internal/agenttest", "internal/agenttest/compat", "internal/streamplayer", "channels/channeltest/e2e"}
 
 // TestTestPackagesStayInTests: only _test.go files (and the test-only
 // packages themselves) import a package of testOnly.

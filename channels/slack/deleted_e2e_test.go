@@ -3,20 +3,13 @@ package slack
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
-	"github.com/acpgw/gateway/channels/channeltest"
+	"github.com/acpgw/gateway/channels/channeltest/e2e"
 	"github.com/acpgw/gateway/session"
-	"github.com/acpgw/gateway/session/sessiontest"
-	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/workspace"
 )
 
@@ -60,112 +53,38 @@ func (f *fakeSlack) channelEvent(ctx context.Context, kind, channel string) erro
 	return f.send(ctx, env)
 }
 
-// logWatch hands each log record's message and "thread" attribute to a
-// channel, for a test to wait on what the gateway did on a goroutine of
-// its own.
-type logWatch struct{ ch chan string }
-
-func (w logWatch) Enabled(context.Context, slog.Level) bool { return true }
-func (w logWatch) Handle(ctx context.Context, r slog.Record) error {
-	line := r.Message
-	r.Attrs(func(a slog.Attr) bool {
-		if a.Key == "thread" {
-			line += " " + a.Value.String()
-		}
-		return true
-	})
-	select {
-	case w.ch <- line:
-	default:
-	}
-	return nil
-}
-func (w logWatch) WithAttrs([]slog.Attr) slog.Handler { return w }
-func (w logWatch) WithGroup(string) slog.Handler      { return w }
-
-// wait returns once a logged line starts with prefix and names thread.
-func (w logWatch) wait(t *testing.T, ctx context.Context, prefix string, thread channels.ThreadRef) {
-	t.Helper()
-	for {
-		select {
-		case line := <-w.ch:
-			if strings.HasPrefix(line, prefix) && strings.Contains(line, thread.String()) {
-				return
-			}
-		case <-ctx.Done():
-			t.Fatalf("never logged %q for %v", prefix, thread)
-		}
-	}
-}
-
-// TestDeleteEndsThread: a Slack thread whose root message is deleted
-// (message_deleted, or a tombstone for a root with replies) ends for
-// good: its agent stops, its binding goes and its workspace is removed;
-// a reply deleted changes nothing. A channel archived stops its threads'
-// agents and removes their workspaces, their sessions kept; a channel
-// deleted ends each of its threads.
-func TestDeleteEndsThread(t *testing.T) {
+// What the suite's DeleteEndsThread does not show, on Slack: a thread
+// whose root with replies becomes a tombstone ends for good (its agent
+// stops, its binding goes, its workspace is removed); a reply deleted
+// changes nothing. A channel archived stops its threads' agents and
+// removes their workspaces, their sessions kept; a channel deleted ends
+// each of its threads.
+func TestDeleteEndsSlackThread(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts agent processes")
 	}
+	e2e.LeakCheck(t)
+	d := newDriver(t, fakeOptions{})
+	f := d.f
 	dir := t.TempDir()
-	f := newFake(t, fakeOptions{})
-	leaks := channeltest.LeakCheck(t)
-	f.addUser(ann, "Ann")
-	ctx, cancel := context.WithCancel(context.Background())
-	st, err := store.Open(ctx, filepath.Join(dir, "gateway.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	m, err := workspace.New(workspace.Options{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := f.adapter(t, Options{KnownThread: func(ctx context.Context, th channels.ThreadRef) bool {
-		_, ok, err := st.Binding(ctx, th)
-		return ok && err == nil
-	}})
-	if _, err := a.Detect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ends := sessiontest.NewTurnEnds()
-	logs := logWatch{ch: make(chan string, 256)}
-	spec := sessiontest.DemoAgent(filepath.Join(dir, "demo-state"), demoAgentEnv)
-	r := session.New(session.Options{
-		Store:          st,
-		EventLogDir:    filepath.Join(dir, "events"),
-		Agent:          func(string) (agent.Spec, bool) { return spec, true },
-		Cwd:            dir,
-		Access:         map[string]session.AccessRule{Platform: {Workspaces: []string{f.team}, Users: []string{ann}}},
-		Logger:         slog.New(logs),
-		OnTurnEnd:      ends.Record,
+	g := e2e.Start(t, d, e2e.Config{
+		Dir:            dir,
+		AgentEnv:       demoAgentEnv,
+		Access:         session.AccessRule{Users: []string{ann}},
 		Workspaces:     m,
 		AgentWorkspace: func(string) workspace.Agent { return workspace.Agent{Mode: workspace.Dir} },
 	})
-	r.Add(Platform, a)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if err := a.Run(ctx, r.Handle); err != nil {
-			t.Errorf("adapter Run: %v", err)
-		}
-	})
-	wg.Go(func() { _ = r.Run(ctx) })
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-		st.Close()
-		leaks()
-	})
-	tctx, tcancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer tcancel()
+	tctx := g.Ctx()
 
 	start := func(channel, text string) (channels.ThreadRef, workspace.Info) {
 		t.Helper()
 		s := f.mustSay(tctx, sayOptions{user: ann, channel: channel, text: text, mention: true})
 		th := ref(channel, s.ts)
-		if _, ok := ends.Next(tctx, th); !ok {
-			t.Fatalf("no turn end in %v", th)
-		}
+		g.WaitEnd(th)
 		info, ok := m.Info(th)
 		if !ok || info.Mode != workspace.Dir {
 			t.Fatalf("the workspace of %v = %+v, %v; want a directory", th, info, ok)
@@ -174,7 +93,7 @@ func TestDeleteEndsThread(t *testing.T) {
 	}
 	bound := func(th channels.ThreadRef) bool {
 		t.Helper()
-		_, ok, err := st.Binding(t.Context(), th)
+		_, ok, err := g.Store.Binding(t.Context(), th)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,39 +106,27 @@ func TestDeleteEndsThread(t *testing.T) {
 		}
 	}
 
-	rooted, ri := start(fakeChannel, "echo root deleted")
 	replied, rpi := start(fakeChannel, "echo a reply deleted")
 	tomb, ti := start(fakeChannel, "echo root with replies deleted")
 	other, oi := start("C0OTHER", "echo channel archived")
 
 	// A reply deleted: the thread goes on, the same session.
 	reply := f.mustSay(tctx, sayOptions{user: ann, thread: replied.Thread, text: "echo a reply"})
-	ends.Next(tctx, replied)
-	before, _, _ := st.Binding(t.Context(), replied)
+	g.WaitEnd(replied)
+	before, _, _ := g.Store.Binding(t.Context(), replied)
 	if err := f.deleteMessage(tctx, fakeChannel, reply.ts, false); err != nil {
 		t.Fatal(err)
 	}
 	f.mustSay(tctx, sayOptions{user: ann, thread: replied.Thread, text: "echo still here"})
-	if _, ok := ends.Next(tctx, replied); !ok {
-		t.Fatal("no turn end after a reply was deleted")
-	}
-	if after, ok, _ := st.Binding(t.Context(), replied); !ok || after.SessionID != before.SessionID {
+	g.WaitEnd(replied)
+	if after, ok, _ := g.Store.Binding(t.Context(), replied); !ok || after.SessionID != before.SessionID {
 		t.Errorf("after a reply was deleted the binding is %+v, %v; want session %s", after, ok, before.SessionID)
 	}
-
-	if err := f.deleteMessage(tctx, fakeChannel, rooted.Thread, false); err != nil {
-		t.Fatal(err)
-	}
-	logs.wait(t, tctx, "deleted thread's workspace removed", rooted)
-	if bound(rooted) {
-		t.Error("the thread whose root was deleted is still bound")
-	}
-	removed(rooted, ri)
 
 	if err := f.deleteMessage(tctx, fakeChannel, tomb.Thread, true); err != nil {
 		t.Fatal(err)
 	}
-	logs.wait(t, tctx, "deleted thread's workspace removed", tomb)
+	g.WaitLog("deleted thread's workspace removed", tomb)
 	if bound(tomb) {
 		t.Error("the thread whose root became a tombstone is still bound")
 	}
@@ -228,7 +135,7 @@ func TestDeleteEndsThread(t *testing.T) {
 	if err := f.channelEvent(tctx, "channel_archived", "C0OTHER"); err != nil {
 		t.Fatal(err)
 	}
-	logs.wait(t, tctx, "archived thread's workspace removed", other)
+	g.WaitLog("archived thread's workspace removed", other)
 	if !bound(other) {
 		t.Error("a thread of an archived channel lost its binding")
 	}
@@ -237,7 +144,7 @@ func TestDeleteEndsThread(t *testing.T) {
 	if err := f.channelEvent(tctx, "channel_deleted", fakeChannel); err != nil {
 		t.Fatal(err)
 	}
-	logs.wait(t, tctx, "deleted thread's workspace removed", replied)
+	g.WaitLog("deleted thread's workspace removed", replied)
 	if bound(replied) {
 		t.Error("a thread of the deleted channel is still bound")
 	}
