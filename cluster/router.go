@@ -70,6 +70,9 @@ type Router struct {
 	me string
 	// ackWait is the inbound consumers' (AckWait of the lease TTL).
 	ackWait time.Duration
+	// taken are the events handed to their threads here, so that a copy
+	// the stream gave out again is not.
+	taken *taken
 
 	ready chan struct{} // closed once Run has started
 
@@ -88,7 +91,7 @@ func NewRouter(o RouterOptions) *Router {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	r := &Router{o: o, me: o.Leases.Owner(), ackWait: AckWait(o.Leases.TTL()), ready: make(chan struct{}), owned: map[string]Lease{}, draining: make(chan struct{})}
+	r := &Router{o: o, me: o.Leases.Owner(), ackWait: AckWait(o.Leases.TTL()), taken: newTaken(), ready: make(chan struct{}), owned: map[string]Lease{}, draining: make(chan struct{})}
 	if ackWaitSet > 0 {
 		r.ackWait = ackWaitSet
 	}
@@ -265,7 +268,7 @@ func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
 	case err != nil:
 		r.o.Log.Warn("cluster: placing an event", "event", ev.ID, "err", err)
 	case owner == r.me:
-		err = r.o.Handle(ctx, ev)
+		err = r.handle(ctx, ev)
 	default:
 		err = r.forward(ctx, owner, m, ev)
 	}
@@ -403,7 +406,7 @@ func (r *Router) forwarded(ctx context.Context, m *nats.Msg) {
 		case owner != r.me:
 			err = fmt.Errorf("held by %s", owner)
 		default:
-			err = r.o.Handle(ctx, ev)
+			err = r.handle(ctx, ev)
 		}
 	}
 	stop()
@@ -412,6 +415,13 @@ func (r *Router) forwarded(ctx context.Context, m *nats.Msg) {
 		return
 	}
 	_ = m.Respond(nil)
+}
+
+// handle hands ev to its thread here, once: a copy of an event handed
+// over already, or being handed over (the stream gave it out again, and
+// it came forwarded or from the stream), is taken without the handler.
+func (r *Router) handle(ctx context.Context, ev Event) error {
+	return r.taken.take(ctx, ev.ID, func() error { return r.o.Handle(ctx, ev) })
 }
 
 // verify checks ev's signature against the edges' keys (when the router
