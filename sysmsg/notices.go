@@ -483,6 +483,21 @@ func (f FileNotSent) Body() string {
 	return file + ", too large to show here: this chat takes files of up to " + Bytes(f.Limit) + "."
 }
 
+// FileNotPassed stands in the thread for a file of a person's message
+// (Name, of Size bytes) that the agent did not get: on a cluster the
+// file goes from the machine that read it to the one running the agent
+// in one message, which holds at most Limit bytes of it.
+type FileNotPassed struct {
+	Name  string
+	Size  int
+	Limit int
+}
+
+func (f FileNotPassed) Body() string {
+	return "Your file " + f.Name + " (" + Bytes(f.Size) + ") did not reach the agent: it is larger than the " +
+		Bytes(f.Limit) + " that can pass between this gateway's machines."
+}
+
 // Bytes writes a size in bytes for people: "512 bytes", "1.5 KiB",
 // "10 MiB" (binary units, one decimal where it is not whole).
 func Bytes(n int) string {

@@ -108,6 +108,7 @@ type Edge struct {
 type callback struct {
 	in      channels.Inbound
 	expires time.Time
+	refused bool // its fetched files were told too large to pass
 }
 
 // New opens the buckets of the seam; Run serves.
@@ -656,7 +657,7 @@ func (e *Edge) callback(ctx context.Context, op wire.Op) wire.Result {
 	var err error
 	switch {
 	case op.Op == wire.OpFetch && c.in.Fetch != nil:
-		return wire.Result{Files: c.in.Fetch(ctx)}
+		return wire.Result{Files: e.fetched(ctx, op.Event, c.in, c.in.Fetch(ctx))}
 	case op.Op == wire.OpSuggest && c.in.Suggest != nil:
 		err = c.in.Suggest(ctx, op.Options)
 	case op.Op == wire.OpReply && c.in.Reply != nil:
