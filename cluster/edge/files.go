@@ -37,7 +37,7 @@ func (e *Edge) fetched(ctx context.Context, event channels.MessageID, in channel
 		return files
 	}
 	files = append([]channels.File(nil), files...)
-	var left []channels.File
+	var left []sysmsg.FileNotPassed
 	for size(files) > most {
 		big, n := -1, 0
 		for i, f := range files {
@@ -52,13 +52,14 @@ func (e *Edge) fetched(ctx context.Context, event channels.MessageID, in channel
 		if f.Size <= 0 {
 			f.Size = n
 		}
+		alone := size([]channels.File{f}) <= most
 		f.Data, f.Text, f.Skipped = nil, "", notPassed
 		files[big] = f
-		left = append(left, f)
+		left = append(left, sysmsg.FileNotPassed{Name: f.Name, Size: f.Size, Limit: most / 4 * 3, Together: alone})
 	}
 	if len(left) > 0 && e.firstRefusal(event) {
 		for _, f := range left {
-			m := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(sysmsg.FileNotPassed{Name: f.Name, Size: f.Size, Limit: most / 4 * 3})}
+			m := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(f)}
 			if _, err := e.o.Adapter.Post(ctx, in.Thread, m); err != nil {
 				e.o.Log.Warn("edge: telling the thread of a file too large to pass", "thread", in.Thread, "file", f.Name, "err", err)
 			}

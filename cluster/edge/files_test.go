@@ -60,3 +60,38 @@ func TestFileTooLargeToPassIsTold(t *testing.T) {
 		t.Errorf("told %d times that photo.png did not reach the agent (%q), want once: %v", told, want, rec.OpsIn(th))
 	}
 }
+
+// Files that each fit in a NATS message but not together: the largest is
+// left out, told as too large together, and the other reaches the agent.
+func TestFilesTooLargeTogetherAreTold(t *testing.T) {
+	url := startNode(t)
+	rec := channeltest.New(channeltest.Options{Edit: true})
+	startEdge(t, url, "e1", rec.Adapter())
+	w := startWorker(t, url)
+	th := rec.Thread("together")
+	files := []channels.File{
+		{Name: "a.png", ContentType: "image/png", Size: 500 << 10, Data: make([]byte, 500<<10)},
+		{Name: "b.png", ContentType: "image/png", Size: 600 << 10, Data: make([]byte, 600<<10)},
+	}
+	in := channels.Inbound{Thread: th, Author: ann, Text: "echo two", ID: "m1",
+		Files: []channels.File{{Name: "a.png", Size: 500 << 10}, {Name: "b.png", Size: 600 << 10}},
+		Fetch: func(context.Context) []channels.File { return files }}
+	if err := rec.Deliver(testCtx(t), in); err != nil {
+		t.Fatal(err)
+	}
+	w.waitEnd(t, th, rec)
+	if got := text(rec, th); !strings.Contains(got, "b.png, image/png, 600 KiB, not included: too large to pass") || strings.Contains(got, "a.png, image/png, 500 KiB, not included") {
+		t.Errorf("answered %q, want b.png left out and a.png in", got)
+	}
+	want := sysmsg.FileNotPassed{Name: "b.png", Size: 600 << 10, Together: true}.Body()
+	want = want[:strings.Index(want, "larger together")+len("larger together")]
+	var told []string
+	for _, m := range rec.Messages() {
+		if m.Thread == th && m.Kind == channels.KindNotice {
+			told = append(told, m.Text)
+		}
+	}
+	if len(told) != 1 || !strings.Contains(told[0], want) {
+		t.Errorf("told %q, want one line holding %q", told, want)
+	}
+}
