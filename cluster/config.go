@@ -20,7 +20,9 @@ type Config struct {
 	NATS NATS `koanf:"nats"`
 	// LeaseTTL is how long a worker's lease on a thread lasts without a
 	// renewal: a worker that dies loses its threads this long after its
-	// last renewal. 1s to 10m (default 15s).
+	// last renewal, and the inbound event it was taking is given out
+	// again by then (the stream's ack wait, AckWait). 1s to 10m (default
+	// 15s).
 	LeaseTTL time.Duration `koanf:"leaseTTL" validate:"min=1s,max=10m"`
 	// DuplicateWindow is how long the inbound stream remembers an event's
 	// id, dropping a redelivery of it: 1s to 1h (default 2m; Slack

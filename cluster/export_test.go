@@ -18,9 +18,9 @@ func SetForwardTimes(t interface{ Cleanup(func()) }, silence, progress time.Dura
 // each word of an owner that it is still taking an event, until the test
 // ends.
 func SetAckWait(t interface{ Cleanup(func()) }, wait time.Duration, onProgress func()) {
-	w, p := ackWait, progressed
-	ackWait, progressed = wait, onProgress
-	t.Cleanup(func() { ackWait, progressed = w, p })
+	w, p := ackWaitSet, progressed
+	ackWaitSet, progressed = wait, onProgress
+	t.Cleanup(func() { ackWaitSet, progressed = w, p })
 }
 
 // Sign returns ev signed by s, as Inbound.Message signs it.

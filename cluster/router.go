@@ -68,6 +68,11 @@ type RouterOptions struct {
 type Router struct {
 	o  RouterOptions
 	me string
+	// ackWait is the inbound consumers' (AckWait of the lease TTL).
+	ackWait time.Duration
+	// taken are the events handed to their threads here, so that a copy
+	// the stream gave out again is not.
+	taken *taken
 
 	ready chan struct{} // closed once Run has started
 
@@ -86,7 +91,10 @@ func NewRouter(o RouterOptions) *Router {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	r := &Router{o: o, me: o.Leases.Owner(), ready: make(chan struct{}), owned: map[string]Lease{}, draining: make(chan struct{})}
+	r := &Router{o: o, me: o.Leases.Owner(), ackWait: AckWait(o.Leases.TTL()), taken: newTaken(), ready: make(chan struct{}), owned: map[string]Lease{}, draining: make(chan struct{})}
+	if ackWaitSet > 0 {
+		r.ackWait = ackWaitSet
+	}
 	r.stopClaiming = sync.OnceFunc(func() { close(r.draining) })
 	return r
 }
@@ -175,7 +183,7 @@ func (r *Router) start(ctx context.Context) (stop func(), err error) {
 		// Drained, not stopped: the events already handed to this
 		// worker reach delivered, which gives them back at once when
 		// the worker drains, instead of leaving them unacked until the
-		// ack wait (30 s) holds their partitions up.
+		// ack wait (the lease TTL) holds their partitions up.
 		for _, cc := range ccs {
 			cc.Drain()
 			<-cc.Closed()
@@ -209,7 +217,7 @@ func (r *Router) start(ctx context.Context) (stop func(), err error) {
 			Durable:       fmt.Sprintf("%s-%d", Consumer, p),
 			FilterSubject: fmt.Sprintf("%s.in.%d.>", r.o.Cluster, p),
 			AckPolicy:     jetstream.AckExplicitPolicy,
-			AckWait:       ackWait,
+			AckWait:       r.ackWait,
 			MaxAckPending: 1,
 		})
 		if err != nil {
@@ -224,9 +232,12 @@ func (r *Router) start(ctx context.Context) (stop func(), err error) {
 	return stop, r.Announce(ctx)
 }
 
-// delivered routes an event from the stream. A draining worker gives it
-// back at once (another worker takes it, or it waits in the stream for
-// the release of the thread this one holds).
+// delivered routes an event from the stream, telling the stream every
+// third of the ack wait that it is still at it (placing it, forwarding it
+// to its owner or handing it to its thread here), so that the ack wait
+// runs out only for a worker that died. A draining worker gives it back
+// at once (another worker takes it, or it waits in the stream for the
+// release of the thread this one holds).
 func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
 	select {
 	case <-r.draining:
@@ -246,15 +257,22 @@ func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
 	if md, err := m.Metadata(); err == nil {
 		ev.Seq = md.Sequence.Stream
 	}
+	stop := every(r.ackWait/3, func() {
+		_ = m.InProgress()
+		if progressed != nil {
+			progressed()
+		}
+	})
 	owner, err := r.acquire(ctx, ev, false)
 	switch {
 	case err != nil:
 		r.o.Log.Warn("cluster: placing an event", "event", ev.ID, "err", err)
 	case owner == r.me:
-		err = r.handleHere(ctx, m, ev)
+		err = r.handle(ctx, ev)
 	default:
 		err = r.forward(ctx, owner, m, ev)
 	}
+	stop()
 	if err != nil {
 		_ = m.NakWithDelay(r.o.Retry)
 		return
@@ -262,29 +280,27 @@ func (r *Router) delivered(ctx context.Context, m jetstream.Msg) {
 	_ = m.Ack()
 }
 
-// ackWait is how long the stream waits for a worker's word on an event
-// it delivered before it delivers the event again.
-var ackWait = 30 * time.Second
+// AckWait is the inbound consumers' ack wait for a lease TTL: how long
+// the stream waits for a worker's word on an event it delivered before it
+// delivers the event again. A live worker's word comes every third of it
+// (delivered), however long the event takes (an owner slower than that,
+// a thread taken over editing what the worker before it left open first
+// through an edge that may be restarting, would otherwise have the event
+// delivered again, to a worker that forwards it back); so it runs out
+// only for a worker that died, and its partition, held up behind the
+// event, goes on. It is the TTL (2s at least, 30s at most): the event
+// comes again by the time the dead worker's lease expired, and the
+// thread is taken over then, not an ack wait later.
+func AckWait(ttl time.Duration) time.Duration {
+	return min(max(ttl, 2*time.Second), 30*time.Second)
+}
 
-// progressed, when set (tests), is told each time an owner taking an
+// ackWaitSet, when set (tests), is the ack wait in place of AckWait's.
+var ackWaitSet time.Duration
+
+// progressed, when set (tests), is told each time a worker routing an
 // event from the stream says it is still at it.
 var progressed func()
-
-// handleHere takes an event of a thread this worker owns, telling the
-// stream every third of the ack wait that it is still at it: an owner
-// slower than the ack wait (a thread taken over edits what the worker
-// before it left open first, through an edge that may be restarting)
-// would otherwise have the event delivered again, to a worker that
-// forwards it here, and take it twice.
-func (r *Router) handleHere(ctx context.Context, m jetstream.Msg, ev Event) error {
-	defer every(ackWait/3, func() {
-		_ = m.InProgress()
-		if progressed != nil {
-			progressed()
-		}
-	})()
-	return r.o.Handle(ctx, ev)
-}
 
 // every calls say every d until the returned stop is called; stop waits
 // for say's last call to return.
@@ -323,7 +339,7 @@ const hdrWorking = "Gateway-Working"
 // It goes to the owner's subject of the event's partition, so the owner
 // takes a partition's forwarded events one at a time, and the others'
 // meanwhile. It waits as long as the owner says it is still taking the
-// event (keeping the stream from handing it out again): a forwarder that
+// event (delivered keeps the stream from handing it out again): a forwarder that
 // gave up on an owner still at work gave the event back to the stream,
 // and the owner took it twice. An owner that says nothing for
 // forwardSilence is taken as gone.
@@ -351,10 +367,6 @@ func (r *Router) forward(ctx context.Context, owner string, m jetstream.Msg, ev 
 		case err != nil:
 			return fmt.Errorf("cluster: forward to %s: %w", owner, err)
 		case reply.Header.Get(hdrWorking) != "":
-			_ = m.InProgress()
-			if progressed != nil {
-				progressed()
-			}
 			continue
 		case len(reply.Data) == 0 && reply.Header.Get("Status") != "":
 			// 503: nobody takes the owner's subject.
@@ -394,7 +406,7 @@ func (r *Router) forwarded(ctx context.Context, m *nats.Msg) {
 		case owner != r.me:
 			err = fmt.Errorf("held by %s", owner)
 		default:
-			err = r.o.Handle(ctx, ev)
+			err = r.handle(ctx, ev)
 		}
 	}
 	stop()
@@ -403,6 +415,13 @@ func (r *Router) forwarded(ctx context.Context, m *nats.Msg) {
 		return
 	}
 	_ = m.Respond(nil)
+}
+
+// handle hands ev to its thread here, once: a copy of an event handed
+// over already, or being handed over (the stream gave it out again, and
+// it came forwarded or from the stream), is taken without the handler.
+func (r *Router) handle(ctx context.Context, ev Event) error {
+	return r.taken.take(ctx, ev.ID, func() error { return r.o.Handle(ctx, ev) })
 }
 
 // verify checks ev's signature against the edges' keys (when the router

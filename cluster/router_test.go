@@ -11,6 +11,7 @@ import (
 
 	"github.com/acpgw/gateway/cluster"
 	"github.com/acpgw/gateway/internal/testlog"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -23,6 +24,7 @@ type handled struct {
 // worker is a Router with its own connection, as one worker process.
 type worker struct {
 	id     string
+	conn   *nats.Conn // its own connection (closed: the process died)
 	leases *cluster.Leases
 	reg    *cluster.Registry
 	router *cluster.Router
@@ -59,7 +61,7 @@ func startRouting(t *testing.T, url, id string, o routing) *worker {
 	t.Helper()
 	nc, js := connect(t, url)
 	ctx := ctxFor(t)
-	w := &worker{id: id, leases: openLeases(t, js, id, o.ttl, 1), lost: make(chan string, 10)}
+	w := &worker{id: id, conn: nc, leases: openLeases(t, js, id, o.ttl, 1), lost: make(chan string, 10)}
 	reg, err := cluster.OpenRegistry(ctx, js, cluster.RegistryOptions{Cluster: "test", TTL: o.ttl})
 	if err != nil {
 		t.Fatal(err)

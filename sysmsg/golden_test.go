@@ -131,6 +131,8 @@ func messages() []message {
 		{"FileNotSent/no uploads", sysmsg.FileNotSent{Name: "report.pdf", Size: 1536}},
 		{"FileNotSent/too large", sysmsg.FileNotSent{Name: "screen.mp4", Size: 25 << 20, Limit: 10 << 20}},
 		{"FileNotSent/refused", sysmsg.FileNotSent{Name: "build.log", Size: 999, Limit: 10 << 20, Refused: true}},
+		{"FileNotPassed", sysmsg.FileNotPassed{Name: "photo.png", Size: 3 << 20, Limit: 720 << 10}},
+		{"FileNotPassed/together", sysmsg.FileNotPassed{Name: "photo.png", Size: 500 << 10, Limit: 720 << 10, Together: true}},
 		{"Asked", sysmsg.Asked{Message: "Which color should the button be?"}},
 		{"Asked/url, unanswerable", sysmsg.Asked{Message: "Please sign in.", URL: "https://example.com/login", Unanswerable: true, Timeout: 5 * time.Minute}},
 		{"QuestionSettled/one answer", sysmsg.QuestionSettled{Question: "Which color?", Action: "accept", Answers: []sysmsg.QA{{Field: "Color", Values: []string{"Green"}}}, By: "Ann"}},

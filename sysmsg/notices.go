@@ -497,6 +497,27 @@ func (f FileNotSent) Body() string {
 	return file + ", too large to show here: this chat takes files of up to " + Bytes(f.Limit) + "."
 }
 
+// FileNotPassed stands in the thread for a file of a person's message
+// (Name, of Size bytes) that the agent did not get: on a cluster the
+// message's files go from the machine that read them to the one running
+// the agent in one message, which holds at most Limit bytes of them.
+// Together: the file alone would fit, the message's files together did
+// not.
+type FileNotPassed struct {
+	Name     string
+	Size     int
+	Limit    int
+	Together bool
+}
+
+func (f FileNotPassed) Body() string {
+	file := "Your file " + f.Name + " (" + Bytes(f.Size) + ") did not reach the agent: "
+	if f.Together {
+		return file + "the message's files are larger together than the " + Bytes(f.Limit) + " that can pass between this gateway's machines."
+	}
+	return file + "it is larger than the " + Bytes(f.Limit) + " that can pass between this gateway's machines."
+}
+
 // Bytes writes a size in bytes for people: "512 bytes", "1.5 KiB",
 // "10 MiB" (binary units, one decimal where it is not whole).
 func Bytes(n int) string {

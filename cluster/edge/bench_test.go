@@ -181,16 +181,21 @@ func benchConnect(b *testing.B, url, name string) (*nats.Conn, jetstream.JetStre
 	return nc, js, in
 }
 
-// benchEdge runs an edge for ad until the benchmark ends.
-func benchEdge(b *testing.B, url string, ad channels.Adapter) *edge.Edge {
+// benchEdge runs an edge for ad, with its options changed by set, until
+// the benchmark ends.
+func benchEdge(b *testing.B, url string, ad channels.Adapter, set ...func(*edge.Options)) *edge.Edge {
 	b.Helper()
 	nc, js, in := benchConnect(b, url, "edge")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	e, err := edge.New(ctx, edge.Options{
+	o := edge.Options{
 		Cluster: clusterName, ID: "e1", Platform: "test", Adapter: ad,
 		Conn: nc, JS: js, Inbound: in, Log: testlog.FailOnError(b),
-	})
+	}
+	for _, f := range set {
+		f(&o)
+	}
+	e, err := edge.New(ctx, o)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -37,7 +37,8 @@ type Options struct {
 	ResultTTL time.Duration
 	// Busy is how long an operation begun by an edge that never recorded
 	// its result (it died) blocks a retry of it (default 30s); then
-	// another edge performs it.
+	// another edge performs it. The edge performing it marks it anew
+	// every third of Busy, so one that takes longer is performed once.
 	Busy time.Duration
 	// CallbackTTL is how long an event's callbacks (Fetch, Suggest,
 	// Reply) stay answerable (default 10m).
@@ -107,6 +108,7 @@ type Edge struct {
 type callback struct {
 	in      channels.Inbound
 	expires time.Time
+	refused bool // its fetched files were told too large to pass
 }
 
 // New opens the buckets of the seam; Run serves.
@@ -484,14 +486,47 @@ func (e *Edge) once(ctx context.Context, op wire.Op) wire.Result {
 		e.performed(op.Op, "error")
 		return wire.Result{Err: &wire.Error{Kind: wire.ErrOther, Message: "results bucket: " + err.Error()}}
 	}
+	stop, last := e.stillAt(ctx, key, rev)
 	res := e.perform(ctx, op)
 	res.Edge = e.o.ID // a repeat's answer names the edge that performed it
 	e.performed(op.Op, outcome(res))
 	done, _ := json.Marshal(record{Edge: e.o.ID, Began: time.Now(), Result: &res})
-	if _, err := e.ops.Update(ctx, key, done, rev); err != nil {
+	stop()
+	if _, err := e.ops.Update(ctx, key, done, *last); err != nil {
 		e.o.Log.Warn("edge: recording a result", "op", op.Op, "err", err)
 	}
 	return res
+}
+
+// stillAt writes the record of an operation being performed at revision
+// rev anew every third of Busy, until stop is called, so that a retry of
+// an operation that takes longer than Busy (a post waiting out a rate
+// limit, a large upload) is answered "busy" rather than performed again:
+// only an edge that died leaves its record to grow Busy old. *rev is the
+// record's revision after the last write, once stop returned.
+func (e *Edge) stillAt(ctx context.Context, key string, rev uint64) (stop func(), revision *uint64) {
+	done, ended := make(chan struct{}), make(chan struct{})
+	revision = &rev
+	go func() {
+		defer close(ended)
+		t := time.NewTicker(e.o.Busy / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				mine, _ := json.Marshal(record{Edge: e.o.ID, Began: time.Now()})
+				r, err := e.ops.Update(ctx, key, mine, rev)
+				if err != nil {
+					e.o.Log.Warn("edge: marking an operation still under way", "key", key, "err", err)
+					continue
+				}
+				rev = r
+			}
+		}
+	}()
+	return func() { close(done); <-ended }, revision
 }
 
 // perform calls the adapter.
@@ -622,7 +657,7 @@ func (e *Edge) callback(ctx context.Context, op wire.Op) wire.Result {
 	var err error
 	switch {
 	case op.Op == wire.OpFetch && c.in.Fetch != nil:
-		return wire.Result{Files: c.in.Fetch(ctx)}
+		return wire.Result{Files: e.fetched(ctx, op.Event, c.in, c.in.Fetch(ctx))}
 	case op.Op == wire.OpSuggest && c.in.Suggest != nil:
 		err = c.in.Suggest(ctx, op.Options)
 	case op.Op == wire.OpReply && c.in.Reply != nil:

@@ -22,7 +22,8 @@ import (
 // before it is stored, so that a failed or timed-out publish is tried
 // again (the same message: the duplicate window drops a doubled copy)
 // before any later event of its thread is tried: a thread's events are
-// stored in the order the adapter gave them.
+// stored in the order the adapter gave them. An event larger than a NATS
+// message holds is not tried again: it is logged as lost.
 type publisher struct {
 	js     jetstream.JetStream // its async acks time out after Options.PublishTimeout
 	in     *cluster.Inbound
@@ -134,6 +135,11 @@ func (p *publisher) publish(ev cluster.Event) error {
 		if err == nil || errors.Is(err, errGaveUp) {
 			return err
 		}
+		if errors.Is(err, nats.ErrMaxPayload) {
+			// Never stored, however often tried: lost, and said so,
+			// rather than holding up the thread's later events.
+			return fmt.Errorf("%w (%d bytes, the server takes %d)", err, len(m.Data), p.maxPayload())
+		}
 		p.log.Warn("edge: publishing an event", "event", ev.ID, "err", err)
 		select {
 		case <-p.gaveUp:
@@ -142,6 +148,10 @@ func (p *publisher) publish(ev cluster.Event) error {
 		}
 	}
 }
+
+// maxPayload is the most a NATS message holds on the publisher's
+// connection.
+func (p *publisher) maxPayload() int64 { return p.js.Conn().MaxPayload() }
 
 // try publishes m once and waits for its ack, which says whether the
 // duplicate window dropped it.

@@ -458,3 +458,47 @@ func TestStopGivesUpAfterDrain(t *testing.T) {
 		t.Errorf("logged %q, want the event's loss at level ERROR", logs.msgs)
 	}
 }
+
+// An event larger than a NATS message holds (a message of 1.5 MiB; the
+// server takes 1 MiB) can never be stored: it is logged as lost, with
+// why, and the thread's next event is stored after it instead of waiting
+// behind it for ever.
+func TestEventTooLargeIsReportedNotRetried(t *testing.T) {
+	url := startNode(t)
+	_, js := connect(t, url)
+	rec := channeltest.New(channeltest.Options{})
+	var logs strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelError}))
+	stop := publishingEdge(t, url, rec.Adapter(), func(o *edge.Options) { o.Log = log })
+	th := rec.Thread("big")
+	for _, in := range []channels.Inbound{
+		{Thread: th, Author: ann, Text: strings.Repeat("x", 1536<<10), ID: "m1"},
+		{Thread: th, Author: ann, Text: "after", ID: "m2"},
+	} {
+		if err := rec.Deliver(testCtx(t), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop() // waits for the events taken to be stored, or given up
+	if got, want := storedIDs(t, js), []string{"test:c/m2"}; !slices.Equal(got, want) {
+		t.Errorf("stored %q, want %q", got, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logs.String(), "an event lost") || !strings.Contains(logs.String(), "maximum payload exceeded") {
+		t.Errorf("logged %q, want the event lost and why", logs.String())
+	}
+}
+
+// lockedWriter writes to w under mu.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *strings.Builder
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

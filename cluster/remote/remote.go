@@ -100,6 +100,9 @@ type Adapter struct {
 	// recently, and when they last did (pruned once Pace old).
 	threads   map[channels.ThreadRef]map[string]time.Time
 	nextPrune int
+
+	// given are the keys of operations given up on, for their retries.
+	given givenUp
 }
 
 var (
@@ -546,12 +549,14 @@ func (a *Adapter) op(ctx context.Context, op wire.Op) (wire.Result, error) {
 
 // call asks subj to perform op under one idempotency key, again (same
 // key) while no edge answers or the one performing it is busy, until
-// GiveUp. With subj "", op is thread's (threads[0]): each try goes to the
+// GiveUp; the same operation asked again after that (the lane's retry)
+// has the same key (givenUp). With subj "", op is thread's (threads[0]): each try goes to the
 // thread's edge (edgeFor; the channel's, where the platform paces posts
 // by channel), after a try it did not answer to the queue group. An edge's answer comes back as the error a local adapter
 // returns.
 func (a *Adapter) call(ctx context.Context, subj string, op wire.Op, threads ...channels.ThreadRef) (wire.Result, error) {
-	op.Key = wire.NewKey()
+	asks, named := what(op)
+	op.Key = a.given.key(asks, named)
 	data, err := json.Marshal(op)
 	if err != nil {
 		return wire.Result{}, channels.Permanent(fmt.Errorf("remote: encode %s: %w", op.Op, err))
@@ -604,6 +609,7 @@ func (a *Adapter) call(ctx context.Context, subj string, op wire.Op, threads ...
 				delete(unanswered, res.Edge)
 			}
 			if res.Err == nil || res.Err.Kind != wire.ErrBusy {
+				a.given.answered(asks, named)
 				return res, res.Err.Err()
 			}
 			err = errors.New(res.Err.Message)
@@ -612,6 +618,7 @@ func (a *Adapter) call(ctx context.Context, subj string, op wire.Op, threads ...
 			return wire.Result{}, fmt.Errorf("remote: %s: %w", op.Op, ctx.Err())
 		}
 		if time.Now().After(giveUp) {
+			a.given.gaveUp(asks, named, op.Key)
 			return wire.Result{}, fmt.Errorf("remote: %s: no edge of %s performed it: %w", op.Op, a.o.Platform, err)
 		}
 		a.o.Log.Debug("remote: asking again", "op", op.Op, "key", op.Key, "err", err)
