@@ -43,7 +43,7 @@ func (r *Router) archived(ref channels.ThreadRef) {
 	}
 	r.mu.Unlock()
 	if t != nil {
-		t.forget("archived", true)
+		t.Forget("archived", true)
 		r.log.Info("thread archived: agent stopped", "thread", ref)
 	}
 	if r.o.Workspaces == nil {

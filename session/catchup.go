@@ -11,6 +11,7 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread/owner"
 )
 
 // CatchUp configures the answering of messages people sent to threads
@@ -88,17 +89,6 @@ func (r *Router) markSeen(ctx context.Context, in channels.Inbound) {
 // given again: Adopt).
 func (r *Router) keepsSeen(in channels.Inbound) bool {
 	return in.ID != "" && in.Choice == nil && (r.o.CatchUp.Window > 0 || r.o.Shared)
-}
-
-// saveSeen marks in seen through the thread's saves, behind what the
-// thread wrote for it before (its prompt's mark).
-func (t *liveThread) saveSeen(in channels.Inbound) {
-	if !t.d.host.keepsSeen(in) {
-		return
-	}
-	st, ref, id, log := t.d.store, t.ref, in.ID, t.d.log
-	t.saves.write("seen", "the last message seen", func(ctx context.Context) error { return st.MarkSeen(ctx, ref, id, time.Now()) },
-		func(err error) { log.Warn("cannot record the last message seen", "thread", ref, "err", err) })
 }
 
 func (r *Router) markSeenID(ctx context.Context, t channels.ThreadRef, id channels.MessageID) {
@@ -420,7 +410,7 @@ func (r *Router) readBacklog(ctx context.Context, h channels.History, s store.Se
 	for pages := 0; pages < catchUpPages; {
 		p, err := h.MessagesAfter(ctx, s.Thread, after, catchUpPage)
 		if rl, ok := errors.AsType[*channels.RateLimitError](err); ok && rl.RetryAfter <= maxCatchUpWait {
-			if !sleep(ctx, rl.RetryAfter) {
+			if !owner.Sleep(ctx, rl.RetryAfter) {
 				return msgs, last, false, ctx.Err()
 			}
 			if pages == 0 {
@@ -458,7 +448,7 @@ func (r *Router) sortBacklog(ctx context.Context, msgs []channels.Inbound) (run,
 		if !ok || in.Choice != nil || (strings.TrimSpace(in.Text) == "" && len(in.Files) == 0) {
 			continue
 		}
-		if !acc.mayPrompt(in) {
+		if !acc.MayPrompt(in) {
 			refused = append(refused, in)
 			continue
 		}
@@ -526,7 +516,7 @@ func (r *Router) catchUpNotice(ctx context.Context, ref channels.ThreadRef, n sy
 		return
 	}
 	msg := channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(n)}
-	err := patiently(ctx, r.o.Delivery.RetryFor, func(ctx context.Context) error {
+	err := owner.Patiently(ctx, r.o.Delivery.RetryFor, func(ctx context.Context) error {
 		_, err := ad.Post(ctx, ref, msg)
 		return err
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/thread"
+	"github.com/acpgw/gateway/thread/owner"
 )
 
 // MayPrompt reports whether in's author may prompt where in was sent, by
@@ -23,7 +24,7 @@ func MayPrompt(rules map[string]AccessRule, open []string, in channels.Inbound) 
 	if in.Author.Bot && !rule.AllowBots {
 		return false
 	}
-	return access{rule: rule, hasRule: hasRule, open: slices.Contains(open, in.Thread.Platform)}.mayPrompt(in)
+	return owner.Access{Rule: rule, HasRule: hasRule, Open: slices.Contains(open, in.Thread.Platform)}.MayPrompt(in)
 }
 
 // Disown drops thread ref from this router without a word in the thread
@@ -39,8 +40,8 @@ func (r *Router) Disown(ref channels.ThreadRef) {
 	}
 	r.mu.Unlock()
 	if t != nil {
-		if t.inbox.event(thread.Forget{}) {
-			<-t.done
+		if t.Event(thread.Forget{}) {
+			<-t.Done()
 		}
 		r.log.Info("thread given up to another worker", "thread", ref)
 	}

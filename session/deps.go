@@ -2,109 +2,37 @@ package session
 
 import (
 	"context"
-	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/acpgw/gateway/agent"
 	"github.com/acpgw/gateway/channels"
-	"github.com/acpgw/gateway/dispatch"
-	"github.com/acpgw/gateway/projector"
-	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
 	"github.com/acpgw/gateway/thread"
+	"github.com/acpgw/gateway/thread/owner"
 	"github.com/acpgw/gateway/workspace"
 )
 
-// deps is everything a thread uses of the gateway around it, one value
-// the router gives each thread it makes (Router.deps): the options that
-// do not change while the gateway runs, and its host for what does. A
-// thread reaches no router state but through them and takes no router
-// lock.
-type deps struct {
-	// ctx is the Run context: its values, and its end at shutdown.
-	ctx   context.Context
-	log   *slog.Logger
-	store store.Backend
-	// wg owns every goroutine a thread starts (Router.shutdown waits).
-	wg *sync.WaitGroup
-	// closingLogs are the event logs being closed (framelog.go).
-	closingLogs *closingLogs
-
-	limits         Limits
-	delivery       dispatch.Config
-	evictAfter     time.Duration
-	mcpDir         string
-	mcpCommand     string
-	registry       *agent.Registry
-	workspaces     *workspace.Manager
-	observer       func(platform string) dispatch.Observer
-	onUpdate       func(tag, suppressed string)
-	onTurnEnd      func(channels.ThreadRef, projector.TurnEnd)
-	onTurnFinished func(t channels.ThreadRef, stopReason string, err error)
-
-	host host
-}
-
-// host is what a thread asks of the router it belongs to (*Router is
-// the one): the settings a reload changes, the process slots, the
-// registry of threads, the store work that spans threads, and answers
-// outside a thread's lane. Each method takes the router's lock itself.
-type host interface {
-	policyFor(ref channels.ThreadRef, space string) Policy
-	machineConfig(Policy) thread.MachineConfig
-	agentSpec(name string) (agent.Spec, bool)
-	agentWorkspace() func(name string) workspace.Agent
-	cwd(agent.Spec) string
-	shutdownGrace() time.Duration
-	keepsSeen(channels.Inbound) bool
-
-	// The process slots: acquire may reap another thread's idle agent.
-	acquire(ctx context.Context, t *liveThread) error
-	release()
-	giveWay()
-	// evict drops t from the registry unless an event came meanwhile.
-	evict(t *liveThread) bool
-	// enter registers a goroutine the router owns (false once closing);
-	// closing reports whether the router is shutting down.
-	enter() bool
-	closing() bool
-	agentEvent(ref channels.ThreadRef, event string)
-
-	retaking(ref channels.ThreadRef, in channels.Inbound) bool
-	retake(ref channels.ThreadRef, in channels.Inbound) *retaken
-
-	replyWithin(within context.Context, ad channels.Adapter, in channels.Inbound, n sysmsg.Notice)
-	answerSuggest(in channels.Inbound, opts []channels.Option)
-	openFrameLog(sessionID string) (FrameLog, error)
-	persist(ctx context.Context, th channels.ThreadRef, what string, write func(context.Context) error) error
-	flushSaves(ctx context.Context)
-	claimSession(ctx context.Context, ref channels.ThreadRef, agentName, id string) sysmsg.Notice
-	showWorkspace(ctx context.Context, ref channels.ThreadRef) sysmsg.WorkspaceShown
-	showDiff(ctx context.Context, ref channels.ThreadRef, limit int) (sysmsg.DiffShown, string)
-}
-
 // deps is what the router gives a thread it makes. The Run context is
 // set: threads are made once Run started.
-func (r *Router) deps() deps {
-	return deps{
-		ctx:            r.ctx,
-		log:            r.log,
-		store:          r.o.Store,
-		wg:             &r.wg,
-		closingLogs:    &r.closingLogs,
-		limits:         r.o.Limits,
-		delivery:       r.o.Delivery,
-		evictAfter:     r.o.Threads.EvictAfter,
-		mcpDir:         r.o.MCPDir,
-		mcpCommand:     r.o.MCPCommand,
-		registry:       r.o.Registry,
-		workspaces:     r.o.Workspaces,
-		observer:       r.o.Observer,
-		onUpdate:       r.o.OnUpdate,
-		onTurnEnd:      r.o.OnTurnEnd,
-		onTurnFinished: r.o.OnTurnFinished,
-		host:           r,
+func (r *Router) deps() owner.Deps {
+	return owner.Deps{
+		Ctx:            r.ctx,
+		Log:            r.log,
+		Store:          r.o.Store,
+		WG:             &r.wg,
+		ClosingLogs:    &r.closingLogs,
+		Limits:         r.o.Limits,
+		Delivery:       r.o.Delivery,
+		EvictAfter:     r.o.Threads.EvictAfter,
+		MCPDir:         r.o.MCPDir,
+		MCPCommand:     r.o.MCPCommand,
+		Registry:       r.o.Registry,
+		Workspaces:     r.o.Workspaces,
+		Observer:       r.o.Observer,
+		OnUpdate:       r.o.OnUpdate,
+		OnTurnEnd:      r.o.OnTurnEnd,
+		OnTurnFinished: r.o.OnTurnFinished,
+		Host:           host{r},
 	}
 }
 
@@ -113,4 +41,46 @@ func (r *Router) closing() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.closed
+}
+
+// host is the router as its threads see it (owner.Host): each method
+// is the router's own, which takes the router's lock itself.
+type host struct{ r *Router }
+
+func (h host) PolicyFor(ref channels.ThreadRef, space string) Policy {
+	return h.r.policyFor(ref, space)
+}
+func (h host) MachineConfig(p Policy) thread.MachineConfig        { return h.r.machineConfig(p) }
+func (h host) AgentSpec(name string) (agent.Spec, bool)           { return h.r.agentSpec(name) }
+func (h host) AgentWorkspace() func(name string) workspace.Agent  { return h.r.agentWorkspace() }
+func (h host) Cwd(s agent.Spec) string                            { return h.r.cwd(s) }
+func (h host) ShutdownGrace() time.Duration                       { return h.r.shutdownGrace() }
+func (h host) KeepsSeen(in channels.Inbound) bool                 { return h.r.keepsSeen(in) }
+func (h host) Acquire(ctx context.Context, t *owner.Thread) error { return h.r.acquire(ctx, t) }
+func (h host) Release()                                           { h.r.release() }
+func (h host) GiveWay()                                           { h.r.giveWay() }
+func (h host) Evict(t *owner.Thread) bool                         { return h.r.evict(t) }
+func (h host) Enter() bool                                        { return h.r.enter() }
+func (h host) Closing() bool                                      { return h.r.closing() }
+func (h host) AgentEvent(ref channels.ThreadRef, event string)    { h.r.agentEvent(ref, event) }
+func (h host) Retaking(ref channels.ThreadRef, in channels.Inbound) bool {
+	return h.r.retaking(ref, in)
+}
+func (h host) Retake(ref channels.ThreadRef, in channels.Inbound) *owner.Retaken {
+	return h.r.retake(ref, in)
+}
+func (h host) ReplyWithin(within context.Context, ad channels.Adapter, in channels.Inbound, n sysmsg.Notice) {
+	h.r.replyWithin(within, ad, in, n)
+}
+func (h host) AnswerSuggest(in channels.Inbound, opts []channels.Option) { h.r.answerSuggest(in, opts) }
+func (h host) OpenFrameLog(sessionID string) (FrameLog, error)           { return h.r.openFrameLog(sessionID) }
+func (h host) FlushSaves(ctx context.Context)                            { h.r.flushSaves(ctx) }
+func (h host) ClaimSession(ctx context.Context, ref channels.ThreadRef, agentName, id string) sysmsg.Notice {
+	return h.r.claimSession(ctx, ref, agentName, id)
+}
+func (h host) ShowWorkspace(ctx context.Context, ref channels.ThreadRef) sysmsg.WorkspaceShown {
+	return h.r.showWorkspace(ctx, ref)
+}
+func (h host) ShowDiff(ctx context.Context, ref channels.ThreadRef, limit int) (sysmsg.DiffShown, string) {
+	return h.r.showDiff(ctx, ref, limit)
 }

@@ -6,14 +6,11 @@
 //
 // Each thread's state is a thread.Machine, a pure state machine (no I/O, no
 // goroutines, no clock): Machine.Apply(now, event) returns the effects to
-// perform and when to call again. One owner goroutine per thread runs it
-// and performs its effects; the router, the agent's tap, the SDK's
-// permission callback, the delivery lane's callbacks and the child
-// goroutines that start the agent or wait for a prompt's answer only
-// send events to the thread's inbox, so nothing locks thread state. The
-// owner projects the agent's updates (package projector) into the
-// thread's delivery lane (package dispatch); a slow chat platform never
-// stalls an agent, and a stop never waits behind delivery. A thread with
+// perform and when to call again. One owner goroutine per thread
+// (owner.Thread, package thread/owner) runs it and performs its effects;
+// the router only sends events to the thread's inbox, so nothing locks
+// thread state, and the thread asks the router for what spans threads
+// through owner.Host. A thread with
 // no agent, no turn, nothing queued and nothing to deliver leaves memory
 // after Threads.EvictAfter; its next message brings it back from the
 // store. ARCHITECTURE.md lists the machine's events and effects.

@@ -11,13 +11,14 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/sysmsg"
 	"github.com/acpgw/gateway/thread"
+	"github.com/acpgw/gateway/thread/owner"
 )
 
 // close handles a deleted thread: if its author may prompt there, the
 // thread is forgotten (drop) on a goroutine the router owns, so the
 // handler does not wait for the agent to stop.
-func (r *Router) close(ctx context.Context, ad channels.Adapter, acc access, in channels.Inbound) {
-	if !acc.mayPrompt(in) {
+func (r *Router) close(ctx context.Context, ad channels.Adapter, acc owner.Access, in channels.Inbound) {
+	if !acc.MayPrompt(in) {
 		r.refuse(ctx, ad, in)
 		return
 	}
@@ -26,7 +27,7 @@ func (r *Router) close(ctx context.Context, ad channels.Adapter, acc access, in 
 	}
 	go func() {
 		defer r.wg.Done()
-		r.drop(in.Thread, displayName(in.Author))
+		r.drop(in.Thread, thread.DisplayName(in.Author))
 	}()
 }
 
@@ -43,38 +44,30 @@ func (r *Router) drop(ref channels.ThreadRef, by string) {
 	}
 	r.mu.Unlock()
 	if t != nil {
-		t.forget(by, false)
+		t.Forget(by, false)
 	}
 	// After the thread's owner has returned: a session it was still
 	// creating has saved its binding by now.
-	ctx, cancel := r.detached(4 * writeTimeout)
+	ctx, cancel := r.detached(4 * owner.WriteTimeout)
 	defer cancel()
 	st := r.o.Store
-	if err := r.persist(ctx, ref, "the deleted thread's binding", func(ctx context.Context) error { return st.DeleteBinding(ctx, ref) }); err != nil {
+	if err := owner.Persist(ctx, r.log, ref, "the deleted thread's binding", func(ctx context.Context) error { return st.DeleteBinding(ctx, ref) }); err != nil {
 		r.log.Error("cannot delete the binding of a deleted thread; its session may be resumed", "thread", ref, "err", err)
 		return
 	}
-	if err := r.persist(ctx, ref, "the deleted thread's choices", func(ctx context.Context) error { return st.ClearChoices(ctx, ref) }); err != nil {
+	if err := owner.Persist(ctx, r.log, ref, "the deleted thread's choices", func(ctx context.Context) error { return st.ClearChoices(ctx, ref) }); err != nil {
 		r.log.Error("cannot forget the choices of a deleted thread", "thread", ref, "err", err)
 	}
-	if err := r.persist(ctx, ref, "the deleted thread's open messages", func(ctx context.Context) error { return st.SetOpenMessages(ctx, ref, nil) }); err != nil {
+	if err := owner.Persist(ctx, r.log, ref, "the deleted thread's open messages", func(ctx context.Context) error { return st.SetOpenMessages(ctx, ref, nil) }); err != nil {
 		r.log.Error("cannot forget the open messages of a deleted thread", "thread", ref, "err", err)
 	}
 	// Nobody is left to answer: the marks of its prompts go (a restart
 	// would tell the deleted thread, another worker ask them again).
-	if err := r.persist(ctx, ref, "the deleted thread's running marks", func(ctx context.Context) error { return st.ClearTurnRunning(ctx, ref, time.Time{}) }); err != nil {
+	if err := owner.Persist(ctx, r.log, ref, "the deleted thread's running marks", func(ctx context.Context) error { return st.ClearTurnRunning(ctx, ref, time.Time{}) }); err != nil {
 		r.log.Error("cannot forget the running marks of a deleted thread", "thread", ref, "err", err)
 	}
 	r.log.Info("thread deleted: agent stopped and binding forgotten", "thread", ref, "by", by)
 	r.removeWorkspace(ref)
-}
-
-// forget stops everything of the thread (Router.drop): its owner ends it
-// (the machine's Forget) and returns; forget waits for that.
-func (t *liveThread) forget(by string, archived bool) {
-	if t.inbox.event(thread.Forget{By: channels.Author{Name: by}, Archived: archived}) {
-		<-t.done
-	}
 }
 
 // pickAllowed checks the agent in.Agent picked for thread t: a name of
@@ -82,8 +75,8 @@ func (t *liveThread) forget(by string, archived bool) {
 // is empty). An allowed pick is kept for the thread's first session
 // (thread.pick, set by its owner); otherwise the author is told which
 // agents they may pick and the message is not run.
-func (r *Router) pickAllowed(ctx context.Context, ad channels.Adapter, t *liveThread, in channels.Inbound) bool {
-	allowed := r.policyFor(t.ref, t.space).Agents
+func (r *Router) pickAllowed(ctx context.Context, ad channels.Adapter, t *owner.Thread, in channels.Inbound) bool {
+	allowed := r.policyFor(t.Ref(), t.Space()).Agents
 	_, known := r.agentSpec(in.Agent)
 	if known && (len(allowed) == 0 || slices.Contains(allowed, in.Agent)) {
 		return true

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/store"
+	"github.com/acpgw/gateway/thread/owner"
 )
 
 // platformSaid reports whether in is the platform's own word, not a
@@ -55,7 +56,7 @@ func (r *Router) known(ref channels.ThreadRef) []channels.ThreadRef {
 		}
 	}
 	r.mu.Unlock()
-	ctx, cancel := r.detached(4 * writeTimeout)
+	ctx, cancel := r.detached(4 * owner.WriteTimeout)
 	defer cancel()
 	var bs []store.Binding
 	var err error

@@ -3,8 +3,6 @@ package session
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -22,6 +20,7 @@ import (
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
 	"github.com/acpgw/gateway/thread"
+	"github.com/acpgw/gateway/thread/owner"
 	"github.com/acpgw/gateway/workspace"
 )
 
@@ -120,15 +119,15 @@ type Router struct {
 	ready chan struct{}   // closed when Run started
 	wg    sync.WaitGroup  // owns every thread goroutine
 
-	closingLogs closingLogs // event logs being closed (framelog.go)
+	closingLogs owner.ClosingLogs // event logs being closed (framelog.go)
 
 	mu       sync.Mutex // guards the fields below
 	adapters map[string]channels.Adapter
-	threads  map[channels.ThreadRef]*liveThread
+	threads  map[channels.ThreadRef]*owner.Thread
 	policy   func(channels.ThreadRef, string) Policy
 	refused  map[string]time.Time // thread + user → when last told
 	catchUp  catchUpState
-	retaken  map[channels.ThreadRef][]retaken // prompts Adopt asked again, in order
+	retaken  map[channels.ThreadRef][]owner.Retaken // prompts Adopt asked again, in order
 	// lastSeen is, per thread Adopt took up, the last message the
 	// worker before handled: the thread's owner takes it for one it
 	// took (dedupe.go).
@@ -156,7 +155,7 @@ func New(o Options) *Router {
 		abort:    abort.New(o.Abort, o.BotNames...),
 		slots:    newSlots(o.Limits.MaxProcesses),
 		adapters: map[string]channels.Adapter{},
-		threads:  map[channels.ThreadRef]*liveThread{},
+		threads:  map[channels.ThreadRef]*owner.Thread{},
 		policy:   o.Policy,
 		refused:  map[string]time.Time{},
 		catchUp:  newCatchUpState(),
@@ -362,7 +361,7 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 			r.markSeen(ctx, in)
 		}
 	}
-	if !acc.mayPrompt(in) {
+	if !acc.MayPrompt(in) {
 		seen()
 		r.refuse(ctx, ad, in)
 		return
@@ -374,7 +373,7 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 	stop := isStop(in, detector)
 	if !stop && intent == channels.IntentCommand {
 		// The thread's machine decides (machine_commands.go).
-		for !t.inbox.send(commandEv{in: in, acc: acc}) {
+		for !t.Command(in, acc) {
 			if t = r.threadOf(in.Thread, in.Space, ad); t == nil {
 				return
 			}
@@ -386,23 +385,23 @@ func (r *Router) handle(ctx context.Context, in channels.Inbound) {
 		seen()
 		return
 	}
-	ev := inboundEv{in: in, acc: acc, stop: stop, all: stop && isStopAll(in, detector), caught: !stop && r.caught(in), seen: seenLater}
+	ev := owner.Message{In: in, Access: acc, Stop: stop, All: stop && isStopAll(in, detector), Caught: !stop && r.caught(in), Seen: seenLater}
 	if seenLater && !stop {
 		// A worker returns (and the cluster acknowledges the event) once
 		// the thread marked it taken: a worker killed before that leaves
 		// it to the stream, which gives it to the next owner.
-		ev.taken = make(chan struct{})
+		ev.Taken = make(chan struct{})
 	}
-	for !t.inbox.send(ev) {
+	for !t.Message(ev) {
 		// Evicted just now: a new owner takes the thread up from the
 		// store (or the router is shutting down: nil).
 		if t = r.threadOf(in.Thread, in.Space, ad); t == nil {
 			return
 		}
 	}
-	if ev.taken != nil {
+	if ev.Taken != nil {
 		select {
-		case <-ev.taken:
+		case <-ev.Taken:
 		case <-ctx.Done():
 		}
 	}
@@ -419,7 +418,7 @@ func (r *Router) Admit(ctx context.Context, in channels.Inbound) bool {
 	if !ok {
 		return false
 	}
-	if !acc.mayPrompt(in) {
+	if !acc.MayPrompt(in) {
 		r.refuse(ctx, ad, in)
 		return false
 	}
@@ -431,16 +430,16 @@ func (r *Router) Admit(ctx context.Context, in channels.Inbound) bool {
 // events to drop without a word: the router is not running, the platform
 // has no adapter, or the author is a bot the rules do not allow. Before
 // Run has started it waits for it.
-func (r *Router) gate(ctx context.Context, in channels.Inbound) (channels.Adapter, access, *abort.Detector, bool) {
+func (r *Router) gate(ctx context.Context, in channels.Inbound) (channels.Adapter, owner.Access, *abort.Detector, bool) {
 	select {
 	case <-r.ready:
 	case <-ctx.Done():
-		return nil, access{}, nil, false
+		return nil, owner.Access{}, nil, false
 	}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		return nil, access{}, nil, false
+		return nil, owner.Access{}, nil, false
 	}
 	ad := r.adapters[in.Thread.Platform]
 	rule, hasRule := r.o.Access[in.Thread.Platform]
@@ -448,18 +447,18 @@ func (r *Router) gate(ctx context.Context, in channels.Inbound) (channels.Adapte
 	r.mu.Unlock()
 	if ad == nil {
 		r.log.Warn("message from a platform with no adapter", "thread", in.Thread)
-		return nil, access{}, nil, false
+		return nil, owner.Access{}, nil, false
 	}
 	open := slices.Contains(r.o.Open, in.Thread.Platform)
-	acc := access{rule: rule, hasRule: hasRule, open: open}
+	acc := owner.Access{Rule: rule, HasRule: hasRule, Open: open}
 	if in.Author.Self || (in.Author.Bot && !rule.AllowBots) {
-		return nil, access{}, nil, false // bots, including this gateway, are ignored by default
+		return nil, owner.Access{}, nil, false // bots, including this gateway, are ignored by default
 	}
 	return ad, acc, detector, true
 }
 
 // threadOf returns the thread's owner, starting it if needed.
-func (r *Router) threadOf(ref channels.ThreadRef, space string, ad channels.Adapter) *liveThread {
+func (r *Router) threadOf(ref channels.ThreadRef, space string, ad channels.Adapter) *owner.Thread {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -469,13 +468,13 @@ func (r *Router) threadOf(ref channels.ThreadRef, space string, ad channels.Adap
 		return t
 	}
 	policy := r.policy(ref, space)
-	t := newThread(r.deps(), r.machineConfigLocked(policy), ref, space, ad, policy)
+	t := owner.New(r.deps(), r.machineConfigLocked(policy), ref, space, ad, policy)
 	if id, ok := r.lastSeen[ref]; ok {
-		t.took = append(t.took, id)
+		t.Took(id)
 		delete(r.lastSeen, ref)
 	}
 	r.threads[ref] = t
-	r.wg.Go(t.run)
+	r.wg.Go(t.Run)
 	return t
 }
 
@@ -483,17 +482,17 @@ func (r *Router) threadOf(ref channels.ThreadRef, space string, ad channels.Adap
 // the threads in memory, unless an event for it came meanwhile; it
 // reports whether it did. Its next message starts a new owner, which
 // resumes the thread from the store.
-func (r *Router) evict(t *liveThread) bool {
+func (r *Router) evict(t *owner.Thread) bool {
 	r.mu.Lock()
-	if r.closed || r.threads[t.ref] != t || !t.inbox.CloseIfEmpty() {
+	if r.closed || r.threads[t.Ref()] != t || !t.CloseIfIdle() {
 		r.mu.Unlock()
 		return false
 	}
-	delete(r.threads, t.ref)
+	delete(r.threads, t.Ref())
 	r.mu.Unlock()
-	r.log.Info("idle thread evicted", "thread", t.ref)
+	r.log.Info("idle thread evicted", "thread", t.Ref())
 	if r.o.OnEvict != nil {
-		r.o.OnEvict(t.ref)
+		r.o.OnEvict(t.Ref())
 	}
 	return true
 }
@@ -508,12 +507,12 @@ func (r *Router) Threads() int {
 
 // answer handles a click on a prompt option: the thread's owner answers
 // it, or says why not.
-func (r *Router) answer(ctx context.Context, ad channels.Adapter, acc access, in channels.Inbound) {
+func (r *Router) answer(ctx context.Context, ad channels.Adapter, acc owner.Access, in channels.Inbound) {
 	promptID, optionID, ok := strings.Cut(in.Choice.OptionID, thread.OptionSep)
 	r.mu.Lock()
 	t := r.threads[in.Thread]
 	r.mu.Unlock()
-	if !ok || t == nil || !t.inbox.send(choiceEv{in: in, acc: acc, promptID: promptID, optionID: optionID}) {
+	if !ok || t == nil || !t.Choice(in, acc, promptID, optionID) {
 		r.reply(ad, in, sysmsg.RefusePromptGone)
 	}
 }
@@ -561,7 +560,7 @@ func (r *Router) replyWithin(within context.Context, ad channels.Adapter, in cha
 	}
 	go func() {
 		defer r.wg.Done()
-		err := patiently(within, r.o.Delivery.RetryFor, func(ctx context.Context) error {
+		err := owner.Patiently(within, r.o.Delivery.RetryFor, func(ctx context.Context) error {
 			if in.Reply != nil {
 				return in.Reply(ctx, n.Body()) // a private answer goes unmarked
 			}
@@ -631,35 +630,36 @@ func (r *Router) shutdownGrace() time.Duration {
 func (r *Router) shutdown() {
 	r.mu.Lock()
 	r.closed = true
-	threads := make([]*liveThread, 0, len(r.threads))
+	threads := make([]*owner.Thread, 0, len(r.threads))
 	for _, t := range r.threads {
 		threads = append(threads, t)
 	}
 	r.mu.Unlock()
 	r.log.Info("shutting down: cancelling running turns and stopping agents", "threads", len(threads))
 	for _, t := range threads {
-		t.inbox.event(thread.Shutdown{})
+		t.Event(thread.Shutdown{})
 	}
 	// What the threads still do after the grace (a reply tried again, a
 	// prompt's edit) is given up then.
 	giveUp := time.AfterFunc(r.shutdownGrace(), func() {
 		for _, t := range threads {
-			t.cancel()
+			t.Cancel()
 		}
 	})
 	defer func() {
 		giveUp.Stop()
 		for _, t := range threads {
-			t.cancel()
+			t.Cancel()
 		}
 	}()
 	var cut, stopped int
 	for _, t := range threads {
-		<-t.done
-		if t.cut {
+		<-t.Done()
+		c, s := t.Interrupted()
+		if c {
 			cut++
 		}
-		if t.stopped {
+		if s {
 			stopped++
 		}
 	}
@@ -672,7 +672,7 @@ func (r *Router) shutdown() {
 // line (first come, first served across threads) until a slot is handed
 // over, telling the thread its place. It returns ctx's cause when ctx
 // ends first (a stop, or shutdown): t is out of the line then.
-func (r *Router) acquire(ctx context.Context, t *liveThread) error {
+func (r *Router) acquire(ctx context.Context, t *owner.Thread) error {
 	w, ahead := r.slots.take()
 	if w == nil {
 		return nil
@@ -683,8 +683,8 @@ func (r *Router) acquire(ctx context.Context, t *liveThread) error {
 		return nil
 	default:
 	}
-	t.notice(sysmsg.WaitingForAgent{Ahead: ahead})
-	r.log.Info("waiting for a free agent slot", "thread", t.ref, "ahead", ahead)
+	t.Notice(sysmsg.WaitingForAgent{Ahead: ahead})
+	r.log.Info("waiting for a free agent slot", "thread", t.Ref(), "ahead", ahead)
 	select {
 	case <-w.granted:
 		return nil
@@ -711,22 +711,22 @@ func (r *Router) giveWay() {
 // reapIdle stops the least recently used idle agent of a thread other
 // than except; its slot goes to the first in line. It asks the threads'
 // owners, most idle first, until one stops its agent.
-func (r *Router) reapIdle(except *liveThread) {
+func (r *Router) reapIdle(except *owner.Thread) {
 	type idle struct {
-		t  *liveThread
+		t  *owner.Thread
 		at int64
 	}
 	r.mu.Lock()
 	var idles []idle
 	for _, o := range r.threads {
-		if at := o.idle.Load(); o != except && at != 0 {
+		if at := o.IdleSince(); o != except && at != 0 {
 			idles = append(idles, idle{o, at})
 		}
 	}
 	r.mu.Unlock()
 	slices.SortFunc(idles, func(a, b idle) int { return cmp.Compare(a.at, b.at) })
 	for _, o := range idles {
-		if o.t.reap("to make room for another thread") {
+		if o.t.Reap("to make room for another thread") {
 			return
 		}
 	}
@@ -763,11 +763,4 @@ func (r *Router) cwd(spec agent.Spec) string {
 		dir = abs
 	}
 	return dir
-}
-
-// newID returns a short random id for a prompt.
-func newID() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

@@ -8,37 +8,8 @@ import (
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread/owner"
 )
-
-// postWithin posts m in th, trying again (after a rate limit's delay, or
-// briefly after another error) while ctx lasts. It blocks.
-func postWithin(ctx context.Context, ad channels.Adapter, th channels.ThreadRef, m channels.Message) error {
-	for {
-		_, err := ad.Post(ctx, th, m)
-		if err == nil || ctx.Err() != nil {
-			return err
-		}
-		wait := 250 * time.Millisecond
-		if rl := (*channels.RateLimitError)(nil); errors.As(err, &rl) && rl.RetryAfter > wait {
-			wait = rl.RetryAfter
-		}
-		if !sleep(ctx, wait) {
-			return err
-		}
-	}
-}
-
-// markRunning records that the thread's turn runs, so that a start after
-// a crash can tell the thread it was cut off, with the message in (files:
-// its files as read) that a worker taking the thread over asks again;
-// it returns the mark's key. A prompt the thread accepted has its mark
-// already (marks.go): this is for a turn begun otherwise.
-func (t *liveThread) markRunning(sessionID string, in channels.Inbound, files []channels.File) time.Time {
-	key := t.markKey()
-	t.mark(store.RunningTurn{Thread: t.ref, SessionID: sessionID, Started: key, Prompt: turnPrompt(in, files)},
-		"cannot mark the turn running; a crash during it would go unannounced")
-	return key
-}
 
 // maxInterruptedAge is how old a cut-off turn may be for the thread to be
 // told at a start; an older mark is dropped without a word.
@@ -55,7 +26,7 @@ func (r *Router) tellInterrupted(ctx context.Context, running []store.RunningTur
 	for _, rt := range running {
 		if time.Since(rt.Started) > maxInterruptedAge {
 			// Nobody waits for that answer any more.
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), owner.WriteTimeout)
 			err := r.o.Store.ClearTurnRunning(sctx, rt.Thread, rt.Started)
 			cancel()
 			if err != nil {
@@ -88,7 +59,7 @@ func (r *Router) tellInterrupted(ctx context.Context, running []store.RunningTur
 				return
 			}
 			r.markCutOff(ctx, ad, rts)
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), owner.WriteTimeout)
 			defer cancel()
 			for _, rt := range rts {
 				if err := r.o.Store.ClearTurnRunning(sctx, rt.Thread, rt.Started); err != nil {
@@ -112,7 +83,7 @@ func (r *Router) markCutOff(ctx context.Context, ad channels.Adapter, rts []stor
 			continue
 		}
 		h := channels.Handle{Thread: rt.Thread, ID: rt.Prompt.ID}
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), owner.WriteTimeout)
 		for _, old := range []string{channels.ReactTaken, channels.ReactQueued} {
 			_ = re.Unreact(rctx, h, old) // not there is fine
 		}
@@ -157,7 +128,7 @@ func (r *Router) retry(ctx context.Context, th channels.ThreadRef, what string, 
 			wait = rl.RetryAfter
 		}
 		r.log.Warn("cannot "+what+"; trying again", "thread", th, "attempt", attempt, "in", wait, "err", err)
-		if !sleep(ctx, wait) {
+		if !owner.Sleep(ctx, wait) {
 			return false
 		}
 		delay = min(2*delay, maxRetry)

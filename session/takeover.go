@@ -6,24 +6,13 @@ package session
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/attach"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
+	"github.com/acpgw/gateway/thread/owner"
 )
-
-// retaken is a prompt Adopt handed to its thread again: started is the
-// key of its mark, which counts the take-over (attempts) and stands for
-// it until its answer was delivered (marks.go), so that a worker taking
-// the thread over after this one does not ask it a third time.
-type retaken struct {
-	id       channels.MessageID
-	text     string
-	started  time.Time
-	attempts int
-}
 
 // maxTakeOvers is how many times a cut-off prompt is asked again: once,
 // so that a prompt that kills workers does not go round them all.
@@ -64,14 +53,14 @@ func (r *Router) takeOver(ctx context.Context, ad channels.Adapter, rts []store.
 	// thread here is not held up meanwhile.
 	ref := rts[0].Thread
 	t := r.threadOf(ref, rts[0].Prompt.Space, ad)
-	for t != nil && !t.inbox.send(takenOverEv{n: n}) {
+	for t != nil && !t.TakenOver(n) {
 		t = r.threadOf(ref, rts[0].Prompt.Space, ad)
 	}
 	if t == nil {
 		// Shutting down: the marks stay as they are, for the next owner.
 		return
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), owner.WriteTimeout)
 	defer cancel()
 	var ask []channels.Inbound
 	for i, rt := range rts {
@@ -89,9 +78,9 @@ func (r *Router) takeOver(ctx context.Context, ad channels.Adapter, rts []store.
 		in := rt.Prompt.Inbound(rt.Thread)
 		r.mu.Lock()
 		if r.retaken == nil {
-			r.retaken = map[channels.ThreadRef][]retaken{}
+			r.retaken = map[channels.ThreadRef][]owner.Retaken{}
 		}
-		r.retaken[rt.Thread] = append(r.retaken[rt.Thread], retaken{id: in.ID, text: in.Text, started: rt.Started, attempts: rt.Attempts})
+		r.retaken[rt.Thread] = append(r.retaken[rt.Thread], owner.Retaken{ID: in.ID, Text: in.Text, Started: rt.Started, Attempts: rt.Attempts})
 		r.mu.Unlock()
 		ask = append(ask, in)
 		r.log.Info("thread taken over: a cut-off prompt asked again", "thread", rt.Thread, "attempts", rt.Attempts)
@@ -106,33 +95,24 @@ func (r *Router) takeOver(ctx context.Context, ad channels.Adapter, rts []store.
 // Handle would refuse is not asked again.
 func (r *Router) mayAskAgain(ctx context.Context, rt store.RunningTurn) bool {
 	_, acc, _, ok := r.gate(ctx, rt.Prompt.Inbound(rt.Thread))
-	return ok && acc.mayPrompt(rt.Prompt.Inbound(rt.Thread))
+	return ok && acc.MayPrompt(rt.Prompt.Inbound(rt.Thread))
 }
-
-// retaking reports whether in is a prompt Adopt asked again, which the
-// owner takes whatever it took before: the message that brought the
-// thread here may be the very one.
-func (t *liveThread) retaking(in channels.Inbound) bool { return t.d.host.retaking(t.ref, in) }
-
-// retake returns what Adopt left for in, the message the owner is about
-// to prompt with, when in is a prompt Adopt asked again; nil otherwise.
-func (t *liveThread) retake(in channels.Inbound) *retaken { return t.d.host.retake(t.ref, in) }
 
 // retaking reports whether in is a prompt Adopt asked again in ref.
 func (r *Router) retaking(ref channels.ThreadRef, in channels.Inbound) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.ContainsFunc(r.retaken[ref], func(rt retaken) bool { return rt.id == in.ID && rt.text == in.Text })
+	return slices.ContainsFunc(r.retaken[ref], func(rt owner.Retaken) bool { return rt.ID == in.ID && rt.Text == in.Text })
 }
 
 // retake takes what Adopt left for in, a prompt it asked again in ref;
 // nil when it is none.
-func (r *Router) retake(ref channels.ThreadRef, in channels.Inbound) *retaken {
+func (r *Router) retake(ref channels.ThreadRef, in channels.Inbound) *owner.Retaken {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rts := r.retaken[ref]
 	for i, rt := range rts {
-		if rt.id == in.ID && rt.text == in.Text {
+		if rt.ID == in.ID && rt.Text == in.Text {
 			rts = slices.Delete(rts, i, i+1)
 			if len(rts) == 0 {
 				delete(r.retaken, ref)
@@ -144,13 +124,3 @@ func (r *Router) retake(ref channels.ThreadRef, in channels.Inbound) *retaken {
 	}
 	return nil
 }
-
-// turnPrompt is what a running mark keeps of in, the message that started
-// a turn, with files, its files as read: enough to ask it again.
-func turnPrompt(in channels.Inbound, files []channels.File) store.TurnPrompt {
-	return store.TurnPrompt{ID: in.ID, Author: in.Author, Text: in.Text, Files: attach.Carry(files), Space: in.Space, Time: in.Time}
-}
-
-// takenOverEv has the thread's owner tell the thread that the worker
-// before this one went away (takeOver).
-type takenOverEv struct{ n sysmsg.WorkerLost }
