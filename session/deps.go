@@ -63,9 +63,6 @@ func (h host) Evict(t *owner.Thread) bool                         { return h.r.e
 func (h host) Enter() bool                                        { return h.r.enter() }
 func (h host) Closing() bool                                      { return h.r.closing() }
 func (h host) AgentEvent(ref channels.ThreadRef, event string)    { h.r.agentEvent(ref, event) }
-func (h host) Retaking(ref channels.ThreadRef, in channels.Inbound) bool {
-	return h.r.retaking(ref, in)
-}
 func (h host) Retake(ref channels.ThreadRef, in channels.Inbound) *owner.Retaken {
 	return h.r.retake(ref, in)
 }

@@ -98,13 +98,6 @@ func (r *Router) mayAskAgain(ctx context.Context, rt store.RunningTurn) bool {
 	return ok && acc.MayPrompt(rt.Prompt.Inbound(rt.Thread))
 }
 
-// retaking reports whether in is a prompt Adopt asked again in ref.
-func (r *Router) retaking(ref channels.ThreadRef, in channels.Inbound) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.ContainsFunc(r.retaken[ref], func(rt owner.Retaken) bool { return rt.ID == in.ID && rt.Text == in.Text })
-}
-
 // retake takes what Adopt left for in, a prompt it asked again in ref;
 // nil when it is none.
 func (r *Router) retake(ref channels.ThreadRef, in channels.Inbound) *owner.Retaken {

@@ -45,6 +45,9 @@ type Machine struct {
 	// (machine_budget.go). seqAsk numbers the Continue prompts.
 	hold   *hold
 	seqAsk int
+	// The marks of accepted prompts and the ids taken
+	// (machine_inbound.go).
+	marks marks
 }
 
 // AgentPhase is where the thread's agent process is.
@@ -104,6 +107,7 @@ type stopping struct {
 type waiting struct {
 	id      string
 	expires time.Time
+	options []string
 }
 
 // NewMachine returns the machine of an idle thread with no agent.
@@ -117,6 +121,8 @@ func NewMachine(cfg MachineConfig) *Machine {
 func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effect) {
 	var fx []Effect
 	switch e := e.(type) {
+	case Received:
+		fx = m.received(now, e, fx)
 	case PromptIn:
 		fx = m.prompt(now, e, fx)
 	case StopIn:
@@ -155,18 +161,10 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 			fx = append(fx, SettlePrompt{ID: e.ID, Status: store.PromptCancelled, Unshown: true})
 			break
 		}
-		m.prompts = append(m.prompts, waiting{id: e.ID, expires: now.Add(e.Timeout)})
+		m.prompts = append(m.prompts, waiting{id: e.ID, expires: now.Add(e.Timeout), options: e.Options})
 		fx = append(fx, ShowPrompt{ID: e.ID})
 	case PermissionAnswer:
-		switch {
-		case !m.Pending(e.ID):
-			fx = append(fx, PromptNotWaiting{ID: e.ID})
-		case !e.Approver:
-			fx = append(fx, NotApprover{ID: e.ID})
-		default:
-			m.dropPrompt(e.ID)
-			fx = append(fx, SettlePrompt{ID: e.ID, Status: store.PromptAnswered, Option: e.Option, By: e.By})
-		}
+		fx = m.answer(e, fx)
 	case PermissionUnshown:
 		if m.dropPrompt(e.ID) {
 			fx = append(fx, SettlePrompt{ID: e.ID, Status: store.PromptCancelled, NotShown: true})
@@ -213,8 +211,21 @@ func (m *Machine) Apply(now time.Time, e Event) (wake time.Time, effects []Effec
 	}
 	fx = m.due(now, fx)
 	fx = m.next(now, fx)
+	fx = m.settleAccepted(fx)
 	m.armEviction(now)
 	return m.wake(), fx
+}
+
+// answer is someone's answer to a permission prompt.
+func (m *Machine) answer(e PermissionAnswer, fx []Effect) []Effect {
+	switch {
+	case !m.Pending(e.ID):
+		return append(fx, PromptNotWaiting{ID: e.ID})
+	case !e.Approver:
+		return append(fx, NotApprover{ID: e.ID})
+	}
+	m.dropPrompt(e.ID)
+	return append(fx, SettlePrompt{ID: e.ID, Status: store.PromptAnswered, Option: e.Option, By: e.By})
 }
 
 // bare reports whether the thread holds nothing: no agent, no message
@@ -383,7 +394,8 @@ func (m *Machine) started(now time.Time, e AgentStarted, fx []Effect) []Effect {
 			m.turn.rstall = stallWatch{after: m.cfg.ReactStallAfter, last: now}
 		}
 		m.reapAt = time.Time{}
-		fx = append(fx, BeginTurn{In: s.in, Seq: m.seq, At: now})
+		key, marked := m.marks.taken(s.in, now)
+		fx = append(fx, BeginTurn{In: s.in, Seq: m.seq, At: now, Mark: key, Marked: marked})
 	}
 	return fx
 }

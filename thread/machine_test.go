@@ -56,7 +56,16 @@ func describeEffect(f Effect) string {
 		}
 		return "cancel-start"
 	case BeginTurn:
+		if f.Marked {
+			return fmt.Sprintf("begin #%d %s marked %v", f.Seq, f.In.Text, f.Mark.Sub(harnessStart))
+		}
 		return fmt.Sprintf("begin #%d %s", f.Seq, f.In.Text)
+	case Duplicate:
+		return "duplicate " + string(f.ID)
+	case MarkPrompt:
+		return fmt.Sprintf("mark %s %v", f.In.Text, f.Key.Sub(harnessStart))
+	case ClearMark:
+		return fmt.Sprintf("clear-mark %v", f.Key.Sub(harnessStart))
 	case CancelTurn:
 		return "cancel-turn"
 	case KillAgent:
@@ -185,6 +194,9 @@ func describeEffect(f Effect) string {
 	}
 	return fmt.Sprintf("%T", f)
 }
+
+// harnessStart is the virtual time every table test starts at.
+var harnessStart = time.Unix(1_700_000_000, 0)
 
 var (
 	mAnn = channels.Author{ID: "u-ann", Name: "Ann"}
@@ -474,7 +486,7 @@ func TestMachine(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			start := time.Unix(1_700_000_000, 0)
+			start := harnessStart
 			h := &machineHarness{m: NewMachine(tc.cfg), start: start, now: start}
 			n := 0
 			for _, steps := range tc.steps {

@@ -32,6 +32,22 @@ type (
 		Interrupt bool
 		All       bool
 	}
+	// Received is a person's message the router let in, the thread's one
+	// way in for them: a stop (Stop; All drops the queued messages too),
+	// a numbered answer to the oldest permission prompt (Numbered: the
+	// channel has no buttons, so "1" or "2." answers; Approver: the
+	// author may), or a prompt, which the machine marks (MarkPrompt) and
+	// runs as PromptIn (Caught as there). A message whose id the thread
+	// took before is dropped (Duplicate), unless Retaken: the key of the
+	// mark that stands for it already, a prompt a take-over asks again.
+	Received struct {
+		In        channels.Inbound
+		Stop, All bool
+		Caught    bool
+		Numbered  bool
+		Approver  bool
+		Retaken   time.Time
+	}
 	// SlotTaken: the start of the message has its process slot (or needs
 	// none); the start timeout runs from now.
 	SlotTaken struct{}
@@ -60,6 +76,9 @@ type (
 		ID      string
 		Timeout time.Duration
 		Kind    string // the tool's kind (read, edit, execute, …), for the policy
+		// Options are the prompt's option ids, in order, for a numbered
+		// answer (Received.Numbered).
+		Options []string
 	}
 	// PermissionAnswer: someone chose Option of prompt ID. Approver says
 	// whether they may answer prompts.
@@ -107,6 +126,7 @@ type (
 )
 
 func (PromptIn) isEvent()            {}
+func (Received) isEvent()            {}
 func (StopIn) isEvent()              {}
 func (SlotTaken) isEvent()           {}
 func (AgentStarted) isEvent()        {}
@@ -143,11 +163,30 @@ type (
 	CancelStart struct{ Timeout bool }
 	// BeginTurn sends the prompt of In as turn Seq, started At; TurnDone
 	// follows.
+	// Mark is the key of the turn's mark (which stays until the turn's
+	// end was delivered): the one MarkPrompt wrote when Marked, else a
+	// new one, which the owner writes with the turn's session.
 	BeginTurn struct {
-		In  channels.Inbound
-		Seq int
-		At  time.Time
+		In     channels.Inbound
+		Seq    int
+		At     time.Time
+		Mark   time.Time
+		Marked bool
 	}
+	// Duplicate: a message the thread took already came again (a
+	// platform's or the cluster stream's redelivery); it is dropped.
+	Duplicate struct{ ID channels.MessageID }
+	// MarkPrompt records that the thread accepted In (a
+	// store.RunningTurn keyed Key): until its answer was delivered, a
+	// worker taking the thread over asks it again and a restart tells
+	// the thread it was cut off.
+	MarkPrompt struct {
+		In  channels.Inbound
+		Key time.Time
+	}
+	// ClearMark clears mark Key: its prompt began no turn (a stop
+	// dropped it, its start failed, it was refused).
+	ClearMark struct{ Key time.Time }
 	// CancelTurn sends session/cancel.
 	CancelTurn struct{}
 	// KillAgent kills the agent's process (it ignored the cancel).
@@ -234,6 +273,9 @@ type (
 func (StartAgent) isEffect()       {}
 func (CancelStart) isEffect()      {}
 func (BeginTurn) isEffect()        {}
+func (Duplicate) isEffect()        {}
+func (MarkPrompt) isEffect()       {}
+func (ClearMark) isEffect()        {}
 func (CancelTurn) isEffect()       {}
 func (KillAgent) isEffect()        {}
 func (StopAgent) isEffect()        {}

@@ -572,7 +572,7 @@ func (w *worker) wait(ctx context.Context) error {
 
 // drain waits until no prompt of a thread of this worker is marked in
 // the store, or timeout: a prompt's mark stays until its turn's end was
-// delivered (session/marks.go), so a finished turn still on its way to
+// delivered (thread/machine_inbound.go, thread/owner/marks.go), so a finished turn still on its way to
 // the platform is waited for too. (A count of the turns finished and not
 // delivered, kept beside the marks, leaked and held every drain for its
 // whole timeout.)

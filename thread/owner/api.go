@@ -36,7 +36,7 @@ func (t *Thread) Interrupted() (cut, stopped bool) { return t.cut, t.stopped }
 
 // Took tells a thread not yet running the id of the last message taken
 // before it (the store's seen mark), which it does not take again.
-func (t *Thread) Took(id channels.MessageID) { t.took = append(t.took, id) }
+func (t *Thread) Took(id channels.MessageID) { t.m.Took(id) }
 
 // IdleSince is when the thread's agent became idle (Unix ns), 0 when it
 // has none idle.

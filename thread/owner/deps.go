@@ -71,7 +71,6 @@ type Host interface {
 	Closing() bool
 	AgentEvent(ref channels.ThreadRef, event string)
 
-	Retaking(ref channels.ThreadRef, in channels.Inbound) bool
 	Retake(ref channels.ThreadRef, in channels.Inbound) *Retaken
 
 	ReplyWithin(within context.Context, ad channels.Adapter, in channels.Inbound, n sysmsg.Notice)

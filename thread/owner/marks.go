@@ -6,85 +6,19 @@ package owner
 // with its end still on its way through the lane. A worker that dies
 // leaves the marks for the worker taking the thread over, which asks the
 // prompts again (takeover.go); a restart tells the thread (shutdown.go).
+// The machine decides which prompts are marked and when a mark goes
+// (thread/machine_inbound.go: MarkPrompt, ClearMark, BeginTurn.Mark);
+// the owner writes them, and clears a turn's mark once the lane
+// delivered its end.
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
 
-	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/store"
-	"github.com/acpgw/gateway/thread"
 )
-
-// acceptedPrompt is a prompt the thread took and marked, its turn not
-// begun: key is its mark's.
-type acceptedPrompt struct {
-	in  channels.Inbound
-	key time.Time
-}
-
-// markKey returns the key of a new mark of the thread: now, to the
-// millisecond the store keeps, after every key it gave before.
-func (t *Thread) markKey() time.Time {
-	key := store.NormTime(time.Now())
-	if !key.After(t.lastMark) {
-		key = t.lastMark.Add(time.Millisecond)
-	}
-	t.lastMark = key
-	return key
-}
-
-// accept marks in, a prompt about to go to the machine, which queues or
-// starts it; rt, when in is a prompt Adopt asked again, is the mark that
-// stands for it already. A prompt the machine drops is unmarked by
-// settleAccepted.
-func (t *Thread) accept(in channels.Inbound, rt *Retaken) {
-	if rt != nil {
-		t.accepted = append(t.accepted, acceptedPrompt{in: in, key: rt.Started})
-		return
-	}
-	key := t.markKey()
-	t.mark(store.RunningTurn{Thread: t.ref, Started: key, Prompt: TurnPrompt(in, in.Files)},
-		"cannot mark the prompt taken; a crash before it is answered would lose it")
-	t.accepted = append(t.accepted, acceptedPrompt{in: in, key: key})
-}
-
-// taken returns the mark of in, whose turn begins now, which stays until
-// the turn's end was delivered; false when in was not accepted.
-func (t *Thread) taken(in channels.Inbound) (time.Time, bool) {
-	for i, a := range t.accepted {
-		if thread.SamePrompt(a.in, in) {
-			t.accepted = slices.Delete(t.accepted, i, i+1)
-			return a.key, true
-		}
-	}
-	return time.Time{}, false
-}
-
-// settleAccepted clears the marks of the accepted prompts the machine
-// neither queues nor starts any more and whose turns did not begin: a
-// stop dropped them, their start failed, they were refused. Those a
-// shutdown dropped keep their marks: nobody answered them, the thread's
-// next owner asks them again, as do those whose start the shutdown
-// cancelled before the machine heard of it.
-func (t *Thread) settleAccepted() {
-	if t.m.ShuttingDown() || t.d.Ctx.Err() != nil {
-		return
-	}
-	kept := t.accepted[:0]
-	for _, a := range t.accepted {
-		if t.m.Holds(a.in) {
-			kept = append(kept, a)
-			continue
-		}
-		t.unmark(a.key, "cannot clear the mark of a prompt that began no turn")
-	}
-	clear(t.accepted[len(kept):])
-	t.accepted = kept
-}
 
 // endedMarks are the marks of the turns whose ends are on their way
 // through the lane, in order (the owner pushes, the lane pops).

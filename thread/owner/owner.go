@@ -181,9 +181,6 @@ func (t *Thread) apply(e thread.Event) {
 	for _, f := range fx {
 		t.perform(f)
 	}
-	if len(t.accepted) > 0 {
-		t.settleAccepted()
-	}
 }
 
 func (e inboundEv) take(t *Thread) { t.inbound(e) }
@@ -268,25 +265,22 @@ func (t *Thread) inbound(e inboundEv) {
 			t.saves.after(func() { close(e.taken) })
 		}
 	}()
-	if t.tookBefore(e.in) && !t.retaking(e.in) {
-		t.d.Log.Warn("dropping a message the thread took already (delivered twice)", "thread", t.ref, "id", e.in.ID)
-		return
-	}
 	if e.stop {
 		t.d.Log.Info("stop asked", "thread", t.ref, "by", e.in.Author.ID, "queued", t.m.Queued(), "all", e.all)
-		t.replyTo = &e.in // told privately how many queued messages stay
-		t.apply(thread.StopIn{By: e.in.Author, All: e.all})
-		t.replyTo = nil
-		return
-	}
-	if t.answerByNumber(e.acc, e.in) {
-		return
-	}
-	if e.in.Agent != "" {
+	} else if e.in.Agent != "" {
 		t.pick = e.in.Agent // checked by Router.pickAllowed
 	}
-	t.accept(e.in, t.retake(e.in))
-	t.apply(thread.PromptIn{In: e.in, Caught: e.caught})
+	var retaken time.Time
+	if !e.stop {
+		if rt := t.retake(e.in); rt != nil {
+			retaken = rt.Started
+		}
+	}
+	_, buttons := channels.As[channels.Prompter](t.ad)
+	t.replyTo = &e.in // a stop's or an answer's word goes to its author
+	t.apply(thread.Received{In: e.in, Stop: e.stop, All: e.all, Caught: e.caught,
+		Numbered: !buttons, Approver: e.acc.MayApprove(e.in), Retaken: retaken})
+	t.replyTo = nil
 }
 
 // reap asks the thread's owner to stop its agent if it is idle (why says

@@ -7,6 +7,7 @@ import (
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/dispatch"
+	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
 	"github.com/acpgw/gateway/thread"
 )
@@ -22,7 +23,18 @@ func (t *Thread) perform(f thread.Effect) {
 			t.cancelStart()
 		}
 	case thread.BeginTurn:
-		t.beginTurn(f.In, f.At)
+		t.beginTurn(f)
+	case thread.Duplicate:
+		t.d.Log.Warn("dropping a message the thread took already (delivered twice)", "thread", t.ref, "id", f.ID)
+	case thread.MarkPrompt:
+		t.mark(store.RunningTurn{Thread: t.ref, Started: f.Key, Prompt: TurnPrompt(f.In, f.In.Files)},
+			"cannot mark the prompt taken; a crash before it is answered would lose it")
+	case thread.ClearMark:
+		// A shutdown under way keeps the marks: the thread's next owner
+		// asks those prompts again (the machine may not know of it yet).
+		if t.d.Ctx.Err() == nil {
+			t.unmark(f.Key, "cannot clear the mark of a prompt that began no turn")
+		}
 	case thread.CancelTurn:
 		if sess := t.sess; sess != nil {
 			// Apart from the owner: an agent with a full stdin must not

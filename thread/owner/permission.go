@@ -3,8 +3,6 @@ package owner
 import (
 	"context"
 	"errors"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/acpgw/gateway/agent"
@@ -60,7 +58,7 @@ func (t *Thread) Permission(ctx context.Context, req agent.PermissionRequest) (s
 // shown it (ShowPrompt).
 func (t *Thread) permission(p *pending) {
 	t.prompts[p.id] = p
-	t.apply(thread.PermissionAsked{ID: p.id, Timeout: t.policy.Permissions.Timeout, Kind: p.req.Tool.Kind})
+	t.apply(thread.PermissionAsked{ID: p.id, Timeout: t.policy.Permissions.Timeout, Kind: p.req.Tool.Kind, Options: optionIDs(p.req.Options)})
 }
 
 // answerByPolicy answers p as the channel's policy said: recorded, the
@@ -221,34 +219,17 @@ func (t *Thread) recordPermission(req agent.PermissionRequest, chosen string, at
 	t.tr.Permission(e)
 }
 
-// answerByNumber answers the oldest pending prompt from a reply such as
-// "1" or "2." where the channel has no buttons. It reports whether the
-// message was such an answer.
-func (t *Thread) answerByNumber(acc Access, in channels.Inbound) bool {
-	if _, buttons := channels.As[channels.Prompter](t.ad); buttons {
-		return false
-	}
-	text := strings.TrimRight(strings.TrimSpace(in.Text), ".)")
-	n, err := strconv.Atoi(text)
-	if err != nil {
-		return false
-	}
-	p := t.prompts[t.m.OldestPrompt()]
-	if p == nil {
-		return false
-	}
-	if n < 1 || n > len(p.req.Options) {
-		t.notice(sysmsg.AnswerRange{Options: len(p.req.Options)})
-		return true
-	}
-	t.replyTo = &in
-	t.apply(thread.PermissionAnswer{ID: p.id, Option: p.req.Options[n-1].ID, By: in.Author, Approver: acc.MayApprove(in)})
-	t.replyTo = nil
-	return true
-}
-
 // renderPermission is the text of the prompt for req, as
 // Permission shows it (TestRenderPermission reads it).
 func renderPermission(req agent.PermissionRequest, cwd string) string {
 	return projector.PermissionPrompt(req.Tool, thread.PermissionOptions(req.Options), cwd).Text
+}
+
+// optionIDs are the ids of a prompt's options, in order.
+func optionIDs(opts []agent.PermissionOption) []string {
+	ids := make([]string, len(opts))
+	for i, o := range opts {
+		ids[i] = o.ID
+	}
+	return ids
 }

@@ -18,11 +18,6 @@ type Retaken struct {
 	Attempts int
 }
 
-// retaking reports whether in is a prompt Adopt asked again, which the
-// owner takes whatever it took before: the message that brought the
-// thread here may be the very one.
-func (t *Thread) retaking(in channels.Inbound) bool { return t.d.Host.Retaking(t.ref, in) }
-
 // retake returns what Adopt left for in, the message the owner is about
 // to prompt with, when in is a prompt Adopt asked again; nil otherwise.
 func (t *Thread) retake(in channels.Inbound) *Retaken { return t.d.Host.Retake(t.ref, in) }

@@ -35,9 +35,6 @@ type Thread struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the owner returned
-	// took are the ids of the last messages the owner took, oldest
-	// first (dedupe.go).
-	took []channels.MessageID
 	// idle is when the thread's live agent became idle (Unix ns), 0 when
 	// it has none idle; the owner publishes it for Router.reapIdle.
 	idle atomic.Int64
@@ -70,8 +67,6 @@ type Thread struct {
 	cur         *turn              // the running turn
 	replyTo     *channels.Inbound  // the click being answered
 	told        bool               // the shutdown told the thread its turn was cut off
-	accepted    []acceptedPrompt   // prompts taken and marked, their turns not begun (marks.go)
-	lastMark    time.Time          // the newest mark's key (marks.go)
 	evicted     bool               // dropped from the router (Evict): the owner returns
 	// What the shutdown did, read by Router.shutdown once done is closed.
 	cut, stopped bool
@@ -252,8 +247,8 @@ func (t *Thread) laneNotice(n sysmsg.Notice) {
 
 // beginTurn sets the turn of in up and sends its prompt; the call's end
 // comes back as a turnDoneEv.
-func (t *Thread) beginTurn(in channels.Inbound, at time.Time) {
-	mark, marked := t.taken(in)
+func (t *Thread) beginTurn(f thread.BeginTurn) {
+	in, at := f.In, f.At
 	sess := t.sess
 	policy := t.d.Host.PolicyFor(t.ref, t.space)
 	t.policy = policy
@@ -278,10 +273,10 @@ func (t *Thread) beginTurn(in channels.Inbound, at time.Time) {
 	t.runner.Do(func(l *dispatch.Lane) { l.SetStream(policy.Stream) })
 	t.tr.UserPrompt(prompt, at)
 	t.view().BeginTurn()
-	if !marked {
-		mark = t.markRunning(sess.ID, in, files)
+	if !f.Marked {
+		t.markRunning(f.Mark, sess.ID, in, files)
 	}
-	t.cur.mark = mark
+	t.cur.mark = f.Mark
 	t.d.WG.Go(func() {
 		// Not the router's context: cancelling the Prompt's context
 		// makes the SDK drop the agent's answer. Stops go through
