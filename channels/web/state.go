@@ -421,10 +421,14 @@ func (s *store) addMessage(id string, m message) (message, error) {
 	t.msgs = append(t.msgs, &stored)
 	t.byID[stored.ID] = &stored
 	if n := len(t.msgs) - s.maxMessages; n > 0 {
-		for _, old := range t.msgs[:n] {
+		// The oldest leave by slicing, not by copying the rest: a
+		// thread at its bound copies its messages only when append
+		// moves them, once every many messages.
+		for i, old := range t.msgs[:n] {
 			delete(t.byID, old.ID)
+			t.msgs[i] = nil // the array may outlive this slice
 		}
-		t.msgs = append(t.msgs[:0:0], t.msgs[n:]...)
+		t.msgs = t.msgs[n:]
 	}
 	s.touchLocked(t, m.Time)
 	s.markLocked(t) // the title below is part of the same change
