@@ -45,34 +45,32 @@ func coldPath(dir, id string) string { return filepath.Join(dir, id+".json") }
 
 // threadLocked returns thread id, read back from disk first when it is
 // cold. It returns errNoThread if there is no such thread, and the error
-// of reading its file (the thread stays cold; nothing is lost). Reading
-// back blocks on the disk with s.mu held: one small file, once per
-// thread that comes back, which the bound makes rare next to the changes
-// of the threads in memory.
+// of reading its file (the thread stays cold; nothing is lost). The file
+// is read and decoded with s.mu released, so that the other threads'
+// changes and streams wait for no disk: callers must not rely on what
+// they saw of the store before calling it.
 func (s *store) threadLocked(id string) (*thread, error) {
-	t := s.threads[id]
-	if t == nil {
-		return nil, errNoThread
-	}
-	if t.cold {
-		if err := s.warmLocked(t); err != nil {
-			return nil, err
+	for {
+		t := s.threads[id]
+		if t == nil {
+			return nil, errNoThread
 		}
-	}
-	return t, nil
-}
-
-// warmLocked brings cold thread t back into memory and sends another to
-// disk if the bound is passed.
-func (s *store) warmLocked(t *thread) error {
-	if t.onDisk {
-		data, err := os.ReadFile(coldPath(s.coldDir, t.id))
+		if !t.cold {
+			return t, nil
+		}
+		if !t.onDisk {
+			s.warmLocked(t)
+			return t, nil
+		}
+		saved, path := t.saved, coldPath(s.coldDir, t.id)
+		s.mu.Unlock()
+		c, err := readCold(s.readFile, path)
+		s.mu.Lock()
+		if s.threads[id] != t || !t.onDisk || t.saved != saved {
+			continue // deleted, read back, or saved again meanwhile
+		}
 		if err != nil {
-			return fmt.Errorf("reading thread %s back from disk: %w", t.id, err)
-		}
-		var c coldFile
-		if err := json.Unmarshal(data, &c); err != nil {
-			return fmt.Errorf("reading thread %s back from disk: %w", t.id, err)
+			return nil, fmt.Errorf("reading thread %s back from disk: %w", t.id, err)
 		}
 		t.msgs = make([]*message, 0, len(c.Messages))
 		t.byID = make(map[string]*message, len(c.Messages))
@@ -85,11 +83,28 @@ func (s *store) warmLocked(t *thread) error {
 		}
 		t.tools, t.toolOrder = c.Tools, c.ToolOrder
 		t.onDisk = false
+		s.warmLocked(t)
+		return t, nil
 	}
+}
+
+// readCold reads and decodes the cold file at path with read.
+func readCold(read func(string) ([]byte, error), path string) (coldFile, error) {
+	var c coldFile
+	data, err := read(path)
+	if err != nil {
+		return c, err
+	}
+	err = json.Unmarshal(data, &c)
+	return c, err
+}
+
+// warmLocked counts cold thread t, its messages in memory again, against
+// the bound, and sends another to disk if the bound is passed.
+func (s *store) warmLocked(t *thread) {
 	t.cold = false
 	s.markLocked(t) // the state file holds its messages again
 	s.evictLocked(t)
-	return nil
 }
 
 // evictLocked sends threads to disk (or, without a state file, forgets
@@ -182,6 +197,7 @@ func (s *store) freeCold(written []coldSave) {
 		}
 		t.msgs, t.byID, t.tools, t.toolOrder = nil, nil, nil, nil
 		t.onDisk = true
+		t.saved++
 	}
 }
 

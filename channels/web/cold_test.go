@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/acpgw/gateway/channels"
@@ -114,5 +116,115 @@ func TestDeleteColdThreadRemovesItsFile(t *testing.T) {
 	}
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Errorf("cold file after delete: %v, want none", err)
+	}
+}
+
+// holdFirstRead makes the first read of a cold file in st wait, once the
+// file is read, until release is closed; reading tells when it waits.
+// Later reads do not wait.
+func holdFirstRead(t *testing.T, st *store) (reading, release chan struct{}) {
+	reading, release = make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { closeOnce(release) })
+	st.readFile = func(path string) ([]byte, error) {
+		data, err := os.ReadFile(path)
+		first := false
+		once.Do(func() { first = true })
+		if first {
+			close(reading)
+			<-release
+		}
+		return data, err
+	}
+	return reading, release
+}
+
+func closeOnce(c chan struct{}) {
+	select {
+	case <-c:
+	default:
+		close(c)
+	}
+}
+
+// coldPair makes an adapter with room for one thread in memory and two
+// threads: old, with one message, on disk, and new, in memory.
+func coldPair(t *testing.T) (a *Adapter, old, new string) {
+	a = New(Options{Listen: "127.0.0.1:0", StateFile: statePath(t), MaxThreadsInMemory: 1})
+	old = a.st.mustCreate("old").ID
+	must(a.st.addMessage(old, message{Role: roleUser, Kind: "text", Text: "hi"}))(t)
+	new = a.st.mustCreate("new").ID
+	if err := a.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return a, old, new
+}
+
+func texts(msgs []message) []string {
+	var out []string
+	for _, m := range msgs {
+		out = append(out, m.Text)
+	}
+	return out
+}
+
+// A thread read back from disk holds no other: while its file is read,
+// the store is free and another thread takes a message.
+func TestColdThreadIsReadWithoutTheStoreLocked(t *testing.T) {
+	a, old, new := coldPair(t)
+	reading, release := holdFirstRead(t, a.st)
+	got := make(chan []message, 1)
+	go func() {
+		msgs, _, err := a.st.messages(old)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- msgs
+	}()
+	<-reading
+	if !a.st.mu.TryLock() {
+		t.Fatal("the store is locked while a thread is read from disk")
+	}
+	a.st.mu.Unlock()
+	must(a.st.addMessage(new, message{Role: roleUser, Kind: "text", Text: "meanwhile"}))(t)
+	close(release)
+	if msgs := <-got; !slices.Equal(texts(msgs), []string{"hi"}) {
+		t.Errorf("the thread read back has %q, want [hi]", texts(msgs))
+	}
+}
+
+// A read of a thread's file that the thread outlived (read back, changed
+// and saved again while the file was read) is not taken: the thread is
+// read again.
+func TestColdThreadReadAgainWhenSavedMeanwhile(t *testing.T) {
+	a, old, new := coldPair(t)
+	reading, release := holdFirstRead(t, a.st)
+	got := make(chan []message, 1)
+	go func() {
+		msgs, _, err := a.st.messages(old)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- msgs
+	}()
+	<-reading // it holds the file with "hi" alone
+	if !a.st.mu.TryLock() {
+		t.Fatal("the store is locked while a thread is read from disk")
+	}
+	a.st.mu.Unlock()
+	must(a.st.addMessage(old, message{Role: roleUser, Kind: "text", Text: "later"}))(t)
+	must(a.st.addMessage(new, message{Role: roleUser, Kind: "text", Text: "elsewhere"}))(t) // old goes cold again
+	if err := a.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	a.st.mu.Lock()
+	onDisk := a.st.threads[old].onDisk
+	a.st.mu.Unlock()
+	if !onDisk {
+		t.Fatal("the old thread did not go back to disk")
+	}
+	close(release)
+	if msgs := <-got; !slices.Equal(texts(msgs), []string{"hi", "later"}) {
+		t.Errorf("the thread read back has %q, want [hi later]", texts(msgs))
 	}
 }

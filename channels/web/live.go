@@ -69,14 +69,17 @@ type subscriber struct {
 func (s *store) subscribe(id string) (*subscriber, snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var t *thread
+	if id != "" {
+		var err error
+		if t, err = s.threadLocked(id); err != nil { // it may unlock: first
+			return nil, snapshot{}, err
+		}
+	}
 	sub := &subscriber{ch: make(chan event, subscriberBuffer), gone: make(chan struct{}), st: s, list: s.feed.tail, thread: id}
-	if id == "" {
+	if t == nil {
 		s.global[sub] = struct{}{}
 		return sub, snapshot{threads: s.threadListLocked()}, nil
-	}
-	t, err := s.threadLocked(id)
-	if err != nil {
-		return nil, snapshot{}, err
 	}
 	snap := snapshot{threads: s.threadListLocked()}
 	s.global[sub] = struct{}{}

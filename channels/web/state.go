@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -131,9 +132,12 @@ type thread struct {
 	// were written to its cold file and left memory (msgs, byID and
 	// tools are then nil).
 	cold, onDisk bool
-	msgs         []*message // oldest first
-	byID         map[string]*message
-	subs         map[*subscriber]struct{}
+	// saved counts the times its messages left memory for its file: a
+	// read of the file that began before the last is stale.
+	saved uint64
+	msgs  []*message // oldest first
+	byID  map[string]*message
+	subs  map[*subscriber]struct{}
 	// tools are the details of the thread's recent tool calls by id, for
 	// their lines; toolOrder is their arrival order (bounded by
 	// maxToolDetails).
@@ -167,6 +171,8 @@ type store struct {
 	// (cold.go); there is no bound on the number of threads.
 	maxInMemory int
 	maxMessages int
+	// readFile reads a cold thread's file (os.ReadFile; tests hold it).
+	readFile func(string) ([]byte, error)
 	// changed, if set, is called with mu held after each change to save;
 	// it must not block or take locks.
 	changed func()
@@ -209,6 +215,7 @@ func newStore() *store {
 		encode:      mustJSON,
 		maxInMemory: defaultMaxThreadsInMemory,
 		maxMessages: defaultMaxMessages,
+		readFile:    os.ReadFile,
 		threads:     make(map[string]*thread),
 		global:      make(map[*subscriber]struct{}),
 		feed:        listFeed{tail: newListFrame()},
@@ -421,10 +428,14 @@ func (s *store) addMessage(id string, m message) (message, error) {
 	t.msgs = append(t.msgs, &stored)
 	t.byID[stored.ID] = &stored
 	if n := len(t.msgs) - s.maxMessages; n > 0 {
-		for _, old := range t.msgs[:n] {
+		// The oldest leave by slicing, not by copying the rest: a
+		// thread at its bound copies its messages only when append
+		// moves them, once every many messages.
+		for i, old := range t.msgs[:n] {
 			delete(t.byID, old.ID)
+			t.msgs[i] = nil // the array may outlive this slice
 		}
-		t.msgs = append(t.msgs[:0:0], t.msgs[n:]...)
+		t.msgs = t.msgs[n:]
 	}
 	s.touchLocked(t, m.Time)
 	s.markLocked(t) // the title below is part of the same change

@@ -94,6 +94,32 @@ func TestStoreBoundsMessages(t *testing.T) {
 	}
 }
 
+// A thread at its bound of messages takes a new one at the cost of one
+// below it: the oldest leaves without the others being copied (they were,
+// 1,000 pointers a message).
+func TestStoreBoundsMessagesWithoutCopying(t *testing.T) {
+	st := newStore()
+	st.maxMessages = 1000
+	full, below := st.mustCreate("full").ID, st.mustCreate("below").ID
+	for range st.maxMessages {
+		st.addMessage(full, message{Role: roleAssistant, Kind: "text", Text: "x"})
+	}
+	// Below the bound, append grows the array now and then; give it room.
+	st.mu.Lock()
+	st.threads[below].msgs = make([]*message, 0, 4*st.maxMessages)
+	st.mu.Unlock()
+	add := func(id string) func() {
+		return func() { st.addMessage(id, message{Role: roleAssistant, Kind: "text", Text: "x"}) }
+	}
+	atBound, under := testing.AllocsPerRun(500, add(full)), testing.AllocsPerRun(500, add(below))
+	if atBound > under {
+		t.Errorf("allocations of a message added at the bound = %v, below it = %v; want no more", atBound, under)
+	}
+	if msgs, _, _ := st.messages(full); len(msgs) != st.maxMessages {
+		t.Errorf("messages kept = %d, want %d", len(msgs), st.maxMessages)
+	}
+}
+
 func TestTitleFrom(t *testing.T) {
 	long := strings.Repeat("é", maxTitleRunes+5)
 	tests := []struct{ in, want string }{
