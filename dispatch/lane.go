@@ -111,8 +111,11 @@ type Lane struct {
 	// noticeShown is the text posted of each keyed urgent notice not
 	// replaced yet.
 	noticeShown map[string]string
-	edits       []*pendingEdit // edits of posted messages, in first-request order
-	editFor     map[string]*pendingEdit
+	// formKeys are the keys of the prompts that are forms, posted or
+	// not: Resolve folds them as notices.
+	formKeys map[string]bool
+	edits    []*pendingEdit // edits of posted messages, in first-request order
+	editFor  map[string]*pendingEdit
 
 	cards   map[string]*card // by key, while the turn lasts
 	cardOf  map[string]*card // tool call id → its card
@@ -175,6 +178,7 @@ type item struct {
 	choice   channels.Choice              // itemPrompt, fitted to the channel
 	posted   func(channels.Handle, error) // itemPrompt
 	detail   []string                     // itemPrompt: messages to post before it
+	form     *channels.Form               // itemPrompt of a form (Lane.Form)
 	upload   *channels.Upload             // itemFile; text is its caption
 	fileDone func(error)                  // itemFile: FileThen's done
 	buf      strings.Builder              // backs text for text items
@@ -221,6 +225,7 @@ func NewLane(o Options) *Lane {
 		queued:      map[string]*item{},
 		handles:     map[string]channels.Handle{},
 		noticeShown: map[string]string{},
+		formKeys:    map[string]bool{},
 		editFor:     map[string]*pendingEdit{},
 		cards:       map[string]*card{},
 		cardOf:      map[string]*card{},

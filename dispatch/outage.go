@@ -165,6 +165,7 @@ func (l *Lane) abandon(now time.Time, err error) {
 		"failing_for", failing, "messages", l.lost.msgs, "chars", l.lost.chars, "err", err)
 	l.queueLossNotice()
 	for _, p := range prompts {
+		delete(l.formKeys, p.key)
 		if p.posted != nil {
 			p.posted(channels.Handle{}, err)
 		}

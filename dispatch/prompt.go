@@ -50,18 +50,24 @@ func (l *Lane) Resolve(now time.Time, key, text string) {
 	for _, it := range l.queue {
 		if it.kind == itemPrompt && it.key == key {
 			// Not shown yet: show the outcome instead of the buttons.
-			it.kind, it.text, it.choice, it.posted, it.detail = itemPost, l.fitResolved(text), channels.Choice{}, nil, nil
+			it.kind, it.text, it.choice, it.posted, it.detail, it.form = itemPost, l.fitResolved(text), channels.Choice{}, nil, nil, nil
 			it.key = ""
+			delete(l.formKeys, key)
 			return
 		}
 	}
 	text = l.fitResolved(text)
+	kind := channels.KindPermission
+	if l.formKeys[key] {
+		kind = channels.KindNotice
+		delete(l.formKeys, key)
+	}
 	if _, ok := l.handles[key]; ok && l.editor != nil {
-		l.keyed(now, channels.KindPermission, key, text)
+		l.keyed(now, kind, key, text)
 		return
 	}
 	delete(l.handles, key)
-	l.enqueue(&item{kind: itemPost, msgKind: channels.KindPermission, text: text, since: now})
+	l.enqueue(&item{kind: itemPost, msgKind: kind, text: text, since: now})
 }
 
 // stepPrompt shows the prompt item it (at the head, or taken out of a held
@@ -95,9 +101,12 @@ func (l *Lane) stepPrompt(ctx context.Context, now time.Time, it *item) (time.Ti
 	}
 	var h channels.Handle
 	var err error
-	if l.prompter != nil {
+	switch {
+	case it.form != nil:
+		h, err = l.postForm(ctx, it)
+	case l.prompter != nil:
 		h, err = l.prompter.Prompt(ctx, l.thread, it.choice)
-	} else {
+	default:
 		h, err = l.ad.Post(ctx, l.thread, channels.Message{Kind: channels.KindPermission, Text: it.text, Key: it.key})
 	}
 	switch l.judge(now, "prompt", err) {
@@ -116,6 +125,9 @@ func (l *Lane) stepPrompt(ctx context.Context, now time.Time, it *item) (time.Ti
 		l.sent(h)
 	}
 	l.remove(it)
+	if err != nil {
+		delete(l.formKeys, it.key) // the question is settled unshown
+	}
 	if err == nil && h.Known() {
 		l.handles[it.key] = h
 		l.lastEdit[h.ID] = now

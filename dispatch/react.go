@@ -216,3 +216,13 @@ func (r *reactLoop) Handle(_ time.Time, e reactSet) { r.s.Set(e.h, e.emoji) }
 func (r *reactLoop) Step(now time.Time) time.Time { return r.s.Step(r.ctx, now) }
 
 func (r *reactLoop) Done() bool { return false }
+
+// ReactionsFor starts the reaction runner of thread t where ad reacts
+// (channels.Reactor); nil where it does not.
+func ReactionsFor(ctx context.Context, ad channels.Adapter, t channels.ThreadRef, log *slog.Logger) *ReactRunner {
+	re, ok := channels.As[channels.Reactor](ad)
+	if !ok {
+		return nil
+	}
+	return StartReactions(ctx, NewReactions(re, t, log))
+}

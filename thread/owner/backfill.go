@@ -27,7 +27,7 @@ const (
 // or the platform cannot read them. It blocks on I/O; in's author was let
 // in (nothing is read for people without access).
 func (t *Thread) backfill(ctx context.Context, in channels.Inbound) string {
-	h, ok := channels.As[channels.History](t.ad)
+	h, ok := t.runner.History()
 	b := t.d.Host.PolicyFor(t.ref, t.space).Context.Backfill
 	if !ok || b.Messages <= 0 || b.Chars <= 0 {
 		return ""

@@ -260,7 +260,7 @@ const choicePrefix = "cmd-"
 // a prompt where the platform has buttons or a select; picking one gives
 // the command with that value. Elsewhere it answers with c as text.
 func (t *Thread) showChoices(in channels.Inbound, c sysmsg.Choices, names []string) {
-	if _, ok := channels.As[channels.Prompter](t.ad); !ok || len(c.Values) == 0 {
+	if !t.runner.Caps().Prompt || len(c.Values) == 0 {
 		t.reply(in, c)
 		return
 	}

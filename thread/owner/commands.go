@@ -470,8 +470,7 @@ func (t *Thread) legacyModelName() string {
 // showSession tells an adapter that shows the thread's session
 // (channels.SessionShower) what it is now.
 func (t *Thread) showSession() {
-	ss, ok := channels.As[channels.SessionShower](t.ad)
-	if !ok {
+	if !t.runner.Caps().ShowSession {
 		return
 	}
 	info := channels.SessionInfo{Agent: t.cmd.agent, Commands: channels.Commands()}
@@ -515,5 +514,5 @@ func (t *Thread) showSession() {
 	for _, c := range t.proj.Commands() {
 		info.Commands = append(info.Commands, channels.CommandInfo{Name: c.Name, Description: c.Description, Agent: true})
 	}
-	ss.ShowSession(t.ref, info)
+	t.runner.ShowSession(info)
 }

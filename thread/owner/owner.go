@@ -276,7 +276,7 @@ func (t *Thread) inbound(e inboundEv) {
 			retaken = rt.Started
 		}
 	}
-	_, buttons := channels.As[channels.Prompter](t.ad)
+	buttons := t.runner.Caps().Prompt
 	t.replyTo = &e.in // a stop's or an answer's word goes to its author
 	t.apply(thread.Received{In: e.in, Stop: e.stop, All: e.all, Caught: e.caught,
 		Numbered: !buttons, Approver: e.acc.MayApprove(e.in), Retaken: retaken})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/dispatch"
 	"github.com/acpgw/gateway/store"
 	"github.com/acpgw/gateway/sysmsg"
@@ -150,21 +149,6 @@ func (t *Thread) tell(f thread.Notify) {
 		t.d.Log.Error("cannot start the agent", "thread", t.ref, "err", n.Err)
 	}
 	t.view().Notify(f)
-}
-
-// tellInterrupted tells the thread, straight through the adapter (its
-// lane stopped with the router's context), that the shutdown cut its
-// turn off, within shutdownGrace. When that fails the turn's running mark
-// stays in the store and the next start tells the thread.
-func (t *Thread) tellInterrupted() {
-	t.cut = true
-	ctx, cancel := context.WithTimeout(t.ctx, t.d.Host.ShutdownGrace())
-	defer cancel()
-	err := PostWithin(ctx, t.ad, t.ref, channels.Message{Kind: channels.KindNotice, Text: sysmsg.Text(sysmsg.Interrupted{})})
-	if err != nil {
-		t.d.Log.Warn("cannot tell the thread its turn was interrupted; the next start does", "thread", t.ref, "err", err)
-	}
-	t.told = err == nil
 }
 
 // dropProcess forgets the process (it has exited or is being stopped)

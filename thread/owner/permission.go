@@ -2,7 +2,6 @@ package owner
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/acpgw/gateway/agent"
@@ -155,43 +154,6 @@ func (t *Thread) settle(p *pending, f thread.SettlePrompt) {
 		t.tr.PermissionAnswered(p.id, a.option, time.Now())
 	}
 	t.d.Log.Info("permission prompt settled", "thread", t.ref, "status", string(status), "option", a.option, "by", who)
-}
-
-// expireAtShutdown settles p for a gateway that is shutting down: the
-// agent gets the cancelled outcome at once, and the prompt's message is
-// edited straight through the adapter (the thread's lane has stopped) to
-// say the gateway restarted, without its buttons, within shutdownGrace. A
-// prompt whose post is still under way is edited once its message is
-// known (posted). The stored prompt stays pending until its message
-// shows no buttons, so that the next start edits what the shutdown could
-// not (Router.expireStalePrompts). It does I/O and blocks.
-func (t *Thread) expireAtShutdown(p *pending) {
-	p.closing = true
-	if t.tr != nil {
-		t.tr.PermissionAnswered(p.id, "", time.Now())
-	}
-	p.answer <- answered{}
-	if p.msg.Known() {
-		ctx, cancel := context.WithTimeout(t.ctx, t.d.Host.ShutdownGrace())
-		defer cancel()
-		t.expireMessageAtShutdown(ctx, p, p.msg)
-	}
-}
-
-// expireMessageAtShutdown edits h, the message of p, which the shutdown
-// settled, and records p expired once its buttons are gone.
-func (t *Thread) expireMessageAtShutdown(ctx context.Context, p *pending, h channels.Handle) {
-	ed, canEdit := channels.As[channels.Editor](t.ad)
-	if canEdit {
-		err := ed.Edit(ctx, h, channels.Message{Kind: channels.KindPermission, Text: sysmsg.Settled(p.text, sysmsg.Restarted{})})
-		if err != nil && !errors.Is(err, channels.ErrMessageGone) {
-			t.d.Log.Warn("cannot edit a permission prompt at shutdown; the next start does", "thread", t.ref, "err", err)
-			return
-		}
-	}
-	// Without Editor there are no buttons to take away.
-	t.resolvePrompt(p.id, store.PromptExpired, "", "gateway shutdown")
-	t.d.Log.Info("permission prompt expired at shutdown", "thread", t.ref, "prompt", p.id)
 }
 
 // resolvePrompt records the outcome of prompt id (through the thread's

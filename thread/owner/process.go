@@ -180,9 +180,7 @@ func (t *Thread) launch(ctx context.Context, pick string, in channels.Inbound, m
 	res.agent = spec.Name
 	res.meta = sessionMeta(res.sess)
 	t.d.Host.AgentEvent(t.ref, "started")
-	if as, ok := channels.As[channels.AgentShower](t.ad); ok {
-		as.ShowAgent(t.ref, spec.Name)
-	}
+	t.runner.ShowAgent(spec.Name)
 	t.d.WG.Go(func() { t.watch(proc) })
 	return res, nil
 }

@@ -10,7 +10,6 @@ package owner
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -36,15 +35,12 @@ const (
 // question is an agent's question waiting for an answer. Its fields
 // after answer belong to the thread's owner.
 type question struct {
-	id     string
-	q      agent.Question
-	asked  time.Time
-	answer chan agent.Answer // capacity 1; written once
-	view   questionView
-	msg    channels.Handle // the form's message, once posted
-	// fold, once settled before its form was posted, is the line the
-	// posted form is folded to.
-	fold    string
+	id      string
+	q       agent.Question
+	asked   time.Time
+	answer  chan agent.Answer // capacity 1; written once
+	view    questionView
+	msg     channels.Handle // the form's message, once posted
 	settled bool
 	posted  bool // its post returned (with a handle or an error)
 	// inTurn: it may be asked only while a turn runs (the ask tool);
@@ -153,23 +149,15 @@ func (t *Thread) performQuestion(f thread.Effect) {
 
 // showQuestion shows q as the adapter can.
 func (t *Thread) showQuestion(q *question) {
-	fm, forms := channels.As[channels.Former](t.ad)
-	_, buttons := channels.As[channels.Prompter](t.ad)
+	caps := t.runner.Caps()
 	single := thread.SingleChoice(q.q)
 	switch {
-	case forms:
+	case caps.Form:
 		q.view = viewForm
-		form := questionForm(q.q)
-		t.d.WG.Go(func() {
-			var h channels.Handle
-			err := Patiently(t.d.Ctx, t.d.Delivery.RetryFor, func(ctx context.Context) error {
-				var err error
-				h, err = fm.Form(ctx, t.ref, form)
-				return err
-			})
+		t.runner.Form(q.id, questionForm(q.q), func(h channels.Handle, err error) {
 			t.inbox.send(questionPostedEv{q: q, h: h, err: err})
 		})
-	case buttons && single:
+	case caps.Prompt && single:
 		q.view = viewChoice
 		t.view().ShowQuestionChoice(q.id, q.q, func(h channels.Handle, err error) {
 			t.inbox.send(questionPostedEv{q: q, h: h, err: err})
@@ -208,9 +196,6 @@ func (t *Thread) questionPosted(q *question, h channels.Handle, err error) {
 		return
 	}
 	q.msg = h
-	if q.view == viewForm && q.settled && q.fold != "" {
-		t.foldForm(q, q.fold)
-	}
 }
 
 // settleQuestion answers q to the agent as the machine decided and folds
@@ -242,46 +227,19 @@ func (t *Thread) settleQuestion(q *question, f thread.SettleQuestion) {
 			t.runner.Resolve(q.id, text)
 		}
 	case viewForm:
-		if f.NotShown {
-			return
+		switch {
+		case f.NotShown:
+		case !f.Shutdown:
+			// Folded in the lane, posted or not yet.
+			t.runner.Resolve(q.id, text)
+		case q.msg.Known():
+			t.foldFormAtShutdown(q.msg, text)
 		}
-		if !q.msg.Known() {
-			q.fold = text // folded once posted
-			return
-		}
-		t.foldForm(q, text)
 	case viewNotice:
 		if !f.Shutdown {
 			t.runner.Push(projector.Notice{Text: text})
 		}
 	}
-}
-
-// foldForm edits q's form to the line text, apart from the owner; where
-// the adapter cannot edit, the line is posted.
-func (t *Thread) foldForm(q *question, text string) {
-	ed, ok := channels.As[channels.Editor](t.ad)
-	if !ok {
-		t.runner.Push(projector.Notice{Text: text})
-		return
-	}
-	h := q.msg
-	if !t.d.Host.Enter() {
-		return
-	}
-	go func() {
-		defer t.d.WG.Done()
-		err := Patiently(t.d.Ctx, t.d.Delivery.RetryFor, func(ctx context.Context) error {
-			err := ed.Edit(ctx, h, channels.Message{Kind: channels.KindNotice, Text: text})
-			if errors.Is(err, channels.ErrMessageGone) {
-				return nil
-			}
-			return err
-		})
-		if err != nil {
-			t.d.Log.Warn("cannot fold the agent's question", "thread", t.ref, "err", err)
-		}
-	}()
 }
 
 // formAnswer is a person's answer to a form: to a waiting question, in

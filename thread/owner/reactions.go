@@ -38,11 +38,7 @@ func (r Reactions) On() bool { return r.Mode != ReactionsOff }
 // startReactions starts the thread's reaction runner where the adapter
 // reacts; nil otherwise.
 func startReactions(ctx context.Context, ad channels.Adapter, ref channels.ThreadRef, log *slog.Logger) *dispatch.ReactRunner {
-	re, ok := channels.As[channels.Reactor](ad)
-	if !ok {
-		return nil
-	}
-	return dispatch.StartReactions(ctx, dispatch.NewReactions(re, ref, log))
+	return dispatch.ReactionsFor(ctx, ad, ref, log)
 }
 
 // react performs React: at once, or once the turn's output is out.

@@ -26,15 +26,14 @@ func (t *Thread) childUpdate(u projector.Update, history bool) {
 // subagentDetail gives adapters that show a line's details what child's
 // card shows on click: its task, its tool lines and its text.
 func (t *Thread) subagentDetail(child string) {
-	td, ok := channels.As[channels.ToolDetailer](t.ad)
-	if !ok {
+	if !t.runner.Caps().ToolDetail {
 		return
 	}
 	in, out, ok := t.proj.SubagentDetail(child)
 	if !ok {
 		return
 	}
-	td.ToolDetail(t.ref, string(t.proj.SubagentKey(child)), channels.ToolDetail{
+	t.runner.ToolDetail(string(t.proj.SubagentKey(child)), channels.ToolDetail{
 		Input:  cutDetail(tooldisplay.Visible(tooldisplay.Redact(in))),
 		Output: cutDetail(tooldisplay.Visible(tooldisplay.Redact(out))),
 	})

@@ -138,8 +138,6 @@ func New(d Deps, cfg thread.MachineConfig, ref channels.ThreadRef, space string,
 	t.policy = policy
 	t.m = thread.NewMachine(cfg)
 	t.proj = projector.New(t.policy.Stream)
-	_, canEdit := channels.As[channels.Editor](ad)
-	t.proj.SetCanEdit(canEdit)
 	var obs dispatch.Observer
 	if d.Observer != nil {
 		obs = d.Observer(ref.Platform)
@@ -188,6 +186,7 @@ func New(d Deps, cfg thread.MachineConfig, ref channels.ThreadRef, space string,
 		},
 	})
 	t.runner = dispatch.Start(d.Ctx, lane)
+	t.proj.SetCanEdit(t.runner.Caps().Edit)
 	t.reacts = startReactions(d.Ctx, ad, ref, d.Log)
 	return t
 }
@@ -268,8 +267,7 @@ func (t *Thread) beginTurn(f thread.BeginTurn) {
 	t.proj.SetSettings(policy.Stream)
 	// The adapter's capabilities may have changed since the thread's
 	// last turn (channels.CapsReporter); the lane reads them again too.
-	_, canEdit := channels.As[channels.Editor](t.ad)
-	t.proj.SetCanEdit(canEdit)
+	t.proj.SetCanEdit(t.runner.Caps().Edit)
 	t.runner.Do(func(l *dispatch.Lane) { l.SetStream(policy.Stream) })
 	t.tr.UserPrompt(prompt, at)
 	t.view().BeginTurn()
@@ -389,8 +387,8 @@ func (t *Thread) update(u projector.Update, history bool) {
 		}
 		return
 	}
-	if td, ok := channels.As[channels.ToolDetailer](t.ad); ok && (u.Tag == projector.TagToolCall || u.Tag == projector.TagToolCallUpdate) {
-		td.ToolDetail(t.ref, string(u.Tool.ID), toolDetail(u.Tool))
+	if (u.Tag == projector.TagToolCall || u.Tag == projector.TagToolCallUpdate) && t.runner.Caps().ToolDetail {
+		t.runner.ToolDetail(string(u.Tool.ID), toolDetail(u.Tool))
 	}
 	t.meterCost(&u)
 	t.view().Update(&u, false)
@@ -434,7 +432,7 @@ func (t *Thread) endAgentSession(sess *agent.Session) {
 // saveTitle keeps title as the session's (through the thread's saves)
 // and gives the thread that name where the platform names threads.
 func (t *Thread) saveTitle(title string) {
-	st, ref, log, ad := t.d.Store, t.ref, t.d.Log, t.ad
+	st, ref, log, runner := t.d.Store, t.ref, t.d.Log, t.runner
 	t.saves.write("", "the session's title", func(ctx context.Context) error {
 		b, ok, err := st.Binding(ctx, ref)
 		if err != nil || !ok || b.Title == title {
@@ -444,11 +442,7 @@ func (t *Thread) saveTitle(title string) {
 		if err := st.PutBinding(ctx, b); err != nil {
 			return err
 		}
-		if ti, ok := channels.As[channels.Titler](ad); ok {
-			if err := ti.SetTitle(ctx, ref, title); err != nil {
-				log.Warn("cannot rename the thread", "thread", ref, "err", err)
-			}
-		}
+		runner.SetTitle(title)
 		return nil
 	}, func(err error) { log.Error("cannot save the session's title", "thread", ref, "err", err) })
 }

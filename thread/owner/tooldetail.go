@@ -57,13 +57,12 @@ func (t *Thread) compactionDetail(u *projector.Update) {
 	if u.Tag != projector.TagCompaction && u.Tag != projector.TagCompactionChunk {
 		return
 	}
-	td, ok := channels.As[channels.ToolDetailer](t.ad)
-	if !ok {
+	if !t.runner.Caps().ToolDetail {
 		return
 	}
 	sum, ok := t.proj.CompactionSummary(u.Compaction.ID)
 	if !ok || sum == "" {
 		return
 	}
-	td.ToolDetail(t.ref, projector.CompactionKey+u.Compaction.ID, channels.ToolDetail{Output: cutDetail(tooldisplay.Visible(tooldisplay.Redact(sum)))})
+	t.runner.ToolDetail(projector.CompactionKey+u.Compaction.ID, channels.ToolDetail{Output: cutDetail(tooldisplay.Visible(tooldisplay.Redact(sum)))})
 }
