@@ -19,6 +19,8 @@ func Run(t *testing.T, env string, newDriver func(t *testing.T) Driver) {
 		{"CatchUpAfterRestart", testCatchUpAfterRestart},
 		{"DeleteEndsThread", testDeleteEndsThread},
 		{"Backfill", testBackfill},
+		{"SteerModel", testSteerModel},
+		{"SteerQuestions", testSteerQuestions},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
