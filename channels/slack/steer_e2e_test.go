@@ -20,6 +20,17 @@ import (
 // next private message to who in th.
 func (d driver) Command(t *testing.T, ctx context.Context, who e2e.Person, th channels.ThreadRef, form e2e.CommandForm, line string) e2e.Reply {
 	t.Helper()
+	o := sayOptions{user: person(who), channel: th.Channel, thread: th.Thread, text: "!" + line}
+	if form == e2e.Typed {
+		o.text, o.mention = line, true
+	}
+	reply := d.privateReply(t, ctx, who, th)
+	d.f.mustSay(ctx, o)
+	return reply
+}
+
+// privateReply reads the next private message to who in th, from now.
+func (d driver) privateReply(t *testing.T, ctx context.Context, who e2e.Person, th channels.ThreadRef) e2e.Reply {
 	f := d.f
 	private := func() []fakeEphemeral {
 		var out []fakeEphemeral
@@ -33,11 +44,6 @@ func (d driver) Command(t *testing.T, ctx context.Context, who e2e.Person, th ch
 	f.mu.Lock()
 	n := len(private())
 	f.mu.Unlock()
-	o := sayOptions{user: person(who), channel: th.Channel, thread: th.Thread, text: "!" + line}
-	if form == e2e.Typed {
-		o.text, o.mention = line, true
-	}
-	f.mustSay(ctx, o)
 	return func(sub string) (string, bool) {
 		t.Helper()
 		var got string

@@ -91,8 +91,12 @@ type Driver interface {
 	// Changed returns a channel closed at the fake's next change.
 	Changed() <-chan struct{}
 	// Click has who click the button of message m (a prompt in th) whose
-	// option id ends with suffix ("/allow_once").
-	Click(t *testing.T, ctx context.Context, who Person, th channels.ThreadRef, m Message, suffix string)
+	// option id ends with suffix ("/allow_once"), and returns how who
+	// reads an answer to the click (a refusal).
+	Click(t *testing.T, ctx context.Context, who Person, th channels.ThreadRef, m Message, suffix string) Reply
+	// Edits is how many times the adapter edited the gateway's message
+	// id in th.
+	Edits(th channels.ThreadRef, id channels.MessageID) int
 	// React has who add emoji (the gateway's form, channels.ReactStop) to
 	// message msg in th (msg may be the message that opened th).
 	React(t *testing.T, ctx context.Context, who Person, th channels.ThreadRef, msg channels.MessageID, emoji string)
@@ -156,8 +160,8 @@ const (
 	Typed
 )
 
-// Reply waits for the gateway's answer, to whoever gave a command, that
-// contains sub; it returns the answer and whether it was private (only
+// Reply waits for the gateway's answer, to whoever gave a command or
+// clicked, that contains sub; it returns the answer and whether it was private (only
 // they see it; on a platform that cannot answer a message privately it
 // is in the thread). It fails the test when no such answer comes.
 type Reply func(sub string) (text string, private bool)

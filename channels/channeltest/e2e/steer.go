@@ -54,20 +54,6 @@ func (g *Gateway) framesWith(sub string) int {
 	return n
 }
 
-// answerText joins the texts of the messages that hold the agent's
-// answer (not gateway notices or what has controls), white space
-// squashed.
-func answerText(ms []Message) string {
-	var parts []string
-	for _, m := range ms {
-		if strings.HasPrefix(m.Text, "⚙") || m.Controls {
-			continue
-		}
-		parts = append(parts, m.Text)
-	}
-	return strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
-}
-
 const setConfigFrame = `"method":"session/set_config_option"`
 
 // The model command, in both of the platform's forms, reaches

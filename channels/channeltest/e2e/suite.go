@@ -13,6 +13,7 @@ func Run(t *testing.T, env string, newDriver func(t *testing.T) Driver) {
 		name string
 		run  func(t *testing.T, s Setup)
 	}{
+		{"Conversation", testConversation},
 		{"StopIsAcknowledgedAtOnce", testStopIsAcknowledgedAtOnce},
 		{"ReactionsThroughATurnsLife", testReactionsThroughATurnsLife},
 		{"PermissionPromptShowsTheHiddenCommandEnd", testPromptShowsTheHiddenCommandEnd},
