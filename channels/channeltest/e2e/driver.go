@@ -161,9 +161,10 @@ const (
 )
 
 // Reply waits for the gateway's answer, to whoever gave a command or
-// clicked, that contains sub; it returns the answer and whether it was private (only
-// they see it; on a platform that cannot answer a message privately it
-// is in the thread). It fails the test when no such answer comes.
+// clicked, that contains sub; it returns the answer and whether it was
+// private (only they see it; on a platform that cannot answer a message
+// privately it is in the thread). It fails the test when no such answer
+// comes.
 type Reply func(sub string) (text string, private bool)
 
 // Field is a person's answer to one field of a form: the field's label
