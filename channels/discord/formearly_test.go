@@ -143,3 +143,21 @@ func TestFormWaitIsBounded(t *testing.T) {
 		}
 	})
 }
+
+// waitForm waits for a form (a message with an Answer button) in channel
+// after the first n.
+func (g *gateway) waitForm(channel string, n int) fakeMessage {
+	g.t.Helper()
+	var got fakeMessage
+	g.f.waitFor(testCtx(g.t), "the question's form", func() bool {
+		ms := g.f.botMessagesLocked(channel)
+		for i := n; i < len(ms); i++ {
+			if strings.Contains(string(ms[i].Components), formAnswerID) {
+				got = ms[i]
+				return true
+			}
+		}
+		return false
+	})
+	return got
+}

@@ -90,13 +90,36 @@ func (d driver) Changed() <-chan struct{} {
 	return d.f.changed
 }
 
-func (d driver) Click(t *testing.T, _ context.Context, who e2e.Person, th channels.ThreadRef, m e2e.Message, suffix string) {
+// Click's Reply reads the first follow-up to the click's interaction,
+// private when it is ephemeral (flags 64).
+func (d driver) Click(t *testing.T, ctx context.Context, who e2e.Person, th channels.ThreadRef, m e2e.Message, suffix string) e2e.Reply {
 	t.Helper()
 	fm, ok := d.f.message(string(m.ID))
 	if !ok {
 		t.Fatalf("no message %s to click", m.ID)
 	}
-	d.f.click(person(who), th.Thread, fm.ID, customIDWithSuffix(t, fm, suffix))
+	token := d.f.click(person(who), th.Thread, fm.ID, customIDWithSuffix(t, fm, suffix))
+	return func(sub string) (string, bool) {
+		t.Helper()
+		d.f.waitFor(ctx, "the answer to the click", func() bool {
+			for _, fu := range d.f.followups {
+				if fu.Token == token {
+					return true
+				}
+			}
+			return false
+		})
+		fu := d.f.followupsFor(token)[0]
+		if !strings.Contains(fu.Content, sub) {
+			t.Errorf("the click was answered %q, want %q in it", fu.Content, sub)
+		}
+		return fu.Content, fu.Flags == 64
+	}
+}
+
+func (d driver) Edits(_ channels.ThreadRef, id channels.MessageID) int {
+	m, _ := d.f.message(string(id))
+	return m.Edits
 }
 
 // React reacts in the thread, or on the mention that opened it in the

@@ -205,6 +205,12 @@ func slowWords(n int) string {
 	return b.String()
 }
 
+// TestEndToEnd is what a conversation on Slack has beyond the suite's
+// (e2e.Run's Conversation): the first answer is one message, streamed
+// with chat.update, under a status line set while the turn runs; an
+// answered prompt loses its button; a redelivered event runs once; rate
+// limits on posts and edits are absorbed; the client reconnects when
+// Slack asks it to or the connection drops.
 func TestEndToEnd(t *testing.T) {
 	g := newGateway(t)
 	f := g.f
@@ -231,78 +237,19 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("status line calls %q, want it set while the turn ran and cleared at its end", calls)
 	}
 
-	// Later messages need no mention. The demo's tools run faster than
-	// Slack's pacing of a post a second, so dispatch coalesces each tool's
-	// states and posts one message per tool call.
-	before := len(g.messages(th))
-	g.say(bob, s.ts, "tools", false)
-	if end := g.waitEnd(th); end.StopReason != "end_turn" {
-		t.Fatalf("tools turn ended %+v", end)
-	}
-	var tools []string
-	for _, m := range g.messages(th)[before:] {
-		if strings.HasPrefix(m.Text, "🛠") || strings.HasPrefix(m.Text, "📖") {
-			tools = append(tools, m.Text)
-		}
-	}
-	wantTools := []string{"🛠️ Run ls -la · done", "📖 Read main.go · done", "🛠️ go test ./... · failed"}
-	if diff := cmp.Diff(wantTools, tools); diff != "" {
-		t.Errorf("tool messages (-want +got):\n%s\nthread:\n%s", diff, g.dump(th))
-	}
-
-	// A permission prompt: buttons; a non-approver's click gets a private
-	// refusal; the approver's click answers; the buttons go; the tool's
-	// message is updated in place.
+	// Once a prompt is answered, its button is gone.
 	since := g.mark(th)
 	g.say(ann, s.ts, "permission", false)
 	prompt := g.waitMessage(th, since, "Permission needed")
-	edit := g.waitMessage(th, since, "Edit main.go · pending")
 	allow := button(t, prompt, "/allow_once")
-	if _, err := f.click(g.ctx(), bob, th.Channel, prompt.TS, allow); err != nil {
-		t.Fatal(err)
-	}
-	err = f.waitFor(g.ctx(), "the refusal", func() bool {
-		for _, e := range f.ephemerals {
-			if e.User == bob && e.ThreadTS == th.Thread && strings.Contains(e.Text, "only approvers") {
-				return true
-			}
-		}
-		return false
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m, _ := f.message(th.Channel, prompt.TS); m.Blocks == nil {
-		t.Fatal("the prompt lost its buttons after a refused click")
-	}
 	if _, err := f.click(g.ctx(), ann, th.Channel, prompt.TS, allow); err != nil {
 		t.Fatal(err)
 	}
 	if end := g.waitEnd(th); end.StopReason != "end_turn" {
 		t.Fatalf("permission turn ended %+v", end)
 	}
-	m, _ := f.message(th.Channel, prompt.TS)
-	if m.Blocks != nil || !strings.Contains(m.Text, "chosen by Ann") {
-		t.Errorf("answered prompt = %q with blocks %s, want the answer without buttons", m.Text, m.Blocks)
-	}
 	if _, err := f.click(g.ctx(), ann, th.Channel, prompt.TS, allow); err == nil {
 		t.Error("the answered prompt still has its button")
-	}
-	if m, _ := f.message(th.Channel, edit.TS); m.Text != "✏️ Edit main.go · done" || len(g.updates(edit.TS)) == 0 {
-		t.Errorf("tool message = %q after %d updates, want it updated in place to done", m.Text, len(g.updates(edit.TS)))
-	}
-
-	// "stop" cancels a running turn.
-	since = g.mark(th)
-	g.say(ann, s.ts, "slow 400", false)
-	slow := g.waitMessage(th, since, "the quick brown")
-	g.say(ann, s.ts, "stop", false)
-	if end := g.waitEnd(th); end.StopReason != "cancelled" {
-		t.Fatalf("stopped turn ended %+v, want cancelled", end)
-	}
-	g.waitMessage(th, since, "Stopped by Ann.")
-	if m, _ := f.message(th.Channel, slow.TS); len(m.Text) > len(slowWords(200)) {
-		t.Errorf("the stopped turn wrote %d characters; the stop came late", len(m.Text))
 	}
 
 	// A redelivered event runs once: Slack retries with the same event id.
@@ -321,7 +268,7 @@ func TestEndToEnd(t *testing.T) {
 
 	// Rate limits are absorbed: posts and edits answered 429 (with and
 	// without Retry-After) are delivered later, nothing lost or reordered.
-	before = len(g.messages(th))
+	before := len(g.messages(th))
 	f.failNext("chat.update",
 		failure{status: http.StatusTooManyRequests, retryAfter: "1"},
 		failure{status: http.StatusTooManyRequests},

@@ -1,73 +1,110 @@
 package slack
 
 import (
+	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/channels/channeltest/e2e"
 )
 
-// Steering the session from Slack, end to end: the real slack-go client
-// against the fake over Socket Mode, the session router, and the demo
-// agent as a subprocess. What the agent received is read on the agent's
-// side: its session file (the demo agent saves a set option before it
-// answers) and its replies.
+// Steering the session from Slack: the suite's hands for commands and
+// forms (e2e.Driver's Command and Fill).
 
-// agentModels returns the model saved in each of the demo agent's
-// session files ("" the default).
-func (g *gateway) agentModels() []string {
-	g.t.Helper()
-	files, _ := filepath.Glob(filepath.Join(g.dir, "demo-state", "demo-*.json"))
-	var out []string
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			g.t.Fatal(err)
-		}
-		var r struct {
-			Model string `json:"model"`
-		}
-		if err := json.Unmarshal(b, &r); err != nil {
-			g.t.Fatalf("%s: %v", f, err)
-		}
-		out = append(out, r.Model)
+// Command writes line after the gateway's prefix (Native: "!model
+// value") or after a mention of the app (Typed: "@app model value"), in
+// the thread. The gateway answers a command privately: Reply reads the
+// next private message to who in th.
+func (d driver) Command(t *testing.T, ctx context.Context, who e2e.Person, th channels.ThreadRef, form e2e.CommandForm, line string) e2e.Reply {
+	t.Helper()
+	o := sayOptions{user: person(who), channel: th.Channel, thread: th.Thread, text: "!" + line}
+	if form == e2e.Typed {
+		o.text, o.mention = line, true
 	}
-	return out
+	reply := d.privateReply(t, ctx, who, th)
+	d.f.mustSay(ctx, o)
+	return reply
 }
 
-// framesWith counts the frames of the gateway's event logs that contain
-// sub.
-func (g *gateway) framesWith(sub string) int {
-	g.t.Helper()
-	files, _ := filepath.Glob(filepath.Join(g.dir, "events", "*"))
-	n := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			g.t.Fatal(err)
-		}
-		n += strings.Count(string(b), sub)
-	}
-	return n
-}
-
-// waitEphemeral waits for a private message to user in thread whose text
-// contains sub.
-func (g *gateway) waitEphemeral(user, thread, sub string) {
-	g.t.Helper()
-	err := g.f.waitFor(g.ctx(), "a private message with "+sub, func() bool {
-		for _, e := range g.f.ephemerals {
-			if e.User == user && e.ThreadTS == thread && strings.Contains(e.Text, sub) {
-				return true
+// privateReply reads the next private message to who in th, from now.
+func (d driver) privateReply(t *testing.T, ctx context.Context, who e2e.Person, th channels.ThreadRef) e2e.Reply {
+	f := d.f
+	private := func() []fakeEphemeral {
+		var out []fakeEphemeral
+		for _, e := range f.ephemerals {
+			if e.User == person(who) && e.Channel == th.Channel && e.ThreadTS == th.Thread {
+				out = append(out, e)
 			}
 		}
-		return false
-	})
-	if err != nil {
-		g.t.Fatal(err)
+		return out
+	}
+	f.mu.Lock()
+	n := len(private())
+	f.mu.Unlock()
+	return func(sub string) (string, bool) {
+		t.Helper()
+		var got string
+		err := f.waitFor(ctx, "a private message with "+sub, func() bool {
+			for _, e := range private()[n:] {
+				if strings.Contains(e.Text, sub) {
+					got = e.Text
+					return true
+				}
+			}
+			return false
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, true
+	}
+}
+
+// Fill presses Answer, which opens the form's modal, and submits the
+// modal with the fields by label; a choice is a select of the modal.
+func (d driver) Fill(t *testing.T, ctx context.Context, who e2e.Person, th channels.ThreadRef, m e2e.Message, fields []e2e.Field) {
+	t.Helper()
+	v := d.openModal(t, ctx, person(who), th, string(m.ID))
+	var view struct {
+		Blocks []struct {
+			Type  string `json:"type"`
+			Label struct {
+				Text string `json:"text"`
+			} `json:"label"`
+			Element struct {
+				Type    string `json:"type"`
+				Options []struct {
+					Value string `json:"value"`
+				} `json:"options"`
+			} `json:"element"`
+		} `json:"blocks"`
+	}
+	if err := json.Unmarshal(v.View, &view); err != nil {
+		t.Fatalf("modal %s: %v", v.View, err)
+	}
+	answers := map[string]string{}
+	for _, fl := range fields {
+		answers[fl.Label] = fl.Value
+		if fl.Choices == nil {
+			continue
+		}
+		var values []string
+		for _, b := range view.Blocks {
+			if b.Type == "input" && b.Label.Text == fl.Label && b.Element.Type == "static_select" {
+				for _, o := range b.Element.Options {
+					values = append(values, o.Value)
+				}
+			}
+		}
+		if !slices.Equal(values, fl.Choices) {
+			t.Fatalf("the modal's static_select %q offers %q, want %q: %s", fl.Label, values, fl.Choices, v.View)
+		}
+	}
+	if _, err := d.f.submitView(ctx, v, answers); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -77,11 +114,12 @@ func (g *gateway) waitEphemeral(user, thread, sub string) {
 // message to the test before that answer arrives, so a test (never a
 // person) can press too early and be told the question is no longer
 // open.
-func (g *gateway) openModal(user string, th channels.ThreadRef, ts string) fakeView {
-	g.t.Helper()
+func (d driver) openModal(t *testing.T, ctx context.Context, user string, th channels.ThreadRef, ts string) fakeView {
+	t.Helper()
+	f := d.f
 	notOpen := func() int {
 		n := 0
-		for _, e := range g.f.ephemerals {
+		for _, e := range f.ephemerals {
 			if e.User == user && strings.Contains(e.Text, "no longer open") {
 				n++
 			}
@@ -89,122 +127,20 @@ func (g *gateway) openModal(user string, th channels.ThreadRef, ts string) fakeV
 		return n
 	}
 	for range 100 {
-		g.f.mu.Lock()
-		views, refusals := len(g.f.views), notOpen()
-		g.f.mu.Unlock()
-		if _, err := g.f.click(g.ctx(), user, th.Channel, ts, formAnswer); err != nil {
-			g.t.Fatal(err)
+		f.mu.Lock()
+		views, refusals := len(f.views), notOpen()
+		f.mu.Unlock()
+		if _, err := f.click(ctx, user, th.Channel, ts, formAnswer); err != nil {
+			t.Fatal(err)
 		}
-		err := g.f.waitFor(g.ctx(), "a modal or a refusal", func() bool { return len(g.f.views) > views || notOpen() > refusals })
+		err := f.waitFor(ctx, "a modal or a refusal", func() bool { return len(f.views) > views || notOpen() > refusals })
 		if err != nil {
-			g.t.Fatal(err)
+			t.Fatal(err)
 		}
-		if vs := g.f.openedViews(); len(vs) > views {
+		if vs := f.openedViews(); len(vs) > views {
 			return vs[len(vs)-1]
 		}
 	}
-	g.t.Fatal("the form never opened")
+	t.Fatal("the form never opened")
 	return fakeView{}
-}
-
-const setConfigFrame = `"method":"session/set_config_option"`
-
-// "!model value" and "@app model value" reach session/set_config_option
-// in the demo agent; a non-operator's is refused privately and reaches
-// nothing.
-func TestSteerModelEndToEnd(t *testing.T) {
-	g := newGateway(t)
-	s := g.say(ann, "", "hello", true)
-	th := ref(fakeChannel, s.ts)
-	g.waitEnd(th)
-	if got := g.agentModels(); len(got) != 1 || got[0] != "" {
-		t.Fatalf("the agent's models at the start = %q, want one session with the default", got)
-	}
-
-	since := g.mark(th)
-	g.say(ann, s.ts, "!model demo-smart", false)
-	g.waitMessage(th, since, "Ann set the model to Demo Smart.")
-	if got := g.agentModels(); len(got) != 1 || got[0] != "demo-smart" {
-		t.Fatalf("the agent's models after !model demo-smart = %q, want demo-smart", got)
-	}
-	if n := g.framesWith(setConfigFrame); n != 1 {
-		t.Errorf("%d session/set_config_option requests, want 1", n)
-	}
-
-	// A non-operator, with the prefix and after a mention: refused
-	// privately, nothing reaches the agent.
-	g.say(bob, s.ts, "!model demo-fast", false)
-	g.waitEphemeral(bob, s.ts, "only operators can use /model")
-	g.say(bob, s.ts, "model demo-fast", true)
-	err := g.f.waitFor(g.ctx(), "two refusals", func() bool {
-		n := 0
-		for _, e := range g.f.ephemerals {
-			if e.User == bob && strings.Contains(e.Text, "only operators can use /model") {
-				n++
-			}
-		}
-		return n == 2
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := g.agentModels(); len(got) != 1 || got[0] != "demo-smart" {
-		t.Errorf("the agent's models after Bob's commands = %q, want demo-smart still", got)
-	}
-	if n := g.framesWith(setConfigFrame); n != 1 {
-		t.Errorf("%d session/set_config_option requests after Bob's commands, want 1", n)
-	}
-	for _, m := range g.messages(th) {
-		if m.TS > since && strings.Contains(m.Text, "Bob") {
-			t.Errorf("Bob's refusal was posted in the thread: %q", m.Text)
-		}
-	}
-
-	// After a mention of the app.
-	since = g.mark(th)
-	g.say(ann, s.ts, "model demo-fast", true)
-	g.waitMessage(th, since, "Ann set the model to Demo Fast.")
-	if got := g.agentModels(); len(got) != 1 || got[0] != "demo-fast" {
-		t.Fatalf("the agent's models after @app model demo-fast = %q, want demo-fast", got)
-	}
-	if n := g.framesWith(setConfigFrame); n != 2 {
-		t.Errorf("%d session/set_config_option requests, want 2", n)
-	}
-
-	// !status shows what the agent reported back.
-	g.say(bob, s.ts, "!status", false)
-	g.waitEphemeral(bob, s.ts, "Demo Fast")
-}
-
-// An agent's questions answered on Slack: the modal's select answers a
-// choice, its text inputs a text question; the agent's reply says the
-// answer.
-func TestSteerQuestionsEndToEnd(t *testing.T) {
-	g := newGateway(t)
-	s := g.say(ann, "", "ask-choice", true)
-	th := ref(fakeChannel, s.ts)
-	form := g.waitMessage(th, "", "Which color should the button be?")
-	v := g.openModal(ann, th, form.TS)
-	if !strings.Contains(string(v.View), `"static_select"`) {
-		t.Fatalf("the choice's modal has no select: %s", v.View)
-	}
-	if _, err := g.f.submitView(g.ctx(), v, map[string]string{"Color": "green"}); err != nil {
-		t.Fatal(err)
-	}
-	if end := g.waitEnd(th); end.StopReason != "end_turn" {
-		t.Fatalf("ask-choice ended %+v", end)
-	}
-	g.waitMessage(th, form.TS, "You chose green.")
-
-	since := g.mark(th)
-	g.say(ann, s.ts, "ask-text", false)
-	form = g.waitMessage(th, since, "Tell me about the release.")
-	v = g.openModal(ann, th, form.TS)
-	if _, err := g.f.submitView(g.ctx(), v, map[string]string{"Release name": "Aurora", "Retries": "3"}); err != nil {
-		t.Fatal(err)
-	}
-	if end := g.waitEnd(th); end.StopReason != "end_turn" {
-		t.Fatalf("ask-text ended %+v", end)
-	}
-	g.waitMessage(th, form.TS, "Release Aurora with 3 retries.")
 }

@@ -92,15 +92,29 @@ func (d driver) Changed() <-chan struct{} {
 	return d.f.changed
 }
 
-func (d driver) Click(t *testing.T, ctx context.Context, who e2e.Person, th channels.ThreadRef, m e2e.Message, suffix string) {
+// Click's Reply reads the next private message to who in th.
+func (d driver) Click(t *testing.T, ctx context.Context, who e2e.Person, th channels.ThreadRef, m e2e.Message, suffix string) e2e.Reply {
 	t.Helper()
 	fm, ok := d.f.message(th.Channel, string(m.ID))
 	if !ok {
 		t.Fatalf("no message %s to click", m.ID)
 	}
+	reply := d.privateReply(t, ctx, who, th)
 	if _, err := d.f.click(ctx, person(who), th.Channel, fm.TS, button(t, fm, suffix)); err != nil {
 		t.Fatal(err)
 	}
+	return reply
+}
+
+// Edits counts the chat.update calls of message id.
+func (d driver) Edits(_ channels.ThreadRef, id channels.MessageID) int {
+	n := 0
+	for _, c := range d.f.callsTo("chat.update") {
+		if c.Form.Get("ts") == string(id) {
+			n++
+		}
+	}
+	return n
 }
 
 func (d driver) React(t *testing.T, ctx context.Context, who e2e.Person, th channels.ThreadRef, msg channels.MessageID, emoji string) {

@@ -91,8 +91,12 @@ type Driver interface {
 	// Changed returns a channel closed at the fake's next change.
 	Changed() <-chan struct{}
 	// Click has who click the button of message m (a prompt in th) whose
-	// option id ends with suffix ("/allow_once").
-	Click(t *testing.T, ctx context.Context, who Person, th channels.ThreadRef, m Message, suffix string)
+	// option id ends with suffix ("/allow_once"), and returns how who
+	// reads an answer to the click (a refusal).
+	Click(t *testing.T, ctx context.Context, who Person, th channels.ThreadRef, m Message, suffix string) Reply
+	// Edits is how many times the adapter edited the gateway's message
+	// id in th.
+	Edits(th channels.ThreadRef, id channels.MessageID) int
 	// React has who add emoji (the gateway's form, channels.ReactStop) to
 	// message msg in th (msg may be the message that opened th).
 	React(t *testing.T, ctx context.Context, who Person, th channels.ThreadRef, msg channels.MessageID, emoji string)
@@ -131,4 +135,42 @@ type Driver interface {
 	// Names are the names the gateway quotes for its own messages and for
 	// the other app's bot of Said.
 	Names() (self, otherBot string)
+
+	// Steering the session:
+
+	// Command has who give the gateway command line ("model demo-smart",
+	// "status") in th, in form, and returns how who reads the answer.
+	Command(t *testing.T, ctx context.Context, who Person, th channels.ThreadRef, form CommandForm, line string) Reply
+	// Fill has who answer the agent's question m in th, field by field,
+	// as the platform has a person answer a form (selects, a modal), and
+	// submit it. It fails t when the form lacks a field or a choice does
+	// not offer exactly the field's Choices.
+	Fill(t *testing.T, ctx context.Context, who Person, th channels.ThreadRef, m Message, fields []Field)
+}
+
+// CommandForm is one of a platform's two ways to give a gateway command.
+type CommandForm int
+
+const (
+	// Native is the platform's own: an application command on Discord,
+	// "!model value" on Slack.
+	Native CommandForm = iota
+	// Typed is a message: "/model value" on Discord, "@app model value"
+	// on Slack.
+	Typed
+)
+
+// Reply waits for the gateway's answer, to whoever gave a command or
+// clicked, that contains sub; it returns the answer and whether it was
+// private (only they see it; on a platform that cannot answer a message
+// privately it is in the thread). It fails the test when no such answer
+// comes.
+type Reply func(sub string) (text string, private bool)
+
+// Field is a person's answer to one field of a form: the field's label
+// and the value typed or picked; a choice's Choices are the values the
+// form must offer.
+type Field struct {
+	Label, Value string
+	Choices      []string
 }

@@ -13,12 +13,15 @@ func Run(t *testing.T, env string, newDriver func(t *testing.T) Driver) {
 		name string
 		run  func(t *testing.T, s Setup)
 	}{
+		{"Conversation", testConversation},
 		{"StopIsAcknowledgedAtOnce", testStopIsAcknowledgedAtOnce},
 		{"ReactionsThroughATurnsLife", testReactionsThroughATurnsLife},
 		{"PermissionPromptShowsTheHiddenCommandEnd", testPromptShowsTheHiddenCommandEnd},
 		{"CatchUpAfterRestart", testCatchUpAfterRestart},
 		{"DeleteEndsThread", testDeleteEndsThread},
 		{"Backfill", testBackfill},
+		{"SteerModel", testSteerModel},
+		{"SteerQuestions", testSteerQuestions},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
