@@ -71,7 +71,7 @@ func (h host) ReplyWithin(within context.Context, ad channels.Adapter, in channe
 }
 func (h host) AnswerSuggest(in channels.Inbound, opts []channels.Option) { h.r.answerSuggest(in, opts) }
 func (h host) OpenFrameLog(sessionID string) (FrameLog, error)           { return h.r.openFrameLog(sessionID) }
-func (h host) FlushSaves(ctx context.Context)                            { h.r.flushSaves(ctx) }
+func (h host) FlushSaves(ctx context.Context)                            { h.r.FlushSaves(ctx) }
 func (h host) ClaimSession(ctx context.Context, ref channels.ThreadRef, agentName, id string) sysmsg.Notice {
 	return h.r.claimSession(ctx, ref, agentName, id)
 }

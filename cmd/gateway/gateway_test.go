@@ -147,6 +147,19 @@ func (c client) try(path string, body any) (int, map[string]any) {
 	return resp.StatusCode, out
 }
 
+// webBinding is the stored binding of web thread th, once what the live
+// threads queued for the store is written (a binding is saved beside
+// the turn, not before its answer).
+func webBinding(t *testing.T, g *gateway, th string) (store.Binding, bool) {
+	t.Helper()
+	g.router.FlushSaves(t.Context())
+	b, ok, err := g.data.st.Binding(t.Context(), channels.ThreadRef{Platform: "web", Channel: web.Channel, Thread: th})
+	if err != nil {
+		t.Fatalf("binding of %s: %v", th, err)
+	}
+	return b, ok
+}
+
 // webClient is a client of g's web chat holding the token of the URL the
 // gateway printed, as the one click on it gives.
 func webClient(t *testing.T, g *gateway) client {
@@ -625,9 +638,9 @@ func TestReloadAppliesAgents(t *testing.T) {
 	c := webClient(t, g)
 	agentOf := func(th string) string {
 		t.Helper()
-		b, ok, err := g.data.st.Binding(t.Context(), channels.ThreadRef{Platform: "web", Channel: web.Channel, Thread: th})
-		if err != nil || !ok {
-			t.Fatalf("binding of %s: %v, %v", th, ok, err)
+		b, ok := webBinding(t, g, th)
+		if !ok {
+			t.Fatalf("%s has no binding", th)
 		}
 		return b.Agent
 	}

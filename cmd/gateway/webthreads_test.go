@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/chromedp/chromedp"
 	"log/slog"
 	"net/http"
 	"os"
@@ -16,8 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpgw/gateway/channels"
-	"github.com/acpgw/gateway/channels/web"
+	"github.com/chromedp/chromedp"
 )
 
 // logWatch passes records on and lets a test wait for a message: the
@@ -133,10 +131,7 @@ func TestWebDeleteEndsTheThreadsAgent(t *testing.T) {
 	c := webClient(t, g)
 	bound := func(th string) bool {
 		t.Helper()
-		_, ok, err := g.data.st.Binding(t.Context(), channels.ThreadRef{Platform: "web", Channel: web.Channel, Thread: th})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, ok := webBinding(t, g, th)
 		return ok
 	}
 
@@ -226,9 +221,9 @@ func TestWebNewThreadPicksAgent(t *testing.T) {
 	}
 	agentOf := func(th string) string {
 		t.Helper()
-		b, ok, err := g.data.st.Binding(t.Context(), channels.ThreadRef{Platform: "web", Channel: web.Channel, Thread: th})
-		if err != nil || !ok {
-			t.Fatalf("binding of %s: %v, %v", th, ok, err)
+		b, ok := webBinding(t, g, th)
+		if !ok {
+			t.Fatalf("%s has no binding", th)
 		}
 		return b.Agent
 	}
@@ -256,7 +251,7 @@ func TestWebNewThreadPicksAgent(t *testing.T) {
 	if !strings.Contains(n.Text, `"claude"`) || !strings.Contains(n.Text, "first, second") {
 		t.Errorf("refusal %q does not name the wrong agent and the allowed ones", n.Text)
 	}
-	if _, ok, _ := g.data.st.Binding(t.Context(), channels.ThreadRef{Platform: "web", Channel: web.Channel, Thread: refused}); ok {
+	if _, ok := webBinding(t, g, refused); ok {
 		t.Error("a refused pick started an agent")
 	}
 }
@@ -282,9 +277,9 @@ func TestBrowserNewThreadPicksAgent(t *testing.T) {
 	b.waitFor("the thread's agent in the header, the choice gone", `document.querySelector("#thread-agent").textContent === "second" &&
 		!document.querySelector("#thread-agent").hidden && document.querySelector("#pick-agent").hidden`)
 	th := strings.TrimPrefix(eval[string](b, `location.hash`), "#")
-	bd, ok, err := g.data.st.Binding(t.Context(), channels.ThreadRef{Platform: "web", Channel: web.Channel, Thread: th})
-	if err != nil || !ok || bd.Agent != "second" {
-		t.Fatalf("binding of %s = %+v, %v, %v; want the agent second", th, bd, ok, err)
+	bd, ok := webBinding(t, g, th)
+	if !ok || bd.Agent != "second" {
+		t.Fatalf("binding of %s = %+v, %v; want the agent second", th, bd, ok)
 	}
 
 	// The next new thread offers the default again.
