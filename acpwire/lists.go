@@ -52,19 +52,27 @@ func (d *decoder) objects(i, depth int, fn func(n int, key []byte, t token)) (in
 	}
 }
 
-// plan decodes a plan's entries.
-func (d *decoder) plan(i, depth int) (int, error) {
-	u := &d.f.Update
-	u.Plan = nil
+// list decodes the array of objects at i into *out: an element per
+// object, given its members one by one by set (see objects). *out is nil
+// for a value that is not an array and empty for [].
+func list[E any](d *decoder, i, depth int, out *[]E, set func(e *E, key []byte, t token)) (int, error) {
+	*out = nil
 	if i < len(d.data) && d.data[i] == '[' {
-		u.Plan = make([]projector.PlanEntry, 0)
+		*out = make([]E, 0)
 	}
 	return d.objects(i, depth, func(n int, key []byte, t token) {
 		if t.kind == 0 {
-			u.Plan = append(u.Plan, projector.PlanEntry{})
+			var zero E
+			*out = append(*out, zero)
 			return
 		}
-		e := &u.Plan[n]
+		set(&(*out)[n], key, t)
+	})
+}
+
+// plan decodes a plan's entries.
+func (d *decoder) plan(i, depth int) (int, error) {
+	return list(d, i, depth, &d.f.Update.Plan, func(e *projector.PlanEntry, key []byte, t token) {
 		switch string(key) {
 		case "content":
 			e.Content = d.stringOr(t)
@@ -78,17 +86,7 @@ func (d *decoder) plan(i, depth int) (int, error) {
 
 // commands decodes available_commands_update's availableCommands.
 func (d *decoder) commands(i, depth int) (int, error) {
-	u := &d.f.Update
-	u.Commands = nil
-	if i < len(d.data) && d.data[i] == '[' {
-		u.Commands = make([]projector.Command, 0)
-	}
-	return d.objects(i, depth, func(n int, key []byte, t token) {
-		if t.kind == 0 {
-			u.Commands = append(u.Commands, projector.Command{})
-			return
-		}
-		c := &u.Commands[n]
+	return list(d, i, depth, &d.f.Update.Commands, func(c *projector.Command, key []byte, t token) {
 		switch string(key) {
 		case "name":
 			c.Name = d.stringOr(t)
@@ -100,17 +98,7 @@ func (d *decoder) commands(i, depth int) (int, error) {
 
 // configOptions decodes config_option_update's configOptions.
 func (d *decoder) configOptions(i, depth int) (int, error) {
-	u := &d.f.Update
-	u.Config = nil
-	if i < len(d.data) && d.data[i] == '[' {
-		u.Config = make([]projector.ConfigOption, 0)
-	}
-	return d.objects(i, depth, func(n int, key []byte, t token) {
-		if t.kind == 0 {
-			u.Config = append(u.Config, projector.ConfigOption{})
-			return
-		}
-		c := &u.Config[n]
+	return list(d, i, depth, &d.f.Update.Config, func(c *projector.ConfigOption, key []byte, t token) {
 		switch string(key) {
 		case "id":
 			c.ID = d.stringOr(t)
@@ -124,6 +112,21 @@ func (d *decoder) configOptions(i, depth int) (int, error) {
 			}
 		}
 	})
+}
+
+// location decodes a member of a tool location.
+func (d *decoder) location(loc *projector.Location, key []byte, t token) {
+	switch string(key) {
+	case "path":
+		loc.Path = d.stringOr(t)
+	case "line":
+		loc.Line = 0
+		if t.kind == '0' {
+			if n, ok := parseInt(t.raw); ok && n == int64(int(n)) {
+				loc.Line = int(n)
+			}
+		}
+	}
 }
 
 // cost decodes usage_update's cost object.

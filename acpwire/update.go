@@ -480,13 +480,7 @@ func (d *decoder) applyTool(k ukey, v int) (int, error) {
 			return end, err
 		}
 	case ukLocations:
-		tu.Locations = nil
-		if v < len(d.data) && d.data[v] == '[' {
-			var end int
-			var err error
-			tu.Locations, end, err = d.locations(v, depth)
-			return end, err
-		}
+		return list(d, v, depth, &tu.Locations, d.location)
 	}
 	return d.skip(v, depth)
 }

@@ -16,28 +16,6 @@ func (t *turn) raw(u map[string]any) error {
 	return t.a.wire.notify(t.ctx, acp.ClientMethodSessionUpdate, map[string]any{"sessionId": t.id, "update": u})
 }
 
-// rawScript runs steps like script: text to say, or a raw update.
-func (t *turn) rawScript(steps ...any) error {
-	for _, s := range steps {
-		if err := t.pause(toolGap); err != nil {
-			return err
-		}
-		var err error
-		switch s := s.(type) {
-		case string:
-			err = t.say(s)
-		case map[string]any:
-			err = t.raw(s)
-		default:
-			panic(fmt.Sprintf("demoagent: bad raw script step %T", s))
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func notice(severity, title, description string) map[string]any {
 	u := map[string]any{"sessionUpdate": "notice", "severity": severity, "title": title}
 	if description != "" {
@@ -57,7 +35,7 @@ func runNotice(t *turn, arg string) (acp.StopReason, error) {
 	if arg != "" && arg != "flood" {
 		return badArg(t, "notice", fmt.Errorf("unknown argument %q", arg))
 	}
-	err := t.rawScript(
+	err := t.script(
 		"Connecting to the tools.",
 		notice("info", "Connected to the demo MCP server", ""),
 		notice("warning", "Context window 80% full", "Older messages may be compacted soon."),
@@ -107,7 +85,7 @@ func runCompact(t *turn, arg string) (acp.StopReason, error) {
 	chunk := func(s string) map[string]any {
 		return map[string]any{"sessionUpdate": "compaction_summary_chunk", "compactionId": id, "content": map[string]any{"type": "text", "text": s}}
 	}
-	err := t.rawScript(
+	err := t.script(
 		"Compacting first.",
 		map[string]any{"sessionUpdate": "compaction_update", "compactionId": id, "status": "in_progress"},
 		chunk("The user asked for a demo of compaction."),
@@ -132,7 +110,7 @@ func planItems(id string, entries ...[2]string) map[string]any {
 // runPlans keeps three plans by id in one turn: a checklist that
 // progresses, a markdown plan that is removed, and a file plan.
 func runPlans(t *turn, _ string) (acp.StopReason, error) {
-	err := t.rawScript(
+	err := t.script(
 		"Two plans at once.",
 		planItems("backend", [2]string{"Add the endpoint", "in_progress"}, [2]string{"Write its test", "pending"}),
 		map[string]any{"sessionUpdate": "plan_update", "planId": "notes", "plan": map[string]any{"type": "markdown", "content": "## Frontend\n- a button\n- a spinner"}},

@@ -51,7 +51,7 @@ func runDraw(t *turn, arg string) (acp.StopReason, error) {
 		if err := os.WriteFile(path, chart(32, 20, color.RGBA{G: 160, A: 255}), 0o644); err != nil {
 			return acp.StopReasonEndTurn, t.say("I could not write " + path + ": " + err.Error())
 		}
-		return acp.StopReasonEndTurn, t.rawScript(
+		return acp.StopReasonEndTurn, t.script(
 			"I drew the chart into "+chartName+":",
 			chunk(map[string]any{"type": "resource_link", "uri": "file://" + path, "name": chartName, "mimeType": "image/png"}),
 			" That is all.",
@@ -65,7 +65,7 @@ func runDraw(t *turn, arg string) (acp.StopReason, error) {
 		_ = os.WriteFile(outside, chart(8, 8, color.RGBA{R: 255, A: 255}), 0o644)
 		_ = os.Remove(inside)
 		_ = os.Symlink(outside, inside)
-		return acp.StopReasonEndTurn, t.rawScript(
+		return acp.StopReasonEndTurn, t.script(
 			"Pictures that are not:",
 			chunk(map[string]any{"type": "resource_link", "uri": "file:///etc/passwd", "name": "passwd.png", "mimeType": "image/png"}),
 			chunk(map[string]any{"type": "resource_link", "uri": "file://" + outside, "mimeType": "image/png"}),
@@ -77,7 +77,7 @@ func runDraw(t *turn, arg string) (acp.StopReason, error) {
 		)
 	}
 	shot := map[string]any{"type": "content", "content": map[string]any{"type": "image", "mimeType": "image/png", "data": first}}
-	return acp.StopReasonEndTurn, t.rawScript(
+	return acp.StopReasonEndTurn, t.script(
 		"Here is the chart:",
 		chunk(map[string]any{"type": "image", "mimeType": "image/png", "data": first}),
 		map[string]any{"sessionUpdate": "tool_call", "toolCallId": "draw_1", "title": "Take a screenshot", "kind": "other", "status": "in_progress", "content": []any{shot}},

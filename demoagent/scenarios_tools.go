@@ -14,7 +14,8 @@ import (
 const toolGap = 60 * time.Millisecond
 
 // script sends updates in order with a pause before each; a string is said
-// as text, an acp.SessionUpdate is sent as is.
+// as text, an acp.SessionUpdate is sent as is, and a map[string]any is
+// sent raw as the update object (for what the SDK cannot send).
 func (t *turn) script(steps ...any) error {
 	for _, s := range steps {
 		if err := t.pause(toolGap); err != nil {
@@ -26,6 +27,8 @@ func (t *turn) script(steps ...any) error {
 			err = t.say(s)
 		case acp.SessionUpdate:
 			err = t.update(s)
+		case map[string]any:
+			err = t.raw(s)
 		default:
 			panic(fmt.Sprintf("demoagent: bad script step %T", s))
 		}

@@ -1,6 +1,10 @@
 package sysmsg
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/acpgw/gateway/tooldisplay"
+)
 
 // Code writes s as a Markdown code span that stays one whatever s holds:
 // its fence is one backtick longer than the longest run of backticks in
@@ -9,18 +13,5 @@ import "strings"
 // Line breaks in s become spaces, as a code span shows them anyway.
 func Code(s string) string {
 	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return fence + s + fence
+	return tooldisplay.CodeSpan(s)
 }

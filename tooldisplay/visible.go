@@ -102,6 +102,19 @@ func needsVisible(s string) bool {
 // inside s can close, so that nothing in s is read as Markdown (a "||"
 // spoiler, a link, emphasis). s is neither cut nor redacted.
 func CodeSpan(s string) string {
+	fence := Fence(s, 1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		// CommonMark strips one space on each side, so a value may start or
+		// end with a backtick without merging into the fence.
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// Fence returns a code span's or code block's fence that nothing in s can
+// close: a run of backticks longer than any in s, and atLeast long at the
+// least.
+func Fence(s string, atLeast int) string {
 	longest, run := 0, 0
 	for i := 0; i < len(s); i++ {
 		if s[i] == '`' {
@@ -111,11 +124,5 @@ func CodeSpan(s string) string {
 			run = 0
 		}
 	}
-	fence := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		// CommonMark strips one space on each side, so a value may start or
-		// end with a backtick without merging into the fence.
-		s = " " + s + " "
-	}
-	return fence + s + fence
+	return strings.Repeat("`", max(atLeast, longest+1))
 }

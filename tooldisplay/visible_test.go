@@ -112,3 +112,22 @@ func FuzzVisible(f *testing.F) {
 		}
 	})
 }
+
+func TestFence(t *testing.T) {
+	tests := []struct {
+		in      string
+		atLeast int
+		want    string
+	}{
+		{"plain", 1, "`"},
+		{"plain", 3, "```"},
+		{"a `b` c", 1, "``"},
+		{"x ``` y ```` z", 3, "`````"},
+		{"é`ü``", 1, "```"},
+	}
+	for _, tc := range tests {
+		if got := Fence(tc.in, tc.atLeast); got != tc.want {
+			t.Errorf("Fence(%q, %d) = %q, want %q", tc.in, tc.atLeast, got, tc.want)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpgw/gateway/channels"
+	"github.com/acpgw/gateway/tooldisplay"
 )
 
 // Limits on what goes into a prompt.
@@ -251,7 +252,7 @@ func Prompt(text string, files []channels.File, images bool) (string, []channels
 		}
 		switch {
 		case f.Text != "":
-			fence := fenceFor(f.Text)
+			fence := tooldisplay.Fence(f.Text, 3)
 			fmt.Fprintf(&b, "Attached file %s:\n%s\n%s\n%s", f.Name, fence, strings.TrimRight(f.Text, "\n"), fence)
 			continue
 		case f.Data != nil && images:
@@ -289,21 +290,6 @@ func describe(f channels.File) string {
 	default:
 		return fmt.Sprintf("%s, %d bytes", t, f.Size)
 	}
-}
-
-// fenceFor returns a code fence longer than any run of backticks in s, so
-// the file's content cannot close it.
-func fenceFor(s string) string {
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	return strings.Repeat("`", max(3, longest+1))
 }
 
 // isHTML reports whether a content type is HTML.

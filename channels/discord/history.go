@@ -93,17 +93,7 @@ func (a *Adapter) MessagesAfter(ctx context.Context, t channels.ThreadRef, after
 		if !ok {
 			continue
 		}
-		page.Messages = append(page.Messages, channels.Inbound{
-			Thread:  t,
-			Author:  in.author,
-			Text:    in.text,
-			Command: channels.ParseCommand(in.text),
-			Files:   in.files,
-			Fetch:   a.fetcher(in.files),
-			ID:      channels.MessageID(in.id),
-			Space:   in.guild,
-			Time:    in.time,
-		})
+		page.Messages = append(page.Messages, a.inbound(t, in))
 	}
 	return page, nil
 }

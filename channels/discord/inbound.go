@@ -199,6 +199,22 @@ func (a *Adapter) onMessage(m *discordgo.Message) {
 	}
 }
 
+// inbound returns in as the gateway receives it in thread t, live or
+// read from its history.
+func (a *Adapter) inbound(t channels.ThreadRef, in incoming) channels.Inbound {
+	return channels.Inbound{
+		Thread:  t,
+		Author:  in.author,
+		Text:    in.text,
+		Command: channels.ParseCommand(in.text),
+		Files:   in.files,
+		Fetch:   a.fetcher(in.files),
+		ID:      channels.MessageID(in.id),
+		Space:   in.guild,
+		Time:    in.time,
+	}
+}
+
 // deliverMessage decides whether in is for the gateway, opens a thread for
 // a mention in a channel, and hands it to the Run's handler.
 //
@@ -213,17 +229,7 @@ func (a *Adapter) deliverMessage(r *running, in incoming, turn *mentionTurn) {
 		return // handOver passed
 	}
 	deliver := func(ref channels.ThreadRef) {
-		r.h(r.ctx, channels.Inbound{
-			Thread:  ref,
-			Author:  in.author,
-			Text:    in.text,
-			Command: channels.ParseCommand(in.text),
-			Files:   in.files,
-			Fetch:   a.fetcher(in.files),
-			ID:      channels.MessageID(in.id),
-			Space:   in.guild,
-			Time:    in.time,
-		})
+		r.h(r.ctx, a.inbound(ref, in))
 	}
 	if in.guild == "" {
 		if a.o.DMs {

@@ -76,27 +76,15 @@ func (a *Adapter) Form(ctx context.Context, t channels.ThreadRef, f channels.For
 	}
 	buttons = append(buttons, slack.NewButtonBlockElement(formDecline, formDecline, label("Decline")))
 	blocks = append(blocks, slack.NewActionBlock("form", buttons...))
-	opts := []slack.MsgOption{
-		slack.MsgOptionText(firstNonEmpty(text, "A question"), false),
-		slack.MsgOptionBlocks(blocks...),
-		slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl(),
-		metaOption("form"),
-	}
-	if t.Thread != "" {
-		opts = append(opts, slack.MsgOptionTS(t.Thread))
-	}
-	a.stopOpen(ctx, t)
-	_, ts, err := a.api.PostMessageContext(ctx, t.Channel, opts...)
+	h, err := a.postBlocks(ctx, t, firstNonEmpty(text, "A question"), blocks, "form")
 	if err != nil {
-		return channels.Handle{}, a.apiErr("chat.postMessage", err)
+		return channels.Handle{}, err
 	}
-	h := channels.Handle{Thread: t, ID: channels.MessageID(ts)}
-	a.seen.place(t.Channel, ts, t.Thread)
 	a.mu.Lock()
 	if a.forms == nil {
 		a.forms = newLRU[*openForm](maxOpenForms)
 	}
-	a.forms.put(t.Channel+"/"+ts, &openForm{h: h, f: f})
+	a.forms.put(t.Channel+"/"+string(h.ID), &openForm{h: h, f: f})
 	a.mu.Unlock()
 	a.promptOpened(ctx, h)
 	return h, nil

@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -122,19 +123,23 @@ func (a *Adapter) own(t channels.ThreadRef, ev event, me Capabilities) channels.
 // *channels.RateLimitError saying how long until it may go. It never
 // sleeps.
 func (a *Adapter) paceHistory(now time.Time) error {
-	every := a.o.HistoryInterval
-	if every == 0 {
-		every = defaultHistoryInterval
-	}
+	return a.reserve(now, &a.nextHistory, cmp.Or(a.o.HistoryInterval, defaultHistoryInterval), "conversations.replies (pacing)")
+}
+
+// reserve reserves the call *next says when may go, at now, with the next
+// one every later (none when every is negative); or it returns a
+// *channels.RateLimitError of scope saying how long until it may go. It
+// never sleeps. a.mu guards *next.
+func (a *Adapter) reserve(now time.Time, next *time.Time, every time.Duration, scope string) error {
 	if every < 0 {
 		return nil
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if now.Before(a.nextHistory) {
-		return &channels.RateLimitError{RetryAfter: a.nextHistory.Sub(now), Scope: "conversations.replies (pacing)"}
+	if now.Before(*next) {
+		return &channels.RateLimitError{RetryAfter: next.Sub(now), Scope: scope}
 	}
-	a.nextHistory = now.Add(every)
+	*next = now.Add(every)
 	return nil
 }
 

@@ -131,11 +131,25 @@ func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.C
 		return channels.Handle{}, err
 	}
 	text := Mrkdwn(c.Text)
+	h, err := a.postBlocks(ctx, t, text, promptBlocks(text, c.Options), channels.KindPermission)
+	if err != nil {
+		return channels.Handle{}, err
+	}
+	a.promptOpened(ctx, h)
+	return h, nil
+}
+
+// postBlocks posts blocks as a message of kind k in the thread t, with
+// fallback as the notification's text and no link unfurled, once t's open
+// stream is stopped (it would stay above the message otherwise). It
+// blocks on I/O and returns a *channels.RateLimitError when Slack answers
+// 429.
+func (a *Adapter) postBlocks(ctx context.Context, t channels.ThreadRef, fallback string, blocks []slack.Block, k channels.Kind) (channels.Handle, error) {
 	opts := []slack.MsgOption{
-		slack.MsgOptionText(text, false), // the notification's fallback
-		slack.MsgOptionBlocks(promptBlocks(text, c.Options)...),
+		slack.MsgOptionText(fallback, false),
+		slack.MsgOptionBlocks(blocks...),
 		slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl(),
-		metaOption(channels.KindPermission),
+		metaOption(k),
 	}
 	if t.Thread != "" {
 		opts = append(opts, slack.MsgOptionTS(t.Thread))
@@ -145,10 +159,8 @@ func (a *Adapter) Prompt(ctx context.Context, t channels.ThreadRef, c channels.C
 	if err != nil {
 		return channels.Handle{}, a.apiErr("chat.postMessage", err)
 	}
-	h := channels.Handle{Thread: t, ID: channels.MessageID(ts)}
 	a.seen.place(t.Channel, ts, t.Thread)
-	a.promptOpened(ctx, h)
-	return h, nil
+	return channels.Handle{Thread: t, ID: channels.MessageID(ts)}, nil
 }
 
 // promptBlocks returns the blocks of a prompt: its mrkdwn text in section

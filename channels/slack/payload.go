@@ -124,11 +124,8 @@ func (p *profile) best() string {
 	return firstNonEmpty(string(p.DisplayName), string(p.RealName), string(p.Name))
 }
 
-// blockActions is the payload of an interactive envelope of type
-// block_actions: a click on a button, or an option picked in a select
-// menu.
-type blockActions struct {
-	Type str `json:"type"`
+// actor is who an interactive payload is from: its user and team.
+type actor struct {
 	User struct {
 		ID       str `json:"id"`
 		Username str `json:"username"`
@@ -138,6 +135,24 @@ type blockActions struct {
 	Team struct {
 		ID str `json:"id"`
 	} `json:"team"`
+}
+
+// userName returns the actor's name, its username when Slack gave none.
+func (a *actor) userName() string {
+	return firstNonEmpty(string(a.User.Name), string(a.User.Username))
+}
+
+// team returns the actor's team: the payload's, else the user's.
+func (a *actor) team() string {
+	return firstNonEmpty(string(a.Team.ID), string(a.User.TeamID))
+}
+
+// blockActions is the payload of an interactive envelope of type
+// block_actions: a click on a button, or an option picked in a select
+// menu.
+type blockActions struct {
+	Type str `json:"type"`
+	actor
 	Channel struct {
 		ID str `json:"id"`
 	} `json:"channel"`
@@ -231,9 +246,9 @@ func decodeClicks(payload []byte) ([]click, error) {
 			continue
 		}
 		out = append(out, click{
-			Team:      firstNonEmpty(string(ba.Team.ID), string(ba.User.TeamID)),
+			Team:      ba.team(),
 			UserID:    string(ba.User.ID),
-			UserName:  firstNonEmpty(string(ba.User.Name), string(ba.User.Username)),
+			UserName:  ba.userName(),
 			Channel:   ch,
 			MessageTS: msgTS,
 			ThreadTS:  threadTS,
@@ -314,15 +329,7 @@ type view struct {
 func decodeView(payload []byte) (view, error) {
 	var p struct {
 		Type str `json:"type"`
-		User struct {
-			ID       str `json:"id"`
-			Username str `json:"username"`
-			Name     str `json:"name"`
-			TeamID   str `json:"team_id"`
-		} `json:"user"`
-		Team struct {
-			ID str `json:"id"`
-		} `json:"team"`
+		actor
 		View struct {
 			ID              str `json:"id"`
 			Hash            str `json:"hash"`
@@ -344,8 +351,8 @@ func decodeView(payload []byte) (view, error) {
 		return view{}, errNotAnEvent
 	}
 	return view{
-		Type: string(p.Type), UserID: string(p.User.ID), UserName: firstNonEmpty(string(p.User.Name), string(p.User.Username)),
-		Team: firstNonEmpty(string(p.Team.ID), string(p.User.TeamID)), ViewID: string(p.View.ID), Hash: string(p.View.Hash),
+		Type: string(p.Type), UserID: string(p.User.ID), UserName: p.userName(),
+		Team: p.team(), ViewID: string(p.View.ID), Hash: string(p.View.Hash),
 		Channel: channel, MessageTS: ts, State: p.View.State.Values,
 	}, nil
 }

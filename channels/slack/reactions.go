@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -101,20 +102,7 @@ func (a *Adapter) react(ctx context.Context, h channels.Handle, emoji string, re
 // paceReaction reserves the next reaction call at now, or returns a
 // *channels.RateLimitError saying how long until it is free.
 func (a *Adapter) paceReaction(now time.Time) error {
-	every := a.o.ReactionInterval
-	if every == 0 {
-		every = minReactInterval
-	}
-	if every < 0 {
-		return nil
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if now.Before(a.nextReaction) {
-		return &channels.RateLimitError{RetryAfter: a.nextReaction.Sub(now), Scope: "reaction (pacing)"}
-	}
-	a.nextReaction = now.Add(every)
-	return nil
+	return a.reserve(now, &a.nextReaction, cmp.Or(a.o.ReactionInterval, minReactInterval), "reaction (pacing)")
 }
 
 // fromReaction builds the Inbound of a person's reaction_added or

@@ -166,13 +166,8 @@ func (s *server) listThreads(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) createThread(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r)
+	req, ok := decode(w, r, maxBodyBytes, parseThreadRequest)
 	if !ok {
-		return
-	}
-	req, err := parseThreadRequest(body)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	t, err := s.a.st.createThread(req.Title)
@@ -187,16 +182,8 @@ func (s *server) createThread(w http.ResponseWriter, r *http.Request) {
 // renameThread serves PATCH /api/threads/{id}: {"title": "…"} renames
 // the thread.
 func (s *server) renameThread(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r)
+	req, ok := decode(w, r, maxBodyBytes, parseRenameRequest)
 	if !ok {
-		return
-	}
-	req, err := parseThreadRequest(body)
-	if err == nil && req.Title == "" {
-		err = errors.New(`"title" is empty`)
-	}
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	t, err := s.a.st.setTitle(r.PathValue("id"), req.Title)
@@ -253,17 +240,8 @@ type idBody struct {
 
 func (s *server) postMessage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	body, ok := readBodyUpTo(w, r, maxMessageBodyBytes)
+	req, author, ok := accept(s, w, r, maxMessageBodyBytes, parseMessageRequest)
 	if !ok {
-		return
-	}
-	req, err := parseMessageRequest(body)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	author, ok := s.author(w, r, req.authorFields)
-	if !ok || !s.live(w) {
 		return
 	}
 	files := takeFiles(req.Files)
@@ -287,17 +265,8 @@ func (s *server) postMessage(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) stop(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	body, ok := readBody(w, r)
+	req, author, ok := accept(s, w, r, maxBodyBytes, parseStopRequest)
 	if !ok {
-		return
-	}
-	req, err := parseStopRequest(body)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	author, ok := s.author(w, r, req.authorFields)
-	if !ok || !s.live(w) {
 		return
 	}
 	s.event(w, id, channels.Inbound{Author: author, Stop: true, StopAll: req.All})
@@ -317,24 +286,26 @@ func (s *server) event(w http.ResponseWriter, id string, in channels.Inbound) {
 	writeJSON(w, http.StatusAccepted, idBody{ID: eventID})
 }
 
+// answered gives in, a person's answer in thread id, to the gateway under
+// a new event id, and answers r with the event id and the gateway's
+// private reply, if it comes within replyWait (a later one becomes a
+// notice in the thread).
+func (s *server) answered(w http.ResponseWriter, r *http.Request, id string, in channels.Inbound) {
+	rep := &replier{got: make(chan struct{}), late: s.notice(id), waiting: true}
+	eventID := newID()
+	in.Thread, in.ID, in.Reply = ref(id), channels.MessageID(eventID), rep.reply
+	s.h(channels.AckAfterHandler(s.ctx), in)
+	writeJSON(w, http.StatusAccepted, idBody{ID: eventID, Reply: rep.wait(r.Context(), s.ctx, s.a.replyWait)})
+}
+
 func (s *server) answer(w http.ResponseWriter, r *http.Request) {
 	id, msgID := r.PathValue("id"), r.PathValue("msg")
-	body, ok := readBody(w, r)
+	req, author, ok := accept(s, w, r, maxBodyBytes, parseAnswerRequest)
 	if !ok {
 		return
 	}
-	req, err := parseAnswerRequest(body)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	author, ok := s.author(w, r, req.authorFields)
-	if !ok || !s.live(w) {
-		return
-	}
-	m, err := s.a.st.message(id, msgID)
-	if err != nil {
-		writeStateError(w, err)
+	m, ok := s.message(w, id, msgID)
+	if !ok {
 		return
 	}
 	if len(m.Options) == 0 {
@@ -345,19 +316,13 @@ func (s *server) answer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "the prompt has no option "+quote(req.OptionID))
 		return
 	}
-	rep := &replier{got: make(chan struct{}), late: s.notice(id), waiting: true}
-	eventID := newID()
-	s.h(channels.AckAfterHandler(s.ctx), channels.Inbound{
-		Thread: ref(id),
+	s.answered(w, r, id, channels.Inbound{
 		Author: author,
-		ID:     channels.MessageID(eventID),
 		Choice: &channels.ChoiceAnswer{
 			Prompt:   channels.Handle{Thread: ref(id), ID: channels.MessageID(msgID)},
 			OptionID: req.OptionID,
 		},
-		Reply: rep.reply,
 	})
-	writeJSON(w, http.StatusAccepted, idBody{ID: eventID, Reply: rep.wait(r.Context(), s.ctx, s.a.replyWait)})
 }
 
 // command serves POST /api/threads/{id}/commands: {"name": "model",
@@ -366,17 +331,8 @@ func (s *server) answer(w http.ResponseWriter, r *http.Request) {
 // as it. Nothing is added to the thread; the gateway answers there.
 func (s *server) command(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	body, ok := readBody(w, r)
+	req, author, ok := accept(s, w, r, maxBodyBytes, parseCommandRequest)
 	if !ok {
-		return
-	}
-	req, err := parseCommandRequest(body)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	author, ok := s.author(w, r, req.authorFields)
-	if !ok || !s.live(w) {
 		return
 	}
 	text := "/" + req.Name
@@ -391,22 +347,12 @@ func (s *server) command(w http.ResponseWriter, r *http.Request) {
 // Inbound.Form.
 func (s *server) answerForm(w http.ResponseWriter, r *http.Request) {
 	id, msgID := r.PathValue("id"), r.PathValue("msg")
-	body, ok := readBody(w, r)
+	req, author, ok := accept(s, w, r, maxBodyBytes, parseFormRequest)
 	if !ok {
 		return
 	}
-	req, err := parseFormRequest(body)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	author, ok := s.author(w, r, req.authorFields)
-	if !ok || !s.live(w) {
-		return
-	}
-	m, err := s.a.st.message(id, msgID)
-	if err != nil {
-		writeStateError(w, err)
+	m, ok := s.message(w, id, msgID)
+	if !ok {
 		return
 	}
 	if m.Form == nil {
@@ -418,20 +364,61 @@ func (s *server) answerForm(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	rep := &replier{got: make(chan struct{}), late: s.notice(id), waiting: true}
-	eventID := newID()
-	s.h(channels.AckAfterHandler(s.ctx), channels.Inbound{
-		Thread: ref(id),
+	s.answered(w, r, id, channels.Inbound{
 		Author: author,
-		ID:     channels.MessageID(eventID),
 		Form: &channels.FormAnswer{
 			Form:   channels.Handle{Thread: ref(id), ID: channels.MessageID(msgID)},
 			Action: req.Action,
 			Values: values,
 		},
-		Reply: rep.reply,
 	})
-	writeJSON(w, http.StatusAccepted, idBody{ID: eventID, Reply: rep.wait(r.Context(), s.ctx, s.a.replyWait)})
+}
+
+// message returns message msgID of thread id; when there is none it
+// answers 404 and returns false.
+func (s *server) message(w http.ResponseWriter, id, msgID string) (message, bool) {
+	m, err := s.a.st.message(id, msgID)
+	if err != nil {
+		writeStateError(w, err)
+		return message{}, false
+	}
+	return m, true
+}
+
+// authored is a request body that says who it is from.
+type authored interface{ fields() authorFields }
+
+func (a authorFields) fields() authorFields { return a }
+
+// decode reads r's body of at most n bytes and parses it; on failure it
+// answers (400 for what parse refuses) and returns false.
+func decode[T any](w http.ResponseWriter, r *http.Request, n int64, parse func([]byte) (T, error)) (T, bool) {
+	body, ok := readBodyUpTo(w, r, n)
+	if !ok {
+		var zero T
+		return zero, false
+	}
+	req, err := parse(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return req, false
+	}
+	return req, true
+}
+
+// accept decodes r's body as decode does, then checks the author it names
+// against r's token and that Run has not ended; on failure it answers and
+// returns false.
+func accept[T authored](s *server, w http.ResponseWriter, r *http.Request, n int64, parse func([]byte) (T, error)) (T, channels.Author, bool) {
+	req, ok := decode(w, r, n, parse)
+	if !ok {
+		return req, channels.Author{}, false
+	}
+	author, ok := s.author(w, r, req.fields())
+	if !ok || !s.live(w) {
+		return req, channels.Author{}, false
+	}
+	return req, author, true
 }
 
 // author returns the author of r, whose body gave f; when f names someone
@@ -555,13 +542,8 @@ func withFileNames(text string, files []channels.File) string {
 	return b.String()
 }
 
-// readBody reads a request body of at most maxBodyBytes; on failure it
+// readBodyUpTo reads a request body of at most n bytes; on failure it
 // answers and returns false.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	return readBodyUpTo(w, r, maxBodyBytes)
-}
-
-// readBodyUpTo is readBody with a limit of n bytes.
 func readBodyUpTo(w http.ResponseWriter, r *http.Request, n int64) ([]byte, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, n))
 	var tooBig *http.MaxBytesError

@@ -21,26 +21,60 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) events(w http.ResponseWriter, r *http.Request, id string) {
-	if !s.openStream(w, r) {
+	sub, snap, end, ok := s.subscribe(w, r, id)
+	if !ok {
 		return
 	}
-	defer s.streams.release(identityOf(r).id)
-	sub, snap, err := s.a.st.subscribe(id)
-	if err != nil {
-		writeStateError(w, err)
-		return
-	}
-	defer s.a.st.unsubscribe(sub)
+	defer end()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	err = streamEvents(r.Context(), s.ctx.Done(), w, rc.Flush, sub, snap, s.a.heartbeat)
+	err := streamEvents(r.Context(), s.ctx.Done(), w, rc.Flush, sub, snap, s.a.heartbeat)
 	if err != nil {
 		s.a.log.Debug("web chat: event stream ended", "thread", id, "err", err)
 	}
+}
+
+// subscribe opens a live stream of thread id's events ("" for the
+// thread list only) for r's identity: it returns the subscriber, the
+// current state, and end, which closes the stream. On failure it answers
+// and returns false.
+func (s *server) subscribe(w http.ResponseWriter, r *http.Request, id string) (*subscriber, snapshot, func(), bool) {
+	if !s.openStream(w, r) {
+		return nil, snapshot{}, nil, false
+	}
+	who := identityOf(r).id
+	sub, snap, err := s.a.st.subscribe(id)
+	if err != nil {
+		writeStateError(w, err)
+		s.streams.release(who)
+		return nil, snapshot{}, nil, false
+	}
+	end := func() {
+		s.a.st.unsubscribe(sub)
+		s.streams.release(who)
+	}
+	return sub, snap, end, true
+}
+
+// events returns the events a stream starts with: the thread list, and
+// for a thread's stream (thread) its messages, typing state and session.
+func (snap snapshot) events(thread bool) []event {
+	evs := []event{newEvent("threads", threadsBody{Threads: snap.threads}, mustJSON)}
+	if !thread {
+		return evs
+	}
+	for _, m := range snap.messages {
+		evs = append(evs, newEvent("message", m, mustJSON))
+	}
+	evs = append(evs, newEvent("typing", typingBody{Typing: snap.typing}, mustJSON))
+	if snap.session != nil {
+		evs = append(evs, newEvent("session", snap.session, mustJSON))
+	}
+	return evs
 }
 
 // streamEvents writes snap and then sub's events to w as Server-Sent
@@ -54,22 +88,9 @@ func streamEvents(ctx context.Context, stop <-chan struct{}, w io.Writer, flush 
 	if _, err := io.WriteString(w, "retry: 2000\n\n"); err != nil {
 		return err
 	}
-	if err := writeEvent(w, newEvent("threads", threadsBody{Threads: snap.threads}, mustJSON)); err != nil {
-		return err
-	}
-	if sub.thread != "" {
-		for _, m := range snap.messages {
-			if err := writeEvent(w, newEvent("message", m, mustJSON)); err != nil {
-				return err
-			}
-		}
-		if err := writeEvent(w, newEvent("typing", typingBody{Typing: snap.typing}, mustJSON)); err != nil {
+	for _, ev := range snap.events(sub.thread != "") {
+		if err := writeEvent(w, ev); err != nil {
 			return err
-		}
-		if snap.session != nil {
-			if err := writeEvent(w, newEvent("session", snap.session, mustJSON)); err != nil {
-				return err
-			}
 		}
 	}
 	if err := flush(); err != nil {

@@ -106,6 +106,16 @@ func parseThreadRequest(body []byte) (threadRequest, error) {
 	return req, nil
 }
 
+// parseRenameRequest decodes and checks the body of PATCH
+// /api/threads/{id}: a thread request with a title.
+func parseRenameRequest(body []byte) (threadRequest, error) {
+	req, err := parseThreadRequest(body)
+	if err == nil && req.Title == "" {
+		err = errors.New(`"title" is empty`)
+	}
+	return req, err
+}
+
 // parseMessageRequest decodes and checks the body of a message post.
 func parseMessageRequest(body []byte) (messageRequest, error) {
 	var req messageRequest

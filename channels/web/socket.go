@@ -53,16 +53,11 @@ func (s *server) socket(w http.ResponseWriter, r *http.Request, id string) {
 	// still waits for this request: Run's Wait then cannot miss it.
 	s.sockets.Add(1)
 	defer s.sockets.Done()
-	if !s.openStream(w, r) {
+	sub, snap, end, ok := s.subscribe(w, r, id)
+	if !ok {
 		return
 	}
-	defer s.streams.release(identityOf(r).id)
-	sub, snap, err := s.a.st.subscribe(id)
-	if err != nil {
-		writeStateError(w, err)
-		return
-	}
-	defer s.a.st.unsubscribe(sub)
+	defer end()
 	conn, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // Upgrade answered the request
@@ -96,17 +91,7 @@ func streamSocket(stop, closed <-chan struct{}, conn *websocket.Conn, sub *subsc
 		conn.SetWriteDeadline(time.Now().Add(socketWriteWait))
 		return conn.WriteMessage(websocket.TextMessage, fmt.Appendf(nil, `{"event":%q,"data":%s}`, ev.name, ev.data()))
 	}
-	first := []event{newEvent("threads", threadsBody{Threads: snap.threads}, mustJSON)}
-	if sub.thread != "" {
-		for _, m := range snap.messages {
-			first = append(first, newEvent("message", m, mustJSON))
-		}
-		first = append(first, newEvent("typing", typingBody{Typing: snap.typing}, mustJSON))
-		if snap.session != nil {
-			first = append(first, newEvent("session", snap.session, mustJSON))
-		}
-	}
-	for _, ev := range first {
+	for _, ev := range snap.events(sub.thread != "") {
 		if err := send(ev); err != nil {
 			return err
 		}

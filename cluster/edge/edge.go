@@ -149,17 +149,15 @@ func New(ctx context.Context, o Options) (*Edge, error) {
 	if err != nil {
 		return nil, err
 	}
-	ops, err := cluster.WhileSettling(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		return o.JS.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:      wire.OpsBucket(o.Cluster),
-			Description: "outbound operations' results by idempotency key",
-			TTL:         o.ResultTTL,
-			Storage:     jetstream.FileStorage,
-			Replicas:    max(o.Replicas, 1),
-		})
+	ops, err := createBucket(ctx, o.JS, "results", jetstream.KeyValueConfig{
+		Bucket:      wire.OpsBucket(o.Cluster),
+		Description: "outbound operations' results by idempotency key",
+		TTL:         o.ResultTTL,
+		Storage:     jetstream.FileStorage,
+		Replicas:    max(o.Replicas, 1),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("edge: results bucket: %w", err)
+		return nil, err
 	}
 	edges, err := OpenEdges(ctx, o.JS, o.Cluster, o.Replicas)
 	if err != nil {
@@ -177,35 +175,35 @@ func New(ctx context.Context, o Options) (*Edge, error) {
 
 // OpenEdges creates or opens the bucket of the platforms' announcements.
 func OpenEdges(ctx context.Context, js jetstream.JetStream, clusterName string, replicas int) (jetstream.KeyValue, error) {
-	kv, err := cluster.WhileSettling(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:      wire.EdgesBucket(clusterName),
-			Description: "each platform's capabilities and limits, as its edges announce them",
-			Storage:     jetstream.FileStorage,
-			Replicas:    max(replicas, 1),
-		})
+	return createBucket(ctx, js, "edges", jetstream.KeyValueConfig{
+		Bucket:      wire.EdgesBucket(clusterName),
+		Description: "each platform's capabilities and limits, as its edges announce them",
+		Storage:     jetstream.FileStorage,
+		Replicas:    max(replicas, 1),
 	})
-	if err != nil {
-		return nil, fmt.Errorf("edge: edges bucket: %w", err)
-	}
-	return kv, nil
 }
 
 // OpenLive creates or opens the bucket of the live edges
 // (wire.LiveBucket). Its entries are renewed and deleted by their edges;
 // the bucket's age limit only sweeps those of edges that died.
 func OpenLive(ctx context.Context, js jetstream.JetStream, clusterName string, replicas int) (jetstream.KeyValue, error) {
+	return createBucket(ctx, js, "live edges", jetstream.KeyValueConfig{
+		Bucket:      wire.LiveBucket(clusterName),
+		Description: "the edges serving each platform now, renewed by each edge",
+		TTL:         time.Hour,
+		Storage:     jetstream.MemoryStorage,
+		Replicas:    max(replicas, 1),
+	})
+}
+
+// createBucket creates the bucket cfg describes, or updates it to cfg,
+// while the cluster settles; an error names the bucket by what.
+func createBucket(ctx context.Context, js jetstream.JetStream, what string, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
 	kv, err := cluster.WhileSettling(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:      wire.LiveBucket(clusterName),
-			Description: "the edges serving each platform now, renewed by each edge",
-			TTL:         time.Hour,
-			Storage:     jetstream.MemoryStorage,
-			Replicas:    max(replicas, 1),
-		})
+		return js.CreateOrUpdateKeyValue(ctx, cfg)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("edge: live edges bucket: %w", err)
+		return nil, fmt.Errorf("edge: %s bucket: %w", what, err)
 	}
 	return kv, nil
 }

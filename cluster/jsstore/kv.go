@@ -432,19 +432,5 @@ func (s *Store) SeenSince(ctx context.Context, since time.Time) ([]store.Seen, e
 	if err != nil {
 		return nil, fmt.Errorf("list seen threads: %w", err)
 	}
-	var out []store.Seen
-	for _, v := range vs {
-		b, ok, err := s.Binding(ctx, v.Thread)
-		if err != nil {
-			return nil, fmt.Errorf("list seen threads: %w", err)
-		}
-		if !ok {
-			b = store.Binding{Thread: v.Thread}
-		}
-		out = append(out, store.Seen{Binding: b, MessageID: v.MessageID, At: v.At})
-	}
-	slices.SortFunc(out, func(a, b store.Seen) int {
-		return cmp.Or(b.At.Compare(a.At), threadCmp(a.Thread, b.Thread))
-	})
-	return out, nil
+	return seenBound(ctx, vs, s.Binding)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/store"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -91,9 +92,19 @@ func SeenSince(ctx context.Context, js jetstream.JetStream, clusterName, platfor
 	if err != nil {
 		return nil, fmt.Errorf("list seen threads: %w", err)
 	}
+	return seenBound(ctx, vs, func(ctx context.Context, t channels.ThreadRef) (store.Binding, bool, error) {
+		b, _, ok, err := get(ctx, bindings, threadKey(t), bindingCodec)
+		return b, ok, err
+	})
+}
+
+// seenBound returns the marks vs as store.Seen, latest first, each with
+// its thread's binding as binding reads it (a thread not bound has only
+// its ref).
+func seenBound(ctx context.Context, vs []seenMark, binding func(context.Context, channels.ThreadRef) (store.Binding, bool, error)) ([]store.Seen, error) {
 	var out []store.Seen
 	for _, v := range vs {
-		b, _, ok, err := get(ctx, bindings, threadKey(v.Thread), bindingCodec)
+		b, ok, err := binding(ctx, v.Thread)
 		if err != nil {
 			return nil, fmt.Errorf("list seen threads: %w", err)
 		}
