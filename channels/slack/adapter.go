@@ -249,10 +249,17 @@ func New(o Options) (*Adapter, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	hc := o.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Timeout: httpTimeout}
+	hc := &http.Client{Timeout: httpTimeout}
+	if o.HTTPClient != nil {
+		c := *o.HTTPClient
+		hc = &c
 	}
+	lim := newLimits()
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	hc.Transport = tierTransport{base: base, limits: lim}
 	client := slack.New(o.BotToken,
 		slack.OptionAPIURL(o.APIURL),
 		slack.OptionAppLevelToken(o.AppToken),
@@ -267,7 +274,7 @@ func New(o Options) (*Adapter, error) {
 		detectWait: detectBackoff,
 		seen:       newState(),
 		status:     map[string]time.Time{},
-		limits:     newLimits(),
+		limits:     lim,
 	}
 	a.users = newDirectory(client, o.UserGroups, log)
 	a.users.limits = a.limits

@@ -2,6 +2,8 @@ package slack
 
 import (
 	"cmp"
+	"net/http"
+	"path"
 	"slices"
 	"sync"
 	"time"
@@ -24,7 +26,11 @@ import (
 // turn is, so that a thread retrying at the first instant cannot starve
 // the others. A 429 that comes anyway (another process of the same app
 // spent the budget) teaches: the method's bucket is empty until its
-// Retry-After, and refills from there.
+// Retry-After, and refills from there. Since that budget is unknown
+// until Slack has answered a call, a method's first call for a thread
+// (since start, and since each 429) goes alone: the other threads wait
+// in line until Slack answered it (probe), so that a burst that meets
+// a spent budget meets it once, not once per call then in flight.
 
 // tier is a method's allowance: perMinute calls a minute, of which burst
 // may go at once.
@@ -65,7 +71,28 @@ type tierLine struct {
 	// held are calls taken and kept for a caller that could not make
 	// its call yet (hold), until when.
 	held map[string]time.Time
+	// known is whether Slack answered a call of the method without a
+	// 429 since start or since its last 429; until then one call at a
+	// time goes (probe), prober's, which is in flight until proberUntil
+	// at the latest (a call whose answer is never seen).
+	known       bool
+	prober      string
+	proberUntil time.Time
 }
+
+// margin is the part of a call a line counts beyond what it earned
+// before it lets one go: the line and Slack refill at their own instants,
+// and their counts, in floating point, can differ by a rounding at the
+// exact instant a call is earned; the margin makes the line the later.
+const margin = 1e-6
+
+// probeWait is how long a thread waits before it asks again while
+// another's call finds out whether a method's budget is spent.
+const probeWait = 200 * time.Millisecond
+
+// probeFor bounds how long a call in flight keeps the others waiting:
+// the Web API client's timeout.
+const probeFor = httpTimeout
 
 // limits is the adapter's book of the methods' tiers. It is safe for
 // concurrent use.
@@ -132,12 +159,17 @@ func (l *limits) take(method, who string, now time.Time) (ahead int, err error) 
 	if who != "" {
 		at = slices.IndexFunc(ln.queue, func(w paceWaiter) bool { return w.who == who })
 	}
-	// It goes when the calls left are enough for it and those ahead.
-	if p := cmp.Or(at+1, len(ln.queue)+1); ln.tokens >= float64(p) {
+	probing := who != "" && ln.prober != "" && now.Before(ln.proberUntil)
+	// It goes when the calls left are enough for it and those ahead, and
+	// no other thread's call is finding out whether they are.
+	if p := cmp.Or(at+1, len(ln.queue)+1); ln.tokens >= float64(p)+margin && !probing {
 		if at >= 0 {
 			ln.queue = slices.Delete(ln.queue, at, at+1)
 		}
 		ln.tokens--
+		if !ln.known && who != "" {
+			ln.prober, ln.proberUntil = who, now.Add(probeFor)
+		}
 		return 0, nil
 	}
 	// The turn: once the calls of those ahead and this one are earned.
@@ -147,8 +179,11 @@ func (l *limits) take(method, who string, now time.Time) (ahead int, err error) 
 	}
 	// A line that learned from a 429 earns nothing until ln.at.
 	wait := max(ln.at.Sub(now), 0)
-	if need := float64(n+1) - ln.tokens; need > 0 {
+	if need := float64(n+1) + margin - ln.tokens; need > 0 {
 		wait += time.Duration(need * float64(every))
+	}
+	if probing {
+		wait = max(wait, probeWait)
 	}
 	if who != "" {
 		if at < 0 {
@@ -170,6 +205,9 @@ func (l *limits) hold(method, who string, wait time.Duration, now time.Time) {
 	ln := l.lineLocked(method, now)
 	if ln == nil {
 		return
+	}
+	if ln.prober == who {
+		ln.prober = "" // its call is not made: the next one finds out
 	}
 	if who == "" || len(ln.held) >= maxHeld {
 		ln.tokens = min(float64(ln.tier.burst), ln.tokens+1)
@@ -193,11 +231,54 @@ func (l *limits) learn(method string, retryAfter time.Duration, now time.Time) {
 	if ln == nil {
 		return
 	}
-	// One call is earned exactly when retryAfter ends.
+	// One call is earned exactly when retryAfter ends. The calls held
+	// for callers were counted from a budget that was not there: they go
+	// back to the line, and the next call since finds out again.
 	ln.tokens = 0
+	clear(ln.held)
+	ln.known, ln.prober = false, ""
 	ln.at = now.Add(retryAfter - l.interval(ln.tier))
 	if ln.at.Before(now) {
 		ln.tokens = float64(now.Sub(ln.at)) / float64(l.interval(ln.tier))
 		ln.at = now
 	}
+}
+
+// answered records that Slack answered a call of method (ok: not with a
+// 429, which learn records), or that the call failed without an answer:
+// the call in flight, if it was the one finding out the method's budget,
+// is over, and an answer that was not a 429 shows the budget is there.
+func (l *limits) answered(method string, ok bool, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ln := l.lineLocked(method, now)
+	if ln == nil {
+		return
+	}
+	if ok {
+		ln.known = true
+	}
+	ln.prober = ""
+}
+
+// tierTransport tells the adapter's limits how Slack answered each Web
+// API call (limits.answered): the method is the last part of the path.
+type tierTransport struct {
+	base   http.RoundTripper
+	limits *limits
+}
+
+func (t tierTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	method := path.Base(req.URL.Path)
+	resp, err := t.base.RoundTrip(req)
+	switch {
+	case err != nil:
+		t.limits.answered(method, false, time.Now())
+	case resp.StatusCode != http.StatusTooManyRequests:
+		t.limits.answered(method, true, time.Now())
+	default:
+		// A 429: the call's error teaches the line (learn), which ends
+		// the probe; until then nothing else goes.
+	}
+	return resp, err
 }
