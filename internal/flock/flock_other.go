@@ -12,3 +12,8 @@ import (
 func Try(*os.File) error {
 	return fmt.Errorf("flock: %w", errors.ErrUnsupported)
 }
+
+// Wait fails: this platform has no flock.
+func Wait(*os.File) error {
+	return fmt.Errorf("flock: %w", errors.ErrUnsupported)
+}

@@ -32,3 +32,24 @@ func Try(f *os.File) error {
 	}
 	return lockErr
 }
+
+// Wait takes an exclusive flock on f, waiting while another open file
+// holds it. The lock goes away when f is closed.
+func Wait(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var lockErr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			lockErr = syscall.Flock(int(fd), syscall.LOCK_EX)
+			if !errors.Is(lockErr, syscall.EINTR) {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return lockErr
+}

@@ -123,6 +123,7 @@ func waitErr(ctx context.Context, d ClusterDriver, ok func() bool) error {
 // posted twice; no event is taken by two workers; no request meets a
 // rate limit (Check).
 func RunCluster(t *testing.T, d ClusterDriver) {
+	clustertest.TakeTurn(t)
 	began := time.Now()
 	n := clustertest.Threads(t)
 	d.Places(t, n+1) // the last: the killed worker's turn
