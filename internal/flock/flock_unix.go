@@ -12,30 +12,21 @@ import (
 // while another open file holds it, in any process. The lock goes away
 // when f is closed.
 func Try(f *os.File) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var lockErr error
-	if err := rc.Control(func(fd uintptr) {
-		for {
-			lockErr = syscall.Flock(int(fd), syscall.LOCK_EX|syscall.LOCK_NB)
-			if !errors.Is(lockErr, syscall.EINTR) {
-				return
-			}
-		}
-	}); err != nil {
-		return err
-	}
-	if errors.Is(lockErr, syscall.EWOULDBLOCK) {
+	err := lock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
 		return ErrLocked
 	}
-	return lockErr
+	return err
 }
 
 // Wait takes an exclusive flock on f, waiting while another open file
 // holds it. The lock goes away when f is closed.
 func Wait(f *os.File) error {
+	return lock(f, syscall.LOCK_EX)
+}
+
+// lock calls flock(2) on f with how, again when a signal interrupted it.
+func lock(f *os.File, how int) error {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return err
@@ -43,7 +34,7 @@ func Wait(f *os.File) error {
 	var lockErr error
 	if err := rc.Control(func(fd uintptr) {
 		for {
-			lockErr = syscall.Flock(int(fd), syscall.LOCK_EX)
+			lockErr = syscall.Flock(int(fd), how)
 			if !errors.Is(lockErr, syscall.EINTR) {
 				return
 			}
