@@ -194,6 +194,9 @@ type item struct {
 	// after is, for an urgent notice, the end of an earlier turn still
 	// queued when it came: the notice waits until that is delivered.
 	after *item
+	// reply, for an urgent answer to one person (Lane.Reply), sends it
+	// privately instead of posting it in the thread.
+	reply func(context.Context, string) error
 	// final says a keyed urgent notice is in its final words
 	// (ReplaceNotice came before it was shown): it is posted with its
 	// key, as the notice it replaces would end, and kept nowhere.

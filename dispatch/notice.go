@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acpgw/gateway/channels"
 )
@@ -31,6 +32,17 @@ func (l *Lane) Notice(now time.Time, key, text string) {
 		}
 	}
 	l.urgent = append(l.urgent, it)
+}
+
+// Reply queues the answer text to one person's message, delivered ahead
+// of the ordered queue like a Notice but behind nothing: through private
+// (an answer only that person sees, which counts for no channel's
+// pacing) when it is not nil, else as a notice in the thread (text is
+// then the whole line, prefixed). It is retried like any output while
+// the platform is unreachable; a private answer refused for good is
+// logged, not told in the thread as a loss.
+func (l *Lane) Reply(now time.Time, text string, private func(context.Context, string) error) {
+	l.urgent = append(l.urgent, &item{kind: itemPost, msgKind: channels.KindNotice, text: text, since: now, reply: private})
 }
 
 // urgentDue reports whether the first urgent notice may go: the turn
@@ -102,10 +114,13 @@ func (l *Lane) SettleNotice(now time.Time, key, text string) {
 
 // stepUrgent delivers the first urgent notice.
 func (l *Lane) stepUrgent(ctx context.Context, now time.Time) (time.Time, bool) {
+	it := l.urgent[0]
+	if it.reply != nil {
+		return l.stepReply(ctx, now, it)
+	}
 	if w := l.postDue(now); !w.IsZero() {
 		return w, false
 	}
-	it := l.urgent[0]
 	h, err := l.ad.Post(ctx, l.thread, channels.Message{Kind: it.msgKind, Text: it.text, Key: it.key})
 	switch l.judge(now, "post", err) {
 	case retry:
@@ -129,5 +144,24 @@ func (l *Lane) stepUrgent(ctx context.Context, now time.Time) (time.Time, bool) 
 		l.handles[it.key] = h
 		l.lastEdit[h.ID] = now
 	}
+	return time.Time{}, true
+}
+
+// stepReply delivers it, the first urgent item, a private answer.
+func (l *Lane) stepReply(ctx context.Context, now time.Time, it *item) (time.Time, bool) {
+	err := it.reply(ctx, it.text)
+	switch l.judge(now, "reply", err) {
+	case retry:
+		return l.blockedUntil, false
+	case abandon:
+		l.abandon(now, err)
+		return time.Time{}, true
+	}
+	l.urgent = l.urgent[1:]
+	if err != nil {
+		l.log.Warn("the platform refused a private answer; dropped", "thread", l.thread, "chars", utf8.RuneCountInString(it.text), "err", err)
+		return time.Time{}, true
+	}
+	l.obs.Delivered("reply", it.msgKind, now.Sub(it.since))
 	return time.Time{}, true
 }

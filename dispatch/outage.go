@@ -58,9 +58,9 @@ func (l *Lane) judge(now time.Time, op string, err error) verdict {
 }
 
 // postTime returns lastPost after an attempt of op at now: posts count
-// for pacing, edits do not.
+// for pacing, edits and private answers do not.
 func postTime(op string, now, last time.Time) time.Time {
-	if op == "edit" {
+	if op == "edit" || op == "reply" {
 		return last
 	}
 	return now
@@ -147,9 +147,13 @@ func (l *Lane) abandon(now time.Time, err error) {
 		l.lost.add(e.text)
 	}
 	for _, it := range l.urgent {
-		if it.kind == itemPrompt {
+		switch {
+		case it.kind == itemPrompt:
 			prompts = append(prompts, it)
-		} else {
+		case it.reply != nil:
+			// A private answer is nobody else's loss to be told of.
+			l.log.Warn("a private answer given up after the outage", "thread", l.thread, "err", err)
+		default:
 			l.lost.add(it.text)
 		}
 	}

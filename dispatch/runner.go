@@ -64,6 +64,11 @@ func (r *Runner) Notice(key, text string) {
 	r.send(event{f: func(l *Lane) { l.Notice(time.Now(), key, text) }})
 }
 
+// Reply queues an answer to one person; see Lane.Reply.
+func (r *Runner) Reply(text string, private func(context.Context, string) error) {
+	r.send(event{f: func(l *Lane) { l.Reply(time.Now(), text, private) }})
+}
+
 // ReplaceNotice replaces an urgent notice, in order; see
 // Lane.ReplaceNotice.
 func (r *Runner) ReplaceNotice(key, text string) {

@@ -66,9 +66,6 @@ func (h host) AgentEvent(ref channels.ThreadRef, event string)    { h.r.agentEve
 func (h host) Retake(ref channels.ThreadRef, in channels.Inbound) *owner.Retaken {
 	return h.r.retake(ref, in)
 }
-func (h host) ReplyWithin(within context.Context, ad channels.Adapter, in channels.Inbound, n sysmsg.Notice) {
-	h.r.replyWithin(within, ad, in, n)
-}
 func (h host) AnswerSuggest(in channels.Inbound, opts []channels.Option) { h.r.answerSuggest(in, opts) }
 func (h host) OpenFrameLog(sessionID string) (FrameLog, error)           { return h.r.openFrameLog(sessionID) }
 func (h host) FlushSaves(ctx context.Context)                            { h.r.FlushSaves(ctx) }

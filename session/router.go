@@ -550,17 +550,12 @@ const refusalInterval = time.Hour
 // trying again while the router runs. It runs on its own goroutine so
 // the handler never blocks on I/O.
 func (r *Router) reply(ad channels.Adapter, in channels.Inbound, n sysmsg.Notice) {
-	r.replyWithin(r.ctx, ad, in, n)
-}
-
-// replyWithin is reply, trying again while ctx lasts.
-func (r *Router) replyWithin(within context.Context, ad channels.Adapter, in channels.Inbound, n sysmsg.Notice) {
 	if !r.enter() {
 		return
 	}
 	go func() {
 		defer r.wg.Done()
-		err := owner.Patiently(within, r.o.Delivery.RetryFor, func(ctx context.Context) error {
+		err := owner.Patiently(r.ctx, r.o.Delivery.RetryFor, func(ctx context.Context) error {
 			if in.Reply != nil {
 				return in.Reply(ctx, n.Body()) // a private answer goes unmarked
 			}

@@ -48,8 +48,8 @@ type Deps struct {
 
 // Host is what a thread asks of the router it belongs to (*Router is
 // the one): the settings a reload changes, the process slots, the
-// registry of threads, the store work that spans threads, and answers
-// outside a thread's lane. Each method takes the router's lock itself.
+// registry of threads, the store work that spans threads, and the answers
+// to a command's autocomplete (which are no thread's messages). Each method takes the router's lock itself.
 type Host interface {
 	PolicyFor(ref channels.ThreadRef, space string) Policy
 	MachineConfig(Policy) thread.MachineConfig
@@ -73,7 +73,6 @@ type Host interface {
 
 	Retake(ref channels.ThreadRef, in channels.Inbound) *Retaken
 
-	ReplyWithin(within context.Context, ad channels.Adapter, in channels.Inbound, n sysmsg.Notice)
 	AnswerSuggest(in channels.Inbound, opts []channels.Option)
 	OpenFrameLog(sessionID string) (FrameLog, error)
 	FlushSaves(ctx context.Context)

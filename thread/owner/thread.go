@@ -105,10 +105,15 @@ type Thread struct {
 // ended while it was written (each write has its own timeout).
 func (t *Thread) records() context.Context { return context.WithoutCancel(t.ctx) }
 
-// reply answers in privately where the platform can, else in the thread,
-// trying again while the thread's context lasts.
+// reply answers in privately where the platform can, else in the
+// thread, through the lane (ahead of the turn's output, retried while the
+// platform is unreachable).
 func (t *Thread) reply(in channels.Inbound, n sysmsg.Notice) {
-	t.d.Host.ReplyWithin(t.ctx, t.ad, in, n)
+	if in.Reply != nil {
+		t.runner.Reply(n.Body(), in.Reply) // a private answer goes unmarked
+		return
+	}
+	t.runner.Reply(sysmsg.Text(n), nil)
 }
 
 // turn is what the owner keeps of the running turn for its records.
