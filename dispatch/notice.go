@@ -112,17 +112,21 @@ func (l *Lane) SettleNotice(now time.Time, key, text string) {
 	delete(l.handles, key)
 }
 
-// stepUrgent delivers the first urgent notice.
+// stepUrgent delivers the first urgent notice, or answer (Reply).
 func (l *Lane) stepUrgent(ctx context.Context, now time.Time) (time.Time, bool) {
 	it := l.urgent[0]
-	if it.reply != nil {
-		return l.stepReply(ctx, now, it)
-	}
-	if w := l.postDue(now); !w.IsZero() {
+	private := it.reply != nil
+	if w := l.postDue(now); !w.IsZero() && !private {
 		return w, false
 	}
-	h, err := l.ad.Post(ctx, l.thread, channels.Message{Kind: it.msgKind, Text: it.text, Key: it.key})
-	switch l.judge(now, "post", err) {
+	op, h, err := "reply", channels.Handle{}, error(nil)
+	if private {
+		err = it.reply(ctx, it.text)
+	} else {
+		op = "post"
+		h, err = l.ad.Post(ctx, l.thread, channels.Message{Kind: it.msgKind, Text: it.text, Key: it.key})
+	}
+	switch l.judge(now, op, err) {
 	case retry:
 		return l.blockedUntil, false
 	case abandon:
@@ -130,11 +134,18 @@ func (l *Lane) stepUrgent(ctx context.Context, now time.Time) (time.Time, bool) 
 		return time.Time{}, true
 	}
 	l.urgent = l.urgent[1:]
-	if err != nil {
+	switch {
+	case err != nil && private:
+		l.log.Warn("the platform refused a private answer; dropped", "thread", l.thread, "chars", utf8.RuneCountInString(it.text), "err", err)
+		return time.Time{}, true
+	case err != nil:
 		l.dropped(it, it.text, err)
 		return time.Time{}, true
 	}
-	l.obs.Delivered("post", it.msgKind, now.Sub(it.since))
+	l.obs.Delivered(op, it.msgKind, now.Sub(it.since))
+	if private {
+		return time.Time{}, true
+	}
 	l.sent(h)
 	if it.key == "" || it.final {
 		return time.Time{}, true
@@ -144,24 +155,5 @@ func (l *Lane) stepUrgent(ctx context.Context, now time.Time) (time.Time, bool) 
 		l.handles[it.key] = h
 		l.lastEdit[h.ID] = now
 	}
-	return time.Time{}, true
-}
-
-// stepReply delivers it, the first urgent item, a private answer.
-func (l *Lane) stepReply(ctx context.Context, now time.Time, it *item) (time.Time, bool) {
-	err := it.reply(ctx, it.text)
-	switch l.judge(now, "reply", err) {
-	case retry:
-		return l.blockedUntil, false
-	case abandon:
-		l.abandon(now, err)
-		return time.Time{}, true
-	}
-	l.urgent = l.urgent[1:]
-	if err != nil {
-		l.log.Warn("the platform refused a private answer; dropped", "thread", l.thread, "chars", utf8.RuneCountInString(it.text), "err", err)
-		return time.Time{}, true
-	}
-	l.obs.Delivered("reply", it.msgKind, now.Sub(it.since))
 	return time.Time{}, true
 }

@@ -440,31 +440,33 @@ func (t *Thread) suggestions(in channels.Inbound) {
 // legacyModeName is the name of the current legacy mode, "" when there is
 // none.
 func (t *Thread) legacyModeName() string {
-	m := t.cmd.modes
-	if m == nil || m.Current == "" {
-		return ""
+	if m := t.cmd.modes; m != nil {
+		return currentName(m.Current, m.Available)
 	}
-	for _, v := range m.Available {
-		if v.ID == m.Current {
-			return cmp.Or(v.Name, v.ID)
-		}
-	}
-	return m.Current
+	return ""
 }
 
 // legacyModelName is the name of the current unstable model, "" when
 // there is none.
 func (t *Thread) legacyModelName() string {
-	m := t.cmd.models
-	if m == nil || m.Current == "" {
+	if m := t.cmd.models; m != nil {
+		return currentName(m.Current, m.Available)
+	}
+	return ""
+}
+
+// currentName is the name of current among what the agent offers (its
+// id when it has no name or is not offered), "" for none.
+func currentName[T agent.Mode | agent.Model](current string, offered []T) string {
+	if current == "" {
 		return ""
 	}
-	for _, v := range m.Available {
-		if v.ID == m.Current {
-			return cmp.Or(v.Name, v.ID)
+	for _, v := range offered {
+		if o := agent.Mode(v); o.ID == current {
+			return cmp.Or(o.Name, o.ID)
 		}
 	}
-	return m.Current
+	return current
 }
 
 // showSession tells an adapter that shows the thread's session

@@ -100,17 +100,7 @@ cluster:
 func waitErr(ctx context.Context, d ClusterDriver, ok func() bool) error {
 	ctx, cancel := context.WithTimeout(ctx, clustertest.WaitTimeout)
 	defer cancel()
-	for {
-		ch := d.Changed()
-		if ok() {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return Wait(ctx, d, ok)
 }
 
 // RunCluster is issue 17's proof on one machine: a 3-node JetStream

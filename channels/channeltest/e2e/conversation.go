@@ -9,20 +9,6 @@ import (
 	"github.com/acpgw/gateway/session"
 )
 
-// answerText joins the texts of the messages that hold the agent's
-// answer (not gateway notices or what has controls), white space
-// squashed.
-func answerText(ms []Message) string {
-	var parts []string
-	for _, m := range ms {
-		if strings.HasPrefix(m.Text, "⚙") || m.Controls {
-			continue
-		}
-		parts = append(parts, m.Text)
-	}
-	return strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
-}
-
 // A conversation with the agent: a mention opens a thread and the answer
 // streams into it with edits; later messages need no mention; each tool
 // call is one message (how often it is edited as it goes is the
@@ -37,7 +23,7 @@ func testConversation(t *testing.T, s Setup) {
 		t.Fatalf("stop reason %q", got)
 	}
 	ms := g.Messages(th)
-	if got, want := answerText(ms), strings.TrimSpace(demoagent.SlowAnswer(40)); got != want {
+	if got, want := AnswerText(ms), strings.TrimSpace(demoagent.SlowAnswer(40)); got != want {
 		t.Errorf("answer = %q, want %q\n%s", got, want, g.Dump(th))
 	}
 	if !slices.ContainsFunc(ms, func(m Message) bool { return s.Edits(th, m.ID) > 0 }) {
@@ -80,7 +66,7 @@ func testConversation(t *testing.T, s Setup) {
 	if m, _ := g.Message(th, prompt.ID); m.Controls || !strings.Contains(m.Text, "chosen by Ann") {
 		t.Errorf("answered prompt = %q (controls %t), want the decision without buttons", m.Text, m.Controls)
 	}
-	if !strings.Contains(answerText(g.Since(th, n)), "Applied the edit.") {
+	if !strings.Contains(AnswerText(g.Since(th, n)), "Applied the edit.") {
 		t.Errorf("no 'Applied the edit.' after the approval:\n%s", g.Dump(th))
 	}
 	if m, _ := g.Message(th, edit.ID); m.Text != "✏️ Edit main.go · done" || s.Edits(th, edit.ID) == 0 {

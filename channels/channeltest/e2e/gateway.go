@@ -214,7 +214,7 @@ func (g *Gateway) Wait(what string, ok func() bool) {
 // Wait waits until ok is true, checked at each change of d's fake, or
 // returns ctx's error; for goroutines of a test, which must not fail it
 // themselves.
-func Wait(ctx context.Context, d Driver, ok func() bool) error {
+func Wait(ctx context.Context, d interface{ Changed() <-chan struct{} }, ok func() bool) error {
 	for {
 		ch := d.Changed()
 		if ok() {

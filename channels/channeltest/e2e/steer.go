@@ -130,7 +130,7 @@ func testSteerQuestions(t *testing.T, s Setup) {
 	if got := g.WaitEnd(th); got != "end_turn" {
 		t.Fatalf("ask-choice ended with %q", got)
 	}
-	if got := answerText(g.Messages(th)); !strings.Contains(got, "You chose green.") {
+	if got := AnswerText(g.Messages(th)); !strings.Contains(got, "You chose green.") {
 		t.Errorf("answer = %q, want the agent to say green\n%s", got, g.Dump(th))
 	}
 
@@ -141,7 +141,7 @@ func testSteerQuestions(t *testing.T, s Setup) {
 	if got := g.WaitEnd(th); got != "end_turn" {
 		t.Fatalf("ask-text ended with %q", got)
 	}
-	if got := answerText(g.Since(th, n)); !strings.Contains(got, "Release Aurora with 3 retries.") {
+	if got := AnswerText(g.Since(th, n)); !strings.Contains(got, "Release Aurora with 3 retries.") {
 		t.Errorf("answer = %q, want the agent to echo the release\n%s", got, g.Dump(th))
 	}
 }
