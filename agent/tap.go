@@ -63,6 +63,9 @@ type tap struct {
 	secretEnv []string
 
 	stdin io.Writer // the agent's stdin
+	// wmu orders the writes to stdin (frames are recorded in the order
+	// they are written); taken before mu.
+	wmu sync.Mutex
 
 	// done is closed when the agent's stdout has ended.
 	done chan struct{}
@@ -174,11 +177,16 @@ func (t *tap) recordLocked(dir Direction, line []byte) {
 
 // Write writes one JSON-RPC message, ending in a newline, to the agent,
 // after recording it.
+// The write holds wmu, not mu: an agent that stops reading its stdin
+// until its stdout is read (a full pipe each way) must not stop the
+// reader goroutine, which takes mu for every line.
 func (t *tap) Write(b []byte) (int, error) {
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.recordLocked(ToAgent, bytes.TrimSuffix(b, []byte("\n")))
 	t.watchRequestLocked(b)
+	t.mu.Unlock()
 	return t.stdin.Write(b)
 }
 
