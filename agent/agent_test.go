@@ -333,6 +333,39 @@ func TestOnePromptInFlight(t *testing.T) {
 	}
 }
 
+// TestPromptStartedAtTheEndOfOne: a prompt started as soon as the one
+// before it was answered (the thread's next queued message, started by
+// its owner on hearing the turn's end) is sent, not refused with ErrBusy
+// while the first one's last steps are still under way.
+func TestPromptStartedAtTheEndOfOne(t *testing.T) {
+	p := start(t, rawSpec(), agent.Options{})
+	s, err := p.NewSession(t.Context(), t.TempDir(), &recorder{})
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	waits := make(chan struct{}, 1)
+	agent.SetPromptWaitsHook(t, func() { waits <- struct{}{} })
+	second := make(chan error, 1)
+	first := make(chan error, 1)
+	s.PromptThen(t.Context(), "hello", nil, func(_ string, err error) {
+		first <- err
+		go s.PromptThen(t.Context(), "hello again", nil, func(_ string, err error) { second <- err })
+		// The first prompt's end waits until the second one either
+		// failed or waits for it: both orders are then certain.
+		select {
+		case err := <-second:
+			second <- err
+		case <-waits:
+		}
+	})
+	if err := <-first; err != nil {
+		t.Fatalf("first prompt: %v", err)
+	}
+	if err := <-second; err != nil {
+		t.Errorf("the prompt started at the first one's end: %v, want it answered", err)
+	}
+}
+
 func TestAuthenticatePrefersAnEnvMethodThatIsSet(t *testing.T) {
 	var fr frames
 	p := start(t, rawSpec("RAW_AGENT_AUTH=1", "RAW_OPENAI_KEY=sk-test"), agent.Options{Frames: fr.sink})

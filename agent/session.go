@@ -114,7 +114,13 @@ type Session struct {
 	h        Handler
 	children map[string]*child // its subagents, guarded by p.mu (subagent.go)
 	loading  atomic.Bool
-	prompt   sync.Mutex // held while a prompt is in flight
+	// asking is set (under p.mu) from a prompt's start until its answer
+	// came, before its caller is told: a prompt asked meanwhile gets
+	// ErrBusy. prompt is held until the prompt's last steps are done (the
+	// held updates handed over): a prompt its caller starts on hearing the
+	// end (a queued message) waits for those rather than failing.
+	asking bool
+	prompt sync.Mutex
 	// holding is set (under p.mu) when the agent's answer to a prompt
 	// passed the tap and its caller has not yet been told: the updates
 	// meanwhile wait in held, so that they come after the turn's end.
@@ -370,18 +376,35 @@ func (s *Session) Prompt(ctx context.Context, text string, images ...Image) (sto
 // agent sent after its answer reaches the Handler: a caller that queues
 // the turn's end in done sees the session's events in wire order.
 func (s *Session) PromptThen(ctx context.Context, text string, images []Image, done func(stopReason string, err error)) {
-	if !s.prompt.TryLock() {
+	s.p.mu.Lock()
+	busy := s.asking
+	s.asking = true
+	s.p.mu.Unlock()
+	if busy {
 		done("", ErrBusy)
 		return
+	}
+	if !s.prompt.TryLock() {
+		if testHookPromptWaits != nil {
+			testHookPromptWaits()
+		}
+		s.prompt.Lock()
 	}
 	defer s.prompt.Unlock()
 	s.p.mu.Lock()
 	s.inFlight = true
 	s.p.mu.Unlock()
 	stop, err := s.ask(ctx, text, images)
+	s.p.mu.Lock()
+	s.asking = false
+	s.p.mu.Unlock()
 	done(stop, err)
 	s.release()
 }
+
+// testHookPromptWaits, when set (tests), is called when a prompt waits
+// for the last steps of the one before it.
+var testHookPromptWaits func()
 
 // ask sends the prompt and waits for its answer.
 func (s *Session) ask(ctx context.Context, text string, images []Image) (stopReason string, err error) {
