@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acpgw/gateway/channels"
 	"github.com/acpgw/gateway/channels/web"
@@ -101,10 +103,34 @@ func TestWorkerReloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for th, want := range map[string]string{before: "demo", after: "second"} {
-		b, ok, err := st.Binding(t.Context(), channels.ThreadRef{Platform: web.Platform, Channel: web.Channel, Thread: th})
-		if err != nil || !ok || b.Agent != want {
-			t.Errorf("thread %s: binding %+v (%v, %v), want agent %s", th, b, ok, err, want)
+	// The worker saves a binding apart from the answer (asynchronously):
+	// each change of the bucket is a time to look again.
+	kv, err := js.KeyValue(t.Context(), "harness_bindings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	changes, err := kv.WatchAll(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer changes.Stop()
+	for {
+		wrong := ""
+		for th, want := range map[string]string{before: "demo", after: "second"} {
+			b, ok, err := st.Binding(t.Context(), channels.ThreadRef{Platform: web.Platform, Channel: web.Channel, Thread: th})
+			if err != nil || !ok || b.Agent != want {
+				wrong += fmt.Sprintf("thread %s: binding %+v (%v, %v), want agent %s; ", th, b, ok, err, want)
+			}
+		}
+		if wrong == "" {
+			return
+		}
+		select {
+		case <-changes.Updates():
+		case <-ctx.Done():
+			t.Fatal(wrong)
 		}
 	}
 }
