@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -178,13 +179,26 @@ agents:
 	}
 	// The control: a process of the same user that is not the gateway is
 	// read, secrets and all.
-	ctl := exec.Command("sleep", "600")
+	// It says it is ready once it runs (not before its exec is done, when
+	// its environ reads empty), and waits on its stdin.
+	ctl := exec.Command("sh", "-c", "echo ready; read x")
 	ctl.Env = []string{"WEB_SECRET=" + webSecret}
 	ctl.SysProcAttr = asUser()
+	ctlIn, err := ctl.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctlOut, err := ctl.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := ctl.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ctl.Process.Kill(); ctl.Wait() })
+	t.Cleanup(func() { ctlIn.Close(); ctl.Process.Kill(); ctl.Wait() })
+	if line, err := bufio.NewReader(ctlOut).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("the control said %q, %v", line, err)
+	}
 	if got, err := readAs(t, fmt.Sprintf("/proc/%d/environ", ctl.Process.Pid)); err != nil || !strings.Contains(got, webSecret) {
 		t.Errorf("the control's environ = %q, %v; want it readable with the secret", got, err)
 	}
