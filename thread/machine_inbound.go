@@ -94,11 +94,11 @@ func (m *Machine) received(now time.Time, e Received, fx []Effect) []Effect {
 		if m.shutting {
 			return fx
 		}
-		return m.stop(now, stopBy{by: e.In.Author, all: e.All}, fx)
+		return m.stop(now, stopBy{by: e.In.Author, all: e.All}, m.noPrompt(e, fx))
 	}
 	if e.Numbered {
 		if fx, ok := m.answerByNumber(e, fx); ok {
-			return fx
+			return m.noPrompt(e, fx)
 		}
 	}
 	key := e.Retaken
@@ -108,6 +108,17 @@ func (m *Machine) received(now time.Time, e Received, fx []Effect) []Effect {
 	}
 	m.marks.accepted = append(m.marks.accepted, accepted{in: e.In, key: key})
 	return m.prompt(now, PromptIn{In: e.In, Caught: e.Caught}, fx)
+}
+
+// noPrompt clears the mark of a message a take-over asked again (its
+// earlier owner marked it as a prompt) that is no prompt here: a stop, or
+// a number that answers a prompt now waiting. Left, the mark would have
+// the thread's next owner ask it again.
+func (m *Machine) noPrompt(e Received, fx []Effect) []Effect {
+	if e.Retaken.IsZero() {
+		return fx
+	}
+	return append(fx, ClearMark{Key: e.Retaken})
 }
 
 // answerByNumber answers the oldest pending prompt from a reply such as

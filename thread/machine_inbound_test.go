@@ -87,6 +87,12 @@ func TestMachineReceived(t *testing.T) {
 		{"a number answers the oldest prompt where there are no buttons", [][]step{asked, {
 			{ev: numbered(got(mBob, "m2", "2."), true), want: []string{"1s settle p1 answered reject by Bob"}},
 		}}},
+		{"a number a take-over asks again that answers a prompt clears its mark", [][]step{asked, {
+			{ev: retaken(numbered(got(mBob, "m2", "1"), true), -time.Hour), want: []string{"1s settle p1 answered allow by Bob", "1s clear-mark -1h0m0s"}},
+		}}},
+		{"a stop a take-over asks again clears its mark", [][]step{started, {
+			{ev: retaken(stopMsg(mAnn, "s1", false), -time.Hour), want: []string{"1s clear-mark -1h0m0s", "1s notice stopping stop-1", "1s typing-off", "1s cancel-turn"}},
+		}}},
 		{"a number out of range says the range", [][]step{asked, {
 			{ev: numbered(got(mBob, "m2", "3"), true), want: []string{"1s notice sysmsg.AnswerRange"}},
 		}}},
